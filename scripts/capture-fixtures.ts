@@ -1,0 +1,228 @@
+/**
+ * Captures real OTLP traces from agent frameworks that run here, as golden fixtures:
+ * - Vercel AI SDK v5 (`ai` with its MockLanguageModelV2 and `experimental_telemetry`);
+ * - OpenInference: `@arizeai/openinference-instrumentation-openai` around the real `openai`
+ *   client, pointed at a local OpenAI-compatible server, with `traceAgent`/`traceTool` spans;
+ * - OpenLLMetry: `@traceloop/instrumentation-openai` around the same client.
+ * Spans are serialized exactly as the OTLP/HTTP exporters send them (`@opentelemetry/otlp-transformer`).
+ *
+ * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
+ */
+import { writeFileSync } from 'node:fs';
+import { context, trace, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { generateText, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV2 } from 'ai/test';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { traceAgent, traceTool } from '@arizeai/openinference-core';
+import { OpenAIInstrumentation as OpenInferenceOpenAI } from '@arizeai/openinference-instrumentation-openai';
+import { OpenAIInstrumentation as TraceloopOpenAI } from '@traceloop/instrumentation-openai';
+import {
+  startOpenAiCompatibleServer,
+  textCompletion,
+  toolCallCompletion,
+} from '../test/helpers/openai-compatible-server.js';
+
+const OUT = new URL('../test/fixtures/otlp/', import.meta.url);
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+
+function provider(service: string): {
+  provider: BasicTracerProvider;
+  exporter: InMemorySpanExporter;
+} {
+  const exporter = new InMemorySpanExporter();
+  const p = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  return { provider: p, exporter };
+}
+
+function save(name: string, exporter: InMemorySpanExporter, alsoProtobuf = false): void {
+  const spans = exporter.getFinishedSpans();
+  const json = JSON.parse(
+    new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)),
+  ) as unknown;
+  writeFileSync(new URL(`${name}.otlp.json`, OUT), `${JSON.stringify(json, null, 2)}\n`);
+  if (alsoProtobuf)
+    writeFileSync(
+      new URL(`${name}.otlp.pb`, OUT),
+      ProtobufTraceSerializer.serializeRequest(spans)!,
+    );
+  console.log(`${name}: ${spans.length} spans`);
+}
+
+async function captureVercel(): Promise<void> {
+  const { provider: p, exporter } = provider('vercel-weather-agent');
+  const tracer: Tracer = p.getTracer('ai');
+  const tools = {
+    weather: tool({
+      description: 'Get the current weather for a city',
+      inputSchema: z.object({ city: z.string() }),
+      execute: ({ city }) => Promise.resolve({ city, temperatureC: 18, condition: 'sunny' }),
+    }),
+    searchWeb: tool({
+      description: 'Search the web',
+      inputSchema: z.object({ query: z.string() }),
+      execute: ({ query }) =>
+        query.includes('fail')
+          ? Promise.reject(new Error('search backend unavailable'))
+          : Promise.resolve({ results: [`result for ${query}`] }),
+    }),
+  };
+  // Each scenario: the calls per step, then a final text.
+  const scenarios: Array<{
+    id: string;
+    prompt: string;
+    steps: Array<Array<{ id: string; name: string; input: unknown }>>;
+    answer: string;
+  }> = [
+    {
+      id: 'weather-paris',
+      prompt: 'What is the weather in Paris?',
+      steps: [[{ id: 'call_w1', name: 'weather', input: { city: 'Paris' } }]],
+      answer: 'It is 18°C and sunny in Paris.',
+    },
+    {
+      id: 'search-then-weather',
+      prompt: 'Find the capital of France, then tell me its weather.',
+      steps: [
+        [{ id: 'call_s1', name: 'searchWeb', input: { query: 'capital of France' } }],
+        [{ id: 'call_w2', name: 'weather', input: { city: 'Paris' } }],
+      ],
+      answer: 'The capital is Paris; it is 18°C and sunny.',
+    },
+    {
+      id: 'search-fails',
+      prompt: 'Search for something that will fail',
+      steps: [[{ id: 'call_s2', name: 'searchWeb', input: { query: 'please fail' } }]],
+      answer: 'Sorry, the search failed.',
+    },
+  ];
+  for (const s of scenarios) {
+    let step = 0;
+    const model = new MockLanguageModelV2({
+      modelId: 'mock-model',
+      doGenerate: () => {
+        const calls = s.steps[step++];
+        const usage = { inputTokens: 40, outputTokens: 12, totalTokens: 52 };
+        if (calls) {
+          return Promise.resolve({
+            content: calls.map(c => ({
+              type: 'tool-call' as const,
+              toolCallId: c.id,
+              toolName: c.name,
+              input: JSON.stringify(c.input),
+            })),
+            finishReason: 'tool-calls' as const,
+            usage,
+            warnings: [],
+          });
+        }
+        return Promise.resolve({
+          content: [{ type: 'text' as const, text: s.answer }],
+          finishReason: 'stop' as const,
+          usage,
+          warnings: [],
+        });
+      },
+    });
+    await generateText({
+      model,
+      tools,
+      prompt: s.prompt,
+      stopWhen: stepCountIs(5),
+      experimental_telemetry: {
+        isEnabled: true,
+        functionId: 'weather-agent',
+        metadata: { testCaseId: s.id },
+        tracer,
+      },
+    });
+  }
+  save('captured-vercel-ai-sdk-v5', exporter, true);
+}
+
+async function captureOpenAiInstrumented(kind: 'openinference' | 'traceloop'): Promise<void> {
+  const { provider: p, exporter } = provider(`${kind}-travel-agent`);
+  trace.setGlobalTracerProvider(p);
+  const server = await startOpenAiCompatibleServer([
+    toolCallCompletion('gpt-4o-mini', [
+      {
+        id: 'call_flights_1',
+        name: 'search_flights',
+        arguments: { from: 'BER', to: 'LIS', date: '2026-12-01' },
+      },
+    ]),
+    toolCallCompletion('gpt-4o-mini', [
+      { id: 'call_book_1', name: 'book_flight', arguments: { flightId: 'TP541' } },
+    ]),
+    textCompletion('gpt-4o-mini', 'Booked TP541 from Berlin to Lisbon on 1 December.'),
+  ]);
+  if (kind === 'openinference') {
+    const inst = new OpenInferenceOpenAI();
+    inst.setTracerProvider(p);
+    inst.manuallyInstrument(OpenAI);
+  } else {
+    const inst = new TraceloopOpenAI({ enrichTokens: false });
+    inst.setTracerProvider(p);
+    inst.manuallyInstrument(OpenAI);
+  }
+  const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 0 });
+  const toolImpls: Record<string, (args: Record<string, unknown>) => unknown> = {
+    search_flights: args => ({ flights: [{ id: 'TP541', from: args.from, to: args.to }] }),
+    book_flight: args => ({ confirmation: `CONF-${String(args.flightId)}` }),
+  };
+  const toolDefs = Object.keys(toolImpls).map(name => ({
+    type: 'function' as const,
+    function: { name, description: `${name} tool`, parameters: { type: 'object', properties: {} } },
+  }));
+  const runTool = (name: string, args: Record<string, unknown>): unknown =>
+    kind === 'openinference'
+      ? traceTool((a: Record<string, unknown>) => toolImpls[name]!(a), { name })(args)
+      : toolImpls[name]!(args);
+  const agent = async (): Promise<void> => {
+    trace.getActiveSpan()?.setAttribute('test_case.id', 'book-flight');
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Book me a flight from Berlin to Lisbon on 1 December.' },
+    ];
+    for (let turn = 0; turn < 4; turn++) {
+      const completion = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages,
+        tools: toolDefs,
+      });
+      const message = completion.choices[0]!.message;
+      messages.push(message);
+      if (!message.tool_calls?.length) break;
+      for (const call of message.tool_calls) {
+        if (call.type !== 'function') continue;
+        const result = runTool(
+          call.function.name,
+          JSON.parse(call.function.arguments) as Record<string, unknown>,
+        );
+        messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
+      }
+    }
+  };
+  if (kind === 'openinference') await traceAgent(agent, { name: 'travel-agent' })();
+  else
+    await p.getTracer('app').startActiveSpan('travel-agent', async span => {
+      await agent();
+      span.end();
+    });
+  await server.close();
+  save(`captured-${kind}-openai`, exporter);
+}
+
+await captureVercel();
+await captureOpenAiInstrumented('openinference');
+await captureOpenAiInstrumented('traceloop');

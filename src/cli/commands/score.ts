@@ -1,0 +1,163 @@
+import { writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import cliProgress from 'cli-progress';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { SpanscoreError } from '../../errors/spanscore-error.js';
+import { readTraceFiles, type InputProblem } from '../../ingest/read-trace-files.js';
+import { formatJson, formatJsonl } from '../../report/format-json.js';
+import { formatJunit } from '../../report/format-junit.js';
+import { formatSummary, formatTable } from '../../report/format-table.js';
+import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
+import { scoreSuite } from '../../score/score-suite.js';
+import { loadSuite } from '../../suite/load-suite.js';
+import type { CliIo } from '../io.js';
+
+const FORMATS = ['table', 'json', 'jsonl', 'junit'] as const;
+type Format = (typeof FORMATS)[number];
+const MAX_PROBLEMS_SHOWN = 20;
+// Below these sizes a run finishes too fast for a progress bar to help.
+const PROGRESS_MIN_FILES = 50;
+const PROGRESS_MIN_TRACES = 2000;
+
+const HELP = `
+Inputs are OTLP trace exports: OTLP/JSON (.json, lowerCamel or snake_case keys), JSON Lines of
+requests (.jsonl, .ndjson), OTLP protobuf (.pb, .binpb, .protobuf), any of them gzipped (.gz), and
+directories of these (read recursively). Spans of one trace may be spread over many files.
+
+A trace belongs to a test case through an attribute on any of its spans: spanscore.test_case.id,
+ai.telemetry.metadata.testCaseId, test_case.id or gen_ai.test_case.id (or the suite's own
+testCaseIdAttributes).
+
+Output (--format, default table on a terminal, jsonl otherwise; --output FILE infers it from
+.json, .jsonl or .xml): every result has traceId, testCaseId, scorer, status
+(scored | skipped | failed | missing), score (null unless scored), label (pass | fail),
+reason, toolsUsed, toolSequence and details. junit writes one testcase per test case x scorer.
+
+Exit codes:
+  0  every scored result passed
+  1  a result failed, a scorer errored, or a test case had no trace
+  2  usage error, invalid suite, or some input was rejected (the rest is still scored)
+
+Examples:
+  spanscore score --suite config/suites/weather-agent.yaml test/fixtures/otlp
+  spanscore score --suite suite.yaml --format junit --output results.xml traces/*.json.gz
+`;
+
+/** `spanscore score`: score trace files against a suite, offline, with no Redis. */
+export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('score')
+    .description('score OTLP trace files against a suite of test cases, offline')
+    .argument('<inputs...>', 'trace files or directories')
+    .requiredOption('-s, --suite <file>', 'suite file (YAML or JSON)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS))
+    .option('-o, --output <file>', 'write results to a file instead of stdout')
+    .option('--no-progress', 'never show a progress bar')
+    .option(
+      '--max-decompressed-mb <mb>',
+      'largest decompressed gzip input accepted',
+      parsePositive,
+      1024,
+    )
+    .addHelpText('after', HELP)
+    .action(
+      async (
+        inputs: string[],
+        opts: {
+          suite: string;
+          format?: Format;
+          output?: string;
+          progress: boolean;
+          maxDecompressedMb: number;
+        },
+      ) => {
+        const suite = await loadSuite(opts.suite);
+        const format = opts.format ?? inferFormat(opts.output, io);
+        const progress =
+          opts.progress && io.stderr.isTTY === true
+            ? new cliProgress.SingleBar(
+                {
+                  stream: process.stderr,
+                  clearOnComplete: true,
+                  format: '{phase} [{bar}] {value}/{total}',
+                },
+                cliProgress.Presets.shades_classic,
+              )
+            : undefined;
+        let started = false;
+        const tick = (phase: string, min: number) => (done: number, total: number) => {
+          if (!progress || total < min) return;
+          if (!started) {
+            progress.start(total, 0, { phase });
+            started = true;
+          }
+          progress.setTotal(total);
+          progress.update(done, { phase });
+        };
+        const read = await readTraceFiles(inputs, {
+          maxDecompressedBytes: opts.maxDecompressedMb * 1024 * 1024,
+          onFile: (_file, done, total) => tick('reading', PROGRESS_MIN_FILES)(done, total),
+        });
+        if (started) {
+          progress?.stop();
+          started = false;
+        }
+        const run = await scoreSuite(read.spans, suite, {
+          onTrace: tick('scoring', PROGRESS_MIN_TRACES),
+        });
+        if (started) progress?.stop();
+
+        const rows = toResultRows(run, suite);
+        const summary = summarize(rows);
+        const text =
+          format === 'table'
+            ? formatTable(rows, summary, run.unmatched.length)
+            : format === 'json'
+              ? formatJson(rows)
+              : format === 'jsonl'
+                ? formatJsonl(rows)
+                : formatJunit(rows, suite.name);
+        if (opts.output) {
+          try {
+            await writeFile(opts.output, text);
+          } catch (error) {
+            throw new SpanscoreError(
+              'SS_USAGE',
+              `cannot write --output ${opts.output}: ${(error as Error).message}`,
+              { cause: error },
+            );
+          }
+        } else io.stdout.write(text);
+        reportProblems(read.problems, io);
+        if (opts.output || format !== 'table')
+          io.stderr.write(`${formatSummary(summary, run.unmatched.length)}\n`);
+        if (read.files === 0 && read.problems.length === 0)
+          io.stderr.write('spanscore: no trace files found in the inputs\n');
+        setExitCode(exitCodeFor(summary, read.problems.length));
+      },
+    );
+}
+
+function inferFormat(output: string | undefined, io: CliIo): Format {
+  const ext = output ? extname(output) : '';
+  if (ext === '.xml') return 'junit';
+  if (ext === '.json') return 'json';
+  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  return !output && io.stdout.isTTY ? 'table' : 'jsonl';
+}
+
+function reportProblems(problems: readonly InputProblem[], io: CliIo): void {
+  for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN)) {
+    const where = [p.file, p.record, p.path].filter(Boolean).join(': ');
+    io.stderr.write(`spanscore: rejected ${where}: ${p.message}\n`);
+  }
+  if (problems.length > MAX_PROBLEMS_SHOWN)
+    io.stderr.write(
+      `spanscore: … and ${problems.length - MAX_PROBLEMS_SHOWN} more input problems\n`,
+    );
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}

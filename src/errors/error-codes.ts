@@ -1,0 +1,41 @@
+/**
+ * The catalogue of every error spanscore raises on purpose. Each code names one kind of failure;
+ * `category` says whose fault it is, which decides retries (only `upstream` is retryable) and exit
+ * codes (`input` → 2). `README.md` documents every code; a test keeps the two in sync.
+ */
+export const ERROR_CODES = {
+  SS_TRACE_INPUT_INVALID: {
+    category: 'input',
+    summary: 'A trace file or request is not valid OTLP (JSON or protobuf).',
+  },
+  SS_INPUT_NOT_FOUND: {
+    category: 'input',
+    summary: 'An input path does not exist or cannot be read.',
+  },
+  SS_SUITE_INVALID: {
+    category: 'input',
+    summary: 'A suite file does not match the suite schema.',
+  },
+  SS_SCORER_UNKNOWN: {
+    category: 'input',
+    summary: 'A suite names a scorer that is neither built in nor defined by a custom module.',
+  },
+  SS_CUSTOM_SCORER_INVALID: {
+    category: 'input',
+    summary: 'A custom scorer module cannot be loaded or does not export scorers.',
+  },
+  SS_SCORER_FAILED: {
+    category: 'internal',
+    summary: 'A scorer threw while scoring a trace; the result is reported as failed.',
+  },
+  SS_USAGE: {
+    category: 'input',
+    summary: 'The command line is not valid.',
+  },
+} as const satisfies Record<string, { category: ErrorCategory; summary: string }>;
+
+/** Whose fault an error is: the user's input, our code, or a service we call. */
+export type ErrorCategory = 'input' | 'internal' | 'upstream';
+
+/** One of the codes in {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,390 @@
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import type {
+  AttributeValue,
+  Attributes,
+  DecodedRequest,
+  RejectedSpan,
+  SpanDigest,
+  SpanEventDigest,
+  SpanKind,
+  StatusCode,
+} from './span-digest.js';
+
+/** Attribute values nest at most this deep; deeper input is refused rather than recursed into. */
+export const MAX_ANY_VALUE_DEPTH = 32;
+
+const SPAN_KINDS: Record<string, SpanKind> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_CODES: Record<string, StatusCode> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+};
+
+/** Thrown inside one span's decoding; turned into a {@link RejectedSpan}. */
+class SpanReject extends Error {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Decodes a parsed OTLP/JSON `ExportTraceServiceRequest` into span digests.
+ *
+ * Lenient where real emitters differ from the spec, as the OpenTelemetry Collector is:
+ * lowerCamelCase or snake_case keys, enums as numbers or names (`SPAN_KIND_INTERNAL`), 64-bit
+ * integers as strings or numbers, ids in hex (any case) or base64. Unknown fields are ignored.
+ * A span with a bad id, time or attribute is rejected alone, with the path of the bad field;
+ * a request that is not an `ExportTraceServiceRequest` at all throws `SS_TRACE_INPUT_INVALID`.
+ */
+export function decodeOtlpJson(request: unknown): DecodedRequest {
+  if (!isObject(request)) {
+    throw new SpanscoreError(
+      'SS_TRACE_INPUT_INVALID',
+      `expected an ExportTraceServiceRequest object, got ${describe(request)}`,
+    );
+  }
+  const spans: SpanDigest[] = [];
+  const rejected: RejectedSpan[] = [];
+  const resourceSpans = field(request, 'resourceSpans', 'resource_spans');
+  if (resourceSpans === undefined) return { spans, rejected };
+  if (!Array.isArray(resourceSpans)) {
+    throw new SpanscoreError(
+      'SS_TRACE_INPUT_INVALID',
+      `expected an array, got ${describe(resourceSpans)}`,
+      { location: { path: 'resourceSpans' } },
+    );
+  }
+  resourceSpans.forEach((rs: unknown, r) => {
+    const rPath = `resourceSpans[${r}]`;
+    if (!isObject(rs)) {
+      throw new SpanscoreError(
+        'SS_TRACE_INPUT_INVALID',
+        `expected an object, got ${describe(rs)}`,
+        {
+          location: { path: rPath },
+        },
+      );
+    }
+    const resource = field(rs, 'resource');
+    let serviceName = '';
+    if (isObject(resource)) {
+      const attrs = field(resource, 'attributes');
+      if (Array.isArray(attrs)) {
+        for (const kv of attrs) {
+          if (isObject(kv) && kv.key === 'service.name' && isObject(kv.value)) {
+            const v = field(kv.value, 'stringValue', 'string_value');
+            if (typeof v === 'string') serviceName = v;
+          }
+        }
+      }
+    }
+    const scopeSpans = field(rs, 'scopeSpans', 'scope_spans', 'instrumentationLibrarySpans');
+    if (scopeSpans === undefined) return;
+    if (!Array.isArray(scopeSpans)) {
+      throw new SpanscoreError(
+        'SS_TRACE_INPUT_INVALID',
+        `expected an array, got ${describe(scopeSpans)}`,
+        { location: { path: `${rPath}.scopeSpans` } },
+      );
+    }
+    scopeSpans.forEach((ss: unknown, s) => {
+      const sPath = `${rPath}.scopeSpans[${s}]`;
+      if (!isObject(ss)) {
+        throw new SpanscoreError(
+          'SS_TRACE_INPUT_INVALID',
+          `expected an object, got ${describe(ss)}`,
+          { location: { path: sPath } },
+        );
+      }
+      const scope = field(ss, 'scope', 'instrumentationLibrary');
+      const scopeName = isObject(scope) && typeof scope.name === 'string' ? scope.name : '';
+      const list = field(ss, 'spans');
+      if (list === undefined) return;
+      if (!Array.isArray(list)) {
+        throw new SpanscoreError(
+          'SS_TRACE_INPUT_INVALID',
+          `expected an array, got ${describe(list)}`,
+          { location: { path: `${sPath}.spans` } },
+        );
+      }
+      list.forEach((span: unknown, i) => {
+        const path = `${sPath}.spans[${i}]`;
+        try {
+          spans.push(decodeSpan(span, serviceName, scopeName));
+        } catch (error) {
+          if (!(error instanceof SpanReject)) throw error;
+          rejected.push({
+            path: error.field ? `${path}.${error.field}` : path,
+            reason: error.message,
+          });
+        }
+      });
+    });
+  });
+  return { spans, rejected };
+}
+
+function decodeSpan(span: unknown, serviceName: string, scopeName: string): SpanDigest {
+  if (!isObject(span)) throw new SpanReject('', `expected a span object, got ${describe(span)}`);
+  const traceId = decodeId(field(span, 'traceId', 'trace_id'), 16, 'traceId', true);
+  const spanId = decodeId(field(span, 'spanId', 'span_id'), 8, 'spanId', true);
+  const parentSpanId = decodeId(field(span, 'parentSpanId', 'parent_span_id'), 8, 'parentSpanId');
+  const name = field(span, 'name') ?? '';
+  if (typeof name !== 'string')
+    throw new SpanReject('name', `expected a string, got ${describe(name)}`);
+  const status = field(span, 'status');
+  let statusCode: StatusCode = 0;
+  let statusMessage = '';
+  if (isObject(status)) {
+    statusCode = decodeEnum(field(status, 'code'), STATUS_CODES, 2, 'status.code') as StatusCode;
+    const message = field(status, 'message');
+    if (typeof message === 'string') statusMessage = message;
+  }
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name,
+    kind: decodeEnum(field(span, 'kind'), SPAN_KINDS, 5, 'kind') as SpanKind,
+    startTimeUnixNano: decodeNanos(
+      field(span, 'startTimeUnixNano', 'start_time_unix_nano'),
+      'startTimeUnixNano',
+    ),
+    endTimeUnixNano: decodeNanos(
+      field(span, 'endTimeUnixNano', 'end_time_unix_nano'),
+      'endTimeUnixNano',
+    ),
+    attributes: decodeAttributes(field(span, 'attributes'), 'attributes'),
+    events: decodeEvents(field(span, 'events')),
+    statusCode,
+    statusMessage,
+    serviceName,
+    scopeName,
+  };
+}
+
+function decodeEvents(events: unknown): SpanEventDigest[] {
+  if (events === undefined || events === null) return [];
+  if (!Array.isArray(events))
+    throw new SpanReject('events', `expected an array, got ${describe(events)}`);
+  return events.map((event: unknown, i) => {
+    const path = `events[${i}]`;
+    if (!isObject(event)) throw new SpanReject(path, `expected an object, got ${describe(event)}`);
+    const name = field(event, 'name') ?? '';
+    if (typeof name !== 'string') throw new SpanReject(`${path}.name`, 'expected a string');
+    return {
+      name,
+      timeUnixNano: decodeNanos(
+        field(event, 'timeUnixNano', 'time_unix_nano'),
+        `${path}.timeUnixNano`,
+      ),
+      attributes: decodeAttributes(field(event, 'attributes'), `${path}.attributes`),
+    };
+  });
+}
+
+function decodeAttributes(list: unknown, path: string): Attributes {
+  const out: Attributes = {};
+  if (list === undefined || list === null) return out;
+  if (!Array.isArray(list)) throw new SpanReject(path, `expected an array, got ${describe(list)}`);
+  list.forEach((kv: unknown, i) => {
+    if (!isObject(kv) || typeof kv.key !== 'string') {
+      throw new SpanReject(`${path}[${i}]`, 'expected a KeyValue with a string "key"');
+    }
+    out[kv.key] = decodeAnyValue(kv.value, `${path}[${i}].value`, 0);
+  });
+  return out;
+}
+
+function decodeAnyValue(value: unknown, path: string, depth: number): AttributeValue {
+  if (depth > MAX_ANY_VALUE_DEPTH) {
+    throw new SpanReject(path, `attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
+  }
+  if (value === undefined || value === null) return null;
+  if (!isObject(value))
+    throw new SpanReject(path, `expected an AnyValue object, got ${describe(value)}`);
+  for (const key in value) {
+    const v = value[key];
+    switch (key) {
+      case 'stringValue':
+      case 'string_value':
+        if (typeof v !== 'string') throw new SpanReject(path, `${key} must be a string`);
+        return v;
+      case 'boolValue':
+      case 'bool_value':
+        if (typeof v !== 'boolean') throw new SpanReject(path, `${key} must be a boolean`);
+        return v;
+      case 'intValue':
+      case 'int_value':
+        return decodeInt(v, path);
+      case 'doubleValue':
+      case 'double_value':
+        return decodeDouble(v, path);
+      case 'arrayValue':
+      case 'array_value': {
+        const values = isObject(v) ? v.values : undefined;
+        if (values === undefined) return [];
+        if (!Array.isArray(values))
+          throw new SpanReject(path, 'arrayValue.values must be an array');
+        return values.map((item: unknown, i) =>
+          decodeAnyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1),
+        );
+      }
+      case 'kvlistValue':
+      case 'kvlist_value': {
+        const values = isObject(v) ? v.values : undefined;
+        const out: Record<string, AttributeValue> = {};
+        if (values === undefined) return out;
+        if (!Array.isArray(values))
+          throw new SpanReject(path, 'kvlistValue.values must be an array');
+        values.forEach((kv: unknown, i) => {
+          if (!isObject(kv) || typeof kv.key !== 'string') {
+            throw new SpanReject(
+              `${path}.kvlistValue.values[${i}]`,
+              'expected a KeyValue with a string "key"',
+            );
+          }
+          out[kv.key] = decodeAnyValue(
+            kv.value,
+            `${path}.kvlistValue.values[${i}].value`,
+            depth + 1,
+          );
+        });
+        return out;
+      }
+      case 'bytesValue':
+      case 'bytes_value':
+        if (typeof v !== 'string') throw new SpanReject(path, `${key} must be a base64 string`);
+        return v;
+      default:
+      // Unknown fields are ignored, as OTLP/JSON requires.
+    }
+  }
+  return null;
+}
+
+const HEX = /^[0-9a-fA-F]*$/;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+function decodeId(value: unknown, bytes: number, name: string, required = false): string {
+  if (value === undefined || value === null || value === '') {
+    if (required) throw new SpanReject(name, 'is missing');
+    return '';
+  }
+  if (typeof value !== 'string')
+    throw new SpanReject(name, `expected a hex string, got ${describe(value)}`);
+  if (value.length === bytes * 2 && HEX.test(value)) {
+    const id = value.toLowerCase();
+    if (/^0+$/.test(id)) {
+      if (required) throw new SpanReject(name, 'is all zeros, which OTLP defines as invalid');
+      return '';
+    }
+    return id;
+  }
+  // Proto3's own JSON mapping writes bytes as base64; some tools send that instead of hex.
+  if (BASE64.test(value) && value.length === Math.ceil(bytes / 3) * 4) {
+    const buffer = Buffer.from(value, 'base64');
+    if (buffer.length === bytes) return decodeId(buffer.toString('hex'), bytes, name, required);
+  }
+  throw new SpanReject(
+    name,
+    `expected ${bytes * 2} hex characters, got ${JSON.stringify(value.slice(0, 80))}`,
+  );
+}
+
+function decodeEnum(
+  value: unknown,
+  names: Record<string, number>,
+  max: number,
+  name: string,
+): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max)
+    return value;
+  if (typeof value === 'string') {
+    // Accept the full enum name (`SPAN_KIND_CLIENT`) and the short one (`CLIENT`, `client`).
+    const upper = value.toUpperCase();
+    for (const [full, number] of Object.entries(names)) {
+      if (full === upper || full.endsWith(`_${upper}`)) return number;
+    }
+  }
+  throw new SpanReject(
+    name,
+    `expected one of ${Object.keys(names).join(', ')} or 0..${max}, got ${describe(value)}`,
+  );
+}
+
+const DIGITS = /^\d{1,20}$/;
+const MAX_U64 = 2n ** 64n - 1n;
+
+function decodeNanos(value: unknown, name: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    value >= 0 &&
+    Number.isInteger(value)
+  ) {
+    return BigInt(value);
+  }
+  if (typeof value === 'string' && DIGITS.test(value)) {
+    const n = BigInt(value);
+    if (n <= MAX_U64) return n;
+  }
+  throw new SpanReject(
+    name,
+    `expected an unsigned 64-bit integer (string or number), got ${describe(value)}`,
+  );
+}
+
+function decodeInt(value: unknown, path: string): number | string {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) {
+    const n = Number(value);
+    // Beyond 2^53 a number would silently change the value; keep the exact digits instead.
+    return Number.isSafeInteger(n) ? n : value;
+  }
+  throw new SpanReject(
+    path,
+    `intValue must be an integer or a string of digits, got ${describe(value)}`,
+  );
+}
+
+function decodeDouble(value: unknown, path: string): number | string {
+  if (typeof value === 'number') return value;
+  if (value === 'NaN' || value === 'Infinity' || value === '-Infinity') return value;
+  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+    return Number(value);
+  throw new SpanReject(path, `doubleValue must be a number, got ${describe(value)}`);
+}
+
+function field(obj: Record<string, unknown>, ...names: string[]): unknown {
+  for (const name of names) {
+    const v = obj[name];
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === 'object' || typeof value === 'function') return `an ${typeof value}`;
+  return `${typeof value} ${String(value).slice(0, 40)}`;
+}

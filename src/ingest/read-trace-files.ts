@@ -1,0 +1,194 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { decodeOtlpJson } from './decode-otlp-json.js';
+import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+import type { SpanDigest } from './span-digest.js';
+
+/** Something in the input that could not be read: a file, a request or line, or one span. */
+export interface InputProblem {
+  file: string;
+  /** `line 3`, `request 2`, or undefined when the whole file is affected. */
+  record?: string;
+  /** Path inside the request, e.g. `resourceSpans[0].scopeSpans[0].spans[2].traceId`. */
+  path?: string;
+  message: string;
+}
+
+/** Everything read from the inputs. */
+export interface TraceFilesResult {
+  spans: SpanDigest[];
+  problems: InputProblem[];
+  files: number;
+  requests: number;
+  /** Bytes read from disk (compressed size for gzip files). */
+  bytes: number;
+}
+
+/** Options for {@link readTraceFiles}. */
+export interface ReadTraceFilesOptions {
+  /** Largest decompressed size accepted for a gzip file; protects against gzip bombs. Default 1 GiB. */
+  maxDecompressedBytes?: number;
+  /** Called after each file, e.g. to drive a progress bar. */
+  onFile?: (file: string, done: number, total: number) => void;
+}
+
+const TRACE_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson', '.pb', '.binpb', '.protobuf']);
+
+/**
+ * Reads OTLP trace exports from files and directories (recursively, in name order).
+ *
+ * Formats, by extension after an optional `.gz` (gzip is also recognized by its magic bytes):
+ * `.json` one `ExportTraceServiceRequest` (or an array of them; a file that turns out to be JSON
+ * Lines is read as such), `.jsonl`/`.ndjson` one request per line, `.pb`/`.binpb`/`.protobuf` one
+ * binary protobuf request. Directories contribute only files with these extensions.
+ *
+ * Nothing malformed stops the run: a bad file, line or span becomes an {@link InputProblem} that
+ * names the file, the record and the field, and everything else is still returned.
+ */
+export async function readTraceFiles(
+  inputs: readonly string[],
+  options: ReadTraceFilesOptions = {},
+): Promise<TraceFilesResult> {
+  const result: TraceFilesResult = { spans: [], problems: [], files: 0, requests: 0, bytes: 0 };
+  const files: string[] = [];
+  for (const input of inputs) {
+    let info;
+    try {
+      info = await stat(input);
+    } catch (error) {
+      result.problems.push({
+        file: input,
+        message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
+      continue;
+    }
+    if (info.isDirectory()) files.push(...(await listTraceFiles(input)));
+    else files.push(input);
+  }
+  const max = options.maxDecompressedBytes ?? 1024 ** 3;
+  for (const [i, file] of files.entries()) {
+    try {
+      const raw = await readFile(file);
+      result.bytes += raw.length;
+      readOne(file, raw, max, result);
+    } catch (error) {
+      result.problems.push({ file, message: (error as Error).message });
+    }
+    result.files++;
+    options.onFile?.(file, i + 1, files.length);
+  }
+  return result;
+}
+
+async function listTraceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: string[] = [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listTraceFiles(path)));
+    else if (entry.isFile() && TRACE_EXTENSIONS.has(extname(entry.name.replace(/\.gz$/, ''))))
+      out.push(path);
+  }
+  return out;
+}
+
+function readOne(file: string, raw: Buffer, maxBytes: number, result: TraceFilesResult): void {
+  let data = raw;
+  let name = file;
+  if (raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b) {
+    try {
+      data = gunzipSync(raw, { maxOutputLength: maxBytes });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(
+        code === 'ERR_BUFFER_TOO_LARGE'
+          ? `gzip content exceeds ${maxBytes} bytes when decompressed`
+          : `invalid gzip data: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    name = file.replace(/\.gz$/, '');
+  }
+  const ext = extname(name);
+  if (ext === '.pb' || ext === '.binpb' || ext === '.protobuf') {
+    addRequest(file, undefined, () => decodeOtlpProtobuf(data), result);
+    return;
+  }
+  const text = data.toString('utf8');
+  if (ext === '.jsonl' || ext === '.ndjson') return readLines(file, text, result);
+  if (ext === '.json' || looksLikeJson(data)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      // A .json file holding several JSON documents, one per line, is JSON Lines.
+      if (text.trim().includes('\n') && isJsonLine(text.trimStart().split('\n', 1)[0]!))
+        return readLines(file, text, result);
+      throw new Error(`invalid JSON: ${(error as Error).message}`, { cause: error });
+    }
+    if (Array.isArray(parsed))
+      parsed.forEach((req: unknown, i) =>
+        addRequest(file, `request ${i + 1}`, () => decodeOtlpJson(req), result),
+      );
+    else addRequest(file, undefined, () => decodeOtlpJson(parsed), result);
+    return;
+  }
+  addRequest(file, undefined, () => decodeOtlpProtobuf(data), result);
+}
+
+function readLines(file: string, text: string, result: TraceFilesResult): void {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const record = `line ${i + 1}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      result.problems.push({ file, record, message: `invalid JSON: ${(error as Error).message}` });
+      return;
+    }
+    addRequest(file, record, () => decodeOtlpJson(parsed), result);
+  });
+}
+
+function addRequest(
+  file: string,
+  record: string | undefined,
+  decode: () => ReturnType<typeof decodeOtlpJson>,
+  result: TraceFilesResult,
+): void {
+  result.requests++;
+  try {
+    const decoded = decode();
+    for (const span of decoded.spans) result.spans.push(span);
+    for (const r of decoded.rejected)
+      result.problems.push({ file, ...(record && { record }), path: r.path, message: r.reason });
+  } catch (error) {
+    if (!isSpanscoreError(error) && !(error instanceof RangeError)) throw error;
+    const path = isSpanscoreError(error) ? error.location?.path : undefined;
+    const message =
+      isSpanscoreError(error) && path ? error.message.slice(path.length + 2) : error.message;
+    result.problems.push({ file, ...(record && { record }), ...(path && { path }), message });
+  }
+}
+
+function looksLikeJson(data: Buffer): boolean {
+  for (const byte of data.subarray(0, 64)) {
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    return byte === 0x7b || byte === 0x5b; // { or [
+  }
+  return false;
+}
+
+function isJsonLine(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}

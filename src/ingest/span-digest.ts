@@ -1,0 +1,55 @@
+/**
+ * The internal model of a span: only what normalization and scoring read. Both OTLP decoders
+ * (JSON and protobuf) produce it directly, so nothing downstream sees wire formats.
+ */
+
+/** An attribute value after decoding `AnyValue`. Byte values become base64 strings. */
+export type AttributeValue =
+  string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+
+/** Span attributes by key. */
+export type Attributes = Record<string, AttributeValue>;
+
+/** OTLP `SpanKind` numbers: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+export type SpanKind = 0 | 1 | 2 | 3 | 4 | 5;
+
+/** OTLP `Status.code`: 0 unset, 1 ok, 2 error. */
+export type StatusCode = 0 | 1 | 2;
+
+/** A span event (Strands and Semantic Kernel carry tool calls in them). */
+export interface SpanEventDigest {
+  name: string;
+  timeUnixNano: bigint;
+  attributes: Attributes;
+}
+
+/** One span, as spanscore keeps it. Ids are lower-case hex; `parentSpanId` is `''` for a root. */
+export interface SpanDigest {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: SpanKind;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Attributes;
+  events: SpanEventDigest[];
+  statusCode: StatusCode;
+  statusMessage: string;
+  /** The resource's `service.name`, or `''`. */
+  serviceName: string;
+  /** The instrumentation scope's name, or `''`. */
+  scopeName: string;
+}
+
+/** A span the decoder refused, with why and where. The rest of its request is kept. */
+export interface RejectedSpan {
+  path: string;
+  reason: string;
+}
+
+/** What one decoded request yields: accepted spans and the spans refused one by one. */
+export interface DecodedRequest {
+  spans: SpanDigest[];
+  rejected: RejectedSpan[];
+}

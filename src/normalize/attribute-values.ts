@@ -1,0 +1,61 @@
+import type { AttributeValue, Attributes } from '../ingest/span-digest.js';
+
+/** The attribute as a non-empty string, or `undefined`. Numbers are stringified (ids may be ints). */
+export function stringAttribute(attributes: Attributes, key: string): string | undefined {
+  const value = attributes[key];
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/**
+ * Parses a value that may hold JSON: a string that is JSON becomes the parsed value, any other
+ * string stays a string, structured values (`kvlistValue`, `arrayValue`) are returned as they are.
+ */
+export function parseMaybeJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  const first = trimmed[0];
+  if (first !== '{' && first !== '[' && first !== '"') return value;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** The attribute parsed with {@link parseMaybeJson}; `undefined` when absent or null. */
+export function jsonAttribute(attributes: Attributes, key: string): unknown {
+  const value = attributes[key];
+  return value === undefined || value === null ? undefined : parseMaybeJson(value);
+}
+
+/**
+ * Collects flattened, indexed attributes (`prefix.0.x`, `prefix.1.x`, …) into an array of
+ * records keyed by the rest of the key: `llm.output_messages.0.message.role` under the prefix
+ * `llm.output_messages` becomes `[{ 'message.role': … }]`. Holes are dropped; order is by index.
+ */
+export function indexedAttributes(
+  attributes: Attributes,
+  prefix: string,
+): Array<Record<string, AttributeValue>> {
+  const dotted = `${prefix}.`;
+  const byIndex = new Map<number, Record<string, AttributeValue>>();
+  for (const key in attributes) {
+    if (!key.startsWith(dotted)) continue;
+    const rest = key.slice(dotted.length);
+    const dot = rest.indexOf('.');
+    const indexText = dot === -1 ? rest : rest.slice(0, dot);
+    if (!/^\d+$/.test(indexText)) continue;
+    const index = Number(indexText);
+    let entry = byIndex.get(index);
+    if (!entry) byIndex.set(index, (entry = {}));
+    entry[dot === -1 ? '' : rest.slice(dot + 1)] = attributes[key]!;
+  }
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
+}
+
+/** True for a plain object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

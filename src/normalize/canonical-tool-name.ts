@@ -1,0 +1,57 @@
+/**
+ * Tool-name normalization. Two steps, kept apart because `tools_used` shows the first and compares
+ * by the second:
+ * 1. {@link stripToolNamespace}: trim, Unicode NFC, remove namespace prefixes.
+ * 2. {@link canonicalToolName}: fold case and separators, then apply aliases.
+ */
+
+// `functions.` (OpenAI), `tools.`, `default_api.` (Gemini), `mcp__<server>__` (Claude Code style).
+const NAMESPACES = [/^functions\./i, /^tools\./i, /^default_api\./i, /^mcp__[^_]+(?:_[^_]+)*?__/i];
+// `<mcp server>/tool`: one leading path segment.
+const SERVER_PREFIX = /^[^/\s]+\/(?=[^/]+$)/;
+
+/** Trim, NFC, and strip one namespace: `functions.get_weather` → `get_weather`. */
+export function stripToolNamespace(name: string): string {
+  let out = name.normalize('NFC').trim();
+  for (const ns of NAMESPACES) {
+    const stripped = out.replace(ns, '');
+    if (stripped !== out && stripped !== '') {
+      out = stripped;
+      break;
+    }
+  }
+  const withoutServer = out.replace(SERVER_PREFIX, '');
+  return withoutServer === '' ? out : withoutServer;
+}
+
+/**
+ * The canonical form used for comparison: namespace stripped, camelCase split, lower case, runs of
+ * spaces, dots and hyphens folded to one `_`: `getWeather`, `get-weather`, `Get Weather` and
+ * `functions.get_weather` all become `get_weather`; `getHTTPStatus` becomes `get_http_status`.
+ * Then `aliases` (whose keys and values are canonicalized the same way) map it, once.
+ */
+export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, string>): string {
+  const folded = foldName(stripToolNamespace(name));
+  return aliases?.get(folded) ?? folded;
+}
+
+/** Builds the alias map used by {@link canonicalToolName} from `{ alias: canonical }` pairs. */
+export function buildAliasMap(
+  aliases: Record<string, string> | undefined,
+): ReadonlyMap<string, string> {
+  const map = new Map<string, string>();
+  for (const [from, to] of Object.entries(aliases ?? {})) {
+    map.set(foldName(stripToolNamespace(from)), foldName(stripToolNamespace(to)));
+  }
+  return map;
+}
+
+function foldName(name: string): string {
+  const folded = name
+    .replace(/([\p{Ll}\p{Nd}])(\p{Lu})/gu, '$1_$2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1_$2')
+    .toLowerCase()
+    .replace(/[\s.\-_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return folded === '' ? name : folded;
+}

@@ -1,0 +1,250 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { canonicalToolName, stripToolNamespace } from './canonical-tool-name.js';
+import { EXTRACTORS } from './extractors/index.js';
+import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
+import type { ExtractedCall, ToolCall } from './tool-call.js';
+
+/** Options for {@link extractToolCalls}. */
+export interface ExtractToolCallsOptions {
+  /** Alias map from `buildAliasMap`, applied to canonical names. */
+  aliases?: ReadonlyMap<string, string>;
+  /** The extractor registry; defaults to every built-in convention. */
+  extractors?: readonly ToolCallExtractor[];
+}
+
+/**
+ * Every tool call in one trace's spans, in start-time order, each reported once.
+ *
+ * Executed tool spans come first; a call the model requested on an LLM span is added only when
+ * no executed span exists for it (matched by call id, else one-to-one by canonical name).
+ * Duplicates are merged: the same call id twice, or a tool span nested inside a tool span of the
+ * same name (two instrumentations, MCP client and server), keeping whichever recorded more.
+ * Calls that failed still count, with `status: 'error'`.
+ */
+export function extractToolCalls(
+  spans: readonly SpanDigest[],
+  options: ExtractToolCallsOptions = {},
+): ToolCall[] {
+  const extractors = options.extractors ?? EXTRACTORS;
+  const aliases = options.aliases;
+  const byId = new Map(spans.map(s => [s.spanId, s]));
+  const executed: ToolCall[] = [];
+  const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
+  const results = new Map<string, ToolResultSeen>();
+
+  for (const span of spans) {
+    for (const extractor of extractors) {
+      const calls = extractor.executed?.(span);
+      if (calls !== undefined) {
+        for (const c of calls)
+          executed.push(
+            toToolCall(c, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
+          );
+        break;
+      }
+    }
+    for (const extractor of extractors) {
+      const found = extractor.requested?.(span);
+      if (!found) continue;
+      for (const c of found.calls) {
+        requested.push({
+          call: toToolCall(c, span, 'requested', extractor.id, aliases, span.endTimeUnixNano),
+          span,
+        });
+      }
+      for (const r of found.results) if (!results.has(r.callId)) results.set(r.callId, r);
+    }
+  }
+
+  const merged = mergeExecuted(executed, byId);
+  const kept = [...merged, ...unmatchedRequests(requested, merged, byId)];
+  for (const call of kept) {
+    const seen = call.callId === undefined ? undefined : results.get(call.callId);
+    if (!seen) continue;
+    if (call.result === undefined) call.result = seen.result;
+    if (seen.isError && call.status === 'ok') {
+      call.status = 'error';
+      call.error ??= 'the tool result was marked as an error';
+    }
+  }
+  return kept.sort(byStart);
+}
+
+function toToolCall(
+  c: ExtractedCall,
+  span: SpanDigest,
+  source: ToolCall['source'],
+  convention: string,
+  aliases: ReadonlyMap<string, string> | undefined,
+  start: bigint,
+): ToolCall {
+  return {
+    name: stripToolNamespace(c.rawName),
+    rawName: c.rawName,
+    canonicalName: canonicalToolName(c.rawName, aliases),
+    callId: c.callId,
+    arguments: c.arguments,
+    result: c.result,
+    status: c.status ?? 'ok',
+    error: c.error,
+    spanId: span.spanId,
+    startTimeUnixNano: start,
+    source,
+    convention,
+  };
+}
+
+function mergeExecuted(calls: ToolCall[], byId: Map<string, SpanDigest>): ToolCall[] {
+  const ordered = [...calls].sort(byStart);
+  const bySpan = new Map<string, ToolCall>();
+  const byCallId = new Map<string, ToolCall>();
+  const out: ToolCall[] = [];
+  for (const call of ordered) {
+    const twin =
+      (call.callId !== undefined ? byCallId.get(call.callId) : undefined) ??
+      nestedTwin(call, byId, bySpan);
+    if (twin) {
+      absorb(twin, call);
+      bySpan.set(call.spanId, twin);
+      continue;
+    }
+    out.push(call);
+    bySpan.set(call.spanId, call);
+    if (call.callId !== undefined) byCallId.set(call.callId, call);
+  }
+  return out;
+}
+
+// The nearest ancestor tool call of the same canonical name, unless their call ids disagree.
+function nestedTwin(
+  call: ToolCall,
+  byId: Map<string, SpanDigest>,
+  bySpan: Map<string, ToolCall>,
+): ToolCall | undefined {
+  let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
+  for (let hops = 0; parentId !== '' && hops < 64; hops++) {
+    const ancestor = bySpan.get(parentId);
+    if (ancestor) {
+      const sameName = ancestor.canonicalName === call.canonicalName;
+      const idsAgree =
+        ancestor.callId === undefined ||
+        call.callId === undefined ||
+        ancestor.callId === call.callId;
+      return sameName && idsAgree ? ancestor : undefined;
+    }
+    parentId = byId.get(parentId)?.parentSpanId ?? '';
+  }
+  return undefined;
+}
+
+function absorb(into: ToolCall, from: ToolCall): void {
+  into.callId ??= from.callId;
+  if (into.arguments === undefined) into.arguments = from.arguments;
+  if (into.result === undefined) into.result = from.result;
+  if (from.status === 'error' && into.status === 'ok') {
+    into.status = 'error';
+    into.error = from.error;
+  }
+}
+
+function unmatchedRequests(
+  requested: Array<{ call: ToolCall; span: SpanDigest }>,
+  executed: ToolCall[],
+  byId: Map<string, SpanDigest>,
+): ToolCall[] {
+  const executedIds = new Map(
+    executed.filter(c => c.callId !== undefined).map(c => [c.callId!, c]),
+  );
+  const claimed = new Set<ToolCall>();
+  const out: ToolCall[] = [];
+  const keptIds = new Map<string, ToolCall>();
+  const keptNoId: Array<{ span: SpanDigest; key: string }> = [];
+  // Latest start of an executed call each requesting span was matched to: a request that never
+  // ran is placed after its executed siblings, not before them.
+  const ranUntil = new Map<string, bigint>();
+  const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
+  for (const { call, span } of [...requested].sort((a, b) => byStart(a.call, b.call))) {
+    const sameId =
+      call.callId === undefined
+        ? undefined
+        : (executedIds.get(call.callId) ?? keptIds.get(call.callId));
+    // Executed spans without a call id (OpenInference, LangSmith, Logfire, Traceloop tools) pair
+    // one-to-one by name with the first unclaimed run that started after the model call began.
+    const run =
+      sameId ??
+      executed.find(
+        e =>
+          !claimed.has(e) &&
+          e.callId === undefined &&
+          e.canonicalName === call.canonicalName &&
+          e.startTimeUnixNano >= span.startTimeUnixNano,
+      );
+    if (run) {
+      claimed.add(run);
+      absorb(run, call);
+      // The same call replayed in a later model call's input must find this run by its id.
+      if (run.callId !== undefined && run.source === 'executed') executedIds.set(run.callId, run);
+      if (run.source === 'executed') {
+        const prev = ranUntil.get(span.spanId) ?? 0n;
+        if (run.startTimeUnixNano > prev) ranUntil.set(span.spanId, run.startTimeUnixNano);
+      }
+      continue;
+    }
+    if (call.callId === undefined) {
+      // The same request reported by a model span and its wrapper (ai.generateText/doGenerate).
+      const key = `${call.canonicalName}\u0000${stableJson(call.arguments)}`;
+      if (
+        keptNoId.some(
+          k => k.key === key && (isAncestor(k.span, span, byId) || isAncestor(span, k.span, byId)),
+        )
+      )
+        continue;
+      keptNoId.push({ span, key });
+    } else keptIds.set(call.callId, call);
+    unexecuted.push({ call, span });
+    out.push(call);
+  }
+  for (const { call, span } of unexecuted) {
+    const after = ranUntil.get(span.spanId);
+    if (after !== undefined && after > call.startTimeUnixNano) call.startTimeUnixNano = after;
+  }
+  return out;
+}
+
+function isAncestor(
+  ancestor: SpanDigest,
+  span: SpanDigest,
+  byId: Map<string, SpanDigest>,
+): boolean {
+  let parentId = span.parentSpanId;
+  for (let hops = 0; parentId !== '' && hops < 64; hops++) {
+    if (parentId === ancestor.spanId) return true;
+    parentId = byId.get(parentId)?.parentSpanId ?? '';
+  }
+  return false;
+}
+
+function byStart(a: ToolCall, b: ToolCall): number {
+  return a.startTimeUnixNano < b.startTimeUnixNano
+    ? -1
+    : a.startTimeUnixNano > b.startTimeUnixNano
+      ? 1
+      : 0;
+}
+
+/** JSON with object keys sorted, so equal values give equal strings. */
+export function stableJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        return Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        );
+      }
+      return v;
+    }) ?? 'undefined'
+  );
+}

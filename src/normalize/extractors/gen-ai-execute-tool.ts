@@ -1,0 +1,37 @@
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import type { ExtractedCall } from '../tool-call.js';
+import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
+
+/**
+ * Reads an OTel GenAI `execute_tool` span: `gen_ai.tool.name` (else the span name after
+ * `execute_tool `), `gen_ai.tool.call.id`, and the opt-in `gen_ai.tool.call.arguments` /
+ * `gen_ai.tool.call.result`, which may be JSON strings or structured values.
+ */
+export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined {
+  const a = span.attributes;
+  const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
+  if (rawName === undefined) return undefined;
+  return {
+    rawName,
+    callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+    arguments: jsonAttribute(a, 'gen_ai.tool.call.arguments'),
+    result: jsonAttribute(a, 'gen_ai.tool.call.result'),
+    ...spanOutcome(span),
+  };
+}
+
+/** True when `gen_ai.operation.name` is `execute_tool`. */
+export function isExecuteToolSpan(span: SpanDigest): boolean {
+  return span.attributes['gen_ai.operation.name'] === 'execute_tool';
+}
+
+/** OTel GenAI semantic conventions v1.31+ `execute_tool` spans (also Vercel `@ai-sdk/otel` v7). */
+export const genAiExecuteTool: ToolCallExtractor = {
+  id: 'gen-ai-execute-tool',
+  executed(span) {
+    if (!isExecuteToolSpan(span)) return undefined;
+    const call = readExecuteToolSpan(span);
+    return call ? [call] : [];
+  },
+};

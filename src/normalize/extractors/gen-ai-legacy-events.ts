@@ -1,0 +1,50 @@
+import { isRecord, parseMaybeJson } from '../attribute-values.js';
+import { readToolResult, toolCallsIn } from '../message-tool-calls.js';
+import type { ExtractedCall } from '../tool-call.js';
+import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
+
+const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
+
+/**
+ * The deprecated (semconv ≤1.36) per-message span events, still emitted by Semantic Kernel,
+ * Strands (default mode) and older ADK: `gen_ai.choice` and `gen_ai.assistant.message` carry the
+ * model's `tool_calls` (OpenAI shape, arguments as a JSON string, or Bedrock `toolUse` blocks);
+ * `gen_ai.tool.message` carries a result and its call `id`. The payload sits in an attribute
+ * (`gen_ai.event.content` for Semantic Kernel, `message` for Strands) or in the attributes
+ * themselves.
+ */
+export const genAiLegacyEvents: ToolCallExtractor = {
+  id: 'gen-ai-legacy-events',
+  requested(span) {
+    // On an execute_tool span these events describe the tool's own input/output (Strands).
+    if (span.attributes['gen_ai.operation.name'] === 'execute_tool') return undefined;
+    const calls: ExtractedCall[] = [];
+    const results: ToolResultSeen[] = [];
+    let seen = false;
+    for (const event of span.events) {
+      if (event.name === 'gen_ai.choice' || event.name === 'gen_ai.assistant.message') {
+        seen = true;
+        calls.push(...toolCallsIn(payload(event.attributes)));
+      } else if (event.name === 'gen_ai.tool.message') {
+        seen = true;
+        const p = payload(event.attributes);
+        const id = isRecord(p) ? (p.id ?? p.tool_call_id) : undefined;
+        const r = readToolResult({ role: 'tool', ...(isRecord(p) ? p : {}) });
+        if (r) results.push(r);
+        else if (typeof id === 'string') results.push({ callId: id, result: p, isError: false });
+      }
+    }
+    return seen ? { calls, results } : undefined;
+  },
+};
+
+function payload(attributes: Record<string, unknown>): unknown {
+  for (const key of PAYLOAD_KEYS) {
+    if (attributes[key] !== undefined) {
+      const value = parseMaybeJson(attributes[key]);
+      // Semantic Kernel's choice event wraps the message: `{"message": {...}, "finish_reason": …}`.
+      return isRecord(value) || Array.isArray(value) ? value : attributes;
+    }
+  }
+  return attributes;
+}

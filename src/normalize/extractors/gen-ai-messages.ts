@@ -1,0 +1,41 @@
+import type { Attributes } from '../../ingest/span-digest.js';
+import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import type { ExtractedCall } from '../tool-call.js';
+import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
+
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
+
+/**
+ * OTel GenAI v1.37+ structured messages, used by current OpenLLMetry, Mastra, Pydantic AI,
+ * Vercel `@ai-sdk/otel`, Strands and ADK in latest-conventions mode: `tool_call` parts in
+ * `gen_ai.output.messages`, and in `gen_ai.input.messages` of the current turn (after the last
+ * user message; earlier turns belong to earlier traces). `tool_call_response` parts carry results.
+ * The same attributes are also read from the `gen_ai.client.inference.operation.details` event.
+ */
+export const genAiMessages: ToolCallExtractor = {
+  id: 'gen-ai-messages',
+  requested(span) {
+    const sources: Attributes[] = [span.attributes];
+    for (const event of span.events)
+      if (event.name === DETAILS_EVENT) sources.push(event.attributes);
+    const calls: ExtractedCall[] = [];
+    const results: ToolResultSeen[] = [];
+    let seen = false;
+    for (const a of sources) {
+      const output = a['gen_ai.output.messages'];
+      const input = a['gen_ai.input.messages'];
+      // A tool span's own messages (Strands) describe its execution, not a model request.
+      if (a['gen_ai.operation.name'] === 'execute_tool') continue;
+      if (output !== undefined) {
+        seen = true;
+        calls.push(...toolCallsIn(output));
+      }
+      if (input !== undefined) {
+        seen = true;
+        calls.push(...toolCallsIn(currentTurn(input)));
+        results.push(...toolResultsIn(input));
+      }
+    }
+    return seen ? { calls, results } : undefined;
+  },
+};

@@ -1,0 +1,53 @@
+import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import { isExecuteToolSpan } from './gen-ai-execute-tool.js';
+import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
+
+const MERGED = '(merged tools)';
+
+function isAdk(span: SpanDigest): boolean {
+  return (
+    span.scopeName.startsWith('gcp.vertex.agent') ||
+    'gcp.vertex.agent.tool_call_args' in span.attributes ||
+    'gcp.vertex.agent.llm_response' in span.attributes
+  );
+}
+
+/**
+ * Google ADK (`google/adk/telemetry/tracing.py`): `execute_tool <name>` spans with arguments in
+ * `gcp.vertex.agent.tool_call_args` and the response in `gcp.vertex.agent.tool_response`
+ * (non-dict results wrapped as `{"result": …}`). The synthetic `execute_tool (merged tools)` span
+ * that groups parallel calls is claimed but yields nothing: each call has its own span. A call id
+ * of `<not specified>` means none. Model requests come from `gcp.vertex.agent.llm_response`.
+ */
+export const googleAdk: ToolCallExtractor = {
+  id: 'google-adk',
+  executed(span) {
+    if (!isExecuteToolSpan(span) || !isAdk(span)) return undefined;
+    const a = span.attributes;
+    const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
+    if (rawName === undefined || rawName === MERGED) return [];
+    const id = stringAttribute(a, 'gen_ai.tool.call.id');
+    let result = jsonAttribute(a, 'gcp.vertex.agent.tool_response');
+    if (isRecord(result) && Object.keys(result).length === 1 && 'result' in result)
+      result = result.result;
+    return [
+      {
+        rawName,
+        callId: id === '<not specified>' ? undefined : id,
+        arguments: jsonAttribute(a, 'gcp.vertex.agent.tool_call_args'),
+        result,
+        ...spanOutcome(span),
+      },
+    ];
+  },
+  requested(span) {
+    if (!isAdk(span)) return undefined;
+    const response = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_response');
+    const request = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_request');
+    const calls = isRecord(response) ? toolCallsIn(response.content) : [];
+    const results = isRecord(request) ? toolResultsIn(request.contents) : [];
+    return { calls, results };
+  },
+};

@@ -1,0 +1,37 @@
+import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { toolCallsIn } from '../message-tool-calls.js';
+import { spanOutcome, type ToolCallExtractor } from './extractor.js';
+
+/**
+ * LangSmith's OTel exporter (`langsmith/_internal/otel/_otel_exporter.py`): a run of kind `tool`
+ * becomes a span with `langsmith.span.kind=tool`, named after the tool, with the raw inputs in
+ * `gen_ai.prompt` and outputs in `gen_ai.completion` (JSON). LLM runs carry the model's
+ * `tool_calls` inside `gen_ai.completion` (a serialized LangChain message or generation).
+ */
+export const langsmith: ToolCallExtractor = {
+  id: 'langsmith',
+  executed(span) {
+    const a = span.attributes;
+    if (a['langsmith.span.kind'] !== 'tool') return undefined;
+    const rawName =
+      stringAttribute(a, 'gen_ai.tool.name') ??
+      stringAttribute(a, 'langsmith.trace.name') ??
+      span.name;
+    let args = jsonAttribute(a, 'gen_ai.prompt');
+    // LangChain tools receive `{"input": "..."}` when called with a single string.
+    if (isRecord(args) && Object.keys(args).length === 1 && 'input' in args) args = args.input;
+    return [
+      {
+        rawName,
+        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+        arguments: args,
+        result: jsonAttribute(a, 'gen_ai.completion'),
+        ...spanOutcome(span),
+      },
+    ];
+  },
+  requested(span) {
+    if (span.attributes['langsmith.span.kind'] !== 'llm') return undefined;
+    return { calls: toolCallsIn(jsonAttribute(span.attributes, 'gen_ai.completion')), results: [] };
+  },
+};

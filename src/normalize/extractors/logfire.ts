@@ -1,0 +1,47 @@
+import { isRecord, jsonAttribute, parseMaybeJson, stringAttribute } from '../attribute-values.js';
+import type { ExtractedCall } from '../tool-call.js';
+import { toolCallsIn } from '../message-tool-calls.js';
+import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
+
+/**
+ * Pydantic Logfire's OpenAI Agents integration: function tools are spans named `Function: <name>`
+ * (the message template is the span name) with attributes `name`, `input`, `output`. Model spans
+ * carry an `events` attribute: a JSON list of message events, where `gen_ai.assistant.message`
+ * and `gen_ai.choice` entries hold `tool_calls` and `gen_ai.tool.message` entries hold results.
+ */
+export const logfire: ToolCallExtractor = {
+  id: 'logfire',
+  executed(span) {
+    const a = span.attributes;
+    const templated = a['logfire.msg_template'] === 'Function: {name}';
+    if (!templated && !span.name.startsWith('Function: ')) return undefined;
+    const rawName = stringAttribute(a, 'name') ?? span.name.slice('Function: '.length);
+    return [
+      {
+        rawName,
+        arguments: jsonAttribute(a, 'input'),
+        result: jsonAttribute(a, 'output'),
+        ...spanOutcome(span),
+      },
+    ];
+  },
+  requested(span) {
+    const events = jsonAttribute(span.attributes, 'events');
+    if (!Array.isArray(events)) return undefined;
+    const lastUser = events.findLastIndex(
+      e => isRecord(e) && e['event.name'] === 'gen_ai.user.message',
+    );
+    const calls: ExtractedCall[] = [];
+    const results: ToolResultSeen[] = [];
+    events.forEach((event: unknown, i) => {
+      if (!isRecord(event)) return;
+      const name = event['event.name'];
+      if (i > lastUser && (name === 'gen_ai.assistant.message' || name === 'gen_ai.choice')) {
+        calls.push(...toolCallsIn(event));
+      } else if (name === 'gen_ai.tool.message' && typeof event.id === 'string') {
+        results.push({ callId: event.id, result: parseMaybeJson(event.content), isError: false });
+      }
+    });
+    return { calls, results };
+  },
+};

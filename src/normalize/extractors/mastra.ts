@@ -1,0 +1,23 @@
+import { isExecuteToolSpan, readExecuteToolSpan } from './gen-ai-execute-tool.js';
+import type { ToolCallExtractor } from './extractor.js';
+
+const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
+
+/**
+ * Mastra's `@mastra/otel-exporter` (`gen-ai-semantics.ts`): `execute_tool <entity>` spans with
+ * `mastra.span.type` `tool_call` or `mcp_tool_call`. The tool name is the entity name, else its
+ * id (so `weatherTool` or `weather-tool`); arguments and result are JSON strings. Requested calls
+ * sit in `gen_ai.output.messages` on model spans and are read by the GenAI messages extractor.
+ */
+export const mastra: ToolCallExtractor = {
+  id: 'mastra',
+  executed(span) {
+    const type = span.attributes['mastra.span.type'];
+    if (typeof type !== 'string' || !TOOL_TYPES.has(type)) return undefined;
+    const call =
+      isExecuteToolSpan(span) || 'gen_ai.tool.name' in span.attributes
+        ? readExecuteToolSpan(span)
+        : undefined;
+    return call ? [call] : [];
+  },
+};

@@ -1,0 +1,31 @@
+import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { spanOutcome, type ToolCallExtractor } from './extractor.js';
+
+/**
+ * Pydantic AI (Logfire). Instrumentation v2 names tool spans `running tool` and records
+ * `tool_arguments` / `tool_response`; v3 and later (default v5) emit standard `execute_tool`
+ * spans with `gen_ai.tool.call.arguments` / `.result`, which this extractor reads too so a trace
+ * mixing versions reads the same.
+ */
+export const pydanticAi: ToolCallExtractor = {
+  id: 'pydantic-ai',
+  executed(span) {
+    const a = span.attributes;
+    const v2 = span.name === 'running tool' || 'tool_arguments' in a;
+    const current =
+      typeof a['logfire.msg'] === 'string' && a['logfire.msg'].startsWith('running tool');
+    if (!v2 && !current) return undefined;
+    const rawName = stringAttribute(a, 'gen_ai.tool.name');
+    if (rawName === undefined) return [];
+    return [
+      {
+        rawName,
+        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+        arguments:
+          jsonAttribute(a, 'gen_ai.tool.call.arguments') ?? jsonAttribute(a, 'tool_arguments'),
+        result: jsonAttribute(a, 'gen_ai.tool.call.result') ?? jsonAttribute(a, 'tool_response'),
+        ...spanOutcome(span),
+      },
+    ];
+  },
+};

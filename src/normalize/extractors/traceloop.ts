@@ -1,0 +1,75 @@
+import {
+  indexedAttributes,
+  isRecord,
+  jsonAttribute,
+  parseMaybeJson,
+  stringAttribute,
+} from '../attribute-values.js';
+import type { ExtractedCall } from '../tool-call.js';
+import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
+
+/**
+ * OpenLLMetry / Traceloop. The `@tool` decorator (`withTool` in Node) makes a span
+ * `<name>.tool` with `traceloop.span.kind=tool`, `traceloop.entity.name`, and the call's inputs in
+ * `traceloop.entity.input` as `{"args":[…],"kwargs":{…}}` (Python) or the argument list (Node).
+ * Legacy LLM spans (before the GenAI message attributes) flatten requested calls into
+ * `gen_ai.completion.<i>.tool_calls.<j>.{id,name,arguments}` and results into
+ * `gen_ai.prompt.<i>.{role=tool,tool_call_id,content}`.
+ */
+export const traceloop: ToolCallExtractor = {
+  id: 'traceloop',
+  executed(span) {
+    const a = span.attributes;
+    if (a['traceloop.span.kind'] !== 'tool') return undefined;
+    const rawName =
+      stringAttribute(a, 'traceloop.entity.name') ??
+      stringAttribute(a, 'gen_ai.tool.name') ??
+      span.name.replace(/\.tool$/, '');
+    return [
+      {
+        rawName,
+        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+        arguments: entityInput(jsonAttribute(a, 'traceloop.entity.input')),
+        result: jsonAttribute(a, 'traceloop.entity.output'),
+        ...spanOutcome(span),
+      },
+    ];
+  },
+  requested(span) {
+    const a = span.attributes;
+    const completions = indexedAttributes(a, 'gen_ai.completion');
+    if (completions.length === 0) return undefined;
+    const calls: ExtractedCall[] = [];
+    for (const completion of completions) {
+      for (const tc of indexedAttributes(completion, 'tool_calls')) {
+        const name = tc.name;
+        if (typeof name !== 'string' || name === '') continue;
+        calls.push({
+          rawName: name,
+          callId: typeof tc.id === 'string' && tc.id !== '' ? tc.id : undefined,
+          arguments: parseMaybeJson(tc.arguments) ?? undefined,
+        });
+      }
+    }
+    const results: ToolResultSeen[] = [];
+    for (const prompt of indexedAttributes(a, 'gen_ai.prompt')) {
+      if (prompt.role === 'tool' && typeof prompt.tool_call_id === 'string') {
+        results.push({
+          callId: prompt.tool_call_id,
+          result: parseMaybeJson(prompt.content),
+          isError: false,
+        });
+      }
+    }
+    return { calls, results };
+  },
+};
+
+function entityInput(input: unknown): unknown {
+  if (!isRecord(input) || !('args' in input || 'kwargs' in input)) return input;
+  const args = Array.isArray(input.args) ? input.args : [];
+  const kwargs = isRecord(input.kwargs) ? input.kwargs : {};
+  if (args.length === 0) return kwargs;
+  if (Object.keys(kwargs).length === 0) return args.length === 1 ? args[0] : args;
+  return input;
+}

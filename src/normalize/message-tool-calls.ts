@@ -1,0 +1,166 @@
+import { isRecord, parseMaybeJson } from './attribute-values.js';
+import type { ExtractedCall } from './tool-call.js';
+
+/**
+ * Reads one tool-call entry in any of the message shapes agent frameworks record, or returns
+ * `undefined` when the value is not a tool call:
+ * - OTel GenAI part `{type:'tool_call'|'server_tool_call', id, name, arguments}`
+ * - OpenAI `{id, type:'function', function:{name, arguments}}`
+ * - Vercel AI SDK v5/v6 `{toolCallId, toolName, input}` and v4 `{toolCallId, toolName, args}`
+ * - Anthropic `{type:'tool_use', id, name, input}`; Bedrock/Strands `{toolUse:{toolUseId, name, input}}`
+ * - Gemini/ADK `{function_call|functionCall:{id, name, args}}`
+ * - LangChain `{name, args, id, type:'tool_call'}`
+ */
+export function readToolCall(value: unknown): ExtractedCall | undefined {
+  if (!isRecord(value)) return undefined;
+  const type = value.type;
+  if ((type === 'tool_call' || type === 'server_tool_call') && typeof value.name === 'string') {
+    return call(value.name, value.id, value.arguments ?? value.args);
+  }
+  if (isRecord(value.function) && typeof value.function.name === 'string') {
+    return call(value.function.name, value.id, value.function.arguments);
+  }
+  if (typeof value.toolName === 'string') {
+    return call(value.toolName, value.toolCallId, value.input ?? value.args);
+  }
+  if (type === 'tool_use' && typeof value.name === 'string') {
+    return call(value.name, value.id, value.input);
+  }
+  if (isRecord(value.toolUse) && typeof value.toolUse.name === 'string') {
+    return call(value.toolUse.name, value.toolUse.toolUseId, value.toolUse.input);
+  }
+  const fc = value.function_call ?? value.functionCall;
+  if (isRecord(fc) && typeof fc.name === 'string') return call(fc.name, fc.id, fc.args);
+  return undefined;
+}
+
+/** Reads a tool result entry (`tool_call_response` part, OpenAI `role:'tool'` message, …). */
+export function readToolResult(
+  value: unknown,
+): { callId: string; result: unknown; isError: boolean } | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.type === 'tool_call_response' && typeof value.id === 'string') {
+    return {
+      callId: value.id,
+      result: parseMaybeJson(value.response ?? value.result),
+      isError: false,
+    };
+  }
+  if (value.type === 'tool-result' && typeof value.toolCallId === 'string') {
+    // AI SDK v5+ wraps outputs as {type: 'json'|'text'|'error-json'|'error-text'|'content', value}.
+    const output = value.output ?? value.result;
+    if (isRecord(output) && typeof output.type === 'string' && 'value' in output) {
+      const isError = output.type.startsWith('error');
+      return {
+        callId: value.toolCallId,
+        result: isError ? undefined : parseMaybeJson(output.value),
+        isError,
+      };
+    }
+    return {
+      callId: value.toolCallId,
+      result: parseMaybeJson(output),
+      isError: value.isError === true,
+    };
+  }
+  if (value.role === 'tool' && typeof (value.tool_call_id ?? value.id) === 'string') {
+    return {
+      callId: String(value.tool_call_id ?? value.id),
+      result: parseMaybeJson(value.content),
+      isError: false,
+    };
+  }
+  if (isRecord(value.toolResult) && typeof value.toolResult.toolUseId === 'string') {
+    return {
+      callId: value.toolResult.toolUseId,
+      result: value.toolResult.content,
+      isError: value.toolResult.status === 'error',
+    };
+  }
+  const fr = value.function_response ?? value.functionResponse;
+  if (isRecord(fr) && typeof fr.id === 'string') {
+    return { callId: fr.id, result: fr.response, isError: false };
+  }
+  return undefined;
+}
+
+/**
+ * Every tool call found in a message list or message, searched through the places messages keep
+ * them (`parts`, `content`, `tool_calls`, `toolCalls`, `message`). Depth-limited; never throws.
+ */
+export function toolCallsIn(value: unknown, depth = 0): ExtractedCall[] {
+  const out: ExtractedCall[] = [];
+  collect(parseMaybeJson(value), depth, out, readToolCall);
+  return out;
+}
+
+/** Every tool result found in a message list or message, searched like {@link toolCallsIn}. */
+export function toolResultsIn(
+  value: unknown,
+): Array<{ callId: string; result: unknown; isError: boolean }> {
+  const out: Array<{ callId: string; result: unknown; isError: boolean }> = [];
+  collect(parseMaybeJson(value), 0, out, readToolResult);
+  return out;
+}
+
+const NESTED_KEYS = [
+  'parts',
+  'content',
+  'tool_calls',
+  'toolCalls',
+  'message',
+  'messages',
+  'choices',
+  'kwargs',
+  'generations',
+];
+
+function collect<T>(
+  value: unknown,
+  depth: number,
+  out: T[],
+  read: (v: unknown) => T | undefined,
+): void {
+  if (depth > 8) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collect(item, depth + 1, out, read);
+    return;
+  }
+  const found = read(value);
+  if (found) {
+    out.push(found);
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const key of NESTED_KEYS) {
+    const nested = value[key];
+    if (nested !== undefined) collect(parseMaybeJson(nested), depth + 1, out, read);
+  }
+}
+
+/**
+ * The messages of the current turn: those after the last `user` message. Input messages replay
+ * the whole conversation, including tool calls of earlier turns that belong to earlier traces.
+ */
+export function currentTurn(messages: unknown): unknown[] {
+  const list = parseMaybeJson(messages);
+  if (!Array.isArray(list)) return [];
+  let last = -1;
+  list.forEach((m: unknown, i) => {
+    if (isRecord(m) && m.role === 'user' && !hasToolResult(m)) last = i;
+  });
+  return list.slice(last + 1);
+}
+
+// Anthropic/Bedrock put tool results inside `user` messages; those do not start a new turn.
+function hasToolResult(message: Record<string, unknown>): boolean {
+  return toolResultsIn(message.content ?? message.parts).length > 0;
+}
+
+function call(name: string, id: unknown, args: unknown): ExtractedCall {
+  return {
+    rawName: name,
+    callId: typeof id === 'string' && id !== '' ? id : undefined,
+    arguments: args === undefined ? undefined : parseMaybeJson(args),
+  };
+}

@@ -1,0 +1,91 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { extractConversation, type Conversation } from './extract-conversation.js';
+import { extractToolCalls } from './extract-tool-calls.js';
+import type { ToolCallExtractor } from './extractors/extractor.js';
+import type { ToolCall } from './tool-call.js';
+import { toolsUsed } from './tools-used.js';
+
+/** The attributes that tie a trace to a test case, checked in this order on every span. */
+export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
+  'spanscore.test_case.id',
+  'ai.telemetry.metadata.testCaseId',
+  'test_case.id',
+  'gen_ai.test_case.id',
+];
+
+/** One trace, read: what scorers and reports work from. */
+export interface NormalizedTrace {
+  traceId: string;
+  /** The root span: no parent, or a parent outside this trace's spans; the earliest if several. */
+  root: SpanDigest | undefined;
+  spans: readonly SpanDigest[];
+  /** Every tool call, start-time order, repeats kept (the `tool_sequence`). */
+  toolSequence: ToolCall[];
+  /** Canonical, deduped, first-call order, spelled as first seen (the `tools_used`). */
+  toolsUsed: string[];
+  /** The test case id from the first matching attribute, if any. */
+  testCaseId: string | undefined;
+  conversation: Conversation;
+  serviceName: string;
+}
+
+/** Options for {@link normalizeTrace}. */
+export interface NormalizeOptions {
+  aliases?: ReadonlyMap<string, string>;
+  testCaseIdAttributes?: readonly string[];
+  extractors?: readonly ToolCallExtractor[];
+}
+
+/** Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. */
+export function normalizeTrace(
+  traceId: string,
+  spans: readonly SpanDigest[],
+  options: NormalizeOptions = {},
+): NormalizedTrace {
+  const root = findRoot(spans);
+  const toolSequence = extractToolCalls(spans, {
+    ...(options.aliases && { aliases: options.aliases }),
+    ...(options.extractors && { extractors: options.extractors }),
+  });
+  return {
+    traceId,
+    root,
+    spans,
+    toolSequence,
+    toolsUsed: toolsUsed(toolSequence),
+    testCaseId: findTestCaseId(
+      spans,
+      root,
+      options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+    ),
+    conversation: extractConversation(spans, root),
+    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+  };
+}
+
+/** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
+export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
+  const ids = new Set(spans.map(s => s.spanId));
+  let root: SpanDigest | undefined;
+  for (const span of spans) {
+    if (span.parentSpanId !== '' && ids.has(span.parentSpanId)) continue;
+    if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;
+  }
+  return root;
+}
+
+function findTestCaseId(
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  keys: readonly string[],
+): string | undefined {
+  const ordered = root ? [root, ...spans.filter(s => s !== root)] : spans;
+  for (const key of keys) {
+    for (const span of ordered) {
+      const value = span.attributes[key];
+      if (typeof value === 'string' && value !== '') return value;
+      if (typeof value === 'number') return String(value);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,42 @@
+/** Where a tool call was seen: a span that ran the tool, or an LLM span whose model asked for it. */
+export type ToolCallSource = 'executed' | 'requested';
+
+/**
+ * One tool call, from whichever convention reported it. A call reported several times (an
+ * executed span plus the model's request, or two nested instrumentations) appears once.
+ */
+export interface ToolCall {
+  /** As first seen, trimmed, NFC, namespace stripped: `functions.get_weather` → `get_weather`. */
+  name: string;
+  /** Exactly as the trace spelled it. Scorers with `normalize: false` compare this. */
+  rawName: string;
+  /** Case and separators folded, aliases applied: `getWeather` → `get_weather`. */
+  canonicalName: string;
+  /** The model's tool-call id (`gen_ai.tool.call.id`, `ai.toolCall.id`, …), when recorded. */
+  callId: string | undefined;
+  /** Parsed JSON when the trace recorded JSON, else the raw value; `undefined` when not recorded. */
+  arguments: unknown;
+  /** The tool's return value, parsed like `arguments`. */
+  result: unknown;
+  /** `error` when the span's status is ERROR or the framework marked the call failed. */
+  status: 'ok' | 'error';
+  /** The error message or type, for failed calls. */
+  error: string | undefined;
+  /** The span that reported the call (the tool span, or the LLM span that requested it). */
+  spanId: string;
+  /** When the call started: the tool span's start, or the requesting LLM span's end. */
+  startTimeUnixNano: bigint;
+  source: ToolCallSource;
+  /** Id of the extractor that found the call, e.g. `vercel-ai-sdk`. */
+  convention: string;
+}
+
+/** What an extractor reports before names are normalized and duplicates merged. */
+export interface ExtractedCall {
+  rawName: string;
+  callId?: string | undefined;
+  arguments?: unknown;
+  result?: unknown;
+  status?: 'ok' | 'error';
+  error?: string | undefined;
+}

@@ -1,0 +1,63 @@
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import type { ResultRow, RunSummary } from './result-row.js';
+
+const REASON_WIDTH = 64;
+
+/**
+ * `table`: one row per test case × scorer with score, label and a short reason, then the totals.
+ * Colours follow picocolors' detection (off when not a terminal or when NO_COLOR is set).
+ */
+export function formatTable(
+  rows: readonly ResultRow[],
+  summary: RunSummary,
+  unmatchedTraces: number,
+): string {
+  const table = new Table({
+    head: ['Test case', 'Scorer', 'Score', 'Result', 'Reason'],
+    style: { head: [], border: [] },
+    wordWrap: true,
+    colWidths: [null, null, null, null, REASON_WIDTH + 2],
+  });
+  for (const row of rows) {
+    table.push([
+      row.testCaseId,
+      row.scorer,
+      row.score === null ? '-' : String(row.score),
+      label(row),
+      truncate(row.reason),
+    ]);
+  }
+  return `${rows.length ? table.toString() : '(no results)'}\n${formatSummary(summary, unmatchedTraces)}\n`;
+}
+
+/** The totals line, also printed to stderr when results go to a file. */
+export function formatSummary(s: RunSummary, unmatchedTraces: number): string {
+  const parts = [
+    pc.green(`${s.pass} pass`),
+    (s.fail ? pc.red : pc.dim)(`${s.fail} fail`),
+    pc.dim(`${s.skipped} skipped`),
+    (s.failed ? pc.red : pc.dim)(`${s.failed} failed`),
+    (s.missing ? pc.red : pc.dim)(`${s.missing} missing`),
+  ];
+  const extra = unmatchedTraces ? `; ${unmatchedTraces} trace(s) matched no test case` : '';
+  return `${s.results} results: ${parts.join(', ')}${extra}`;
+}
+
+function label(row: ResultRow): string {
+  switch (row.status) {
+    case 'scored':
+      return row.label === 'pass' ? pc.green('pass') : pc.red('fail');
+    case 'skipped':
+      return pc.dim('skipped');
+    case 'failed':
+      return pc.red('failed');
+    case 'missing':
+      return pc.red('missing');
+  }
+}
+
+function truncate(text: string): string {
+  const one = text.replace(/\s+/g, ' ');
+  return one.length > REASON_WIDTH * 2 ? `${one.slice(0, REASON_WIDTH * 2 - 1)}…` : one;
+}

@@ -1,0 +1,129 @@
+import type { ToolCall } from '../normalize/tool-call.js';
+import type { ScorerKind } from '../score/scorer.js';
+import type { SuiteRun } from '../score/score-suite.js';
+import type { Suite } from '../suite/load-suite.js';
+
+/** A tool call as written in reports: the start time as a decimal string of nanoseconds. */
+export type ToolCallJson = Omit<ToolCall, 'startTimeUnixNano'> & { startTimeUnixNano: string };
+
+/** One row of a report: one test case × scorer (× trace). Every output format writes these. */
+export interface ResultRow {
+  traceId: string | null;
+  testCaseId: string;
+  scorer: string;
+  kind: ScorerKind | null;
+  /** `missing`: no trace was found for the test case. */
+  status: 'scored' | 'skipped' | 'failed' | 'missing';
+  /** A number only when `status` is `scored`. */
+  score: number | null;
+  label: 'pass' | 'fail' | null;
+  reason: string;
+  toolsUsed: string[];
+  toolSequence: ToolCallJson[];
+  details: Record<string, unknown>;
+}
+
+/** Turns a suite run into report rows, in trace order, with missing test cases last. */
+export function toResultRows(run: SuiteRun, suite: Suite): ResultRow[] {
+  const rows: ResultRow[] = [];
+  for (const { trace, testCaseId, outcomes } of run.scored) {
+    const toolSequence = trace.toolSequence.map(toJson);
+    for (const { scorer, kind, result } of outcomes) {
+      const base = {
+        traceId: trace.traceId,
+        testCaseId,
+        scorer,
+        kind,
+        toolsUsed: trace.toolsUsed,
+        toolSequence,
+      };
+      if (result.status === 'scored') {
+        rows.push({
+          ...base,
+          status: 'scored',
+          score: result.score,
+          label: result.label,
+          reason: result.reason,
+          details: result.details,
+        });
+      } else if (result.status === 'skipped') {
+        rows.push({
+          ...base,
+          status: 'skipped',
+          score: null,
+          label: null,
+          reason: result.reason,
+          details: {},
+        });
+      } else {
+        rows.push({
+          ...base,
+          status: 'failed',
+          score: null,
+          label: null,
+          reason: result.error,
+          details: { errorType: result.errorType },
+        });
+      }
+    }
+  }
+  for (const id of run.missing) {
+    const scorers = suite.byId.get(id)?.scorers ?? [];
+    for (const { scorer } of scorers) {
+      rows.push({
+        traceId: null,
+        testCaseId: id,
+        scorer: scorer.name,
+        kind: scorer.kind,
+        status: 'missing',
+        score: null,
+        label: null,
+        reason: 'no trace was found for this test case',
+        toolsUsed: [],
+        toolSequence: [],
+        details: {},
+      });
+    }
+  }
+  return rows;
+}
+
+function toJson(call: ToolCall): ToolCallJson {
+  return { ...call, startTimeUnixNano: call.startTimeUnixNano.toString() };
+}
+
+/** Counts for the summary line and the exit code. */
+export interface RunSummary {
+  results: number;
+  pass: number;
+  fail: number;
+  skipped: number;
+  failed: number;
+  missing: number;
+}
+
+/** Counts rows by outcome. */
+export function summarize(rows: readonly ResultRow[]): RunSummary {
+  const s: RunSummary = {
+    results: rows.length,
+    pass: 0,
+    fail: 0,
+    skipped: 0,
+    failed: 0,
+    missing: 0,
+  };
+  for (const row of rows) {
+    if (row.status === 'scored') s[row.label === 'pass' ? 'pass' : 'fail']++;
+    else s[row.status]++;
+  }
+  return s;
+}
+
+/**
+ * The exit code of `spanscore score`: 2 when any input was rejected, else 1 when any result failed
+ * (a fail label, a scorer error, or a test case with no trace), else 0.
+ */
+export function exitCodeFor(summary: RunSummary, inputProblems: number): 0 | 1 | 2 {
+  if (inputProblems > 0) return 2;
+  return summary.fail + summary.failed + summary.missing > 0 ? 1 : 0;
+}

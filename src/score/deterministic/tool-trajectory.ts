@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import type { ToolCall } from '../../normalize/tool-call.js';
+import type { Scorer } from '../scorer.js';
+import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
+import { round2, scored, skipped } from '../score-result.js';
+import type { ExpectedCall } from '../test-case.js';
+import { nameKey } from '../name-key.js';
+import { alignAnyOrder, alignInOrder, type Pair } from './align-calls.js';
+import { compareArguments, type ArgumentMode } from './compare-arguments.js';
+
+const argumentMode = z.enum(['ignore', 'exact', 'subset', 'partial', 'fuzzy']);
+const expectedCallSchema = z.union([
+  z
+    .string()
+    .min(1)
+    .transform(name => ({ name })),
+  z.object({
+    name: z.string().min(1),
+    args: z.unknown().optional(),
+    optional: z.boolean().optional(),
+    forbidden: z.boolean().optional(),
+  }),
+]);
+
+const optionsSchema = baseOptionsSchema.extend({
+  /**
+   * How the call sequence must relate to `expectedCalls`:
+   * `exact` same calls, same order, nothing else; `in_order` expected calls in order, extras
+   * allowed; `any_order` same calls as a multiset, any order, nothing else; `superset` every
+   * expected call present, any order, extras allowed (ADK's ANY_ORDER); `subset` every call made
+   * was expected, some may be missing.
+   */
+  match: z.enum(['exact', 'in_order', 'any_order', 'subset', 'superset']).default('in_order'),
+  /** Argument comparison for every tool; see `compareArguments`. */
+  args: argumentMode.default('subset'),
+  /** Per-tool argument mode or `{ mode, ignoreKeys }`, keyed by tool name. */
+  argsOverrides: z
+    .record(
+      z.string(),
+      z.union([
+        argumentMode,
+        z.object({ mode: argumentMode.optional(), ignoreKeys: z.array(z.string()).optional() }),
+      ]),
+    )
+    .default({}),
+  /** Argument keys never compared: `request_id` at any depth, or a dotted path from the top. */
+  ignoreKeys: z.array(z.string()).default([]),
+  /** `binary`: 1 or 0. `partial`: credit per matched call (its argument score), see `metric`. */
+  scoring: z.enum(['binary', 'partial']).default('binary'),
+  /** With partial scoring, which figure is the score. Default: by `match` (see README). */
+  metric: z.enum(['f1', 'precision', 'recall']).optional(),
+  /** Minimum argument score for a call to match. Default 1 for binary scoring, any for partial. */
+  argsThreshold: z.number().min(0).max(1).optional(),
+  /** Tools that must never be called; any call scores 0. */
+  forbiddenTools: z.array(z.string().min(1)).default([]),
+  /** More calls than this scores 0. */
+  maxCalls: z.number().int().min(0).optional(),
+  expectedCalls: z.array(expectedCallSchema).optional(),
+});
+
+/** Options of {@link toolTrajectory}. */
+export type ToolTrajectoryOptions = z.infer<typeof optionsSchema>;
+
+const DEFAULT_METRIC = {
+  exact: 'f1',
+  any_order: 'f1',
+  in_order: 'recall',
+  superset: 'recall',
+  subset: 'precision',
+} as const;
+
+/**
+ * Compares the whole tool-call trajectory with `expectedCalls`: names, order and arguments, with
+ * optional and forbidden calls and a call budget. Matching is optimal and one-to-one (an
+ * order-preserving alignment for `exact`/`in_order`, a maximum-weight assignment otherwise), so
+ * repeated calls and retries are neither double-counted nor order-dependent.
+ *
+ * Binary scoring passes when the `match` rule holds; partial scoring gives precision, recall and
+ * F1 over the matched calls' argument scores. A forbidden call or exceeding `maxCalls` scores 0
+ * either way. Skipped when there are no `expectedCalls`, `forbiddenTools` or `maxCalls`.
+ */
+export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
+  name: 'tool_trajectory',
+  kind: 'deterministic',
+  description: 'Does the tool-call trajectory match the expected calls (order, arguments, budget)?',
+  parseOptions: options => parseScorerOptions(optionsSchema, options),
+  score({ trace, testCase, options, aliases }) {
+    const expectedAll: ExpectedCall[] = testCase?.expectedCalls ?? options.expectedCalls ?? [];
+    const hasExpectation =
+      testCase?.expectedCalls !== undefined || options.expectedCalls !== undefined;
+    if (!hasExpectation && options.forbiddenTools.length === 0 && options.maxCalls === undefined) {
+      return skipped('no expectedCalls, forbiddenTools or maxCalls for this test case');
+    }
+    const key = nameKey(options.normalize, aliases);
+    const threshold = options.threshold ?? 1;
+    const actual = trace.toolSequence;
+    const shown = (c: ToolCall): string => (options.normalize ? c.name : c.rawName);
+    const forbidden = new Set([
+      ...options.forbiddenTools.map(key.expected),
+      ...expectedAll.filter(e => e.forbidden).map(e => key.expected(e.name)),
+    ]);
+    const expected = expectedAll.filter(e => !e.forbidden);
+    const overrides = new Map(
+      Object.entries(options.argsOverrides).map(([k, v]) => [
+        key.expected(k),
+        typeof v === 'string' ? { mode: v } : v,
+      ]),
+    );
+
+    const forbiddenCalled = actual.filter(c => forbidden.has(key.call(c))).map(shown);
+    const budgetExceeded = options.maxCalls !== undefined && actual.length > options.maxCalls;
+
+    const argsThreshold = options.argsThreshold ?? (options.scoring === 'binary' ? 1 : 0);
+    const weight = expected.map(e => {
+      const ek = key.expected(e.name);
+      const o = overrides.get(ek);
+      const mode: ArgumentMode = o?.mode ?? options.args;
+      const ignore = [...options.ignoreKeys, ...(o?.ignoreKeys ?? [])];
+      return actual.map(c => {
+        if (key.call(c) !== ek) return 0;
+        const s = e.args === undefined ? 1 : compareArguments(e.args, c.arguments, mode, ignore);
+        // A tiny bonus keeps a name match with argument score 0 matchable in partial scoring.
+        return s >= argsThreshold ? s + 1e-9 : 0;
+      });
+    });
+    const ordered = options.match === 'exact' || options.match === 'in_order';
+    const pairs: Pair[] = ordered
+      ? alignInOrder(weight, actual.length)
+      : alignAnyOrder(weight, actual.length);
+
+    const matchedExpected = new Set(pairs.map(p => p[0]));
+    const matchedActual = new Set(pairs.map(p => p[1]));
+    const missing = expected.filter((e, i) => !e.optional && !matchedExpected.has(i));
+    const extra = actual.filter((_, j) => !matchedActual.has(j));
+    const credit = pairs.reduce((sum, [i, j]) => sum + Math.min(1, weight[i]![j]!), 0);
+    const required = expected.filter(e => !e.optional).length;
+    const matchedOptional = pairs.filter(([i]) => expected[i]!.optional).length;
+    const recallBase = required + matchedOptional;
+    const precision = actual.length ? credit / actual.length : recallBase === 0 ? 1 : 0;
+    const recall = recallBase ? credit / recallBase : 1;
+    const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+
+    const allowsExtra = options.match === 'in_order' || options.match === 'superset';
+    const allowsMissing = options.match === 'subset';
+    const structureOk =
+      (allowsMissing || missing.length === 0) && (allowsExtra || extra.length === 0);
+
+    const details: Record<string, unknown> = {
+      match: options.match,
+      args: options.args,
+      scoring: options.scoring,
+      precision: round2(precision),
+      recall: round2(recall),
+      f1: round2(f1),
+      matched: pairs.map(([i, j]) => ({
+        expected: expected[i]!.name,
+        actualIndex: j,
+        argScore: round2(Math.min(1, weight[i]![j]!)),
+      })),
+      missingTools: missing.map(e => e.name),
+      unexpectedTools: extra.map(shown),
+      forbiddenCalled,
+      callCount: actual.length,
+      maxCalls: options.maxCalls,
+    };
+    if (forbiddenCalled.length) {
+      return scored(
+        0,
+        threshold,
+        `forbidden tool called: ${[...new Set(forbiddenCalled)].join(', ')}`,
+        details,
+      );
+    }
+    if (budgetExceeded) {
+      return scored(
+        0,
+        threshold,
+        `${actual.length} calls exceed maxCalls ${options.maxCalls}`,
+        details,
+      );
+    }
+    let score: number;
+    if (options.scoring === 'binary') score = structureOk ? 1 : 0;
+    else {
+      const metric = options.metric ?? DEFAULT_METRIC[options.match];
+      score = round2(metric === 'f1' ? f1 : metric === 'precision' ? precision : recall);
+      details.metric = metric;
+    }
+    return scored(
+      score,
+      threshold,
+      explain(options.match, missing, extra.map(shown), structureOk, ordered),
+      details,
+    );
+  },
+};
+
+function explain(
+  match: string,
+  missing: ExpectedCall[],
+  extra: string[],
+  ok: boolean,
+  ordered: boolean,
+): string {
+  if (ok && missing.length === 0 && extra.length === 0) return `trajectory matches (${match})`;
+  const parts: string[] = [];
+  if (missing.length)
+    parts.push(
+      `${ordered ? 'missing or out of order' : 'missing'}: ${missing.map(e => e.name).join(', ')}`,
+    );
+  if (extra.length)
+    parts.push(`${ordered ? 'unexpected or out of order' : 'unexpected'}: ${extra.join(', ')}`);
+  return `${ok ? 'trajectory matches' : 'trajectory does not match'} (${match}); ${parts.join('; ')}`;
+}

@@ -1,0 +1,41 @@
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { Scorer, ScorerKind } from './scorer.js';
+import type { ScoreResult } from './score-result.js';
+import type { TestCase } from './test-case.js';
+
+/** A scorer with its options already validated. */
+export interface ResolvedScorer {
+  scorer: Scorer<unknown>;
+  options: unknown;
+}
+
+/** One scorer's outcome on one trace. */
+export interface ScorerOutcome {
+  scorer: string;
+  kind: ScorerKind;
+  result: ScoreResult;
+}
+
+/**
+ * Runs each scorer on the trace. A scorer that throws gives a `failed` result with the error's
+ * message; it never stops the others. Results come back in the scorers' order.
+ */
+export async function runScorers(
+  trace: NormalizedTrace,
+  testCase: TestCase | undefined,
+  scorers: readonly ResolvedScorer[],
+  aliases: ReadonlyMap<string, string>,
+): Promise<ScorerOutcome[]> {
+  const out: ScorerOutcome[] = [];
+  for (const { scorer, options } of scorers) {
+    let result: ScoreResult;
+    try {
+      result = await scorer.score({ trace, testCase, options, aliases });
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      result = { status: 'failed', error: e.message, errorType: e.name || 'Error' };
+    }
+    out.push({ scorer: scorer.name, kind: scorer.kind, result });
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createJiti } from 'jiti';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import { isScorer } from '../score/define-scorer.js';
+import type { Scorer } from '../score/scorer.js';
+
+/**
+ * Loads custom scorer modules (`.js`, `.mjs`, `.ts`, `.mts`; TypeScript is transpiled on the
+ * fly by jiti) and returns every scorer they export: the default export (a scorer or an array of
+ * scorers) and named exports that are scorers.
+ */
+export async function loadCustomScorers(
+  modules: readonly string[],
+  baseDir: string,
+  suiteFile: string,
+): Promise<Scorer[]> {
+  const jiti = createJiti(import.meta.url, { moduleCache: false });
+  const out: Scorer[] = [];
+  for (const [i, modulePath] of modules.entries()) {
+    const location = { file: suiteFile, path: `customScorers[${i}]` };
+    const file = resolve(baseDir, modulePath);
+    if (!existsSync(file)) {
+      throw new SpanscoreError('SS_CUSTOM_SCORER_INVALID', `module ${file} does not exist`, {
+        location,
+      });
+    }
+    let mod: Record<string, unknown>;
+    try {
+      mod = await jiti.import<Record<string, unknown>>(file);
+    } catch (error) {
+      throw new SpanscoreError(
+        'SS_CUSTOM_SCORER_INVALID',
+        `cannot load ${file}: ${(error as Error).message}`,
+        { location, cause: error },
+      );
+    }
+    const found = new Set<Scorer>();
+    for (const value of Object.values(mod)) {
+      for (const candidate of Array.isArray(value) ? value : [value])
+        if (isScorer(candidate)) found.add(candidate);
+    }
+    if (found.size === 0) {
+      throw new SpanscoreError(
+        'SS_CUSTOM_SCORER_INVALID',
+        `${file} exports no scorer; export the result of defineScorer()`,
+        { location },
+      );
+    }
+    out.push(...found);
+  }
+  return out;
+}

@@ -1,0 +1,191 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { z } from 'zod';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import { buildAliasMap } from '../normalize/canonical-tool-name.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/normalize-trace.js';
+import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
+import { compileSafeRegex } from '../score/graders/safe-regex.js';
+import type { ResolvedScorer } from '../score/run-scorers.js';
+import type { Scorer } from '../score/scorer.js';
+import type { ExpectedCall, TestCase } from '../score/test-case.js';
+import { loadCustomScorers } from './load-custom-scorers.js';
+import { suiteSchema, type SuiteFile } from './suite-schema.js';
+
+/** A test case with its scorers resolved and their options validated. */
+export interface SuiteCase {
+  testCase: TestCase;
+  scorers: ResolvedScorer[];
+}
+
+/** A loaded, validated suite. Immutable after loading. */
+export interface Suite {
+  file: string;
+  name: string;
+  aliases: ReadonlyMap<string, string>;
+  testCaseIdAttributes: readonly string[];
+  cases: readonly SuiteCase[];
+  /** Test cases by id. */
+  byId: ReadonlyMap<string, SuiteCase>;
+}
+
+/**
+ * Reads and validates a suite file (YAML or JSON; JSON is read by the YAML 1.2 parser, so both
+ * report line and column). Every error is a `SpanscoreError` naming the file, the line, the path
+ * inside the document and what was expected. Custom scorer modules are loaded, scorer names
+ * resolved and options validated here, once, so scoring can trust them.
+ */
+export async function loadSuite(file: string): Promise<Suite> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new SpanscoreError(
+      'SS_INPUT_NOT_FOUND',
+      `cannot read suite: ${(error as Error).message}`,
+      { location: { file }, cause: error },
+    );
+  }
+  return parseSuite(text, file, dirname(path));
+}
+
+/** {@link loadSuite} on text already read; `file` is used in messages, `baseDir` for modules. */
+export async function parseSuite(text: string, file: string, baseDir: string): Promise<Suite> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const pos = lineCounter.linePos(e.pos[0]);
+    throw new SpanscoreError('SS_SUITE_INVALID', `${e.message.split('\n')[0]}`, {
+      location: { file, record: `line ${pos.line}:${pos.col}` },
+    });
+  }
+  const where = (p: readonly PropertyKey[]): { file: string; record?: string; path: string } => {
+    const node = doc.getIn(p as unknown[], true);
+    const range = isNode(node) ? node.range : undefined;
+    const record = range ? `line ${lineCounter.linePos(range[0]).line}` : undefined;
+    return { file, ...(record && { record }), path: formatPath(p) || '(top level)' };
+  };
+  const parsed = suiteSchema.safeParse(doc.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SpanscoreError('SS_SUITE_INVALID', describeIssue(issue), {
+      location: where(issue.path),
+    });
+  }
+  const suite: SuiteFile = parsed.data;
+
+  const scorers = new Map<string, Scorer<unknown>>(BUILTIN_SCORERS);
+  for (const custom of await loadCustomScorers(suite.customScorers ?? [], baseDir, file)) {
+    if (BUILTIN_SCORERS.has(custom.name)) {
+      throw new SpanscoreError(
+        'SS_CUSTOM_SCORER_INVALID',
+        `custom scorer "${custom.name}" has the name of a built-in scorer`,
+        { location: { file, path: 'customScorers' } },
+      );
+    }
+    scorers.set(custom.name, custom);
+  }
+
+  const defaults = suite.scorers.map(ref => toRef(ref));
+  const seen = new Set<string>();
+  const cases: SuiteCase[] = suite.testCases.map((raw, c) => {
+    if (seen.has(raw.id)) {
+      throw new SpanscoreError('SS_SUITE_INVALID', `duplicate test case id "${raw.id}"`, {
+        location: where(['testCases', c, 'id']),
+      });
+    }
+    seen.add(raw.id);
+    const own = raw.scorers?.map(ref => toRef(ref));
+    const refs = own
+      ? own.map(ref => ({
+          ...ref,
+          options: { ...defaults.find(d => d.name === ref.name)?.options, ...ref.options },
+        }))
+      : defaults;
+    if (refs.length === 0) {
+      throw new SpanscoreError(
+        'SS_SUITE_INVALID',
+        'no scorers: list them under the suite\'s "scorers" or the case\'s own "scorers"',
+        { location: where(['testCases', c]) },
+      );
+    }
+    const resolved = refs.map((ref, s): ResolvedScorer => {
+      const refPath = own
+        ? ['testCases', c, 'scorers', s]
+        : ['scorers', suite.scorers.findIndex(d => toRef(d).name === ref.name)];
+      const scorer = scorers.get(ref.name);
+      if (!scorer) {
+        throw new SpanscoreError(
+          'SS_SCORER_UNKNOWN',
+          `unknown scorer "${ref.name}"; built in: ${[...BUILTIN_SCORERS.keys()].join(', ')}`,
+          { location: where(refPath) },
+        );
+      }
+      try {
+        return { scorer, options: scorer.parseOptions(ref.options) };
+      } catch (error) {
+        throw new SpanscoreError(
+          'SS_SUITE_INVALID',
+          `scorer ${ref.name}: ${(error as Error).message}`,
+          { location: where(refPath), cause: error },
+        );
+      }
+    });
+    if (raw.groundTruth !== undefined && resolved.some(r => r.scorer.name === 'regex_match')) {
+      try {
+        compileSafeRegex(raw.groundTruth);
+      } catch (error) {
+        throw new SpanscoreError('SS_SUITE_INVALID', (error as Error).message, {
+          location: where(['testCases', c, 'groundTruth']),
+        });
+      }
+    }
+    const { scorers: _scorers, expectedCalls, ...rest } = raw;
+    void _scorers;
+    const testCase: TestCase = {
+      ...rest,
+      ...(expectedCalls && {
+        expectedCalls: expectedCalls.map((e): ExpectedCall =>
+          typeof e === 'string' ? { name: e } : e,
+        ),
+      }),
+      scorers: refs,
+    };
+    return { testCase, scorers: resolved };
+  });
+
+  return Object.freeze({
+    file,
+    name: suite.name ?? file,
+    aliases: buildAliasMap(suite.aliases),
+    testCaseIdAttributes: suite.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+    cases,
+    byId: new Map(cases.map(sc => [sc.testCase.id, sc])),
+  });
+}
+
+function toRef(ref: string | { name: string; [k: string]: unknown }): {
+  name: string;
+  options: Record<string, unknown>;
+} {
+  if (typeof ref === 'string') return { name: ref, options: {} };
+  const { name, ...options } = ref;
+  return { name, options };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field(s) ${issue.keys.map(k => `"${k}"`).join(', ')}`;
+  if (issue.code === 'invalid_union')
+    return 'expected a scorer name or { name, ...options }, or an expected call name or { name, args?, optional?, forbidden? }';
+  return issue.message;
+}

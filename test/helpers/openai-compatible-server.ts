@@ -1,0 +1,115 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted reply: a chat completion body, or a raw status/body/headers/delay. */
+export type ScriptedReply =
+  | { completion: Record<string, unknown> }
+  | { status: number; body: string; headers?: Record<string, string>; delayMs?: number };
+
+/** A local OpenAI-compatible `/v1/chat/completions` server that answers from a script. */
+export interface OpenAiCompatibleServer {
+  baseURL: string;
+  /** Every request body received, in order. */
+  requests: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server on 127.0.0.1 on a free port. Replies are taken from `script` in order; when it
+ * runs out, the last reply repeats. Real HTTP, so the real `openai` client talks to it unchanged.
+ */
+export async function startOpenAiCompatibleServer(
+  script: ScriptedReply[],
+): Promise<OpenAiCompatibleServer> {
+  const requests: Array<Record<string, unknown>> = [];
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    void readBody(req).then(body => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"not found"}}');
+        return;
+      }
+      requests.push(JSON.parse(body) as Record<string, unknown>);
+      const reply = script[Math.min(next++, script.length - 1)]!;
+      const send = (): void => {
+        if ('completion' in reply) {
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(reply.completion));
+        } else {
+          res
+            .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+            .end(reply.body);
+        }
+      };
+      if ('delayMs' in reply && reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise<void>(resolve => server.close(() => resolve())),
+  };
+}
+
+/** A chat completion whose message asks for tool calls. */
+export function toolCallCompletion(
+  model: string,
+  calls: Array<{ id: string; name: string; arguments: unknown }>,
+): { completion: Record<string, unknown> } {
+  return {
+    completion: {
+      id: `chatcmpl-${calls.map(c => c.id).join('-')}`,
+      object: 'chat.completion',
+      created: 1_767_225_600,
+      model,
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: calls.map(c => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
+          },
+        },
+      ],
+      usage: { prompt_tokens: 52, completion_tokens: 17, total_tokens: 69 },
+    },
+  };
+}
+
+/** A chat completion with a plain text answer. */
+export function textCompletion(
+  model: string,
+  text: string,
+): { completion: Record<string, unknown> } {
+  return {
+    completion: {
+      id: 'chatcmpl-text',
+      object: 'chat.completion',
+      created: 1_767_225_601,
+      model,
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } }],
+      usage: { prompt_tokens: 80, completion_tokens: 12, total_tokens: 92 },
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

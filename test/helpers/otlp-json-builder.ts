@@ -1,0 +1,92 @@
+/**
+ * Builds OTLP/JSON `ExportTraceServiceRequest` objects for tests and hand-built fixtures.
+ * Attribute values are typed from the JS value: string → stringValue, integer → intValue (as a
+ * string, as the spec writes int64), other number → doubleValue, boolean → boolValue, array →
+ * arrayValue, object → kvlistValue.
+ */
+export type AttrInput = string | number | boolean | AttrInput[] | { [key: string]: AttrInput };
+
+export interface SpanInput {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind?: number;
+  /** Milliseconds after the trace's epoch; converted to nanoseconds. */
+  startMs: number;
+  endMs: number;
+  attributes?: Record<string, AttrInput>;
+  events?: Array<{ name: string; atMs: number; attributes?: Record<string, AttrInput> }>;
+  status?: { code: number; message?: string };
+  service?: string;
+  scope?: string;
+}
+
+const EPOCH_NS = 1_767_225_600_000_000_000n; // 2026-01-01T00:00:00Z
+
+export function anyValue(v: AttrInput): Record<string, unknown> {
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  if (Array.isArray(v)) return { arrayValue: { values: v.map(anyValue) } };
+  return {
+    kvlistValue: {
+      values: Object.entries(v).map(([key, value]) => ({ key, value: anyValue(value) })),
+    },
+  };
+}
+
+function attrs(
+  a: Record<string, AttrInput> = {},
+): Array<{ key: string; value: Record<string, unknown> }> {
+  return Object.entries(a).map(([key, value]) => ({ key, value: anyValue(value) }));
+}
+
+const nanos = (ms: number): string => (EPOCH_NS + BigInt(Math.round(ms * 1_000_000))).toString();
+
+/** One OTLP span object. */
+export function otlpSpan(s: SpanInput): Record<string, unknown> {
+  return {
+    traceId: s.traceId,
+    spanId: s.spanId,
+    ...(s.parentSpanId && { parentSpanId: s.parentSpanId }),
+    name: s.name,
+    kind: s.kind ?? 1,
+    startTimeUnixNano: nanos(s.startMs),
+    endTimeUnixNano: nanos(s.endMs),
+    attributes: attrs(s.attributes),
+    events: (s.events ?? []).map(e => ({
+      name: e.name,
+      timeUnixNano: nanos(e.atMs),
+      attributes: attrs(e.attributes),
+    })),
+    status: s.status ?? { code: 0 },
+  };
+}
+
+/** A request holding the spans, grouped by service and scope as exporters do. */
+export function otlpRequest(spans: SpanInput[]): { resourceSpans: unknown[] } {
+  const byService = new Map<string, Map<string, SpanInput[]>>();
+  for (const s of spans) {
+    const service = s.service ?? 'test-service';
+    const scope = s.scope ?? 'test-scope';
+    let scopes = byService.get(service);
+    if (!scopes) byService.set(service, (scopes = new Map()));
+    scopes.set(scope, [...(scopes.get(scope) ?? []), s]);
+  }
+  return {
+    resourceSpans: [...byService].map(([service, scopes]) => ({
+      resource: { attributes: attrs({ 'service.name': service }) },
+      scopeSpans: [...scopes].map(([scope, list]) => ({
+        scope: { name: scope },
+        spans: list.map(otlpSpan),
+      })),
+    })),
+  };
+}
+
+/** Deterministic ids: `traceId(3)` → 32 hex chars, `spanId(3, 2)` → 16 hex chars. */
+export const traceId = (n: number): string => n.toString(16).padStart(32, '0').replace(/^0/, 'a');
+export const spanId = (t: number, n: number): string =>
+  `${t.toString(16).padStart(8, '0')}${n.toString(16).padStart(8, '0')}`.replace(/^0/, 'b');
