@@ -1,0 +1,86 @@
+/**
+ * spanscore: score how AI agents use tools, from their OpenTelemetry traces.
+ *
+ * The library surface: read OTLP traces, find their tool calls, score them with the built-in or
+ * custom scorers, and run suites, all in-process. The CLI (`spanscore score`) is built on these.
+ *
+ * @packageDocumentation
+ */
+
+// Errors
+export { ERROR_CODES } from './errors/error-codes.js';
+export type { ErrorCategory, ErrorCode } from './errors/error-codes.js';
+export { SpanscoreError, isSpanscoreError } from './errors/spanscore-error.js';
+export type { ErrorLocation } from './errors/spanscore-error.js';
+
+// Ingest: OTLP → span digests
+export { decodeOtlpJson } from './ingest/decode-otlp-json.js';
+export { decodeOtlpProtobuf } from './ingest/decode-otlp-protobuf.js';
+export { readTraceFiles } from './ingest/read-trace-files.js';
+export type {
+  InputProblem,
+  ReadTraceFilesOptions,
+  TraceFilesResult,
+} from './ingest/read-trace-files.js';
+export type {
+  AttributeValue,
+  Attributes,
+  DecodedRequest,
+  RejectedSpan,
+  SpanDigest,
+  SpanEventDigest,
+} from './ingest/span-digest.js';
+
+// Normalize: tool calls, tools_used
+export {
+  buildAliasMap,
+  canonicalToolName,
+  stripToolNamespace,
+} from './normalize/canonical-tool-name.js';
+export { extractToolCalls } from './normalize/extract-tool-calls.js';
+export type { ExtractToolCallsOptions } from './normalize/extract-tool-calls.js';
+export { groupSpansByTrace } from './normalize/group-spans-by-trace.js';
+export {
+  DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+  findRoot,
+  normalizeTrace,
+} from './normalize/normalize-trace.js';
+export type { NormalizeOptions, NormalizedTrace } from './normalize/normalize-trace.js';
+export type { Conversation } from './normalize/extract-conversation.js';
+export type { ToolCall, ToolCallSource } from './normalize/tool-call.js';
+export { toolsUsed } from './normalize/tools-used.js';
+
+// Score
+export { BUILTIN_SCORERS } from './score/builtin-scorers.js';
+export { defineScorer } from './score/define-scorer.js';
+export type { CustomScoreOutput, CustomScorerDefinition } from './score/define-scorer.js';
+export { toolCallAccuracy } from './score/deterministic/tool-call-accuracy.js';
+export type { ToolCallAccuracyOptions } from './score/deterministic/tool-call-accuracy.js';
+export { toolCorrectness } from './score/deterministic/tool-correctness.js';
+export type { ToolCorrectnessOptions } from './score/deterministic/tool-correctness.js';
+export { toolTrajectory } from './score/deterministic/tool-trajectory.js';
+export type { ToolTrajectoryOptions } from './score/deterministic/tool-trajectory.js';
+export { compareArguments } from './score/deterministic/compare-arguments.js';
+export type { ArgumentMode } from './score/deterministic/compare-arguments.js';
+export { createGraderScorer } from './score/graders/create-grader-scorer.js';
+export type { GraderOptions } from './score/graders/create-grader-scorer.js';
+export type { GraderName } from './score/graders/grade-functions.js';
+export { runScorers } from './score/run-scorers.js';
+export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
+export { scoreSuite } from './score/score-suite.js';
+export type { ScoreSuiteOptions, ScoredTrace, SuiteRun } from './score/score-suite.js';
+export type {
+  FailedResult,
+  ScoreLabel,
+  ScoreResult,
+  ScoredResult,
+  SkippedResult,
+} from './score/score-result.js';
+export type { Scorer, ScorerInput, ScorerKind } from './score/scorer.js';
+export type { AvailableTool, ExpectedCall, TestCase } from './score/test-case.js';
+
+// Suites and reports
+export { loadSuite, parseSuite } from './suite/load-suite.js';
+export type { Suite, SuiteCase } from './suite/load-suite.js';
+export { exitCodeFor, summarize, toResultRows } from './report/result-row.js';
+export type { ResultRow, RunSummary, ToolCallJson } from './report/result-row.js';

@@ -1,0 +1,230 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { decodeOtlpJson } from './decode-otlp-json.js';
+
+const T = '5b8efff798038103d269b633813fc60c';
+const S = 'eee19b7ec3c1b174';
+
+const req = (span: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+      scopeSpans: [{ scope: { name: 'sc' }, spans: [span] }],
+      ...extra,
+    },
+  ],
+});
+
+describe('decodeOtlpJson', () => {
+  it('reads lowerCamelCase and snake_case keys the same way', () => {
+    const camel = decodeOtlpJson(
+      req({
+        traceId: T,
+        spanId: S,
+        parentSpanId: 'aaaaaaaaaaaaaaaa',
+        name: 'n',
+        kind: 3,
+        startTimeUnixNano: '1700000000000000001',
+        endTimeUnixNano: 1700000000000,
+        attributes: [{ key: 'k', value: { intValue: '7' } }],
+        status: { code: 2, message: 'boom' },
+      }),
+    );
+    const snake = decodeOtlpJson({
+      resource_spans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { string_value: 'svc' } }] },
+          scope_spans: [
+            {
+              scope: { name: 'sc' },
+              spans: [
+                {
+                  trace_id: T,
+                  span_id: S,
+                  parent_span_id: 'aaaaaaaaaaaaaaaa',
+                  name: 'n',
+                  kind: 'SPAN_KIND_CLIENT',
+                  start_time_unix_nano: '1700000000000000001',
+                  end_time_unix_nano: '1700000000000',
+                  attributes: [{ key: 'k', value: { int_value: 7 } }],
+                  status: { code: 'STATUS_CODE_ERROR', message: 'boom' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(snake).toEqual(camel);
+    expect(camel.spans[0]).toMatchObject({
+      kind: 3,
+      statusCode: 2,
+      statusMessage: 'boom',
+      startTimeUnixNano: 1700000000000000001n,
+      endTimeUnixNano: 1700000000000n,
+      attributes: { k: 7 },
+      serviceName: 'svc',
+      scopeName: 'sc',
+    });
+  });
+
+  it.each([
+    ['SPAN_KIND_INTERNAL', 1],
+    ['CLIENT', 3],
+    ['server', 2],
+    [5, 5],
+    [undefined, 0],
+  ])('accepts span kind %j', (kind, expected) => {
+    expect(decodeOtlpJson(req({ traceId: T, spanId: S, kind })).spans[0]!.kind).toBe(expected);
+  });
+
+  it('lower-cases hex ids and accepts base64 ids', () => {
+    const upper = decodeOtlpJson(req({ traceId: T.toUpperCase(), spanId: S.toUpperCase() }));
+    expect(upper.spans[0]).toMatchObject({ traceId: T, spanId: S, parentSpanId: '' });
+    const b64 = decodeOtlpJson(
+      req({
+        traceId: Buffer.from(T, 'hex').toString('base64'),
+        spanId: Buffer.from(S, 'hex').toString('base64'),
+      }),
+    );
+    expect(b64.spans[0]).toMatchObject({ traceId: T, spanId: S });
+  });
+
+  it('decodes every AnyValue form', () => {
+    const attributes = [
+      { key: 's', value: { stringValue: 'x' } },
+      { key: 'b', value: { boolValue: false } },
+      { key: 'i', value: { intValue: '-12' } },
+      { key: 'huge', value: { intValue: '9223372036854775807' } },
+      { key: 'd', value: { doubleValue: 1.5 } },
+      { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }] } } },
+      {
+        key: 'kv',
+        value: { kvlistValue: { values: [{ key: 'inner', value: { boolValue: true } }] } },
+      },
+      { key: 'bytes', value: { bytesValue: 'AQID' } },
+      { key: 'empty', value: {} },
+      { key: 'unknown-field', value: { futureValue: 1 } },
+    ];
+    expect(decodeOtlpJson(req({ traceId: T, spanId: S, attributes })).spans[0]!.attributes).toEqual(
+      {
+        s: 'x',
+        b: false,
+        i: -12,
+        huge: '9223372036854775807',
+        d: 1.5,
+        arr: ['a', 1],
+        kv: { inner: true },
+        bytes: 'AQID',
+        empty: null,
+        'unknown-field': null,
+      },
+    );
+  });
+
+  it.each([
+    [
+      { traceId: 'xyz', spanId: S },
+      'resourceSpans[0].scopeSpans[0].spans[1].traceId',
+      /expected 32 hex characters/,
+    ],
+    [
+      { traceId: '0'.repeat(32), spanId: S },
+      'resourceSpans[0].scopeSpans[0].spans[1].traceId',
+      /all zeros/,
+    ],
+    [{ spanId: S }, 'resourceSpans[0].scopeSpans[0].spans[1].traceId', /is missing/],
+    [
+      { traceId: T, spanId: S, startTimeUnixNano: '-1' },
+      'resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano',
+      /unsigned 64-bit/,
+    ],
+    [
+      { traceId: T, spanId: S, kind: 'SIDEWAYS' },
+      'resourceSpans[0].scopeSpans[0].spans[1].kind',
+      /expected one of/,
+    ],
+    [
+      { traceId: T, spanId: S, attributes: {} },
+      'resourceSpans[0].scopeSpans[0].spans[1].attributes',
+      /expected an array/,
+    ],
+    [
+      { traceId: T, spanId: S, attributes: [{ key: 'k', value: { intValue: 'x' } }] },
+      'resourceSpans[0].scopeSpans[0].spans[1].attributes[0].value',
+      /intValue/,
+    ],
+  ])('rejects only the bad span %#, naming the field', (bad, path, reason) => {
+    const good = { traceId: T, spanId: S, name: 'good' };
+    const out = decodeOtlpJson({ resourceSpans: [{ scopeSpans: [{ spans: [good, bad] }] }] });
+    expect(out.spans.map(s => s.name)).toEqual(['good']);
+    expect(out.rejected).toHaveLength(1);
+    expect(out.rejected[0]!.path).toBe(path);
+    expect(out.rejected[0]!.reason).toMatch(reason);
+  });
+
+  it('refuses attribute values nested deeper than the limit instead of recursing', () => {
+    let value: Record<string, unknown> = { stringValue: 'leaf' };
+    for (let i = 0; i < 200; i++) value = { arrayValue: { values: [value] } };
+    const out = decodeOtlpJson(
+      req({ traceId: T, spanId: S, attributes: [{ key: 'deep', value }] }),
+    );
+    expect(out.spans).toEqual([]);
+    expect(out.rejected[0]!.reason).toMatch(/nested deeper than 32/);
+  });
+
+  it.each([
+    [null],
+    ['text'],
+    [[1, 2]],
+    [{ resourceSpans: 'nope' }],
+    [{ resourceSpans: [{ scopeSpans: {} }] }],
+  ])('throws SS_TRACE_INPUT_INVALID for a request that is not one: %j', input => {
+    let error: unknown;
+    try {
+      decodeOtlpJson(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(isSpanscoreError(error) && error.code).toBe('SS_TRACE_INPUT_INVALID');
+  });
+
+  it('treats an empty request as valid and empty', () => {
+    expect(decodeOtlpJson({})).toEqual({ spans: [], rejected: [] });
+  });
+
+  it('fuzz: any JSON value either decodes or throws SS_TRACE_INPUT_INVALID', () => {
+    const spanish = fc.record(
+      {
+        traceId: fc.oneof(fc.constant(T), fc.string()),
+        spanId: fc.oneof(fc.constant(S), fc.string()),
+        kind: fc.anything({ maxDepth: 3, maxKeys: 4 }),
+        attributes: fc.anything({ maxDepth: 3, maxKeys: 4 }),
+        events: fc.anything({ maxDepth: 3, maxKeys: 4 }),
+        status: fc.anything({ maxDepth: 3, maxKeys: 4 }),
+        startTimeUnixNano: fc.anything({ maxDepth: 3, maxKeys: 4 }),
+      },
+      { requiredKeys: [] },
+    );
+    const request = fc.oneof(
+      fc.anything({ maxDepth: 3, maxKeys: 4 }),
+      fc.record({
+        resourceSpans: fc.array(
+          fc.record({ scopeSpans: fc.array(fc.record({ spans: fc.array(spanish) })) }),
+        ),
+      }),
+    );
+    fc.assert(
+      fc.property(request, input => {
+        try {
+          const out = decodeOtlpJson(input);
+          expect(out.spans.length + out.rejected.length).toBeGreaterThanOrEqual(0);
+        } catch (error) {
+          if (!isSpanscoreError(error)) throw error;
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});

@@ -1,0 +1,169 @@
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hrToNanos, recordingProvider } from '../../test/helpers/sdk-spans.js';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { decodeOtlpJson } from './decode-otlp-json.js';
+import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+
+function sdkSpans() {
+  const { provider, spans } = recordingProvider('proto-check');
+  const tracer = provider.getTracer('spanscore-test-scope', '1.2.3');
+  const root = tracer.startSpan('invoke_agent planner', { kind: SpanKind.SERVER });
+  const ctx = trace.setSpan(context.active(), root);
+  const child = tracer.startSpan(
+    'execute_tool get_weather',
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.arguments': '{"city":"Paris"}',
+        'a.bool': true,
+        'a.int': 42,
+        'a.negative': -7,
+        'a.double': 3.25,
+        'a.strings': ['x', 'y'],
+        'a.ints': [1, 2, 3],
+        'a.unicode': 'Zürich ☀️',
+      },
+    },
+    ctx,
+  );
+  child.addEvent('gen_ai.tool.message', { content: '{"expression":"2+2"}', id: 'tu_1' });
+  child.setStatus({ code: SpanStatusCode.ERROR, message: 'tool failed' });
+  child.end();
+  const client = tracer.startSpan(
+    'chat gpt-4o',
+    { kind: SpanKind.CLIENT, attributes: { big: 2 ** 40 } },
+    ctx,
+  );
+  client.setStatus({ code: SpanStatusCode.OK });
+  client.end();
+  root.end();
+  return spans();
+}
+
+describe('decodeOtlpProtobuf', () => {
+  it('reads every field scoring uses exactly as the OTel SDK serializes it', () => {
+    const spans = sdkSpans();
+    const decoded = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(spans)!);
+    expect(decoded.rejected).toEqual([]);
+    expect(decoded.spans).toHaveLength(spans.length);
+    for (const sdk of spans) {
+      const got = decoded.spans.find(s => s.spanId === sdk.spanContext().spanId)!;
+      expect(got.traceId).toBe(sdk.spanContext().traceId);
+      expect(got.parentSpanId).toBe(sdk.parentSpanContext?.spanId ?? '');
+      expect(got.name).toBe(sdk.name);
+      expect(got.kind).toBe(sdk.kind + 1); // the API's enum starts at INTERNAL = 0, OTLP's at UNSPECIFIED = 0
+      expect(got.startTimeUnixNano).toBe(hrToNanos(sdk.startTime));
+      expect(got.endTimeUnixNano).toBe(hrToNanos(sdk.endTime));
+      expect(got.statusCode).toBe(sdk.status.code);
+      expect(got.statusMessage).toBe(sdk.status.message ?? '');
+      expect(got.serviceName).toBe('proto-check');
+      expect(got.scopeName).toBe('spanscore-test-scope');
+      expect(got.attributes).toEqual(sdk.attributes);
+      expect(
+        got.events.map(e => ({ name: e.name, attributes: e.attributes, t: e.timeUnixNano })),
+      ).toEqual(
+        sdk.events.map(e => ({ name: e.name, attributes: e.attributes, t: hrToNanos(e.time) })),
+      );
+    }
+  });
+
+  it('gives the same digests as the JSON decoder on the JSON form of the same spans', () => {
+    const spans = sdkSpans();
+    const fromProto = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(spans)!);
+    const json = JSON.parse(
+      new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)),
+    ) as unknown;
+    expect(decodeOtlpJson(json)).toEqual(fromProto);
+  });
+
+  it('decodes an empty request to nothing', () => {
+    expect(decodeOtlpProtobuf(new Uint8Array(0))).toEqual({ spans: [], rejected: [] });
+  });
+
+  it('throws SS_TRACE_INPUT_INVALID with the byte offset when a length runs past the end', () => {
+    const bytes = ProtobufTraceSerializer.serializeRequest(sdkSpans())!;
+    const truncated = bytes.subarray(0, bytes.length - 5);
+    let error: unknown;
+    try {
+      decodeOtlpProtobuf(truncated);
+    } catch (e) {
+      error = e;
+    }
+    expect(isSpanscoreError(error) && error.code).toBe('SS_TRACE_INPUT_INVALID');
+    expect((error as Error).message).toMatch(
+      /invalid protobuf at byte \d+: length \d+ runs past the end/,
+    );
+  });
+
+  it('rejects only the span whose id has the wrong length', () => {
+    // ExportTraceServiceRequest{resource_spans{scope_spans{spans: [bad, good]}}}, written by hand.
+    const span = (traceId: number[], spanId: number[], name: string): number[] => [
+      0x0a,
+      traceId.length,
+      ...traceId,
+      0x12,
+      spanId.length,
+      ...spanId,
+      0x2a,
+      name.length,
+      ...Buffer.from(name),
+    ];
+    const bad = span(new Array<number>(16).fill(1), [1, 2, 3], 'bad');
+    const good = span(new Array<number>(16).fill(1), new Array<number>(8).fill(2), 'good');
+    const scope = [0x12, bad.length, ...bad, 0x12, good.length, ...good];
+    const rs = [0x12, scope.length, ...scope];
+    const req = Uint8Array.from([0x0a, rs.length, ...rs]);
+    const out = decodeOtlpProtobuf(req);
+    expect(out.spans.map(s => s.name)).toEqual(['good']);
+    expect(out.rejected).toEqual([
+      {
+        path: 'resourceSpans[0].scopeSpans[0].spans[0]',
+        reason: 'spanId: expected 8 bytes, got 3',
+      },
+    ]);
+  });
+
+  it('fuzz: random bytes either decode or throw SS_TRACE_INPUT_INVALID, never anything else', () => {
+    let runs = 0;
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 512 }), bytes => {
+        runs++;
+        try {
+          decodeOtlpProtobuf(bytes);
+        } catch (error) {
+          if (!isSpanscoreError(error) || error.code !== 'SS_TRACE_INPUT_INVALID') throw error;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    expect(runs).toBe(3000);
+  });
+
+  it('fuzz: valid requests with mutated or truncated bytes never escape as other errors', () => {
+    const valid = ProtobufTraceSerializer.serializeRequest(sdkSpans())!;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })), {
+          maxLength: 8,
+        }),
+        fc.nat({ max: valid.length }),
+        (mutations, cut) => {
+          const bytes = Uint8Array.from(valid.subarray(0, cut));
+          for (const [at, value] of mutations) if (at < bytes.length) bytes[at] = value;
+          try {
+            const out = decodeOtlpProtobuf(bytes);
+            for (const s of out.spans) expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
+          } catch (error) {
+            if (!isSpanscoreError(error)) throw error;
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});

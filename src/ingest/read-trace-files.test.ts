@@ -1,0 +1,108 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { readTraceFiles } from './read-trace-files.js';
+
+const request = (t: number, name: string): unknown =>
+  otlpRequest([{ traceId: traceId(t), spanId: spanId(t, 1), name, startMs: 0, endMs: 1 }]);
+
+function dir(files: Record<string, string | Buffer>): string {
+  const d = mkdtempSync(join(tmpdir(), 'spanscore-read-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(join(d, name, '..'), { recursive: true });
+    writeFileSync(join(d, name), content);
+  }
+  return d;
+}
+
+describe('readTraceFiles', () => {
+  it('reads JSON, JSON Lines, gzip and nested directories, in name order, skipping other files', async () => {
+    const d = dir({
+      'a.json': JSON.stringify(request(1, 'from-json')),
+      'b.jsonl': `${JSON.stringify(request(2, 'line-1'))}\n\n${JSON.stringify(request(3, 'line-3'))}\n`,
+      'sub/c.json.gz': gzipSync(JSON.stringify(request(4, 'from-gzip'))),
+      'notes.txt': 'not a trace',
+    });
+    const out = await readTraceFiles([d]);
+    expect(out.problems).toEqual([]);
+    expect(out.files).toBe(3);
+    expect(out.requests).toBe(4);
+    expect(out.spans.map(s => s.name)).toEqual(['from-json', 'line-1', 'line-3', 'from-gzip']);
+  });
+
+  it('reads a .json file that is really JSON Lines, and a JSON array of requests', async () => {
+    const d = dir({
+      'lines.json': `${JSON.stringify(request(1, 'x'))}\n${JSON.stringify(request(2, 'y'))}\n`,
+      'array.json': JSON.stringify([request(3, 'z'), request(4, 'w')]),
+    });
+    const out = await readTraceFiles([join(d, 'lines.json'), join(d, 'array.json')]);
+    expect(out.problems).toEqual([]);
+    expect(out.spans.map(s => s.name)).toEqual(['x', 'y', 'z', 'w']);
+  });
+
+  it('reports each bad line with its number and keeps every good one', async () => {
+    const d = dir({
+      'mixed.jsonl': [
+        JSON.stringify(request(1, 'ok-1')),
+        '{"resourceSpans": [',
+        JSON.stringify({ resourceSpans: 7 }),
+        JSON.stringify(request(2, 'ok-4')),
+      ].join('\n'),
+    });
+    const out = await readTraceFiles([d]);
+    expect(out.spans.map(s => s.name)).toEqual(['ok-1', 'ok-4']);
+    expect(out.problems).toEqual([
+      {
+        file: join(d, 'mixed.jsonl'),
+        record: 'line 2',
+        message: expect.stringMatching(/^invalid JSON/),
+      },
+      {
+        file: join(d, 'mixed.jsonl'),
+        record: 'line 3',
+        path: 'resourceSpans',
+        message: 'expected an array, got number 7',
+      },
+    ]);
+  });
+
+  it('refuses a gzip bomb past the decompressed-size limit without reading it all', async () => {
+    const d = dir({
+      'bomb.json.gz': gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20)),
+      'ok.json': JSON.stringify(request(1, 'still-read')),
+    });
+    const out = await readTraceFiles([d], { maxDecompressedBytes: 1024 * 1024 });
+    expect(out.spans.map(s => s.name)).toEqual(['still-read']);
+    expect(out.problems).toEqual([
+      {
+        file: join(d, 'bomb.json.gz'),
+        message: 'gzip content exceeds 1048576 bytes when decompressed',
+      },
+    ]);
+  });
+
+  it('names a missing input and a file that is not valid JSON', async () => {
+    const d = dir({ 'broken.json': '{"resourceSpans": [}' });
+    const out = await readTraceFiles([join(d, 'nope.json'), join(d, 'broken.json')]);
+    expect(out.problems).toEqual([
+      { file: join(d, 'nope.json'), message: 'cannot read: ENOENT' },
+      { file: join(d, 'broken.json'), message: expect.stringMatching(/^invalid JSON: /) },
+    ]);
+  });
+
+  it('calls onFile after each file', async () => {
+    const d = dir({
+      'a.json': JSON.stringify(request(1, 'a')),
+      'b.json': JSON.stringify(request(2, 'b')),
+    });
+    const seen: Array<[number, number]> = [];
+    await readTraceFiles([d], { onFile: (_f, done, total) => seen.push([done, total]) });
+    expect(seen).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
+  });
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import {
+  otlpRequest,
+  spanId,
+  traceId,
+  type SpanInput,
+} from '../../test/helpers/otlp-json-builder.js';
+import { buildAliasMap } from './canonical-tool-name.js';
+import { extractToolCalls } from './extract-tool-calls.js';
+
+const T = traceId(1);
+const S = (n: number): string => spanId(1, n);
+const digests = (spans: Array<Omit<SpanInput, 'traceId'>>): SpanDigest[] =>
+  decodeOtlpJson(otlpRequest(spans.map(s => ({ traceId: T, ...s })))).spans;
+const tool = (
+  n: number,
+  name: string,
+  startMs: number,
+  attrs: Record<string, string> = {},
+  parent = 0,
+): Omit<SpanInput, 'traceId'> => ({
+  spanId: S(n),
+  ...(parent && { parentSpanId: S(parent) }),
+  name: `execute_tool ${name}`,
+  startMs,
+  endMs: startMs + 1,
+  attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, ...attrs },
+});
+const chat = (
+  n: number,
+  startMs: number,
+  attrs: Record<string, string>,
+): Omit<SpanInput, 'traceId'> => ({
+  spanId: S(n),
+  name: 'chat m',
+  startMs,
+  endMs: startMs + 1,
+  attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm', ...attrs },
+});
+
+describe('extractToolCalls', () => {
+  it('orders calls by start time whatever order the spans arrive in', () => {
+    const calls = extractToolCalls(digests([tool(3, 'c', 30), tool(1, 'a', 10), tool(2, 'b', 20)]));
+    expect(calls.map(c => c.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps repeated calls to one tool as separate calls', () => {
+    const calls = extractToolCalls(
+      digests([
+        tool(1, 'search', 1, { 'gen_ai.tool.call.id': 'x1' }),
+        tool(2, 'search', 2, { 'gen_ai.tool.call.id': 'x2' }),
+      ]),
+    );
+    expect(calls.map(c => c.callId)).toEqual(['x1', 'x2']);
+  });
+
+  it('merges two spans that report the same call id (two instrumentations, not nested)', () => {
+    const calls = extractToolCalls(
+      digests([
+        tool(1, 'search', 1, { 'gen_ai.tool.call.id': 'same' }),
+        tool(2, 'search', 2, {
+          'gen_ai.tool.call.id': 'same',
+          'gen_ai.tool.call.arguments': '{"q":1}',
+        }),
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.arguments).toEqual({ q: 1 });
+  });
+
+  it('does not merge nested tool spans whose call ids differ (a tool that calls another tool)', () => {
+    const calls = extractToolCalls(
+      digests([
+        tool(1, 'plan', 1, { 'gen_ai.tool.call.id': 'p' }),
+        tool(2, 'plan', 2, { 'gen_ai.tool.call.id': 'q' }, 1),
+      ]),
+    );
+    expect(calls.map(c => c.callId)).toEqual(['p', 'q']);
+  });
+
+  it('counts a call the model requested but no span executed, once across wrapper spans', () => {
+    const out = JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'tool_call', name: 'refund', arguments: { id: 9 } }] },
+    ]);
+    const calls = extractToolCalls(
+      digests([
+        { ...chat(1, 0, { 'gen_ai.output.messages': out }), endMs: 10 },
+        { ...chat(2, 1, { 'gen_ai.output.messages': out }), parentSpanId: S(1) },
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ name: 'refund', source: 'requested', arguments: { id: 9 } });
+  });
+
+  it('ignores tool calls replayed from earlier turns (before the last user message)', () => {
+    const input = JSON.stringify([
+      { role: 'user', parts: [{ type: 'text', content: 'earlier question' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'old', name: 'old_tool', arguments: {} }],
+      },
+      { role: 'tool', parts: [{ type: 'tool_call_response', id: 'old', response: 'x' }] },
+      { role: 'user', parts: [{ type: 'text', content: 'new question' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'new', name: 'new_tool', arguments: {} }],
+      },
+    ]);
+    const calls = extractToolCalls(digests([chat(1, 0, { 'gen_ai.input.messages': input })]));
+    expect(calls.map(c => c.name)).toEqual(['new_tool']);
+  });
+
+  it('attaches the result fed back to the model to a requested call, by id', () => {
+    const output = JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: {} }],
+      },
+    ]);
+    const input = JSON.stringify([
+      { role: 'user', parts: [{ type: 'text', content: 'q' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: {} }],
+      },
+      { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', result: '{"found":true}' }] },
+    ]);
+    const calls = extractToolCalls(
+      digests([
+        chat(1, 0, { 'gen_ai.output.messages': output }),
+        chat(2, 5, { 'gen_ai.input.messages': input }),
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.result).toEqual({ found: true });
+  });
+
+  it('counts a failed call, with its status and error', () => {
+    const spans = digests([
+      { ...tool(1, 'pay', 1), status: { code: 2, message: 'card declined' } },
+    ]);
+    expect(extractToolCalls(spans)[0]).toMatchObject({ status: 'error', error: 'card declined' });
+  });
+
+  it('applies aliases to canonical names but keeps the spelling seen', () => {
+    const calls = extractToolCalls(digests([tool(1, 'lookupWeather', 1)]), {
+      aliases: buildAliasMap({ lookup_weather: 'get_weather' }),
+    });
+    expect(calls[0]).toMatchObject({
+      name: 'lookupWeather',
+      rawName: 'lookupWeather',
+      canonicalName: 'get_weather',
+    });
+  });
+
+  it('finds no calls in a trace without tools', () => {
+    expect(
+      extractToolCalls(
+        digests([
+          chat(1, 0, {
+            'gen_ai.output.messages': JSON.stringify([
+              { role: 'assistant', parts: [{ type: 'text', content: 'hi' }] },
+            ]),
+          }),
+        ]),
+      ),
+    ).toEqual([]);
+  });
+});

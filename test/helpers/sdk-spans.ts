@@ -1,0 +1,25 @@
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+
+/** A tracer provider whose finished spans can be read back, for serializer cross-checks. */
+export function recordingProvider(service = 'sdk-test'): {
+  provider: BasicTracerProvider;
+  spans: () => ReadableSpan[];
+} {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  return { provider, spans: () => exporter.getFinishedSpans() };
+}
+
+/** hrTime `[seconds, nanos]` to a bigint of nanoseconds. */
+export function hrToNanos([s, ns]: [number, number]): bigint {
+  return BigInt(s) * 1_000_000_000n + BigInt(ns);
+}
