@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { agentTrace, type CallInput } from '../../../test/helpers/trace-builder.js';
+import type { ScoreResult } from '../score-result.js';
+import type { ExpectedCall } from '../test-case.js';
+import { toolTrajectory } from './tool-trajectory.js';
+
+function score(
+  calls: CallInput[],
+  expectedCalls: ExpectedCall[] | undefined,
+  options: Record<string, unknown> = {},
+): ScoreResult {
+  return toolTrajectory.score({
+    trace: agentTrace(calls),
+    testCase: { id: 't', scorers: [], ...(expectedCalls && { expectedCalls }) },
+    options: toolTrajectory.parseOptions(options),
+    aliases: new Map(),
+  }) as ScoreResult;
+}
+const names = (...n: string[]): ExpectedCall[] => n.map(name => ({ name }));
+const value = (r: ScoreResult): number | string => (r.status === 'scored' ? r.score : r.status);
+
+describe('tool_trajectory: match modes (binary)', () => {
+  // calls, expected, and the score under exact / in_order / any_order / superset / subset
+  it.each<[string[], string[], [number, number, number, number, number]]>([
+    [
+      ['a', 'b'],
+      ['a', 'b'],
+      [1, 1, 1, 1, 1],
+    ],
+    [
+      ['a', 'x', 'b'],
+      ['a', 'b'],
+      [0, 1, 0, 1, 0],
+    ],
+    [
+      ['b', 'a'],
+      ['a', 'b'],
+      [0, 0, 1, 1, 1],
+    ],
+    [['a'], ['a', 'b'], [0, 0, 0, 0, 1]],
+    [['a', 'a'], ['a'], [0, 1, 0, 1, 0]],
+    [[], [], [1, 1, 1, 1, 1]],
+    [['a'], [], [0, 1, 0, 1, 0]],
+    [
+      ['b', 'a', 'b'],
+      ['a', 'b'],
+      [0, 1, 0, 1, 0],
+    ],
+  ])('%j vs %j', (calls, expected, scores) => {
+    const modes = ['exact', 'in_order', 'any_order', 'superset', 'subset'];
+    expect(modes.map(match => value(score(calls, names(...expected), { match })))).toEqual(scores);
+  });
+});
+
+describe('tool_trajectory: arguments', () => {
+  const calls: CallInput[] = [
+    { name: 'search', args: { q: 'weather paris', limit: 5, request_id: 'r-1' } },
+  ];
+  it.each([
+    ['exact', { q: 'weather paris', limit: 5, request_id: 'r-1' }, 1],
+    ['exact', { q: 'weather paris' }, 0],
+    ['subset', { q: 'weather paris' }, 1],
+    ['subset', { q: 'weather rome' }, 0],
+    ['ignore', { q: 'anything' }, 1],
+  ])('args %s with %j → %i', (args, expectedArgs, expected) => {
+    expect(value(score(calls, [{ name: 'search', args: expectedArgs }], { args }))).toBe(expected);
+  });
+  it('ignoreKeys and per-tool overrides', () => {
+    expect(
+      value(
+        score(
+          calls,
+          [{ name: 'search', args: { q: 'weather paris', limit: 5, request_id: 'other' } }],
+          { args: 'exact', ignoreKeys: ['request_id'] },
+        ),
+      ),
+    ).toBe(1);
+    expect(
+      value(
+        score(calls, [{ name: 'search', args: { q: 'nope' } }], {
+          args: 'exact',
+          argsOverrides: { Search: 'ignore' },
+        }),
+      ),
+    ).toBe(1);
+    expect(
+      value(
+        score(
+          calls,
+          [{ name: 'search', args: { q: 'weather paris', limit: 5, request_id: 'x' } }],
+          { args: 'exact', argsOverrides: { search: { ignoreKeys: ['request_id'] } } },
+        ),
+      ),
+    ).toBe(1);
+  });
+  it('a call with the right name but wrong arguments is missing and unexpected in binary scoring', () => {
+    const r = score(calls, [{ name: 'search', args: { q: 'rome' } }], { match: 'exact' });
+    expect(r).toMatchObject({
+      score: 0,
+      details: { missingTools: ['search'], unexpectedTools: ['search'] },
+    });
+  });
+});
+
+describe('tool_trajectory: partial credit', () => {
+  it('F1 for any_order: 2 of 3 expected matched, 1 extra → P 2/3, R 2/3', () => {
+    const r = score(['a', 'b', 'x'], names('a', 'b', 'c'), {
+      match: 'any_order',
+      scoring: 'partial',
+    });
+    expect(r).toMatchObject({
+      score: 0.67,
+      details: {
+        precision: 0.67,
+        recall: 0.67,
+        metric: 'f1',
+        missingTools: ['c'],
+        unexpectedTools: ['x'],
+      },
+    });
+  });
+  it('recall for in_order: the out-of-order call earns nothing', () => {
+    expect(
+      value(
+        score(['b', 'a', 'c'], names('a', 'b', 'c'), { match: 'in_order', scoring: 'partial' }),
+      ),
+    ).toBe(0.67);
+  });
+  it('argument similarity is the credit of a matched call', () => {
+    const r = score(
+      [{ name: 'search', args: { q: 'a', n: 1 } }],
+      [{ name: 'search', args: { q: 'a', n: 2 } }],
+      { match: 'exact', scoring: 'partial', args: 'partial' },
+    );
+    expect(r).toMatchObject({
+      score: 0.5,
+      details: { matched: [{ expected: 'search', actualIndex: 0, argScore: 0.5 }] },
+    });
+  });
+  it('retries of one expected call are not double-counted', () => {
+    expect(
+      score(['search', 'search', 'search'], names('search'), {
+        match: 'any_order',
+        scoring: 'partial',
+        metric: 'recall',
+      }),
+    ).toMatchObject({ score: 1 });
+    expect(
+      score(['search', 'search', 'search'], names('search'), {
+        match: 'any_order',
+        scoring: 'partial',
+        metric: 'precision',
+      }),
+    ).toMatchObject({ score: 0.33 });
+  });
+});
+
+describe('tool_trajectory: optional, forbidden, budget', () => {
+  it('an optional call may be absent, and is not an extra when present', () => {
+    const expected: ExpectedCall[] = [
+      { name: 'auth' },
+      { name: 'log', optional: true },
+      { name: 'fetch' },
+    ];
+    expect(value(score(['auth', 'fetch'], expected, { match: 'exact' }))).toBe(1);
+    expect(value(score(['auth', 'log', 'fetch'], expected, { match: 'exact' }))).toBe(1);
+  });
+  it('any forbidden call scores 0, from forbiddenTools or a forbidden expected entry', () => {
+    expect(
+      score(['search', 'delete_user'], names('search'), { forbiddenTools: ['deleteUser'] }),
+    ).toMatchObject({ score: 0, reason: 'forbidden tool called: delete_user' });
+    expect(
+      value(score(['search', 'wipe'], [{ name: 'search' }, { name: 'wipe', forbidden: true }])),
+    ).toBe(0);
+  });
+  it('more calls than maxCalls scores 0', () => {
+    expect(score(['a', 'a', 'a'], names('a'), { maxCalls: 2 })).toMatchObject({
+      score: 0,
+      reason: '3 calls exceed maxCalls 2',
+    });
+  });
+  it('a production rule with only forbiddenTools scores traces without expectations', () => {
+    expect(value(score(['search'], undefined, { forbiddenTools: ['delete_user'] }))).toBe(1);
+  });
+  it('is skipped with no expectedCalls, forbiddenTools or maxCalls', () => {
+    expect(value(score(['a'], undefined))).toBe('skipped');
+  });
+});
