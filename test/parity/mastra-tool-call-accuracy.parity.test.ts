@@ -86,7 +86,7 @@ async function mastraScore(c: Case): Promise<number> {
       }),
     ],
   });
-  return (await scorer.run(run)).score;
+  return (await scorer.run(run)).score ?? Number.NaN;
 }
 
 function ourScore(c: Case, orderMode: 'mastra' | 'subsequence'): ScoreResult {
