@@ -18,7 +18,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .showHelpAfterError('(run with --help for usage)');
   let code = 0;
   const { scoreCommand } = await import('./commands/score.js');
-  program.addCommand(scoreCommand(io, c => (code = c)));
+  // addCommand does not pass settings on; exit handling and output streams must reach subcommands.
+  program.addCommand(scoreCommand(io, c => (code = c)).copyInheritedSettings(program));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -16,6 +16,8 @@ export function formatTable(
   const table = new Table({
     head: ['Test case', 'Scorer', 'Score', 'Result', 'Reason'],
     style: { head: [], border: [] },
+    // One line per result, no rule between rows: easier to scan in a terminal or CI log.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     wordWrap: true,
     colWidths: [null, null, null, null, REASON_WIDTH + 2],
   });

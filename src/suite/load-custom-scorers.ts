@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createJiti } from 'jiti';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { isScorer } from '../score/define-scorer.js';
@@ -15,7 +16,10 @@ export async function loadCustomScorers(
   baseDir: string,
   suiteFile: string,
 ): Promise<Scorer[]> {
-  const jiti = createJiti(import.meta.url, { moduleCache: false });
+  const jiti = createJiti(import.meta.url, {
+    moduleCache: false,
+    alias: { spanscore: ownEntryPoint() },
+  });
   const out: Scorer[] = [];
   for (const [i, modulePath] of modules.entries()) {
     const location = { file: suiteFile, path: `customScorers[${i}]` };
@@ -50,4 +54,11 @@ export async function loadCustomScorers(
     out.push(...found);
   }
   return out;
+}
+
+// A scorer module imports `spanscore` wherever it lives; resolve it to this running copy (built
+// `dist/index.js`, or `src/index.ts` when run from source) so no install or build step is needed.
+function ownEntryPoint(): string {
+  const js = fileURLToPath(new URL('../index.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('../index.ts', import.meta.url));
 }

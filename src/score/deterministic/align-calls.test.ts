@@ -26,24 +26,20 @@ function bruteForce(w: number[][], m: number, ordered: boolean): number {
   return best;
 }
 
-const matrix = fc
-  .integer({ min: 0, max: 5 })
-  .chain(n =>
-    fc
-      .integer({ min: 0, max: 5 })
-      .chain(m =>
-        fc.tuple(
-          fc.constant(m),
-          fc.array(
-            fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.01, max: 1, noNaN: true })), {
-              minLength: m,
-              maxLength: m,
-            }),
-            { minLength: n, maxLength: n },
-          ),
-        ),
+const matrix = fc.integer({ min: 0, max: 5 }).chain(n =>
+  fc.integer({ min: 0, max: 5 }).chain(m =>
+    fc.tuple(
+      fc.constant(m),
+      fc.array(
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.01, max: 1, noNaN: true })), {
+          minLength: m,
+          maxLength: m,
+        }),
+        { minLength: n, maxLength: n },
       ),
-  );
+    ),
+  ),
+);
 
 describe('alignAnyOrder (Hungarian)', () => {
   it('finds the maximum-weight one-to-one matching (checked against brute force)', () => {

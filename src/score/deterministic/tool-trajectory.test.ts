@@ -180,7 +180,13 @@ describe('tool_trajectory: optional, forbidden, budget', () => {
     });
   });
   it('a production rule with only forbiddenTools scores traces without expectations', () => {
-    expect(value(score(['search'], undefined, { forbiddenTools: ['delete_user'] }))).toBe(1);
+    expect(
+      score(['search'], undefined, { forbiddenTools: ['delete_user'], maxCalls: 3 }),
+    ).toMatchObject({
+      score: 1,
+      reason: 'no forbidden tool called; 1 of at most 3 calls',
+      details: { unexpectedTools: [] },
+    });
   });
   it('is skipped with no expectedCalls, forbiddenTools or maxCalls', () => {
     expect(value(score(['a'], undefined))).toBe('skipped');

@@ -179,6 +179,15 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
         details,
       );
     }
+    if (!hasExpectation) {
+      // Only rules (forbidden tools, a budget) and none broken: there is no trajectory to compare.
+      details.unexpectedTools = [];
+      const budget =
+        options.maxCalls === undefined
+          ? ''
+          : `; ${actual.length} of at most ${options.maxCalls} calls`;
+      return scored(1, threshold, `no forbidden tool called${budget}`, details);
+    }
     let score: number;
     if (options.scoring === 'binary') score = structureOk ? 1 : 0;
     else {

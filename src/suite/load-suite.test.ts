@@ -1,0 +1,176 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { loadSuite, parseSuite } from './load-suite.js';
+
+async function failure(
+  text: string,
+  file = 'suite.yaml',
+): Promise<{ code: string; message: string }> {
+  try {
+    await parseSuite(text, file, tmpdir());
+  } catch (error) {
+    if (isSpanscoreError(error)) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('expected the suite to be refused');
+}
+
+const ok = `
+scorers: [tool_correctness]
+testCases:
+  - id: a
+    expectedTools: [x]
+`;
+
+describe('loadSuite', () => {
+  it("loads YAML and JSON, merging suite scorer defaults into a case's own list", async () => {
+    const yaml = await parseSuite(
+      `
+scorers:
+  - { name: tool_call_accuracy, orderMode: mastra }
+  - tool_correctness
+testCases:
+  - { id: a, expectedTool: x }
+  - id: b
+    expectedTool: y
+    scorers: [{ name: tool_call_accuracy, strictMode: true }]
+`,
+      's.yaml',
+      tmpdir(),
+    );
+    expect(yaml.cases.map(c => c.scorers.map(s => s.scorer.name))).toEqual([
+      ['tool_call_accuracy', 'tool_correctness'],
+      ['tool_call_accuracy'],
+    ]);
+    expect(yaml.byId.get('b')!.scorers[0]!.options).toMatchObject({
+      orderMode: 'mastra',
+      strictMode: true,
+    });
+    const json = await parseSuite(
+      JSON.stringify({
+        scorers: ['tool_correctness'],
+        testCases: [{ id: 7, expectedTools: ['x'] }],
+      }),
+      's.json',
+      tmpdir(),
+    );
+    expect(json.byId.has('7')).toBe(true);
+  });
+
+  it.each([
+    [
+      'a YAML syntax error',
+      'testCases: [\n  - id: a\n',
+      'SS_SUITE_INVALID',
+      /^suite\.yaml: line \d+:\d+: /,
+    ],
+    [
+      'no test cases',
+      'scorers: [tool_correctness]\ntestCases: []\n',
+      'SS_SUITE_INVALID',
+      /^suite\.yaml: line 2: testCases: Too small/,
+    ],
+    [
+      'a mistyped expectation',
+      'scorers: [tool_correctness]\ntestCases:\n  - id: a\n    expectedTools: weather\n',
+      'SS_SUITE_INVALID',
+      /^suite\.yaml: line 4: testCases\[0\]\.expectedTools: .*expected array/i,
+    ],
+    [
+      'an unknown field',
+      'scorers: [tool_correctness]\ntestCases:\n  - id: a\n    expectedTool: x\n    expectedtools: [x]\n',
+      'SS_SUITE_INVALID',
+      /testCases\[0\]: unknown field\(s\) "expectedtools"/,
+    ],
+    [
+      'an unknown scorer',
+      'scorers: [tool_corectness]\ntestCases:\n  - id: a\n',
+      'SS_SCORER_UNKNOWN',
+      /^suite\.yaml: line 1: scorers\[0\]: unknown scorer "tool_corectness"; built in: tool_call_accuracy/,
+    ],
+    [
+      'a bad scorer option',
+      'scorers: [{ name: tool_trajectory, match: sideways }]\ntestCases:\n  - id: a\n',
+      'SS_SUITE_INVALID',
+      /scorers\[0\]: scorer tool_trajectory: option "match"/,
+    ],
+    [
+      'a duplicate test case id',
+      'scorers: [tool_correctness]\ntestCases:\n  - id: a\n  - id: a\n',
+      'SS_SUITE_INVALID',
+      /line 4: testCases\[1\]\.id: duplicate test case id "a"/,
+    ],
+    [
+      'an invalid regex ground truth',
+      'scorers: [regex_match]\ntestCases:\n  - id: a\n    groundTruth: "(unclosed"\n',
+      'SS_SUITE_INVALID',
+      /testCases\[0\]\.groundTruth: invalid regular expression/,
+    ],
+    [
+      'a case with no scorers at all',
+      'testCases:\n  - id: a\n',
+      'SS_SUITE_INVALID',
+      /testCases\[0\]: no scorers/,
+    ],
+  ])('refuses %s, naming the file, line and path', async (_name, text, code, message) => {
+    const error = await failure(text);
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+  });
+
+  it('names a missing suite file', async () => {
+    await expect(loadSuite('/nonexistent/suite.yaml')).rejects.toMatchObject({
+      code: 'SS_INPUT_NOT_FOUND',
+      message: expect.stringMatching(/^\/nonexistent\/suite\.yaml: cannot read suite/),
+    });
+  });
+
+  it('loads a TypeScript custom scorer module relative to the suite, importing spanscore', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    writeFileSync(
+      join(dir, 'my-scorer.ts'),
+      `import { defineScorer } from 'spanscore';\nconst n: number = 1;\nexport const mine = defineScorer({ name: 'always', score: () => n });\n`,
+    );
+    writeFileSync(
+      join(dir, 'suite.yaml'),
+      `customScorers: [./my-scorer.ts]\nscorers: [always]\ntestCases: [{ id: a }]\n`,
+    );
+    const suite = await loadSuite(join(dir, 'suite.yaml'));
+    expect(suite.cases[0]!.scorers[0]!.scorer).toMatchObject({ name: 'always', kind: 'custom' });
+  });
+
+  it.each([
+    [
+      'a missing module',
+      'customScorers: [./nope.ts]',
+      /customScorers\[0\]: module .*nope\.ts does not exist/,
+    ],
+    [
+      'a module exporting no scorer',
+      'customScorers: [./empty.mjs]',
+      /empty\.mjs exports no scorer/,
+    ],
+    ['a module that throws', 'customScorers: [./broken.mjs]', /cannot load .*broken\.mjs: kaput/],
+    [
+      'a custom scorer named like a built-in',
+      'customScorers: [./clash.mjs]',
+      /has the name of a built-in scorer/,
+    ],
+  ])('refuses %s', async (_name, line, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    writeFileSync(join(dir, 'empty.mjs'), 'export const x = 1;\n');
+    writeFileSync(join(dir, 'broken.mjs'), 'throw new Error("kaput");\n');
+    writeFileSync(
+      join(dir, 'clash.mjs'),
+      'export default { name: "contains", score() { return 1; }, parseOptions(o) { return o; } };\n',
+    );
+    writeFileSync(join(dir, 'suite.yaml'), `${line}\n${ok}`);
+    await expect(loadSuite(join(dir, 'suite.yaml'))).rejects.toMatchObject({
+      code: 'SS_CUSTOM_SCORER_INVALID',
+      message: expect.stringMatching(message),
+    });
+  });
+});

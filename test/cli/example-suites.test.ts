@@ -1,0 +1,28 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
+import { scoreSuite } from '../../src/score/score-suite.js';
+import { loadSuite } from '../../src/suite/load-suite.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const suites = readdirSync(join(ROOT, 'config/suites')).filter(f => /\.(ya?ml|json)$/.test(f));
+
+describe('the example suites in config/suites', () => {
+  it.each(suites)('%s passes on the fixtures, every test case found and scored', async file => {
+    const suite = await loadSuite(join(ROOT, 'config/suites', file));
+    const read = await readTraceFiles([join(ROOT, 'test/fixtures/otlp')]);
+    const run = await scoreSuite(read.spans, suite);
+    expect(run.missing).toEqual([]);
+    const outcomes = run.scored.flatMap(s =>
+      s.outcomes.map(o => ({
+        testCase: s.testCaseId,
+        scorer: o.scorer,
+        status: o.result.status,
+        label: o.result.status === 'scored' ? o.result.label : undefined,
+      })),
+    );
+    expect(outcomes.filter(o => o.status !== 'scored' || o.label !== 'pass')).toEqual([]);
+    expect(new Set(outcomes.map(o => o.testCase)).size).toBe(suite.cases.length);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+
+describe('the public surface', () => {
+  it('exports exactly these names (a change here is a change to the API: review it)', async () => {
+    const names = Object.keys(await import('../src/index.js')).sort();
+    expect(names).toMatchInlineSnapshot(`
+      [
+        "BUILTIN_SCORERS",
+        "DEFAULT_TEST_CASE_ID_ATTRIBUTES",
+        "ERROR_CODES",
+        "SpanscoreError",
+        "buildAliasMap",
+        "canonicalToolName",
+        "compareArguments",
+        "createGraderScorer",
+        "decodeOtlpJson",
+        "decodeOtlpProtobuf",
+        "defineScorer",
+        "exitCodeFor",
+        "extractToolCalls",
+        "findRoot",
+        "groupSpansByTrace",
+        "isSpanscoreError",
+        "loadSuite",
+        "normalizeTrace",
+        "parseSuite",
+        "readTraceFiles",
+        "runScorers",
+        "scoreSuite",
+        "stripToolNamespace",
+        "summarize",
+        "toResultRows",
+        "toolCallAccuracy",
+        "toolCorrectness",
+        "toolTrajectory",
+        "toolsUsed",
+      ]
+    `);
+  });
+});
