@@ -39,6 +39,8 @@ export function indexedAttributes(
   attributes: Attributes,
   prefix: string,
 ): Array<Record<string, AttributeValue>> {
+  // Most spans have no indexed attributes at all; one key scan per span answers every prefix.
+  if (!indexedPrefixes(attributes).has(prefix)) return [];
   const dotted = `${prefix}.`;
   const byIndex = new Map<number, Record<string, AttributeValue>>();
   for (const key in attributes) {
@@ -58,4 +60,27 @@ export function indexedAttributes(
 /** True for a plain object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const prefixCache = new WeakMap<Attributes, Set<string>>();
+
+/**
+ * The prefixes under which `attributes` has indexed keys: `llm.output_messages` for
+ * `llm.output_messages.0.message.role`, also `message.tool_calls` for nested records. Computed
+ * once per attributes object.
+ */
+function indexedPrefixes(attributes: Attributes): Set<string> {
+  let found = prefixCache.get(attributes);
+  if (found) return found;
+  found = new Set();
+  for (const key in attributes) {
+    let dot = key.indexOf('.');
+    while (dot !== -1) {
+      const code = key.charCodeAt(dot + 1);
+      if (code >= 48 && code <= 57) found.add(key.slice(0, dot));
+      dot = key.indexOf('.', dot + 1);
+    }
+  }
+  prefixCache.set(attributes, found);
+  return found;
 }

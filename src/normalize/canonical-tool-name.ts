@@ -12,6 +12,36 @@ const SERVER_PREFIX = /^[^/\s]+\/(?=[^/]+$)/;
 
 /** Trim, NFC, and strip one namespace: `functions.get_weather` → `get_weather`. */
 export function stripToolNamespace(name: string): string {
+  return names(name).stripped;
+}
+
+/**
+ * The canonical form used for comparison: namespace stripped, camelCase split, lower case, runs of
+ * spaces, dots and hyphens folded to one `_`: `getWeather`, `get-weather`, `Get Weather` and
+ * `functions.get_weather` all become `get_weather`; `getHTTPStatus` becomes `get_http_status`.
+ * Then `aliases` (whose keys and values are canonicalized the same way) map it, once.
+ */
+export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, string>): string {
+  const { folded } = names(name);
+  return aliases?.get(folded) ?? folded;
+}
+
+const CACHE_LIMIT = 10_000;
+const cache = new Map<string, { stripped: string; folded: string }>();
+
+// Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path.
+function names(name: string): { stripped: string; folded: string } {
+  let entry = cache.get(name);
+  if (entry === undefined) {
+    const stripped = strip(name);
+    entry = { stripped, folded: foldName(stripped) };
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(name, entry);
+  }
+  return entry;
+}
+
+function strip(name: string): string {
   let out = name.normalize('NFC').trim();
   for (const ns of NAMESPACES) {
     const stripped = out.replace(ns, '');
@@ -24,24 +54,13 @@ export function stripToolNamespace(name: string): string {
   return withoutServer === '' ? out : withoutServer;
 }
 
-/**
- * The canonical form used for comparison: namespace stripped, camelCase split, lower case, runs of
- * spaces, dots and hyphens folded to one `_`: `getWeather`, `get-weather`, `Get Weather` and
- * `functions.get_weather` all become `get_weather`; `getHTTPStatus` becomes `get_http_status`.
- * Then `aliases` (whose keys and values are canonicalized the same way) map it, once.
- */
-export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, string>): string {
-  const folded = foldName(stripToolNamespace(name));
-  return aliases?.get(folded) ?? folded;
-}
-
 /** Builds the alias map used by {@link canonicalToolName} from `{ alias: canonical }` pairs. */
 export function buildAliasMap(
   aliases: Record<string, string> | undefined,
 ): ReadonlyMap<string, string> {
   const map = new Map<string, string>();
   for (const [from, to] of Object.entries(aliases ?? {})) {
-    map.set(foldName(stripToolNamespace(from)), foldName(stripToolNamespace(to)));
+    map.set(names(from).folded, names(to).folded);
   }
   return map;
 }

@@ -25,7 +25,8 @@ export interface NormalizedTrace {
   toolsUsed: string[];
   /** The test case id from the first matching attribute, if any. */
   testCaseId: string | undefined;
-  conversation: Conversation;
+  /** What the agent was asked and answered; read from the spans on first access. */
+  readonly conversation: Conversation;
   serviceName: string;
 }
 
@@ -47,6 +48,7 @@ export function normalizeTrace(
     ...(options.aliases && { aliases: options.aliases }),
     ...(options.extractors && { extractors: options.extractors }),
   });
+  let conversation: Conversation | undefined;
   return {
     traceId,
     root,
@@ -58,7 +60,11 @@ export function normalizeTrace(
       root,
       options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
     ),
-    conversation: extractConversation(spans, root),
+    get conversation(): Conversation {
+      // Only graders and judges read the conversation; parsing message text is skipped otherwise.
+      conversation ??= extractConversation(spans, root);
+      return conversation;
+    },
     serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
   };
 }
@@ -79,13 +85,19 @@ function findTestCaseId(
   root: SpanDigest | undefined,
   keys: readonly string[],
 ): string | undefined {
-  const ordered = root ? [root, ...spans.filter(s => s !== root)] : spans;
   for (const key of keys) {
-    for (const span of ordered) {
-      const value = span.attributes[key];
-      if (typeof value === 'string' && value !== '') return value;
-      if (typeof value === 'number') return String(value);
+    const fromRoot = root ? idValue(root.attributes[key]) : undefined;
+    if (fromRoot !== undefined) return fromRoot;
+    for (const span of spans) {
+      const value = idValue(span.attributes[key]);
+      if (value !== undefined) return value;
     }
   }
+  return undefined;
+}
+
+function idValue(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
   return undefined;
 }

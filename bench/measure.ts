@@ -1,0 +1,53 @@
+/** Runs `fn` for `rounds` rounds after a warm-up and returns the median of the per-round rates. */
+export function medianRate(
+  label: string,
+  units: number,
+  fn: () => void,
+  rounds = 5,
+): { label: string; rates: number[]; median: number } {
+  fn(); // warm-up: JIT and caches
+  const rates: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    fn();
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    rates.push(units / seconds);
+  }
+  return { label, rates, median: median(rates) };
+}
+
+/** Async variant of {@link medianRate}. */
+export async function medianRateAsync(
+  label: string,
+  units: number,
+  fn: () => Promise<void>,
+  rounds = 5,
+): Promise<{ label: string; rates: number[]; median: number }> {
+  await fn();
+  const rates: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    rates.push(units / seconds);
+  }
+  return { label, rates, median: median(rates) };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A small seeded PRNG (mulberry32), so every run generates the same cases. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { context, trace } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
+import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
+import { readTraceFiles } from '../src/ingest/read-trace-files.js';
+import { recordingProvider } from '../test/helpers/sdk-spans.js';
+import { medianRate, medianRateAsync, prng } from './measure.js';
+
+const SPANS_PER_REQUEST = 512;
+const SPANS_PER_TRACE = 20;
+
+/**
+ * 512-span requests of 20-span agent traces made by the real OTel SDK: an invoke_agent root,
+ * chat spans with GenAI messages, execute_tool spans with arguments and results.
+ */
+export function agentSpans(requests: number, seed = 7): ReadableSpan[][] {
+  const rand = prng(seed);
+  const { provider, spans } = recordingProvider('bench-agent');
+  const tracer = provider.getTracer('bench');
+  const tools = ['search_flights', 'get_weather', 'book_hotel', 'lookup_order'];
+  const traces = (requests * SPANS_PER_REQUEST) / SPANS_PER_TRACE;
+  for (let t = 0; t < traces; t++) {
+    const root = tracer.startSpan('invoke_agent travel', {
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'travel',
+        'spanscore.test_case.id': `case-${t % 100}`,
+      },
+    });
+    const ctx = trace.setSpan(context.active(), root);
+    for (let k = 1; k < SPANS_PER_TRACE; k++) {
+      const tool = tools[Math.floor(rand() * tools.length)]!;
+      if (k % 2 === 1) {
+        tracer
+          .startSpan(
+            'chat gpt-4o',
+            {
+              attributes: {
+                'gen_ai.operation.name': 'chat',
+                'gen_ai.request.model': 'gpt-4o',
+                'gen_ai.usage.input_tokens': 812,
+                'gen_ai.usage.output_tokens': 64,
+                'gen_ai.output.messages': JSON.stringify([
+                  {
+                    role: 'assistant',
+                    parts: [
+                      {
+                        type: 'tool_call',
+                        id: `call_${t}_${k}`,
+                        name: tool,
+                        arguments: { city: 'Lisbon', date: '2026-12-01' },
+                      },
+                    ],
+                  },
+                ]),
+              },
+            },
+            ctx,
+          )
+          .end();
+      } else {
+        tracer
+          .startSpan(
+            `execute_tool ${tool}`,
+            {
+              attributes: {
+                'gen_ai.operation.name': 'execute_tool',
+                'gen_ai.tool.name': tool,
+                'gen_ai.tool.call.id': `call_${t}_${k - 1}`,
+                'gen_ai.tool.call.arguments': '{"city":"Lisbon","date":"2026-12-01"}',
+                'gen_ai.tool.call.result': '{"status":"ok","items":[{"id":"TP541","price":129.5}]}',
+              },
+            },
+            ctx,
+          )
+          .end();
+      }
+    }
+    root.end();
+  }
+  const all = spans();
+  return Array.from({ length: requests }, (_, r) =>
+    all.slice(r * SPANS_PER_REQUEST, (r + 1) * SPANS_PER_REQUEST),
+  );
+}
+
+export async function readingBench(rounds: number) {
+  const requests = agentSpans(20);
+  const spanCount = requests.length * SPANS_PER_REQUEST;
+  const pb = requests.map(r => ProtobufTraceSerializer.serializeRequest(r)!);
+  const json = requests.map(r =>
+    Buffer.from(
+      JSON.stringify(JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(r)))),
+    ),
+  );
+  const bytesPerSpan = {
+    protobuf: pb.reduce((s, b) => s + b.length, 0) / spanCount,
+    json: json.reduce((s, b) => s + b.length, 0) / spanCount,
+  };
+
+  const decodePb = medianRate(
+    'decodeOtlpProtobuf (bytes → digests)',
+    spanCount,
+    () => pb.forEach(b => decodeOtlpProtobuf(b)),
+    rounds,
+  );
+  const parseOnly = medianRate(
+    'JSON.parse alone of the same payloads (baseline)',
+    spanCount,
+    () => json.forEach(b => JSON.parse(b.toString('utf8'))),
+    rounds,
+  );
+  const decodeJson = medianRate(
+    'JSON.parse + decodeOtlpJson (bytes → digests)',
+    spanCount,
+    () => json.forEach(b => decodeOtlpJson(JSON.parse(b.toString('utf8')))),
+    rounds,
+  );
+
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-bench-'));
+  pb.forEach((b, i) => writeFileSync(join(dir, `r${i}.otlp.pb`), b));
+  json.forEach((b, i) => writeFileSync(join(dir, `r${i}.otlp.json`), b));
+  const pbFiles = pb.map((_, i) => join(dir, `r${i}.otlp.pb`));
+  const jsonFiles = json.map((_, i) => join(dir, `r${i}.otlp.json`));
+  const filesPb = await medianRateAsync(
+    'readTraceFiles, .pb files',
+    spanCount,
+    async () => void (await readTraceFiles(pbFiles)),
+    rounds,
+  );
+  const filesJson = await medianRateAsync(
+    'readTraceFiles, .json files',
+    spanCount,
+    async () => void (await readTraceFiles(jsonFiles)),
+    rounds,
+  );
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    spans: spanCount,
+    spansPerRequest: SPANS_PER_REQUEST,
+    bytesPerSpan,
+    decodePb,
+    parseOnly,
+    decodeJson,
+    filesPb,
+    filesJson,
+  };
+}
