@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures, in one run, deterministic scoring against @mastra/evals' code scorer
+ * `npm run bench`: measures, in one run, deterministic scoring against `@mastra/evals`' code scorer
  * on the same 10,000 generated cases, and OTLP trace reading (protobuf and JSON) in spans/s, with
  * JSON.parse of the same payloads as the baseline. Every figure is the median of several rounds;
  * ratios compare figures measured side by side here. Writes bench/results/latest.json.

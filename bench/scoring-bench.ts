@@ -159,7 +159,12 @@ export async function scoringBench(rounds: number) {
     cases.length,
     () => {
       for (let i = 0; i < cases.length; i++)
-        toolCallAccuracy.score({ trace: traces[i]!, testCase: testCases[i], options, aliases });
+        void toolCallAccuracy.score({
+          trace: traces[i]!,
+          testCase: testCases[i],
+          options,
+          aliases,
+        });
       return Promise.resolve();
     },
     rounds,
@@ -169,7 +174,7 @@ export async function scoringBench(rounds: number) {
     cases.length,
     () => {
       for (let i = 0; i < cases.length; i++)
-        toolCallAccuracy.score({
+        void toolCallAccuracy.score({
           trace: normalizeTrace(traces[i]!.traceId, spans[i]!),
           testCase: testCases[i],
           options,
