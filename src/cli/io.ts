@@ -6,3 +6,16 @@ export interface CliIo {
 
 /** The process's own streams. */
 export const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+/**
+ * Whether to write ANSI colours to a stream: `NO_COLOR` turns them off, `FORCE_COLOR` (other than
+ * `0`) on; otherwise only a terminal gets them, so files, pipes and CI logs stay plain.
+ */
+export function useColor(
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return stream.isTTY === true;
+}

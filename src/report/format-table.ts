@@ -1,18 +1,22 @@
 import Table from 'cli-table3';
-import pc from 'picocolors';
+import picocolors from 'picocolors';
 import type { ResultRow, RunSummary } from './result-row.js';
 
 const REASON_WIDTH = 64;
 
+type Colors = ReturnType<typeof picocolors.createColors>;
+
 /**
  * `table`: one row per test case × scorer with score, label and a short reason, then the totals.
- * Colours follow picocolors' detection (off when not a terminal or when NO_COLOR is set).
+ * `color` says whether the destination shows ANSI colours; the caller knows the stream.
  */
 export function formatTable(
   rows: readonly ResultRow[],
   summary: RunSummary,
   unmatchedTraces: number,
+  color = false,
 ): string {
+  const pc = picocolors.createColors(color);
   const table = new Table({
     head: ['Test case', 'Scorer', 'Score', 'Result', 'Reason'],
     style: { head: [], border: [] },
@@ -26,15 +30,16 @@ export function formatTable(
       row.testCaseId,
       row.scorer,
       row.score === null ? '-' : String(row.score),
-      label(row),
+      label(row, pc),
       truncate(row.reason),
     ]);
   }
-  return `${rows.length ? table.toString() : '(no results)'}\n${formatSummary(summary, unmatchedTraces)}\n`;
+  return `${rows.length ? table.toString() : '(no results)'}\n${formatSummary(summary, unmatchedTraces, color)}\n`;
 }
 
 /** The totals line, also printed to stderr when results go to a file. */
-export function formatSummary(s: RunSummary, unmatchedTraces: number): string {
+export function formatSummary(s: RunSummary, unmatchedTraces: number, color = false): string {
+  const pc = picocolors.createColors(color);
   const parts = [
     pc.green(`${s.pass} pass`),
     (s.fail ? pc.red : pc.dim)(`${s.fail} fail`),
@@ -46,7 +51,7 @@ export function formatSummary(s: RunSummary, unmatchedTraces: number): string {
   return `${s.results} results: ${parts.join(', ')}${extra}`;
 }
 
-function label(row: ResultRow): string {
+function label(row: ResultRow, pc: Colors): string {
   switch (row.status) {
     case 'scored':
       return row.label === 'pass' ? pc.green('pass') : pc.red('fail');

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { ResultRow } from '../../src/report/result-row.js';
@@ -139,8 +139,18 @@ describe('spanscore score', () => {
   });
 
   it('prints a table with totals when stdout is a terminal', async () => {
-    const { code, stdout } = await run(['score', '--suite', tempSuite(FAILING), FIXTURES], true);
+    const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+    delete process.env.NO_COLOR;
+    delete process.env.FORCE_COLOR;
+    const { code, stdout: colored } = await run(
+      ['score', '--suite', tempSuite(FAILING), FIXTURES],
+      true,
+    ).finally(() => {
+      for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    });
     expect(code).toBe(1);
+    expect(colored).toContain('\u001b[31mfail\u001b[39m'); // red on a terminal
+    const stdout = stripVTControlCharacters(colored);
     expect(stdout).toMatch(/Test case\s+│ Scorer\s+│ Score\s+│ Result\s+│ Reason/);
     expect(stdout).toMatch(/weather-paris\s+│ tool_correctness\s+│ 0\s+│ fail/);
     expect(stdout).toMatch(/3 results: 1 pass, 1 fail, 0 skipped, 0 failed, 1 missing/);
@@ -231,5 +241,16 @@ describe('spanscore score', () => {
     );
     expect(failure?.code).toBe(1);
     expect(failure?.stdout.trim().split('\n')).toHaveLength(3);
+  });
+});
+
+describe('colour', () => {
+  it('goes only to terminals, unless NO_COLOR or FORCE_COLOR says otherwise', async () => {
+    const { useColor } = await import('../../src/cli/io.js');
+    expect(useColor({ isTTY: true }, {})).toBe(true);
+    expect(useColor({ isTTY: false }, { CI: 'true' })).toBe(false);
+    expect(useColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(useColor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+    expect(useColor({ isTTY: true }, { FORCE_COLOR: '0' })).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import { formatSummary, formatTable } from '../../report/format-table.js';
 import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
 import { loadSuite } from '../../suite/load-suite.js';
-import type { CliIo } from '../io.js';
+import { useColor, type CliIo } from '../io.js';
 
 const FORMATS = ['table', 'json', 'jsonl', 'junit'] as const;
 type Format = (typeof FORMATS)[number];
@@ -110,7 +110,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         const summary = summarize(rows);
         const text =
           format === 'table'
-            ? formatTable(rows, summary, run.unmatched.length)
+            ? formatTable(rows, summary, run.unmatched.length, !opts.output && useColor(io.stdout))
             : format === 'json'
               ? formatJson(rows)
               : format === 'jsonl'
@@ -129,7 +129,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         } else io.stdout.write(text);
         reportProblems(read.problems, io);
         if (opts.output || format !== 'table')
-          io.stderr.write(`${formatSummary(summary, run.unmatched.length)}\n`);
+          io.stderr.write(`${formatSummary(summary, run.unmatched.length, useColor(io.stderr))}\n`);
         if (read.files === 0 && read.problems.length === 0)
           io.stderr.write('spanscore: no trace files found in the inputs\n');
         setExitCode(exitCodeFor(summary, read.problems.length));
