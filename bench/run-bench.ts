@@ -31,8 +31,12 @@ console.log(
 console.log(
   `  ${scoring.normalizeAndScore.label.padEnd(62)} ${fmt(scoring.normalizeAndScore.median).padStart(12)} cases/s   ${ratio(scoring.normalizeAndScore.median, scoring.mastra.median)}`,
 );
+const vsMastra = (r: { median: number }): number => r.median / scoring.mastra.median;
 console.log(
-  `  agreement with Mastra (orderMode: 'mastra'): ${(scoring.mastraAgreement * 100).toFixed(2)}% of cases; goal ≥ 100× Mastra: ${scoring.normalizeAndScore.median / scoring.mastra.median >= 100 ? 'met' : 'NOT met'} (normalize + score)\n`,
+  `  agreement with Mastra (orderMode: 'mastra'): ${(scoring.mastraAgreement * 100).toFixed(2)}% of cases`,
+);
+console.log(
+  `  goal ≥ 100× Mastra: scoring ${vsMastra(scoring.scoreOnly) >= 100 ? 'met' : 'NOT met'} (${vsMastra(scoring.scoreOnly).toFixed(0)}×); extraction from spans + scoring ${vsMastra(scoring.normalizeAndScore) >= 100 ? 'met' : 'NOT met'} (${vsMastra(scoring.normalizeAndScore).toFixed(0)}×)\n`,
 );
 
 const reading = await readingBench(rounds);

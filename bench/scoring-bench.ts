@@ -48,7 +48,7 @@ export function generateCases(n = 10_000, seed = 42): Case[] {
   });
 }
 
-function spansFor(c: Case, i: number): SpanDigest[] {
+export function spansFor(c: Case, i: number): SpanDigest[] {
   const t = traceId(i + 1);
   const spans: SpanInput[] = [
     {

@@ -24,10 +24,6 @@ export const ERROR_CODES = {
     category: 'input',
     summary: 'A custom scorer module cannot be loaded or does not export scorers.',
   },
-  SS_SCORER_FAILED: {
-    category: 'internal',
-    summary: 'A scorer threw while scoring a trace; the result is reported as failed.',
-  },
   SS_USAGE: {
     category: 'input',
     summary: 'The command line is not valid.',

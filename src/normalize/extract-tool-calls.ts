@@ -32,19 +32,25 @@ export function extractToolCalls(
   const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
   const results = new Map<string, ToolResultSeen>();
 
+  const { executors, requesters } = split(extractors);
   for (const span of spans) {
-    for (const extractor of extractors) {
-      const calls = extractor.executed?.(span);
+    let claimed = false;
+    for (const extractor of executors) {
+      const calls = extractor.executed!(span);
       if (calls !== undefined) {
-        for (const c of calls)
+        for (const c of calls) {
           executed.push(
             toToolCall(c, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
+        }
+        claimed = true;
         break;
       }
     }
-    for (const extractor of extractors) {
-      const found = extractor.requested?.(span);
+    // A tool span records its own call, never a model's requests: skip the message readers.
+    if (claimed) continue;
+    for (const extractor of requesters) {
+      const found = extractor.requested!(span);
       if (!found) continue;
       for (const c of found.calls) {
         requested.push({
@@ -57,17 +63,41 @@ export function extractToolCalls(
   }
 
   const merged = mergeExecuted(executed, byId);
-  const kept = [...merged, ...unmatchedRequests(requested, merged, byId)];
-  for (const call of kept) {
-    const seen = call.callId === undefined ? undefined : results.get(call.callId);
-    if (!seen) continue;
-    if (call.result === undefined) call.result = seen.result;
-    if (seen.isError && call.status === 'ok') {
-      call.status = 'error';
-      call.error ??= 'the tool result was marked as an error';
+  const kept = requested.length
+    ? [...merged, ...unmatchedRequests(requested, merged, byId)]
+    : merged;
+  if (results.size)
+    for (const call of kept) {
+      const seen = call.callId === undefined ? undefined : results.get(call.callId);
+      if (!seen) continue;
+      if (call.result === undefined) call.result = seen.result;
+      if (seen.isError && call.status === 'ok') {
+        call.status = 'error';
+        call.error ??= 'the tool result was marked as an error';
+      }
     }
-  }
   return kept.sort(byStart);
+}
+
+const splitCache = new WeakMap<
+  readonly ToolCallExtractor[],
+  { executors: ToolCallExtractor[]; requesters: ToolCallExtractor[] }
+>();
+
+// The registry split once into the extractors that read tool spans and those that read messages.
+function split(extractors: readonly ToolCallExtractor[]): {
+  executors: ToolCallExtractor[];
+  requesters: ToolCallExtractor[];
+} {
+  let parts = splitCache.get(extractors);
+  if (!parts) {
+    parts = {
+      executors: extractors.filter(e => e.executed !== undefined),
+      requesters: extractors.filter(e => e.requested !== undefined),
+    };
+    splitCache.set(extractors, parts);
+  }
+  return parts;
 }
 
 function toToolCall(

@@ -48,25 +48,38 @@ export function normalizeTrace(
     ...(options.aliases && { aliases: options.aliases }),
     ...(options.extractors && { extractors: options.extractors }),
   });
-  let conversation: Conversation | undefined;
-  return {
+  return new Trace(
     traceId,
     root,
     spans,
     toolSequence,
-    toolsUsed: toolsUsed(toolSequence),
-    testCaseId: findTestCaseId(
-      spans,
-      root,
-      options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-    ),
-    get conversation(): Conversation {
-      // Only graders and judges read the conversation; parsing message text is skipped otherwise.
-      conversation ??= extractConversation(spans, root);
-      return conversation;
-    },
-    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
-  };
+    findTestCaseId(spans, root, options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES),
+  );
+}
+
+// A class, not an object literal with a getter: V8 builds literals with accessors the slow way,
+// and this object is made once per trace on the hot path.
+class Trace implements NormalizedTrace {
+  readonly toolsUsed: string[];
+  readonly serviceName: string;
+  #conversation: Conversation | undefined;
+
+  constructor(
+    readonly traceId: string,
+    readonly root: SpanDigest | undefined,
+    readonly spans: readonly SpanDigest[],
+    readonly toolSequence: ToolCall[],
+    readonly testCaseId: string | undefined,
+  ) {
+    this.toolsUsed = toolsUsed(toolSequence);
+    this.serviceName = root?.serviceName ?? spans[0]?.serviceName ?? '';
+  }
+
+  /** Read from the spans on first access: only graders and judges need it. */
+  get conversation(): Conversation {
+    this.#conversation ??= extractConversation(this.spans, this.root);
+    return this.#conversation;
+  }
 }
 
 /** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
