@@ -38,7 +38,7 @@ async function tracesOf(file: URL): Promise<Map<string, NormalizedTrace>> {
 
 describe('golden fixtures: every convention yields the expected tool calls', () => {
   it('has a fixture for each convention the extractor registry knows', () => {
-    expect(pairs.length).toBeGreaterThanOrEqual(15);
+    expect(pairs.length).toBeGreaterThanOrEqual(16);
     for (const name of pairs) expect(existsSync(new URL(`${name}.otlp.json`, FIXTURES))).toBe(true);
   });
 
