@@ -1,9 +1,5 @@
 import { createToolCallAccuracyScorerCode } from '@mastra/evals/scorers/prebuilt';
-import {
-  createAgentTestRun,
-  createTestMessage,
-  createToolInvocation,
-} from '@mastra/evals/scorers/utils';
+import { mastraRun } from '../test/helpers/mastra-run.js';
 import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
 import type { SpanDigest } from '../src/ingest/span-digest.js';
 import { normalizeTrace, type NormalizedTrace } from '../src/normalize/normalize-trace.js';
@@ -79,31 +75,9 @@ export function spansFor(c: Case, i: number): SpanDigest[] {
   return decodeOtlpJson(otlpRequest(spans)).spans;
 }
 
-function mastraRun(c: Case) {
-  return createAgentTestRun({
-    inputMessages: [createTestMessage({ content: 'task', role: 'user', id: 'in' })],
-    output: [
-      createTestMessage({
-        content: 'ok',
-        role: 'assistant',
-        id: 'out',
-        toolInvocations: c.calls.map((toolName, k) =>
-          createToolInvocation({
-            toolCallId: `c${k}`,
-            toolName,
-            args: { q: 'x' },
-            result: {},
-            state: 'result',
-          }),
-        ),
-      }),
-    ],
-  });
-}
-
 export async function scoringBench(rounds: number) {
   const cases = generateCases();
-  const runs = cases.map(mastraRun);
+  const runs = cases.map(c => mastraRun(c.calls));
   const spans = cases.map(spansFor);
   const traces: NormalizedTrace[] = spans.map((s, i) => normalizeTrace(traceId(i + 1), s));
   const testCases: TestCase[] = cases.map((c, i) => ({

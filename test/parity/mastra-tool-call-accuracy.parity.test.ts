@@ -1,13 +1,9 @@
 import { createToolCallAccuracyScorerCode } from '@mastra/evals/scorers/prebuilt';
-import {
-  createAgentTestRun,
-  createTestMessage,
-  createToolInvocation,
-} from '@mastra/evals/scorers/utils';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toolCallAccuracy } from '../../src/score/deterministic/tool-call-accuracy.js';
 import type { ScoreResult } from '../../src/score/score-result.js';
+import { mastraRun } from '../helpers/mastra-run.js';
 import { agentTrace } from '../helpers/trace-builder.js';
 
 // Names that normalization would fold together, so raw comparison (normalize: false) is exercised.
@@ -67,25 +63,7 @@ async function mastraScore(c: Case): Promise<number> {
     ...(c.expectedToolOrder !== undefined && { expectedToolOrder: c.expectedToolOrder }),
     strictMode: c.strictMode,
   });
-  const run = createAgentTestRun({
-    inputMessages: [createTestMessage({ content: 'do the task', role: 'user', id: 'in' })],
-    output: [
-      createTestMessage({
-        content: 'done',
-        role: 'assistant',
-        id: 'out',
-        toolInvocations: c.calls.map((toolName, i) =>
-          createToolInvocation({
-            toolCallId: `c${i}`,
-            toolName,
-            args: {},
-            result: {},
-            state: 'result',
-          }),
-        ),
-      }),
-    ],
-  });
+  const run = mastraRun(c.calls);
   return (await scorer.run(run)).score ?? Number.NaN;
 }
 
