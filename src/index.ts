@@ -1,11 +1,19 @@
 /**
  * spanscore: score how AI agents use tools, from their OpenTelemetry traces.
  *
- * The library surface: read OTLP traces, find their tool calls, score them with the built-in or
- * custom scorers, and run suites, all in-process. The CLI (`spanscore score`) is built on these.
+ * The library surface: trace tool calls as OTel GenAI spans (`@trace`, `traced`, `withTestCase`),
+ * read OTLP traces, find their tool calls, score them with the built-in or custom scorers, and run
+ * suites, all in-process. The CLI (`spanscore score`) is built on these.
  *
  * @packageDocumentation
  */
+
+// Capture: make tool calls spans
+export { TEST_CASE_ID_ATTRIBUTE } from './capture/capture-constants.js';
+export { trace } from './capture/trace-decorator.js';
+export { traced } from './capture/traced.js';
+export type { TraceOptions } from './capture/traced.js';
+export { currentTestCaseId, withTestCase } from './capture/with-test-case.js';
 
 // Errors
 export { ERROR_CODES } from './errors/error-codes.js';

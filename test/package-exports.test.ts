@@ -9,10 +9,12 @@ describe('the public surface', () => {
         "DEFAULT_TEST_CASE_ID_ATTRIBUTES",
         "ERROR_CODES",
         "SpanscoreError",
+        "TEST_CASE_ID_ATTRIBUTE",
         "buildAliasMap",
         "canonicalToolName",
         "compareArguments",
         "createGraderScorer",
+        "currentTestCaseId",
         "decodeOtlpJson",
         "decodeOtlpProtobuf",
         "defineScorer",
@@ -34,6 +36,9 @@ describe('the public surface', () => {
         "toolCorrectness",
         "toolTrajectory",
         "toolsUsed",
+        "trace",
+        "traced",
+        "withTestCase",
       ]
     `);
   });

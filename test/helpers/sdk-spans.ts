@@ -6,17 +6,18 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 
-/** A tracer provider whose finished spans can be read back, for serializer cross-checks. */
+/** A tracer provider whose finished spans can be read back (and cleared between tests). */
 export function recordingProvider(service = 'sdk-test'): {
   provider: BasicTracerProvider;
   spans: () => ReadableSpan[];
+  reset: () => void;
 } {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
-  return { provider, spans: () => exporter.getFinishedSpans() };
+  return { provider, spans: () => exporter.getFinishedSpans(), reset: () => exporter.reset() };
 }
 
 /** hrTime `[seconds, nanos]` to a bigint of nanoseconds. */

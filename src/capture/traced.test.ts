@@ -1,0 +1,180 @@
+import { context, SpanStatusCode, trace as otelTrace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordingProvider } from '../../test/helpers/sdk-spans.js';
+import { traced } from './traced.js';
+import { withTestCase } from './with-test-case.js';
+
+const { provider, spans, reset } = recordingProvider('capture-test');
+
+beforeAll(() => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  otelTrace.setGlobalTracerProvider(provider);
+});
+beforeEach(() => reset());
+
+describe('traced', () => {
+  it('makes an execute_tool span per call, with the GenAI attributes, and returns sync values synchronously', () => {
+    const add = traced('add', (a: number, b: number) => a + b, { description: 'Adds two numbers' });
+    const out = add(2, 3);
+    expect(out).toBe(5);
+    const [span] = spans();
+    expect(span!.name).toBe('execute_tool add');
+    expect(span!.instrumentationScope.name).toBe('spanscore');
+    expect(span!.attributes).toEqual({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'add',
+      'gen_ai.tool.type': 'function',
+      'gen_ai.tool.description': 'Adds two numbers',
+    });
+    expect(span!.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('keeps async functions async, ends the span when the promise settles, records the result when asked', async () => {
+    const fetchWeather = traced('get_weather', async (city: string) => ({ city, temp: 21 }), {
+      captureArguments: true,
+      captureResult: true,
+    });
+    const pending = fetchWeather('Paris');
+    expect(pending).toBeInstanceOf(Promise);
+    expect(spans()).toHaveLength(0);
+    expect(await pending).toEqual({ city: 'Paris', temp: 21 });
+    expect(spans()[0]!.attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': 'Paris',
+      'gen_ai.tool.call.result': '{"city":"Paris","temp":21}',
+    });
+  });
+
+  it('records nothing of arguments or results unless enabled (opt-in, as the conventions say)', async () => {
+    await traced('lookup', async (id: string) => `secret-${id}`)('x');
+    expect(Object.keys(spans()[0]!.attributes)).not.toContain('gen_ai.tool.call.arguments');
+    expect(Object.keys(spans()[0]!.attributes)).not.toContain('gen_ai.tool.call.result');
+  });
+
+  it('redacts secret-looking keys at any depth and caps the size', () => {
+    const call = traced('login', (_args: unknown) => 'ok', {
+      captureArguments: true,
+      redactKeys: ['otp'],
+    });
+    call({
+      user: 'ada',
+      password: 'hunter2',
+      otp: '123456',
+      nested: { apiKey: 'k', Authorization: 'Bearer x', keep: 1 },
+    });
+    expect(JSON.parse(spans()[0]!.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({
+      user: 'ada',
+      password: '[REDACTED]',
+      otp: '[REDACTED]',
+      nested: { apiKey: '[REDACTED]', Authorization: '[REDACTED]', keep: 1 },
+    });
+    reset();
+    traced('echo', (_args: unknown) => 'ok', { captureArguments: true, maxAttributeLength: 120 })({
+      text: 'x'.repeat(1000),
+    });
+    const recorded = spans()[0]!.attributes['gen_ai.tool.call.arguments'] as string;
+    expect(recorded).toMatch(/^\{"text":"x{111}…\[891 more characters\]$/);
+  });
+
+  it('survives circular and exotic arguments', () => {
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    traced('odd', (..._a: unknown[]) => 1, { captureArguments: true })(
+      loop,
+      10n,
+      new Map([['k', 1]]),
+      () => 1,
+    );
+    expect(JSON.parse(spans()[0]!.attributes['gen_ai.tool.call.arguments'] as string)).toEqual([
+      { name: 'loop', self: '[circular]' },
+      '10',
+      { k: 1 },
+      null,
+    ]);
+  });
+
+  it('marks a throw ERROR with error.type and the exception, and rethrows the same error (sync and async)', async () => {
+    class QuotaError extends Error {
+      override name = 'QuotaError';
+    }
+    const boom = new QuotaError('over quota');
+    expect(() =>
+      traced('sync_fail', () => {
+        throw boom;
+      })(),
+    ).toThrow(boom);
+    await expect(traced('async_fail', () => Promise.reject(boom))()).rejects.toBe(boom);
+    for (const span of spans()) {
+      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'over quota' });
+      expect(span.attributes['error.type']).toBe('QuotaError');
+      expect(span.events[0]!.name).toBe('exception');
+    }
+    expect(spans()).toHaveLength(2);
+  });
+
+  it('preserves `this`, the function name and its length', () => {
+    const counter = {
+      n: 41,
+      next: traced('next', function (this: { n: number }, step: number) {
+        return (this.n += step);
+      }),
+    };
+    expect(counter.next(1)).toBe(42);
+    function namedTool(_a: number, _b: number): number {
+      return 0;
+    }
+    const wrapped = traced('tool', namedTool);
+    expect(wrapped.name).toBe('namedTool');
+    expect(wrapped.length).toBe(2);
+  });
+
+  it('runs the function inside its span: spans it starts are children, and it is a child of the caller', async () => {
+    const inner = traced('inner', async () => 'x');
+    const outer = traced('outer', async () => inner());
+    await otelTrace.getTracer('app').startActiveSpan('agent', async agent => {
+      await outer();
+      agent.end();
+    });
+    const byName = Object.fromEntries(spans().map(s => [s.name, s]));
+    expect(byName['execute_tool inner']!.parentSpanContext?.spanId).toBe(
+      byName['execute_tool outer']!.spanContext().spanId,
+    );
+    expect(byName['execute_tool outer']!.parentSpanContext?.spanId).toBe(
+      byName.agent!.spanContext().spanId,
+    );
+    expect(new Set(spans().map(s => s.spanContext().traceId)).size).toBe(1);
+  });
+
+  it('takes gen_ai.tool.call.id from the Vercel AI SDK options argument, or from options.callId', async () => {
+    await traced('weather', async (_input: { city: string }, _opts: { toolCallId: string }) => 1)(
+      { city: 'Rome' },
+      { toolCallId: 'call_abc' },
+    );
+    traced('custom', (x: { id: string }) => x, { callId: ([x]) => (x as { id: string }).id })({
+      id: 'c-9',
+    });
+    expect(spans().map(s => s.attributes['gen_ai.tool.call.id'])).toEqual(['call_abc', 'c-9']);
+  });
+
+  it('ties tool spans to the test case set by withTestCase, in one trace rooted at the test case span', async () => {
+    const search = traced('search', async (q: string) => q);
+    const result = await withTestCase('search-case', async () => search('cats'));
+    expect(result).toBe('cats');
+    const [tool, root] = spans();
+    expect(root!.name).toBe('test_case search-case');
+    expect(root!.attributes['spanscore.test_case.id']).toBe('search-case');
+    expect(tool!.attributes['spanscore.test_case.id']).toBe('search-case');
+    expect(tool!.parentSpanContext?.spanId).toBe(root!.spanContext().spanId);
+    // Outside the scope, no test case.
+    await search('dogs');
+    expect(spans()[2]!.attributes['spanscore.test_case.id']).toBeUndefined();
+  });
+
+  it('withTestCase marks the test case span ERROR when the run throws, and rethrows', async () => {
+    await expect(
+      withTestCase('broken', () => Promise.reject(new Error('agent crashed'))),
+    ).rejects.toThrow('agent crashed');
+    expect(spans()[0]!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'agent crashed' });
+    expect(() => withTestCase('', () => 1)).toThrow(/non-empty string/);
+  });
+});

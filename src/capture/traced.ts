@@ -1,0 +1,160 @@
+import {
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { TEST_CASE_ID_ATTRIBUTE, TRACER_NAME } from './capture-constants.js';
+import { captureValue, DEFAULT_REDACTED_KEYS } from './capture-value.js';
+import { currentTestCaseId } from './with-test-case.js';
+
+/** Options of {@link traced} and `@trace`. */
+export interface TraceOptions {
+  /** The tool's name; default: the function's or method's name. */
+  name?: string;
+  /** `gen_ai.tool.description`. */
+  description?: string;
+  /**
+   * Record the call's arguments in `gen_ai.tool.call.arguments` (opt-in, as in the GenAI
+   * conventions: arguments may be sensitive). One argument is recorded as itself, several as an
+   * array; see {@link TraceOptions.mapArguments}.
+   * @defaultValue false
+   */
+  captureArguments?: boolean;
+  /** Record the return value (awaited) in `gen_ai.tool.call.result`. @defaultValue false */
+  captureResult?: boolean;
+  /** What to record of the arguments, e.g. `args => args[0]` to leave out an options object. */
+  mapArguments?: (args: unknown[]) => unknown;
+  /** Longest recorded value; longer JSON is cut and marked. @defaultValue 4096 */
+  maxAttributeLength?: number;
+  /** Keys (any depth) whose values are recorded as `[REDACTED]`, added to the defaults (token, password, secret, api_key, authorization, cookie, credential, private_key, session_id). */
+  redactKeys?: readonly (string | RegExp)[];
+  /**
+   * The model's tool-call id for this call (`gen_ai.tool.call.id`), so the call joins the model's
+   * request when scored. Default: a `toolCallId`, `tool_call_id` or `callId` string property of
+   * any argument (the Vercel AI SDK passes `{ toolCallId }` to `execute`).
+   */
+  callId?: (args: unknown[]) => string | undefined;
+  /** The tracer to use; default: `trace.getTracer('spanscore')` from the global provider, at call time. */
+  tracer?: Tracer;
+}
+
+type AnyFunction = (this: never, ...args: never[]) => unknown;
+
+/**
+ * Wraps `fn` so every call is an OTel GenAI `execute_tool` span: named `execute_tool <name>`,
+ * kind INTERNAL, with `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.type`,
+ * `gen_ai.tool.description`, `gen_ai.tool.call.id` when known, the test case id set by
+ * `withTestCase()`, and (when enabled) arguments and result, size-capped and redacted.
+ *
+ * The wrapper keeps `fn`'s signature, `this`, and sync or async nature: a sync function returns
+ * its value, a promise is returned as a promise. `fn` runs inside the span's context, so spans it
+ * starts are children. A throw or rejection sets status ERROR and `error.type`, records the
+ * exception, and is rethrown unchanged. Only `@opentelemetry/api` is used: the span goes wherever
+ * the application's tracer provider sends spans (nowhere if none is registered).
+ *
+ * @example
+ * ```ts
+ * const getWeather = traced('get_weather', async (city: string) => fetchWeather(city), { captureArguments: true });
+ * ```
+ */
+export function traced<F extends AnyFunction>(name: string, fn: F, options: TraceOptions = {}): F {
+  if (typeof fn !== 'function')
+    throw new TypeError(`traced(${JSON.stringify(name)}): expected a function, got ${typeof fn}`);
+  const toolName = options.name ?? name;
+  if (!toolName) throw new TypeError('traced: the tool needs a name');
+  const capture = {
+    maxLength: options.maxAttributeLength ?? 4096,
+    redactKeys: [...DEFAULT_REDACTED_KEYS, ...(options.redactKeys ?? [])],
+  };
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': toolName,
+      'gen_ai.tool.type': 'function',
+    };
+    if (options.description) attributes['gen_ai.tool.description'] = options.description;
+    const callId = (options.callId ?? findCallId)(args);
+    if (callId) attributes['gen_ai.tool.call.id'] = callId;
+    const testCaseId = currentTestCaseId();
+    if (testCaseId) attributes[TEST_CASE_ID_ATTRIBUTE] = testCaseId;
+    if (options.captureArguments) {
+      const recorded = options.mapArguments
+        ? options.mapArguments(args)
+        : args.length === 1
+          ? args[0]
+          : args;
+      attributes['gen_ai.tool.call.arguments'] = captureValue(recorded, capture);
+    }
+    return tracer.startActiveSpan(
+      `execute_tool ${toolName}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      span => {
+        let out: unknown;
+        try {
+          out = (fn as unknown as (...a: unknown[]) => unknown).apply(this, args);
+        } catch (error) {
+          fail(span, error);
+          throw error;
+        }
+        if (isThenable(out)) {
+          return out.then(
+            value => {
+              succeed(span, value, options.captureResult === true, capture);
+              return value;
+            },
+            (error: unknown) => {
+              fail(span, error);
+              throw error;
+            },
+          );
+        }
+        succeed(span, out, options.captureResult === true, capture);
+        return out;
+      },
+    );
+  };
+  Object.defineProperty(wrapped, 'name', { value: fn.name || toolName });
+  Object.defineProperty(wrapped, 'length', { value: fn.length });
+  return wrapped as unknown as F;
+}
+
+function succeed(
+  span: Span,
+  value: unknown,
+  captureResult: boolean,
+  capture: Parameters<typeof captureValue>[1],
+): void {
+  if (captureResult && value !== undefined)
+    span.setAttribute('gen_ai.tool.call.result', captureValue(value, capture));
+  span.end();
+}
+
+function fail(span: Span, error: unknown): void {
+  const e = error instanceof Error ? error : new Error(String(error));
+  span.recordException(e);
+  span.setAttribute('error.type', e.name || 'Error');
+  span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+  span.end();
+}
+
+function findCallId(args: unknown[]): string | undefined {
+  for (const arg of args) {
+    if (typeof arg !== 'object' || arg === null) continue;
+    const a = arg as Record<string, unknown>;
+    const id = a.toolCallId ?? a.tool_call_id ?? a.callId;
+    if (typeof id === 'string' && id !== '') return id;
+  }
+  return undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
