@@ -25,6 +25,11 @@ export type { ErrorLocation } from './errors/spanscore-error.js';
 export { decodeOtlpJson } from './ingest/decode-otlp-json.js';
 export { decodeOtlpProtobuf } from './ingest/decode-otlp-protobuf.js';
 export { readTraceFiles } from './ingest/read-trace-files.js';
+export { createOtlpHttpReceiver } from './ingest/otlp-http-receiver.js';
+export type { OtlpHttpReceiverOptions } from './ingest/otlp-http-receiver.js';
+export { createReceiverMetrics } from './ingest/receiver-metrics.js';
+export type { ReceiverMetrics } from './ingest/receiver-metrics.js';
+export type { SpanSink } from './ingest/span-sink.js';
 export type {
   InputProblem,
   ReadTraceFilesOptions,

@@ -14,6 +14,8 @@ describe('the public surface', () => {
         "canonicalToolName",
         "compareArguments",
         "createGraderScorer",
+        "createOtlpHttpReceiver",
+        "createReceiverMetrics",
         "currentTestCaseId",
         "decodeOtlpJson",
         "decodeOtlpProtobuf",

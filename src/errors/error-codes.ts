@@ -24,6 +24,15 @@ export const ERROR_CODES = {
     category: 'input',
     summary: 'A custom scorer module cannot be loaded or does not export scorers.',
   },
+  SS_INGEST_SATURATED: {
+    category: 'upstream',
+    summary:
+      'The span buffer is full; the receiver answers 429 with Retry-After so exporters retry.',
+  },
+  SS_INGEST_UNAVAILABLE: {
+    category: 'upstream',
+    summary: 'The span store (Redis) cannot be reached; the receiver answers 503 with Retry-After.',
+  },
   SS_USAGE: {
     category: 'input',
     summary: 'The command line is not valid.',

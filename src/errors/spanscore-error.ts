@@ -19,16 +19,19 @@ export class SpanscoreError extends Error {
   readonly code: ErrorCode;
   readonly category: ErrorCategory;
   readonly location: ErrorLocation | undefined;
+  /** For retryable (`upstream`) errors: how long the caller should wait before trying again. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { location?: ErrorLocation; cause?: unknown } = {},
+    options: { location?: ErrorLocation; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(formatMessage(message, options.location), { cause: options.cause });
     this.code = code;
     this.category = ERROR_CODES[code].category;
     this.location = options.location;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -1,0 +1,269 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { decodeOtlpJson } from './decode-otlp-json.js';
+import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
+import type { ReceiverMetrics } from './receiver-metrics.js';
+import type { DecodedRequest } from './span-digest.js';
+import type { SpanSink } from './span-sink.js';
+
+const gunzipAsync = promisify(gunzip);
+
+/** gRPC status codes, as `google.rpc.Status.code` expects. */
+const GRPC = {
+  INVALID_ARGUMENT: 3,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+  INTERNAL: 13,
+} as const;
+const PROTOBUF = 'application/x-protobuf';
+const JSON_TYPE = 'application/json';
+
+/** Options of {@link createOtlpHttpReceiver}. */
+export interface OtlpHttpReceiverOptions {
+  /** Where accepted spans go. */
+  sink: SpanSink;
+  /**
+   * Largest request body, compressed and after decompression (the OTLP spec requires both);
+   * larger gets 413. @defaultValue 64 MiB (the spec's recommendation)
+   */
+  maxBodyBytes?: number;
+  /** When set, requests need `Authorization: Bearer <token>` (compared in constant time), else 401. */
+  authToken?: string;
+  /** `GET /readyz` answers 200 when this resolves true, 503 otherwise (e.g. Redis unreachable). */
+  ready?: () => Promise<boolean>;
+  /** Prometheus metrics; `GET /metrics` serves their registry. */
+  metrics?: ReceiverMetrics;
+  /** Fastify's logger option. @defaultValue false */
+  logger?: boolean;
+}
+
+/**
+ * The OTLP/HTTP trace receiver: `POST /v1/traces` with `application/x-protobuf` or
+ * `application/json` bodies, optionally gzip-compressed, answered in the request's content type.
+ *
+ * - 200 with an empty `ExportTraceServiceResponse`, or `partialSuccess` (`rejectedSpans`, and a
+ *   message naming the first bad span's field) when some spans were refused; the rest are kept.
+ * - 400 for a body that is not an OTLP request at all, 401 without the bearer token, 413 above
+ *   `maxBodyBytes` (before or after decompression), 415 for another content type or encoding.
+ * - 429 (buffer full) or 503 (store unavailable) with `Retry-After`, so exporters retry.
+ * - `GET /healthz` (the process is up), `GET /readyz` (see `ready`), `GET /metrics` (Prometheus).
+ */
+export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): FastifyInstance {
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const expectedToken = options.authToken ? digest(options.authToken) : undefined;
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    [PROTOBUF, JSON_TYPE],
+    { parseAs: 'buffer', bodyLimit: maxBodyBytes },
+    (_req, body, done) => done(null, body),
+  );
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const format = formatOf(request);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return send(
+        reply,
+        413,
+        encodeStatus(GRPC.RESOURCE_EXHAUSTED, `request body exceeds ${maxBodyBytes} bytes`, format),
+        format,
+      );
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) {
+      const type = request.headers['content-type'] ?? '(none)';
+      return send(
+        reply,
+        415,
+        encodeStatus(
+          GRPC.INVALID_ARGUMENT,
+          `unsupported content type ${type}; send ${PROTOBUF} or ${JSON_TYPE}`,
+          'json',
+        ),
+        'json',
+      );
+    }
+    if (error.statusCode && error.statusCode < 500) {
+      return send(
+        reply,
+        error.statusCode,
+        encodeStatus(GRPC.INVALID_ARGUMENT, error.message, format),
+        format,
+      );
+    }
+    request.log.error(error);
+    return send(reply, 500, encodeStatus(GRPC.INTERNAL, 'internal error', format), format);
+  });
+
+  app.post('/v1/traces', async (request, reply) => {
+    const format = formatOf(request);
+    const started = process.hrtime.bigint();
+    const status = await handleExport(request, reply, format);
+    options.metrics?.requestDuration.observe(
+      { status: String(status) },
+      Number(process.hrtime.bigint() - started) / 1e9,
+    );
+    return reply;
+  });
+
+  async function handleExport(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    format: 'json' | 'protobuf',
+  ): Promise<number> {
+    if (expectedToken && !authorized(request.headers.authorization, expectedToken)) {
+      reply.header('www-authenticate', 'Bearer');
+      return send(
+        reply,
+        401,
+        encodeStatus(GRPC.UNAUTHENTICATED, 'missing or wrong bearer token', format),
+        format,
+      );
+    }
+    let body = request.body as Buffer;
+    const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding === 'gzip') {
+      try {
+        body = await gunzipAsync(body, { maxOutputLength: maxBodyBytes });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+          return send(
+            reply,
+            413,
+            encodeStatus(
+              GRPC.RESOURCE_EXHAUSTED,
+              `decompressed body exceeds ${maxBodyBytes} bytes`,
+              format,
+            ),
+            format,
+          );
+        }
+        return send(
+          reply,
+          400,
+          encodeStatus(
+            GRPC.INVALID_ARGUMENT,
+            `invalid gzip body: ${(error as Error).message}`,
+            format,
+          ),
+          format,
+        );
+      }
+    } else if (encoding !== 'identity') {
+      return send(
+        reply,
+        415,
+        encodeStatus(
+          GRPC.INVALID_ARGUMENT,
+          `unsupported content encoding ${encoding}; send gzip or none`,
+          format,
+        ),
+        format,
+      );
+    }
+
+    let decoded: DecodedRequest;
+    try {
+      decoded =
+        format === 'protobuf'
+          ? decodeOtlpProtobuf(body)
+          : decodeOtlpJson(JSON.parse(body.toString('utf8')));
+    } catch (error) {
+      const message =
+        error instanceof SyntaxError
+          ? `invalid JSON: ${error.message}`
+          : isSpanscoreError(error) || error instanceof RangeError
+            ? error.message
+            : undefined;
+      if (message === undefined) throw error;
+      options.metrics?.requestsRejected.inc();
+      return send(reply, 400, encodeStatus(GRPC.INVALID_ARGUMENT, message, format), format);
+    }
+
+    if (decoded.spans.length > 0) {
+      try {
+        await options.sink.accept(decoded.spans);
+      } catch (error) {
+        if (
+          isSpanscoreError(error) &&
+          (error.code === 'SS_INGEST_SATURATED' || error.code === 'SS_INGEST_UNAVAILABLE')
+        ) {
+          const code = error.code === 'SS_INGEST_SATURATED' ? 429 : 503;
+          reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))));
+          options.metrics?.spansRefused.inc(
+            { reason: code === 429 ? 'saturated' : 'unavailable' },
+            decoded.spans.length,
+          );
+          return send(
+            reply,
+            code,
+            encodeStatus(
+              code === 429 ? GRPC.RESOURCE_EXHAUSTED : GRPC.UNAVAILABLE,
+              error.message,
+              format,
+            ),
+            format,
+          );
+        }
+        throw error;
+      }
+    }
+    options.metrics?.spansReceived.inc(decoded.spans.length);
+    if (decoded.rejected.length > 0) options.metrics?.spansRejected.inc(decoded.rejected.length);
+    const first = decoded.rejected[0];
+    const partial = first
+      ? {
+          rejectedSpans: decoded.rejected.length,
+          errorMessage: `${decoded.rejected.length} span(s) rejected; first: ${first.path}: ${first.reason}`,
+        }
+      : undefined;
+    return send(reply, 200, encodeExportResponse(partial, format), format);
+  }
+
+  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const ok = options.ready ? await options.ready().catch(() => false) : true;
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready' });
+  });
+  app.get('/metrics', async (_request, reply) => {
+    if (!options.metrics) return reply.code(404).send({ status: 'metrics disabled' });
+    return reply
+      .type(options.metrics.registry.contentType)
+      .send(await options.metrics.registry.metrics());
+  });
+  return app;
+}
+
+function formatOf(request: FastifyRequest): 'json' | 'protobuf' {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith(JSON_TYPE)
+    ? 'json'
+    : 'protobuf';
+}
+
+function send(
+  reply: FastifyReply,
+  status: number,
+  body: Buffer,
+  format: 'json' | 'protobuf',
+): number {
+  void reply
+    .code(status)
+    .type(format === 'json' ? JSON_TYPE : PROTOBUF)
+    .send(body);
+  return status;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+// Hash both sides so the comparison is constant-time whatever the lengths.
+function authorized(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!.trim()), expected);
+}

@@ -1,0 +1,46 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** The receiver's Prometheus metrics, in their own registry. */
+export interface ReceiverMetrics {
+  registry: Registry;
+  spansReceived: Counter;
+  spansRejected: Counter;
+  spansRefused: Counter<'reason'>;
+  requestsRejected: Counter;
+  requestDuration: Histogram<'status'>;
+}
+
+/** Creates the receiver metrics (prefixed `spanscore_`) in `registry` (a new one by default). */
+export function createReceiverMetrics(registry = new Registry()): ReceiverMetrics {
+  return {
+    registry,
+    spansReceived: new Counter({
+      name: 'spanscore_spans_received_total',
+      help: 'Spans accepted by the OTLP receiver',
+      registers: [registry],
+    }),
+    spansRejected: new Counter({
+      name: 'spanscore_spans_rejected_total',
+      help: 'Spans refused as invalid (reported in partialSuccess)',
+      registers: [registry],
+    }),
+    spansRefused: new Counter({
+      name: 'spanscore_spans_backpressure_total',
+      help: 'Spans answered with 429/503 for the exporter to retry',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    requestsRejected: new Counter({
+      name: 'spanscore_requests_rejected_total',
+      help: 'OTLP requests refused whole (400)',
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'spanscore_export_request_duration_seconds',
+      help: 'Time to handle one OTLP export request',
+      labelNames: ['status'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+  };
+}
