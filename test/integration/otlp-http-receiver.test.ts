@@ -274,9 +274,7 @@ describe('OTLP/HTTP receiver responses', () => {
       { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     );
     expect(bomb.statusCode).toBe(413);
-    expect(bomb.json<{ message: string }>().message).toBe(
-      'decompressed body exceeds 65536 bytes',
-    );
+    expect(bomb.json<{ message: string }>().message).toBe('decompressed body exceeds 65536 bytes');
   });
 
   it('503 with Retry-After when the store is unavailable; nothing is counted as received', async () => {
