@@ -92,6 +92,16 @@ export type {
 export type { Scorer, ScorerInput, ScorerKind } from './score/scorer.js';
 export type { AvailableTool, ExpectedCall, TestCase } from './score/test-case.js';
 
+// Emit: evaluation spans written back into the evaluated trace
+export { EVALUATION_ATTRIBUTES, EVALUATION_EVENT } from './emit/evaluation-attributes.js';
+export { createEvaluationExporter } from './emit/otlp-evaluation-exporter.js';
+export type {
+  EvaluationExporter,
+  EvaluationExporterOptions,
+} from './emit/otlp-evaluation-exporter.js';
+export { evaluationSpanId, scoreToSpan } from './emit/score-to-span.js';
+export type { EvaluationAttributeValue, EvaluationSpan } from './emit/score-to-span.js';
+
 // Suites and reports
 export { loadSuite, parseSuite } from './suite/load-suite.js';
 export type { Suite, SuiteCase } from './suite/load-suite.js';

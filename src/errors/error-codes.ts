@@ -33,6 +33,10 @@ export const ERROR_CODES = {
     category: 'upstream',
     summary: 'The span store (Redis) cannot be reached; the receiver answers 503 with Retry-After.',
   },
+  SS_EXPORT_FAILED: {
+    category: 'upstream',
+    summary: 'Evaluation spans could not be exported to the OTLP backend; the job is retried.',
+  },
   SS_USAGE: {
     category: 'input',
     summary: 'The command line is not valid.',

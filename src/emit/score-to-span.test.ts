@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { agentTrace } from '../../test/helpers/trace-builder.js';
+import type { ScorerOutcome } from '../score/run-scorers.js';
+import type { TestCase } from '../score/test-case.js';
+import { evaluationSpanId, scoreToSpan } from './score-to-span.js';
+
+const trace = agentTrace(['search', 'weather', 'search'], { testCaseId: 'tc-7' });
+const testCase: TestCase = { id: 'tc-7', scorers: [], expectedTools: ['weather', 'maps'] };
+const time = { startUnixNano: 1_000n, endUnixNano: 2_000n };
+
+describe('scoreToSpan', () => {
+  it('puts a scored result in the evaluated trace, under its root, with every attribute', () => {
+    const outcome: ScorerOutcome = {
+      scorer: 'tool_correctness',
+      kind: 'deterministic',
+      result: {
+        status: 'scored',
+        score: 0,
+        label: 'fail',
+        reason: 'missing maps; unexpected search',
+        details: { missingTools: ['maps'], unexpectedTools: ['search'] },
+      },
+    };
+    const span = scoreToSpan(trace, outcome, testCase, time);
+    expect(span).toMatchObject({
+      traceId: trace.traceId,
+      parentSpanId: trace.root!.spanId,
+      name: 'evaluation tool_correctness',
+      statusCode: 0,
+      link: { traceId: trace.traceId, spanId: trace.root!.spanId },
+    });
+    expect(span.attributes).toEqual({
+      'gen_ai.evaluation.name': 'tool_correctness',
+      'gen_ai.evaluation.score.value': 0,
+      'gen_ai.evaluation.score.label': 'fail',
+      'gen_ai.evaluation.explanation': 'missing maps; unexpected search',
+      'spanscore.evaluation.status': 'scored',
+      'spanscore.scorer.kind': 'deterministic',
+      'spanscore.tools_used': ['search', 'weather'],
+      'spanscore.tool_sequence': ['search', 'weather', 'search'],
+      'spanscore.test_case.id': 'tc-7',
+      'spanscore.expected_tools': ['weather', 'maps'],
+      'spanscore.missing_tools': ['maps'],
+      'spanscore.unexpected_tools': ['search'],
+    });
+    expect(span.event).toEqual({
+      name: 'gen_ai.evaluation.result',
+      timeUnixNano: 2_000n,
+      attributes: {
+        'gen_ai.evaluation.name': 'tool_correctness',
+        'gen_ai.evaluation.score.value': 0,
+        'gen_ai.evaluation.score.label': 'fail',
+        'gen_ai.evaluation.explanation': 'missing maps; unexpected search',
+        'spanscore.evaluation.status': 'scored',
+      },
+    });
+  });
+
+  it('never writes a number for a skipped or failed result; a failure is ERROR with error.type', () => {
+    const skipped = scoreToSpan(
+      trace,
+      {
+        scorer: 'contains',
+        kind: 'deterministic',
+        result: { status: 'skipped', reason: 'no groundTruth' },
+      },
+      testCase,
+      time,
+    );
+    expect(skipped.attributes['gen_ai.evaluation.score.value']).toBeUndefined();
+    expect(skipped.attributes['gen_ai.evaluation.score.label']).toBeUndefined();
+    expect(skipped.attributes['spanscore.evaluation.status']).toBe('skipped');
+    const failed = scoreToSpan(
+      trace,
+      {
+        scorer: 'judge',
+        kind: 'llm',
+        result: {
+          status: 'failed',
+          error: 'judge returned invalid JSON',
+          errorType: 'SyntaxError',
+        },
+      },
+      testCase,
+      time,
+    );
+    expect(failed).toMatchObject({ statusCode: 2, statusMessage: 'judge returned invalid JSON' });
+    expect(failed.attributes).toMatchObject({
+      'error.type': 'SyntaxError',
+      'gen_ai.evaluation.explanation': 'judge returned invalid JSON',
+      'spanscore.evaluation.status': 'failed',
+    });
+    expect(failed.attributes['gen_ai.evaluation.score.value']).toBeUndefined();
+  });
+
+  it("copies an LLM scorer's model and token usage", () => {
+    const span = scoreToSpan(
+      trace,
+      {
+        scorer: 'rubric',
+        kind: 'llm',
+        result: {
+          status: 'scored',
+          score: 0.8,
+          label: 'pass',
+          reason: 'good',
+          details: { usage: { model: 'gpt-4o-mini', inputTokens: 812, outputTokens: 64 } },
+        },
+      },
+      testCase,
+      time,
+    );
+    expect(span.attributes).toMatchObject({
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.usage.input_tokens': 812,
+      'gen_ai.usage.output_tokens': 64,
+    });
+  });
+
+  it('derives the span id from (trace, scorer, test case): stable across retries, distinct otherwise', () => {
+    const id = evaluationSpanId(trace.traceId, 'tool_correctness', 'tc-7');
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(evaluationSpanId(trace.traceId, 'tool_correctness', 'tc-7')).toBe(id);
+    expect(
+      new Set([
+        id,
+        evaluationSpanId(trace.traceId, 'contains', 'tc-7'),
+        evaluationSpanId(trace.traceId, 'tool_correctness', 'tc-8'),
+        evaluationSpanId('f'.repeat(32), 'tool_correctness', 'tc-7'),
+      ]).size,
+    ).toBe(4);
+  });
+});

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { ScorerOutcome } from '../score/run-scorers.js';
+import type { TestCase } from '../score/test-case.js';
+import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from './evaluation-attributes.js';
+
+/** A span attribute value as evaluation spans use them. */
+export type EvaluationAttributeValue = string | number | boolean | string[];
+
+/** One evaluation span, ready to export: in the evaluated trace, under the evaluated span. */
+export interface EvaluationSpan {
+  traceId: string;
+  /** Derived from (trace, scorer, test case): a retried job rewrites this span, never adds one. */
+  spanId: string;
+  /** The evaluated span: the trace's root (the agent run). */
+  parentSpanId: string;
+  name: string;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Record<string, EvaluationAttributeValue>;
+  /** A link to the evaluated span, as OpenInference's annotation spec asks of post-hoc carriers. */
+  link: { traceId: string; spanId: string };
+  event: {
+    name: string;
+    timeUnixNano: bigint;
+    attributes: Record<string, EvaluationAttributeValue>;
+  };
+  /** ERROR when the scorer failed. */
+  statusCode: 0 | 2;
+  statusMessage: string;
+}
+
+/** Usage an LLM scorer reports in its details, copied to the span when present. */
+interface UsageDetails {
+  model?: unknown;
+  inputTokens?: unknown;
+  outputTokens?: unknown;
+}
+
+/**
+ * Turns one scorer outcome on a trace into its evaluation span (pure). Attributes: the
+ * `gen_ai.evaluation.*` name, score value and label (only for scored results: a skipped or failed
+ * result is never a number), explanation, `error.type` on failure, and spanscore's tools used, tool
+ * sequence, expected, missing and unexpected tools, test case id and scorer kind. The
+ * `gen_ai.evaluation.result` event repeats the evaluation attributes.
+ */
+export function scoreToSpan(
+  trace: NormalizedTrace,
+  outcome: ScorerOutcome,
+  testCase: TestCase | undefined,
+  time: { startUnixNano: bigint; endUnixNano: bigint },
+): EvaluationSpan {
+  const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
+  const result = outcome.result;
+  const evaluation: Record<string, EvaluationAttributeValue> = {
+    [A.name]: outcome.scorer,
+    [A.status]: result.status,
+  };
+  if (result.status === 'scored') {
+    evaluation[A.scoreValue] = result.score;
+    evaluation[A.scoreLabel] = result.label;
+    evaluation[A.explanation] = result.reason;
+  } else if (result.status === 'skipped') {
+    evaluation[A.explanation] = result.reason;
+  } else {
+    evaluation[A.explanation] = result.error;
+    evaluation[A.errorType] = result.errorType;
+  }
+  const details = result.status === 'scored' ? result.details : {};
+  const attributes: Record<string, EvaluationAttributeValue> = {
+    ...evaluation,
+    [A.scorerKind]: outcome.kind,
+    [A.toolsUsed]: trace.toolsUsed,
+    [A.toolSequence]: trace.toolSequence.map(c => c.name),
+  };
+  const testCaseId = testCase?.id ?? trace.testCaseId;
+  if (testCaseId) attributes[A.testCaseId] = testCaseId;
+  const expected = expectedTools(testCase);
+  if (expected) attributes[A.expectedTools] = expected;
+  const missing = stringList(details.missingTools);
+  if (missing) attributes[A.missingTools] = missing;
+  const unexpected = stringList(details.unexpectedTools);
+  if (unexpected) attributes[A.unexpectedTools] = unexpected;
+  const usage = (details.usage ?? {}) as UsageDetails;
+  if (typeof usage.model === 'string') attributes[A.requestModel] = usage.model;
+  if (typeof usage.inputTokens === 'number') attributes[A.inputTokens] = usage.inputTokens;
+  if (typeof usage.outputTokens === 'number') attributes[A.outputTokens] = usage.outputTokens;
+  return {
+    traceId: trace.traceId,
+    spanId: evaluationSpanId(trace.traceId, outcome.scorer, testCaseId ?? ''),
+    parentSpanId: evaluated,
+    name: `evaluation ${outcome.scorer}`,
+    startTimeUnixNano: time.startUnixNano,
+    endTimeUnixNano: time.endUnixNano,
+    attributes,
+    link: { traceId: trace.traceId, spanId: evaluated },
+    event: { name: EVALUATION_EVENT, timeUnixNano: time.endUnixNano, attributes: evaluation },
+    statusCode: result.status === 'failed' ? 2 : 0,
+    statusMessage: result.status === 'failed' ? result.error : '',
+  };
+}
+
+/** 16 hex characters derived from (trace id, scorer, test case id); never all zeros. */
+export function evaluationSpanId(traceId: string, scorer: string, testCaseId: string): string {
+  const hex = createHash('sha256')
+    .update(`${traceId}\u0000${scorer}\u0000${testCaseId}`)
+    .digest('hex')
+    .slice(0, 16);
+  return hex === '0000000000000000' ? '0000000000000001' : hex;
+}
+
+function expectedTools(testCase: TestCase | undefined): string[] | undefined {
+  if (!testCase) return undefined;
+  if (testCase.expectedTools) return testCase.expectedTools;
+  if (testCase.expectedToolOrder?.length) return testCase.expectedToolOrder;
+  if (testCase.expectedCalls)
+    return testCase.expectedCalls.filter(c => !c.forbidden).map(c => c.name);
+  return testCase.expectedTool ? [testCase.expectedTool] : undefined;
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every(v => typeof v === 'string') ? value : undefined;
+}
