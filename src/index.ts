@@ -92,6 +92,17 @@ export type {
 export type { Scorer, ScorerInput, ScorerKind } from './score/scorer.js';
 export type { AvailableTool, ExpectedCall, TestCase } from './score/test-case.js';
 
+// Queue: trace assembly and the per-trace pipeline
+export { createMemoryTraceAssembler } from './queue/memory-trace-assembler.js';
+export type {
+  MemoryTraceAssembler,
+  MemoryTraceAssemblerOptions,
+} from './queue/memory-trace-assembler.js';
+export { processTrace } from './queue/process-trace.js';
+export type { ProcessTraceContext, TraceResult } from './queue/process-trace.js';
+export { isRootSpan, traceReadiness } from './queue/trace-readiness.js';
+export type { Readiness, ReadinessPolicy, TraceProgress } from './queue/trace-readiness.js';
+
 // Emit: evaluation spans written back into the evaluated trace
 export { EVALUATION_ATTRIBUTES, EVALUATION_EVENT } from './emit/evaluation-attributes.js';
 export { createEvaluationExporter } from './emit/otlp-evaluation-exporter.js';

@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import {
+  createMemoryTraceAssembler,
+  type MemoryTraceAssemblerOptions,
+} from './memory-trace-assembler.js';
+
+const policy = { settleMs: 2000, maxWaitMs: 30_000 };
+
+let nextSpan = 100;
+
+/** Spans of trace `t`: `root` (span 1) has no parent; every other span is a new child of it. */
+function spans(t: number, names: string[]): SpanDigest[] {
+  return decodeOtlpJson(
+    otlpRequest(
+      names.map((name, i) => ({
+        traceId: traceId(t),
+        spanId: spanId(t, name === 'root' ? 1 : nextSpan++),
+        ...(name !== 'root' && { parentSpanId: spanId(t, 1) }),
+        name,
+        startMs: i,
+        endMs: i + 1,
+      })),
+    ),
+  ).spans;
+}
+
+function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
+  const processed: Array<{ traceId: string; names: string[] }> = [];
+  const assembler = createMemoryTraceAssembler({
+    policy,
+    process: (id, list) => {
+      processed.push({ traceId: id, names: list.map(s => s.name).sort() });
+      return Promise.resolve();
+    },
+    ...options,
+  });
+  return { assembler, processed };
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('memory trace assembler', () => {
+  it('scores a trace once, settleMs after its last span once the root has ended, with spans from every batch', async () => {
+    const { assembler, processed } = setup();
+    await assembler.accept(spans(1, ['tool-a']));
+    await vi.advanceTimersByTimeAsync(1000);
+    await assembler.accept(spans(1, ['root'])); // the root arrives last, as exporters often send it
+    await vi.advanceTimersByTimeAsync(1500);
+    await assembler.accept(spans(1, ['tool-b'])); // a straggler restarts the settle window
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(processed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(processed).toEqual([{ traceId: traceId(1), names: ['root', 'tool-a', 'tool-b'] }]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(processed).toHaveLength(1);
+  });
+
+  it('scores a trace whose root never arrives at maxWaitMs after its first span', async () => {
+    const { assembler, processed } = setup();
+    await assembler.accept(spans(2, ['orphan']));
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(processed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(processed.map(p => p.names)).toEqual([['orphan']]);
+  });
+
+  it('keeps interleaved traces apart', async () => {
+    const { assembler, processed } = setup();
+    const a = spans(3, ['root', 'a1']);
+    const b = spans(4, ['root', 'b1']);
+    await assembler.accept([a[0]!, b[1]!]);
+    await assembler.accept([b[0]!, a[1]!]);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed.sort((x, y) => x.traceId.localeCompare(y.traceId))).toEqual([
+      { traceId: traceId(3), names: ['a1', 'root'] },
+      { traceId: traceId(4), names: ['b1', 'root'] },
+    ]);
+  });
+
+  it('counts spans that arrive after their trace was scored, and rescores with all spans when asked', async () => {
+    const late: Array<[string, number]> = [];
+    const off = setup({ onLateSpans: (id, n) => late.push([id, n]) });
+    await off.assembler.accept(spans(5, ['root']));
+    await vi.advanceTimersByTimeAsync(2000);
+    await off.assembler.accept(spans(5, ['late-tool']));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(off.processed).toHaveLength(1);
+    expect(late).toEqual([[traceId(5), 1]]);
+    expect(off.assembler.stats().lateSpans).toBe(1);
+
+    const on = setup({ rescoreLateSpans: true });
+    await on.assembler.accept(spans(6, ['root']));
+    await vi.advanceTimersByTimeAsync(2000);
+    await on.assembler.accept(spans(6, ['late-tool']));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(on.processed.map(p => p.names)).toEqual([['root'], ['late-tool', 'root']]);
+  });
+
+  it('refuses a batch whole past maxBufferedSpans (429) and recovers once traces are scored', async () => {
+    const { assembler, processed } = setup({ maxBufferedSpans: 3 });
+    await assembler.accept(spans(7, ['root', 'x']));
+    await expect(assembler.accept(spans(8, ['root', 'y']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      retryAfterSeconds: 1,
+    });
+    expect(assembler.stats()).toMatchObject({ bufferedTraces: 1, heldSpans: 2 });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(assembler.stats().heldSpans).toBe(0);
+    await assembler.accept(spans(8, ['root', 'y']));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed.map(p => p.traceId)).toEqual([traceId(7), traceId(8)]);
+  });
+
+  it('retries a retryable failure with exponential backoff, and gives up at once on others', async () => {
+    let calls = 0;
+    const failed: string[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      backoffMs: 1000,
+      onFailed: id => failed.push(id),
+      process: id => {
+        calls++;
+        if (id === traceId(9) && calls <= 2)
+          return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
+        if (id === traceId(10)) return Promise.reject(new TypeError('a bug'));
+        return Promise.resolve();
+      },
+    });
+    await assembler.accept(spans(9, ['root']));
+    await vi.advanceTimersByTimeAsync(2000); // first attempt fails
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000); // retry after 1 s fails
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(1); // then after 2 s succeeds
+    expect(assembler.stats()).toMatchObject({ scored: 1, retries: 2, failed: 0 });
+
+    await assembler.accept(spans(10, ['root']));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(failed).toEqual([traceId(10)]);
+    expect(assembler.stats()).toMatchObject({ scored: 1, failed: 1 });
+  });
+
+  it('runs at most `concurrency` traces at once', async () => {
+    let running = 0;
+    let most = 0;
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      concurrency: 2,
+      process: async () => {
+        most = Math.max(most, ++running);
+        await new Promise(resolve => setTimeout(resolve, 100));
+        running--;
+      },
+    });
+    for (let t = 20; t < 26; t++) await assembler.accept(spans(t, ['root']));
+    await vi.advanceTimersByTimeAsync(2000 + 400);
+    expect(assembler.stats().scored).toBe(6);
+    expect(most).toBe(2);
+  });
+
+  it('close() scores what is buffered now, waits for it, and refuses new spans (503)', async () => {
+    const { assembler, processed } = setup();
+    await assembler.accept(spans(30, ['tool'])); // no root: would wait 30 s
+    const closing = assembler.close(5000);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await closing).toEqual({ unfinished: 0 });
+    expect(processed.map(p => p.names)).toEqual([['tool']]);
+    await expect(assembler.accept(spans(31, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_UNAVAILABLE',
+    });
+  });
+});

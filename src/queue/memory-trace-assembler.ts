@@ -1,0 +1,229 @@
+import PQueue from 'p-queue';
+import pRetry, { AbortError } from 'p-retry';
+import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import type { SpanSink } from '../ingest/span-sink.js';
+import { isRootSpan, traceReadiness, type ReadinessPolicy } from './trace-readiness.js';
+
+/** Options of {@link createMemoryTraceAssembler}. */
+export interface MemoryTraceAssemblerOptions {
+  policy: ReadinessPolicy;
+  /** Scores one complete trace; rejects with an `upstream` error to be retried. */
+  process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
+  /** Traces scored at once. @defaultValue 4 */
+  concurrency?: number;
+  /** Spans held (buffered or waiting to be scored) before `accept` answers saturated (429). @defaultValue 200000 */
+  maxBufferedSpans?: number;
+  /** Tries per trace for retryable (`upstream`) failures, with exponential backoff. @defaultValue 5 */
+  maxAttempts?: number;
+  /** First retry delay; doubles each time. @defaultValue 1000 */
+  backoffMs?: number;
+  /** Score a trace again when spans arrive after it was scored; its evaluation spans are replaced. @defaultValue false */
+  rescoreLateSpans?: boolean;
+  /** How long a scored trace is remembered, to recognize late spans. @defaultValue policy.maxWaitMs */
+  lateWindowMs?: number;
+  /** Called for spans that arrive after their trace was scored. */
+  onLateSpans?: (traceId: string, count: number) => void;
+  /** Called when a trace could not be scored (after retries, or at once for non-retryable errors). */
+  onFailed?: (traceId: string, error: unknown) => void;
+  /** The clock in milliseconds. @defaultValue Date.now */
+  now?: () => number;
+}
+
+interface Buffered {
+  spans: Map<string, SpanDigest>;
+  firstSeenMs: number;
+  lastSeenMs: number;
+  rootEnded: boolean;
+  timer: NodeJS.Timeout | undefined;
+  queued: boolean;
+}
+
+/** The embedded, in-process queue driver: a {@link SpanSink} that assembles, schedules and scores. */
+export interface MemoryTraceAssembler extends SpanSink {
+  /** Scores every buffered trace now and waits, up to `deadlineMs`, for all scoring to finish. */
+  close(deadlineMs?: number): Promise<{ unfinished: number }>;
+  /** Counters for metrics and tests. */
+  stats(): {
+    bufferedTraces: number;
+    heldSpans: number;
+    scored: number;
+    lateSpans: number;
+    failed: number;
+    retries: number;
+  };
+}
+
+/**
+ * The `memory` driver: the same assembly as the BullMQ driver, in one process, bounded, with
+ * nothing surviving a restart. Spans are buffered per trace; a timer per trace fires when
+ * {@link traceReadiness} says the trace is complete (root ended and quiet for `settleMs`, or
+ * `maxWaitMs` after its first span), and the trace is scored once, on a queue with `concurrency`
+ * workers and retries with exponential backoff for retryable failures. Spans that arrive after
+ * their trace was scored are counted as late, and rescore it when `rescoreLateSpans` is on.
+ * `accept` refuses a batch whole (`SS_INGEST_SATURATED`) rather than exceed `maxBufferedSpans`.
+ */
+export function createMemoryTraceAssembler(
+  options: MemoryTraceAssemblerOptions,
+): MemoryTraceAssembler {
+  const now = options.now ?? Date.now;
+  const maxHeld = options.maxBufferedSpans ?? 200_000;
+  const lateWindowMs = options.lateWindowMs ?? options.policy.maxWaitMs;
+  const queue = new PQueue({ concurrency: options.concurrency ?? 4 });
+  const buffers = new Map<string, Buffered>();
+  // Scored traces: when they expire from memory, and their spans when rescoring is on.
+  const scored = new Map<
+    string,
+    { expiresAtMs: number; spans: Map<string, SpanDigest> | undefined }
+  >();
+  const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0 };
+  let held = 0;
+  let closed = false;
+
+  function schedule(traceId: string, buffer: Buffered): void {
+    clearTimeout(buffer.timer);
+    const readiness = traceReadiness(buffer, now(), options.policy);
+    if (readiness.ready) return enqueue(traceId, buffer);
+    buffer.timer = setTimeout(
+      () => schedule(traceId, buffer),
+      Math.max(0, readiness.recheckAtMs - now()),
+    );
+    buffer.timer.unref();
+  }
+
+  function enqueue(traceId: string, buffer: Buffered): void {
+    clearTimeout(buffer.timer);
+    if (buffer.queued) return;
+    buffer.queued = true;
+    buffers.delete(traceId);
+    const spans = [...buffer.spans.values()];
+    void queue.add(async () => {
+      try {
+        await pRetry(
+          async () => {
+            try {
+              await options.process(traceId, spans);
+            } catch (error) {
+              // Only failures of a service we call are worth retrying; bad input or a bug is not.
+              if (isSpanscoreError(error) && error.category === 'upstream') throw error;
+              throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+            }
+          },
+          {
+            retries: (options.maxAttempts ?? 5) - 1,
+            minTimeout: options.backoffMs ?? 1000,
+            factor: 2,
+            randomize: false,
+            onFailedAttempt: ({ retriesLeft }) => {
+              if (retriesLeft > 0) counters.retries++;
+            },
+          },
+        );
+        counters.scored++;
+      } catch (error) {
+        counters.failed++;
+        options.onFailed?.(traceId, error);
+      } finally {
+        held -= spans.length;
+        scored.set(traceId, {
+          expiresAtMs: now() + lateWindowMs,
+          spans: options.rescoreLateSpans ? buffer.spans : undefined,
+        });
+        sweep();
+      }
+    });
+  }
+
+  function sweep(): void {
+    const t = now();
+    for (const [traceId, entry] of scored) {
+      if (entry.expiresAtMs > t) break; // insertion order is expiry order
+      scored.delete(traceId);
+    }
+  }
+
+  return {
+    accept(spans) {
+      if (closed) {
+        return Promise.reject(
+          new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
+            retryAfterSeconds: 5,
+          }),
+        );
+      }
+      if (held + spans.length > maxHeld) {
+        return Promise.reject(
+          new SpanscoreError(
+            'SS_INGEST_SATURATED',
+            `the span buffer holds ${held} of at most ${maxHeld} spans`,
+            { retryAfterSeconds: 1 },
+          ),
+        );
+      }
+      const t = now();
+      const byTrace = new Map<string, SpanDigest[]>();
+      for (const span of spans) {
+        const list = byTrace.get(span.traceId);
+        if (list) list.push(span);
+        else byTrace.set(span.traceId, [span]);
+      }
+      for (const [traceId, batch] of byTrace) {
+        let buffer = buffers.get(traceId);
+        const done = scored.get(traceId);
+        if (!buffer && done && done.expiresAtMs > t) {
+          counters.lateSpans += batch.length;
+          options.onLateSpans?.(traceId, batch.length);
+          if (!done.spans) continue;
+          // Rescore: start again from the spans already scored, plus the late ones.
+          scored.delete(traceId);
+          buffer = {
+            spans: new Map(done.spans),
+            firstSeenMs: t,
+            lastSeenMs: t,
+            rootEnded: true,
+            timer: undefined,
+            queued: false,
+          };
+          held += buffer.spans.size;
+          buffers.set(traceId, buffer);
+        }
+        if (!buffer) {
+          buffer = {
+            spans: new Map(),
+            firstSeenMs: t,
+            lastSeenMs: t,
+            rootEnded: false,
+            timer: undefined,
+            queued: false,
+          };
+          buffers.set(traceId, buffer);
+        }
+        for (const span of batch) {
+          if (!buffer.spans.has(span.spanId)) held++;
+          buffer.spans.set(span.spanId, span);
+        }
+        buffer.lastSeenMs = t;
+        if (!buffer.rootEnded) {
+          const ids = new Set(buffer.spans.keys());
+          buffer.rootEnded = batch.some(s => isRootSpan(s, ids));
+        }
+        schedule(traceId, buffer);
+      }
+      return Promise.resolve();
+    },
+
+    async close(deadlineMs = 10_000) {
+      closed = true;
+      for (const [traceId, buffer] of [...buffers]) enqueue(traceId, buffer);
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        queue.onIdle().then(() => true),
+        new Promise<boolean>(resolve => (timer = setTimeout(() => resolve(false), deadlineMs))),
+      ]);
+      clearTimeout(timer);
+      return { unfinished: finished ? 0 : queue.size + queue.pending };
+    },
+
+    stats: () => ({ bufferedTraces: buffers.size, heldSpans: held, ...counters }),
+  };
+}
