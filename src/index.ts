@@ -93,6 +93,15 @@ export type { Scorer, ScorerInput, ScorerKind } from './score/scorer.js';
 export type { AvailableTool, ExpectedCall, TestCase } from './score/test-case.js';
 
 // Queue: trace assembly and the per-trace pipeline
+export { createBullmqTraceSink, SCORE_TRACE_QUEUE } from './queue/bullmq-trace-assembler.js';
+export type {
+  BullmqTraceOptions,
+  BullmqTraceSink,
+  BullmqTraceSinkOptions,
+} from './queue/bullmq-trace-assembler.js';
+export { createRedisConnection } from './queue/redis-connection.js';
+export { createScoreTraceWorker } from './queue/score-trace.processor.js';
+export type { ScoreTraceWorkerOptions } from './queue/score-trace.processor.js';
 export { createMemoryTraceAssembler } from './queue/memory-trace-assembler.js';
 export type {
   MemoryTraceAssembler,

@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { decodeSpanDigest, encodeSpanDigest } from './span-digest-codec.js';
+import type { TraceProgress } from './trace-readiness.js';
+
+// KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1), spans…
+// Returns 1 when the trace was already scored (the spans are late), else 0. Spans are pushed in
+// chunks: Lua's unpack() has a stack limit.
+const APPEND = `
+local late = redis.call('HEXISTS', KEYS[2], 'scored') == 1
+local n = #ARGV - 4
+if late then
+  redis.call('HINCRBY', KEYS[2], 'late', n)
+  if ARGV[4] ~= '1' then return 1 end
+end
+for i = 5, #ARGV, 1000 do
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('HSETNX', KEYS[2], 'first', ARGV[1])
+redis.call('HSET', KEYS[2], 'last', ARGV[1])
+if ARGV[2] == '1' then redis.call('HSET', KEYS[2], 'root', '1') end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if late then return 1 end
+return 0
+`;
+
+// KEYS: spans list, meta hash. ARGV: scored-at ms, spans scored, keep spans (0/1), ttl ms.
+// Marks the trace scored; without keep, removes the scored spans but keeps any that arrived
+// while it was being scored. Returns how many spans arrived while scoring.
+const MARK_SCORED = `
+redis.call('HSET', KEYS[2], 'scored', ARGV[1])
+redis.call('HDEL', KEYS[2], 'first', 'last', 'root')
+local total = redis.call('LLEN', KEYS[1])
+local racing = total - tonumber(ARGV[2])
+if ARGV[3] ~= '1' then redis.call('LTRIM', KEYS[1], tonumber(ARGV[2]), -1) end
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if total > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return racing
+`;
+
+interface BufferCommands {
+  spanscoreAppend(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
+  spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
+}
+
+/**
+ * Span digests per trace in Redis: a list of encoded digests and a hash of first/last arrival,
+ * root seen, scored-at and late-span count, both under one hash tag (`{traceId}`) so a Redis
+ * Cluster keeps them in one slot, both with a TTL so nothing outlives `ttlMs`. Every write is one
+ * Lua script call per trace per request: never a call per span.
+ */
+export class RedisSpanBuffer {
+  private readonly redis: Redis & BufferCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlMs: number,
+  ) {
+    redis.defineCommand('spanscoreAppend', { numberOfKeys: 2, lua: APPEND });
+    redis.defineCommand('spanscoreMarkScored', { numberOfKeys: 2, lua: MARK_SCORED });
+    this.redis = redis as Redis & BufferCommands;
+  }
+
+  /** Appends each trace's spans in one pipeline; returns, per trace, whether its spans were late. */
+  async append(
+    byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
+    nowMs: number,
+    keepLate: boolean,
+  ): Promise<Map<string, boolean>> {
+    const pipeline = this.redis.pipeline() as unknown as BufferCommands & {
+      exec(): Promise<Array<[Error | null, unknown]> | null>;
+    };
+    const ids = [...byTrace.keys()];
+    for (const traceId of ids) {
+      const { spans, rootSeen } = byTrace.get(traceId)!;
+      void pipeline.spanscoreAppend(
+        this.spansKey(traceId),
+        this.metaKey(traceId),
+        String(nowMs),
+        rootSeen ? '1' : '0',
+        String(this.ttlMs),
+        keepLate ? '1' : '0',
+        ...spans.map(encodeSpanDigest),
+      );
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const late = new Map<string, boolean>();
+    results.forEach(([error, value], i) => {
+      if (error) throw error;
+      late.set(ids[i]!, value === 1);
+    });
+    return late;
+  }
+
+  /** What is known of a trace's arrival, or `undefined` when nothing is buffered. */
+  async progress(traceId: string): Promise<(TraceProgress & { scored: boolean }) | undefined> {
+    const meta = await this.redis.hgetall(this.metaKey(traceId));
+    if (meta.first === undefined)
+      return meta.scored === undefined
+        ? undefined
+        : { firstSeenMs: 0, lastSeenMs: 0, rootEnded: true, scored: true };
+    return {
+      firstSeenMs: Number(meta.first),
+      lastSeenMs: Number(meta.last),
+      rootEnded: meta.root === '1',
+      scored: meta.scored !== undefined,
+    };
+  }
+
+  /** Every buffered span of a trace, in arrival order, decoded. */
+  async spans(traceId: string): Promise<SpanDigest[]> {
+    return (await this.redis.lrange(this.spansKey(traceId), 0, -1)).map(decodeSpanDigest);
+  }
+
+  /** Marks a trace scored; returns how many spans arrived while it was being scored. */
+  markScored(
+    traceId: string,
+    scoredCount: number,
+    nowMs: number,
+    keepSpans: boolean,
+  ): Promise<number> {
+    return this.redis.spanscoreMarkScored(
+      this.spansKey(traceId),
+      this.metaKey(traceId),
+      String(nowMs),
+      String(scoredCount),
+      keepSpans ? '1' : '0',
+      String(this.ttlMs),
+    );
+  }
+
+  /** Late spans counted for a trace. */
+  async lateCount(traceId: string): Promise<number> {
+    return Number((await this.redis.hget(this.metaKey(traceId), 'late')) ?? 0);
+  }
+
+  private spansKey(traceId: string): string {
+    return `${this.prefix}:trace:{${traceId}}:spans`;
+  }
+
+  private metaKey(traceId: string): string {
+    return `${this.prefix}:trace:{${traceId}}:meta`;
+  }
+}

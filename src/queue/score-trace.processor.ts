@@ -1,0 +1,87 @@
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { SCORE_TRACE_QUEUE, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
+import { RedisSpanBuffer } from './redis-span-buffer.js';
+import { traceReadiness } from './trace-readiness.js';
+
+/** Options of {@link createScoreTraceWorker}. */
+export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
+  /** A connection for reading the span buffer. */
+  redis: Redis;
+  /** A connection for the BullMQ worker (`maxRetriesPerRequest: null`). */
+  workerConnection: Redis;
+  /** Scores one complete trace; rejects with an `upstream` error to be retried. */
+  process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
+  /** Traces scored at once by this worker. @defaultValue 4 */
+  concurrency?: number;
+  /** Called for spans that arrived while their trace was being scored. */
+  onLateSpans?: (traceId: string, count: number) => void;
+  /** Connection errors of the worker (BullMQ reconnects by itself). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * The `bullmq` driver's worker: takes a trace's job when it is due, re-delays it (BullMQ
+ * `moveToDelayed` + `DelayedError`) until {@link traceReadiness} says the trace is complete, then
+ * scores all its spans once and marks it scored. Only `upstream` failures (an OTLP backend or a
+ * judge) are retried, with the job's exponential backoff; anything else fails the job at once
+ * (`UnrecoverableError`). BullMQ's stalled-job check hands the job of a worker that died to
+ * another. Any number of workers, on any hosts, can share the queue.
+ */
+export function createScoreTraceWorker(
+  options: ScoreTraceWorkerOptions,
+): Worker<{ traceId: string }> {
+  const prefix = options.prefix ?? 'spanscore';
+  const buffer = new RedisSpanBuffer(
+    options.redis,
+    prefix,
+    options.ttlMs ?? 2 * options.policy.maxWaitMs + 60_000,
+  );
+  const keep = options.rescoreLateSpans === true;
+
+  async function processor(
+    job: Job<{ traceId: string }>,
+    token?: string,
+  ): Promise<{ spans: number } | { skipped: string }> {
+    const { traceId } = job.data;
+    const progress = await buffer.progress(traceId);
+    if (!progress) return { skipped: 'no spans buffered (expired)' };
+    if (!progress.scored) {
+      const readiness = traceReadiness(progress, Date.now(), options.policy);
+      if (!readiness.ready) {
+        await job.moveToDelayed(readiness.recheckAtMs, token);
+        throw new DelayedError();
+      }
+    }
+    const spans = await buffer.spans(traceId);
+    try {
+      await options.process(traceId, spans);
+    } catch (error) {
+      if (isSpanscoreError(error) && error.category === 'upstream') throw error;
+      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+    }
+    const racing = await buffer.markScored(traceId, spans.length, Date.now(), keep);
+    if (racing > 0) {
+      options.onLateSpans?.(traceId, racing);
+      if (keep) {
+        // Spans arrived while this job ran, and no second job can hold this trace id: run this
+        // one again after the settle window to rescore with every span.
+        await job.moveToDelayed(Date.now() + options.policy.settleMs, token);
+        throw new DelayedError();
+      }
+    }
+    return { spans: spans.length };
+  }
+
+  const worker = new Worker(SCORE_TRACE_QUEUE, processor, {
+    connection: options.workerConnection,
+    prefix,
+    concurrency: options.concurrency ?? 4,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 1000 },
+  });
+  worker.on('error', error => options.onError?.(error));
+  return worker;
+}

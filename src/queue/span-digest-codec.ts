@@ -1,0 +1,32 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+
+/**
+ * Span digests as stored in Redis: JSON, with the 64-bit nanosecond times as decimal strings
+ * (JSON numbers would lose precision past 2^53). `decodeSpanDigest` restores the bigints.
+ */
+export function encodeSpanDigest(span: SpanDigest): string {
+  return JSON.stringify({
+    ...span,
+    startTimeUnixNano: span.startTimeUnixNano.toString(),
+    endTimeUnixNano: span.endTimeUnixNano.toString(),
+    events: span.events.map(e => ({ ...e, timeUnixNano: e.timeUnixNano.toString() })),
+  });
+}
+
+/** The inverse of {@link encodeSpanDigest}. Throws on text it did not write. */
+export function decodeSpanDigest(text: string): SpanDigest {
+  const raw = JSON.parse(text) as Omit<
+    SpanDigest,
+    'startTimeUnixNano' | 'endTimeUnixNano' | 'events'
+  > & {
+    startTimeUnixNano: string;
+    endTimeUnixNano: string;
+    events: Array<Omit<SpanDigest['events'][number], 'timeUnixNano'> & { timeUnixNano: string }>;
+  };
+  return {
+    ...raw,
+    startTimeUnixNano: BigInt(raw.startTimeUnixNano),
+    endTimeUnixNano: BigInt(raw.endTimeUnixNano),
+    events: raw.events.map(e => ({ ...e, timeUnixNano: BigInt(e.timeUnixNano) })),
+  };
+}

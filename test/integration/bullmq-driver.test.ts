@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpanscoreError } from '../../src/errors/spanscore-error.js';
+import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
+import type { SpanDigest } from '../../src/ingest/span-digest.js';
+import {
+  createBullmqTraceSink,
+  type BullmqTraceSink,
+} from '../../src/queue/bullmq-trace-assembler.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createScoreTraceWorker } from '../../src/queue/score-trace.processor.js';
+import { RedisSpanBuffer } from '../../src/queue/redis-span-buffer.js';
+import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+
+const policy = { settleMs: 300, maxWaitMs: 1500 };
+let nextSpan = 100;
+function spans(t: number, names: string[]): SpanDigest[] {
+  return decodeOtlpJson(
+    otlpRequest(
+      names.map((name, i) => ({
+        traceId: traceId(t),
+        spanId: spanId(t, name === 'root' ? 1 : nextSpan++),
+        ...(name !== 'root' && { parentSpanId: spanId(t, 1) }),
+        name,
+        startMs: i,
+        endMs: i + 1,
+      })),
+    ),
+  ).spans;
+}
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function driver(
+  options: {
+    rescoreLateSpans?: boolean;
+    maxQueuedTraces?: number;
+    startWorker?: boolean;
+    process?: (id: string, s: SpanDigest[]) => Promise<unknown>;
+  } = {},
+) {
+  const prefix = testPrefix();
+  const redis = redisFor(prefix);
+  cleanups.push(redis.cleanup);
+  const processed: Array<{ traceId: string; names: string[] }> = [];
+  const late: Array<[string, number]> = [];
+  const process =
+    options.process ??
+    ((id: string, list: SpanDigest[]) => (
+      processed.push({ traceId: id, names: list.map(s => s.name).sort() }),
+      Promise.resolve()
+    ));
+  const shared = { prefix, policy, rescoreLateSpans: options.rescoreLateSpans ?? false };
+  const sink: BullmqTraceSink = createBullmqTraceSink({
+    ...shared,
+    redis: redis.commands,
+    queueConnection: redis.bullmq(),
+    backoffMs: 100,
+    ...(options.maxQueuedTraces && { maxQueuedTraces: options.maxQueuedTraces }),
+  });
+  cleanups.push(() => sink.close());
+  const startWorker = () => {
+    const worker = createScoreTraceWorker({
+      ...shared,
+      redis: redis.commands,
+      workerConnection: redis.bullmq(),
+      process,
+      onLateSpans: (id, n) => late.push([id, n]),
+    });
+    cleanups.push(() => worker.close());
+    return worker;
+  };
+  if (options.startWorker !== false) startWorker();
+  return {
+    sink,
+    processed,
+    late,
+    startWorker,
+    buffer: new RedisSpanBuffer(redis.commands, prefix, 60_000),
+  };
+}
+
+describe('bullmq driver on a real Redis', () => {
+  it('scores a trace once when complete, with spans from every batch, in any order', async () => {
+    const { sink, processed } = driver();
+    await sink.accept(spans(1, ['tool-a']));
+    await sink.accept(spans(1, ['tool-b', 'root']));
+    await new Promise(r => setTimeout(r, 150));
+    await sink.accept(spans(1, ['tool-c'])); // within the settle window: extends it
+    await waitFor(() => processed.length === 1, 'the trace to be scored');
+    expect(processed[0]).toEqual({
+      traceId: traceId(1),
+      names: ['root', 'tool-a', 'tool-b', 'tool-c'],
+    });
+    expect(await sink.queue.getJob(traceId(1))).toBeUndefined(); // removed on completion
+    await new Promise(r => setTimeout(r, 500));
+    expect(processed).toHaveLength(1);
+  });
+
+  it('scores a trace without a root at maxWaitMs, and keeps interleaved traces apart', async () => {
+    const { sink, processed } = driver();
+    const started = Date.now();
+    const a = spans(2, ['root', 'a1']);
+    await sink.accept([spans(3, ['orphan'])[0]!, a[1]!]);
+    await sink.accept([a[0]!]);
+    await waitFor(() => processed.length === 2, 'both traces', 5000);
+    expect(processed.find(p => p.traceId === traceId(2))!.names).toEqual(['a1', 'root']);
+    expect(processed.find(p => p.traceId === traceId(3))!.names).toEqual(['orphan']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(policy.maxWaitMs);
+  });
+
+  it('counts late spans; with rescoreLateSpans the trace is scored again with all its spans', async () => {
+    const off = driver();
+    await off.sink.accept(spans(4, ['root']));
+    await waitFor(() => off.processed.length === 1, 'first scoring');
+    await off.sink.accept(spans(4, ['late']));
+    expect(await off.buffer.lateCount(traceId(4))).toBe(1);
+    await new Promise(r => setTimeout(r, 600));
+    expect(off.processed).toHaveLength(1);
+
+    const on = driver({ rescoreLateSpans: true });
+    await on.sink.accept(spans(5, ['root']));
+    await waitFor(() => on.processed.length === 1, 'first scoring');
+    await on.sink.accept(spans(5, ['late']));
+    await waitFor(() => on.processed.length === 2, 'the rescore');
+    expect(on.processed.map(p => p.names)).toEqual([['root'], ['late', 'root']]);
+  });
+
+  it('retries an upstream failure with backoff; fails a bug at once', async () => {
+    let calls = 0;
+    const done: string[] = [];
+    const { sink } = driver({
+      process: id => {
+        calls++;
+        if (id === traceId(7)) return Promise.reject(new TypeError('a bug'));
+        if (calls === 1)
+          return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
+        done.push(id);
+        return Promise.resolve();
+      },
+    });
+    await sink.accept(spans(6, ['root']));
+    await waitFor(() => done.length === 1, 'the retried trace');
+    expect(calls).toBe(2);
+    await sink.accept(spans(7, ['root']));
+    await waitFor(
+      async () => (await sink.queue.getJob(traceId(7)))?.failedReason === 'a bug',
+      'the job to fail',
+    );
+    expect((await sink.queue.getJob(traceId(7)))!.attemptsMade).toBe(1);
+  });
+
+  it('survives having no worker: spans wait in Redis and a worker started later scores them', async () => {
+    const { sink, processed, startWorker } = driver({ startWorker: false });
+    await sink.accept(spans(8, ['root', 'x']));
+    await new Promise(r => setTimeout(r, 500));
+    expect(processed).toEqual([]);
+    startWorker();
+    await waitFor(() => processed.length === 1, 'the late-started worker');
+    expect(processed[0]!.names).toEqual(['root', 'x']);
+  });
+
+  it('answers saturated past maxQueuedTraces, and unavailable when Redis cannot be reached', async () => {
+    const { sink } = driver({ startWorker: false, maxQueuedTraces: 1 });
+    await sink.accept(spans(9, ['root']));
+    await new Promise(r => setTimeout(r, 1100)); // the backlog count is refreshed once a second
+    await expect(sink.accept(spans(10, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+    });
+
+    const down = createRedisConnection('redis://127.0.0.1:1', 'commands');
+    down.on('error', () => undefined);
+    const queueConn = createRedisConnection('redis://127.0.0.1:1', 'bullmq');
+    queueConn.on('error', () => undefined);
+    const dead = createBullmqTraceSink({
+      prefix: testPrefix(),
+      policy,
+      redis: down,
+      queueConnection: queueConn,
+      maxQueuedTraces: 1_000_000,
+    });
+    cleanups.push(async () => {
+      down.disconnect();
+      queueConn.disconnect();
+    });
+    const started = Date.now();
+    await expect(
+      Promise.race([
+        dead.accept(spans(11, ['root'])),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('hung')), 8000)),
+      ]),
+    ).rejects.toMatchObject({ code: 'SS_INGEST_UNAVAILABLE' });
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+});
