@@ -17,9 +17,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .configureOutput({ writeOut: s => io.stdout.write(s), writeErr: s => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
   let code = 0;
+  const setExitCode = (c: number): void => {
+    code = c;
+  };
   const { scoreCommand } = await import('./commands/score.js');
+  const { serveCommand, workerCommand } = await import('./commands/serve.js');
+  const { demoCommand } = await import('./commands/demo.js');
   // addCommand does not pass settings on; exit handling and output streams must reach subcommands.
-  program.addCommand(scoreCommand(io, c => (code = c)).copyInheritedSettings(program));
+  for (const command of [
+    scoreCommand(io, setExitCode),
+    serveCommand(io, setExitCode),
+    workerCommand(io, setExitCode),
+    demoCommand(io, setExitCode),
+  ]) {
+    program.addCommand(command.copyInheritedSettings(program));
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

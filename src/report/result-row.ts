@@ -1,4 +1,6 @@
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ToolCall } from '../normalize/tool-call.js';
+import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { ScorerKind } from '../score/scorer.js';
 import type { SuiteRun } from '../score/score-suite.js';
 import type { Suite } from '../suite/load-suite.js';
@@ -25,48 +27,9 @@ export interface ResultRow {
 
 /** Turns a suite run into report rows, in trace order, with missing test cases last. */
 export function toResultRows(run: SuiteRun, suite: Suite): ResultRow[] {
-  const rows: ResultRow[] = [];
-  for (const { trace, testCaseId, outcomes } of run.scored) {
-    const toolSequence = trace.toolSequence.map(toJson);
-    for (const { scorer, kind, result } of outcomes) {
-      const base = {
-        traceId: trace.traceId,
-        testCaseId,
-        scorer,
-        kind,
-        toolsUsed: trace.toolsUsed,
-        toolSequence,
-      };
-      if (result.status === 'scored') {
-        rows.push({
-          ...base,
-          status: 'scored',
-          score: result.score,
-          label: result.label,
-          reason: result.reason,
-          details: result.details,
-        });
-      } else if (result.status === 'skipped') {
-        rows.push({
-          ...base,
-          status: 'skipped',
-          score: null,
-          label: null,
-          reason: result.reason,
-          details: {},
-        });
-      } else {
-        rows.push({
-          ...base,
-          status: 'failed',
-          score: null,
-          label: null,
-          reason: result.error,
-          details: { errorType: result.errorType },
-        });
-      }
-    }
-  }
+  const rows = run.scored.flatMap(({ trace, testCaseId, outcomes }) =>
+    traceResultRows(trace, testCaseId, outcomes),
+  );
   for (const id of run.missing) {
     const scorers = suite.byId.get(id)?.scorers ?? [];
     for (const { scorer } of scorers) {
@@ -86,6 +49,52 @@ export function toResultRows(run: SuiteRun, suite: Suite): ResultRow[] {
     }
   }
   return rows;
+}
+
+/** The rows of one scored trace: one per scorer. The live service writes these as JSON Lines. */
+export function traceResultRows(
+  trace: NormalizedTrace,
+  testCaseId: string,
+  outcomes: readonly ScorerOutcome[],
+): ResultRow[] {
+  const toolSequence = trace.toolSequence.map(toJson);
+  return outcomes.map(({ scorer, kind, result }): ResultRow => {
+    const base = {
+      traceId: trace.traceId,
+      testCaseId,
+      scorer,
+      kind,
+      toolsUsed: trace.toolsUsed,
+      toolSequence,
+    };
+    if (result.status === 'scored') {
+      return {
+        ...base,
+        status: 'scored',
+        score: result.score,
+        label: result.label,
+        reason: result.reason,
+        details: result.details,
+      };
+    }
+    if (result.status === 'skipped')
+      return {
+        ...base,
+        status: 'skipped',
+        score: null,
+        label: null,
+        reason: result.reason,
+        details: {},
+      };
+    return {
+      ...base,
+      status: 'failed',
+      score: null,
+      label: null,
+      reason: result.error,
+      details: { errorType: result.errorType },
+    };
+  });
 }
 
 function toJson(call: ToolCall): ToolCallJson {

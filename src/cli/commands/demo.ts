@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Command } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
+import { runSampleAgent } from '../../demo/sample-agent.js';
+import { createOtlpHttpReceiver } from '../../ingest/otlp-http-receiver.js';
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import type { TraceResult } from '../../queue/process-trace.js';
+import { formatTable } from '../../report/format-table.js';
+import { summarize, traceResultRows } from '../../report/result-row.js';
+import { startService } from '../../server/start-service.js';
+import { useColor, type CliIo } from '../io.js';
+
+const DEMO_SUITE = fileURLToPath(new URL('../../../config/suites/demo.yaml', import.meta.url));
+
+/**
+ * `spanscore demo`: starts `serve` in this process (memory driver, no Redis), runs a sample agent
+ * whose tools use `@trace` through three test cases, sends its traces over OTLP/HTTP, and prints the
+ * scores; the evaluation spans go to a local OTLP sink standing in for Jaeger or Tempo.
+ */
+export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('demo')
+    .description(
+      'run a sample agent through a local `spanscore serve` and print its scores (no Redis needed)',
+    )
+    .action(async () => {
+      const log = (line: string): unknown => io.stderr.write(`${line}\n`);
+      const written: SpanDigest[] = [];
+      const backend = createOtlpHttpReceiver({
+        sink: { accept: spans => (written.push(...spans), Promise.resolve()) },
+      });
+      await backend.listen({ port: 0, host: '127.0.0.1' });
+      const backendPort = (backend.server.address() as { port: number }).port;
+
+      const results: TraceResult[] = [];
+      const config = await loadConfig({
+        env: {},
+        overrides: {
+          'queue.driver': 'memory',
+          'receiver.port': 0,
+          'receiver.host': '127.0.0.1',
+          'assembly.settleMs': 300,
+          'export.logResults': false,
+          'export.url': `http://127.0.0.1:${backendPort}/v1/traces`,
+          suites: [DEMO_SUITE],
+        },
+      });
+      const service = await startService(
+        config,
+        { receiver: true, workers: true },
+        { log: () => undefined, onResult: r => results.push(r) },
+      );
+      log(
+        `spanscore demo: serve listening on ${service.url}; evaluation spans go to a local OTLP sink`,
+      );
+
+      const contextManager = new AsyncLocalStorageContextManager().enable();
+      context.setGlobalContextManager(contextManager);
+      const provider = new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'service.name': 'demo-travel-agent' }),
+        spanProcessors: [
+          new BatchSpanProcessor(new OTLPTraceExporter({ url: service.url! }), {
+            scheduledDelayMillis: 100,
+          }),
+        ],
+      });
+      trace.setGlobalTracerProvider(provider);
+      try {
+        const cases = await runSampleAgent();
+        log(
+          `spanscore demo: the sample agent ran ${cases.length} test cases; waiting for their traces to be scored`,
+        );
+        await provider.forceFlush();
+        const deadline = Date.now() + 15_000;
+        while (results.length < cases.length && Date.now() < deadline)
+          await new Promise(r => setTimeout(r, 50));
+        await service.close();
+        const rows = results
+          .flatMap(r => traceResultRows(r.trace, r.testCaseId, r.outcomes))
+          .sort((a, b) => a.testCaseId.localeCompare(b.testCaseId));
+        io.stdout.write(formatTable(rows, summarize(rows), 0, useColor(io.stdout)));
+        log(
+          `spanscore demo: ${written.length} evaluation spans were written back into the agent's traces`,
+        );
+        setExitCode(results.length === cases.length ? 0 : 1);
+        if (results.length < cases.length)
+          log(
+            `spanscore demo: only ${results.length} of ${cases.length} traces were scored in time`,
+          );
+      } finally {
+        await provider.shutdown();
+        trace.disable();
+        context.disable();
+        await backend.close();
+      }
+    });
+}

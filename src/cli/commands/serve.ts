@@ -1,0 +1,96 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
+import { untilShutdown } from '../../server/graceful-shutdown.js';
+import { startService } from '../../server/start-service.js';
+import type { CliIo } from '../io.js';
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** `spanscore serve`: the OTLP receiver plus workers, until SIGTERM/SIGINT. */
+export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('serve')
+    .description(
+      'receive OTLP traces on /v1/traces, score complete traces, write evaluation spans back',
+    )
+    .option('-c, --config <file>', 'config file (YAML or JSON)')
+    .option('-s, --suite <file>', 'suite whose test cases are scored (repeatable)', collect, [])
+    .option('-p, --port <n>', 'receiver port (default 4318)', parsePort)
+    .option('--host <host>', 'receiver host (default 0.0.0.0)')
+    .option('--results <file>', 'also append every result to this JSON Lines file')
+    .option(
+      '--no-worker',
+      'bullmq driver: run the receiver only, workers run elsewhere (spanscore worker)',
+    )
+    .addHelpText(
+      'after',
+      `
+Without Redis (no REDIS_URL), the memory driver runs everything in this process; nothing survives a
+restart. With REDIS_URL the bullmq driver keeps spans and jobs in Redis, and \`spanscore worker\`
+processes on any host share the work. Evaluation spans go to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
+OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: README "Configuration".`,
+    )
+    .action(
+      async (opts: {
+        config?: string;
+        suite: string[];
+        port?: number;
+        host?: string;
+        results?: string;
+        worker: boolean;
+      }) => {
+        const config = await loadConfig({
+          ...(opts.config && { file: opts.config }),
+          overrides: {
+            'receiver.port': opts.port,
+            'receiver.host': opts.host,
+            'export.resultsFile': opts.results,
+            ...(opts.suite.length && { suites: opts.suite }),
+          },
+        });
+        const log = (line: string): unknown => io.stderr.write(`${line}\n`);
+        const service = await startService(
+          config,
+          { receiver: true, workers: opts.worker },
+          { log },
+        );
+        log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
+        setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+      },
+    );
+}
+
+/** `spanscore worker`: workers only, on the bullmq driver. */
+export function workerCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('worker')
+    .description('score traces from the Redis queue (bullmq driver); run as many as you need')
+    .option('-c, --config <file>', 'config file (YAML or JSON)')
+    .option('-s, --suite <file>', 'suite whose test cases are scored (repeatable)', collect, [])
+    .option('--results <file>', 'also append every result to this JSON Lines file')
+    .action(async (opts: { config?: string; suite: string[]; results?: string }) => {
+      const config = await loadConfig({
+        ...(opts.config && { file: opts.config }),
+        overrides: {
+          'export.resultsFile': opts.results,
+          ...(opts.suite.length && { suites: opts.suite }),
+        },
+      });
+      const log = (line: string): unknown => io.stderr.write(`${line}\n`);
+      if (config.queue.driver !== 'bullmq') {
+        log(
+          'spanscore worker: needs Redis (set REDIS_URL); without it, `spanscore serve` runs the workers itself',
+        );
+        setExitCode(2);
+        return;
+      }
+      const service = await startService(config, { receiver: false, workers: true }, { log });
+      log(`spanscore worker: taking traces from Redis (concurrency ${config.worker.concurrency})`);
+      setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+    });
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('expected a port number 0-65535');
+  return n;
+}

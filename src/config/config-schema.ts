@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The service configuration: the one place its defaults are written. A config file (YAML or JSON)
+ * and `SPANSCORE_*` variables fill it; `loadConfig` validates it once, at start-up.
+ */
+export const configSchema = z
+  .object({
+    queue: z
+      .object({
+        /** `bullmq` when a Redis URL is set, else the embedded `memory` driver. */
+        driver: z.enum(['memory', 'bullmq']).optional(),
+        redisUrl: z.string().url().optional(),
+        /** Key prefix for everything spanscore keeps in Redis. */
+        prefix: z.string().min(1).default('spanscore'),
+      })
+      .strict()
+      .default({ prefix: 'spanscore' }),
+    receiver: z
+      .object({
+        port: z.coerce.number().int().min(0).max(65535).default(4318),
+        host: z.string().default('0.0.0.0'),
+        /** Largest body, compressed or not (OTLP recommends 64 MiB). */
+        maxBodyBytes: z.coerce
+          .number()
+          .int()
+          .positive()
+          .default(64 * 1024 * 1024),
+        /** When set, requests need `Authorization: Bearer <token>`. */
+        authToken: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ port: 4318, host: '0.0.0.0', maxBodyBytes: 64 * 1024 * 1024 }),
+    assembly: z
+      .object({
+        settleMs: z.coerce.number().int().min(0).default(2000),
+        maxWaitMs: z.coerce.number().int().positive().default(30_000),
+        rescoreLateSpans: z.boolean().default(false),
+        /** Memory driver: spans held before the receiver answers 429. */
+        maxBufferedSpans: z.coerce.number().int().positive().default(200_000),
+        /** BullMQ driver: traces waiting before the receiver answers 429. */
+        maxQueuedTraces: z.coerce.number().int().positive().default(100_000),
+      })
+      .strict()
+      .default({
+        settleMs: 2000,
+        maxWaitMs: 30_000,
+        rescoreLateSpans: false,
+        maxBufferedSpans: 200_000,
+        maxQueuedTraces: 100_000,
+      }),
+    worker: z
+      .object({
+        concurrency: z.coerce.number().int().positive().default(4),
+        attempts: z.coerce.number().int().positive().default(5),
+        backoffMs: z.coerce.number().int().positive().default(1000),
+      })
+      .strict()
+      .default({ concurrency: 4, attempts: 5, backoffMs: 1000 }),
+    /** Suite files whose test cases are scored; paths relative to the config file. */
+    suites: z.array(z.string().min(1)).default([]),
+    export: z
+      .object({
+        /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT. */
+        url: z.string().url().optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+        /** Also append every result to this JSON Lines file. */
+        resultsFile: z.string().min(1).optional(),
+        /** Also log a line per result. */
+        logResults: z.boolean().default(true),
+      })
+      .strict()
+      .default({ logResults: true }),
+    /** How long shutdown may take before the process exits anyway. */
+    shutdownDeadlineMs: z.coerce.number().int().positive().default(10_000),
+  })
+  .strict();
+
+/** The validated configuration. */
+export type Config = z.infer<typeof configSchema>;

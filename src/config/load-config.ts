@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'yaml';
+import type { z } from 'zod';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import { configSchema, type Config } from './config-schema.js';
+
+/** Environment variables read, and where each goes. `REDIS_URL` is honoured too. */
+export const CONFIG_ENV = {
+  SPANSCORE_QUEUE_DRIVER: ['queue', 'driver'],
+  SPANSCORE_REDIS_URL: ['queue', 'redisUrl'],
+  SPANSCORE_REDIS_PREFIX: ['queue', 'prefix'],
+  SPANSCORE_PORT: ['receiver', 'port'],
+  SPANSCORE_HOST: ['receiver', 'host'],
+  SPANSCORE_MAX_BODY_BYTES: ['receiver', 'maxBodyBytes'],
+  SPANSCORE_AUTH_TOKEN: ['receiver', 'authToken'],
+  SPANSCORE_SETTLE_MS: ['assembly', 'settleMs'],
+  SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],
+  SPANSCORE_RESCORE_LATE_SPANS: ['assembly', 'rescoreLateSpans'],
+  SPANSCORE_CONCURRENCY: ['worker', 'concurrency'],
+  SPANSCORE_RESULTS_FILE: ['export', 'resultsFile'],
+  SPANSCORE_SUITES: ['suites'],
+} as const;
+
+/**
+ * Builds the configuration once, at start-up: the config file (if any), then `SPANSCORE_*`
+ * variables, then command-line overrides, validated by one schema. An error names the file or
+ * variable, the path and what was expected (`SS_USAGE`). Suite paths become absolute (relative to
+ * the config file). The result is frozen.
+ */
+export async function loadConfig(
+  options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {},
+): Promise<Readonly<Config>> {
+  const env = options.env ?? process.env;
+  let raw: Record<string, unknown> = {};
+  if (options.file) {
+    try {
+      raw = (parse(await readFile(options.file, 'utf8')) as Record<string, unknown> | null) ?? {};
+    } catch (error) {
+      throw new SpanscoreError('SS_USAGE', `cannot read config: ${(error as Error).message}`, {
+        location: { file: options.file },
+        cause: error,
+      });
+    }
+  }
+  const fromEnv: string[] = [];
+  const redisUrl = env.SPANSCORE_REDIS_URL ?? env.REDIS_URL;
+  if (redisUrl) set(raw, ['queue', 'redisUrl'], redisUrl);
+  for (const [name, path] of Object.entries(CONFIG_ENV)) {
+    const value = env[name];
+    if (value === undefined || value === '' || name === 'SPANSCORE_REDIS_URL') continue;
+    fromEnv.push(name);
+    if (name === 'SPANSCORE_SUITES')
+      set(
+        raw,
+        path,
+        value
+          .split(',')
+          .map(s => s.trim())
+          .filter(Boolean),
+      );
+    else if (name === 'SPANSCORE_RESCORE_LATE_SPANS')
+      set(raw, path, value === 'true' || value === '1');
+    else set(raw, path, value);
+  }
+  for (const [path, value] of Object.entries(options.overrides ?? {}))
+    if (value !== undefined) set(raw, path.split('.'), value);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.join('.');
+    const variable = Object.entries(CONFIG_ENV).find(
+      ([name, p]) => p.join('.') === path && fromEnv.includes(name),
+    )?.[0];
+    const where = variable
+      ? `environment variable ${variable}`
+      : options.file
+        ? `${options.file}: ${path}`
+        : path;
+    throw new SpanscoreError('SS_USAGE', `invalid configuration, ${where}: ${describe(issue)}`);
+  }
+  const config = parsed.data;
+  const base = options.file ? dirname(resolve(options.file)) : process.cwd();
+  config.suites = config.suites.map(s => resolve(base, s));
+  config.queue.driver ??= config.queue.redisUrl ? 'bullmq' : 'memory';
+  if (config.queue.driver === 'bullmq' && !config.queue.redisUrl) {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      'invalid configuration: queue.driver is bullmq but no Redis URL is set (REDIS_URL, SPANSCORE_REDIS_URL or queue.redisUrl)',
+    );
+  }
+  return deepFreeze(config);
+}
+
+function set(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path.at(-1)!] = value;
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field(s) ${issue.keys.map(k => `"${k}"`).join(', ')}`;
+  return issue.message;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,44 @@
+import type { Service } from './start-service.js';
+
+/**
+ * Resolves when the service has shut down after SIGTERM or SIGINT: `close()` runs (stop taking
+ * traffic, finish or hand back work, flush, close Redis) within `deadlineMs`. The result is the
+ * exit code: 0 for a clean shutdown, 1 when the deadline cut it short. A second signal exits at once.
+ */
+export function untilShutdown(
+  service: Service,
+  deadlineMs: number,
+  log: (line: string) => void,
+): Promise<number> {
+  return new Promise(resolve => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        log(`spanscore: ${signal} again: exiting now`);
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      log(`spanscore: ${signal}: shutting down (deadline ${deadlineMs} ms)`);
+      const timer = setTimeout(() => {
+        log('spanscore: shutdown deadline passed: exiting with work unfinished');
+        resolve(1);
+      }, deadlineMs);
+      timer.unref();
+      service.close().then(
+        () => {
+          clearTimeout(timer);
+          process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+          log('spanscore: stopped');
+          resolve(0);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          log(`spanscore: shutdown failed: ${(error as Error).message}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  });
+}

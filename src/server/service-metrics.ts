@@ -1,0 +1,55 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { createReceiverMetrics, type ReceiverMetrics } from '../ingest/receiver-metrics.js';
+
+/** Everything `/metrics` shows: the receiver's metrics plus assembly, scoring and export. */
+export interface ServiceMetrics extends ReceiverMetrics {
+  tracesScored: Counter;
+  traceFailures: Counter;
+  lateSpans: Counter;
+  scores: Counter<'scorer' | 'status' | 'label'>;
+  jobs: Gauge<'state'>;
+}
+
+/** Creates the service metrics; `jobsByState` (BullMQ driver) is read at each scrape. */
+export function createServiceMetrics(
+  jobsByState?: () => Promise<Record<string, number>>,
+  registry?: Registry,
+): ServiceMetrics {
+  const base = createReceiverMetrics(registry);
+  const registers = [base.registry];
+  return {
+    ...base,
+    tracesScored: new Counter({
+      name: 'spanscore_traces_scored_total',
+      help: 'Traces scored and written back',
+      registers,
+    }),
+    traceFailures: new Counter({
+      name: 'spanscore_trace_failures_total',
+      help: 'Traces that could not be scored after retries',
+      registers,
+    }),
+    lateSpans: new Counter({
+      name: 'spanscore_late_spans_total',
+      help: 'Spans that arrived after their trace was scored',
+      registers,
+    }),
+    scores: new Counter({
+      name: 'spanscore_scores_total',
+      help: 'Scorer results by scorer, status and label',
+      labelNames: ['scorer', 'status', 'label'],
+      registers,
+    }),
+    jobs: new Gauge({
+      name: 'spanscore_jobs',
+      help: 'Trace jobs by state (BullMQ driver)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        if (!jobsByState) return;
+        for (const [state, count] of Object.entries(await jobsByState()))
+          this.set({ state }, count);
+      },
+    }),
+  };
+}

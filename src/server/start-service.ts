@@ -1,0 +1,209 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config-schema.js';
+import {
+  createEvaluationExporter,
+  type EvaluationExporter,
+} from '../emit/otlp-evaluation-exporter.js';
+import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
+import type { SpanSink } from '../ingest/span-sink.js';
+import { traceResultRows } from '../report/result-row.js';
+import { createBullmqTraceSink } from '../queue/bullmq-trace-assembler.js';
+import { createMemoryTraceAssembler } from '../queue/memory-trace-assembler.js';
+import { processTrace, type TraceResult } from '../queue/process-trace.js';
+import { createRedisConnection } from '../queue/redis-connection.js';
+import { createScoreTraceWorker } from '../queue/score-trace.processor.js';
+import { loadSuite } from '../suite/load-suite.js';
+import { createServiceMetrics } from './service-metrics.js';
+
+/** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
+export interface ServiceRole {
+  receiver: boolean;
+  workers: boolean;
+}
+
+/** A running service. */
+export interface Service {
+  /** The receiver's `/v1/traces` URL, when it runs. */
+  url: string | undefined;
+  driver: 'memory' | 'bullmq';
+  /** Stops taking traffic, finishes or hands back work, flushes the exporter, closes Redis. */
+  close(): Promise<void>;
+}
+
+/** Injectable parts, for the demo and tests. */
+export interface ServiceHooks {
+  log?: (line: string) => void;
+  onResult?: (result: TraceResult) => void;
+  exporter?: EvaluationExporter;
+}
+
+/**
+ * Starts spanscore as a service from a validated config: loads the suites, the evaluation-span
+ * exporter, the queue driver (`memory` in this process, or `bullmq` on Redis, where receivers and
+ * workers can run in separate processes on any hosts), the OTLP/HTTP receiver and the workers.
+ * `close()` shuts down in order: the receiver stops accepting and finishes its requests, workers
+ * finish their traces (the memory driver scores what it buffered; BullMQ hands unfinished jobs
+ * back to the queue), the exporter flushes, Redis closes; all within `shutdownDeadlineMs`.
+ */
+export async function startService(
+  config: Readonly<Config>,
+  role: ServiceRole,
+  hooks: ServiceHooks = {},
+): Promise<Service> {
+  const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
+  const suites = await Promise.all(config.suites.map(file => loadSuite(file)));
+  if (suites.length === 0 && role.workers)
+    log('spanscore: no suites configured: traces are received but none is scored (--suite FILE)');
+  const exporter =
+    hooks.exporter ??
+    createEvaluationExporter({
+      ...(config.export.url && { url: config.export.url }),
+      ...(config.export.headers && { headers: config.export.headers }),
+    });
+  const results: WriteStream | undefined = config.export.resultsFile
+    ? createWriteStream(config.export.resultsFile, { flags: 'a' })
+    : undefined;
+  const driver = config.queue.driver ?? 'memory';
+  const redisConnections: Redis[] = [];
+  const redis = (role: 'bullmq' | 'commands'): Redis => {
+    const connection = createRedisConnection(config.queue.redisUrl!, role);
+    connection.on('error', error => log(`spanscore: redis: ${error.message}`));
+    redisConnections.push(connection);
+    return connection;
+  };
+
+  let jobsByState: (() => Promise<Record<string, number>>) | undefined;
+  const metrics = createServiceMetrics(() => jobsByState?.() ?? Promise.resolve({}));
+  const onResult = (result: TraceResult): void => {
+    metrics.tracesScored.inc();
+    for (const { scorer, result: r } of result.outcomes)
+      metrics.scores.inc({ scorer, status: r.status, label: r.status === 'scored' ? r.label : '' });
+    const rows = traceResultRows(result.trace, result.testCaseId, result.outcomes);
+    if (results) for (const row of rows) results.write(`${JSON.stringify(row)}\n`);
+    if (config.export.logResults) {
+      const summary = rows
+        .map(r => `${r.scorer}=${r.score ?? r.status}${r.label ? ` ${r.label}` : ''}`)
+        .join(', ');
+      log(
+        `spanscore: scored trace ${result.trace.traceId} test case ${result.testCaseId}: ${summary}`,
+      );
+    }
+    hooks.onResult?.(result);
+  };
+  const scoreTrace = (traceId: string, spans: Parameters<typeof processTrace>[1]) =>
+    processTrace(traceId, spans, { suites, exporter, onResult });
+  const onLateSpans = (traceId: string, count: number): void => {
+    metrics.lateSpans.inc(count);
+    log(
+      `spanscore: ${count} late span(s) for trace ${traceId}${config.assembly.rescoreLateSpans ? ': rescoring' : ''}`,
+    );
+  };
+  const policy = { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs };
+
+  const closers: Array<() => Promise<unknown>> = [];
+  let sink: SpanSink | undefined;
+  let ready: (() => Promise<boolean>) | undefined;
+  if (driver === 'memory') {
+    if (!role.receiver || !role.workers)
+      throw new Error(
+        'the memory driver runs receiver and workers in one process: use `spanscore serve`, or set REDIS_URL',
+      );
+    log(
+      'spanscore: memory driver: traces are buffered in this process and nothing survives a restart (set REDIS_URL for the bullmq driver)',
+    );
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      process: scoreTrace,
+      concurrency: config.worker.concurrency,
+      maxAttempts: config.worker.attempts,
+      backoffMs: config.worker.backoffMs,
+      maxBufferedSpans: config.assembly.maxBufferedSpans,
+      rescoreLateSpans: config.assembly.rescoreLateSpans,
+      onLateSpans,
+      onFailed: (traceId, error) => {
+        metrics.traceFailures.inc();
+        log(`spanscore: could not score trace ${traceId}: ${(error as Error).message}`);
+      },
+    });
+    sink = assembler;
+    closers.push(async () => {
+      const { unfinished } = await assembler.close(config.shutdownDeadlineMs);
+      if (unfinished) log(`spanscore: ${unfinished} trace(s) unfinished at the shutdown deadline`);
+    });
+  } else {
+    const shared = {
+      prefix: config.queue.prefix,
+      policy,
+      rescoreLateSpans: config.assembly.rescoreLateSpans,
+    };
+    const commands = redis('commands');
+    if (role.receiver) {
+      const bullSink = createBullmqTraceSink({
+        ...shared,
+        redis: commands,
+        queueConnection: redis('bullmq'),
+        maxQueuedTraces: config.assembly.maxQueuedTraces,
+        attempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
+        onError: e => log(`spanscore: queue: ${e.message}`),
+      });
+      sink = bullSink;
+      jobsByState = () =>
+        bullSink.queue.getJobCounts('waiting', 'delayed', 'active', 'completed', 'failed');
+      ready = async () => (await commands.ping()) === 'PONG';
+      closers.push(() => bullSink.close());
+    }
+    if (role.workers) {
+      const worker = createScoreTraceWorker({
+        ...shared,
+        redis: commands,
+        workerConnection: redis('bullmq'),
+        process: scoreTrace,
+        concurrency: config.worker.concurrency,
+        onLateSpans,
+        onError: e => log(`spanscore: worker: ${e.message}`),
+      });
+      worker.on('failed', (job, error) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) metrics.traceFailures.inc();
+        log(
+          `spanscore: trace ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+        );
+      });
+      // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
+      closers.unshift(() => worker.close());
+    }
+  }
+
+  let url: string | undefined;
+  let app: ReturnType<typeof createOtlpHttpReceiver> | undefined;
+  if (role.receiver && sink) {
+    app = createOtlpHttpReceiver({
+      sink,
+      maxBodyBytes: config.receiver.maxBodyBytes,
+      ...(config.receiver.authToken && { authToken: config.receiver.authToken }),
+      ...(ready && { ready }),
+      metrics,
+    });
+    await app.listen({ port: config.receiver.port, host: config.receiver.host });
+    const address = app.server.address() as AddressInfo;
+    url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/v1/traces`;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    driver,
+    close() {
+      closing ??= (async () => {
+        await app?.close(); // stop taking traffic first: nothing accepted after this point
+        for (const close of closers) await close();
+        await exporter.shutdown();
+        if (results) await new Promise<void>(resolve => results.end(resolve));
+        await Promise.all(redisConnections.map(r => r.quit().catch(() => r.disconnect())));
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { context, trace } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
+import type { SpanDigest } from '../../src/ingest/span-digest.js';
+import type { ResultRow } from '../../src/report/result-row.js';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { recordingProvider } from '../helpers/sdk-spans.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function run(args: string[], env: Record<string, string | undefined> = {}): CliProcess {
+  const cli = startCli(args, env);
+  cleanups.push(async () => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    await cli.exited;
+  });
+  return cli;
+}
+
+/** A local OTLP backend that keeps the evaluation spans it is sent. */
+async function backend(): Promise<{ url: string; spans: SpanDigest[] }> {
+  const spans: SpanDigest[] = [];
+  const app = createOtlpHttpReceiver({
+    sink: { accept: s => (spans.push(...s), Promise.resolve()) },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  cleanups.push(() => app.close());
+  return {
+    url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/traces`,
+    spans,
+  };
+}
+
+function agentTrace(testCaseId: string, tools: string[], withRoot = true): ReadableSpan[] {
+  const { provider, spans } = recordingProvider('agent-under-test');
+  const tracer = provider.getTracer('agent');
+  const root = tracer.startSpan('invoke_agent', {
+    attributes: { 'spanscore.test_case.id': testCaseId },
+  });
+  for (const tool of tools)
+    tracer
+      .startSpan(
+        `execute_tool ${tool}`,
+        {
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': tool,
+            'spanscore.test_case.id': testCaseId,
+          },
+        },
+        trace.setSpan(context.active(), root),
+      )
+      .end();
+  root.end();
+  return withRoot ? spans() : spans().filter(s => s !== spans().at(-1));
+}
+
+async function send(url: string, spans: ReadableSpan[]): Promise<void> {
+  const exporter = new OTLPTraceExporter({ url });
+  await new Promise<void>((resolve, reject) =>
+    exporter.export(spans, r =>
+      r.code === ExportResultCode.SUCCESS
+        ? resolve()
+        : reject(r.error ?? new Error('export failed')),
+    ),
+  );
+  await exporter.shutdown();
+}
+
+const rowsOf = (file: string): ResultRow[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(l => JSON.parse(l) as ResultRow)
+    : [];
+
+describe('spanscore serve (memory driver), as a process', () => {
+  it('scores traces sent by the real exporter, writes evaluation spans back, and on SIGTERM scores what it buffered and exits 0', async () => {
+    const otlp = await backend();
+    const results = join(mkdtempSync(join(tmpdir(), 'spanscore-serve-')), 'results.jsonl');
+    const serve = run(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE, '--results', results],
+      {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+        SPANSCORE_SETTLE_MS: '200',
+        SPANSCORE_MAX_WAIT_MS: '60000',
+      },
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+    expect(serve.stderr()).toContain('nothing survives a restart');
+
+    await send(url, agentTrace('weather-lisbon', ['get_weather']));
+    await waitFor(() => rowsOf(results).length === 2, 'the first trace to be scored');
+    expect(rowsOf(results).map(r => [r.testCaseId, r.scorer, r.score])).toEqual([
+      ['weather-lisbon', 'tool_call_accuracy', 1],
+      ['weather-lisbon', 'tool_correctness', 1],
+    ]);
+    await waitFor(() => otlp.spans.length === 2, 'the evaluation spans');
+
+    // No root: this trace would wait 60 s for it, but shutdown scores it now.
+    await send(url, agentTrace('wrong-tool', ['search_web'], false));
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(serve.stderr()).toMatch(/SIGTERM: shutting down[\s\S]*stopped/);
+    expect(
+      rowsOf(results)
+        .filter(r => r.testCaseId === 'wrong-tool')
+        .map(r => r.label),
+    ).toEqual(['fail', 'fail']);
+    expect(otlp.spans).toHaveLength(4);
+  });
+
+  it('refuses a bad configuration with a message naming the variable, exit 2', async () => {
+    const serve = run(['serve', '--port', '0'], { SPANSCORE_SETTLE_MS: 'soon' });
+    expect(await serve.exited).toBe(2);
+    expect(serve.stderr()).toMatch(
+      /invalid configuration, environment variable SPANSCORE_SETTLE_MS: .*expected number/,
+    );
+  });
+});
+
+describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as processes', () => {
+  it('a receiver and a separate worker share a real Redis; a worker started after the spans arrived scores them', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend();
+    const results = join(mkdtempSync(join(tmpdir(), 'spanscore-worker-')), 'results.jsonl');
+    const env = {
+      REDIS_URL,
+      SPANSCORE_REDIS_PREFIX: prefix,
+      SPANSCORE_SETTLE_MS: '200',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+    };
+    const serve = run(
+      ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+
+    await send(url, agentTrace('book-trip', ['search_flights', 'book_flight']));
+    await send(url, agentTrace('wrong-tool', ['search_web']));
+    await new Promise(r => setTimeout(r, 400)); // settled, but no worker yet: the jobs wait in Redis
+
+    const worker = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
+    await worker.waitForLine(/taking traces from Redis/);
+    await waitFor(() => rowsOf(results).length === 4, 'both traces scored by the worker');
+    expect(
+      rowsOf(results)
+        .map(r => `${r.testCaseId} ${r.scorer} ${r.label}`)
+        .sort(),
+    ).toEqual([
+      'book-trip tool_call_accuracy pass',
+      'book-trip tool_correctness pass',
+      'wrong-tool tool_call_accuracy fail',
+      'wrong-tool tool_correctness fail',
+    ]);
+    await waitFor(() => otlp.spans.length === 4, 'the evaluation spans');
+
+    worker.child.kill('SIGTERM');
+    serve.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(await serve.exited).toBe(0);
+  });
+
+  it('spanscore worker without Redis says why and exits 2', async () => {
+    const worker = run(['worker']);
+    expect(await worker.exited).toBe(2);
+    expect(worker.stderr()).toContain('needs Redis (set REDIS_URL)');
+  });
+});
+
+describe('spanscore demo', () => {
+  it("runs on a fresh clone with no Redis: the sample agent's three test cases are scored and written back", async () => {
+    const demo = run(['demo'], { REDIS_URL: undefined });
+    expect(await demo.exited).toBe(0);
+    expect(demo.stdout()).toMatch(/6 results: 4 pass, 2 fail/);
+    expect(demo.stdout()).toMatch(/wrong-tool\s+│ tool_call_accuracy │ 0\s+│ fail/);
+    expect(demo.stderr()).toContain('6 evaluation spans were written back');
+  });
+});
