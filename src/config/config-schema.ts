@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ruleSchema } from '../suite/production-rules.js';
 
 /**
  * The service configuration: the one place its defaults are written. A config file (YAML or JSON)
@@ -59,6 +60,8 @@ export const configSchema = z
       .default({ concurrency: 4, attempts: 5, backoffMs: 1000 }),
     /** Suite files whose test cases are scored; paths relative to the config file. */
     suites: z.array(z.string().min(1)).default([]),
+    /** Production rules: score matching traces that belong to no test case. */
+    rules: z.array(ruleSchema).default([]),
     export: z
       .object({
         /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT. */

@@ -6,6 +6,7 @@ export interface ServiceMetrics extends ReceiverMetrics {
   tracesScored: Counter;
   traceFailures: Counter;
   lateSpans: Counter;
+  exportFailures: Counter;
   scores: Counter<'scorer' | 'status' | 'label'>;
   jobs: Gauge<'state'>;
 }
@@ -32,6 +33,11 @@ export function createServiceMetrics(
     lateSpans: new Counter({
       name: 'spanscore_late_spans_total',
       help: 'Spans that arrived after their trace was scored',
+      registers,
+    }),
+    exportFailures: new Counter({
+      name: 'spanscore_export_failures_total',
+      help: 'Failed exports of evaluation spans (each is retried)',
       registers,
     }),
     scores: new Counter({

@@ -15,6 +15,7 @@ import { processTrace, type TraceResult } from '../queue/process-trace.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { createScoreTraceWorker } from '../queue/score-trace.processor.js';
 import { loadSuite } from '../suite/load-suite.js';
+import { resolveRules } from '../suite/production-rules.js';
 import { createServiceMetrics } from './service-metrics.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
@@ -54,8 +55,12 @@ export async function startService(
 ): Promise<Service> {
   const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
   const suites = await Promise.all(config.suites.map(file => loadSuite(file)));
-  if (suites.length === 0 && role.workers)
-    log('spanscore: no suites configured: traces are received but none is scored (--suite FILE)');
+  const rules = resolveRules(config.rules);
+  if (suites.length === 0 && rules.length === 0 && role.workers) {
+    log(
+      'spanscore: no suites or rules configured: traces are received but none is scored (--suite FILE)',
+    );
+  }
   const exporter =
     hooks.exporter ??
     createEvaluationExporter({
@@ -92,8 +97,16 @@ export async function startService(
     }
     hooks.onResult?.(result);
   };
+  const countedExporter: EvaluationExporter = {
+    export: spans =>
+      exporter.export(spans).catch((error: unknown) => {
+        metrics.exportFailures.inc();
+        throw error;
+      }),
+    shutdown: () => exporter.shutdown(),
+  };
   const scoreTrace = (traceId: string, spans: Parameters<typeof processTrace>[1]) =>
-    processTrace(traceId, spans, { suites, exporter, onResult });
+    processTrace(traceId, spans, { suites, rules, exporter: countedExporter, onResult });
   const onLateSpans = (traceId: string, count: number): void => {
     metrics.lateSpans.inc(count);
     log(

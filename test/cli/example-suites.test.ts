@@ -7,7 +7,9 @@ import { loadSuite } from '../../src/suite/load-suite.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 // demo.yaml scores the demo agent (its wrong-tool case fails on purpose); the demo test covers it.
-const suites = readdirSync(join(ROOT, 'config/suites')).filter(f => /\.(ya?ml|json)$/.test(f) && f !== 'demo.yaml');
+const suites = readdirSync(join(ROOT, 'config/suites')).filter(
+  f => /\.(ya?ml|json)$/.test(f) && f !== 'demo.yaml',
+);
 
 describe('the example suites in config/suites', () => {
   it.each(suites)('%s passes on the fixtures, every test case found and scored', async file => {

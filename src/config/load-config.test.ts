@@ -1,0 +1,77 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './load-config.js';
+
+describe('loadConfig', () => {
+  it('has working defaults: the memory driver without Redis, port 4318, 2 s settle, 30 s max wait', async () => {
+    const config = await loadConfig({ env: {} });
+    expect(config).toMatchObject({
+      queue: { driver: 'memory', prefix: 'spanscore' },
+      receiver: { port: 4318, host: '0.0.0.0' },
+      assembly: { settleMs: 2000, maxWaitMs: 30_000 },
+      suites: [],
+      rules: [],
+    });
+    expect(Object.isFrozen(config.assembly)).toBe(true);
+  });
+
+  it('picks the bullmq driver when REDIS_URL is set, and reads SPANSCORE_* variables', async () => {
+    const config = await loadConfig({
+      env: {
+        REDIS_URL: 'redis://cache:6379',
+        SPANSCORE_PORT: '9999',
+        SPANSCORE_SETTLE_MS: '500',
+        SPANSCORE_SUITES: 'a.yaml, b.yaml',
+        SPANSCORE_RESCORE_LATE_SPANS: 'true',
+      },
+    });
+    expect(config.queue).toMatchObject({ driver: 'bullmq', redisUrl: 'redis://cache:6379' });
+    expect(config.receiver.port).toBe(9999);
+    expect(config.assembly).toMatchObject({ settleMs: 500, rescoreLateSpans: true });
+    expect(config.suites).toEqual([join(process.cwd(), 'a.yaml'), join(process.cwd(), 'b.yaml')]);
+  });
+
+  it('reads a config file, resolving suite paths from its folder; overrides win', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
+    writeFileSync(
+      join(dir, 'spanscore.yaml'),
+      'suites: [suites/agent.yaml]\nworker: { concurrency: 8 }\nrules:\n  - { name: guard, scorers: [{ name: tool_trajectory, maxCalls: 10 }] }\n',
+    );
+    const config = await loadConfig({
+      file: join(dir, 'spanscore.yaml'),
+      env: {},
+      overrides: { 'receiver.port': 0 },
+    });
+    expect(config.suites).toEqual([join(dir, 'suites/agent.yaml')]);
+    expect(config.worker.concurrency).toBe(8);
+    expect(config.receiver.port).toBe(0);
+    expect(config.rules[0]).toMatchObject({ name: 'guard', sampleRate: 1 });
+  });
+
+  it.each([
+    [
+      { env: { SPANSCORE_PORT: 'http' } },
+      /invalid configuration, environment variable SPANSCORE_PORT: .*expected number/,
+    ],
+    [
+      { env: { SPANSCORE_QUEUE_DRIVER: 'bullmq' } },
+      /queue.driver is bullmq but no Redis URL is set/,
+    ],
+    [{ env: { REDIS_URL: 'not a url' } }, /queue.redisUrl: Invalid URL/],
+  ])('names what is wrong: %j', async (options, message) => {
+    await expect(loadConfig(options)).rejects.toMatchObject({
+      code: 'SS_USAGE',
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it('names the file and field of an unknown setting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
+    writeFileSync(join(dir, 'c.yaml'), 'assembly: { settleMS: 10 }\n');
+    await expect(loadConfig({ file: join(dir, 'c.yaml'), env: {} })).rejects.toThrow(
+      /c\.yaml: assembly: unknown field\(s\) "settleMS"/,
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import { buildAliasMap } from '../normalize/canonical-tool-name.js';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
+import type { ResolvedScorer } from '../score/run-scorers.js';
+
+/** A production rule as written in the config file. */
+export const ruleSchema = z
+  .object({
+    name: z.string().min(1),
+    match: z
+      .object({
+        /** The root span's `service.name`: exact, or a glob (`checkout-*`). */
+        service: z.string().min(1).optional(),
+        /** The root span's name: a glob (`invoke_agent *`). */
+        rootSpanName: z.string().min(1).optional(),
+        /** Attributes the root span must have, with these values. */
+        attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      })
+      .strict()
+      .default({}),
+    /** Share of matching traces scored, decided by the trace id (the same trace always the same way). */
+    sampleRate: z.number().min(0).max(1).default(1),
+    aliases: z.record(z.string(), z.string()).optional(),
+    scorers: z
+      .array(z.union([z.string().min(1), z.looseObject({ name: z.string().min(1) })]))
+      .min(1),
+  })
+  .strict();
+
+/** A rule ready to apply: matchers compiled, scorers resolved and their options validated. */
+export interface ProductionRule {
+  name: string;
+  matches(trace: NormalizedTrace): boolean;
+  sampled(traceId: string): boolean;
+  aliases: ReadonlyMap<string, string>;
+  scorers: ResolvedScorer[];
+}
+
+/**
+ * Validates and compiles the config's `rules` (built-in scorers only). Throws `SS_USAGE` naming
+ * the rule and what is wrong, at start-up.
+ */
+export function resolveRules(raw: readonly z.input<typeof ruleSchema>[]): ProductionRule[] {
+  return raw.map((input, i) => {
+    const parsed = ruleSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new SpanscoreError(
+        'SS_USAGE',
+        `invalid configuration, rules[${i}].${issue.path.join('.')}: ${issue.message}`,
+      );
+    }
+    const rule = parsed.data;
+    const scorers = rule.scorers.map((ref, s): ResolvedScorer => {
+      const { name, ...options } = typeof ref === 'string' ? { name: ref } : ref;
+      const scorer = BUILTIN_SCORERS.get(name);
+      if (!scorer)
+        throw new SpanscoreError(
+          'SS_SCORER_UNKNOWN',
+          `invalid configuration, rules[${i}].scorers[${s}]: unknown scorer "${name}"`,
+        );
+      try {
+        return { scorer, options: scorer.parseOptions(options) };
+      } catch (error) {
+        throw new SpanscoreError(
+          'SS_USAGE',
+          `invalid configuration, rules[${i}].scorers[${s}]: scorer ${name}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    });
+    const service = rule.match.service === undefined ? undefined : picomatch(rule.match.service);
+    const rootName =
+      rule.match.rootSpanName === undefined ? undefined : picomatch(rule.match.rootSpanName);
+    const attributes = Object.entries(rule.match.attributes ?? {});
+    return {
+      name: rule.name,
+      aliases: buildAliasMap(rule.aliases),
+      scorers,
+      matches(trace) {
+        const root = trace.root;
+        if (!root) return false;
+        if (service && !service(root.serviceName)) return false;
+        if (rootName && !rootName(root.name)) return false;
+        return attributes.every(([key, value]) => root.attributes[key] === value);
+      },
+      sampled: traceId => isSampled(traceId, rule.sampleRate),
+    };
+  });
+}
+
+const RANDOM_BITS = 2n ** 56n;
+
+/**
+ * Deterministic sampling by trace id: the last 56 bits of a W3C trace id are random (the trace
+ * context's randomness), so comparing them with `rate × 2^56` keeps the same traces at the same
+ * rate on every process, and a higher rate keeps a superset.
+ */
+export function isSampled(traceId: string, rate: number): boolean {
+  if (rate >= 1) return true;
+  if (rate <= 0) return false;
+  const random = BigInt(`0x${traceId.slice(-14).padStart(14, '0')}`);
+  return random < BigInt(Math.floor(rate * Number(RANDOM_BITS)));
+}
