@@ -113,7 +113,9 @@ describe('spanscore serve (memory driver), as a process', () => {
     await waitFor(() => otlp.spans.length === 2, 'the evaluation spans');
     const metrics = await (await fetch(url.replace('/v1/traces', '/metrics'))).text();
     expect(metrics).toMatch(/^spanscore_traces_scored_total 1$/m);
-    expect(metrics).toMatch(/^spanscore_scores_total\{scorer="tool_correctness",status="scored",label="pass"\} 1$/m);
+    expect(metrics).toMatch(
+      /^spanscore_scores_total\{scorer="tool_correctness",status="scored",label="pass"\} 1$/m,
+    );
     expect(metrics).toMatch(/^spanscore_spans_received_total 2$/m);
 
     // No root: this trace would wait 60 s for it, but shutdown scores it now.
