@@ -8,6 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { endToEndBench } from './end-to-end-bench.js';
 import { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 
@@ -46,6 +47,7 @@ console.log(
 for (const r of [
   reading.parseOnly,
   reading.decodeJson,
+  reading.protobufjs,
   reading.decodePb,
   reading.filesJson,
   reading.filesPb,
@@ -55,6 +57,12 @@ for (const r of [
   );
 }
 console.log('  (ratios against JSON.parse alone of the same JSON payloads)');
+console.log(`  decodeOtlpProtobuf vs protobufjs static decode: ${ratio(reading.decodePb.median, reading.protobufjs.median)} (goal ≥ 1.5×)`);
+
+const e2e = await endToEndBench();
+console.log(`\nEnd to end (bullmq driver, local Redis): ${fmt(e2e.spans)} spans in ${fmt(e2e.traces)} traces over HTTP → Redis → worker → scored → evaluation spans exported`);
+console.log(`  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`);
+
 
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
 const out = {
