@@ -17,24 +17,50 @@ const SPANS_PER_REQUEST = 512;
  * local sink. Measures from the first request to the last evaluation span received, in spans/s,
  * settle window (200 ms) included. A short run; the 60-second load report is separate.
  */
-export async function endToEndBench(requests = 40): Promise<{ spans: number; traces: number; seconds: number; spansPerSecond: number }> {
+export async function endToEndBench(
+  requests = 40,
+): Promise<{ spans: number; traces: number; seconds: number; spansPerSecond: number }> {
   const prefix = testPrefix().replace('test', 'bench');
   const redis = redisFor(prefix);
   const batches = agentSpans(requests);
   const bodies = batches.map(b => Buffer.from(ProtobufTraceSerializer.serializeRequest(b)!));
   const traces = new Set(batches.flat().map(s => s.spanContext().traceId)).size;
-  const cases = Array.from({ length: 100 }, (_, i) => `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`).join('\n');
-  const suite = await parseSuite(`scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`, 'bench.yaml', process.cwd());
+  const cases = Array.from(
+    { length: 100 },
+    (_, i) =>
+      `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
+  ).join('\n');
+  const suite = await parseSuite(
+    `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`,
+    'bench.yaml',
+    process.cwd(),
+  );
 
   let evaluations = 0;
   let done: () => void = () => undefined;
   const finished = new Promise<void>(resolve => (done = resolve));
-  const backend = createOtlpHttpReceiver({ sink: { accept: s => ((evaluations += s.length) >= traces * 2 && done(), Promise.resolve()) } });
+  const backend = createOtlpHttpReceiver({
+    sink: { accept: s => ((evaluations += s.length) >= traces * 2 && done(), Promise.resolve()) },
+  });
   await backend.listen({ port: 0, host: '127.0.0.1' });
-  const exporter = createEvaluationExporter({ url: `http://127.0.0.1:${(backend.server.address() as { port: number }).port}/v1/traces` });
+  const exporter = createEvaluationExporter({
+    url: `http://127.0.0.1:${(backend.server.address() as { port: number }).port}/v1/traces`,
+  });
   const policy = { settleMs: 200, maxWaitMs: 10_000 };
-  const sink = createBullmqTraceSink({ prefix, policy, redis: redis.commands, queueConnection: redis.bullmq() });
-  const worker = createScoreTraceWorker({ prefix, policy, redis: redis.commands, workerConnection: redis.bullmq(), concurrency: 8, process: (id, spans) => processTrace(id, spans, { suites: [suite], exporter }) });
+  const sink = createBullmqTraceSink({
+    prefix,
+    policy,
+    redis: redis.commands,
+    queueConnection: redis.bullmq(),
+  });
+  const worker = createScoreTraceWorker({
+    prefix,
+    policy,
+    redis: redis.commands,
+    workerConnection: redis.bullmq(),
+    concurrency: 8,
+    process: (id, spans) => processTrace(id, spans, { suites: [suite], exporter }),
+  });
   const receiver = createOtlpHttpReceiver({ sink });
   await receiver.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(receiver.server.address() as { port: number }).port}/v1/traces`;
@@ -45,12 +71,24 @@ export async function endToEndBench(requests = 40): Promise<{ spans: number; tra
     Array.from({ length: 4 }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++]!;
-        const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } });
+        const res = await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/x-protobuf' },
+        });
         if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
       }
     }),
   );
-  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${evaluations} of ${traces * 2} evaluation spans arrived`)), 120_000))]);
+  await Promise.race([
+    finished,
+    new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`only ${evaluations} of ${traces * 2} evaluation spans arrived`)),
+        120_000,
+      ),
+    ),
+  ]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   await worker.close();
@@ -59,5 +97,10 @@ export async function endToEndBench(requests = 40): Promise<{ spans: number; tra
   await exporter.shutdown();
   await backend.close();
   await redis.cleanup();
-  return { spans: requests * SPANS_PER_REQUEST, traces, seconds, spansPerSecond: (requests * SPANS_PER_REQUEST) / seconds };
+  return {
+    spans: requests * SPANS_PER_REQUEST,
+    traces,
+    seconds,
+    spansPerSecond: (requests * SPANS_PER_REQUEST) / seconds,
+  };
 }

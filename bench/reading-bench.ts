@@ -106,11 +106,30 @@ export async function readingBench(rounds: number) {
 
   // protobufjs static code, as generated for @opentelemetry/otlp-transformer 0.216 (the fastest
   // general decoder measured here): it builds message objects, not digests.
-  const root = createRequire(import.meta.url)(fileURLToPath(new URL('../node_modules/otlp-transformer-protobufjs/build/src/generated/root.js', import.meta.url))) as {
-    opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown } } } } } };
+  const root = createRequire(import.meta.url)(
+    fileURLToPath(
+      new URL(
+        '../node_modules/otlp-transformer-protobufjs/build/src/generated/root.js',
+        import.meta.url,
+      ),
+    ),
+  ) as {
+    opentelemetry: {
+      proto: {
+        collector: {
+          trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown } } };
+        };
+      };
+    };
   };
-  const ExportTraceServiceRequest = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-  const protobufjs = medianRate('protobufjs static decode (otlp-transformer 0.216 code)', spanCount, () => pb.forEach(b => void ExportTraceServiceRequest.decode(b)), rounds);
+  const ExportTraceServiceRequest =
+    root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+  const protobufjs = medianRate(
+    'protobufjs static decode (otlp-transformer 0.216 code)',
+    spanCount,
+    () => pb.forEach(b => void ExportTraceServiceRequest.decode(b)),
+    rounds,
+  );
   const decodePb = medianRate(
     'decodeOtlpProtobuf (bytes → digests)',
     spanCount,

@@ -57,12 +57,17 @@ for (const r of [
   );
 }
 console.log('  (ratios against JSON.parse alone of the same JSON payloads)');
-console.log(`  decodeOtlpProtobuf vs protobufjs static decode: ${ratio(reading.decodePb.median, reading.protobufjs.median)} (goal ≥ 1.5×)`);
+console.log(
+  `  decodeOtlpProtobuf vs protobufjs static decode: ${ratio(reading.decodePb.median, reading.protobufjs.median)} (goal ≥ 1.5×)`,
+);
 
 const e2e = await endToEndBench();
-console.log(`\nEnd to end (bullmq driver, local Redis): ${fmt(e2e.spans)} spans in ${fmt(e2e.traces)} traces over HTTP → Redis → worker → scored → evaluation spans exported`);
-console.log(`  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`);
-
+console.log(
+  `\nEnd to end (bullmq driver, local Redis): ${fmt(e2e.spans)} spans in ${fmt(e2e.traces)} traces over HTTP → Redis → worker → scored → evaluation spans exported`,
+);
+console.log(
+  `  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`,
+);
 
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
 const out = {

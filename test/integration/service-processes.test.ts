@@ -30,17 +30,27 @@ function run(args: string[], env: Record<string, string | undefined> = {}): CliP
   return cli;
 }
 
-/** A local OTLP backend that keeps the evaluation spans it is sent. */
-async function backend(): Promise<{ url: string; spans: SpanDigest[] }> {
+/** A local OTLP backend that keeps the evaluation spans it is sent, after `delayMs`. */
+async function backend(
+  delayMs = 0,
+): Promise<{ url: string; spans: SpanDigest[]; requests: () => number }> {
   const spans: SpanDigest[] = [];
+  let requests = 0;
   const app = createOtlpHttpReceiver({
-    sink: { accept: s => (spans.push(...s), Promise.resolve()) },
+    sink: {
+      accept: async s => {
+        requests++;
+        await new Promise(r => setTimeout(r, delayMs));
+        spans.push(...s);
+      },
+    },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   cleanups.push(() => app.close());
   return {
     url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/traces`,
     spans,
+    requests: () => requests,
   };
 }
 
@@ -181,6 +191,34 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     serve.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
     expect(await serve.exited).toBe(0);
+  });
+
+  it('SIGTERM while a worker is exporting: the trace in flight is finished and written back, then it exits 0', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend(1500); // a slow backend keeps the job active
+    const results = join(mkdtempSync(join(tmpdir(), 'spanscore-sigterm-')), 'results.jsonl');
+    const env = {
+      REDIS_URL,
+      SPANSCORE_REDIS_PREFIX: prefix,
+      SPANSCORE_SETTLE_MS: '100',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+    };
+    const serve = run(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE, '--results', results],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+    await send(url, agentTrace('weather-lisbon', ['get_weather']));
+    await waitFor(() => otlp.requests() === 1, 'the export to start');
+    expect(otlp.spans).toHaveLength(0);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(otlp.spans.map(s => s.name).sort()).toEqual([
+      'evaluation tool_call_accuracy',
+      'evaluation tool_correctness',
+    ]);
+    expect(rowsOf(results).map(r => r.label)).toEqual(['pass', 'pass']);
   });
 
   it('spanscore worker without Redis says why and exits 2', async () => {
