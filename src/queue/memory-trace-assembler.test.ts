@@ -1,32 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
-import type { SpanDigest } from '../ingest/span-digest.js';
-import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { childSpans } from '../../test/helpers/child-spans.js';
+import { traceId } from '../../test/helpers/otlp-json-builder.js';
 import {
   createMemoryTraceAssembler,
   type MemoryTraceAssemblerOptions,
 } from './memory-trace-assembler.js';
 
 const policy = { settleMs: 2000, maxWaitMs: 30_000 };
-
-let nextSpan = 100;
-
-/** Spans of trace `t`: `root` (span 1) has no parent; every other span is a new child of it. */
-function spans(t: number, names: string[]): SpanDigest[] {
-  return decodeOtlpJson(
-    otlpRequest(
-      names.map((name, i) => ({
-        traceId: traceId(t),
-        spanId: spanId(t, name === 'root' ? 1 : nextSpan++),
-        ...(name !== 'root' && { parentSpanId: spanId(t, 1) }),
-        name,
-        startMs: i,
-        endMs: i + 1,
-      })),
-    ),
-  ).spans;
-}
 
 function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
   const processed: Array<{ traceId: string; names: string[] }> = [];
@@ -47,11 +28,11 @@ afterEach(() => vi.useRealTimers());
 describe('memory trace assembler', () => {
   it('scores a trace once, settleMs after its last span once the root has ended, with spans from every batch', async () => {
     const { assembler, processed } = setup();
-    await assembler.accept(spans(1, ['tool-a']));
+    await assembler.accept(childSpans(1, ['tool-a']));
     await vi.advanceTimersByTimeAsync(1000);
-    await assembler.accept(spans(1, ['root'])); // the root arrives last, as exporters often send it
+    await assembler.accept(childSpans(1, ['root'])); // the root arrives last, as exporters often send it
     await vi.advanceTimersByTimeAsync(1500);
-    await assembler.accept(spans(1, ['tool-b'])); // a straggler restarts the settle window
+    await assembler.accept(childSpans(1, ['tool-b'])); // a straggler restarts the settle window
     await vi.advanceTimersByTimeAsync(1999);
     expect(processed).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -62,7 +43,7 @@ describe('memory trace assembler', () => {
 
   it('scores a trace whose root never arrives at maxWaitMs after its first span', async () => {
     const { assembler, processed } = setup();
-    await assembler.accept(spans(2, ['orphan']));
+    await assembler.accept(childSpans(2, ['orphan']));
     await vi.advanceTimersByTimeAsync(29_999);
     expect(processed).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -71,8 +52,8 @@ describe('memory trace assembler', () => {
 
   it('keeps interleaved traces apart', async () => {
     const { assembler, processed } = setup();
-    const a = spans(3, ['root', 'a1']);
-    const b = spans(4, ['root', 'b1']);
+    const a = childSpans(3, ['root', 'a1']);
+    const b = childSpans(4, ['root', 'b1']);
     await assembler.accept([a[0]!, b[1]!]);
     await assembler.accept([b[0]!, a[1]!]);
     await vi.advanceTimersByTimeAsync(2000);
@@ -85,33 +66,33 @@ describe('memory trace assembler', () => {
   it('counts spans that arrive after their trace was scored, and rescores with all spans when asked', async () => {
     const late: Array<[string, number]> = [];
     const off = setup({ onLateSpans: (id, n) => late.push([id, n]) });
-    await off.assembler.accept(spans(5, ['root']));
+    await off.assembler.accept(childSpans(5, ['root']));
     await vi.advanceTimersByTimeAsync(2000);
-    await off.assembler.accept(spans(5, ['late-tool']));
+    await off.assembler.accept(childSpans(5, ['late-tool']));
     await vi.advanceTimersByTimeAsync(5000);
     expect(off.processed).toHaveLength(1);
     expect(late).toEqual([[traceId(5), 1]]);
     expect(off.assembler.stats().lateSpans).toBe(1);
 
     const on = setup({ rescoreLateSpans: true });
-    await on.assembler.accept(spans(6, ['root']));
+    await on.assembler.accept(childSpans(6, ['root']));
     await vi.advanceTimersByTimeAsync(2000);
-    await on.assembler.accept(spans(6, ['late-tool']));
+    await on.assembler.accept(childSpans(6, ['late-tool']));
     await vi.advanceTimersByTimeAsync(2000);
     expect(on.processed.map(p => p.names)).toEqual([['root'], ['late-tool', 'root']]);
   });
 
   it('refuses a batch whole past maxBufferedSpans (429) and recovers once traces are scored', async () => {
     const { assembler, processed } = setup({ maxBufferedSpans: 3 });
-    await assembler.accept(spans(7, ['root', 'x']));
-    await expect(assembler.accept(spans(8, ['root', 'y']))).rejects.toMatchObject({
+    await assembler.accept(childSpans(7, ['root', 'x']));
+    await expect(assembler.accept(childSpans(8, ['root', 'y']))).rejects.toMatchObject({
       code: 'SS_INGEST_SATURATED',
       retryAfterSeconds: 1,
     });
     expect(assembler.stats()).toMatchObject({ bufferedTraces: 1, heldSpans: 2 });
     await vi.advanceTimersByTimeAsync(2000);
     expect(assembler.stats().heldSpans).toBe(0);
-    await assembler.accept(spans(8, ['root', 'y']));
+    await assembler.accept(childSpans(8, ['root', 'y']));
     await vi.advanceTimersByTimeAsync(2000);
     expect(processed.map(p => p.traceId)).toEqual([traceId(7), traceId(8)]);
   });
@@ -131,7 +112,7 @@ describe('memory trace assembler', () => {
         return Promise.resolve();
       },
     });
-    await assembler.accept(spans(9, ['root']));
+    await assembler.accept(childSpans(9, ['root']));
     await vi.advanceTimersByTimeAsync(2000); // first attempt fails
     expect(calls).toBe(1);
     await vi.advanceTimersByTimeAsync(1000); // retry after 1 s fails
@@ -141,7 +122,7 @@ describe('memory trace assembler', () => {
     await vi.advanceTimersByTimeAsync(1); // then after 2 s succeeds
     expect(assembler.stats()).toMatchObject({ scored: 1, retries: 2, failed: 0 });
 
-    await assembler.accept(spans(10, ['root']));
+    await assembler.accept(childSpans(10, ['root']));
     await vi.advanceTimersByTimeAsync(2000);
     expect(failed).toEqual([traceId(10)]);
     expect(assembler.stats()).toMatchObject({ scored: 1, failed: 1 });
@@ -159,7 +140,7 @@ describe('memory trace assembler', () => {
         running--;
       },
     });
-    for (let t = 20; t < 26; t++) await assembler.accept(spans(t, ['root']));
+    for (let t = 20; t < 26; t++) await assembler.accept(childSpans(t, ['root']));
     await vi.advanceTimersByTimeAsync(2000 + 400);
     expect(assembler.stats().scored).toBe(6);
     expect(most).toBe(2);
@@ -167,12 +148,12 @@ describe('memory trace assembler', () => {
 
   it('close() scores what is buffered now, waits for it, and refuses new spans (503)', async () => {
     const { assembler, processed } = setup();
-    await assembler.accept(spans(30, ['tool'])); // no root: would wait 30 s
+    await assembler.accept(childSpans(30, ['tool'])); // no root: would wait 30 s
     const closing = assembler.close(5000);
     await vi.advanceTimersByTimeAsync(0);
     expect(await closing).toEqual({ unfinished: 0 });
     expect(processed.map(p => p.names)).toEqual([['tool']]);
-    await expect(assembler.accept(spans(31, ['root']))).rejects.toMatchObject({
+    await expect(assembler.accept(childSpans(31, ['root']))).rejects.toMatchObject({
       code: 'SS_INGEST_UNAVAILABLE',
     });
   });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SpanscoreError } from '../../src/errors/spanscore-error.js';
-import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import {
   createBullmqTraceSink,
@@ -9,25 +8,11 @@ import {
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { createScoreTraceWorker } from '../../src/queue/score-trace.processor.js';
 import { RedisSpanBuffer } from '../../src/queue/redis-span-buffer.js';
-import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { childSpans } from '../helpers/child-spans.js';
+import { traceId } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 
 const policy = { settleMs: 300, maxWaitMs: 1500 };
-let nextSpan = 100;
-function spans(t: number, names: string[]): SpanDigest[] {
-  return decodeOtlpJson(
-    otlpRequest(
-      names.map((name, i) => ({
-        traceId: traceId(t),
-        spanId: spanId(t, name === 'root' ? 1 : nextSpan++),
-        ...(name !== 'root' && { parentSpanId: spanId(t, 1) }),
-        name,
-        startMs: i,
-        endMs: i + 1,
-      })),
-    ),
-  ).spans;
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -86,10 +71,10 @@ function driver(
 describe('bullmq driver on a real Redis', () => {
   it('scores a trace once when complete, with spans from every batch, in any order', async () => {
     const { sink, processed } = driver();
-    await sink.accept(spans(1, ['tool-a']));
-    await sink.accept(spans(1, ['tool-b', 'root']));
+    await sink.accept(childSpans(1, ['tool-a']));
+    await sink.accept(childSpans(1, ['tool-b', 'root']));
     await new Promise(r => setTimeout(r, 150));
-    await sink.accept(spans(1, ['tool-c'])); // within the settle window: extends it
+    await sink.accept(childSpans(1, ['tool-c'])); // within the settle window: extends it
     await waitFor(() => processed.length === 1, 'the trace to be scored');
     expect(processed[0]).toEqual({
       traceId: traceId(1),
@@ -103,8 +88,8 @@ describe('bullmq driver on a real Redis', () => {
   it('scores a trace without a root at maxWaitMs, and keeps interleaved traces apart', async () => {
     const { sink, processed } = driver();
     const started = Date.now();
-    const a = spans(2, ['root', 'a1']);
-    await sink.accept([spans(3, ['orphan'])[0]!, a[1]!]);
+    const a = childSpans(2, ['root', 'a1']);
+    await sink.accept([childSpans(3, ['orphan'])[0]!, a[1]!]);
     await sink.accept([a[0]!]);
     await waitFor(() => processed.length === 2, 'both traces', 5000);
     expect(processed.find(p => p.traceId === traceId(2))!.names).toEqual(['a1', 'root']);
@@ -114,17 +99,17 @@ describe('bullmq driver on a real Redis', () => {
 
   it('counts late spans; with rescoreLateSpans the trace is scored again with all its spans', async () => {
     const off = driver();
-    await off.sink.accept(spans(4, ['root']));
+    await off.sink.accept(childSpans(4, ['root']));
     await waitFor(() => off.processed.length === 1, 'first scoring');
-    await off.sink.accept(spans(4, ['late']));
+    await off.sink.accept(childSpans(4, ['late']));
     expect(await off.buffer.lateCount(traceId(4))).toBe(1);
     await new Promise(r => setTimeout(r, 600));
     expect(off.processed).toHaveLength(1);
 
     const on = driver({ rescoreLateSpans: true });
-    await on.sink.accept(spans(5, ['root']));
+    await on.sink.accept(childSpans(5, ['root']));
     await waitFor(() => on.processed.length === 1, 'first scoring');
-    await on.sink.accept(spans(5, ['late']));
+    await on.sink.accept(childSpans(5, ['late']));
     await waitFor(() => on.processed.length === 2, 'the rescore');
     expect(on.processed.map(p => p.names)).toEqual([['root'], ['late', 'root']]);
   });
@@ -142,10 +127,10 @@ describe('bullmq driver on a real Redis', () => {
         return Promise.resolve();
       },
     });
-    await sink.accept(spans(6, ['root']));
+    await sink.accept(childSpans(6, ['root']));
     await waitFor(() => done.length === 1, 'the retried trace');
     expect(calls).toBe(2);
-    await sink.accept(spans(7, ['root']));
+    await sink.accept(childSpans(7, ['root']));
     await waitFor(
       async () => (await sink.queue.getJob(traceId(7)))?.failedReason === 'a bug',
       'the job to fail',
@@ -155,7 +140,7 @@ describe('bullmq driver on a real Redis', () => {
 
   it('survives having no worker: spans wait in Redis and a worker started later scores them', async () => {
     const { sink, processed, startWorker } = driver({ startWorker: false });
-    await sink.accept(spans(8, ['root', 'x']));
+    await sink.accept(childSpans(8, ['root', 'x']));
     await new Promise(r => setTimeout(r, 500));
     expect(processed).toEqual([]);
     startWorker();
@@ -165,9 +150,9 @@ describe('bullmq driver on a real Redis', () => {
 
   it('answers saturated past maxQueuedTraces, and unavailable when Redis cannot be reached', async () => {
     const { sink } = driver({ startWorker: false, maxQueuedTraces: 1 });
-    await sink.accept(spans(9, ['root']));
+    await sink.accept(childSpans(9, ['root']));
     await new Promise(r => setTimeout(r, 1100)); // the backlog count is refreshed once a second
-    await expect(sink.accept(spans(10, ['root']))).rejects.toMatchObject({
+    await expect(sink.accept(childSpans(10, ['root']))).rejects.toMatchObject({
       code: 'SS_INGEST_SATURATED',
     });
 
@@ -189,7 +174,7 @@ describe('bullmq driver on a real Redis', () => {
     const started = Date.now();
     await expect(
       Promise.race([
-        dead.accept(spans(11, ['root'])),
+        dead.accept(childSpans(11, ['root'])),
         new Promise((_, reject) => setTimeout(() => reject(new Error('hung')), 8000)),
       ]),
     ).rejects.toMatchObject({ code: 'SS_INGEST_UNAVAILABLE' });

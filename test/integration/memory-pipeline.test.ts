@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { context, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -10,7 +9,7 @@ import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createMemoryTraceAssembler } from '../../src/queue/memory-trace-assembler.js';
 import { processTrace } from '../../src/queue/process-trace.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
-import { recordingProvider } from '../helpers/sdk-spans.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 
 const SUITE = `
 name: e2e
@@ -37,25 +36,6 @@ async function start<
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/traces`;
 }
 
-/** An agent run: the root is exported last, and each span in its own export request. */
-function agentRun(testCaseId: string, tools: string[]): ReadableSpan[] {
-  const { provider, spans } = recordingProvider('travel-agent');
-  const tracer = provider.getTracer('agent');
-  const root = tracer.startSpan('invoke_agent travel', {
-    attributes: { 'spanscore.test_case.id': testCaseId },
-  });
-  for (const tool of tools)
-    tracer
-      .startSpan(
-        `execute_tool ${tool}`,
-        { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool } },
-        trace.setSpan(context.active(), root),
-      )
-      .end();
-  root.end();
-  return spans();
-}
-
 describe('live pipeline, memory driver: exporter → receiver → assembly → scoring → evaluation spans', () => {
   it('scores each completed trace once and writes its evaluation spans back into it', async () => {
     // The OTLP backend that receives evaluation spans: another receiver that keeps what it decodes.
@@ -77,8 +57,14 @@ describe('live pipeline, memory driver: exporter → receiver → assembly → s
     const otlp = new OTLPTraceExporter({ url: receiverUrl });
     closers.push(() => otlp.shutdown());
     const runs = {
-      booking: agentRun('booking', ['search', 'book']),
-      'wrong-tools': agentRun('wrong-tools', ['book', 'search', 'cancel']),
+      booking: sdkAgentTrace('booking', ['search', 'book'], {
+        rootName: 'invoke_agent travel',
+        service: 'travel-agent',
+      }),
+      'wrong-tools': sdkAgentTrace('wrong-tools', ['book', 'search', 'cancel'], {
+        rootName: 'invoke_agent travel',
+        service: 'travel-agent',
+      }),
     };
     // Interleave the two traces' spans over several requests, children before roots.
     const all = [...runs.booking, ...runs['wrong-tools']];

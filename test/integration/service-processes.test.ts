@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { context, trace } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -11,7 +10,7 @@ import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import type { ResultRow } from '../../src/report/result-row.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { recordingProvider } from '../helpers/sdk-spans.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
@@ -54,30 +53,6 @@ async function backend(
   };
 }
 
-function agentTrace(testCaseId: string, tools: string[], withRoot = true): ReadableSpan[] {
-  const { provider, spans } = recordingProvider('agent-under-test');
-  const tracer = provider.getTracer('agent');
-  const root = tracer.startSpan('invoke_agent', {
-    attributes: { 'spanscore.test_case.id': testCaseId },
-  });
-  for (const tool of tools)
-    tracer
-      .startSpan(
-        `execute_tool ${tool}`,
-        {
-          attributes: {
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': tool,
-            'spanscore.test_case.id': testCaseId,
-          },
-        },
-        trace.setSpan(context.active(), root),
-      )
-      .end();
-  root.end();
-  return withRoot ? spans() : spans().filter(s => s !== spans().at(-1));
-}
-
 async function send(url: string, spans: ReadableSpan[]): Promise<void> {
   const exporter = new OTLPTraceExporter({ url });
   await new Promise<void>((resolve, reject) =>
@@ -114,7 +89,7 @@ describe('spanscore serve (memory driver), as a process', () => {
     const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
     expect(serve.stderr()).toContain('nothing survives a restart');
 
-    await send(url, agentTrace('weather-lisbon', ['get_weather']));
+    await send(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
     await waitFor(() => rowsOf(results).length === 2, 'the first trace to be scored');
     expect(rowsOf(results).map(r => [r.testCaseId, r.scorer, r.score])).toEqual([
       ['weather-lisbon', 'tool_call_accuracy', 1],
@@ -129,7 +104,7 @@ describe('spanscore serve (memory driver), as a process', () => {
     expect(metrics).toMatch(/^spanscore_spans_received_total 2$/m);
 
     // No root: this trace would wait 60 s for it, but shutdown scores it now.
-    await send(url, agentTrace('wrong-tool', ['search_web'], false));
+    await send(url, sdkAgentTrace('wrong-tool', ['search_web'], { withRoot: false }));
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
     expect(serve.stderr()).toMatch(/SIGTERM: shutting down[\s\S]*stopped/);
@@ -168,8 +143,8 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     );
     const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
 
-    await send(url, agentTrace('book-trip', ['search_flights', 'book_flight']));
-    await send(url, agentTrace('wrong-tool', ['search_web']));
+    await send(url, sdkAgentTrace('book-trip', ['search_flights', 'book_flight']));
+    await send(url, sdkAgentTrace('wrong-tool', ['search_web']));
     await new Promise(r => setTimeout(r, 400)); // settled, but no worker yet: the jobs wait in Redis
 
     const worker = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
@@ -209,7 +184,7 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
       env,
     );
     const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
-    await send(url, agentTrace('weather-lisbon', ['get_weather']));
+    await send(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
     await waitFor(() => otlp.requests() === 1, 'the export to start');
     expect(otlp.spans).toHaveLength(0);
     serve.child.kill('SIGTERM');
