@@ -143,8 +143,10 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     );
     const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
 
-    await send(url, sdkAgentTrace('book-trip', ['search_flights', 'book_flight']));
-    await send(url, sdkAgentTrace('wrong-tool', ['search_web']));
+    const booking = sdkAgentTrace('book-trip', ['search_flights', 'book_flight']);
+    const wrong = sdkAgentTrace('wrong-tool', ['search_web']);
+    await send(url, booking);
+    await send(url, wrong);
     await new Promise(r => setTimeout(r, 400)); // settled, but no worker yet: the jobs wait in Redis
 
     const worker = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
@@ -161,6 +163,26 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
       'wrong-tool tool_correctness fail',
     ]);
     await waitFor(() => otlp.spans.length === 4, 'the evaluation spans');
+    const rootOf = (run: ReadableSpan[]) => run.find(s => s.name === 'invoke_agent')!.spanContext();
+    expect(
+      otlp.spans
+        .map(s => [
+          s.traceId,
+          s.parentSpanId,
+          s.name,
+          s.attributes['gen_ai.evaluation.score.value'],
+          s.attributes['gen_ai.evaluation.score.label'],
+        ])
+        .sort(
+          (a, b) =>
+            String(a[2]).localeCompare(String(b[2])) || String(a[4]).localeCompare(String(b[4])),
+        ),
+    ).toEqual([
+      [rootOf(wrong).traceId, rootOf(wrong).spanId, 'evaluation tool_call_accuracy', 0, 'fail'],
+      [rootOf(booking).traceId, rootOf(booking).spanId, 'evaluation tool_call_accuracy', 1, 'pass'],
+      [rootOf(wrong).traceId, rootOf(wrong).spanId, 'evaluation tool_correctness', 0, 'fail'],
+      [rootOf(booking).traceId, rootOf(booking).spanId, 'evaluation tool_correctness', 1, 'pass'],
+    ]);
 
     worker.child.kill('SIGTERM');
     serve.child.kill('SIGTERM');
