@@ -164,24 +164,27 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     ]);
     await waitFor(() => otlp.spans.length === 4, 'the evaluation spans');
     const rootOf = (run: ReadableSpan[]) => run.find(s => s.name === 'invoke_agent')!.spanContext();
-    expect(
-      otlp.spans
-        .map(s => [
-          s.traceId,
-          s.parentSpanId,
-          s.name,
-          s.attributes['gen_ai.evaluation.score.value'],
-          s.attributes['gen_ai.evaluation.score.label'],
-        ])
-        .sort(
-          (a, b) =>
-            String(a[2]).localeCompare(String(b[2])) || String(a[4]).localeCompare(String(b[4])),
-        ),
-    ).toEqual([
-      [rootOf(wrong).traceId, rootOf(wrong).spanId, 'evaluation tool_call_accuracy', 0, 'fail'],
-      [rootOf(booking).traceId, rootOf(booking).spanId, 'evaluation tool_call_accuracy', 1, 'pass'],
-      [rootOf(wrong).traceId, rootOf(wrong).spanId, 'evaluation tool_correctness', 0, 'fail'],
-      [rootOf(booking).traceId, rootOf(booking).spanId, 'evaluation tool_correctness', 1, 'pass'],
+    const rows = otlp.spans
+      .map(s => ({
+        trace: s.traceId,
+        parent: s.parentSpanId,
+        name: s.name,
+        score: s.attributes['gen_ai.evaluation.score.value'],
+        label: s.attributes['gen_ai.evaluation.score.label'] as string,
+      }))
+      .sort((a, b) => `${a.name} ${a.label}`.localeCompare(`${b.name} ${b.label}`));
+    const row = (run: ReadableSpan[], name: string, score: number, label: string) => ({
+      trace: rootOf(run).traceId,
+      parent: rootOf(run).spanId,
+      name,
+      score,
+      label,
+    });
+    expect(rows).toEqual([
+      row(wrong, 'evaluation tool_call_accuracy', 0, 'fail'),
+      row(booking, 'evaluation tool_call_accuracy', 1, 'pass'),
+      row(wrong, 'evaluation tool_correctness', 0, 'fail'),
+      row(booking, 'evaluation tool_correctness', 1, 'pass'),
     ]);
 
     worker.child.kill('SIGTERM');
