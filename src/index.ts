@@ -62,6 +62,8 @@ export type { NormalizeOptions, NormalizedTrace } from './normalize/normalize-tr
 export type { Conversation } from './normalize/extract-conversation.js';
 export type { ToolCall, ToolCallSource } from './normalize/tool-call.js';
 export { toolsUsed } from './normalize/tools-used.js';
+export { extractAvailableTools } from './normalize/extract-available-tools.js';
+export type { OfferedTool } from './normalize/extract-available-tools.js';
 
 // Score
 export { BUILTIN_SCORERS } from './score/builtin-scorers.js';
@@ -79,6 +81,11 @@ export { createGraderScorer } from './score/graders/create-grader-scorer.js';
 export type { GraderOptions } from './score/graders/create-grader-scorer.js';
 export type { GraderName } from './score/graders/grade-functions.js';
 export { runScorers } from './score/run-scorers.js';
+export type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './score/llm/judge.js';
+export { createOpenAiJudge } from './score/llm/openai-judge.js';
+export type { OpenAiJudgeOptions } from './score/llm/openai-judge.js';
+export { createToolCallAppropriatenessScorer } from './score/llm/tool-call-appropriateness.js';
+export type { ToolCallAppropriatenessOptions } from './score/llm/tool-call-appropriateness.js';
 export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
 export { scoreSuite } from './score/score-suite.js';
 export type { ScoreSuiteOptions, ScoredTrace, SuiteRun } from './score/score-suite.js';

@@ -37,6 +37,15 @@ export const ERROR_CODES = {
     category: 'upstream',
     summary: 'Evaluation spans could not be exported to the OTLP backend; the job is retried.',
   },
+  SS_JUDGE_UNAVAILABLE: {
+    category: 'upstream',
+    summary: 'The LLM judge endpoint failed, timed out or rate-limited past its retries.',
+  },
+  SS_JUDGE_INVALID_OUTPUT: {
+    category: 'internal',
+    summary:
+      'The LLM judge answered with JSON that does not match the schema, even after one repair attempt.',
+  },
   SS_USAGE: {
     category: 'input',
     summary: 'The command line is not valid.',

@@ -1,3 +1,4 @@
+import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { Scorer, ScorerKind } from './scorer.js';
 import type { ScoreResult } from './score-result.js';
@@ -33,7 +34,12 @@ export async function runScorers(
       result = await scorer.score({ trace, testCase, options, aliases });
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
-      result = { status: 'failed', error: e.message, errorType: e.name || 'Error' };
+      // A SpanscoreError's code (SS_JUDGE_UNAVAILABLE, …) says more than its class name.
+      result = {
+        status: 'failed',
+        error: e.message,
+        errorType: isSpanscoreError(e) ? e.code : e.name || 'Error',
+      };
     }
     out.push({ scorer: scorer.name, kind: scorer.kind, result });
   }

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import OpenAI from 'openai';
+import { SpanscoreError } from '../../errors/spanscore-error.js';
+import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './judge.js';
+
+/** Options of {@link createOpenAiJudge}. */
+export interface OpenAiJudgeOptions {
+  /** Any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM, LM Studio). @defaultValue `OPENAI_BASE_URL`, else OpenAI */
+  baseURL?: string;
+  /** @defaultValue `OPENAI_API_KEY` */
+  apiKey?: string;
+  /** Per-call timeout. @defaultValue 60000 */
+  timeoutMs?: number;
+  /** Retries of 408/409/429/5xx/timeouts by the `openai` client, honouring Retry-After. @defaultValue 3 */
+  maxRetries?: number;
+  /** Cache of validated answers by a hash of model, prompt and schema. @defaultValue a new in-memory map */
+  cache?: Map<string, JudgeAnswer<unknown>>;
+}
+
+/**
+ * A {@link Judge} on the `openai` package, temperature 0. Asks for structured output
+ * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
+ * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
+ * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`.
+ * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own.
+ */
+export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  if (!apiKey) {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      'the LLM judge needs an API key: set OPENAI_API_KEY (any value for local servers such as Ollama)',
+    );
+  }
+  const client = new OpenAI({
+    apiKey,
+    ...(options.baseURL && { baseURL: options.baseURL }),
+    timeout: options.timeoutMs ?? 60_000,
+    maxRetries: options.maxRetries ?? 3,
+  });
+  const cache = options.cache ?? new Map<string, JudgeAnswer<unknown>>();
+  let structuredOutput = true;
+
+  async function complete(
+    model: string,
+    messages: OpenAI.ChatCompletionMessageParam[],
+    request: JudgeRequest<unknown>,
+  ): Promise<{ text: string; usage: JudgeUsage; model: string }> {
+    const call = (format: 'json_schema' | 'plain') =>
+      client.chat.completions.create({
+        model,
+        temperature: 0,
+        messages:
+          format === 'plain'
+            ? [
+                {
+                  role: 'system',
+                  content: `${request.system}\n\nAnswer with one JSON object only, matching this JSON schema:\n${JSON.stringify(request.jsonSchema)}`,
+                },
+                ...messages.slice(1),
+              ]
+            : messages,
+        ...(format === 'json_schema' && {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: request.schemaName, schema: request.jsonSchema, strict: true },
+          },
+        }),
+      });
+    let completion: OpenAI.ChatCompletion;
+    try {
+      completion = await call(structuredOutput ? 'json_schema' : 'plain');
+    } catch (error) {
+      if (structuredOutput && error instanceof OpenAI.BadRequestError) {
+        // The server does not do structured output (or not this schema): ask in plain JSON mode.
+        structuredOutput = false;
+        completion = await call('plain').catch(unavailable);
+      } else return unavailable(error);
+    }
+    return {
+      text: completion.choices[0]?.message.content ?? '',
+      model: completion.model || model,
+      usage: {
+        inputTokens: completion.usage?.prompt_tokens ?? 0,
+        outputTokens: completion.usage?.completion_tokens ?? 0,
+      },
+    };
+  }
+
+  return {
+    async ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
+      const key = createHash('sha256')
+        .update(
+          JSON.stringify([
+            request.model,
+            request.system,
+            request.user,
+            request.schemaName,
+            request.jsonSchema,
+          ]),
+        )
+        .digest('hex');
+      const hit = cache.get(key);
+      if (hit)
+        return {
+          ...(hit as JudgeAnswer<T>),
+          cached: true,
+          usage: { inputTokens: 0, outputTokens: 0 },
+        };
+      const messages: OpenAI.ChatCompletionMessageParam[] = [
+        { role: 'system', content: request.system },
+        { role: 'user', content: request.user },
+      ];
+      const first = await complete(request.model, messages, request);
+      let output: T;
+      let usage = first.usage;
+      try {
+        output = request.parse(parseJson(first.text));
+      } catch (error) {
+        // One repair attempt: show the model its answer and what was wrong with it.
+        const repair = await complete(
+          request.model,
+          [
+            ...messages,
+            { role: 'assistant', content: first.text },
+            {
+              role: 'user',
+              content: `That answer is not valid: ${(error as Error).message}. Answer again with only the JSON object the schema describes.`,
+            },
+          ],
+          request,
+        );
+        usage = {
+          inputTokens: usage.inputTokens + repair.usage.inputTokens,
+          outputTokens: usage.outputTokens + repair.usage.outputTokens,
+        };
+        try {
+          output = request.parse(parseJson(repair.text));
+        } catch (again) {
+          throw new SpanscoreError(
+            'SS_JUDGE_INVALID_OUTPUT',
+            `the judge's answer does not match the ${request.schemaName} schema after a repair attempt: ${(again as Error).message}`,
+            { cause: again },
+          );
+        }
+      }
+      const answer: JudgeAnswer<T> = { output, model: first.model, usage, cached: false };
+      cache.set(key, answer);
+      return answer;
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  // Some servers wrap JSON in a markdown fence even when asked not to.
+  const stripped = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
+  try {
+    return JSON.parse(stripped) as unknown;
+  } catch (error) {
+    throw new Error(
+      `not JSON (${(error as Error).message}): ${JSON.stringify(text.slice(0, 120))}`,
+      { cause: error },
+    );
+  }
+}
+
+function unavailable(error: unknown): never {
+  const e = error as Error & { status?: number };
+  const what =
+    error instanceof OpenAI.APIConnectionTimeoutError
+      ? 'timed out'
+      : e.status
+        ? `answered ${e.status}`
+        : 'could not be reached';
+  throw new SpanscoreError(
+    'SS_JUDGE_UNAVAILABLE',
+    `the judge endpoint ${what} after retries: ${e.message}`,
+    { cause: error },
+  );
+}
