@@ -85,6 +85,10 @@ export type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './score/llm/j
 export { createOpenAiJudge } from './score/llm/openai-judge.js';
 export type { OpenAiJudgeOptions } from './score/llm/openai-judge.js';
 export { createToolCallAppropriatenessScorer } from './score/llm/tool-call-appropriateness.js';
+export { createRubricScorer } from './score/llm/rubric.js';
+export type { RubricOptions } from './score/llm/rubric.js';
+export { judgeFromEnv } from './score/llm/judge-from-env.js';
+export type { LlmContext } from './score/llm/judge-from-env.js';
 export type { ToolCallAppropriatenessOptions } from './score/llm/tool-call-appropriateness.js';
 export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
 export { scoreSuite } from './score/score-suite.js';
@@ -131,6 +135,6 @@ export type { EvaluationAttributeValue, EvaluationSpan } from './emit/score-to-s
 
 // Suites and reports
 export { loadSuite, parseSuite } from './suite/load-suite.js';
-export type { Suite, SuiteCase } from './suite/load-suite.js';
+export type { Suite, SuiteCase, SuiteOptions } from './suite/load-suite.js';
 export { exitCodeFor, summarize, toResultRows } from './report/result-row.js';
 export type { ResultRow, RunSummary, ToolCallJson } from './report/result-row.js';

@@ -14,6 +14,7 @@ import { createMemoryTraceAssembler } from '../queue/memory-trace-assembler.js';
 import { processTrace, type TraceResult } from '../queue/process-trace.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { createScoreTraceWorker } from '../queue/score-trace.processor.js';
+import { judgeFromEnv } from '../score/llm/judge-from-env.js';
 import { loadSuite } from '../suite/load-suite.js';
 import { resolveRules } from '../suite/production-rules.js';
 import { createServiceMetrics } from './service-metrics.js';
@@ -54,8 +55,9 @@ export async function startService(
   hooks: ServiceHooks = {},
 ): Promise<Service> {
   const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
-  const suites = await Promise.all(config.suites.map(file => loadSuite(file)));
-  const rules = resolveRules(config.rules);
+  const llm = judgeFromEnv();
+  const suites = await Promise.all(config.suites.map(file => loadSuite(file, llm ? { llm } : {})));
+  const rules = resolveRules(config.rules, llm);
   if (suites.length === 0 && rules.length === 0 && role.workers) {
     log(
       'spanscore: no suites or rules configured: traces are received but none is scored (--suite FILE)',

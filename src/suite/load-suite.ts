@@ -10,6 +10,8 @@ import { compileSafeRegex } from '../score/graders/safe-regex.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
 import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
+import type { LlmContext } from '../score/llm/judge-from-env.js';
+import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import { loadCustomScorers } from './load-custom-scorers.js';
 import { suiteSchema, type SuiteFile } from './suite-schema.js';
 
@@ -36,7 +38,7 @@ export interface Suite {
  * inside the document and what was expected. Custom scorer modules are loaded, scorer names
  * resolved and options validated here, once, so scoring can trust them.
  */
-export async function loadSuite(file: string): Promise<Suite> {
+export async function loadSuite(file: string, options: SuiteOptions = {}): Promise<Suite> {
   const path = resolve(file);
   let text: string;
   try {
@@ -48,11 +50,22 @@ export async function loadSuite(file: string): Promise<Suite> {
       { location: { file }, cause: error },
     );
   }
-  return parseSuite(text, file, dirname(path));
+  return parseSuite(text, file, dirname(path), options);
+}
+
+/** What a suite may use besides the built-in deterministic scorers. */
+export interface SuiteOptions {
+  /** The LLM judge, which makes `tool_call_appropriateness` and `rubric` available. */
+  llm?: LlmContext;
 }
 
 /** {@link loadSuite} on text already read; `file` is used in messages, `baseDir` for modules. */
-export async function parseSuite(text: string, file: string, baseDir: string): Promise<Suite> {
+export async function parseSuite(
+  text: string,
+  file: string,
+  baseDir: string,
+  options: SuiteOptions = {},
+): Promise<Suite> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -78,6 +91,8 @@ export async function parseSuite(text: string, file: string, baseDir: string): P
   const suite: SuiteFile = parsed.data;
 
   const scorers = new Map<string, Scorer<unknown>>(BUILTIN_SCORERS);
+  if (options.llm)
+    for (const [name, scorer] of createLlmScorers(options.llm)) scorers.set(name, scorer);
   for (const custom of await loadCustomScorers(suite.customScorers ?? [], baseDir, file)) {
     if (BUILTIN_SCORERS.has(custom.name)) {
       throw new SpanscoreError(
@@ -118,11 +133,10 @@ export async function parseSuite(text: string, file: string, baseDir: string): P
         : ['scorers', suite.scorers.findIndex(d => toRef(d).name === ref.name)];
       const scorer = scorers.get(ref.name);
       if (!scorer) {
-        throw new SpanscoreError(
-          'SS_SCORER_UNKNOWN',
-          `unknown scorer "${ref.name}"; built in: ${[...BUILTIN_SCORERS.keys()].join(', ')}`,
-          { location: where(refPath) },
-        );
+        const message = (LLM_SCORER_NAMES as readonly string[]).includes(ref.name)
+          ? needsJudgeMessage(ref.name)
+          : `unknown scorer "${ref.name}"; built in: ${[...BUILTIN_SCORERS.keys(), ...LLM_SCORER_NAMES].join(', ')}`;
+        throw new SpanscoreError('SS_SCORER_UNKNOWN', message, { location: where(refPath) });
       }
       try {
         return { scorer, options: scorer.parseOptions(ref.options) };

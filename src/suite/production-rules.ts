@@ -4,7 +4,10 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
+import type { LlmContext } from '../score/llm/judge-from-env.js';
+import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
+import type { Scorer } from '../score/scorer.js';
 
 /** A production rule as written in the config file. */
 export const ruleSchema = z
@@ -40,10 +43,15 @@ export interface ProductionRule {
 }
 
 /**
- * Validates and compiles the config's `rules` (built-in scorers only). Throws `SS_USAGE` naming
+ * Validates and compiles the config's `rules` (built-in scorers, and the LLM ones when a judge is
+ * configured). Throws `SS_USAGE` naming
  * the rule and what is wrong, at start-up.
  */
-export function resolveRules(raw: readonly z.input<typeof ruleSchema>[]): ProductionRule[] {
+export function resolveRules(
+  raw: readonly z.input<typeof ruleSchema>[],
+  llm?: LlmContext,
+): ProductionRule[] {
+  const llmScorers = llm ? createLlmScorers(llm) : new Map<string, Scorer<unknown>>();
   return raw.map((input, i) => {
     const parsed = ruleSchema.safeParse(input);
     if (!parsed.success) {
@@ -56,12 +64,16 @@ export function resolveRules(raw: readonly z.input<typeof ruleSchema>[]): Produc
     const rule = parsed.data;
     const scorers = rule.scorers.map((ref, s): ResolvedScorer => {
       const { name, ...options } = typeof ref === 'string' ? { name: ref } : ref;
-      const scorer = BUILTIN_SCORERS.get(name);
-      if (!scorer)
+      const scorer = BUILTIN_SCORERS.get(name) ?? llmScorers.get(name);
+      if (!scorer) {
+        const why = (LLM_SCORER_NAMES as readonly string[]).includes(name)
+          ? needsJudgeMessage(name)
+          : `unknown scorer "${name}"`;
         throw new SpanscoreError(
           'SS_SCORER_UNKNOWN',
-          `invalid configuration, rules[${i}].scorers[${s}]: unknown scorer "${name}"`,
+          `invalid configuration, rules[${i}].scorers[${s}]: ${why}`,
         );
+      }
       try {
         return { scorer, options: scorer.parseOptions(options) };
       } catch (error) {

@@ -1,4 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { createRubricScorer } from '../../src/score/llm/rubric.js';
+import { parseSuite } from '../../src/suite/load-suite.js';
 import { runScorers } from '../../src/score/run-scorers.js';
 import { createOpenAiJudge } from '../../src/score/llm/openai-judge.js';
 import { createToolCallAppropriatenessScorer } from '../../src/score/llm/tool-call-appropriateness.js';
@@ -9,6 +15,7 @@ import {
 } from '../helpers/openai-compatible-server.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 
+const ROOT = new URL('../../', import.meta.url).pathname;
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map(s => s.close()));
@@ -354,5 +361,124 @@ describe('tool_call_appropriateness with the real openai client against an OpenA
       status: 'scored',
       details: { usage: { cached: true, inputTokens: 0, outputTokens: 0 } },
     });
+  });
+});
+
+describe('rubric', () => {
+  it('normalizes the judge score to 0..1 and labels it against the threshold; out of range is repaired, then failed', async () => {
+    const server = await startOpenAiCompatibleServer([
+      verdict({ score: 4, explanation: 'Booked the right flight, a little slowly.' }),
+      verdict({ score: 9, explanation: 'x' }),
+      verdict({ score: 11, explanation: 'x' }),
+    ]);
+    servers.push(server);
+    const judge = createOpenAiJudge({ baseURL: server.baseURL, apiKey: 'k', maxRetries: 0 });
+    const scorer = createRubricScorer(judge, 'judge-model');
+    const options = scorer.parseOptions({
+      criteria: 'Books the cheapest direct flight.',
+      min: 1,
+      max: 5,
+    });
+    const trace = agentTrace([{ name: 'book_flight', args: { id: 'TP541' } }], {
+      answer: 'Booked TP541.',
+    });
+    const [good] = await runScorers(trace, undefined, [{ scorer, options }], new Map());
+    expect(good!.result).toMatchObject({
+      status: 'scored',
+      score: 0.75,
+      label: 'pass',
+      reason: 'Booked the right flight, a little slowly.',
+      details: { rawScore: 4, range: [1, 5] },
+    });
+    expect(
+      (server.requests[0] as { messages: Array<{ content: string }> }).messages[1]!.content,
+    ).toContain(
+      '<criteria>\nBooks the cheapest direct flight.\n</criteria>\n\nScore range: 1 (worst) to 5 (best).',
+    );
+    const other = agentTrace(['x'], { answer: 'other' });
+    const [bad] = await runScorers(other, undefined, [{ scorer, options }], new Map());
+    expect(bad!.result).toMatchObject({ status: 'failed', errorType: 'SS_JUDGE_INVALID_OUTPUT' });
+    expect(bad!.result.status === 'failed' && bad!.result.error).toMatch(
+      /score 11 is outside the range 1 to 5/,
+    );
+    expect(() => scorer.parseOptions({ criteria: 'x', min: 5, max: 1 })).toThrow(
+      /max must be greater than min/,
+    );
+    expect(() => scorer.parseOptions({})).toThrow(/option "criteria"/);
+  });
+});
+
+describe('LLM scorers in suites and the CLI', () => {
+  it('a suite naming an LLM scorer without a judge configured is refused, saying what to set', async () => {
+    await expect(
+      parseSuite(
+        'scorers: [tool_call_appropriateness]\ntestCases: [{ id: a }]\n',
+        's.yaml',
+        process.cwd(),
+      ),
+    ).rejects.toMatchObject({
+      code: 'SS_SCORER_UNKNOWN',
+      message: expect.stringContaining(
+        'needs an LLM judge: set SPANSCORE_JUDGE_MODEL and OPENAI_API_KEY',
+      ),
+    });
+  });
+
+  it('spanscore score runs both LLM scorers against an endpoint set by OPENAI_BASE_URL', async () => {
+    const server = await startOpenAiCompatibleServer([
+      verdict({
+        evaluations: [
+          { toolCalled: 'weather', wasAppropriate: true, reasoning: 'asked for weather' },
+        ],
+        missingTools: [],
+        clarificationWasAppropriate: false,
+        reason: 'Right tool.',
+      }),
+      verdict({ score: 5, explanation: 'Complete and correct.' }),
+    ]);
+    servers.push(server);
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-llm-'));
+    writeFileSync(
+      join(dir, 'suite.yaml'),
+      'scorers:\n  - tool_call_appropriateness\n  - { name: rubric, criteria: Answers the weather question., min: 1, max: 5 }\ntestCases:\n  - { id: weather-paris, input: What is the weather in Paris? }\n',
+    );
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      SPANSCORE_JUDGE_MODEL: 'judge-model',
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: 'k',
+    });
+    let stdout = '';
+    try {
+      const code = await main(
+        [
+          'score',
+          '--suite',
+          join(dir, 'suite.yaml'),
+          '--format',
+          'json',
+          join(ROOT, 'test/fixtures/otlp/captured-vercel-ai-sdk-v5.otlp.json'),
+        ],
+        { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true } },
+      );
+      expect(code).toBe(0);
+    } finally {
+      for (const k of ['SPANSCORE_JUDGE_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'])
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+    }
+    const rows = JSON.parse(stdout) as Array<{
+      scorer: string;
+      kind: string;
+      score: number;
+      details: { usage: { model: string } };
+    }>;
+    expect(rows.map(r => [r.scorer, r.kind, r.score, r.details.usage.model])).toEqual([
+      ['tool_call_appropriateness', 'llm', 1, 'judge-model-2026'],
+      ['rubric', 'llm', 1, 'judge-model-2026'],
+    ]);
+    expect(
+      (server.requests[0] as { messages: Array<{ content: string }> }).messages[1]!.content,
+    ).toContain('What is the weather in Paris?');
   });
 });

@@ -9,6 +9,7 @@ import { formatJunit } from '../../report/format-junit.js';
 import { formatSummary, formatTable } from '../../report/format-table.js';
 import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
+import { judgeFromEnv } from '../../score/llm/judge-from-env.js';
 import { loadSuite } from '../../suite/load-suite.js';
 import { useColor, type CliIo } from '../io.js';
 
@@ -70,7 +71,8 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           maxDecompressedMb: number;
         },
       ) => {
-        const suite = await loadSuite(opts.suite);
+        const llm = judgeFromEnv();
+        const suite = await loadSuite(opts.suite, llm ? { llm } : {});
         const format = opts.format ?? inferFormat(opts.output, io);
         const progress =
           opts.progress && io.stderr.isTTY === true
