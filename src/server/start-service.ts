@@ -2,6 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config-schema.js';
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import {
   createEvaluationExporter,
   type EvaluationExporter,
@@ -121,10 +122,12 @@ export async function startService(
   let sink: SpanSink | undefined;
   let ready: (() => Promise<boolean>) | undefined;
   if (driver === 'memory') {
-    if (!role.receiver || !role.workers)
-      throw new Error(
-        'the memory driver runs receiver and workers in one process: use `spanscore serve`, or set REDIS_URL',
+    if (!role.receiver || !role.workers) {
+      throw new SpanscoreError(
+        'SS_USAGE',
+        'the memory driver runs the receiver and the workers in one process: drop --no-worker, or set REDIS_URL for the bullmq driver',
       );
+    }
     log(
       'spanscore: memory driver: traces are buffered in this process and nothing survives a restart (set REDIS_URL for the bullmq driver)',
     );

@@ -221,6 +221,12 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     expect(rowsOf(results).map(r => r.label)).toEqual(['pass', 'pass']);
   });
 
+  it('serve --no-worker without Redis says why and exits 2', async () => {
+    const serve = run(['serve', '--no-worker', '--port', '0']);
+    expect(await serve.exited).toBe(2);
+    expect(serve.stderr()).toContain('drop --no-worker, or set REDIS_URL');
+  });
+
   it('spanscore worker without Redis says why and exits 2', async () => {
     const worker = run(['worker']);
     expect(await worker.exited).toBe(2);
