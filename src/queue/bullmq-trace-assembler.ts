@@ -114,13 +114,27 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
           entry.rootSeen = entry.spans.some(s => isRootSpan(s, ids));
         }
         const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
-        const jobs = [...byTrace.keys()]
-          .filter(traceId => !late.get(traceId) || options.rescoreLateSpans)
-          .map(traceId => ({
-            name: SCORE_TRACE_QUEUE,
-            data: { traceId },
-            opts: { ...jobOptions, jobId: traceId },
-          }));
+        const jobs = [...byTrace.keys()].flatMap(traceId => {
+          const scoredAt = late.get(traceId);
+          if (scoredAt === undefined)
+            return [
+              {
+                name: SCORE_TRACE_QUEUE,
+                data: { traceId },
+                opts: { ...jobOptions, jobId: traceId },
+              },
+            ];
+          if (!options.rescoreLateSpans) return [];
+          // A rescore gets its own id per scoring generation: the job that scored the trace may
+          // still be finishing (active), and an add with its id would be silently ignored.
+          return [
+            {
+              name: SCORE_TRACE_QUEUE,
+              data: { traceId },
+              opts: { ...jobOptions, jobId: `${traceId}-rescore-${scoredAt}` },
+            },
+          ];
+        });
         if (jobs.length) await queue.addBulk(jobs);
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;

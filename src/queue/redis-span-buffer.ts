@@ -4,14 +4,15 @@ import { decodeSpanDigest, encodeSpanDigest } from './span-digest-codec.js';
 import type { TraceProgress } from './trace-readiness.js';
 
 // KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1), spans…
-// Returns 1 when the trace was already scored (the spans are late), else 0. Spans are pushed in
-// chunks: Lua's unpack() has a stack limit.
+// Returns the scored-at time when the trace was already scored (the spans are late), else ''.
+// Spans are pushed in chunks: Lua's unpack() has a stack limit.
 const APPEND = `
-local late = redis.call('HEXISTS', KEYS[2], 'scored') == 1
+local scored = redis.call('HGET', KEYS[2], 'scored')
+local late = scored ~= false
 local n = #ARGV - 4
 if late then
   redis.call('HINCRBY', KEYS[2], 'late', n)
-  if ARGV[4] ~= '1' then return 1 end
+  if ARGV[4] ~= '1' then return scored end
 end
 for i = 5, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
@@ -21,8 +22,8 @@ redis.call('HSET', KEYS[2], 'last', ARGV[1])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[2], 'root', '1') end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-if late then return 1 end
-return 0
+if late then return scored end
+return ''
 `;
 
 // KEYS: spans list, meta hash. ARGV: scored-at ms, spans scored, keep spans (0/1), ttl ms.
@@ -40,7 +41,7 @@ return racing
 `;
 
 interface BufferCommands {
-  spanscoreAppend(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
+  spanscoreAppend(spansKey: string, metaKey: string, ...args: string[]): Promise<string>;
   spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
 }
 
@@ -63,12 +64,15 @@ export class RedisSpanBuffer {
     this.redis = redis as Redis & BufferCommands;
   }
 
-  /** Appends each trace's spans in one pipeline; returns, per trace, whether its spans were late. */
+  /**
+   * Appends each trace's spans in one pipeline; returns, per trace, when it was scored if its
+   * spans were late (they arrived after scoring), else `undefined`.
+   */
   async append(
     byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
     nowMs: number,
     keepLate: boolean,
-  ): Promise<Map<string, boolean>> {
+  ): Promise<Map<string, string | undefined>> {
     const pipeline = this.redis.pipeline() as unknown as BufferCommands & {
       exec(): Promise<Array<[Error | null, unknown]> | null>;
     };
@@ -86,10 +90,10 @@ export class RedisSpanBuffer {
       );
     }
     const results = (await pipeline.exec()) ?? [];
-    const late = new Map<string, boolean>();
+    const late = new Map<string, string | undefined>();
     results.forEach(([error, value], i) => {
       if (error) throw error;
-      late.set(ids[i]!, value === 1);
+      late.set(ids[i]!, typeof value === 'string' && value !== '' ? value : undefined);
     });
     return late;
   }
