@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import type { z } from 'zod';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { configSchema, type Config } from './config-schema.js';
+import { describeZodIssue } from './describe-zod-issue.js';
 
 /** Environment variables read, and where each goes. `REDIS_URL` is honoured too. */
 export const CONFIG_ENV = {
@@ -77,7 +77,10 @@ export async function loadConfig(
       : options.file
         ? `${options.file}: ${path}`
         : path;
-    throw new SpanscoreError('SS_USAGE', `invalid configuration, ${where}: ${describe(issue)}`);
+    throw new SpanscoreError(
+      'SS_USAGE',
+      `invalid configuration, ${where}: ${describeZodIssue(issue)}`,
+    );
   }
   const config = parsed.data;
   const base = options.file ? dirname(resolve(options.file)) : process.cwd();
@@ -99,12 +102,6 @@ function set(target: Record<string, unknown>, path: readonly string[], value: un
     node = node[key] as Record<string, unknown>;
   }
   node[path.at(-1)!] = value;
-}
-
-function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys')
-    return `unknown field(s) ${issue.keys.map(k => `"${k}"`).join(', ')}`;
-  return issue.message;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { stringAttribute } from './attribute-values.js';
 import { extractConversation, type Conversation } from './extract-conversation.js';
 import { extractToolCalls } from './extract-tool-calls.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
@@ -99,18 +100,12 @@ function findTestCaseId(
   keys: readonly string[],
 ): string | undefined {
   for (const key of keys) {
-    const fromRoot = root ? idValue(root.attributes[key]) : undefined;
+    const fromRoot = root ? stringAttribute(root.attributes, key) : undefined;
     if (fromRoot !== undefined) return fromRoot;
     for (const span of spans) {
-      const value = idValue(span.attributes[key]);
+      const value = stringAttribute(span.attributes, key);
       if (value !== undefined) return value;
     }
   }
-  return undefined;
-}
-
-function idValue(value: unknown): string | undefined {
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number') return String(value);
   return undefined;
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
+import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { whenReady } from './redis-connection.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
@@ -104,14 +105,9 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
           );
         }
         const byTrace = new Map<string, { spans: SpanDigest[]; rootSeen: boolean }>();
-        for (const span of spans) {
-          let entry = byTrace.get(span.traceId);
-          if (!entry) byTrace.set(span.traceId, (entry = { spans: [], rootSeen: false }));
-          entry.spans.push(span);
-        }
-        for (const entry of byTrace.values()) {
-          const ids = new Set(entry.spans.map(s => s.spanId));
-          entry.rootSeen = entry.spans.some(s => isRootSpan(s, ids));
+        for (const [traceId, batch] of groupSpansByTrace(spans)) {
+          const ids = new Set(batch.map(s => s.spanId));
+          byTrace.set(traceId, { spans: batch, rootSeen: batch.some(s => isRootSpan(s, ids)) });
         }
         const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
         const jobs = [...byTrace.keys()].flatMap(traceId => {

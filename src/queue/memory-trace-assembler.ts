@@ -3,6 +3,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
+import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { isRootSpan, traceReadiness, type ReadinessPolicy } from './trace-readiness.js';
 
 /** Options of {@link createMemoryTraceAssembler}. */
@@ -161,13 +162,7 @@ export function createMemoryTraceAssembler(
         );
       }
       const t = now();
-      const byTrace = new Map<string, SpanDigest[]>();
-      for (const span of spans) {
-        const list = byTrace.get(span.traceId);
-        if (list) list.push(span);
-        else byTrace.set(span.traceId, [span]);
-      }
-      for (const [traceId, batch] of byTrace) {
+      for (const [traceId, batch] of groupSpansByTrace(spans)) {
         let buffer = buffers.get(traceId);
         const done = scored.get(traceId);
         if (!buffer && done && done.expiresAtMs > t) {

@@ -2,6 +2,7 @@ import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { scoreToSpan, type EvaluationSpan } from '../emit/score-to-span.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import { matchTestCase } from '../score/match-test-case.js';
 import { runScorers, type ScorerOutcome } from '../score/run-scorers.js';
 import type { Suite } from '../suite/load-suite.js';
 import type { ProductionRule } from '../suite/production-rules.js';
@@ -44,11 +45,7 @@ export async function processTrace(
   const now = context.now ?? (() => process.hrtime.bigint() + epochOffset);
   const results: TraceResult[] = [];
   for (const suite of context.suites) {
-    const trace = normalizeTrace(traceId, spans, {
-      aliases: suite.aliases,
-      testCaseIdAttributes: suite.testCaseIdAttributes,
-    });
-    const suiteCase = trace.testCaseId === undefined ? undefined : suite.byId.get(trace.testCaseId);
+    const { trace, suiteCase } = matchTestCase(traceId, spans, suite);
     if (!suiteCase) continue;
     const start = now();
     const outcomes = await runScorers(trace, suiteCase.testCase, suiteCase.scorers, suite.aliases);

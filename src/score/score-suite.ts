@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import { normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { matchTestCase } from './match-test-case.js';
 import type { Suite } from '../suite/load-suite.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
 
@@ -42,11 +43,7 @@ export async function scoreSuite(
   const seenCases = new Set<string>();
   let done = 0;
   for (const [traceId, traceSpans] of traces) {
-    const trace = normalizeTrace(traceId, traceSpans, {
-      aliases: suite.aliases,
-      testCaseIdAttributes: suite.testCaseIdAttributes,
-    });
-    const suiteCase = trace.testCaseId === undefined ? undefined : suite.byId.get(trace.testCaseId);
+    const { trace, suiteCase } = matchTestCase(traceId, traceSpans, suite);
     if (!suiteCase) run.unmatched.push(traceId);
     else {
       seenCases.add(suiteCase.testCase.id);

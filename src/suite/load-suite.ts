@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
+import { describeZodIssue } from '../config/describe-zod-issue.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/normalize-trace.js';
@@ -181,7 +182,8 @@ export async function parseSuite(
   });
 }
 
-function toRef(ref: string | { name: string; [k: string]: unknown }): {
+/** A scorer entry as written (a name, or `{ name, ...options }`) as its name and options. */
+export function toRef(ref: string | { name: string; [k: string]: unknown }): {
   name: string;
   options: Record<string, unknown>;
 } {
@@ -197,9 +199,8 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys')
-    return `unknown field(s) ${issue.keys.map(k => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_union')
+  if (issue.code === 'invalid_union') {
     return 'expected a scorer name or { name, ...options }, or an expected call name or { name, args?, optional?, forbidden? }';
-  return issue.message;
+  }
+  return describeZodIssue(issue);
 }

@@ -7,6 +7,7 @@ import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
 import type { LlmContext } from '../score/llm/judge-from-env.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
+import { toRef } from './load-suite.js';
 import type { Scorer } from '../score/scorer.js';
 
 /** A production rule as written in the config file. */
@@ -63,7 +64,7 @@ export function resolveRules(
     }
     const rule = parsed.data;
     const scorers = rule.scorers.map((ref, s): ResolvedScorer => {
-      const { name, ...options } = typeof ref === 'string' ? { name: ref } : ref;
+      const { name, options } = toRef(ref);
       const scorer = BUILTIN_SCORERS.get(name) ?? llmScorers.get(name);
       if (!scorer) {
         const why = (LLM_SCORER_NAMES as readonly string[]).includes(name)

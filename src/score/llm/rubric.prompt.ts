@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { dataBlock } from './prompt-data.js';
+
+const TAGS = ['criteria', 'user_request', 'tool_calls', 'agent_response'];
 
 export const RUBRIC_SYSTEM = `You grade an AI agent's run against the criteria you are given. Read
 the criteria, the user request, the tool calls the agent made and its final answer, then give a
@@ -25,14 +28,10 @@ export function rubricPrompt(input: {
   agentResponse: string;
 }): string {
   return [
-    `<criteria>\n${data(input.criteria)}\n</criteria>`,
+    dataBlock('criteria', input.criteria, TAGS),
     `Score range: ${input.min} (worst) to ${input.max} (best).`,
-    `<user_request>\n${data(input.userRequest || '(not recorded)')}\n</user_request>`,
-    `<tool_calls>\n${data(input.calls || '(no tool was called)')}\n</tool_calls>`,
-    `<agent_response>\n${data(input.agentResponse || '(none)')}\n</agent_response>`,
+    dataBlock('user_request', input.userRequest || '(not recorded)', TAGS),
+    dataBlock('tool_calls', input.calls || '(no tool was called)', TAGS),
+    dataBlock('agent_response', input.agentResponse || '(none)', TAGS),
   ].join('\n\n');
-}
-
-function data(text: string): string {
-  return text.replace(/<\/(criteria|user_request|tool_calls|agent_response)>/gi, '<\\/$1>');
 }

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { dataBlock } from './prompt-data.js';
+
+const TAGS = ['user_request', 'available_tools', 'tool_calls', 'agent_response'];
 
 /** What the judge must answer: a verdict per call, the tools it should have used, and why. */
 export const appropriatenessOutput = z
@@ -63,10 +66,10 @@ export function appropriatenessPrompt(input: AppropriatenessInput): string {
         .join('\n')
     : '(no tool was called)';
   return [
-    `<user_request>\n${data(input.userRequest || '(not recorded)')}\n</user_request>`,
-    `<available_tools>\n${data(tools)}\n</available_tools>`,
-    `<tool_calls>\n${data(calls)}\n</tool_calls>`,
-    `<agent_response>\n${data(input.agentResponse || '(none)')}\n</agent_response>`,
+    dataBlock('user_request', input.userRequest || '(not recorded)', TAGS),
+    dataBlock('available_tools', tools, TAGS),
+    dataBlock('tool_calls', calls, TAGS),
+    dataBlock('agent_response', input.agentResponse || '(none)', TAGS),
   ].join('\n\n');
 }
 
@@ -74,9 +77,4 @@ function show(value: unknown): string {
   if (value === undefined) return '';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE)}…` : text;
-}
-
-// Data cannot close its tag early: "</tool_calls>" inside a tool output becomes "<\/tool_calls>".
-function data(text: string): string {
-  return text.replace(/<\/(user_request|available_tools|tool_calls|agent_response)>/gi, '<\\/$1>');
 }
