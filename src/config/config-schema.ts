@@ -1,6 +1,68 @@
 import { z } from 'zod';
 import { ruleSchema } from '../suite/production-rules.js';
 
+const priceSchema = z
+  .object({
+    inputPerMillionTokens: z.number().nonnegative(),
+    outputPerMillionTokens: z.number().nonnegative(),
+  })
+  .strict();
+
+/**
+ * The LLM judge behind `tool_call_appropriateness` and `rubric`. The endpoint and key default to
+ * `OPENAI_BASE_URL` and `OPENAI_API_KEY` (read by the `openai` client) unless set here.
+ */
+export const judgeConfigSchema = z
+  .object({
+    /** The judge model; LLM scorers exist only when it is set. */
+    model: z.string().min(1).optional(),
+    /** Any OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else OpenAI. */
+    baseUrl: z.string().url().optional(),
+    /** Default `OPENAI_API_KEY`. */
+    apiKey: z.string().min(1).optional(),
+    /** Per call. */
+    timeoutMs: z.coerce.number().int().positive().default(60_000),
+    /** Retries by the `openai` client (offline and memory driver; the BullMQ queue retries itself). */
+    maxRetries: z.coerce.number().int().min(0).default(3),
+    /** Judge calls at once, per process. */
+    concurrency: z.coerce.number().int().positive().default(4),
+    /** At most `max` calls started per `durationMs` (per process; across workers with BullMQ). */
+    rateLimit: z
+      .object({
+        max: z.coerce.number().int().positive().default(10),
+        durationMs: z.coerce.number().int().positive().default(1000),
+      })
+      .strict()
+      .default({ max: 10, durationMs: 1000 }),
+    /** BullMQ judge jobs: tries and first backoff (exponential) for 5xx, timeouts, export failures. */
+    attempts: z.coerce.number().int().positive().default(5),
+    backoffMs: z.coerce.number().int().positive().default(2000),
+    /** How long the Redis judge cache keeps an answer (BullMQ driver). */
+    cacheTtlSeconds: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(7 * 24 * 3600),
+    /** US dollars per million tokens, by model name: results then carry a cost estimate. */
+    prices: z.record(z.string().min(1), priceSchema).default({}),
+    /** Dollars per UTC day; once spent, LLM scorers are skipped with the reason. Needs `prices`. */
+    dailyBudgetUsd: z.coerce.number().positive().optional(),
+  })
+  .strict()
+  .default({
+    timeoutMs: 60_000,
+    maxRetries: 3,
+    concurrency: 4,
+    rateLimit: { max: 10, durationMs: 1000 },
+    attempts: 5,
+    backoffMs: 2000,
+    cacheTtlSeconds: 7 * 24 * 3600,
+    prices: {},
+  });
+
+/** The validated `judge` section. */
+export type JudgeConfig = z.infer<typeof judgeConfigSchema>;
+
 /**
  * The service configuration: the one place its defaults are written. A config file (YAML or JSON)
  * and `SPANSCORE_*` variables fill it; `loadConfig` validates it once, at start-up.
@@ -58,6 +120,7 @@ export const configSchema = z
       })
       .strict()
       .default({ concurrency: 4, attempts: 5, backoffMs: 1000 }),
+    judge: judgeConfigSchema,
     /** Suite files whose test cases are scored; paths relative to the config file. */
     suites: z.array(z.string().min(1)).default([]),
     /** Production rules: score matching traces that belong to no test case. */

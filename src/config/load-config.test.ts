@@ -67,6 +67,45 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the judge section from SPANSCORE_JUDGE_* variables, with rate limit and budget', async () => {
+    const config = await loadConfig({
+      env: {
+        SPANSCORE_JUDGE_MODEL: 'gpt-4o-mini',
+        SPANSCORE_JUDGE_RATE_LIMIT_MAX: '30',
+        SPANSCORE_JUDGE_RATE_LIMIT_DURATION_MS: '60000',
+        SPANSCORE_JUDGE_DAILY_BUDGET_USD: '2.5',
+      },
+      overrides: {
+        'judge.prices': {
+          'gpt-4o-mini': { inputPerMillionTokens: 0.15, outputPerMillionTokens: 0.6 },
+        },
+      },
+    });
+    expect(config.judge).toMatchObject({
+      model: 'gpt-4o-mini',
+      rateLimit: { max: 30, durationMs: 60_000 },
+      dailyBudgetUsd: 2.5,
+      timeoutMs: 60_000,
+      attempts: 5,
+    });
+  });
+
+  it('refuses a daily budget without a price for the judge model, and a bad budget variable', async () => {
+    await expect(
+      loadConfig({ env: { SPANSCORE_JUDGE_MODEL: 'm', SPANSCORE_JUDGE_DAILY_BUDGET_USD: '1' } }),
+    ).rejects.toMatchObject({
+      code: 'SS_USAGE',
+      message: expect.stringContaining(
+        'judge.dailyBudgetUsd needs a price for the judge model "m"',
+      ),
+    });
+    await expect(
+      loadConfig({ env: { SPANSCORE_JUDGE_DAILY_BUDGET_USD: 'lots' } }),
+    ).rejects.toMatchObject({
+      message: expect.stringContaining('environment variable SPANSCORE_JUDGE_DAILY_BUDGET_USD'),
+    });
+  });
+
   it('names the file and field of an unknown setting', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
     writeFileSync(join(dir, 'c.yaml'), 'assembly: { settleMS: 10 }\n');

@@ -20,6 +20,13 @@ export const CONFIG_ENV = {
   SPANSCORE_CONCURRENCY: ['worker', 'concurrency'],
   SPANSCORE_RESULTS_FILE: ['export', 'resultsFile'],
   SPANSCORE_SUITES: ['suites'],
+  SPANSCORE_JUDGE_MODEL: ['judge', 'model'],
+  SPANSCORE_JUDGE_TIMEOUT_MS: ['judge', 'timeoutMs'],
+  SPANSCORE_JUDGE_MAX_RETRIES: ['judge', 'maxRetries'],
+  SPANSCORE_JUDGE_CONCURRENCY: ['judge', 'concurrency'],
+  SPANSCORE_JUDGE_RATE_LIMIT_MAX: ['judge', 'rateLimit', 'max'],
+  SPANSCORE_JUDGE_RATE_LIMIT_DURATION_MS: ['judge', 'rateLimit', 'durationMs'],
+  SPANSCORE_JUDGE_DAILY_BUDGET_USD: ['judge', 'dailyBudgetUsd'],
 } as const;
 
 /**
@@ -83,6 +90,13 @@ export async function loadConfig(
     );
   }
   const config = parsed.data;
+  const { model, dailyBudgetUsd, prices } = config.judge;
+  if (dailyBudgetUsd !== undefined && model !== undefined && !prices[model]) {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      `invalid configuration: judge.dailyBudgetUsd needs a price for the judge model "${model}" in judge.prices (inputPerMillionTokens, outputPerMillionTokens)`,
+    );
+  }
   const base = options.file ? dirname(resolve(options.file)) : process.cwd();
   config.suites = config.suites.map(s => resolve(base, s));
   config.queue.driver ??= config.queue.redisUrl ? 'bullmq' : 'memory';

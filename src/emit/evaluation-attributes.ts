@@ -20,6 +20,8 @@ export const EVALUATION_ATTRIBUTES = {
   requestModel: 'gen_ai.request.model',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
+  judgeCached: 'spanscore.judge.cached',
+  judgeCostUsd: 'spanscore.judge.cost_usd',
 } as const;
 
 /** The span event that repeats the result (the OTel `gen_ai.evaluation.result` event). */

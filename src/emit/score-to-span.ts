@@ -35,6 +35,8 @@ interface UsageDetails {
   model?: unknown;
   inputTokens?: unknown;
   outputTokens?: unknown;
+  cached?: unknown;
+  costUsd?: unknown;
 }
 
 /**
@@ -85,6 +87,8 @@ export function scoreToSpan(
   if (typeof usage.model === 'string') attributes[A.requestModel] = usage.model;
   if (typeof usage.inputTokens === 'number') attributes[A.inputTokens] = usage.inputTokens;
   if (typeof usage.outputTokens === 'number') attributes[A.outputTokens] = usage.outputTokens;
+  if (typeof usage.cached === 'boolean') attributes[A.judgeCached] = usage.cached;
+  if (typeof usage.costUsd === 'number') attributes[A.judgeCostUsd] = usage.costUsd;
   return {
     traceId: trace.traceId,
     spanId: evaluationSpanId(trace.traceId, outcome.scorer, testCaseId ?? ''),

@@ -41,6 +41,16 @@ export const ERROR_CODES = {
     category: 'upstream',
     summary: 'The LLM judge endpoint failed, timed out or rate-limited past its retries.',
   },
+  SS_JUDGE_RATE_LIMITED: {
+    category: 'upstream',
+    summary:
+      'The LLM judge endpoint answered 429; in the worker the judge queue pauses for its Retry-After.',
+  },
+  SS_JUDGE_BUDGET_EXHAUSTED: {
+    category: 'input',
+    summary:
+      "The day's judge budget (`judge.dailyBudgetUsd`) is spent; LLM scorers are skipped until the next UTC day.",
+  },
   SS_JUDGE_INVALID_OUTPUT: {
     category: 'internal',
     summary:

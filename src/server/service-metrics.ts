@@ -9,6 +9,9 @@ export interface ServiceMetrics extends ReceiverMetrics {
   exportFailures: Counter;
   scores: Counter<'scorer' | 'status' | 'label'>;
   jobs: Gauge<'state'>;
+  judgeCalls: Counter<'model' | 'outcome'>;
+  judgeTokens: Counter<'model' | 'direction'>;
+  judgeCostUsd: Counter<'model'>;
 }
 
 /** Creates the service metrics; `jobsByState` (BullMQ driver) is read at each scrape. */
@@ -44,6 +47,24 @@ export function createServiceMetrics(
       name: 'spanscore_scores_total',
       help: 'Scorer results by scorer, status and label',
       labelNames: ['scorer', 'status', 'label'],
+      registers,
+    }),
+    judgeCalls: new Counter({
+      name: 'spanscore_judge_calls_total',
+      help: 'LLM judge calls by model and outcome (answered, cached, or the error code)',
+      labelNames: ['model', 'outcome'],
+      registers,
+    }),
+    judgeTokens: new Counter({
+      name: 'spanscore_judge_tokens_total',
+      help: 'LLM judge tokens by model and direction (input, output)',
+      labelNames: ['model', 'direction'],
+      registers,
+    }),
+    judgeCostUsd: new Counter({
+      name: 'spanscore_judge_cost_usd_total',
+      help: 'Estimated LLM judge cost in US dollars, from judge.prices',
+      labelNames: ['model'],
       registers,
     }),
     jobs: new Gauge({

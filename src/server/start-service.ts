@@ -12,10 +12,15 @@ import type { SpanSink } from '../ingest/span-sink.js';
 import { traceResultRows } from '../report/result-row.js';
 import { createBullmqTraceSink } from '../queue/bullmq-trace-assembler.js';
 import { createMemoryTraceAssembler } from '../queue/memory-trace-assembler.js';
-import { processTrace, type TraceResult } from '../queue/process-trace.js';
+import { processTrace, type ScoringPhase, type TraceResult } from '../queue/process-trace.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { createScoreTraceWorker } from '../queue/score-trace.processor.js';
-import { judgeFromEnv } from '../score/llm/judge-from-env.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { createJudgeQueue } from '../queue/judge-queue.js';
+import { createJudgeWorker } from '../queue/judge.processor.js';
+import { createRedisJudgeCache } from '../queue/redis-judge-cache.js';
+import { createRedisSpendLedger } from '../queue/redis-spend-ledger.js';
+import { createLlmContext } from '../score/llm/llm-context.js';
 import { loadSuite } from '../suite/load-suite.js';
 import { resolveRules } from '../suite/production-rules.js';
 import { createServiceMetrics } from './service-metrics.js';
@@ -56,7 +61,34 @@ export async function startService(
   hooks: ServiceHooks = {},
 ): Promise<Service> {
   const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
-  const llm = judgeFromEnv();
+  const driver = config.queue.driver ?? 'memory';
+  const redisConnections: Redis[] = [];
+  const redis = (role: 'bullmq' | 'commands'): Redis => {
+    const connection = createRedisConnection(config.queue.redisUrl!, role);
+    connection.on('error', error => log(`spanscore: redis: ${error.message}`));
+    redisConnections.push(connection);
+    return connection;
+  };
+  const commands = driver === 'bullmq' ? redis('commands') : undefined;
+
+  let jobsByState: (() => Promise<Record<string, number>>) | undefined;
+  const metrics = createServiceMetrics(() => jobsByState?.() ?? Promise.resolve({}));
+  // With BullMQ the judge queue retries and rate-limits across workers, and the cache and the
+  // daily spend live in Redis; the memory driver does both in this process.
+  const llm = createLlmContext(config.judge, {
+    limits: commands ? 'queue' : 'process',
+    ...(commands && {
+      cache: createRedisJudgeCache(commands, config.queue.prefix, config.judge.cacheTtlSeconds),
+      ledger: createRedisSpendLedger(commands, config.queue.prefix),
+    }),
+    onCall: event => {
+      metrics.judgeCalls.inc({ model: event.model, outcome: event.outcome });
+      metrics.judgeTokens.inc({ model: event.model, direction: 'input' }, event.inputTokens);
+      metrics.judgeTokens.inc({ model: event.model, direction: 'output' }, event.outputTokens);
+      metrics.judgeCostUsd.inc({ model: event.model }, event.costUsd);
+    },
+    onCacheError: error => log(`spanscore: judge cache: ${(error as Error).message}`),
+  });
   const suites = await Promise.all(config.suites.map(file => loadSuite(file, llm ? { llm } : {})));
   const rules = resolveRules(config.rules, llm);
   if (suites.length === 0 && rules.length === 0 && role.workers) {
@@ -64,6 +96,9 @@ export async function startService(
       'spanscore: no suites or rules configured: traces are received but none is scored (--suite FILE)',
     );
   }
+  const usesJudge =
+    suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
+    rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
   const exporter =
     hooks.exporter ??
     createEvaluationExporter({
@@ -73,19 +108,8 @@ export async function startService(
   const results: WriteStream | undefined = config.export.resultsFile
     ? createWriteStream(config.export.resultsFile, { flags: 'a' })
     : undefined;
-  const driver = config.queue.driver ?? 'memory';
-  const redisConnections: Redis[] = [];
-  const redis = (role: 'bullmq' | 'commands'): Redis => {
-    const connection = createRedisConnection(config.queue.redisUrl!, role);
-    connection.on('error', error => log(`spanscore: redis: ${error.message}`));
-    redisConnections.push(connection);
-    return connection;
-  };
-
-  let jobsByState: (() => Promise<Record<string, number>>) | undefined;
-  const metrics = createServiceMetrics(() => jobsByState?.() ?? Promise.resolve({}));
   const onResult = (result: TraceResult): void => {
-    metrics.tracesScored.inc();
+    if (result.phase !== 'llm') metrics.tracesScored.inc();
     for (const { scorer, result: r } of result.outcomes)
       metrics.scores.inc({ scorer, status: r.status, label: r.status === 'scored' ? r.label : '' });
     const rows = traceResultRows(result.trace, result.testCaseId, result.outcomes);
@@ -108,8 +132,20 @@ export async function startService(
       }),
     shutdown: () => exporter.shutdown(),
   };
-  const scoreTrace = (traceId: string, spans: Parameters<typeof processTrace>[1]) =>
-    processTrace(traceId, spans, { suites, rules, exporter: countedExporter, onResult });
+  const scoreTrace = (
+    traceId: string,
+    spans: readonly SpanDigest[],
+    phase: ScoringPhase = 'all',
+    propagate?: (error: unknown) => boolean,
+  ) =>
+    processTrace(traceId, spans, {
+      suites,
+      rules,
+      exporter: countedExporter,
+      onResult,
+      phase,
+      ...(propagate && { propagate }),
+    });
   const onLateSpans = (traceId: string, count: number): void => {
     metrics.lateSpans.inc(count);
     log(
@@ -156,7 +192,7 @@ export async function startService(
       policy,
       rescoreLateSpans: config.assembly.rescoreLateSpans,
     };
-    const commands = redis('commands');
+    if (!commands) throw new Error('unreachable: the bullmq driver has a Redis connection');
     if (role.receiver) {
       const bullSink = createBullmqTraceSink({
         ...shared,
@@ -174,11 +210,25 @@ export async function startService(
       closers.push(() => bullSink.close());
     }
     if (role.workers) {
+      // LLM scorers run on their own queue, so a slow or rate-limited judge never holds up the
+      // deterministic scorers of other traces.
+      const judgeQueue = usesJudge
+        ? createJudgeQueue({
+            connection: redis('bullmq'),
+            prefix: config.queue.prefix,
+            attempts: config.judge.attempts,
+            backoffMs: config.judge.backoffMs,
+          })
+        : undefined;
       const worker = createScoreTraceWorker({
         ...shared,
         redis: commands,
         workerConnection: redis('bullmq'),
-        process: scoreTrace,
+        process: async (traceId, spans) => {
+          const results = await scoreTrace(traceId, spans, judgeQueue ? 'deterministic' : 'all');
+          if (judgeQueue && results.some(r => r.deferred.length > 0))
+            await judgeQueue.enqueue(traceId, spans);
+        },
         concurrency: config.worker.concurrency,
         onLateSpans,
         onError: e => log(`spanscore: worker: ${e.message}`),
@@ -191,6 +241,24 @@ export async function startService(
       });
       // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
       closers.unshift(() => worker.close());
+      if (judgeQueue) {
+        const judgeWorker = createJudgeWorker({
+          connection: redis('bullmq'),
+          prefix: config.queue.prefix,
+          process: (traceId, spans, propagate) => scoreTrace(traceId, spans, 'llm', propagate),
+          rateLimit: config.judge.rateLimit,
+          concurrency: config.judge.concurrency,
+          onError: e => log(`spanscore: judge worker: ${e.message}`),
+        });
+        judgeWorker.on('failed', (job, error) => {
+          if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) metrics.traceFailures.inc();
+          log(
+            `spanscore: LLM scoring of trace ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+          );
+        });
+        closers.unshift(() => judgeWorker.close());
+        closers.push(() => judgeQueue.close());
+      }
     }
   }
 

@@ -11,7 +11,7 @@ import { compileSafeRegex } from '../score/graders/safe-regex.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
 import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
-import type { LlmContext } from '../score/llm/judge-from-env.js';
+import type { LlmContext } from '../score/llm/llm-context.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import { loadCustomScorers } from './load-custom-scorers.js';
 import { suiteSchema, type SuiteFile } from './suite-schema.js';

@@ -4,7 +4,7 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
-import type { LlmContext } from '../score/llm/judge-from-env.js';
+import type { LlmContext } from '../score/llm/llm-context.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
 import { toRef } from './load-suite.js';

@@ -11,6 +11,8 @@ export interface OpenAiCompatibleServer {
   baseURL: string;
   /** Every request body received, in order. */
   requests: Array<Record<string, unknown>>;
+  /** When each request arrived (`Date.now()`), in order. */
+  times: number[];
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startOpenAiCompatibleServer(
   script: ScriptedReply[],
 ): Promise<OpenAiCompatibleServer> {
   const requests: Array<Record<string, unknown>> = [];
+  const times: number[] = [];
   let next = 0;
   const server: Server = createServer((req, res) => {
     void readBody(req).then(body => {
@@ -32,6 +35,7 @@ export async function startOpenAiCompatibleServer(
         return;
       }
       requests.push(JSON.parse(body) as Record<string, unknown>);
+      times.push(Date.now());
       const reply = script[Math.min(next++, script.length - 1)]!;
       const send = (): void => {
         if ('completion' in reply) {
@@ -53,6 +57,7 @@ export async function startOpenAiCompatibleServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    times,
     close: () => new Promise<void>(resolve => server.close(() => resolve())),
   };
 }
@@ -84,6 +89,29 @@ export function toolCallCompletion(
         },
       ],
       usage: { prompt_tokens: 52, completion_tokens: 17, total_tokens: 69 },
+    },
+  };
+}
+
+/** A judge's answer: `body` as the message's JSON content, from `judge-model-2026`, with usage. */
+export function judgeAnswer(
+  body: object,
+  usage = { prompt_tokens: 321, completion_tokens: 45 },
+): { completion: Record<string, unknown> } {
+  return {
+    completion: {
+      id: 'chatcmpl-judge',
+      object: 'chat.completion',
+      created: 1,
+      model: 'judge-model-2026',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: { role: 'assistant', content: JSON.stringify(body) },
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     },
   };
 }

@@ -6,10 +6,13 @@ import { main } from '../../src/cli/main.js';
 import { createRubricScorer } from '../../src/score/llm/rubric.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { runScorers } from '../../src/score/run-scorers.js';
+import { withJudgeCache } from '../../src/score/llm/cached-judge.js';
+import { createMemoryJudgeCache } from '../../src/score/llm/judge-cache.js';
 import { createOpenAiJudge } from '../../src/score/llm/openai-judge.js';
 import { createToolCallAppropriatenessScorer } from '../../src/score/llm/tool-call-appropriateness.js';
 import type { TestCase } from '../../src/score/test-case.js';
 import {
+  judgeAnswer,
   startOpenAiCompatibleServer,
   type ScriptedReply,
 } from '../helpers/openai-compatible-server.js';
@@ -21,25 +24,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map(s => s.close()));
 });
 
-const verdict = (body: object): ScriptedReply => ({
-  completion: {
-    id: 'x',
-    object: 'chat.completion',
-    created: 1,
-    model: 'judge-model-2026',
-    choices: [
-      {
-        index: 0,
-        finish_reason: 'stop',
-        message: {
-          role: 'assistant',
-          content: typeof body === 'string' ? body : JSON.stringify(body),
-        },
-      },
-    ],
-    usage: { prompt_tokens: 321, completion_tokens: 45, total_tokens: 366 },
-  },
-});
+const verdict = (body: object): ScriptedReply => judgeAnswer(body);
 const text = (content: string): ScriptedReply => ({
   completion: {
     id: 'x',
@@ -64,12 +49,15 @@ async function judgeRun(
 ) {
   const server = await startOpenAiCompatibleServer(script);
   servers.push(server);
-  const judge = createOpenAiJudge({
-    baseURL: server.baseURL,
-    apiKey: 'test-key',
-    maxRetries: 2,
-    ...judgeOptions,
-  });
+  const judge = withJudgeCache(
+    createOpenAiJudge({
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      maxRetries: 2,
+      ...judgeOptions,
+    }),
+    createMemoryJudgeCache(),
+  );
   const scorer = createToolCallAppropriatenessScorer(judge, 'judge-model');
   const trace = agentTrace(calls, { answer: 'done' });
   const [outcome] = await runScorers(
@@ -282,6 +270,26 @@ describe('tool_call_appropriateness with the real openai client against an OpenA
     );
     expect(down.result).toMatchObject({ status: 'failed', errorType: 'SS_JUDGE_UNAVAILABLE' });
     expect(down.requests).toHaveLength(2);
+  });
+
+  it('a 429 past the retries is SS_JUDGE_RATE_LIMITED, carrying the Retry-After the server asked for', async () => {
+    const limited = await judgeRun(
+      [{ status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after': '7' } }],
+      ['a'],
+      {},
+      { maxRetries: 0 },
+    );
+    expect(limited.result).toMatchObject({ status: 'failed', errorType: 'SS_JUDGE_RATE_LIMITED' });
+    expect(limited.result.status === 'failed' && limited.result.error).toMatch(
+      /429 \(rate limited\), retry after 7 s/,
+    );
+    const inMs = await judgeRun(
+      [{ status: 429, body: '{}', headers: { 'retry-after-ms': '1500' } }],
+      ['a'],
+      {},
+      { maxRetries: 0 },
+    );
+    expect(inMs.result.status === 'failed' && inMs.result.error).toMatch(/retry after 1\.5 s/);
   });
 
   it('falls back to plain JSON with the schema in the prompt when the server has no structured output', async () => {

@@ -9,7 +9,8 @@ import { formatJunit } from '../../report/format-junit.js';
 import { formatSummary, formatTable } from '../../report/format-table.js';
 import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
-import { judgeFromEnv } from '../../score/llm/judge-from-env.js';
+import { loadConfig } from '../../config/load-config.js';
+import { createLlmContext } from '../../score/llm/llm-context.js';
 import { loadSuite } from '../../suite/load-suite.js';
 import { useColor, type CliIo } from '../io.js';
 
@@ -52,6 +53,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
     .requiredOption('-s, --suite <file>', 'suite file (YAML or JSON)')
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS))
     .option('-o, --output <file>', 'write results to a file instead of stdout')
+    .option('-c, --config <file>', 'config file: its judge section (model, prices, budget) is used')
     .option('--no-progress', 'never show a progress bar')
     .option(
       '--max-decompressed-mb <mb>',
@@ -65,13 +67,15 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         inputs: string[],
         opts: {
           suite: string;
+          config?: string;
           format?: Format;
           output?: string;
           progress: boolean;
           maxDecompressedMb: number;
         },
       ) => {
-        const llm = judgeFromEnv();
+        const config = await loadConfig(opts.config ? { file: opts.config } : {});
+        const llm = createLlmContext(config.judge, { limits: 'process' });
         const suite = await loadSuite(opts.suite, llm ? { llm } : {});
         const format = opts.format ?? inferFormat(opts.output, io);
         const progress =

@@ -24,13 +24,29 @@ export interface JudgeAnswer<T> {
   usage: JudgeUsage;
   /** True when the answer came from the cache: the call cost nothing. */
   cached: boolean;
+  /** Estimated cost in US dollars, when `judge.prices` has the model (0 when cached). */
+  costUsd?: number;
 }
 
 /**
  * An LLM judge. `ask` resolves with a validated answer, or rejects with `SS_JUDGE_UNAVAILABLE`
- * (the endpoint failed past its retries: retryable) or `SS_JUDGE_INVALID_OUTPUT` (the model's
- * answer never matched the schema). It never makes up an answer.
+ * (the endpoint failed past its retries: retryable), `SS_JUDGE_RATE_LIMITED` (429, with the
+ * server's Retry-After: retryable), `SS_JUDGE_BUDGET_EXHAUSTED` (the daily budget is spent: the
+ * scorer is skipped) or `SS_JUDGE_INVALID_OUTPUT` (the model's answer never matched the schema).
+ * It never makes up an answer. Judges compose: caching, cost and budget, and rate limiting wrap a
+ * judge and are judges themselves.
  */
 export interface Judge {
   ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>>;
+}
+
+/** The `usage` block LLM scorers put in their result details (read by `scoreToSpan` and reports). */
+export function usageDetails(answer: JudgeAnswer<unknown>): Record<string, unknown> {
+  return {
+    model: answer.model,
+    inputTokens: answer.usage.inputTokens,
+    outputTokens: answer.usage.outputTokens,
+    cached: answer.cached,
+    ...(answer.costUsd !== undefined && { costUsd: answer.costUsd }),
+  };
 }

@@ -1,5 +1,5 @@
 import type { Scorer } from '../scorer.js';
-import type { LlmContext } from './judge-from-env.js';
+import type { LlmContext } from './llm-context.js';
 import { createRubricScorer } from './rubric.js';
 import { createToolCallAppropriatenessScorer } from './tool-call-appropriateness.js';
 

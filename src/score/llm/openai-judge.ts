@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './judge.js';
@@ -11,10 +10,11 @@ export interface OpenAiJudgeOptions {
   apiKey?: string;
   /** Per-call timeout. @defaultValue 60000 */
   timeoutMs?: number;
-  /** Retries of 408/409/429/5xx/timeouts by the `openai` client, honouring Retry-After. @defaultValue 3 */
+  /**
+   * Retries of 408/409/429/5xx/timeouts by the `openai` client, honouring Retry-After. The
+   * BullMQ worker sets 0: its judge queue retries, and pauses on a 429. @defaultValue 3
+   */
   maxRetries?: number;
-  /** Cache of validated answers by a hash of model, prompt and schema. @defaultValue a new in-memory map */
-  cache?: Map<string, JudgeAnswer<unknown>>;
 }
 
 /**
@@ -22,7 +22,9 @@ export interface OpenAiJudgeOptions {
  * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
  * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`.
- * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own.
+ * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own; a 429 past
+ * them is `SS_JUDGE_RATE_LIMITED` with the server's Retry-After, anything else
+ * `SS_JUDGE_UNAVAILABLE`. No cache here: wrap it with `withJudgeCache`.
  */
 export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
@@ -38,7 +40,6 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     timeout: options.timeoutMs ?? 60_000,
     maxRetries: options.maxRetries ?? 3,
   });
-  const cache = options.cache ?? new Map<string, JudgeAnswer<unknown>>();
   let structuredOutput = true;
 
   async function complete(
@@ -89,24 +90,6 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
 
   return {
     async ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
-      const key = createHash('sha256')
-        .update(
-          JSON.stringify([
-            request.model,
-            request.system,
-            request.user,
-            request.schemaName,
-            request.jsonSchema,
-          ]),
-        )
-        .digest('hex');
-      const hit = cache.get(key);
-      if (hit)
-        return {
-          ...(hit as JudgeAnswer<T>),
-          cached: true,
-          usage: { inputTokens: 0, outputTokens: 0 },
-        };
       const messages: OpenAI.ChatCompletionMessageParam[] = [
         { role: 'system', content: request.system },
         { role: 'user', content: request.user },
@@ -144,9 +127,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           );
         }
       }
-      const answer: JudgeAnswer<T> = { output, model: first.model, usage, cached: false };
-      cache.set(key, answer);
-      return answer;
+      return { output, model: first.model, usage, cached: false };
     },
   };
 }
@@ -168,6 +149,14 @@ function parseJson(text: string): unknown {
 }
 
 function unavailable(error: unknown): never {
+  if (error instanceof OpenAI.RateLimitError) {
+    const retryAfterSeconds = retryAfter(error.headers);
+    throw new SpanscoreError(
+      'SS_JUDGE_RATE_LIMITED',
+      `the judge endpoint answered 429 (rate limited)${retryAfterSeconds === undefined ? '' : `, retry after ${retryAfterSeconds} s`}: ${error.message}`,
+      { cause: error, ...(retryAfterSeconds !== undefined && { retryAfterSeconds }) },
+    );
+  }
   const e = error as Error & { status?: number };
   const what =
     error instanceof OpenAI.APIConnectionTimeoutError
@@ -180,4 +169,16 @@ function unavailable(error: unknown): never {
     `the judge endpoint ${what} after retries: ${e.message}`,
     { cause: error },
   );
+}
+
+/** Seconds the server asked to wait: `retry-after-ms`, `retry-after` in seconds or an HTTP date. */
+function retryAfter(headers: Headers | undefined): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms / 1000;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, scored } from '../score-result.js';
-import type { Judge } from './judge.js';
+import { usageDetails, type Judge } from './judge.js';
 import { RUBRIC_JSON_SCHEMA, RUBRIC_SYSTEM, rubricOutput, rubricPrompt } from './rubric.prompt.js';
 
 const optionsSchema = baseOptionsSchema
@@ -64,12 +64,7 @@ export function createRubricScorer(judge: Judge, defaultModel: string): Scorer<R
       return scored(normalized, options.threshold ?? 0.5, answer.output.explanation, {
         rawScore: answer.output.score,
         range: [min, max],
-        usage: {
-          model: answer.model,
-          inputTokens: answer.usage.inputTokens,
-          outputTokens: answer.usage.outputTokens,
-          cached: answer.cached,
-        },
+        usage: usageDetails(answer),
       });
     },
   };

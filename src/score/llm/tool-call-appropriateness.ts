@@ -3,7 +3,7 @@ import { extractAvailableTools } from '../../normalize/extract-available-tools.j
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, scored } from '../score-result.js';
-import type { Judge } from './judge.js';
+import { usageDetails, type Judge } from './judge.js';
 import {
   APPROPRIATENESS_JSON_SCHEMA,
   APPROPRIATENESS_SYSTEM,
@@ -75,12 +75,7 @@ export function createToolCallAppropriatenessScorer(
         missingTools,
         clarificationWasAppropriate,
         availableTools: availableTools.map(t => t.name),
-        usage: {
-          model: answer.model,
-          inputTokens: answer.usage.inputTokens,
-          outputTokens: answer.usage.outputTokens,
-          cached: answer.cached,
-        },
+        usage: usageDetails(answer),
       });
     },
   };

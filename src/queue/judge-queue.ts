@@ -1,0 +1,63 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { encodeSpanDigest } from './span-digest-codec.js';
+
+/** The BullMQ queue of LLM-judged scoring, one job per trace scoring generation. */
+export const JUDGE_QUEUE = 'judge';
+
+/** A judge job: the trace's spans travel with it, since the span buffer drops them once scored. */
+export interface JudgeJobData {
+  traceId: string;
+  /** Span digests, encoded by `encodeSpanDigest`. */
+  spans: string[];
+}
+
+/** Options of {@link createJudgeQueue}. */
+export interface JudgeQueueOptions {
+  /** A BullMQ connection (`maxRetriesPerRequest: null`). */
+  connection: Redis;
+  /** @defaultValue 'spanscore' */
+  prefix?: string;
+  /** Tries per job for 5xx, timeouts and export failures, and the first backoff (exponential). */
+  attempts: number;
+  backoffMs: number;
+}
+
+/** The producer side of the judge queue. */
+export interface JudgeQueue {
+  queue: Queue<JudgeJobData>;
+  /** Queues LLM scoring of a trace; the same trace and span count twice is one job. */
+  enqueue(traceId: string, spans: readonly SpanDigest[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The judge queue's producer, used by the trace worker once a trace's deterministic scorers are
+ * done and exported. Job id `<traceId>-llm-<span count>`: a retried trace job does not queue its
+ * LLM scoring twice, and a rescore with late spans (more spans) gets its own job. Completed jobs
+ * are kept an hour so their ids keep deduplicating.
+ */
+export function createJudgeQueue(options: JudgeQueueOptions): JudgeQueue {
+  const queue = new Queue<JudgeJobData>(JUDGE_QUEUE, {
+    connection: options.connection,
+    prefix: options.prefix ?? 'spanscore',
+  });
+  return {
+    queue,
+    async enqueue(traceId, spans) {
+      await queue.add(
+        JUDGE_QUEUE,
+        { traceId, spans: spans.map(encodeSpanDigest) },
+        {
+          jobId: `${traceId}-llm-${spans.length}`,
+          attempts: options.attempts,
+          backoff: { type: 'exponential', delay: options.backoffMs },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { count: 1000 },
+        },
+      );
+    },
+    close: () => queue.close(),
+  };
+}

@@ -1,0 +1,80 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
+import { JUDGE_QUEUE, type JudgeJobData } from './judge-queue.js';
+import { decodeSpanDigest } from './span-digest-codec.js';
+
+/** How long a 429 without Retry-After pauses the judge queue. */
+const DEFAULT_RATE_LIMIT_PAUSE_MS = 10_000;
+
+/** Options of {@link createJudgeWorker}. */
+export interface JudgeWorkerOptions {
+  /** A BullMQ connection (`maxRetriesPerRequest: null`). */
+  connection: Redis;
+  /** @defaultValue 'spanscore' */
+  prefix?: string;
+  /**
+   * Runs a trace's LLM scorers and exports their spans. Scorer errors for which `propagate` is
+   * true must reject the call (pass it to `processTrace`); others become `failed` results.
+   */
+  process: (
+    traceId: string,
+    spans: SpanDigest[],
+    propagate: (error: unknown) => boolean,
+  ) => Promise<unknown>;
+  /** Judge calls started per interval, across every worker of the queue. */
+  rateLimit: JudgeRateLimit;
+  /** Jobs at once in this worker. */
+  concurrency: number;
+  onError?: (error: Error) => void;
+}
+
+/**
+ * The BullMQ worker of the judge queue. Its limiter starts at most `rateLimit.max` jobs per
+ * `rateLimit.durationMs` across all workers. A 429 from the judge (`SS_JUDGE_RATE_LIMITED`) pauses
+ * the whole queue for the server's Retry-After (10 s without one) and puts the job back without
+ * using an attempt. Other retryable judge errors (5xx, timeouts) and export failures retry the job
+ * with backoff; on its last attempt a judge error becomes a `failed` result instead, so the trace
+ * still gets its evaluation spans. The judge cache makes a retried job free for the calls that
+ * had already succeeded.
+ */
+export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobData> {
+  const prefix = options.prefix ?? 'spanscore';
+  const pauser = new Queue(JUDGE_QUEUE, { connection: options.connection, prefix });
+
+  async function processor(job: Job<JudgeJobData>): Promise<{ spans: number }> {
+    const spans = job.data.spans.map(decodeSpanDigest);
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const propagate = (error: unknown): boolean =>
+      isSpanscoreError(error) &&
+      error.category === 'upstream' &&
+      (error.code === 'SS_JUDGE_RATE_LIMITED' || !final);
+    try {
+      await options.process(job.data.traceId, spans, propagate);
+    } catch (error) {
+      if (isSpanscoreError(error) && error.code === 'SS_JUDGE_RATE_LIMITED') {
+        const pauseMs =
+          error.retryAfterSeconds !== undefined
+            ? Math.ceil(error.retryAfterSeconds * 1000)
+            : DEFAULT_RATE_LIMIT_PAUSE_MS;
+        await pauser.rateLimit(Math.max(pauseMs, 1));
+        throw Worker.RateLimitError();
+      }
+      if (isSpanscoreError(error) && error.category === 'upstream') throw error;
+      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+    }
+    return { spans: spans.length };
+  }
+
+  const worker = new Worker<JudgeJobData>(JUDGE_QUEUE, processor, {
+    connection: options.connection,
+    prefix,
+    concurrency: options.concurrency,
+    limiter: { max: options.rateLimit.max, duration: options.rateLimit.durationMs },
+  });
+  worker.on('error', error => options.onError?.(error));
+  worker.on('closed', () => void pauser.close());
+  return worker;
+}

@@ -1,0 +1,286 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
+import { JUDGE_QUEUE } from '../../src/queue/judge-queue.js';
+import { whenReady } from '../../src/queue/redis-connection.js';
+import { startService, type Service } from '../../src/server/start-service.js';
+import {
+  judgeAnswer,
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+  type ScriptedReply,
+} from '../helpers/openai-compatible-server.js';
+import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+const SUITE = `name: llm-worker
+scorers:
+  - tool_call_accuracy
+  - tool_call_appropriateness
+testCases:
+  - { id: weather, input: What is the weather in Paris?, expectedTool: weather }
+`;
+
+const goodVerdict: ScriptedReply = judgeAnswer(
+  {
+    evaluations: [{ toolCalled: 'weather', wasAppropriate: true, reasoning: 'weather ask' }],
+    missingTools: [],
+    clarificationWasAppropriate: false,
+    reason: 'The weather tool fits the question.',
+  },
+  { prompt_tokens: 400, completion_tokens: 100 },
+);
+const serverError: ScriptedReply = { status: 500, body: '{"error":{"message":"boom"}}' };
+
+/** A weather-agent trace: a root carrying the test case id and one `weather` tool call. */
+function weatherTrace(t: number, city: string): ReturnType<typeof otlpRequest> {
+  return otlpRequest([
+    {
+      traceId: traceId(t),
+      spanId: spanId(t, 1),
+      name: 'invoke_agent weather-agent',
+      startMs: 0,
+      endMs: 10,
+      attributes: {
+        'spanscore.test_case.id': 'weather',
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.input.messages': JSON.stringify([
+          { role: 'user', parts: [{ type: 'text', content: 'What is the weather in Paris?' }] },
+        ]),
+      },
+    },
+    {
+      traceId: traceId(t),
+      spanId: spanId(t, 2),
+      parentSpanId: spanId(t, 1),
+      name: 'execute_tool weather',
+      startMs: 1,
+      endMs: 5,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'weather',
+        'gen_ai.tool.call.arguments': JSON.stringify({ city }),
+      },
+    },
+  ]);
+}
+
+interface Harness {
+  judgeServer: OpenAiCompatibleServer;
+  exported: Array<EvaluationSpan & { at: number }>;
+  service: Service;
+  prefix: string;
+  send: (t: number, city?: string) => Promise<number>;
+  spansFor: (t: number, scorer: string) => Array<EvaluationSpan & { at: number }>;
+}
+
+async function harness(
+  script: ScriptedReply[],
+  judge: Record<string, unknown> = {},
+  prefix = testPrefix(),
+  judgeServer?: OpenAiCompatibleServer,
+): Promise<Harness> {
+  const redis = redisFor(prefix);
+  closers.push(redis.cleanup);
+  const server = judgeServer ?? (await startOpenAiCompatibleServer(script));
+  if (!judgeServer) closers.push(() => server.close());
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-llm-worker-'));
+  writeFileSync(join(dir, 'suite.yaml'), SUITE);
+  const overrides: Record<string, unknown> = {
+    'queue.redisUrl': REDIS_URL,
+    'queue.prefix': prefix,
+    'receiver.port': 0,
+    'receiver.host': '127.0.0.1',
+    'assembly.settleMs': 100,
+    'export.logResults': false,
+    'judge.model': 'judge-model',
+    'judge.baseUrl': server.baseURL,
+    'judge.apiKey': 'test-key',
+    'judge.backoffMs': 100,
+    suites: [join(dir, 'suite.yaml')],
+  };
+  for (const [key, value] of Object.entries(judge)) overrides[`judge.${key}`] = value;
+  const config = await loadConfig({ env: {}, overrides });
+  const exported: Array<EvaluationSpan & { at: number }> = [];
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    {
+      log: () => undefined,
+      exporter: {
+        export: spans => (
+          exported.push(...spans.map(s => ({ ...s, at: Date.now() }))),
+          Promise.resolve()
+        ),
+        shutdown: () => Promise.resolve(),
+      },
+    },
+  );
+  closers.push(() => service.close());
+  return {
+    judgeServer: server,
+    exported,
+    service,
+    prefix,
+    async send(t, city = 'Paris') {
+      const response = await fetch(service.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(weatherTrace(t, city)),
+      });
+      return response.status;
+    },
+    spansFor: (t, scorer) =>
+      exported.filter(
+        s => s.traceId === traceId(t) && s.attributes['gen_ai.evaluation.name'] === scorer,
+      ),
+  };
+}
+
+describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
+  it('a 429 pauses the judge queue for its Retry-After without using an attempt; deterministic spans do not wait', async () => {
+    const h = await harness([
+      { status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after': '2' } },
+      goodVerdict,
+    ]);
+    expect(await h.send(1)).toBe(200);
+    await waitFor(() => h.spansFor(1, 'tool_call_appropriateness').length === 1, 'the LLM span');
+    const [accuracy] = h.spansFor(1, 'tool_call_accuracy');
+    const [appropriateness] = h.spansFor(1, 'tool_call_appropriateness');
+    expect(accuracy!.attributes['gen_ai.evaluation.score.value']).toBe(1);
+    // The deterministic span left before the judge was even asked again.
+    expect(accuracy!.at).toBeLessThanOrEqual(h.judgeServer.times[1]!);
+    expect(h.judgeServer.times).toHaveLength(2);
+    expect(h.judgeServer.times[1]! - h.judgeServer.times[0]!).toBeGreaterThanOrEqual(1900);
+    expect(appropriateness!.attributes).toMatchObject({
+      'gen_ai.evaluation.score.value': 1,
+      'gen_ai.evaluation.score.label': 'pass',
+      'gen_ai.request.model': 'judge-model-2026',
+      'gen_ai.usage.input_tokens': 400,
+      'gen_ai.usage.output_tokens': 100,
+      'spanscore.judge.cached': false,
+    });
+    const metrics = await (await fetch(h.service.url!.replace('/v1/traces', '/metrics'))).text();
+    expect(metrics).toContain(
+      'spanscore_judge_calls_total{model="judge-model",outcome="SS_JUDGE_RATE_LIMITED"} 1',
+    );
+    expect(metrics).toContain(
+      'spanscore_judge_calls_total{model="judge-model",outcome="answered"} 1',
+    );
+    expect(metrics).toContain(
+      'spanscore_judge_tokens_total{model="judge-model",direction="input"} 400',
+    );
+    // One attempt, the one that succeeded (BullMQ counts finished attempts): the 429 used none.
+    const queue = new Queue(JUDGE_QUEUE, { connection: { url: REDIS_URL }, prefix: h.prefix });
+    closers.push(() => queue.close());
+    const job = await queue.getJob(`${traceId(1)}-llm-2`);
+    expect(job?.attemptsMade).toBe(1);
+    expect(await job?.getState()).toBe('completed');
+  });
+
+  it('starts at most rateLimit.max judge jobs per rateLimit.durationMs', async () => {
+    const h = await harness([goodVerdict], { rateLimit: { max: 1, durationMs: 700 } });
+    for (const [t, city] of [
+      [10, 'Paris'],
+      [11, 'Lyon'],
+      [12, 'Nice'],
+    ] as const)
+      expect(await h.send(t, city)).toBe(200);
+    await waitFor(
+      () => [10, 11, 12].every(t => h.spansFor(t, 'tool_call_appropriateness').length === 1),
+      'three LLM spans',
+    );
+    const times = h.judgeServer.times;
+    expect(times).toHaveLength(3);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(650);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(650);
+  });
+
+  it('retries a 500 with the queue backoff; on the last attempt the result is failed with the reason', async () => {
+    const recovers = await harness([serverError, goodVerdict], { attempts: 3 });
+    await recovers.send(2);
+    await waitFor(
+      () => recovers.spansFor(2, 'tool_call_appropriateness').length === 1,
+      'the LLM span after a retry',
+    );
+    expect(recovers.judgeServer.requests).toHaveLength(2);
+    expect(
+      recovers.spansFor(2, 'tool_call_appropriateness')[0]!.attributes[
+        'gen_ai.evaluation.score.value'
+      ],
+    ).toBe(1);
+
+    const down = await harness([serverError], { attempts: 2 });
+    await down.send(3);
+    await waitFor(
+      () => down.spansFor(3, 'tool_call_appropriateness').length === 1,
+      'the failed LLM span',
+    );
+    expect(down.judgeServer.requests).toHaveLength(2); // one per attempt: the client does not retry
+    expect(down.spansFor(3, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'spanscore.evaluation.status': 'failed',
+      'error.type': 'SS_JUDGE_UNAVAILABLE',
+    });
+    expect(down.spansFor(3, 'tool_call_accuracy')[0]!.attributes).toMatchObject({
+      'gen_ai.evaluation.score.value': 1,
+    });
+  });
+
+  it('keeps judge answers in Redis: a new worker scoring the same trace content asks nothing', async () => {
+    const prefix = testPrefix();
+    const first = await harness([goodVerdict], {}, prefix);
+    await first.send(4);
+    await waitFor(() => first.spansFor(4, 'tool_call_appropriateness').length === 1, 'scored');
+    await first.service.close();
+    const second = await harness([], {}, prefix, first.judgeServer);
+    await second.send(5); // another trace id, same content: the same prompt
+    await waitFor(() => second.spansFor(5, 'tool_call_appropriateness').length === 1, 'rescored');
+    expect(first.judgeServer.requests).toHaveLength(1);
+    expect(second.spansFor(5, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'gen_ai.evaluation.score.value': 1,
+      'spanscore.judge.cached': true,
+      'gen_ai.usage.input_tokens': 0,
+    });
+  });
+
+  it('prices every answer, keeps the day total in Redis, and skips LLM scorers past the daily budget', async () => {
+    const h = await harness([goodVerdict, { ...goodVerdict }], {
+      // 400 input tokens at $500/M + 100 output tokens at $1000/M = $0.30 per call.
+      prices: { 'judge-model': { inputPerMillionTokens: 500, outputPerMillionTokens: 1000 } },
+      dailyBudgetUsd: 0.25,
+    });
+    await h.send(6);
+    await waitFor(() => h.spansFor(6, 'tool_call_appropriateness').length === 1, 'first trace');
+    expect(
+      h.spansFor(6, 'tool_call_appropriateness')[0]!.attributes['spanscore.judge.cost_usd'],
+    ).toBeCloseTo(0.3, 10);
+    const day = new Date().toISOString().slice(0, 10);
+    const redis = redisFor(h.prefix);
+    closers.push(redis.cleanup);
+    await whenReady(redis.commands);
+    expect(Number(await redis.commands.get(`${h.prefix}:judge-spend:${day}`))).toBeCloseTo(0.3, 10);
+
+    // Other arguments (so not a cache hit) after the budget is spent: skipped, not asked.
+    await h.send(7, 'Lyon');
+    await waitFor(() => h.spansFor(7, 'tool_call_appropriateness').length === 1, 'second trace');
+    expect(h.judgeServer.requests).toHaveLength(1);
+    const skipped = h.spansFor(7, 'tool_call_appropriateness')[0]!;
+    expect(skipped.attributes['spanscore.evaluation.status']).toBe('skipped');
+    expect(skipped.attributes['gen_ai.evaluation.explanation']).toMatch(
+      /daily budget of \$0\.25 is spent \(\$0\.3000 on \d{4}-\d\d-\d\d UTC\)/,
+    );
+    // Deterministic scorers are never budgeted.
+    expect(
+      h.spansFor(7, 'tool_call_accuracy')[0]!.attributes['gen_ai.evaluation.score.value'],
+    ).toBe(1);
+  });
+});
