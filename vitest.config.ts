@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The fault-injection suite takes over a minute: `npm run test:faults`.
+    exclude: ['test/faults/**', '**/node_modules/**'],
     testTimeout: 30_000,
     pool: 'forks',
   },

@@ -117,9 +117,19 @@ export const configSchema = z
         concurrency: z.coerce.number().int().positive().default(4),
         attempts: z.coerce.number().int().positive().default(5),
         backoffMs: z.coerce.number().int().positive().default(1000),
+        /** BullMQ: how long a job's lock lasts without renewal (a killed worker's job waits this long). */
+        lockDurationMs: z.coerce.number().int().positive().default(30_000),
+        /** BullMQ: how often workers look for jobs whose worker died, to run them again. */
+        stalledIntervalMs: z.coerce.number().int().positive().default(30_000),
       })
       .strict()
-      .default({ concurrency: 4, attempts: 5, backoffMs: 1000 }),
+      .default({
+        concurrency: 4,
+        attempts: 5,
+        backoffMs: 1000,
+        lockDurationMs: 30_000,
+        stalledIntervalMs: 30_000,
+      }),
     judge: judgeConfigSchema,
     /** Suite files whose test cases are scored; paths relative to the config file. */
     suites: z.array(z.string().min(1)).default([]),

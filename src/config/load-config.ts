@@ -18,6 +18,8 @@ export const CONFIG_ENV = {
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],
   SPANSCORE_RESCORE_LATE_SPANS: ['assembly', 'rescoreLateSpans'],
   SPANSCORE_CONCURRENCY: ['worker', 'concurrency'],
+  SPANSCORE_LOCK_DURATION_MS: ['worker', 'lockDurationMs'],
+  SPANSCORE_STALLED_INTERVAL_MS: ['worker', 'stalledIntervalMs'],
   SPANSCORE_RESULTS_FILE: ['export', 'resultsFile'],
   SPANSCORE_SUITES: ['suites'],
   SPANSCORE_JUDGE_MODEL: ['judge', 'model'],

@@ -28,6 +28,9 @@ export interface JudgeWorkerOptions {
   rateLimit: JudgeRateLimit;
   /** Jobs at once in this worker. */
   concurrency: number;
+  /** BullMQ job lock and stalled-job check. @defaultValue 30000 each */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
   onError?: (error: Error) => void;
 }
 
@@ -72,6 +75,8 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
     connection: options.connection,
     prefix,
     concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
     limiter: { max: options.rateLimit.max, duration: options.rateLimit.durationMs },
   });
   worker.on('error', error => options.onError?.(error));

@@ -16,6 +16,9 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
   /** Traces scored at once by this worker. @defaultValue 4 */
   concurrency?: number;
+  /** BullMQ job lock and stalled-job check; a dead worker's job runs again within their sum. @defaultValue 30000 each */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
   /** Called for spans that arrived while their trace was being scored. */
   onLateSpans?: (traceId: string, count: number) => void;
   /** Connection errors of the worker (BullMQ reconnects by itself). */
@@ -79,6 +82,8 @@ export function createScoreTraceWorker(
     connection: options.workerConnection,
     prefix,
     concurrency: options.concurrency ?? 4,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
     removeOnComplete: { count: 0 },
     removeOnFail: { count: 1000 },
   });

@@ -230,6 +230,8 @@ export async function startService(
             await judgeQueue.enqueue(traceId, spans);
         },
         concurrency: config.worker.concurrency,
+        lockDurationMs: config.worker.lockDurationMs,
+        stalledIntervalMs: config.worker.stalledIntervalMs,
         onLateSpans,
         onError: e => log(`spanscore: worker: ${e.message}`),
       });
@@ -248,6 +250,8 @@ export async function startService(
           process: (traceId, spans, propagate) => scoreTrace(traceId, spans, 'llm', propagate),
           rateLimit: config.judge.rateLimit,
           concurrency: config.judge.concurrency,
+          lockDurationMs: config.worker.lockDurationMs,
+          stalledIntervalMs: config.worker.stalledIntervalMs,
           onError: e => log(`spanscore: judge worker: ${e.message}`),
         });
         judgeWorker.on('failed', (job, error) => {

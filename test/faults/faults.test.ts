@@ -1,0 +1,348 @@
+/**
+ * Fault injection: workers killed, Redis stopped, the export backend down, SIGTERM under load,
+ * backpressure. Real processes, a real Redis (a private `redis-server` where the test stops it),
+ * the real OTel exporter. Run by `npm run test:faults` (they take over a minute) and by `.ci/run`.
+ * The judge's faults (429, 500, garbage, hangs) are in test/integration/llm-worker.test.ts and
+ * llm-judge.test.ts.
+ */
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExportResultCode } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { evaluationSpanId } from '../../src/emit/score-to-span.js';
+import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
+import type { ResultRow } from '../../src/report/result-row.js';
+import { startService } from '../../src/server/start-service.js';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { startRedisServer } from '../helpers/redis-server.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
+const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function run(args: string[], env: Record<string, string | undefined>): CliProcess {
+  const cli = startCli(args, env);
+  cleanups.push(async () => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    await cli.exited;
+  });
+  return cli;
+}
+
+async function backend(delayMs = 0): Promise<OtlpBackend> {
+  const b = await startOtlpBackend(delayMs);
+  cleanups.push(() => b.close());
+  return b;
+}
+
+/** Sends spans with the real OTLP/protobuf exporter (which retries 429/503 itself). */
+async function send(url: string, spans: ReadableSpan[], timeoutMillis = 10_000): Promise<void> {
+  const exporter = new OTLPTraceExporter({ url, timeoutMillis });
+  try {
+    await new Promise<void>((resolve, reject) =>
+      exporter.export(spans, r =>
+        r.code === ExportResultCode.SUCCESS
+          ? resolve()
+          : reject(r.error ?? new Error('export failed')),
+      ),
+    );
+  } finally {
+    await exporter.shutdown();
+  }
+}
+
+/** `count` demo-suite traces (test case `weather-lisbon`, one `get_weather` call each). */
+function weatherRuns(count: number): ReadableSpan[][] {
+  return Array.from({ length: count }, () => sdkAgentTrace('weather-lisbon', ['get_weather']));
+}
+
+/** The evaluation span ids a run must get: one per demo scorer, derived from trace and scorer. */
+function expectedIds(runs: ReadableSpan[][]): string[] {
+  return runs
+    .flatMap(r => {
+      const traceId = r[0]!.spanContext().traceId;
+      return SCORERS.map(s => `${traceId}/${evaluationSpanId(traceId, s, 'weather-lisbon')}`);
+    })
+    .sort();
+}
+
+/** One plain OTLP/protobuf POST (no exporter retries), to see the receiver's own answer. */
+const postOnce = (url: string, spans: ReadableSpan[]): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: ProtobufTraceSerializer.serializeRequest(spans)!,
+  });
+
+const receivedIds = (b: OtlpBackend): string[] =>
+  b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
+
+const rowsOf = (file: string): ResultRow[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(l => JSON.parse(l) as ResultRow)
+    : [];
+
+function bullmqEnv(prefix: string, otlp: OtlpBackend, extra: Record<string, string> = {}) {
+  return {
+    REDIS_URL,
+    SPANSCORE_REDIS_PREFIX: prefix,
+    SPANSCORE_SETTLE_MS: '100',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+    ...extra,
+  };
+}
+
+describe('fault injection', () => {
+  it('a worker killed with SIGKILL mid-export: another worker recovers the stalled job, and every evaluation span arrives with its derived id', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend();
+    otlp.hang = true; // the first worker's exports never finish
+    const env = bullmqEnv(prefix, otlp, {
+      SPANSCORE_LOCK_DURATION_MS: '1000',
+      SPANSCORE_STALLED_INTERVAL_MS: '500',
+    });
+    const serve = run(
+      ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+    const victim = run(['worker', '--suite', DEMO_SUITE], env);
+    await victim.waitForLine(/taking traces from Redis/);
+
+    const runs = weatherRuns(3);
+    for (const r of runs) await send(url, r);
+    await waitFor(() => otlp.requests() >= 1, 'the first worker to be exporting');
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    otlp.hang = false; // only for new requests: the dead worker's stay held, never counted
+
+    const rescuer = run(['worker', '--suite', DEMO_SUITE], env);
+    await rescuer.waitForLine(/taking traces from Redis/);
+    await waitFor(
+      () => new Set(receivedIds(otlp)).size === runs.length * SCORERS.length,
+      'every evaluation span, after the stalled-job check',
+      20_000,
+    );
+    expect(receivedIds(otlp)).toEqual(expectedIds(runs)); // each once, with its derived id
+    expect(rescuer.stderr()).not.toMatch(/failed/);
+    rescuer.child.kill('SIGTERM');
+    serve.child.kill('SIGTERM');
+    expect(await rescuer.exited).toBe(0);
+    expect(await serve.exited).toBe(0);
+  });
+
+  it('Redis stopped during ingest and started again: 503 with Retry-After meanwhile, the real exporter retries, and every trace is scored once', async () => {
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    const otlp = await backend();
+    const config = await loadConfig({
+      env: {},
+      overrides: {
+        'queue.redisUrl': redis.url,
+        'receiver.port': 0,
+        'receiver.host': '127.0.0.1',
+        'assembly.settleMs': 100,
+        'export.logResults': false,
+        suites: [DEMO_SUITE],
+      },
+    });
+    const service = await startService(
+      config,
+      { receiver: true, workers: true },
+      {
+        log: () => undefined,
+        exporter: createEvaluationExporter({ url: otlp.url }),
+      },
+    );
+    cleanups.push(() => service.close());
+    cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
+
+    const before = weatherRuns(3);
+    for (const r of before) await send(service.url!, r);
+    await redis.stop();
+
+    const refused = weatherRuns(1)[0]!;
+    const during = await postOnce(service.url!, refused);
+    expect(during.status).toBe(503);
+    expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // Sent while Redis is down: the exporter is answered 503 and retries after Retry-After.
+    const outage = weatherRuns(2);
+    const sending = Promise.all(outage.map(r => send(service.url!, r, 30_000)));
+    await new Promise(r => setTimeout(r, 1500));
+    await redis.start();
+    await sending;
+    const after = weatherRuns(2);
+    for (const r of after) await send(service.url!, r);
+
+    const all = [...before, ...outage, ...after];
+    await waitFor(
+      () => otlp.spans.length >= all.length * SCORERS.length,
+      'every trace scored',
+      30_000,
+    );
+    await new Promise(r => setTimeout(r, 500)); // nothing more may come
+    expect(receivedIds(otlp)).toEqual(expectedIds(all)); // each exactly once
+  });
+
+  it('the export backend down for a while: evaluation jobs retry and the spans arrive when it returns', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend();
+    otlp.down = true;
+    const config = await loadConfig({
+      env: {},
+      overrides: {
+        'queue.redisUrl': REDIS_URL,
+        'queue.prefix': prefix,
+        'receiver.port': 0,
+        'receiver.host': '127.0.0.1',
+        'assembly.settleMs': 100,
+        'worker.backoffMs': 200,
+        'worker.attempts': 8,
+        'export.logResults': false,
+        suites: [DEMO_SUITE],
+      },
+    });
+    const failures: string[] = [];
+    const service = await startService(
+      config,
+      { receiver: true, workers: true },
+      {
+        log: line => void (line.includes('failed') && failures.push(line)),
+        exporter: createEvaluationExporter({ url: otlp.url, timeoutMillis: 1000 }),
+      },
+    );
+    cleanups.push(() => service.close());
+    const runs = weatherRuns(4);
+    for (const r of runs) await send(service.url!, r);
+    await waitFor(() => failures.length >= 4, 'export failures while the backend is down', 20_000);
+    expect(otlp.spans).toHaveLength(0);
+    otlp.down = false;
+    await waitFor(
+      () => new Set(receivedIds(otlp)).size === runs.length * SCORERS.length,
+      'the spans once the backend is back',
+      30_000,
+    );
+    expect([...new Set(receivedIds(otlp))].sort()).toEqual(expectedIds(runs));
+    expect(failures[0]).toMatch(/attempt \d+ failed: exporting 2 evaluation span\(s\) failed/);
+  });
+
+  it('SIGTERM under load: the worker finishes or hands back its jobs, a new worker scores the rest, nothing is lost or doubled', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend(50); // slow enough that jobs are in flight at the signal
+    const results = join(mkdtempSync(join(tmpdir(), 'spanscore-sigterm-load-')), 'r.jsonl');
+    const env = bullmqEnv(prefix, otlp);
+    const serve = run(
+      ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+    const first = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
+    await first.waitForLine(/taking traces from Redis/);
+
+    const runs = weatherRuns(40);
+    let sent = 0;
+    const load = (async () => {
+      for (const r of runs) {
+        await send(url, r);
+        sent++;
+        await new Promise(res => setTimeout(res, 25));
+      }
+    })();
+    await waitFor(() => otlp.spans.length >= 10, 'scoring under way');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const scoredByFirst = new Set(receivedIds(otlp)).size;
+    const second = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
+    await load;
+    expect(sent).toBe(40);
+    await waitFor(
+      () => otlp.spans.length >= runs.length * SCORERS.length,
+      'every trace scored',
+      30_000,
+    );
+    await new Promise(r => setTimeout(r, 500));
+    expect(receivedIds(otlp)).toEqual(expectedIds(runs)); // each span once: none lost, none doubled
+    expect(scoredByFirst).toBeGreaterThan(0);
+    expect(scoredByFirst).toBeLessThan(runs.length * SCORERS.length);
+    expect(rowsOf(results)).toHaveLength(runs.length * SCORERS.length);
+    second.child.kill('SIGTERM');
+    serve.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await serve.exited).toBe(0);
+  });
+
+  it('backpressure: past the queue bound the receiver answers 429 with Retry-After, and takes spans again once a worker drains it', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend();
+    const config = await loadConfig({
+      env: {},
+      overrides: {
+        'queue.redisUrl': REDIS_URL,
+        'queue.prefix': prefix,
+        'receiver.port': 0,
+        'receiver.host': '127.0.0.1',
+        'assembly.settleMs': 100,
+        'assembly.maxQueuedTraces': 5,
+        'export.logResults': false,
+        suites: [DEMO_SUITE],
+      },
+    });
+    const hooks = { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) };
+    const receiver = await startService(config, { receiver: true, workers: false }, hooks);
+    cleanups.push(() => receiver.close());
+    const post = async (r: ReadableSpan[]): Promise<number> =>
+      (await postOnce(receiver.url!, r)).status;
+    const statuses: number[] = [];
+    const runs = weatherRuns(8);
+    for (const r of runs) {
+      statuses.push(await post(r));
+      await new Promise(res => setTimeout(res, 1100)); // the backlog is counted once a second
+      if (statuses.at(-1) === 429) break;
+    }
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.at(-1)).toBe(429);
+    const refused = runs[statuses.length - 1]!;
+    const raw = await postOnce(receiver.url!, refused);
+    expect(raw.status).toBe(429);
+    expect(Number(raw.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const workers = await startService(config, { receiver: false, workers: true }, hooks);
+    cleanups.push(() => workers.close());
+    const accepted = runs.slice(0, statuses.length - 1);
+    await waitFor(
+      () => otlp.spans.length >= accepted.length * SCORERS.length,
+      'the backlog drained',
+      20_000,
+    );
+    await new Promise(r => setTimeout(r, 1100));
+    const late = weatherRuns(1);
+    expect(await post(late[0]!)).toBe(200);
+    await waitFor(
+      () => otlp.spans.length === (accepted.length + 1) * SCORERS.length,
+      'the new trace scored',
+    );
+    expect(receivedIds(otlp)).toEqual(expectedIds([...accepted, ...late]));
+  });
+});
