@@ -4,10 +4,19 @@
  * JSON.parse of the same payloads as the baseline. Every figure is the median of several rounds;
  * ratios compare figures measured side by side here. Writes bench/results/latest.json.
  *
- * Options: --rounds N (default 5).
+ * Then the load report (bench/load-bench.ts): the receiver, 1 or 2 workers and a load generator as
+ * separate processes on the local Redis for 60 s each, throughput, ready → exported latency, RSS
+ * per process and Redis memory per trace.
+ *
+ * Options: --rounds N (default 5), --load-seconds N (default 60), --no-load, --profile (CPU
+ * profiles of the open-loop run's processes, summarized).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
+import { summarizeProfile } from './summarize-profile.js';
 import { endToEndBench } from './end-to-end-bench.js';
 import { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
@@ -69,6 +78,76 @@ console.log(
   `  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`,
 );
 
+// The load report: separate processes, 60 s each, closed loop (throughput) with 1 and 2 workers,
+// then open loop below the 1-worker capacity (latency when the workers keep up).
+let load: Record<string, unknown> | undefined;
+if (!process.argv.includes('--no-load')) {
+  const secondsArg = process.argv.indexOf('--load-seconds');
+  const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
+  const profileDir = process.argv.includes('--profile')
+    ? mkdtempSync(join(tmpdir(), 'spanscore-profile-'))
+    : undefined;
+  console.log('\nbuilding dist/ for the load report (the processes run the built CLI)');
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const perTrace = await redisBytesPerTrace();
+  const runs: LoadResult[] = [];
+  for (const workers of [1, 2]) runs.push(await loadBench({ workers, seconds }));
+  const sustainable = Math.round((runs[0]!.scoredSpansPerSecond * 0.6) / 512) * 512;
+  runs.push(
+    await loadBench({
+      workers: 1,
+      seconds: Math.max(10, Math.round(seconds / 2)),
+      rate: sustainable,
+      ...(profileDir && { profileDir }),
+    }),
+  );
+  console.log(
+    `\nEnd to end under load (bullmq driver, local Redis; receiver, workers and load generator as separate processes; 512-span OTLP/protobuf requests of 20-span traces; settle window ${200} ms)`,
+  );
+  console.log(
+    '  run                                   accepted spans/s  scored spans/s   p50 ms   p99 ms   429s  peak RSS MB (receiver / workers)',
+  );
+  for (const r of runs) {
+    const name =
+      r.rate > 0
+        ? `open loop ${fmt(r.rate)} spans/s, ${r.workers} worker`
+        : `closed loop, ${r.workers} worker${r.workers > 1 ? 's' : ''}`;
+    const rss = Object.entries(r.rssMb)
+      .map(([, v]) => v.peak.toFixed(0))
+      .join(' / ');
+    console.log(
+      `  ${`${name}, ${r.seconds.toFixed(0)} s`.padEnd(38)} ${fmt(r.acceptedSpansPerSecond).padStart(16)} ${fmt(r.scoredSpansPerSecond).padStart(15)} ${fmt(r.latencyMs.p50).padStart(8)} ${fmt(r.latencyMs.p99).padStart(8)} ${String(r.rejected429).padStart(6)}  ${rss}`,
+    );
+  }
+  const best = Math.max(...runs.map(r => r.scoredSpansPerSecond));
+  const open = runs[2]!;
+  console.log(
+    `  goal ≥ 50,000 spans/s: ${best >= 50_000 ? 'met' : 'NOT met'} (${fmt(best)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms)`,
+  );
+  const peak = Math.max(...runs.flatMap(r => Object.values(r.rssMb).map(v => v.peak)));
+  console.log(
+    `  goal < 256 MB RSS per process: ${peak < 256 ? 'met' : 'NOT met'} (peak ${peak.toFixed(0)} MB); RSS first → last quarter of each run: ${runs
+      .map(r =>
+        Object.entries(r.rssMb)
+          .map(([role, v]) => `${role} ${v.firstQuarter.toFixed(0)}→${v.lastQuarter.toFixed(0)}`)
+          .join(', '),
+      )
+      .join(' | ')}`,
+  );
+  console.log(
+    `  Redis memory per buffered trace (20 spans, with its BullMQ job): ${fmt(perTrace.bytesPerTrace)} B (${fmt(perTrace.traces)} traces)`,
+  );
+  if (profileDir) {
+    console.log(`\nCPU profiles of the open-loop run (${profileDir}), self time, top 12:`);
+    for (const file of readdirSync(profileDir).filter(f => f.endsWith('.cpuprofile'))) {
+      console.log(`  ${file}`);
+      for (const row of summarizeProfile(join(profileDir, file), 12))
+        console.log(`    ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.fn}`);
+    }
+  }
+  load = { runs, redisBytesPerTrace: perTrace };
+}
+
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
 const out = {
   date: new Date().toISOString(),
@@ -77,6 +156,8 @@ const out = {
   rounds,
   scoring,
   reading,
+  endToEndShort: e2e,
+  load,
 };
 writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
 console.log('\nwrote bench/results/latest.json');

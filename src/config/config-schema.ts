@@ -140,13 +140,19 @@ export const configSchema = z
         /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT. */
         url: z.string().url().optional(),
         headers: z.record(z.string(), z.string()).optional(),
+        /** OTLP/HTTP encoding; default: OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, else http/protobuf. */
+        protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+        /** Evaluation spans of concurrent traces go out in one request of up to this many. */
+        batchMaxSpans: z.coerce.number().int().positive().default(1024),
+        /** How long a batch may wait for more spans. */
+        batchDelayMs: z.coerce.number().int().min(0).default(10),
         /** Also append every result to this JSON Lines file. */
         resultsFile: z.string().min(1).optional(),
         /** Also log a line per result. */
         logResults: z.boolean().default(true),
       })
       .strict()
-      .default({ logResults: true }),
+      .default({ logResults: true, batchMaxSpans: 1024, batchDelayMs: 10 }),
     /** How long shutdown may take before the process exits anyway. */
     shutdownDeadlineMs: z.coerce.number().int().positive().default(10_000),
   })

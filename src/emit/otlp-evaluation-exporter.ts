@@ -1,6 +1,7 @@
 import { SpanKind, TraceFlags, type HrTime, type Link } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { SpanscoreError } from '../errors/spanscore-error.js';
@@ -19,6 +20,11 @@ export interface EvaluationExporterOptions {
   timeoutMillis?: number;
   /** `service.name` of the evaluation spans' resource. @defaultValue 'spanscore' */
   serviceName?: string;
+  /**
+   * The OTLP/HTTP encoding. @defaultValue `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else
+   * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the OTLP default)
+   */
+  protocol?: 'http/protobuf' | 'http/json';
 }
 
 /** Exports evaluation spans; `export` rejects with `SS_EXPORT_FAILED` so a job can retry. */
@@ -30,14 +36,27 @@ export interface EvaluationExporter {
 const SCOPE = { name: 'spanscore', version: '0.1.0' };
 
 /**
- * Creates the evaluation-span exporter on `@opentelemetry/exporter-trace-otlp-http` (OTLP/JSON
- * over HTTP, with the exporter's own retries for 429/5xx). Evaluation spans keep their derived
- * span ids and parents, so they land inside the evaluated trace.
+ * Creates the evaluation-span exporter on the OpenTelemetry OTLP/HTTP exporters (protobuf by
+ * default, JSON on request; with the exporter's own retries for 429/5xx). Evaluation spans keep
+ * their derived span ids and parents, so they land inside the evaluated trace. `grpc` is not
+ * supported: an OTel Collector in front translates.
  */
 export function createEvaluationExporter(
   options: EvaluationExporterOptions = {},
 ): EvaluationExporter {
-  const exporter = new OTLPTraceExporter({
+  const protocol =
+    options.protocol ??
+    process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      `OTLP protocol "${protocol}" is not supported for evaluation spans: use http/protobuf or http/json`,
+    );
+  }
+  const Exporter = protocol === 'http/json' ? OTLPJsonTraceExporter : OTLPProtobufTraceExporter;
+  const exporter = new Exporter({
     ...(options.url && { url: options.url }),
     ...(options.headers && { headers: options.headers }),
     timeoutMillis: options.timeoutMillis ?? 10_000,

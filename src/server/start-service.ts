@@ -7,6 +7,7 @@ import {
   createEvaluationExporter,
   type EvaluationExporter,
 } from '../emit/otlp-evaluation-exporter.js';
+import { withBatching } from '../emit/batching-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { traceResultRows } from '../report/result-row.js';
@@ -99,12 +100,15 @@ export async function startService(
   const usesJudge =
     suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
     rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
-  const exporter =
+  const exporter = withBatching(
     hooks.exporter ??
-    createEvaluationExporter({
-      ...(config.export.url && { url: config.export.url }),
-      ...(config.export.headers && { headers: config.export.headers }),
-    });
+      createEvaluationExporter({
+        ...(config.export.url && { url: config.export.url }),
+        ...(config.export.headers && { headers: config.export.headers }),
+        ...(config.export.protocol && { protocol: config.export.protocol }),
+      }),
+    { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
+  );
   const results: WriteStream | undefined = config.export.resultsFile
     ? createWriteStream(config.export.resultsFile, { flags: 'a' })
     : undefined;
@@ -112,15 +116,17 @@ export async function startService(
     if (result.phase !== 'llm') metrics.tracesScored.inc();
     for (const { scorer, result: r } of result.outcomes)
       metrics.scores.inc({ scorer, status: r.status, label: r.status === 'scored' ? r.label : '' });
-    const rows = traceResultRows(result.trace, result.testCaseId, result.outcomes);
-    if (results) for (const row of rows) results.write(`${JSON.stringify(row)}\n`);
-    if (config.export.logResults) {
-      const summary = rows
-        .map(r => `${r.scorer}=${r.score ?? r.status}${r.label ? ` ${r.label}` : ''}`)
-        .join(', ');
-      log(
-        `spanscore: scored trace ${result.trace.traceId} test case ${result.testCaseId}: ${summary}`,
-      );
+    if (results || config.export.logResults) {
+      const rows = traceResultRows(result.trace, result.testCaseId, result.outcomes);
+      if (results) for (const row of rows) results.write(`${JSON.stringify(row)}\n`);
+      if (config.export.logResults) {
+        const summary = rows
+          .map(r => `${r.scorer}=${r.score ?? r.status}${r.label ? ` ${r.label}` : ''}`)
+          .join(', ');
+        log(
+          `spanscore: scored trace ${result.trace.traceId} test case ${result.testCaseId}: ${summary}`,
+        );
+      }
     }
     hooks.onResult?.(result);
   };

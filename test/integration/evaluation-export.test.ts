@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import { scoreToSpan } from '../../src/emit/score-to-span.js';
 import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
+import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
+import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
 import { scoreSuite } from '../../src/score/score-suite.js';
 import { loadSuite } from '../../src/suite/load-suite.js';
@@ -57,11 +59,44 @@ async function evaluationSpans() {
 }
 
 describe('exporting evaluation spans over OTLP/HTTP', () => {
+  it('sends OTLP/protobuf by default (the OTLP/HTTP default), the same spans as in JSON', async () => {
+    const received: SpanDigest[] = [];
+    const types: string[] = [];
+    const receiver = createOtlpHttpReceiver({
+      sink: { accept: s => (received.push(...s), Promise.resolve()) },
+    });
+    receiver.addHook('onRequest', (req, _reply, done) => {
+      types.push(String(req.headers['content-type']));
+      done();
+    });
+    await receiver.listen({ port: 0, host: '127.0.0.1' });
+    const { spans } = await evaluationSpans();
+    const exporter = createEvaluationExporter({
+      url: `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/v1/traces`,
+    });
+    await exporter.export(spans);
+    await exporter.shutdown();
+    await receiver.close();
+    expect(types).toEqual(['application/x-protobuf']);
+    expect(received.map(s => [s.spanId, s.parentSpanId, s.name]).sort()).toEqual(
+      spans.map(s => [s.spanId, s.parentSpanId, s.name]).sort(),
+    );
+    expect(received[0]!.attributes['gen_ai.evaluation.name']).toBe(
+      spans[0]!.attributes['gen_ai.evaluation.name'],
+    );
+  });
+
+  it('refuses an OTLP protocol it cannot send, naming it', () => {
+    expect(() => createEvaluationExporter({ protocol: 'grpc' as 'http/json' })).toThrow(
+      /OTLP protocol "grpc" is not supported/,
+    );
+  });
+
   it('writes one span per scorer into the evaluated trace, under its root, with a link and the result event', async () => {
     const sink = await otlpSink();
     servers.push(sink.server);
     const { scored, spans } = await evaluationSpans();
-    const exporter = createEvaluationExporter({ url: sink.url });
+    const exporter = createEvaluationExporter({ url: sink.url, protocol: 'http/json' });
     await exporter.export(spans);
     await exporter.shutdown();
 
@@ -102,7 +137,7 @@ describe('exporting evaluation spans over OTLP/HTTP', () => {
   it('a retried export writes the same span ids, not new spans', async () => {
     const sink = await otlpSink();
     servers.push(sink.server);
-    const exporter = createEvaluationExporter({ url: sink.url });
+    const exporter = createEvaluationExporter({ url: sink.url, protocol: 'http/json' });
     await exporter.export((await evaluationSpans()).spans);
     await exporter.export((await evaluationSpans()).spans);
     await exporter.shutdown();
@@ -118,7 +153,11 @@ describe('exporting evaluation spans over OTLP/HTTP', () => {
   it('rejects with SS_EXPORT_FAILED when the backend refuses, so the job is retried', async () => {
     const sink = await otlpSink(400);
     servers.push(sink.server);
-    const exporter = createEvaluationExporter({ url: sink.url, timeoutMillis: 2000 });
+    const exporter = createEvaluationExporter({
+      url: sink.url,
+      protocol: 'http/json',
+      timeoutMillis: 2000,
+    });
     await expect(exporter.export((await evaluationSpans()).spans)).rejects.toMatchObject({
       code: 'SS_EXPORT_FAILED',
       category: 'upstream',

@@ -1,0 +1,269 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import pidusage from 'pidusage';
+import { createOtlpHttpReceiver } from '../src/ingest/otlp-http-receiver.js';
+import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
+import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
+import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
+import { median } from './measure.js';
+import { agentSpans } from './reading-bench.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const SETTLE_MS = 200;
+const SPANS_PER_TRACE = 20;
+
+/** What one load run measured. */
+export interface LoadResult {
+  workers: number;
+  /** Open-loop target in spans/s, or 0 for closed loop. */
+  rate: number;
+  seconds: number;
+  connections: number;
+  /** Spans the receiver accepted per second while the generator ran. */
+  acceptedSpansPerSecond: number;
+  /** Spans of traces scored and exported, per second, from the first request to the last span. */
+  scoredSpansPerSecond: number;
+  tracesSent: number;
+  tracesScored: number;
+  rejected429: number;
+  rejected503: number;
+  errors: number;
+  /** From a trace becoming ready (its last request accepted + the settle window) to its evaluation spans exported. */
+  latencyMs: { p50: number; p99: number; max: number };
+  /** Peak RSS, and the median RSS of the run's first and last quarters (flat when close). */
+  rssMb: Record<string, { peak: number; firstQuarter: number; lastQuarter: number }>;
+  redisUsedMemoryMb: { peak: number };
+}
+
+/**
+ * The 60-second load report's run: a receiver (`spanscore serve --no-worker`) and `workers`
+ * worker processes (`spanscore worker`) on the local Redis, a separate load-generator process
+ * (bench/load/load-generator.ts: OTLP/protobuf, 512-span requests of 20-span agent traces), and a
+ * local OTLP sink in this process that receives the evaluation spans. RSS of every spanscore
+ * process and Redis's `used_memory` are sampled each second.
+ */
+export async function loadBench(options: {
+  workers: number;
+  seconds: number;
+  connections?: number;
+  /** Open-loop target in spans/s; default closed loop (as fast as accepted). */
+  rate?: number;
+  /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
+  profileDir?: string;
+}): Promise<LoadResult> {
+  const connections = options.connections ?? 8;
+  const prefix = testPrefix().replace('test', 'bench');
+  const redis = redisFor(prefix);
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
+  const cases = Array.from(
+    { length: 100 },
+    (_, i) =>
+      `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
+  ).join('\n');
+  writeFileSync(
+    join(dir, 'suite.yaml'),
+    `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`,
+  );
+
+  // The sink: evaluation spans per trace, and when the trace's last one arrived.
+  const exportedAt = new Map<string, number>();
+  const perTrace = new Map<string, number>();
+  const sink = createOtlpHttpReceiver({
+    sink: {
+      accept: spans => {
+        const now = Date.now();
+        for (const s of spans) {
+          const n = (perTrace.get(s.traceId) ?? 0) + 1;
+          perTrace.set(s.traceId, n);
+          if (n === 2) exportedAt.set(s.traceId, now);
+        }
+        return Promise.resolve();
+      },
+    },
+    maxBodyBytes: 256 * 1024 * 1024,
+  });
+  await sink.listen({ port: 0, host: '127.0.0.1' });
+  const sinkUrl = `http://127.0.0.1:${(sink.server.address() as { port: number }).port}/v1/traces`;
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    [
+      `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
+      `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
+      'worker: { concurrency: 32 }',
+      `export: { url: "${sinkUrl}", logResults: false }`,
+      'suites: [suite.yaml]',
+      '',
+    ].join('\n'),
+  );
+
+  const children: ChildProcess[] = [];
+  const spawnCli = async (args: string[], ready: RegExp): Promise<[ChildProcess, string]> => {
+    // The built CLI, as users run it (`npm run bench` builds it first).
+    const child = spawn(
+      process.execPath,
+      [
+        ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+        join(ROOT, 'dist/cli/bin.js'),
+        ...args,
+        '--config',
+        join(dir, 'config.yaml'),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, REDIS_URL: undefined },
+      },
+    );
+    children.push(child);
+    let err = '';
+    return new Promise((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const match = ready.exec(err);
+        if (match) resolve([child, match[1] ?? '']);
+      });
+      child.on('exit', code => reject(new Error(`${args[0]} exited ${code}:\n${err}`)));
+    });
+  };
+  const [receiver, url] = await spawnCli(
+    ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1'],
+    /listening on (\S+) \(bullmq driver\)/,
+  );
+  const workers: ChildProcess[] = [];
+  for (let i = 0; i < options.workers; i++)
+    workers.push((await spawnCli(['worker'], /taking traces from (Redis)/))[0]);
+
+  const roles = new Map<number, string>([[receiver.pid!, 'receiver']]);
+  workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
+  const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
+  const redisMemory: number[] = [];
+  const infoConnection = redis.bullmq();
+  const sample = setInterval(() => {
+    void pidusage([...roles.keys()]).then(
+      stats => {
+        for (const [pid, stat] of Object.entries(stats))
+          rss.get(roles.get(Number(pid))!)?.push(stat.memory / 1024 / 1024);
+      },
+      () => undefined,
+    );
+    void infoConnection.info('memory').then(
+      info => redisMemory.push(Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0) / 1024 / 1024),
+      () => undefined,
+    );
+  }, 1000);
+
+  const out = join(dir, 'load.json');
+  const started = Date.now();
+  const generator = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'bench/load/load-generator.ts'),
+      url,
+      String(options.seconds),
+      String(connections),
+      out,
+      String(options.rate ?? 0),
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  const code = await new Promise<number | null>(resolve => generator.on('exit', resolve));
+  if (code !== 0) throw new Error(`the load generator exited ${code}`);
+  const load = JSON.parse(readFileSync(out, 'utf8')) as {
+    seconds: number;
+    spansAccepted: number;
+    rejected429: number;
+    rejected503: number;
+    errors: number;
+    traces: Record<string, number>;
+  };
+  const sent = Object.keys(load.traces).length;
+  const drainDeadline = Date.now() + 60_000;
+  while (exportedAt.size < sent && Date.now() < drainDeadline)
+    await new Promise(r => setTimeout(r, 100));
+  clearInterval(sample);
+  const lastExport = Math.max(...exportedAt.values());
+
+  const latencies = Object.entries(load.traces)
+    .filter(([id]) => exportedAt.has(id))
+    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS))
+    .sort((a, b) => a - b);
+  const at = (q: number): number =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(
+    children.map(c =>
+      c.exitCode === null ? new Promise(r => c.once('exit', r)) : Promise.resolve(),
+    ),
+  );
+  await sink.close();
+  await redis.cleanup();
+
+  const quarter = (xs: number[], which: 'first' | 'last'): number => {
+    const n = Math.max(1, Math.floor(xs.length / 4));
+    return median(which === 'first' ? xs.slice(0, n) : xs.slice(-n));
+  };
+  return {
+    workers: options.workers,
+    rate: options.rate ?? 0,
+    seconds: load.seconds,
+    connections,
+    acceptedSpansPerSecond: load.spansAccepted / load.seconds,
+    scoredSpansPerSecond: (exportedAt.size * SPANS_PER_TRACE) / ((lastExport - started) / 1000),
+    tracesSent: sent,
+    tracesScored: exportedAt.size,
+    rejected429: load.rejected429,
+    rejected503: load.rejected503,
+    errors: load.errors,
+    latencyMs: { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN },
+    rssMb: Object.fromEntries(
+      [...rss].map(([role, xs]) => [
+        role,
+        {
+          peak: Math.max(...xs),
+          firstQuarter: quarter(xs, 'first'),
+          lastQuarter: quarter(xs, 'last'),
+        },
+      ]),
+    ),
+    redisUsedMemoryMb: { peak: Math.max(...redisMemory) },
+  };
+}
+
+/**
+ * Redis memory per buffered trace: `used_memory` before and after buffering `requests` × 512
+ * spans (20-span traces) through the BullMQ sink with no worker (span lists, trace hashes and one
+ * delayed BullMQ job per trace), divided by the traces.
+ */
+export async function redisBytesPerTrace(
+  requests = 100,
+): Promise<{ traces: number; bytesPerTrace: number }> {
+  const prefix = testPrefix().replace('test', 'bench');
+  const redis = redisFor(prefix);
+  const sink = createBullmqTraceSink({
+    prefix,
+    policy: { settleMs: 600_000, maxWaitMs: 600_000 },
+    redis: redis.commands,
+    queueConnection: redis.bullmq(),
+    maxQueuedTraces: 1_000_000,
+  });
+  const batches = agentSpans(requests, 11).map(
+    b => decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(b)!).spans,
+  );
+  const traces = new Set(batches.flat().map(s => s.traceId)).size;
+  const infoConnection = redis.bullmq();
+  const used = async (): Promise<number> =>
+    Number(/used_memory:(\d+)/.exec(await infoConnection.info('memory'))?.[1] ?? 0);
+  await sink.accept([]); // connects
+  const before = await used();
+  for (const batch of batches) await sink.accept(batch);
+  const after = await used();
+  await sink.close();
+  await redis.cleanup();
+  return { traces, bytesPerTrace: (after - before) / traces };
+}
