@@ -5,20 +5,19 @@
  * The judge's faults (429, 500, garbage, hangs) are in test/integration/llm-worker.test.ts and
  * llm-judge.test.ts.
  */
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { evaluationSpanId } from '../../src/emit/score-to-span.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
-import type { ResultRow } from '../../src/report/result-row.js';
 import { startService } from '../../src/server/start-service.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { resultRows } from '../helpers/result-rows.js';
+import { sendSpans } from '../helpers/send-spans.js';
 import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { startRedisServer } from '../helpers/redis-server.js';
@@ -49,20 +48,6 @@ async function backend(delayMs = 0): Promise<OtlpBackend> {
 }
 
 /** Sends spans with the real OTLP/protobuf exporter (which retries 429/503 itself). */
-async function send(url: string, spans: ReadableSpan[], timeoutMillis = 10_000): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url, timeoutMillis });
-  try {
-    await new Promise<void>((resolve, reject) =>
-      exporter.export(spans, r =>
-        r.code === ExportResultCode.SUCCESS
-          ? resolve()
-          : reject(r.error ?? new Error('export failed')),
-      ),
-    );
-  } finally {
-    await exporter.shutdown();
-  }
-}
 
 /** `count` demo-suite traces (test case `weather-lisbon`, one `get_weather` call each). */
 function weatherRuns(count: number): ReadableSpan[][] {
@@ -89,15 +74,6 @@ const postOnce = (url: string, spans: ReadableSpan[]): Promise<Response> =>
 
 const receivedIds = (b: OtlpBackend): string[] =>
   b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
-
-const rowsOf = (file: string): ResultRow[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map(l => JSON.parse(l) as ResultRow)
-    : [];
 
 function bullmqEnv(prefix: string, otlp: OtlpBackend, extra: Record<string, string> = {}) {
   return {
@@ -128,7 +104,7 @@ describe('fault injection', () => {
     await victim.waitForLine(/taking traces from Redis/);
 
     const runs = weatherRuns(3);
-    for (const r of runs) await send(url, r);
+    for (const r of runs) await sendSpans(url, r);
     await waitFor(() => otlp.requests() >= 1, 'the first worker to be exporting');
     victim.child.kill('SIGKILL');
     await victim.exited;
@@ -176,7 +152,7 @@ describe('fault injection', () => {
     cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
 
     const before = weatherRuns(3);
-    for (const r of before) await send(service.url!, r);
+    for (const r of before) await sendSpans(service.url!, r);
     await redis.stop();
 
     const refused = weatherRuns(1)[0]!;
@@ -186,12 +162,12 @@ describe('fault injection', () => {
 
     // Sent while Redis is down: the exporter is answered 503 and retries after Retry-After.
     const outage = weatherRuns(2);
-    const sending = Promise.all(outage.map(r => send(service.url!, r, 30_000)));
+    const sending = Promise.all(outage.map(r => sendSpans(service.url!, r, 30_000)));
     await new Promise(r => setTimeout(r, 1500));
     await redis.start();
     await sending;
     const after = weatherRuns(2);
-    for (const r of after) await send(service.url!, r);
+    for (const r of after) await sendSpans(service.url!, r);
 
     const all = [...before, ...outage, ...after];
     await waitFor(
@@ -233,7 +209,7 @@ describe('fault injection', () => {
     );
     cleanups.push(() => service.close());
     const runs = weatherRuns(4);
-    for (const r of runs) await send(service.url!, r);
+    for (const r of runs) await sendSpans(service.url!, r);
     await waitFor(() => failures.length >= 4, 'export failures while the backend is down', 20_000);
     expect(otlp.spans).toHaveLength(0);
     otlp.down = false;
@@ -264,7 +240,7 @@ describe('fault injection', () => {
     let sent = 0;
     const load = (async () => {
       for (const r of runs) {
-        await send(url, r);
+        await sendSpans(url, r);
         sent++;
         await new Promise(res => setTimeout(res, 25));
       }
@@ -285,7 +261,7 @@ describe('fault injection', () => {
     expect(receivedIds(otlp)).toEqual(expectedIds(runs)); // each span once: none lost, none doubled
     expect(scoredByFirst).toBeGreaterThan(0);
     expect(scoredByFirst).toBeLessThan(runs.length * SCORERS.length);
-    expect(rowsOf(results)).toHaveLength(runs.length * SCORERS.length);
+    expect(resultRows(results)).toHaveLength(runs.length * SCORERS.length);
     second.child.kill('SIGTERM');
     serve.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

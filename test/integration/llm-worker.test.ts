@@ -235,6 +235,62 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     });
   });
 
+  it('a non-JSON body is retried then failed; an answer off the schema fails after one repair, not retried; a hanging judge times out per attempt, then failed', async () => {
+    const garbage = await harness([{ status: 200, body: 'not json at all' }]);
+    await garbage.send(20);
+    await waitFor(
+      () => garbage.spansFor(20, 'tool_call_appropriateness').length === 1,
+      'the failed span',
+    );
+    expect(garbage.spansFor(20, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'spanscore.evaluation.status': 'failed',
+    });
+    // A 200 whose body is not JSON: no completion to repair, so the endpoint is treated as
+    // failing (retried by the queue on every attempt), then the result is failed.
+    expect(garbage.spansFor(20, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'error.type': 'SS_JUDGE_UNAVAILABLE',
+      'gen_ai.evaluation.explanation': expect.stringContaining(
+        'the judge endpoint answered with a body that is not JSON after retries',
+      ),
+    });
+    expect(garbage.judgeServer.requests).toHaveLength(5); // judge.attempts, one call each
+
+    const nonsense = await harness([
+      judgeAnswer({ verdict: 'yes, probably' }),
+      judgeAnswer({ still: 'wrong' }),
+    ]);
+    await nonsense.send(21);
+    await waitFor(
+      () => nonsense.spansFor(21, 'tool_call_appropriateness').length === 1,
+      'the failed span',
+    );
+    expect(nonsense.spansFor(21, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'spanscore.evaluation.status': 'failed',
+      'error.type': 'SS_JUDGE_INVALID_OUTPUT',
+    });
+    expect(nonsense.judgeServer.requests).toHaveLength(2); // the answer and one repair, no retry
+
+    const hanging = await harness([{ status: 200, body: '{}', delayMs: 5000 }], {
+      timeoutMs: 300,
+      attempts: 2,
+    });
+    await hanging.send(22);
+    await waitFor(
+      () => hanging.spansFor(22, 'tool_call_accuracy').length === 1,
+      'the deterministic span, not held up by the judge',
+    );
+    expect(hanging.spansFor(22, 'tool_call_appropriateness')).toHaveLength(0);
+    await waitFor(
+      () => hanging.spansFor(22, 'tool_call_appropriateness').length === 1,
+      'the failed LLM span after two timed-out attempts',
+    );
+    expect(hanging.spansFor(22, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'spanscore.evaluation.status': 'failed',
+      'error.type': 'SS_JUDGE_UNAVAILABLE',
+    });
+    expect(hanging.judgeServer.requests).toHaveLength(2);
+  });
+
   it('keeps judge answers in Redis: a new worker scoring the same trace content asks nothing', async () => {
     const prefix = testPrefix();
     const first = await harness([goodVerdict], {}, prefix);

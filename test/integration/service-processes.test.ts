@@ -1,14 +1,12 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
-import type { SpanDigest } from '../../src/ingest/span-digest.js';
-import type { ResultRow } from '../../src/report/result-row.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
+import { resultRows } from '../helpers/result-rows.js';
+import { sendSpans } from '../helpers/send-spans.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 
@@ -30,49 +28,11 @@ function run(args: string[], env: Record<string, string | undefined> = {}): CliP
 }
 
 /** A local OTLP backend that keeps the evaluation spans it is sent, after `delayMs`. */
-async function backend(
-  delayMs = 0,
-): Promise<{ url: string; spans: SpanDigest[]; requests: () => number }> {
-  const spans: SpanDigest[] = [];
-  let requests = 0;
-  const app = createOtlpHttpReceiver({
-    sink: {
-      accept: async s => {
-        requests++;
-        await new Promise(r => setTimeout(r, delayMs));
-        spans.push(...s);
-      },
-    },
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  cleanups.push(() => app.close());
-  return {
-    url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/traces`,
-    spans,
-    requests: () => requests,
-  };
+async function backend(delayMs = 0): Promise<OtlpBackend> {
+  const b = await startOtlpBackend(delayMs);
+  cleanups.push(() => b.close());
+  return b;
 }
-
-async function send(url: string, spans: ReadableSpan[]): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url });
-  await new Promise<void>((resolve, reject) =>
-    exporter.export(spans, r =>
-      r.code === ExportResultCode.SUCCESS
-        ? resolve()
-        : reject(r.error ?? new Error('export failed')),
-    ),
-  );
-  await exporter.shutdown();
-}
-
-const rowsOf = (file: string): ResultRow[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map(l => JSON.parse(l) as ResultRow)
-    : [];
 
 describe('spanscore serve (memory driver), as a process', () => {
   it('scores traces sent by the real exporter, writes evaluation spans back, and on SIGTERM scores what it buffered and exits 0', async () => {
@@ -89,9 +49,9 @@ describe('spanscore serve (memory driver), as a process', () => {
     const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
     expect(serve.stderr()).toContain('nothing survives a restart');
 
-    await send(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
-    await waitFor(() => rowsOf(results).length === 2, 'the first trace to be scored');
-    expect(rowsOf(results).map(r => [r.testCaseId, r.scorer, r.score])).toEqual([
+    await sendSpans(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
+    await waitFor(() => resultRows(results).length === 2, 'the first trace to be scored');
+    expect(resultRows(results).map(r => [r.testCaseId, r.scorer, r.score])).toEqual([
       ['weather-lisbon', 'tool_call_accuracy', 1],
       ['weather-lisbon', 'tool_correctness', 1],
     ]);
@@ -104,12 +64,12 @@ describe('spanscore serve (memory driver), as a process', () => {
     expect(metrics).toMatch(/^spanscore_spans_received_total 2$/m);
 
     // No root: this trace would wait 60 s for it, but shutdown scores it now.
-    await send(url, sdkAgentTrace('wrong-tool', ['search_web'], { withRoot: false }));
+    await sendSpans(url, sdkAgentTrace('wrong-tool', ['search_web'], { withRoot: false }));
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
     expect(serve.stderr()).toMatch(/SIGTERM: shutting down[\s\S]*stopped/);
     expect(
-      rowsOf(results)
+      resultRows(results)
         .filter(r => r.testCaseId === 'wrong-tool')
         .map(r => r.label),
     ).toEqual(['fail', 'fail']);
@@ -145,15 +105,15 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
 
     const booking = sdkAgentTrace('book-trip', ['search_flights', 'book_flight']);
     const wrong = sdkAgentTrace('wrong-tool', ['search_web']);
-    await send(url, booking);
-    await send(url, wrong);
+    await sendSpans(url, booking);
+    await sendSpans(url, wrong);
     await new Promise(r => setTimeout(r, 400)); // settled, but no worker yet: the jobs wait in Redis
 
     const worker = run(['worker', '--suite', DEMO_SUITE, '--results', results], env);
     await worker.waitForLine(/taking traces from Redis/);
-    await waitFor(() => rowsOf(results).length === 4, 'both traces scored by the worker');
+    await waitFor(() => resultRows(results).length === 4, 'both traces scored by the worker');
     expect(
-      rowsOf(results)
+      resultRows(results)
         .map(r => `${r.testCaseId} ${r.scorer} ${r.label}`)
         .sort(),
     ).toEqual([
@@ -209,7 +169,7 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
       env,
     );
     const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
-    await send(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
+    await sendSpans(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
     await waitFor(() => otlp.requests() === 1, 'the export to start');
     expect(otlp.spans).toHaveLength(0);
     serve.child.kill('SIGTERM');
@@ -218,7 +178,7 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
       'evaluation tool_call_accuracy',
       'evaluation tool_correctness',
     ]);
-    expect(rowsOf(results).map(r => r.label)).toEqual(['pass', 'pass']);
+    expect(resultRows(results).map(r => r.label)).toEqual(['pass', 'pass']);
   });
 
   it('serve --no-worker without Redis says why and exits 2', async () => {

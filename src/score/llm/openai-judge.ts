@@ -163,7 +163,11 @@ function unavailable(error: unknown): never {
       ? 'timed out'
       : e.status
         ? `answered ${e.status}`
-        : 'could not be reached';
+        : error instanceof SyntaxError
+          ? 'answered with a body that is not JSON'
+          : error instanceof OpenAI.APIConnectionError
+            ? 'could not be reached'
+            : 'failed';
   throw new SpanscoreError(
     'SS_JUDGE_UNAVAILABLE',
     `the judge endpoint ${what} after retries: ${e.message}`,
