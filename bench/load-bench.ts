@@ -33,6 +33,14 @@ export interface LoadResult {
   errors: number;
   /** From a trace becoming ready (its last request accepted + the settle window) to its evaluation spans exported. */
   latencyMs: { p50: number; p99: number; max: number };
+  /** The latency split by stage, for the traces still in BullMQ's event stream at the end. */
+  breakdown: {
+    traces: number;
+    readyToActiveMs: { p50: number; p99: number };
+    activeToCompletedMs: { p50: number; p99: number };
+    /** Jobs delayed more than once (their first due time came before the trace was ready). */
+    redelayedShare: number;
+  };
   /** Peak RSS, and the median RSS of the run's first and last quarters (flat when close). */
   rssMb: Record<string, { peak: number; firstQuarter: number; lastQuarter: number }>;
   redisUsedMemoryMb: { peak: number };
@@ -100,6 +108,9 @@ export async function loadBench(options: {
   );
 
   const children: ChildProcess[] = [];
+  // However the bench ends (a crash included), no spanscore process outlives it.
+  const killAll = (): void => children.forEach(c => c.exitCode === null && c.kill('SIGKILL'));
+  process.once('exit', killAll);
   const spawnCli = async (args: string[], ready: RegExp): Promise<[ChildProcess, string]> => {
     // The built CLI, as users run it (`npm run bench` builds it first).
     const child = spawn(
@@ -186,7 +197,8 @@ export async function loadBench(options: {
   while (exportedAt.size < sent && Date.now() < drainDeadline)
     await new Promise(r => setTimeout(r, 100));
   clearInterval(sample);
-  const lastExport = Math.max(...exportedAt.values());
+  let lastExport = 0;
+  for (const at of exportedAt.values()) if (at > lastExport) lastExport = at;
 
   const latencies = Object.entries(load.traces)
     .filter(([id]) => exportedAt.has(id))
@@ -194,6 +206,45 @@ export async function loadBench(options: {
     .sort((a, b) => a - b);
   const at = (q: number): number =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+
+  // Where the latency goes, from BullMQ's own event stream (the last ~10,000 events it keeps):
+  // ready → the job's last activation (delay promotion and queueing), activation → completed
+  // (reading, scoring, export), and how often a job was re-delayed before its trace was ready.
+  const events = (await infoConnection.xrange(`${prefix}:score-trace:events`, '-', '+')) as Array<
+    [string, string[]]
+  >;
+  const jobs = new Map<string, { delays: number; active?: number; completed?: number }>();
+  for (const [id, fields] of events) {
+    const at = Number(id.split('-')[0]);
+    const field = (name: string): string | undefined => fields[fields.indexOf(name) + 1];
+    const jobId = field('jobId');
+    if (!jobId) continue;
+    const job = jobs.get(jobId) ?? { delays: 0 };
+    const event = field('event');
+    if (event === 'delayed') job.delays++;
+    if (event === 'active') job.active = at;
+    if (event === 'completed') job.completed = at;
+    jobs.set(jobId, job);
+  }
+  const stages = { toActive: [] as number[], processing: [] as number[], delays: [] as number[] };
+  for (const [id, job] of jobs) {
+    const acceptedAt = load.traces[id];
+    if (acceptedAt === undefined || job.active === undefined || job.completed === undefined)
+      continue;
+    stages.toActive.push(job.active - (acceptedAt + SETTLE_MS));
+    stages.processing.push(job.completed - job.active);
+    stages.delays.push(job.delays);
+  }
+  const pct = (xs: number[], q: number): number => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  };
+  const breakdown = {
+    traces: stages.toActive.length,
+    readyToActiveMs: { p50: pct(stages.toActive, 0.5), p99: pct(stages.toActive, 0.99) },
+    activeToCompletedMs: { p50: pct(stages.processing, 0.5), p99: pct(stages.processing, 0.99) },
+    redelayedShare: stages.delays.filter(d => d > 1).length / Math.max(1, stages.delays.length),
+  };
 
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(
@@ -221,6 +272,7 @@ export async function loadBench(options: {
     rejected503: load.rejected503,
     errors: load.errors,
     latencyMs: { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN },
+    breakdown,
     rssMb: Object.fromEntries(
       [...rss].map(([role, xs]) => [
         role,

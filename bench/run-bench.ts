@@ -119,6 +119,10 @@ if (!process.argv.includes('--no-load')) {
       `  ${`${name}, ${r.seconds.toFixed(0)} s`.padEnd(38)} ${fmt(r.acceptedSpansPerSecond).padStart(16)} ${fmt(r.scoredSpansPerSecond).padStart(15)} ${fmt(r.latencyMs.p50).padStart(8)} ${fmt(r.latencyMs.p99).padStart(8)} ${String(r.rejected429).padStart(6)}  ${rss}`,
     );
   }
+  for (const r of runs)
+    console.log(
+      `  latency by stage (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), last ${fmt(r.breakdown.traces)} traces): ready → job active p50/p99 ${fmt(r.breakdown.readyToActiveMs.p50)}/${fmt(r.breakdown.readyToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`,
+    );
   const best = Math.max(...runs.map(r => r.scoredSpansPerSecond));
   const open = runs[2]!;
   console.log(

@@ -1,15 +1,25 @@
 import { Redis } from 'ioredis';
 
+/** How long a span-buffer command may take before the receiver gives up and answers 503. */
+const COMMAND_TIMEOUT_MS = 3000;
+
 /**
  * Opens a Redis connection for one role. BullMQ's queues and workers need
  * `maxRetriesPerRequest: null` (they block and retry themselves). The span buffer's commands
- * instead fail fast while Redis is unreachable (`enableOfflineQueue: false`, one retry), so the
- * receiver can answer 503 at once rather than hold requests until exporters time out.
+ * instead fail fast while Redis is unreachable (`enableOfflineQueue: false`, one retry) or slower
+ * than 3 s per command, so the receiver answers 503 at once rather than hold requests (and their
+ * memory) until exporters time out. A command that timed out may still have run; the exporter's
+ * retry then appends the spans twice, which reading dedupes by span id.
  */
 export function createRedisConnection(url: string, role: 'bullmq' | 'commands'): Redis {
   return role === 'bullmq'
     ? new Redis(url, { maxRetriesPerRequest: null })
-    : new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    : new Redis(url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2000,
+        commandTimeout: COMMAND_TIMEOUT_MS,
+      });
 }
 
 /**

@@ -113,9 +113,20 @@ export class RedisSpanBuffer {
     };
   }
 
-  /** Every buffered span of a trace, in arrival order, decoded. */
-  async spans(traceId: string): Promise<SpanDigest[]> {
-    return (await this.redis.lrange(this.spansKey(traceId), 0, -1)).map(decodeSpanDigest);
+  /**
+   * Every buffered span of a trace, decoded, in first-arrival order, each span id once (an
+   * exporter that retried a request the receiver had accepted appends its spans twice; the later
+   * copy wins, as in the memory driver). `stored` counts the list entries, duplicates included,
+   * for `markScored`.
+   */
+  async spans(traceId: string): Promise<{ spans: SpanDigest[]; stored: number }> {
+    const stored = await this.redis.lrange(this.spansKey(traceId), 0, -1);
+    const byId = new Map<string, SpanDigest>();
+    for (const text of stored) {
+      const span = decodeSpanDigest(text);
+      byId.set(span.spanId, span);
+    }
+    return { spans: [...byId.values()], stored: stored.length };
   }
 
   /** Marks a trace scored; returns how many spans arrived while it was being scored. */

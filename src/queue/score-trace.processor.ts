@@ -58,14 +58,14 @@ export function createScoreTraceWorker(
         throw new DelayedError();
       }
     }
-    const spans = await buffer.spans(traceId);
+    const { spans, stored } = await buffer.spans(traceId);
     try {
       await options.process(traceId, spans);
     } catch (error) {
       if (isSpanscoreError(error) && error.category === 'upstream') throw error;
       throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
     }
-    const racing = await buffer.markScored(traceId, spans.length, Date.now(), keep);
+    const racing = await buffer.markScored(traceId, stored, Date.now(), keep);
     if (racing > 0) {
       options.onLateSpans?.(traceId, racing);
       if (keep) {

@@ -14,13 +14,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { evaluationSpanId } from '../../src/emit/score-to-span.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
-import { startService } from '../../src/server/start-service.js';
+import { startService, type Service } from '../../src/server/start-service.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { resultRows } from '../helpers/result-rows.js';
 import { sendSpans } from '../helpers/send-spans.js';
 import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { startRedisServer } from '../helpers/redis-server.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -85,6 +85,33 @@ function bullmqEnv(prefix: string, otlp: OtlpBackend, extra: Record<string, stri
   };
 }
 
+/** `serve` in this process, on a private Redis, scoring the demo suite, exporting to `otlp`. */
+async function serviceOnPrivateRedis(
+  otlp: OtlpBackend,
+): Promise<{ service: Service; redis: RedisServer }> {
+  const redis = await startRedisServer();
+  cleanups.push(() => redis.stop());
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      'queue.redisUrl': redis.url,
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 100,
+      'export.logResults': false,
+      suites: [DEMO_SUITE],
+    },
+  });
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) },
+  );
+  cleanups.push(() => service.close());
+  cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
+  return { service, redis };
+}
+
 describe('fault injection', () => {
   it('a worker killed with SIGKILL mid-export: another worker recovers the stalled job, and every evaluation span arrives with its derived id', async () => {
     const prefix = testPrefix();
@@ -126,30 +153,8 @@ describe('fault injection', () => {
   });
 
   it('Redis stopped during ingest and started again: 503 with Retry-After meanwhile, the real exporter retries, and every trace is scored once', async () => {
-    const redis = await startRedisServer();
-    cleanups.push(() => redis.stop());
     const otlp = await backend();
-    const config = await loadConfig({
-      env: {},
-      overrides: {
-        'queue.redisUrl': redis.url,
-        'receiver.port': 0,
-        'receiver.host': '127.0.0.1',
-        'assembly.settleMs': 100,
-        'export.logResults': false,
-        suites: [DEMO_SUITE],
-      },
-    });
-    const service = await startService(
-      config,
-      { receiver: true, workers: true },
-      {
-        log: () => undefined,
-        exporter: createEvaluationExporter({ url: otlp.url }),
-      },
-    );
-    cleanups.push(() => service.close());
-    cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
+    const { service, redis } = await serviceOnPrivateRedis(otlp);
 
     const before = weatherRuns(3);
     for (const r of before) await sendSpans(service.url!, r);
@@ -177,6 +182,36 @@ describe('fault injection', () => {
     );
     await new Promise(r => setTimeout(r, 500)); // nothing more may come
     expect(receivedIds(otlp)).toEqual(expectedIds(all)); // each exactly once
+  });
+
+  it('Redis slow: a request gets 503 after the 3 s command timeout instead of waiting for Redis; retries are scored once', async () => {
+    const otlp = await backend();
+    const { service, redis } = await serviceOnPrivateRedis(otlp);
+    cleanups.push(async () => void redis.cli('CLIENT', 'UNPAUSE'));
+
+    const before = weatherRuns(2);
+    for (const r of before) await sendSpans(service.url!, r);
+    expect(redis.cli('CLIENT', 'PAUSE', '8000', 'WRITE')).toBe('OK');
+    const [slow] = weatherRuns(1);
+    const answer = await postOnce(service.url!, slow!);
+    expect(answer.status).toBe(503); // had it waited for Redis, the pause's end would give 200
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The timed-out append still runs when the pause ends: the spans may be stored already. The
+    // exporter's retry stores them again; the worker reads each span id once.
+    await sendSpans(service.url!, slow!, 30_000);
+    const after = weatherRuns(2);
+    for (const r of after) await sendSpans(service.url!, r, 30_000);
+
+    const all = [...before, slow!, ...after];
+    await waitFor(
+      () => otlp.spans.length >= all.length * SCORERS.length,
+      'every trace scored',
+      30_000,
+    );
+    await new Promise(r => setTimeout(r, 500));
+    expect(receivedIds(otlp)).toEqual(expectedIds(all)); // each exactly once
+    const slowRows = otlp.spans.filter(s => s.traceId === slow![0]!.spanContext().traceId);
+    expect(slowRows.map(s => s.attributes['gen_ai.evaluation.score.value'])).toEqual([1, 1]);
   });
 
   it('the export backend down for a while: evaluation jobs retry and the spans arrive when it returns', async () => {

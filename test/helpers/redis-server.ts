@@ -12,6 +12,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, loading what it saved (no-op while it runs). */
   start(): Promise<void>;
+  /** Runs one command through `redis-cli` (e.g. `CLIENT PAUSE 8000 WRITE`) and returns its output. */
+  cli(...args: string[]): string;
 }
 
 /** Starts `redis-server` from PATH on a free loopback port with its data in a new temp folder. */
@@ -61,7 +63,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     await exited;
   };
   await start();
-  return { url, stop, start };
+  const cli = (...args: string[]): string =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
+  return { url, stop, start, cli };
 }
 
 function freePort(): Promise<number> {

@@ -85,6 +85,17 @@ describe('bullmq driver on a real Redis', () => {
     expect(processed).toHaveLength(1);
   });
 
+  it('a batch accepted twice (an exporter retrying a request that was stored) is scored with each span once', async () => {
+    const { sink, processed, late } = driver();
+    const batch = childSpans(12, ['root', 'tool-a']);
+    await sink.accept(batch);
+    await sink.accept(batch);
+    await waitFor(() => processed.length === 1, 'the trace to be scored');
+    expect(processed[0]!.names).toEqual(['root', 'tool-a']);
+    await new Promise(r => setTimeout(r, 300));
+    expect(late).toEqual([]); // the duplicates were scored (away), not left as late spans
+  });
+
   it('scores a trace without a root at maxWaitMs, and keeps interleaved traces apart', async () => {
     const { sink, processed } = driver();
     const started = Date.now();
