@@ -20,18 +20,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   const setExitCode = (c: number): void => {
     code = c;
   };
-  const { scoreCommand } = await import('./commands/score.js');
-  const { serveCommand, workerCommand } = await import('./commands/serve.js');
-  const { demoCommand } = await import('./commands/demo.js');
-  // addCommand does not pass settings on; exit handling and output streams must reach subcommands.
-  for (const command of [
-    scoreCommand(io, setExitCode),
-    serveCommand(io, setExitCode),
-    workerCommand(io, setExitCode),
-    demoCommand(io, setExitCode),
-  ]) {
-    program.addCommand(command.copyInheritedSettings(program));
+  // Only the command being run is loaded (all of them for help or an unknown command), so a
+  // receiver-only `serve` never loads the scorers, the judge client or the demo's OTel SDK.
+  const wanted = argv[0] ?? '';
+  const known = ['score', 'serve', 'worker', 'demo'].includes(wanted);
+  const needs = (...names: string[]): boolean => !known || names.includes(wanted);
+  const commands: Command[] = [];
+  if (needs('score'))
+    commands.push((await import('./commands/score.js')).scoreCommand(io, setExitCode));
+  if (needs('serve', 'worker')) {
+    const { serveCommand, workerCommand } = await import('./commands/serve.js');
+    commands.push(serveCommand(io, setExitCode), workerCommand(io, setExitCode));
   }
+  if (needs('demo'))
+    commands.push((await import('./commands/demo.js')).demoCommand(io, setExitCode));
+  // addCommand does not pass settings on; exit handling and output streams must reach subcommands.
+  for (const command of commands) program.addCommand(command.copyInheritedSettings(program));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -1,29 +1,18 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config-schema.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import {
-  createEvaluationExporter,
-  type EvaluationExporter,
-} from '../emit/otlp-evaluation-exporter.js';
-import { withBatching } from '../emit/batching-exporter.js';
+import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import type { SpanSink } from '../ingest/span-sink.js';
-import { traceResultRows } from '../report/result-row.js';
 import { createBullmqTraceSink } from '../queue/bullmq-trace-assembler.js';
 import { createMemoryTraceAssembler } from '../queue/memory-trace-assembler.js';
-import { processTrace, type ScoringPhase, type TraceResult } from '../queue/process-trace.js';
+import type { TraceResult } from '../queue/process-trace.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { createScoreTraceWorker } from '../queue/score-trace.processor.js';
-import type { SpanDigest } from '../ingest/span-digest.js';
 import { createJudgeQueue } from '../queue/judge-queue.js';
 import { createJudgeWorker } from '../queue/judge.processor.js';
-import { createRedisJudgeCache } from '../queue/redis-judge-cache.js';
-import { createRedisSpendLedger } from '../queue/redis-spend-ledger.js';
-import { createLlmContext } from '../score/llm/llm-context.js';
-import { loadSuite } from '../suite/load-suite.js';
-import { resolveRules } from '../suite/production-rules.js';
+import type { ScoringRuntime } from './scoring-runtime.js';
 import { createServiceMetrics } from './service-metrics.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
@@ -74,84 +63,21 @@ export async function startService(
 
   let jobsByState: (() => Promise<Record<string, number>>) | undefined;
   const metrics = createServiceMetrics(() => jobsByState?.() ?? Promise.resolve({}));
-  // With BullMQ the judge queue retries and rate-limits across workers, and the cache and the
-  // daily spend live in Redis; the memory driver does both in this process.
-  const llm = createLlmContext(config.judge, {
-    limits: commands ? 'queue' : 'process',
-    ...(commands && {
-      cache: createRedisJudgeCache(commands, config.queue.prefix, config.judge.cacheTtlSeconds),
-      ledger: createRedisSpendLedger(commands, config.queue.prefix),
-    }),
-    onCall: event => {
-      metrics.judgeCalls.inc({ model: event.model, outcome: event.outcome });
-      metrics.judgeTokens.inc({ model: event.model, direction: 'input' }, event.inputTokens);
-      metrics.judgeTokens.inc({ model: event.model, direction: 'output' }, event.outputTokens);
-      metrics.judgeCostUsd.inc({ model: event.model }, event.costUsd);
-    },
-    onCacheError: error => log(`spanscore: judge cache: ${(error as Error).message}`),
-  });
-  const suites = await Promise.all(config.suites.map(file => loadSuite(file, llm ? { llm } : {})));
-  const rules = resolveRules(config.rules, llm);
-  if (suites.length === 0 && rules.length === 0 && role.workers) {
-    log(
-      'spanscore: no suites or rules configured: traces are received but none is scored (--suite FILE)',
-    );
-  }
-  const usesJudge =
-    suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
-    rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
-  const exporter = withBatching(
-    hooks.exporter ??
-      createEvaluationExporter({
-        ...(config.export.url && { url: config.export.url }),
-        ...(config.export.headers && { headers: config.export.headers }),
-        ...(config.export.protocol && { protocol: config.export.protocol }),
-      }),
-    { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
-  );
-  const results: WriteStream | undefined = config.export.resultsFile
-    ? createWriteStream(config.export.resultsFile, { flags: 'a' })
+  // Only processes that score load the suites, the judge, the exporter and the scorers: a
+  // receiver-only process (serve --no-worker) stays small.
+  const scoring = role.workers
+    ? await (
+        await import('./scoring-runtime.js')
+      ).createScoringRuntime(config, { metrics, log, hooks, ...(commands && { commands }) })
     : undefined;
-  const onResult = (result: TraceResult): void => {
-    if (result.phase !== 'llm') metrics.tracesScored.inc();
-    for (const { scorer, result: r } of result.outcomes)
-      metrics.scores.inc({ scorer, status: r.status, label: r.status === 'scored' ? r.label : '' });
-    if (results || config.export.logResults) {
-      const rows = traceResultRows(result.trace, result.testCaseId, result.outcomes);
-      if (results) for (const row of rows) results.write(`${JSON.stringify(row)}\n`);
-      if (config.export.logResults) {
-        const summary = rows
-          .map(r => `${r.scorer}=${r.score ?? r.status}${r.label ? ` ${r.label}` : ''}`)
-          .join(', ');
-        log(
-          `spanscore: scored trace ${result.trace.traceId} test case ${result.testCaseId}: ${summary}`,
-        );
-      }
-    }
-    hooks.onResult?.(result);
+  if (!scoring && (config.suites.length > 0 || config.rules.length > 0))
+    log(
+      'spanscore: receiver only: suites and rules are loaded and scored by the workers (spanscore worker), not here',
+    );
+  const scoreTrace: ScoringRuntime['scoreTrace'] = (...args) => {
+    if (!scoring) throw new Error('unreachable: only a process with workers scores traces');
+    return scoring.scoreTrace(...args);
   };
-  const countedExporter: EvaluationExporter = {
-    export: spans =>
-      exporter.export(spans).catch((error: unknown) => {
-        metrics.exportFailures.inc();
-        throw error;
-      }),
-    shutdown: () => exporter.shutdown(),
-  };
-  const scoreTrace = (
-    traceId: string,
-    spans: readonly SpanDigest[],
-    phase: ScoringPhase = 'all',
-    propagate?: (error: unknown) => boolean,
-  ) =>
-    processTrace(traceId, spans, {
-      suites,
-      rules,
-      exporter: countedExporter,
-      onResult,
-      phase,
-      ...(propagate && { propagate }),
-    });
   const onLateSpans = (traceId: string, count: number): void => {
     metrics.lateSpans.inc(count);
     log(
@@ -218,7 +144,7 @@ export async function startService(
     if (role.workers) {
       // LLM scorers run on their own queue, so a slow or rate-limited judge never holds up the
       // deterministic scorers of other traces.
-      const judgeQueue = usesJudge
+      const judgeQueue = scoring?.usesJudge
         ? createJudgeQueue({
             connection: redis('bullmq'),
             prefix: config.queue.prefix,
@@ -295,8 +221,7 @@ export async function startService(
       closing ??= (async () => {
         await app?.close(); // stop taking traffic first: nothing accepted after this point
         for (const close of closers) await close();
-        await exporter.shutdown();
-        if (results) await new Promise<void>(resolve => results.end(resolve));
+        await scoring?.shutdown();
         await Promise.all(redisConnections.map(r => r.quit().catch(() => r.disconnect())));
       })();
       return closing;

@@ -181,6 +181,30 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     expect(resultRows(results).map(r => r.label)).toEqual(['pass', 'pass']);
   });
 
+  it('serve --no-worker loads no suite (the workers do) and says so', async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const serve = run(
+      [
+        'serve',
+        '--no-worker',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--suite',
+        '/nonexistent.yaml',
+      ],
+      { REDIS_URL, SPANSCORE_REDIS_PREFIX: prefix },
+    );
+    await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/);
+    expect(serve.stderr()).toContain(
+      'receiver only: suites and rules are loaded and scored by the workers',
+    );
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+  });
+
   it('serve --no-worker without Redis says why and exits 2', async () => {
     const serve = run(['serve', '--no-worker', '--port', '0']);
     expect(await serve.exited).toBe(2);
