@@ -53,7 +53,20 @@ export interface LoadResult {
  * local OTLP sink in this process that receives the evaluation spans. RSS of every spanscore
  * process and Redis's `used_memory` are sampled each second.
  */
-export async function loadBench(options: {
+export async function loadBench(options: LoadOptions): Promise<LoadResult> {
+  const prefix = testPrefix().replace('test', 'bench');
+  const redis = redisFor(prefix);
+  try {
+    return await loadRun(options, prefix, redis);
+  } catch (error) {
+    // A failed run must not leave its keys behind (a finished one cleans up itself).
+    await redis.cleanup().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Options of {@link loadBench}. */
+export interface LoadOptions {
   workers: number;
   seconds: number;
   connections?: number;
@@ -61,10 +74,14 @@ export async function loadBench(options: {
   rate?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
-}): Promise<LoadResult> {
+}
+
+async function loadRun(
+  options: LoadOptions,
+  prefix: string,
+  redis: ReturnType<typeof redisFor>,
+): Promise<LoadResult> {
   const connections = options.connections ?? 8;
-  const prefix = testPrefix().replace('test', 'bench');
-  const redis = redisFor(prefix);
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
   const cases = Array.from(
     { length: 100 },
