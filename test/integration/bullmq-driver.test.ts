@@ -80,7 +80,11 @@ describe('bullmq driver on a real Redis', () => {
       traceId: traceId(1),
       names: ['root', 'tool-a', 'tool-b', 'tool-c'],
     });
-    expect(await sink.queue.getJob(traceId(1))).toBeUndefined(); // removed on completion
+    // Removed on completion; `processed` is filled inside the processor, just before that.
+    await waitFor(
+      async () => (await sink.queue.getJob(traceId(1))) === undefined,
+      'the job to be removed on completion',
+    );
     await new Promise(r => setTimeout(r, 500));
     expect(processed).toHaveLength(1);
   });

@@ -182,9 +182,13 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     // One attempt, the one that succeeded (BullMQ counts finished attempts): the 429 used none.
     const queue = new Queue(JUDGE_QUEUE, { connection: { url: REDIS_URL }, prefix: h.prefix });
     closers.push(() => queue.close());
-    const job = await queue.getJob(`${traceId(1)}-llm-2`);
-    expect(job?.attemptsMade).toBe(1);
-    expect(await job?.getState()).toBe('completed');
+    // The span is exported inside the job, just before BullMQ marks it completed.
+    const jobId = `${traceId(1)}-llm-2`;
+    await waitFor(
+      async () => (await queue.getJobState(jobId)) === 'completed',
+      'the judge job to complete',
+    );
+    expect((await queue.getJob(jobId))?.attemptsMade).toBe(1);
   });
 
   it('starts at most rateLimit.max judge jobs per rateLimit.durationMs', async () => {
