@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { evaluationSpanId } from '../../src/emit/score-to-span.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import { startService, type Service } from '../../src/server/start-service.js';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { resultRows } from '../helpers/result-rows.js';
 import { sendSpans } from '../helpers/send-spans.js';
-import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
+import type { OtlpBackend } from '../helpers/otlp-backend.js';
+import { bullmqCliEnv, useProcessFixtures } from '../helpers/process-fixtures.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
@@ -27,25 +27,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
 const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-function run(args: string[], env: Record<string, string | undefined>): CliProcess {
-  const cli = startCli(args, env);
-  cleanups.push(async () => {
-    if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-    await cli.exited;
-  });
-  return cli;
-}
-
-async function backend(delayMs = 0): Promise<OtlpBackend> {
-  const b = await startOtlpBackend(delayMs);
-  cleanups.push(() => b.close());
-  return b;
-}
+const { cleanups, run, backend } = useProcessFixtures();
 
 /** Sends spans with the real OTLP/protobuf exporter (which retries 429/503 itself). */
 
@@ -75,14 +57,20 @@ const postOnce = (url: string, spans: ReadableSpan[]): Promise<Response> =>
 const receivedIds = (b: OtlpBackend): string[] =>
   b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
 
-function bullmqEnv(prefix: string, otlp: OtlpBackend, extra: Record<string, string> = {}) {
-  return {
-    REDIS_URL,
-    SPANSCORE_REDIS_PREFIX: prefix,
-    SPANSCORE_SETTLE_MS: '100',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
-    ...extra,
-  };
+/** The in-process service's config: the bullmq driver on `redisUrl`, the demo suite, no log lines. */
+function serviceConfig(redisUrl: string, overrides: Record<string, unknown> = {}) {
+  return loadConfig({
+    env: {},
+    overrides: {
+      'queue.redisUrl': redisUrl,
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 100,
+      'export.logResults': false,
+      suites: [DEMO_SUITE],
+      ...overrides,
+    },
+  });
 }
 
 /** `serve` in this process, on a private Redis, scoring the demo suite, exporting to `otlp`. */
@@ -91,17 +79,7 @@ async function serviceOnPrivateRedis(
 ): Promise<{ service: Service; redis: RedisServer }> {
   const redis = await startRedisServer();
   cleanups.push(() => redis.stop());
-  const config = await loadConfig({
-    env: {},
-    overrides: {
-      'queue.redisUrl': redis.url,
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
-      'export.logResults': false,
-      suites: [DEMO_SUITE],
-    },
-  });
+  const config = await serviceConfig(redis.url);
   const service = await startService(
     config,
     { receiver: true, workers: true },
@@ -118,7 +96,7 @@ describe('fault injection', () => {
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend();
     otlp.hang = true; // the first worker's exports never finish
-    const env = bullmqEnv(prefix, otlp, {
+    const env = bullmqCliEnv(prefix, otlp.url, {
       SPANSCORE_LOCK_DURATION_MS: '1000',
       SPANSCORE_STALLED_INTERVAL_MS: '500',
     });
@@ -219,19 +197,10 @@ describe('fault injection', () => {
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend();
     otlp.down = true;
-    const config = await loadConfig({
-      env: {},
-      overrides: {
-        'queue.redisUrl': REDIS_URL,
-        'queue.prefix': prefix,
-        'receiver.port': 0,
-        'receiver.host': '127.0.0.1',
-        'assembly.settleMs': 100,
-        'worker.backoffMs': 200,
-        'worker.attempts': 8,
-        'export.logResults': false,
-        suites: [DEMO_SUITE],
-      },
+    const config = await serviceConfig(REDIS_URL, {
+      'queue.prefix': prefix,
+      'worker.backoffMs': 200,
+      'worker.attempts': 8,
     });
     const failures: string[] = [];
     const service = await startService(
@@ -262,7 +231,7 @@ describe('fault injection', () => {
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend(50); // slow enough that jobs are in flight at the signal
     const results = join(mkdtempSync(join(tmpdir(), 'spanscore-sigterm-load-')), 'r.jsonl');
-    const env = bullmqEnv(prefix, otlp);
+    const env = bullmqCliEnv(prefix, otlp.url);
     const serve = run(
       ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
       env,
@@ -307,18 +276,9 @@ describe('fault injection', () => {
     const prefix = testPrefix();
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend();
-    const config = await loadConfig({
-      env: {},
-      overrides: {
-        'queue.redisUrl': REDIS_URL,
-        'queue.prefix': prefix,
-        'receiver.port': 0,
-        'receiver.host': '127.0.0.1',
-        'assembly.settleMs': 100,
-        'assembly.maxQueuedTraces': 5,
-        'export.logResults': false,
-        suites: [DEMO_SUITE],
-      },
+    const config = await serviceConfig(REDIS_URL, {
+      'queue.prefix': prefix,
+      'assembly.maxQueuedTraces': 5,
     });
     const hooks = { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) };
     const receiver = await startService(config, { receiver: true, workers: false }, hooks);

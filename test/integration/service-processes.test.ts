@@ -2,9 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import { startOtlpBackend, type OtlpBackend } from '../helpers/otlp-backend.js';
+import { describe, expect, it } from 'vitest';
+import { bullmqCliEnv, useProcessFixtures } from '../helpers/process-fixtures.js';
 import { resultRows } from '../helpers/result-rows.js';
 import { sendSpans } from '../helpers/send-spans.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -13,26 +12,7 @@ import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-function run(args: string[], env: Record<string, string | undefined> = {}): CliProcess {
-  const cli = startCli(args, env);
-  cleanups.push(async () => {
-    if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-    await cli.exited;
-  });
-  return cli;
-}
-
-/** A local OTLP backend that keeps the evaluation spans it is sent, after `delayMs`. */
-async function backend(delayMs = 0): Promise<OtlpBackend> {
-  const b = await startOtlpBackend(delayMs);
-  cleanups.push(() => b.close());
-  return b;
-}
+const { cleanups, run, backend } = useProcessFixtures();
 
 describe('spanscore serve (memory driver), as a process', () => {
   it('scores traces sent by the real exporter, writes evaluation spans back, and on SIGTERM scores what it buffered and exits 0', async () => {
@@ -91,12 +71,7 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend();
     const results = join(mkdtempSync(join(tmpdir(), 'spanscore-worker-')), 'results.jsonl');
-    const env = {
-      REDIS_URL,
-      SPANSCORE_REDIS_PREFIX: prefix,
-      SPANSCORE_SETTLE_MS: '200',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
-    };
+    const env = bullmqCliEnv(prefix, otlp.url, { SPANSCORE_SETTLE_MS: '200' });
     const serve = run(
       ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
       env,
@@ -158,12 +133,7 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     cleanups.push(redisFor(prefix).cleanup);
     const otlp = await backend(1500); // a slow backend keeps the job active
     const results = join(mkdtempSync(join(tmpdir(), 'spanscore-sigterm-')), 'results.jsonl');
-    const env = {
-      REDIS_URL,
-      SPANSCORE_REDIS_PREFIX: prefix,
-      SPANSCORE_SETTLE_MS: '100',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
-    };
+    const env = bullmqCliEnv(prefix, otlp.url);
     const serve = run(
       ['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE, '--results', results],
       env,
