@@ -8,7 +8,7 @@ import { createOtlpHttpReceiver } from '../src/ingest/otlp-http-receiver.js';
 import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
 import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
-import { median } from './measure.js';
+import { median, percentile } from './measure.js';
 import { agentSpans } from './reading-bench.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -219,10 +219,7 @@ async function loadRun(
 
   const latencies = Object.entries(load.traces)
     .filter(([id]) => exportedAt.has(id))
-    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS))
-    .sort((a, b) => a - b);
-  const at = (q: number): number =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
 
   // Where the latency goes, from BullMQ's own event stream (the last ~10,000 events it keeps):
   // ready → the job's last activation (delay promotion and queueing), activation → completed
@@ -252,14 +249,16 @@ async function loadRun(
     stages.processing.push(job.completed - job.active);
     stages.delays.push(job.delays);
   }
-  const pct = (xs: number[], q: number): number => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  };
   const breakdown = {
     traces: stages.toActive.length,
-    readyToActiveMs: { p50: pct(stages.toActive, 0.5), p99: pct(stages.toActive, 0.99) },
-    activeToCompletedMs: { p50: pct(stages.processing, 0.5), p99: pct(stages.processing, 0.99) },
+    readyToActiveMs: {
+      p50: percentile(stages.toActive, 0.5),
+      p99: percentile(stages.toActive, 0.99),
+    },
+    activeToCompletedMs: {
+      p50: percentile(stages.processing, 0.5),
+      p99: percentile(stages.processing, 0.99),
+    },
     redelayedShare: stages.delays.filter(d => d > 1).length / Math.max(1, stages.delays.length),
   };
 
@@ -288,7 +287,11 @@ async function loadRun(
     rejected429: load.rejected429,
     rejected503: load.rejected503,
     errors: load.errors,
-    latencyMs: { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? NaN },
+    latencyMs: {
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      max: percentile(latencies, 1),
+    },
     breakdown,
     rssMb: Object.fromEntries(
       [...rss].map(([role, xs]) => [

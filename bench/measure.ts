@@ -40,6 +40,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The `q` quantile (0..1) of `values`, nearest rank; NaN when there are none. */
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
 /** A small seeded PRNG (mulberry32), so every run generates the same cases. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;

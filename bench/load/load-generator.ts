@@ -26,7 +26,7 @@ const seconds = Number(secondsArg ?? 60);
 const connections = Number(connectionsArg ?? 8);
 /** Target spans/s (open loop); 0: as fast as the receiver answers (closed loop). */
 const rate = Number(rateArg ?? 0);
-const spansPerRequestConst = 512;
+const SPANS_PER_REQUEST = 512;
 const TEMPLATES = 50; // 50 × 512 spans = 1280 traces per pass
 
 /** A request body and, per trace it holds, where that trace's id bytes sit and in how many requests the trace is. */
@@ -114,7 +114,7 @@ function nextRequest(): { body: Buffer; ids: Array<{ id: string; parts: number }
 
 // Open loop when a rate is given: requests are started on a fixed schedule, whatever the answers.
 let nextStartAt = Date.now();
-const interval = rate > 0 ? (1000 * spansPerRequestConst) / rate : 0;
+const interval = rate > 0 ? (1000 * SPANS_PER_REQUEST) / rate : 0;
 
 async function connection(): Promise<void> {
   while (Date.now() < deadline) {
@@ -166,7 +166,7 @@ writeFileSync(
     ...counts,
     seconds: elapsed,
     passes: pass + 1,
-    spansAccepted: counts.accepted * spansPerRequestConst,
+    spansAccepted: counts.accepted * SPANS_PER_REQUEST,
     traces: Object.fromEntries(lastAccepted),
   }),
 );

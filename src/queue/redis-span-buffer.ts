@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanDigest, encodeSpanDigest } from './span-digest-codec.js';
 import type { TraceProgress } from './trace-readiness.js';
 
@@ -121,12 +122,8 @@ export class RedisSpanBuffer {
    */
   async spans(traceId: string): Promise<{ spans: SpanDigest[]; stored: number }> {
     const stored = await this.redis.lrange(this.spansKey(traceId), 0, -1);
-    const byId = new Map<string, SpanDigest>();
-    for (const text of stored) {
-      const span = decodeSpanDigest(text);
-      byId.set(span.spanId, span);
-    }
-    return { spans: [...byId.values()], stored: stored.length };
+    const spans = groupSpansByTrace(stored.map(decodeSpanDigest)).get(traceId) ?? [];
+    return { spans, stored: stored.length };
   }
 
   /** Marks a trace scored; returns how many spans arrived while it was being scored. */

@@ -15,12 +15,12 @@ export function createRedisSpendLedger(redis: Redis, prefix: string): SpendLedge
       return Number((await redis.get(keyOf(day))) ?? 0);
     },
     async add(day, usd) {
-      const [[error, total] = [null, 0]] =
-        (await redis
-          .multi()
-          .incrbyfloat(keyOf(day), usd)
-          .expire(keyOf(day), KEEP_SECONDS)
-          .exec()) ?? [];
+      const replies = await redis
+        .multi()
+        .incrbyfloat(keyOf(day), usd)
+        .expire(keyOf(day), KEEP_SECONDS)
+        .exec();
+      const [error, total] = replies?.[0] ?? [null, 0];
       if (error) throw error;
       return Number(total);
     },

@@ -85,6 +85,20 @@ export async function startService(
     );
   };
   const policy = { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs };
+  // A BullMQ job attempt failed: logged each time, counted once its last attempt has failed.
+  const onJobFailed =
+    (what: string) =>
+    (
+      job:
+        | { data: { traceId: string }; attemptsMade: number; opts: { attempts?: number } }
+        | undefined,
+      error: Error,
+    ): void => {
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) metrics.traceFailures.inc();
+      log(
+        `spanscore: ${what} ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+      );
+    };
 
   const closers: Array<() => Promise<unknown>> = [];
   let sink: SpanSink | undefined;
@@ -167,12 +181,7 @@ export async function startService(
         onLateSpans,
         onError: e => log(`spanscore: worker: ${e.message}`),
       });
-      worker.on('failed', (job, error) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) metrics.traceFailures.inc();
-        log(
-          `spanscore: trace ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
-        );
-      });
+      worker.on('failed', onJobFailed('trace'));
       // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
       closers.unshift(() => worker.close());
       if (judgeQueue) {
@@ -186,12 +195,7 @@ export async function startService(
           stalledIntervalMs: config.worker.stalledIntervalMs,
           onError: e => log(`spanscore: judge worker: ${e.message}`),
         });
-        judgeWorker.on('failed', (job, error) => {
-          if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) metrics.traceFailures.inc();
-          log(
-            `spanscore: LLM scoring of trace ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
-          );
-        });
+        judgeWorker.on('failed', onJobFailed('LLM scoring of trace'));
         closers.unshift(() => judgeWorker.close());
         closers.push(() => judgeQueue.close());
       }
