@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ruleSchema } from '../suite/production-rules.js';
+import { ruleSchema } from './rule-schema.js';
 
 const priceSchema = z
   .object({

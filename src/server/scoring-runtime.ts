@@ -11,7 +11,7 @@ import { processTrace, type ScoringPhase, type TraceResult } from '../queue/proc
 import { createRedisJudgeCache } from '../queue/redis-judge-cache.js';
 import { createRedisSpendLedger } from '../queue/redis-spend-ledger.js';
 import { traceResultRows } from '../report/result-row.js';
-import { createLlmContext } from '../score/llm/llm-context.js';
+import { createLlmContext } from '../judge/create-llm-context.js';
 import { loadSuite } from '../suite/load-suite.js';
 import { resolveRules } from '../suite/production-rules.js';
 import type { ServiceMetrics } from './service-metrics.js';

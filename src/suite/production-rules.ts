@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { ruleSchema } from '../config/rule-schema.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
@@ -9,30 +10,6 @@ import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/
 import type { ResolvedScorer } from '../score/run-scorers.js';
 import { toRef } from './load-suite.js';
 import type { Scorer } from '../score/scorer.js';
-
-/** A production rule as written in the config file. */
-export const ruleSchema = z
-  .object({
-    name: z.string().min(1),
-    match: z
-      .object({
-        /** The root span's `service.name`: exact, or a glob (`checkout-*`). */
-        service: z.string().min(1).optional(),
-        /** The root span's name: a glob (`invoke_agent *`). */
-        rootSpanName: z.string().min(1).optional(),
-        /** Attributes the root span must have, with these values. */
-        attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-      })
-      .strict()
-      .default({}),
-    /** Share of matching traces scored, decided by the trace id (the same trace always the same way). */
-    sampleRate: z.number().min(0).max(1).default(1),
-    aliases: z.record(z.string(), z.string()).optional(),
-    scorers: z
-      .array(z.union([z.string().min(1), z.looseObject({ name: z.string().min(1) })]))
-      .min(1),
-  })
-  .strict();
 
 /** A rule ready to apply: matchers compiled, scorers resolved and their options validated. */
 export interface ProductionRule {

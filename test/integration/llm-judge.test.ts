@@ -8,7 +8,7 @@ import { parseSuite } from '../../src/suite/load-suite.js';
 import { runScorers } from '../../src/score/run-scorers.js';
 import { withJudgeCache } from '../../src/score/llm/cached-judge.js';
 import { createMemoryJudgeCache } from '../../src/score/llm/judge-cache.js';
-import { createOpenAiJudge } from '../../src/score/llm/openai-judge.js';
+import { createOpenAiJudge } from '../../src/judge/openai-judge.js';
 import { createToolCallAppropriatenessScorer } from '../../src/score/llm/tool-call-appropriateness.js';
 import type { TestCase } from '../../src/score/test-case.js';
 import {

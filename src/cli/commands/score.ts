@@ -10,7 +10,7 @@ import { formatSummary, formatTable } from '../../report/format-table.js';
 import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
 import { loadConfig } from '../../config/load-config.js';
-import { createLlmContext } from '../../score/llm/llm-context.js';
+import { createLlmContext } from '../../judge/create-llm-context.js';
 import { loadSuite } from '../../suite/load-suite.js';
 import { useColor, type CliIo } from '../io.js';
 

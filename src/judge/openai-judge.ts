@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { SpanscoreError } from '../../errors/spanscore-error.js';
-import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './judge.js';
+import { SpanscoreError } from '../errors/spanscore-error.js';
+import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
 
 /** Options of {@link createOpenAiJudge}. */
 export interface OpenAiJudgeOptions {

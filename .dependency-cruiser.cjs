@@ -1,0 +1,40 @@
+/**
+ * Architecture rules, checked by `npm run lint` (dependency-cruiser): no import cycles anywhere
+ * in `src/`, and the pure core (`normalize`, `score`) imports no I/O library, so it runs the same
+ * in the offline CLI, the memory driver, a BullMQ worker and a vitest test.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle, type-only imports included: move the shared piece down a layer.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'pure-core-no-io',
+      severity: 'error',
+      comment:
+        'normalize/ and score/ are pure: Redis, BullMQ, HTTP servers, the OpenAI client, exporters and files belong at the edges (queue/, ingest/, judge/, emit/, server/, cli/).',
+      from: { path: '^src/(normalize|score)/', pathNot: '\\.test\\.ts$' },
+      to: {
+        path: [
+          '(^|/)node_modules/(ioredis|bullmq|fastify|openai|@fastify/[^/]+|@opentelemetry/exporter-[^/]+)/',
+          '^(node:)?(http|https|http2|net|fs|fs/promises|child_process)$',
+        ],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

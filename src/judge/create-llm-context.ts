@@ -1,0 +1,94 @@
+import type { JudgeConfig } from '../config/config-schema.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { withJudgeCache } from '../score/llm/cached-judge.js';
+import type { Judge, JudgeAnswer, JudgeRequest } from '../score/llm/judge.js';
+import { createMemoryJudgeCache, type JudgeCache } from '../score/llm/judge-cache.js';
+import type { LlmContext } from '../score/llm/llm-context.js';
+import { withCostAndBudget } from '../score/llm/metered-judge.js';
+import { withRateLimit } from '../score/llm/rate-limited-judge.js';
+import { createMemorySpendLedger, type SpendLedger } from '../score/llm/spend-ledger.js';
+import { createOpenAiJudge } from './openai-judge.js';
+
+/** One judge call, as metrics and logs see it. */
+export interface JudgeCallEvent {
+  /** The model asked for (as configured), not the snapshot the server answered with. */
+  model: string;
+  /** `answered`, `cached`, or the error code (`error` for an error outside the catalogue). */
+  outcome: 'answered' | 'cached' | ErrorCode | 'error';
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** Where the judge keeps its state, and who retries and rate-limits it. */
+export interface LlmContextParts {
+  /**
+   * `process`: this process rate-limits calls (p-queue) and the `openai` client retries them
+   * (`spanscore score`, the memory driver). `queue`: the BullMQ judge queue does both, across
+   * workers, so the client does not retry and a 429 reaches the queue.
+   */
+  limits: 'process' | 'queue';
+  /** @defaultValue an in-memory LRU cache */
+  cache?: JudgeCache;
+  /** @defaultValue an in-memory ledger */
+  ledger?: SpendLedger;
+  onCall?: (event: JudgeCallEvent) => void;
+  onCacheError?: (error: unknown) => void;
+}
+
+/**
+ * The judge the config describes, or `undefined` when `judge.model` (`SPANSCORE_JUDGE_MODEL`) is
+ * unset. Layers, outermost first: call events, the cache (hits are free and allowed past the
+ * budget), cost and daily budget, the per-process rate limit (`limits: 'process'` only), the
+ * `openai` client on any OpenAI-compatible endpoint.
+ */
+export function createLlmContext(
+  config: JudgeConfig,
+  parts: LlmContextParts,
+): LlmContext | undefined {
+  if (!config.model) return undefined;
+  let judge: Judge = createOpenAiJudge({
+    ...(config.baseUrl && { baseURL: config.baseUrl }),
+    ...(config.apiKey && { apiKey: config.apiKey }),
+    timeoutMs: config.timeoutMs,
+    maxRetries: parts.limits === 'queue' ? 0 : config.maxRetries,
+  });
+  if (parts.limits === 'process')
+    judge = withRateLimit(judge, config.rateLimit, config.concurrency);
+  judge = withCostAndBudget(judge, {
+    prices: config.prices,
+    ...(config.dailyBudgetUsd !== undefined && { dailyBudgetUsd: config.dailyBudgetUsd }),
+    ledger: parts.ledger ?? createMemorySpendLedger(),
+  });
+  judge = withJudgeCache(judge, parts.cache ?? createMemoryJudgeCache(), parts.onCacheError);
+  if (parts.onCall) judge = observed(judge, parts.onCall);
+  return { judge, model: config.model };
+}
+
+function observed(judge: Judge, onCall: (event: JudgeCallEvent) => void): Judge {
+  return {
+    async ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
+      try {
+        const answer = await judge.ask(request);
+        onCall({
+          model: request.model,
+          outcome: answer.cached ? 'cached' : 'answered',
+          inputTokens: answer.usage.inputTokens,
+          outputTokens: answer.usage.outputTokens,
+          costUsd: answer.costUsd ?? 0,
+        });
+        return answer;
+      } catch (error) {
+        onCall({
+          model: request.model,
+          outcome: isSpanscoreError(error) ? error.code : 'error',
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+        });
+        throw error;
+      }
+    },
+  };
+}

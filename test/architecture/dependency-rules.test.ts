@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const depcruise = join(root, 'node_modules/.bin/depcruise');
+const config = join(root, '.dependency-cruiser.cjs');
+
+/** Runs the project's dependency rules over a small tree; returns the exit code and output. */
+async function cruise(cwd: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run(depcruise, ['src', '--config', config], { cwd });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'spanscore-deps-'));
+    await mkdir(join(dir, 'src/score'), { recursive: true });
+    await mkdir(join(dir, 'src/queue'), { recursive: true });
+    await writeFile(join(dir, 'tsconfig.json'), '{"compilerOptions":{"module":"nodenext"}}');
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('pass on a tree with no cycle, where only the edges do I/O', async () => {
+    await writeFile(join(dir, 'src/score/pure.ts'), 'export const x = 1;\n');
+    await writeFile(
+      join(dir, 'src/queue/edge.ts'),
+      "import { createServer } from 'node:http';\nimport { x } from '../score/pure.js';\nexport const s = createServer, y = x;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(output).toContain('no dependency violations');
+    expect(code).toBe(0);
+  });
+
+  it('fail on an import cycle and name its files', async () => {
+    await writeFile(join(dir, 'src/a.ts'), "import { b } from './b.js';\nexport const a = b;\n");
+    await writeFile(
+      join(dir, 'src/b.ts'),
+      "import type { a } from './a.js';\nexport const b = 1 as unknown as typeof a;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/no-circular: src\/(a|b)\.ts/);
+  });
+
+  it('fail when the pure core imports an I/O module', async () => {
+    await rm(join(dir, 'src/a.ts'));
+    await writeFile(
+      join(dir, 'src/score/pure.ts'),
+      "import { request } from 'node:http';\nexport const x = request;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('pure-core-no-io: src/score/pure.ts');
+    expect(output).not.toContain('no-circular');
+  });
+});
