@@ -1,8 +1,8 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser): no import cycles anywhere
  * in `src/`, and the pure core (`normalize`, `score`) imports no I/O library, so it runs the same
- * in the offline CLI, the memory driver, a BullMQ worker and a vitest test.
- * @type {import('dependency-cruiser').IConfiguration}
+ * in the offline CLI, the memory driver, a BullMQ worker and a vitest test. The shape is
+ * dependency-cruiser's `IConfiguration`.
  */
 module.exports = {
   forbidden: [

@@ -2,7 +2,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { createEvaluationExporter } from '../src/emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../src/ingest/otlp-http-receiver.js';
 import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
-import { processTrace } from '../src/queue/process-trace.js';
+import { createEvaluationSpanSink } from '../src/emit/evaluation-span-sink.js';
+import { scoreTrace } from '../src/score/score-trace.js';
 import { createScoreTraceWorker } from '../src/queue/score-trace.processor.js';
 import { parseSuite } from '../src/suite/load-suite.js';
 import { redisFor, testPrefix } from '../test/helpers/redis.js';
@@ -59,7 +60,13 @@ export async function endToEndBench(
     redis: redis.commands,
     workerConnection: redis.bullmq(),
     concurrency: 8,
-    process: (id, spans) => processTrace(id, spans, { suites: [suite], exporter }),
+    process: (id, spans) =>
+      scoreTrace(
+        id,
+        spans,
+        { suites: [suite], rules: [] },
+        { sinks: [createEvaluationSpanSink(exporter)] },
+      ),
   });
   const receiver = createOtlpHttpReceiver({ sink });
   await receiver.listen({ port: 0, host: '127.0.0.1' });

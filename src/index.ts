@@ -9,7 +9,7 @@
  */
 
 // Capture: make tool calls spans
-export { TEST_CASE_ID_ATTRIBUTE } from './capture/capture-constants.js';
+export { TEST_CASE_ID_ATTRIBUTE } from './semconv/attributes.js';
 export { trace } from './capture/trace-decorator.js';
 export { traced } from './capture/traced.js';
 export type { TraceOptions } from './capture/traced.js';
@@ -53,11 +53,8 @@ export {
 export { extractToolCalls } from './normalize/extract-tool-calls.js';
 export type { ExtractToolCallsOptions } from './normalize/extract-tool-calls.js';
 export { groupSpansByTrace } from './normalize/group-spans-by-trace.js';
-export {
-  DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-  findRoot,
-  normalizeTrace,
-} from './normalize/normalize-trace.js';
+export { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './normalize/find-test-case-id.js';
+export { findRoot, normalizeTrace } from './normalize/normalize-trace.js';
 export type { NormalizeOptions, NormalizedTrace } from './normalize/normalize-trace.js';
 export type { Conversation } from './normalize/extract-conversation.js';
 export type { ToolCall, ToolCallSource } from './normalize/tool-call.js';
@@ -103,6 +100,12 @@ export type { SpendLedger } from './score/llm/spend-ledger.js';
 export type { ToolCallAppropriatenessOptions } from './score/llm/tool-call-appropriateness.js';
 export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
 export { scoreSuite } from './score/score-suite.js';
+export { scoreTrace } from './score/score-trace.js';
+export type { ScoreTraceOptions } from './score/score-trace.js';
+export { matchTrace } from './score/match-trace.js';
+export type { ScoringTarget, TraceMatch } from './score/match-trace.js';
+export type { ResultSink } from './score/result-sink.js';
+export type { ScoringPhase, TraceResult, TraceRun } from './score/trace-run.js';
 export type { ScoreSuiteOptions, ScoredTrace, SuiteRun } from './score/score-suite.js';
 export type {
   FailedResult,
@@ -129,13 +132,23 @@ export type {
   MemoryTraceAssembler,
   MemoryTraceAssemblerOptions,
 } from './queue/memory-trace-assembler.js';
-export { processTrace } from './queue/process-trace.js';
-export type { ProcessTraceContext, TraceResult } from './queue/process-trace.js';
+export { createQueueDriver } from './queue/create-queue-driver.js';
+export type { DriverEvents, JudgeState, QueueDriver, TraceScorer } from './queue/queue-driver.js';
+export { classifyFailure } from './queue/classify-failure.js';
+export type { FailureAction } from './queue/classify-failure.js';
 export { isRootSpan, traceReadiness } from './queue/trace-readiness.js';
 export type { Readiness, ReadinessPolicy, TraceProgress } from './queue/trace-readiness.js';
 
 // Emit: evaluation spans written back into the evaluated trace
-export { EVALUATION_ATTRIBUTES, EVALUATION_EVENT } from './emit/evaluation-attributes.js';
+export {
+  EVALUATION_ATTRIBUTES,
+  EVALUATION_EVENT,
+  GEN_AI_TOOL_ATTRIBUTES,
+  SPANSCORE_ATTRIBUTES,
+} from './semconv/attributes.js';
+export { createEvaluationSpanSink, evaluationSpansOf } from './emit/evaluation-span-sink.js';
+export { createMetricsSink } from './emit/metrics-sink.js';
+export type { ScoreCounters } from './emit/metrics-sink.js';
 export { createEvaluationExporter } from './emit/otlp-evaluation-exporter.js';
 export type {
   EvaluationExporter,
@@ -146,6 +159,7 @@ export type { EvaluationAttributeValue, EvaluationSpan } from './emit/score-to-s
 
 // Suites and reports
 export { loadSuite, parseSuite } from './suite/load-suite.js';
-export type { Suite, SuiteCase, SuiteOptions } from './suite/load-suite.js';
+export type { SuiteOptions } from './suite/load-suite.js';
+export type { ProductionRule, ScoringPlan, Suite, SuiteCase } from './score/scoring-plan.js';
 export { exitCodeFor, summarize, toResultRows } from './report/result-row.js';
 export type { ResultRow, RunSummary, ToolCallJson } from './report/result-row.js';

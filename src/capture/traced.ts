@@ -6,7 +6,8 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { TEST_CASE_ID_ATTRIBUTE, TRACER_NAME } from './capture-constants.js';
+import { GEN_AI_TOOL_ATTRIBUTES as G, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { TRACER_NAME } from './capture-constants.js';
 import { captureValue, DEFAULT_REDACTED_KEYS } from './capture-value.js';
 import { currentTestCaseId } from './with-test-case.js';
 
@@ -72,22 +73,22 @@ export function traced<F extends AnyFunction>(name: string, fn: F, options: Trac
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
     const attributes: Attributes = {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': toolName,
-      'gen_ai.tool.type': 'function',
+      [G.operationName]: 'execute_tool',
+      [G.toolName]: toolName,
+      [G.toolType]: 'function',
     };
-    if (options.description) attributes['gen_ai.tool.description'] = options.description;
+    if (options.description) attributes[G.toolDescription] = options.description;
     const callId = (options.callId ?? findCallId)(args);
-    if (callId) attributes['gen_ai.tool.call.id'] = callId;
+    if (callId) attributes[G.toolCallId] = callId;
     const testCaseId = currentTestCaseId();
-    if (testCaseId) attributes[TEST_CASE_ID_ATTRIBUTE] = testCaseId;
+    if (testCaseId) attributes[SPANSCORE_ATTRIBUTES.testCaseId] = testCaseId;
     if (options.captureArguments) {
       const recorded = options.mapArguments
         ? options.mapArguments(args)
         : args.length === 1
           ? args[0]
           : args;
-      attributes['gen_ai.tool.call.arguments'] = captureValue(recorded, capture);
+      attributes[G.toolCallArguments] = captureValue(recorded, capture);
     }
     return tracer.startActiveSpan(
       `execute_tool ${toolName}`,
@@ -129,14 +130,14 @@ function succeed(
   capture: Parameters<typeof captureValue>[1],
 ): void {
   if (captureResult && value !== undefined)
-    span.setAttribute('gen_ai.tool.call.result', captureValue(value, capture));
+    span.setAttribute(G.toolCallResult, captureValue(value, capture));
   span.end();
 }
 
 function fail(span: Span, error: unknown): void {
   const e = error instanceof Error ? error : new Error(String(error));
   span.recordException(e);
-  span.setAttribute('error.type', e.name || 'Error');
+  span.setAttribute(G.errorType, e.name || 'Error');
   span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
   span.end();
 }

@@ -6,7 +6,8 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import { TEST_CASE_ID_ATTRIBUTE, TRACER_NAME } from './capture-constants.js';
+import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { TRACER_NAME } from './capture-constants.js';
 
 /**
  * Runs `fn` as test case `id`: everything inside belongs to one trace whose root span,
@@ -23,13 +24,13 @@ export function withTestCase<T>(id: string, fn: () => T, options: { tracer?: Tra
     throw new TypeError('withTestCase: id must be a non-empty string');
   const tracer = options.tracer ?? trace.getTracer(TRACER_NAME);
   const bag = (propagation.getBaggage(context.active()) ?? propagation.createBaggage()).setEntry(
-    TEST_CASE_ID_ATTRIBUTE,
+    SPANSCORE_ATTRIBUTES.testCaseId,
     { value: id },
   );
   const ctx = propagation.setBaggage(context.active(), bag);
   return tracer.startActiveSpan(
     `test_case ${id}`,
-    { kind: SpanKind.INTERNAL, attributes: { [TEST_CASE_ID_ATTRIBUTE]: id } },
+    { kind: SpanKind.INTERNAL, attributes: { [SPANSCORE_ATTRIBUTES.testCaseId]: id } },
     ctx,
     span => {
       const fail = (error: unknown): never => {
@@ -60,5 +61,5 @@ export function withTestCase<T>(id: string, fn: () => T, options: { tracer?: Tra
 
 /** The test case id set by an enclosing {@link withTestCase}, if any. */
 export function currentTestCaseId(): string | undefined {
-  return propagation.getBaggage(context.active())?.getEntry(TEST_CASE_ID_ATTRIBUTE)?.value;
+  return propagation.getBaggage(context.active())?.getEntry(SPANSCORE_ATTRIBUTES.testCaseId)?.value;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
-import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from './evaluation-attributes.js';
+import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from '../semconv/attributes.js';
 
 /** A span attribute value as evaluation spans use them. */
 export type EvaluationAttributeValue = string | number | boolean | string[];

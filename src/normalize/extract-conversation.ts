@@ -1,3 +1,4 @@
+import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import {
   indexedAttributes,
@@ -46,7 +47,7 @@ export function extractConversation(
 function rootInput(span: SpanDigest): string | undefined {
   const a = span.attributes;
   return (
-    stringAttribute(a, 'spanscore.input') ??
+    stringAttribute(a, SPANSCORE_ATTRIBUTES.input) ??
     textOf(jsonAttribute(a, 'ai.prompt')) ??
     stringAttribute(a, 'input.value') ??
     textOf(jsonAttribute(a, 'traceloop.entity.input')) ??
@@ -57,7 +58,7 @@ function rootInput(span: SpanDigest): string | undefined {
 function rootOutput(span: SpanDigest): string | undefined {
   const a = span.attributes;
   return (
-    stringAttribute(a, 'spanscore.output') ??
+    stringAttribute(a, SPANSCORE_ATTRIBUTES.output) ??
     stringAttribute(a, 'ai.response.text') ??
     lastAssistantText(a['gen_ai.output.messages']) ??
     textOf(jsonAttribute(a, 'output.value')) ??

@@ -1,18 +1,10 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { stringAttribute } from './attribute-values.js';
 import { extractConversation, type Conversation } from './extract-conversation.js';
 import { extractToolCalls } from './extract-tool-calls.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
-
-/** The attributes that tie a trace to a test case, checked in this order on every span. */
-export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
-  'spanscore.test_case.id',
-  'ai.telemetry.metadata.testCaseId',
-  'test_case.id',
-  'gen_ai.test_case.id',
-];
 
 /** One trace, read: what scorers and reports work from. */
 export interface NormalizedTrace {
@@ -36,6 +28,8 @@ export interface NormalizeOptions {
   aliases?: ReadonlyMap<string, string>;
   testCaseIdAttributes?: readonly string[];
   extractors?: readonly ToolCallExtractor[];
+  /** The root span, when the caller already found it with {@link findRoot}. */
+  root?: SpanDigest | undefined;
 }
 
 /** Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. */
@@ -44,7 +38,7 @@ export function normalizeTrace(
   spans: readonly SpanDigest[],
   options: NormalizeOptions = {},
 ): NormalizedTrace {
-  const root = findRoot(spans);
+  const root = 'root' in options ? options.root : findRoot(spans);
   const toolSequence = extractToolCalls(spans, {
     ...(options.aliases && { aliases: options.aliases }),
     ...(options.extractors && { extractors: options.extractors }),
@@ -92,20 +86,4 @@ export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
     if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;
   }
   return root;
-}
-
-function findTestCaseId(
-  spans: readonly SpanDigest[],
-  root: SpanDigest | undefined,
-  keys: readonly string[],
-): string | undefined {
-  for (const key of keys) {
-    const fromRoot = root ? stringAttribute(root.attributes, key) : undefined;
-    if (fromRoot !== undefined) return fromRoot;
-    for (const span of spans) {
-      const value = stringAttribute(span.attributes, key);
-      if (value !== undefined) return value;
-    }
-  }
-  return undefined;
 }

@@ -1,13 +1,10 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
+import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
 import { JUDGE_QUEUE, type JudgeJobData } from './judge-queue.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
-
-/** How long a 429 without Retry-After pauses the judge queue. */
-const DEFAULT_RATE_LIMIT_PAUSE_MS = 10_000;
 
 /** Options of {@link createJudgeWorker}. */
 export interface JudgeWorkerOptions {
@@ -50,22 +47,15 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
   async function processor(job: Job<JudgeJobData>): Promise<{ spans: number }> {
     const spans = job.data.spans.map(decodeSpanDigest);
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const propagate = (error: unknown): boolean =>
-      isSpanscoreError(error) &&
-      error.category === 'upstream' &&
-      (error.code === 'SS_JUDGE_RATE_LIMITED' || !final);
     try {
-      await options.process(job.data.traceId, spans, propagate);
+      await options.process(job.data.traceId, spans, judgeErrorsToRetry(final));
     } catch (error) {
-      if (isSpanscoreError(error) && error.code === 'SS_JUDGE_RATE_LIMITED') {
-        const pauseMs =
-          error.retryAfterSeconds !== undefined
-            ? Math.ceil(error.retryAfterSeconds * 1000)
-            : DEFAULT_RATE_LIMIT_PAUSE_MS;
-        await pauser.rateLimit(Math.max(pauseMs, 1));
+      const failure = classifyFailure(error);
+      if (failure.action === 'rate_limited') {
+        await pauser.rateLimit(failure.pauseMs);
         throw Worker.RateLimitError();
       }
-      if (isSpanscoreError(error) && error.category === 'upstream') throw error;
+      if (failure.action === 'retry') throw error;
       throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
     }
     return { spans: spans.length };

@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
-import pRetry, { AbortError } from 'p-retry';
-import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
+import { retryWithBackoff } from './retry-with-backoff.js';
 import { isRootSpan, traceReadiness, type ReadinessPolicy } from './trace-readiness.js';
 
 /** Options of {@link createMemoryTraceAssembler}. */
@@ -15,7 +15,7 @@ export interface MemoryTraceAssemblerOptions {
   concurrency?: number;
   /** Spans held (buffered or waiting to be scored) before `accept` answers saturated (429). @defaultValue 200000 */
   maxBufferedSpans?: number;
-  /** Tries per trace for retryable (`upstream`) failures, with exponential backoff. @defaultValue 5 */
+  /** Tries per trace for retryable failures (see `classifyFailure`), with exponential backoff. @defaultValue 5 */
   maxAttempts?: number;
   /** First retry delay; doubles each time. @defaultValue 1000 */
   backoffMs?: number;
@@ -100,26 +100,11 @@ export function createMemoryTraceAssembler(
     const spans = [...buffer.spans.values()];
     void queue.add(async () => {
       try {
-        await pRetry(
-          async () => {
-            try {
-              await options.process(traceId, spans);
-            } catch (error) {
-              // Only failures of a service we call are worth retrying; bad input or a bug is not.
-              if (isSpanscoreError(error) && error.category === 'upstream') throw error;
-              throw new AbortError(error instanceof Error ? error : new Error(String(error)));
-            }
-          },
-          {
-            retries: (options.maxAttempts ?? 5) - 1,
-            minTimeout: options.backoffMs ?? 1000,
-            factor: 2,
-            randomize: false,
-            onFailedAttempt: ({ retriesLeft }) => {
-              if (retriesLeft > 0) counters.retries++;
-            },
-          },
-        );
+        await retryWithBackoff(() => options.process(traceId, spans), {
+          attempts: options.maxAttempts ?? 5,
+          backoffMs: options.backoffMs ?? 1000,
+          onRetry: () => counters.retries++,
+        });
         counters.scored++;
       } catch (error) {
         counters.failed++;

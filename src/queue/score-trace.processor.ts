@@ -1,8 +1,9 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { isSpanscoreError } from '../errors/spanscore-error.js';
+
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { SCORE_TRACE_QUEUE, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
+import { classifyFailure } from './classify-failure.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
 import { traceReadiness } from './trace-readiness.js';
 
@@ -62,7 +63,7 @@ export function createScoreTraceWorker(
     try {
       await options.process(traceId, spans);
     } catch (error) {
-      if (isSpanscoreError(error) && error.category === 'upstream') throw error;
+      if (classifyFailure(error).action !== 'fail') throw error;
       throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
     }
     const racing = await buffer.markScored(traceId, stored, Date.now(), keep);

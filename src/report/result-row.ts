@@ -3,7 +3,7 @@ import type { ToolCall } from '../normalize/tool-call.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { ScorerKind } from '../score/scorer.js';
 import type { SuiteRun } from '../score/score-suite.js';
-import type { Suite } from '../suite/load-suite.js';
+import type { Suite } from '../score/scoring-plan.js';
 
 /** A tool call as written in reports: the start time as a decimal string of nanoseconds. */
 export type ToolCallJson = Omit<ToolCall, 'startTimeUnixNano'> & { startTimeUnixNano: string };

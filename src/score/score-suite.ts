@@ -1,9 +1,10 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
-import { matchTestCase } from './match-test-case.js';
-import type { Suite } from '../suite/load-suite.js';
-import { runScorers, type ScorerOutcome } from './run-scorers.js';
+import type { ResultSink } from './result-sink.js';
+import type { ScorerOutcome } from './run-scorers.js';
+import { scoreTrace } from './score-trace.js';
+import type { Suite } from './scoring-plan.js';
 
 /** One scored trace of a suite run. */
 export interface ScoredTrace {
@@ -25,13 +26,15 @@ export interface SuiteRun {
 export interface ScoreSuiteOptions {
   /** Called after each trace, e.g. to drive a progress bar. */
   onTrace?: (done: number, total: number) => void;
+  /** More sinks for every trace run (the offline report is built from the returned run). */
+  sinks?: readonly ResultSink[];
 }
 
 /**
- * Scores spans against a suite, in-process: spans are grouped by trace, each trace normalized
- * with the suite's aliases and matched to its test case by the id attributes, and the case's
- * scorers run. Several traces of one test case are each scored. Traces of no test case are listed
- * as unmatched; test cases with no trace as missing.
+ * Scores spans against a suite, in-process, with the same per-trace loop as the live service
+ * ({@link scoreTrace}): spans are grouped by trace, and each trace is matched to its test case and
+ * scored. Several traces of one test case are each scored. Traces of no test case are listed as
+ * unmatched; test cases with no trace as missing.
  */
 export async function scoreSuite(
   spans: Iterable<SpanDigest>,
@@ -40,20 +43,17 @@ export async function scoreSuite(
 ): Promise<SuiteRun> {
   const traces = groupSpansByTrace(spans);
   const run: SuiteRun = { scored: [], missing: [], unmatched: [] };
+  const plan = { suites: [suite], rules: [] };
   const seenCases = new Set<string>();
   let done = 0;
   for (const [traceId, traceSpans] of traces) {
-    const { trace, suiteCase } = matchTestCase(traceId, traceSpans, suite);
-    if (!suiteCase) run.unmatched.push(traceId);
-    else {
-      seenCases.add(suiteCase.testCase.id);
-      const outcomes = await runScorers(
-        trace,
-        suiteCase.testCase,
-        suiteCase.scorers,
-        suite.aliases,
-      );
-      run.scored.push({ trace, testCaseId: suiteCase.testCase.id, outcomes });
+    const traceRun = await scoreTrace(traceId, traceSpans, plan, {
+      ...(options.sinks && { sinks: options.sinks }),
+    });
+    if (traceRun.state === 'not_scored') run.unmatched.push(traceId);
+    for (const { trace, testCaseId, outcomes } of traceRun.results) {
+      seenCases.add(testCaseId);
+      run.scored.push({ trace, testCaseId, outcomes });
     }
     options.onTrace?.(++done, traces.size);
   }

@@ -69,7 +69,7 @@ export function createServiceMetrics(
     }),
     jobs: new Gauge({
       name: 'spanscore_jobs',
-      help: 'Trace jobs by state (BullMQ driver)',
+      help: 'Queued work by state: trace jobs, and judge jobs as judge_<state>',
       labelNames: ['state'],
       registers,
       async collect() {

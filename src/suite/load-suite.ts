@@ -5,33 +5,17 @@ import type { z } from 'zod';
 import { describeZodIssue } from '../config/describe-zod-issue.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
-import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/normalize-trace.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
 import { compileSafeRegex } from '../score/graders/safe-regex.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
+import type { Suite, SuiteCase } from '../score/scoring-plan.js';
 import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
 import type { LlmContext } from '../score/llm/llm-context.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import { loadCustomScorers } from './load-custom-scorers.js';
 import { suiteSchema, type SuiteFile } from './suite-schema.js';
-
-/** A test case with its scorers resolved and their options validated. */
-export interface SuiteCase {
-  testCase: TestCase;
-  scorers: ResolvedScorer[];
-}
-
-/** A loaded, validated suite. Immutable after loading. */
-export interface Suite {
-  file: string;
-  name: string;
-  aliases: ReadonlyMap<string, string>;
-  testCaseIdAttributes: readonly string[];
-  cases: readonly SuiteCase[];
-  /** Test cases by id. */
-  byId: ReadonlyMap<string, SuiteCase>;
-}
 
 /**
  * Reads and validates a suite file (YAML or JSON; JSON is read by the YAML 1.2 parser, so both

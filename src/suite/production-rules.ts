@@ -3,22 +3,13 @@ import type { z } from 'zod';
 import { ruleSchema } from '../config/rule-schema.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
-import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
 import type { LlmContext } from '../score/llm/llm-context.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import type { ResolvedScorer } from '../score/run-scorers.js';
+import type { ProductionRule } from '../score/scoring-plan.js';
 import { toRef } from './load-suite.js';
 import type { Scorer } from '../score/scorer.js';
-
-/** A rule ready to apply: matchers compiled, scorers resolved and their options validated. */
-export interface ProductionRule {
-  name: string;
-  matches(trace: NormalizedTrace): boolean;
-  sampled(traceId: string): boolean;
-  aliases: ReadonlyMap<string, string>;
-  scorers: ResolvedScorer[];
-}
 
 /**
  * Validates and compiles the config's `rules` (built-in scorers, and the LLM ones when a judge is

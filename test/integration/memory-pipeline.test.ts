@@ -7,7 +7,8 @@ import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporte
 import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createMemoryTraceAssembler } from '../../src/queue/memory-trace-assembler.js';
-import { processTrace } from '../../src/queue/process-trace.js';
+import { createEvaluationSpanSink } from '../../src/emit/evaluation-span-sink.js';
+import { scoreTrace } from '../../src/score/score-trace.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 
@@ -49,7 +50,13 @@ describe('live pipeline, memory driver: exporter → receiver → assembly → s
     closers.push(() => exporter.shutdown());
     const assembler = createMemoryTraceAssembler({
       policy: { settleMs: 150, maxWaitMs: 5000 },
-      process: (id, spans) => processTrace(id, spans, { suites: [suite], exporter }),
+      process: (id, spans) =>
+        scoreTrace(
+          id,
+          spans,
+          { suites: [suite], rules: [] },
+          { sinks: [createEvaluationSpanSink(exporter)] },
+        ),
     });
     closers.push(() => assembler.close());
     const receiverUrl = await start(createOtlpHttpReceiver({ sink: assembler }));

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
-import type { TraceResult } from '../../src/queue/process-trace.js';
+import type { TraceResult } from '../../src/score/trace-run.js';
 import { startService } from '../../src/server/start-service.js';
 import { waitFor } from '../helpers/redis.js';
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { runSampleAgent } from '../../demo/sample-agent.js';
 import { createOtlpHttpReceiver } from '../../ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
-import type { TraceResult } from '../../queue/process-trace.js';
+import type { TraceResult } from '../../score/trace-run.js';
 import { formatTable } from '../../report/format-table.js';
 import { summarize, traceResultRows } from '../../report/result-row.js';
 import { startService } from '../../server/start-service.js';

@@ -1,3 +1,4 @@
+import { GEN_AI_TOOL_ATTRIBUTES } from '../../semconv/attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { ExtractedCall } from '../tool-call.js';
 
@@ -24,7 +25,7 @@ export interface ToolCallExtractor {
 
 /** `status: 'error'` and the message when the span's status is ERROR, or `error.type` is set. */
 export function spanOutcome(span: SpanDigest): Pick<ExtractedCall, 'status' | 'error'> {
-  const errorType = span.attributes['error.type'];
+  const errorType = span.attributes[GEN_AI_TOOL_ATTRIBUTES.errorType];
   if (span.statusCode === 2 || (typeof errorType === 'string' && errorType !== '')) {
     const message = span.statusMessage || (typeof errorType === 'string' ? errorType : '');
     return { status: 'error', error: message || 'error' };

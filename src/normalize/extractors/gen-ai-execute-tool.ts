@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { GEN_AI_TOOL_ATTRIBUTES as G } from '../../semconv/attributes.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
 
@@ -10,20 +11,20 @@ import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
  */
 export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined {
   const a = span.attributes;
-  const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
+  const rawName = stringAttribute(a, G.toolName) ?? nameAfter(span, 'execute_tool');
   if (rawName === undefined) return undefined;
   return {
     rawName,
-    callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-    arguments: jsonAttribute(a, 'gen_ai.tool.call.arguments'),
-    result: jsonAttribute(a, 'gen_ai.tool.call.result'),
+    callId: stringAttribute(a, G.toolCallId),
+    arguments: jsonAttribute(a, G.toolCallArguments),
+    result: jsonAttribute(a, G.toolCallResult),
     ...spanOutcome(span),
   };
 }
 
 /** True when `gen_ai.operation.name` is `execute_tool`. */
 export function isExecuteToolSpan(span: SpanDigest): boolean {
-  return span.attributes['gen_ai.operation.name'] === 'execute_tool';
+  return span.attributes[G.operationName] === 'execute_tool';
 }
 
 /** OTel GenAI semantic conventions v1.31+ `execute_tool` spans (also Vercel `@ai-sdk/otel` v7). */

@@ -1,0 +1,31 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { stringAttribute } from './attribute-values.js';
+
+/** The attributes that tie a trace to a test case, checked in this order on every span. */
+export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
+  SPANSCORE_ATTRIBUTES.testCaseId,
+  'ai.telemetry.metadata.testCaseId',
+  'test_case.id',
+  'gen_ai.test_case.id',
+];
+
+/**
+ * The test case id of a trace: for each key in order, the root span's value, else the first span
+ * that has one. `undefined` when no span carries any of the keys as a string.
+ */
+export function findTestCaseId(
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+): string | undefined {
+  for (const key of keys) {
+    const fromRoot = root ? stringAttribute(root.attributes, key) : undefined;
+    if (fromRoot !== undefined) return fromRoot;
+    for (const span of spans) {
+      const value = stringAttribute(span.attributes, key);
+      if (value !== undefined) return value;
+    }
+  }
+  return undefined;
+}

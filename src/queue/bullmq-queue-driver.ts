@@ -1,0 +1,153 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config-schema.js';
+import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-assembler.js';
+import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
+import { createJudgeWorker } from './judge.processor.js';
+import type { DriverEvents, QueueDriver } from './queue-driver.js';
+import { createRedisConnection, whenReady } from './redis-connection.js';
+import { createRedisJudgeCache } from './redis-judge-cache.js';
+import { createRedisSpendLedger } from './redis-spend-ledger.js';
+import { createScoreTraceWorker } from './score-trace.processor.js';
+
+const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
+
+/**
+ * The `bullmq` driver on Redis: the receiver role appends spans to Redis and queues one job per
+ * trace (`createBullmqTraceSink`); the worker role runs the trace jobs (`score-trace` queue, the
+ * deterministic pass) and, when a scorer needs the judge, queues the judge pass on its own
+ * rate-limited queue (`judge`), so a slow or rate-limited judge never holds up deterministic
+ * scoring. BullMQ does the retries, as `classifyFailure` says; the judge's cache and daily spend
+ * live in Redis, shared by every worker. Receivers and workers may be separate processes on any
+ * hosts.
+ */
+export function createBullmqQueueDriver(
+  config: Readonly<Config>,
+  role: { receiver: boolean; workers: boolean },
+  events: DriverEvents,
+): QueueDriver {
+  const connections: Redis[] = [];
+  const connect = (kind: 'bullmq' | 'commands'): Redis => {
+    const connection = createRedisConnection(config.queue.redisUrl!, kind);
+    connection.on('error', error => events.log(`spanscore: redis: ${error.message}`));
+    connections.push(connection);
+    return connection;
+  };
+  const commands = connect('commands');
+  const shared = {
+    prefix: config.queue.prefix,
+    policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
+    rescoreLateSpans: config.assembly.rescoreLateSpans,
+  };
+  const closers: Array<() => Promise<unknown>> = [];
+  let traceSink: BullmqTraceSink | undefined;
+  let judgeQueue: JudgeQueue | undefined;
+  if (role.receiver) {
+    traceSink = createBullmqTraceSink({
+      ...shared,
+      redis: commands,
+      queueConnection: connect('bullmq'),
+      maxQueuedTraces: config.assembly.maxQueuedTraces,
+      attempts: config.worker.attempts,
+      backoffMs: config.worker.backoffMs,
+      onError: e => events.log(`spanscore: queue: ${e.message}`),
+    });
+    closers.push(() => traceSink!.close());
+  }
+  // A BullMQ job attempt failed: logged each time, reported once its last attempt has failed.
+  const onJobFailed =
+    (phase: 'deterministic' | 'llm') =>
+    (
+      job:
+        | { data: { traceId: string }; attemptsMade: number; opts: { attempts?: number } }
+        | undefined,
+      error: Error,
+    ): void => {
+      const what = phase === 'llm' ? 'LLM scoring of trace' : 'trace';
+      events.log(
+        `spanscore: ${what} ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+      );
+      // Its last attempt, or an error not worth retrying (the processor threw UnrecoverableError).
+      if (
+        job &&
+        (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
+      )
+        events.onTraceFailed(job.data.traceId, phase, error);
+    };
+
+  return {
+    name: 'bullmq',
+    sink: traceSink,
+    judgeState: {
+      limits: 'queue',
+      cache: createRedisJudgeCache(commands, config.queue.prefix, config.judge.cacheTtlSeconds),
+      ledger: createRedisSpendLedger(commands, config.queue.prefix),
+    },
+    startWorkers(scorer) {
+      if (!role.workers) throw new Error('unreachable: workers started in a receiver-only process');
+      judgeQueue = scorer.usesJudge
+        ? createJudgeQueue({
+            connection: connect('bullmq'),
+            prefix: config.queue.prefix,
+            attempts: config.judge.attempts,
+            backoffMs: config.judge.backoffMs,
+          })
+        : undefined;
+      const worker = createScoreTraceWorker({
+        ...shared,
+        redis: commands,
+        workerConnection: connect('bullmq'),
+        process: async (traceId, spans) => {
+          const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all');
+          if (judgeQueue && run.results.some(r => r.deferred.length > 0))
+            await judgeQueue.enqueue(traceId, spans);
+        },
+        concurrency: config.worker.concurrency,
+        lockDurationMs: config.worker.lockDurationMs,
+        stalledIntervalMs: config.worker.stalledIntervalMs,
+        onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
+        onError: e => events.log(`spanscore: worker: ${e.message}`),
+      });
+      worker.on('failed', onJobFailed('deterministic'));
+      // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
+      closers.unshift(() => worker.close());
+      if (judgeQueue) {
+        const judgeWorker = createJudgeWorker({
+          connection: connect('bullmq'),
+          prefix: config.queue.prefix,
+          process: (traceId, spans, propagate) => scorer.score(traceId, spans, 'llm', propagate),
+          rateLimit: config.judge.rateLimit,
+          concurrency: config.judge.concurrency,
+          lockDurationMs: config.worker.lockDurationMs,
+          stalledIntervalMs: config.worker.stalledIntervalMs,
+          onError: e => events.log(`spanscore: judge worker: ${e.message}`),
+        });
+        judgeWorker.on('failed', onJobFailed('llm'));
+        closers.unshift(() => judgeWorker.close());
+        const queue = judgeQueue;
+        closers.push(() => queue.close());
+      }
+    },
+    async ready() {
+      try {
+        await whenReady(commands);
+        return (await commands.ping()) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+    async jobCounts() {
+      const counts: Record<string, number> = traceSink
+        ? await traceSink.queue.getJobCounts(...JOB_STATES)
+        : {};
+      if (judgeQueue)
+        for (const [state, n] of Object.entries(await judgeQueue.queue.getJobCounts(...JOB_STATES)))
+          counts[`judge_${state}`] = n;
+      return counts;
+    },
+    async close() {
+      for (const close of closers) await close();
+      await Promise.all(connections.map(r => r.quit().catch(() => r.disconnect())));
+      return { unfinished: 0 };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import PQueue from 'p-queue';
+import type { Config } from '../config/config-schema.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
+import { judgeErrorsToRetry } from './classify-failure.js';
+import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
+import { retryWithBackoff } from './retry-with-backoff.js';
+
+/**
+ * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
+ * surviving a restart. Traces are assembled by `createMemoryTraceAssembler`; a ready trace's
+ * deterministic pass runs on its queue (`worker.concurrency`, `worker.attempts`); when a scorer
+ * needs the judge, the judge pass runs after it on a queue of its own (`judge.concurrency`,
+ * `judge.attempts`), so deterministic results are written first and a slow judge never holds a
+ * trace slot, as with the bullmq driver. A judge 429 waits out its Retry-After without using an
+ * attempt; on the last attempt judge errors become `failed` results.
+ */
+export function createMemoryQueueDriver(
+  config: Readonly<Config>,
+  events: DriverEvents,
+): QueueDriver {
+  events.log(
+    'spanscore: memory driver: traces are buffered in this process and nothing survives a restart (set REDIS_URL for the bullmq driver)',
+  );
+  let scorer: TraceScorer | undefined;
+  const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
+  const assembler = createMemoryTraceAssembler({
+    policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
+    process: async (traceId, spans) => {
+      if (!scorer) throw new Error('unreachable: the memory driver scores once workers started');
+      const run = await scorer.score(traceId, spans, scorer.usesJudge ? 'deterministic' : 'all');
+      if (run.results.some(r => r.deferred.length > 0)) queueJudgePass(scorer, traceId, spans);
+    },
+    concurrency: config.worker.concurrency,
+    maxAttempts: config.worker.attempts,
+    backoffMs: config.worker.backoffMs,
+    maxBufferedSpans: config.assembly.maxBufferedSpans,
+    rescoreLateSpans: config.assembly.rescoreLateSpans,
+    onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
+    onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),
+  });
+
+  function queueJudgePass(
+    withScorer: TraceScorer,
+    traceId: string,
+    spans: readonly SpanDigest[],
+  ): void {
+    void judgeJobs.add(async () => {
+      try {
+        await retryWithBackoff(
+          final => withScorer.score(traceId, spans, 'llm', judgeErrorsToRetry(final)),
+          { attempts: config.judge.attempts, backoffMs: config.judge.backoffMs },
+        );
+      } catch (error) {
+        events.onTraceFailed(traceId, 'llm', error);
+      }
+    });
+  }
+
+  return {
+    name: 'memory',
+    sink: assembler,
+    judgeState: { limits: 'process' },
+    startWorkers(s) {
+      scorer = s;
+    },
+    ready: () => Promise.resolve(true),
+    jobCounts() {
+      const stats = assembler.stats();
+      return Promise.resolve({
+        buffered: stats.bufferedTraces,
+        completed: stats.scored,
+        failed: stats.failed,
+        judge_waiting: judgeJobs.size,
+        judge_active: judgeJobs.pending,
+      });
+    },
+    async close(deadlineMs) {
+      const started = Date.now();
+      const { unfinished } = await assembler.close(deadlineMs);
+      let timer: NodeJS.Timeout | undefined;
+      const judged = await Promise.race([
+        judgeJobs.onIdle().then(() => true),
+        new Promise<boolean>(resolve => {
+          timer = setTimeout(
+            () => resolve(false),
+            Math.max(0, deadlineMs - (Date.now() - started)),
+          );
+        }),
+      ]);
+      clearTimeout(timer);
+      return { unfinished: unfinished + (judged ? 0 : judgeJobs.size + judgeJobs.pending) };
+    },
+  };
+}

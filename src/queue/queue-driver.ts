@@ -1,0 +1,69 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import type { SpanSink } from '../ingest/span-sink.js';
+import type { JudgeCache } from '../score/llm/judge-cache.js';
+import type { SpendLedger } from '../score/llm/spend-ledger.js';
+import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
+
+/**
+ * What a driver's workers call for each ready trace: the per-trace loop (`scoreTrace`) with this
+ * process's scoring plan and result sinks. `propagate` picks the scorer errors that reject the
+ * call instead of becoming `failed` results (the judge pass retries them).
+ */
+export interface TraceScorer {
+  score(
+    traceId: string,
+    spans: readonly SpanDigest[],
+    phase: ScoringPhase,
+    propagate?: (error: unknown) => boolean,
+  ): Promise<TraceRun>;
+  /** Some test case or rule has an LLM scorer: the driver then runs a separate judge pass. */
+  readonly usesJudge: boolean;
+}
+
+/** Where the LLM judge keeps its state in this driver, and who limits and retries its calls. */
+export interface JudgeState {
+  /**
+   * `process`: this process rate-limits judge calls and the `openai` client retries them.
+   * `queue`: the driver's judge queue does both, across every worker.
+   */
+  limits: 'process' | 'queue';
+  /** Shared by every worker of the driver; absent: an in-memory cache. */
+  cache?: JudgeCache;
+  /** Shared by every worker of the driver; absent: an in-memory ledger. */
+  ledger?: SpendLedger;
+}
+
+/** What a driver tells the service about the work it runs. */
+export interface DriverEvents {
+  log(line: string): void;
+  /** Spans arrived after their trace was scored (counted; with `rescoreLateSpans`, rescored). */
+  onLateSpans(traceId: string, count: number): void;
+  /** A pass of a trace failed for good: after its last attempt, or at once when not retryable. */
+  onTraceFailed(traceId: string, phase: ScoringPhase, error: unknown): void;
+}
+
+/**
+ * Everything from an accepted span batch to a scored trace: buffering, readiness, one job per
+ * trace, the deterministic pass and the judge pass (when a scorer needs the judge), and retries
+ * with one classifier (`classifyFailure`). `memory` runs it in this process; `bullmq` on Redis,
+ * where receivers and workers may be separate processes on any hosts. The service only wires a
+ * driver to the receiver and to the scoring runtime; it has no driver-specific branches.
+ */
+export interface QueueDriver {
+  readonly name: 'memory' | 'bullmq';
+  /** Where the receiver hands accepted spans; `undefined` in a process without the receiver role. */
+  readonly sink: SpanSink | undefined;
+  /** Where the judge's cache and daily spend live in this driver. */
+  readonly judgeState: JudgeState;
+  /** Starts the workers, which hand every ready trace to `scorer`. Called once, before traffic. */
+  startWorkers(scorer: TraceScorer): void;
+  /** True when the driver's store answers (`/readyz`). */
+  ready(): Promise<boolean>;
+  /** Work by state, for `/metrics`: trace jobs, and judge jobs under `judge_<state>`. */
+  jobCounts(): Promise<Record<string, number>>;
+  /**
+   * Stops taking spans, lets workers finish or hand back their traces within `deadlineMs`, and
+   * closes the driver's connections. Resolves with how many traces were left unfinished.
+   */
+  close(deadlineMs: number): Promise<{ unfinished: number }>;
+}

@@ -1,0 +1,106 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { findTestCaseId } from '../normalize/find-test-case-id.js';
+import type { ResolvedScorer } from './run-scorers.js';
+import type { ScoringPlan } from './scoring-plan.js';
+import type { TestCase } from './test-case.js';
+
+/** One thing a trace is scored against: a suite's test case, or a production rule. */
+export interface ScoringTarget {
+  kind: 'test_case' | 'rule';
+  /** The suite's name, or `rule:<name>`. */
+  suite: string;
+  /** The test case id, or `rule:<name>`. */
+  testCaseId: string;
+  testCase: TestCase | undefined;
+  scorers: readonly ResolvedScorer[];
+  aliases: ReadonlyMap<string, string>;
+}
+
+/** What {@link matchTrace} found: the targets, or why there are none. */
+export interface TraceMatch {
+  targets: ScoringTarget[];
+  /** Why nothing matched; `undefined` when a target did. */
+  reason: string | undefined;
+  /** The first test case id found with any suite's id attributes, known to a suite or not. */
+  testCaseId: string | undefined;
+}
+
+/**
+ * Decides what a trace is scored against, without normalizing it: every suite whose test-case id
+ * attributes name one of its test cases; else every production rule whose `match` the root span
+ * passes and whose sample keeps the trace. With no target, `reason` says why, in words a person
+ * reads on a run record ("no test case id attribute …", "sampled out by rule …").
+ */
+export function matchTrace(
+  traceId: string,
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  plan: ScoringPlan,
+): TraceMatch {
+  const targets: ScoringTarget[] = [];
+  let foundId: string | undefined;
+  for (const suite of plan.suites) {
+    const id = findTestCaseId(spans, root, suite.testCaseIdAttributes);
+    foundId ??= id;
+    const suiteCase = id === undefined ? undefined : suite.byId.get(id);
+    if (!suiteCase) continue;
+    targets.push({
+      kind: 'test_case',
+      suite: suite.name,
+      testCaseId: suiteCase.testCase.id,
+      testCase: suiteCase.testCase,
+      scorers: suiteCase.scorers,
+      aliases: suite.aliases,
+    });
+  }
+  if (targets.length > 0) return { targets, reason: undefined, testCaseId: foundId };
+  // Said on the run record even when no suite reads it: the default id attributes.
+  if (plan.suites.length === 0) foundId = findTestCaseId(spans, root);
+
+  const sampledOut: string[] = [];
+  for (const rule of plan.rules) {
+    if (!rule.matches({ root })) continue;
+    if (!rule.sampled(traceId)) {
+      sampledOut.push(rule.name);
+      continue;
+    }
+    const name = `rule:${rule.name}`;
+    targets.push({
+      kind: 'rule',
+      suite: name,
+      testCaseId: name,
+      testCase: undefined,
+      scorers: rule.scorers,
+      aliases: rule.aliases,
+    });
+  }
+  if (targets.length > 0) return { targets, reason: undefined, testCaseId: foundId };
+  return { targets, reason: whyNotMatched(plan, foundId, sampledOut, root), testCaseId: foundId };
+}
+
+function whyNotMatched(
+  plan: ScoringPlan,
+  testCaseId: string | undefined,
+  sampledOut: readonly string[],
+  root: SpanDigest | undefined,
+): string {
+  if (plan.suites.length === 0 && plan.rules.length === 0)
+    return 'no suites or production rules are configured';
+  const parts: string[] = [];
+  if (plan.suites.length > 0) {
+    parts.push(
+      testCaseId === undefined
+        ? `no test case id attribute (${[...new Set(plan.suites.flatMap(s => s.testCaseIdAttributes))].join(', ')})`
+        : `test case "${testCaseId}" is in no suite (${plan.suites.map(s => s.name).join(', ')})`,
+    );
+  }
+  if (sampledOut.length > 0)
+    parts.push(`sampled out by rule${sampledOut.length > 1 ? 's' : ''} ${sampledOut.join(', ')}`);
+  else if (plan.rules.length > 0) {
+    const what = root
+      ? `service "${root.serviceName}", root span "${root.name}"`
+      : 'the trace has no root span';
+    parts.push(`no production rule matched (${what})`);
+  }
+  return parts.join('; ');
+}

@@ -1,0 +1,120 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import { matchTrace } from './match-trace.js';
+import type { ResultSink } from './result-sink.js';
+import { runScorers } from './run-scorers.js';
+import type { ScoringPlan } from './scoring-plan.js';
+import type { ScoringPhase, TraceResult, TraceRun } from './trace-run.js';
+
+/** Options of {@link scoreTrace}. */
+export interface ScoreTraceOptions {
+  /** @defaultValue 'all' */
+  phase?: ScoringPhase;
+  /** Where the run goes, in order: evaluation spans first, then metrics, files, stores. */
+  sinks?: readonly ResultSink[];
+  /** Scorer errors to reject with instead of reporting as `failed` (see `runScorers`). */
+  propagate?: (error: unknown) => boolean;
+  /** The clock, in Unix nanoseconds. */
+  now?: () => bigint;
+}
+
+/**
+ * The per-trace loop, the one used by the offline CLI, the memory driver and the BullMQ workers:
+ * match the trace to its test cases or production rules ({@link matchTrace}, with the reason when
+ * nothing matched), normalize it once per distinct alias map, run the scorers `phase` selects,
+ * and hand the run to every sink in order. A target with no scorer in the phase gives no result,
+ * except that the `deterministic` phase lists the LLM scorers it left out in `deferred`. A sink
+ * that rejects (an export failure is `SS_EXPORT_FAILED`, `upstream`) rejects the call, so the
+ * queue retries the trace; evaluation span ids are derived, so a retry rewrites, never duplicates.
+ * Pure apart from what the sinks and scorers do.
+ */
+export async function scoreTrace(
+  traceId: string,
+  spans: readonly SpanDigest[],
+  plan: ScoringPlan,
+  options: ScoreTraceOptions = {},
+): Promise<TraceRun> {
+  const now = options.now ?? unixNanoNow;
+  const phase = options.phase ?? 'all';
+  const root = findRoot(spans);
+  const match = matchTrace(traceId, spans, root, plan);
+  const byAliases = new Map<ReadonlyMap<string, string>, NormalizedTrace>();
+  const normalized = (aliases: ReadonlyMap<string, string>): NormalizedTrace => {
+    let trace = byAliases.get(aliases) ?? sameAliases(byAliases, aliases);
+    if (!trace) {
+      trace = normalizeTrace(traceId, spans, { aliases, root });
+      byAliases.set(aliases, trace);
+    }
+    return trace;
+  };
+
+  const results: TraceResult[] = [];
+  for (const target of match.targets) {
+    const selected =
+      phase === 'all'
+        ? target.scorers
+        : target.scorers.filter(s => (s.scorer.kind === 'llm') === (phase === 'llm'));
+    const deferred =
+      phase === 'deterministic'
+        ? target.scorers.filter(s => s.scorer.kind === 'llm').map(s => s.scorer.name)
+        : [];
+    if (selected.length === 0 && deferred.length === 0) continue;
+    const trace = normalized(target.aliases);
+    const startUnixNano = now();
+    const outcomes = await runScorers(
+      trace,
+      target.testCase,
+      selected,
+      target.aliases,
+      options.propagate,
+    );
+    results.push({
+      phase,
+      trace,
+      kind: target.kind,
+      suite: target.suite,
+      testCaseId: target.testCaseId,
+      testCase: target.testCase,
+      outcomes,
+      deferred,
+      startUnixNano,
+      endUnixNano: now(),
+    });
+  }
+  const run: TraceRun = {
+    traceId,
+    phase,
+    state: match.targets.length > 0 ? 'scored' : 'not_scored',
+    reason: match.reason,
+    testCaseId: match.testCaseId,
+    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+    results,
+  };
+  for (const sink of options.sinks ?? []) await sink.write(run);
+  return run;
+}
+
+// Suites and rules each build their own alias map; most are empty or equal, and then share one
+// normalization.
+function sameAliases(
+  done: ReadonlyMap<ReadonlyMap<string, string>, NormalizedTrace>,
+  aliases: ReadonlyMap<string, string>,
+): NormalizedTrace | undefined {
+  for (const [other, trace] of done) {
+    if (other.size !== aliases.size) continue;
+    let same = true;
+    for (const [k, v] of aliases)
+      if (other.get(k) !== v) {
+        same = false;
+        break;
+      }
+    if (same) return trace;
+  }
+  return undefined;
+}
+
+// hrtime is monotonic but not wall-clock; anchor it to the Unix epoch once.
+const epochOffset = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+function unixNanoNow(): bigint {
+  return process.hrtime.bigint() + epochOffset;
+}

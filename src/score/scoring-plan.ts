@@ -1,0 +1,38 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import type { ResolvedScorer } from './run-scorers.js';
+import type { TestCase } from './test-case.js';
+
+/** A test case with its scorers resolved and their options validated. */
+export interface SuiteCase {
+  testCase: TestCase;
+  scorers: ResolvedScorer[];
+}
+
+/** A loaded, validated suite (`suite/load-suite.ts` builds it). Immutable after loading. */
+export interface Suite {
+  file: string;
+  name: string;
+  aliases: ReadonlyMap<string, string>;
+  testCaseIdAttributes: readonly string[];
+  cases: readonly SuiteCase[];
+  /** Test cases by id. */
+  byId: ReadonlyMap<string, SuiteCase>;
+}
+
+/** A production rule ready to apply (`suite/production-rules.ts` compiles it from config). */
+export interface ProductionRule {
+  name: string;
+  /** Whether the trace's root span passes the rule's `match` (service, root name, attributes). */
+  matches(trace: { readonly root: SpanDigest | undefined }): boolean;
+  /** The rule's deterministic sample, by trace id. */
+  sampled(traceId: string): boolean;
+  aliases: ReadonlyMap<string, string>;
+  scorers: ResolvedScorer[];
+}
+
+/** Everything that decides what a trace is scored against: suites first, then rules. */
+export interface ScoringPlan {
+  suites: readonly Suite[];
+  /** Applied to traces that belong to no suite's test case. */
+  rules: readonly ProductionRule[];
+}

@@ -1,0 +1,51 @@
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { ScorerOutcome } from './run-scorers.js';
+import type { TestCase } from './test-case.js';
+
+/**
+ * Which scorers a pass runs: every one (`all`: offline, and any driver without a judge), all but
+ * the LLM-judged ones (`deterministic`: the first pass of a driver with a judge), or only those
+ * (`llm`: the judge pass, so a slow or rate-limited judge never holds up deterministic scoring).
+ */
+export type ScoringPhase = 'all' | 'deterministic' | 'llm';
+
+/** What scoring one trace produced for one test case or production rule. */
+export interface TraceResult {
+  phase: ScoringPhase;
+  /** The trace as this test case's suite (or this rule) reads it: its aliases applied. */
+  trace: NormalizedTrace;
+  /** `test_case` for a suite's test case, `rule` for a production rule. */
+  kind: 'test_case' | 'rule';
+  /** The suite's name, or `rule:<name>` for a production rule. */
+  suite: string;
+  /** The test case id, or `rule:<name>` for a production rule. */
+  testCaseId: string;
+  /** The test case, for a suite's test case. */
+  testCase: TestCase | undefined;
+  /** One per scorer run in this phase, in the scorers' order; may be empty (see `deferred`). */
+  outcomes: ScorerOutcome[];
+  /** In the `deterministic` phase: the LLM scorers left for the `llm` phase. */
+  deferred: string[];
+  /** When the scorers started and finished, in Unix nanoseconds. */
+  startUnixNano: bigint;
+  endUnixNano: bigint;
+}
+
+/**
+ * One trace's pass through the per-trace loop. `scored`: it matched at least one test case or
+ * rule, and `results` holds what ran. `not_scored`: it matched none, and `reason` says why (no test
+ * case id, an id no suite knows, no rule matched, sampled out). The drivers add `pending` (not
+ * ready yet) and `failed` (an error after retries) around this in their run records.
+ */
+export interface TraceRun {
+  traceId: string;
+  phase: ScoringPhase;
+  state: 'scored' | 'not_scored';
+  /** Why the trace was not scored; `undefined` when it was. */
+  reason: string | undefined;
+  /** The test case id found on the trace, if any (also when no suite knows it). */
+  testCaseId: string | undefined;
+  /** The root span's `service.name`, or `''`. */
+  serviceName: string;
+  results: TraceResult[];
+}

@@ -1,0 +1,58 @@
+/**
+ * Every attribute key spanscore writes, and the keys of its own that it reads, defined once.
+ * Capture (`traced()`, `withTestCase()`) writes them, normalization reads them, and evaluation
+ * spans carry them. Conventions read from other frameworks stay in their extractor files.
+ */
+
+/** Keys in the `spanscore.*` namespace: what no OpenTelemetry convention defines yet. */
+export const SPANSCORE_ATTRIBUTES = {
+  /** Ties a trace to a suite's test case (also the baggage key `withTestCase()` sets). */
+  testCaseId: 'spanscore.test_case.id',
+  /** The agent's input and final output, when the root span states them explicitly. */
+  input: 'spanscore.input',
+  output: 'spanscore.output',
+} as const;
+
+/** OTel GenAI `execute_tool` span attributes, as `traced()` writes them and extractors read them. */
+export const GEN_AI_TOOL_ATTRIBUTES = {
+  operationName: 'gen_ai.operation.name',
+  toolName: 'gen_ai.tool.name',
+  toolType: 'gen_ai.tool.type',
+  toolDescription: 'gen_ai.tool.description',
+  toolCallId: 'gen_ai.tool.call.id',
+  toolCallArguments: 'gen_ai.tool.call.arguments',
+  toolCallResult: 'gen_ai.tool.call.result',
+  errorType: 'error.type',
+} as const;
+
+/**
+ * Every attribute key on evaluation spans. The `gen_ai.evaluation.*` keys are the OTel GenAI
+ * evaluation event's (semantic conventions v1.38+, development status); `spanscore.*` keys carry
+ * what no convention defines yet.
+ */
+export const EVALUATION_ATTRIBUTES = {
+  name: 'gen_ai.evaluation.name',
+  scoreValue: 'gen_ai.evaluation.score.value',
+  scoreLabel: 'gen_ai.evaluation.score.label',
+  explanation: 'gen_ai.evaluation.explanation',
+  errorType: GEN_AI_TOOL_ATTRIBUTES.errorType,
+  status: 'spanscore.evaluation.status',
+  scorerKind: 'spanscore.scorer.kind',
+  testCaseId: SPANSCORE_ATTRIBUTES.testCaseId,
+  toolsUsed: 'spanscore.tools_used',
+  toolSequence: 'spanscore.tool_sequence',
+  expectedTools: 'spanscore.expected_tools',
+  missingTools: 'spanscore.missing_tools',
+  unexpectedTools: 'spanscore.unexpected_tools',
+  requestModel: 'gen_ai.request.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  judgeCached: 'spanscore.judge.cached',
+  judgeCostUsd: 'spanscore.judge.cost_usd',
+} as const;
+
+/** The span event that repeats the result (the OTel `gen_ai.evaluation.result` event). */
+export const EVALUATION_EVENT = 'gen_ai.evaluation.result';
+
+/** {@link SPANSCORE_ATTRIBUTES}.testCaseId, under the name the public API has always used. */
+export const TEST_CASE_ID_ATTRIBUTE = SPANSCORE_ATTRIBUTES.testCaseId;

@@ -1,0 +1,192 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { SpanscoreError } from '../../src/errors/spanscore-error.js';
+import type { SpanDigest } from '../../src/ingest/span-digest.js';
+import { createQueueDriver } from '../../src/queue/create-queue-driver.js';
+import type { QueueDriver, TraceScorer } from '../../src/queue/queue-driver.js';
+import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
+import { childSpans } from '../helpers/child-spans.js';
+import { traceId } from '../helpers/otlp-json-builder.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+
+/**
+ * The QueueDriver contract, run against both drivers: the memory driver in this process and the
+ * bullmq driver on the real Redis. Every behaviour a driver owns — assembly, one pass per trace,
+ * the deterministic and judge passes, retries through the one classifier — is checked the same way.
+ */
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+interface Call {
+  traceId: string;
+  phase: ScoringPhase;
+  spans: string[];
+  /** What `propagate` answered for a retryable judge error, when given. */
+  retriesJudgeErrors: boolean | undefined;
+}
+
+type Behaviour = (call: Call, attempt: number) => void | Promise<void>;
+
+function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
+  const calls: Call[] = [];
+  const attempts = new Map<string, number>();
+  const score: TraceScorer['score'] = async (id, spans, phase, propagate) => {
+    const call: Call = {
+      traceId: id,
+      phase,
+      spans: spans.map(s => s.name).sort(),
+      retriesJudgeErrors: propagate?.(new SpanscoreError('SS_JUDGE_UNAVAILABLE', 'probe')),
+    };
+    calls.push(call);
+    const key = `${id}:${phase}`;
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, attempt);
+    await behave(call, attempt);
+    const run: TraceRun = {
+      traceId: id,
+      phase,
+      state: 'scored',
+      reason: undefined,
+      testCaseId: undefined,
+      serviceName: '',
+      results: [
+        {
+          phase,
+          trace: undefined as never,
+          kind: 'rule',
+          suite: 'rule:r',
+          testCaseId: 'rule:r',
+          testCase: undefined,
+          outcomes: [],
+          deferred: phase === 'deterministic' ? ['judged'] : [],
+          startUnixNano: 0n,
+          endUnixNano: 0n,
+        },
+      ],
+    };
+    return run;
+  };
+  return { calls, scorer: { score, usesJudge } satisfies TraceScorer };
+}
+
+async function start(
+  name: 'memory' | 'bullmq',
+  s: TraceScorer,
+): Promise<{ driver: QueueDriver; failed: Array<[string, ScoringPhase, string]> }> {
+  const prefix = testPrefix();
+  const overrides: Record<string, unknown> = {
+    'queue.driver': name,
+    'queue.prefix': prefix,
+    'assembly.settleMs': 150,
+    'assembly.maxWaitMs': 3000,
+    'worker.attempts': 3,
+    'worker.backoffMs': 50,
+    'judge.attempts': 2,
+    'judge.backoffMs': 50,
+  };
+  if (name === 'bullmq') {
+    overrides['queue.redisUrl'] = REDIS_URL;
+    const redis = redisFor(prefix);
+    closers.push(redis.cleanup);
+  }
+  const config = await loadConfig({ env: {}, overrides });
+  const failed: Array<[string, ScoringPhase, string]> = [];
+  const driver = await createQueueDriver(
+    config,
+    { receiver: true, workers: true },
+    {
+      log: () => undefined,
+      onLateSpans: () => undefined,
+      onTraceFailed: (id, phase, error) => failed.push([id, phase, (error as Error).message]),
+    },
+  );
+  driver.startWorkers(s);
+  closers.push(() => driver.close(5000));
+  return { driver, failed };
+}
+
+const accept = (driver: QueueDriver, spans: SpanDigest[]) => driver.sink!.accept(spans);
+
+describe.each(['memory', 'bullmq'] as const)('QueueDriver contract: %s driver', name => {
+  it('scores a trace sent in two batches once, with every span, when it is complete', async () => {
+    const { calls, scorer: s } = scorer(false);
+    const { driver } = await start(name, s);
+    expect(driver.name).toBe(name);
+    expect(await driver.ready()).toBe(true);
+    const spans = childSpans(41, ['root', 'search', 'book']);
+    await accept(driver, spans.slice(1));
+    await accept(driver, spans.slice(0, 1));
+    await waitFor(() => calls.length > 0, 'the trace to be scored');
+    await new Promise(r => setTimeout(r, 400));
+    expect(calls).toEqual([
+      {
+        traceId: traceId(41),
+        phase: 'all',
+        spans: spans.map(x => x.name).sort(),
+        retriesJudgeErrors: undefined,
+      },
+    ]);
+  });
+
+  it('runs the judge pass after the deterministic pass, once each, when a scorer needs the judge', async () => {
+    const { calls, scorer: s } = scorer(true);
+    const { driver } = await start(name, s);
+    await accept(driver, childSpans(42, ['root', 'lookup']));
+    await waitFor(() => calls.length >= 2, 'both passes');
+    await new Promise(r => setTimeout(r, 300));
+    expect(calls.map(c => c.phase)).toEqual(['deterministic', 'llm']);
+    expect(calls[1]!.spans).toEqual(['lookup', 'root']);
+  });
+
+  it('retries an upstream failure with backoff, and fails a bug at once, reporting it once', async () => {
+    const { calls, scorer: s } = scorer(false, (call, attempt) => {
+      if (call.traceId === traceId(43) && attempt < 3)
+        throw new SpanscoreError('SS_EXPORT_FAILED', 'backend down');
+      if (call.traceId === traceId(44)) throw new TypeError('a bug');
+    });
+    const { driver, failed } = await start(name, s);
+    await accept(driver, [...childSpans(43, ['root']), ...childSpans(44, ['root'])]);
+    await waitFor(
+      () => calls.filter(c => c.traceId === traceId(43)).length === 3 && failed.length === 1,
+      'three attempts of one trace and the failure of the other',
+    );
+    await new Promise(r => setTimeout(r, 300));
+    expect(calls.filter(c => c.traceId === traceId(44))).toHaveLength(1);
+    expect(failed).toEqual([[traceId(44), 'deterministic', 'a bug']]);
+  });
+
+  it('gives the judge pass up after judge.attempts and turns judge errors into results on the last one', async () => {
+    const { calls, scorer: s } = scorer(true, (call, attempt) => {
+      if (call.phase === 'llm' && attempt === 1)
+        throw new SpanscoreError('SS_JUDGE_UNAVAILABLE', 'judge 503');
+    });
+    const { driver, failed } = await start(name, s);
+    await accept(driver, childSpans(45, ['root']));
+    await waitFor(() => calls.filter(c => c.phase === 'llm').length === 2, 'two judge attempts');
+    await new Promise(r => setTimeout(r, 300));
+    // First attempt: retryable judge errors reject (to retry); last: they become `failed` results.
+    expect(calls.filter(c => c.phase === 'llm').map(c => c.retriesJudgeErrors)).toEqual([
+      true,
+      false,
+    ]);
+    expect(failed).toEqual([]);
+  });
+
+  it('waits out a judge 429 without using an attempt', async () => {
+    const { calls, scorer: s } = scorer(true, (call, attempt) => {
+      if (call.phase === 'llm' && attempt <= 2)
+        throw new SpanscoreError('SS_JUDGE_RATE_LIMITED', 'slow down', {
+          retryAfterSeconds: 0.2,
+        });
+    });
+    const { driver, failed } = await start(name, s);
+    await accept(driver, childSpans(46, ['root']));
+    await waitFor(() => calls.filter(c => c.phase === 'llm').length === 3, 'three judge calls');
+    await new Promise(r => setTimeout(r, 300));
+    // Two 429s and a success with judge.attempts = 2: the 429s used no attempt.
+    expect(calls.filter(c => c.phase === 'llm')).toHaveLength(3);
+    expect(failed).toEqual([]);
+  });
+});
