@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
 import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
+import { EXTRACTORS } from '../../src/normalize/extractors/index.js';
 import { normalizeTrace, type NormalizedTrace } from '../../src/normalize/normalize-trace.js';
 
 const FIXTURES = new URL('../fixtures/otlp/', import.meta.url);
@@ -21,6 +22,29 @@ interface ExpectedCall {
 }
 type Golden = Record<string, { toolsUsed: string[]; toolSequence: ExpectedCall[] }>;
 
+/**
+ * Each extractor of the registry, by id, and the golden pairs that cover it: each of these must
+ * yield at least one call reported by that extractor. An extractor added to the registry without
+ * a fixture here fails the first test below.
+ */
+const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
+  mcp: ['hand-mcp'],
+  'google-adk': ['hand-google-adk'],
+  strands: ['hand-strands'],
+  'semantic-kernel': ['hand-semantic-kernel'],
+  mastra: ['hand-mastra'],
+  'pydantic-ai': ['hand-pydantic-ai'],
+  langsmith: ['hand-langsmith'],
+  'gen-ai-execute-tool': ['hand-gen-ai-semconv'],
+  'vercel-ai-sdk': ['captured-vercel-ai-sdk-v5', 'hand-vercel-ai-sdk-v4-v6'],
+  openinference: ['captured-openinference-openai', 'hand-nested-instrumentations'],
+  traceloop: ['hand-openllmetry-legacy'],
+  logfire: ['hand-logfire'],
+  'gen-ai-messages': ['captured-traceloop-openai'],
+  'gen-ai-legacy-events': ['hand-gen-ai-legacy-events'],
+  'gen-ai-tool-name': ['hand-gen-ai-tool-name-fallback'],
+};
+
 const pairs = readdirSync(EXPECTED)
   .filter(f => f.endsWith('.tool-calls.json'))
   .map(f => f.replace('.tool-calls.json', ''));
@@ -37,10 +61,34 @@ async function tracesOf(file: URL): Promise<Map<string, NormalizedTrace>> {
 }
 
 describe('golden fixtures: every convention yields the expected tool calls', () => {
-  it('has a fixture for each convention the extractor registry knows', () => {
-    expect(pairs.length).toBeGreaterThanOrEqual(16);
+  it('names fixtures for exactly the extractors of the registry, and every fixture is a golden pair', () => {
+    expect(Object.keys(FIXTURES_BY_EXTRACTOR).sort()).toEqual(EXTRACTORS.map(e => e.id).sort());
+    for (const name of Object.values(FIXTURES_BY_EXTRACTOR).flat()) expect(pairs).toContain(name);
     for (const name of pairs) expect(existsSync(new URL(`${name}.otlp.json`, FIXTURES))).toBe(true);
   });
+
+  it.each(Object.entries(FIXTURES_BY_EXTRACTOR))(
+    'extractor %s finds its calls in its own fixtures %j',
+    async (id, names) => {
+      for (const name of names) {
+        const expected = JSON.parse(
+          readFileSync(new URL(`${name}.tool-calls.json`, EXPECTED), 'utf8'),
+        ) as Golden;
+        const want = Object.values(expected).flatMap(c => c.toolSequence);
+        expect(
+          want.some(c => c.convention === id),
+          `${name} expects a call by ${id}`,
+        ).toBe(true);
+        const got = [...(await tracesOf(new URL(`${name}.otlp.json`, FIXTURES))).values()].flatMap(
+          t => t.toolSequence,
+        );
+        expect(
+          got.filter(c => c.convention === id).map(c => c.name),
+          `${name}: calls reported by ${id}`,
+        ).toEqual(want.filter(c => c.convention === id).map(c => c.name));
+      }
+    },
+  );
 
   const files = pairs.flatMap(name => {
     const list = [{ name, file: new URL(`${name}.otlp.json`, FIXTURES) }];

@@ -27,7 +27,7 @@ export const genAiLegacyEvents: ToolCallExtractor = {
         calls.push(...toolCallsIn(payload(event.attributes)));
       } else if (event.name === 'gen_ai.tool.message') {
         seen = true;
-        const p = payload(event.attributes);
+        const p = toolMessagePayload(event.attributes);
         const id = isRecord(p) ? (p.id ?? p.tool_call_id) : undefined;
         const r = readToolResult({ role: 'tool', ...(isRecord(p) ? p : {}) });
         if (r) results.push(r);
@@ -47,4 +47,12 @@ function payload(attributes: Record<string, unknown>): unknown {
     }
   }
   return attributes;
+}
+
+// A tool message flattened into the event's attributes (`id` beside `content`) is the payload
+// itself, even when its `content` is JSON: reading `content` alone would lose the call id.
+function toolMessagePayload(attributes: Record<string, unknown>): unknown {
+  const id = attributes.id ?? attributes.tool_call_id;
+  if (typeof id === 'string' && attributes.content !== undefined) return attributes;
+  return payload(attributes);
 }
