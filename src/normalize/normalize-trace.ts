@@ -39,10 +39,7 @@ export function normalizeTrace(
   options: NormalizeOptions = {},
 ): NormalizedTrace {
   const root = 'root' in options ? options.root : findRoot(spans);
-  const toolSequence = extractToolCalls(spans, {
-    ...(options.aliases && { aliases: options.aliases }),
-    ...(options.extractors && { extractors: options.extractors }),
-  });
+  const toolSequence = extractToolCalls(spans, options);
   return new Trace(
     traceId,
     root,
@@ -79,11 +76,18 @@ class Trace implements NormalizedTrace {
 
 /** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
 export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
-  const ids = new Set(spans.map(s => s.spanId));
+  // Agent traces are small: below this many spans a scan beats building a set of ids.
+  const ids = spans.length > 16 ? new Set(spans.map(s => s.spanId)) : undefined;
   let root: SpanDigest | undefined;
   for (const span of spans) {
-    if (span.parentSpanId !== '' && ids.has(span.parentSpanId)) continue;
+    const parent = span.parentSpanId;
+    if (parent !== '' && (ids ? ids.has(parent) : hasSpan(spans, parent))) continue;
     if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;
   }
   return root;
+}
+
+function hasSpan(spans: readonly SpanDigest[], spanId: string): boolean {
+  for (const span of spans) if (span.spanId === spanId) return true;
+  return false;
 }

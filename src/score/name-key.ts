@@ -13,19 +13,20 @@ export interface NameKey {
 
 /**
  * Builds the {@link NameKey} for a scorer's `normalize` option. Both sides are canonicalized with
- * the same alias map here, whatever map the trace was normalized with; results are memoized for
- * the life of the key (one scoring call).
+ * the same alias map here, whatever map the trace was normalized with. Canonical names are
+ * memoized by `canonicalToolName`, so a key costs nothing to build.
  */
 export function nameKey(normalize: boolean, aliases: ReadonlyMap<string, string>): NameKey {
-  if (!normalize) return { call: c => c.rawName, expected: n => n };
-  const memo = new Map<string, string>();
-  const canonical = (name: string): string => {
-    let key = memo.get(name);
-    if (key === undefined) memo.set(name, (key = canonicalToolName(name, aliases)));
-    return key;
-  };
+  if (!normalize) return RAW_NAMES;
+  if (aliases.size === 0) return CANONICAL_NAMES;
   return {
-    call: c => (aliases.size === 0 ? c.canonicalName : canonical(c.rawName)),
-    expected: canonical,
+    call: c => canonicalToolName(c.rawName, aliases),
+    expected: name => canonicalToolName(name, aliases),
   };
 }
+
+const RAW_NAMES: NameKey = { call: c => c.rawName, expected: name => name };
+const CANONICAL_NAMES: NameKey = {
+  call: c => c.canonicalName,
+  expected: name => canonicalToolName(name),
+};
