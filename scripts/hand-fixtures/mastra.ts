@@ -1,5 +1,5 @@
 /**
- * Mastra @mastra/otel-exporter: tool_call and mcp_tool_call spans; requests on MODEL_GENERATION.
+ * Mastra `@mastra/otel-exporter`: tool_call and mcp_tool_call spans; requests on MODEL_GENERATION.
  * HAND-BUILT: written from the sources cited in ../shared/reference/otel-tool-conventions.md §2.
  */
 import { spanId, traceId, type SpanInput } from '../../test/helpers/otlp-json-builder.js';

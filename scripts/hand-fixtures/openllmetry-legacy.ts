@@ -1,5 +1,5 @@
 /**
- * OpenLLMetry legacy attributes (≤0.4x) and a Python @tool span with {"args","kwargs"} input.
+ * OpenLLMetry legacy attributes (≤0.4x) and a Python `@tool` span with `{"args","kwargs"}` input.
  * HAND-BUILT: written from the sources cited in ../shared/reference/otel-tool-conventions.md §2.
  */
 import { spanId, traceId, type SpanInput } from '../../test/helpers/otlp-json-builder.js';

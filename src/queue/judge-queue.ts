@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { encodeSpanDigest } from './span-digest-codec.js';
+import { encodeSpanBatch } from './span-batch-codec.js';
 
 /** The BullMQ queue of LLM-judged scoring, one job per trace scoring generation. */
 export const JUDGE_QUEUE = 'judge';
@@ -9,8 +9,11 @@ export const JUDGE_QUEUE = 'judge';
 /** A judge job: the trace's spans travel with it, since the span buffer drops them once scored. */
 export interface JudgeJobData {
   traceId: string;
-  /** Span digests, encoded by `encodeSpanDigest`. */
-  spans: string[];
+  /**
+   * The trace's spans: one `encodeSpanBatch` buffer, base64. (Jobs queued before that codec hold
+   * an array of JSON digests; the judge worker reads both.)
+   */
+  spans: string | string[];
 }
 
 /** Options of {@link createJudgeQueue}. */
@@ -48,7 +51,7 @@ export function createJudgeQueue(options: JudgeQueueOptions): JudgeQueue {
     async enqueue(traceId, spans) {
       await queue.add(
         JUDGE_QUEUE,
-        { traceId, spans: spans.map(encodeSpanDigest) },
+        { traceId, spans: encodeSpanBatch(spans).toString('base64') },
         {
           jobId: `${traceId}-llm-${spans.length}`,
           attempts: options.attempts,

@@ -4,6 +4,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
 import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
 import { JUDGE_QUEUE, type JudgeJobData } from './judge-queue.js';
+import { decodeSpanBatch } from './span-batch-codec.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
 /** Options of {@link createJudgeWorker}. */
@@ -45,7 +46,11 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
   const pauser = new Queue(JUDGE_QUEUE, { connection: options.connection, prefix });
 
   async function processor(job: Job<JudgeJobData>): Promise<{ spans: number }> {
-    const spans = job.data.spans.map(decodeSpanDigest);
+    const data = job.data.spans;
+    const spans =
+      typeof data === 'string'
+        ? decodeSpanBatch(Buffer.from(data, 'base64'))
+        : data.map(decodeSpanDigest);
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     try {
       await options.process(job.data.traceId, spans, judgeErrorsToRetry(final));

@@ -19,6 +19,9 @@ export function createRedisConnection(url: string, role: 'bullmq' | 'commands'):
         maxRetriesPerRequest: 1,
         connectTimeout: 2000,
         commandTimeout: COMMAND_TIMEOUT_MS,
+        // Commands issued in one event-loop turn (a worker's concurrent jobs, a request's traces)
+        // go out in one write: fewer syscalls and Redis reads. Safe: this role never blocks.
+        enableAutoPipelining: true,
       });
 }
 

@@ -1,23 +1,21 @@
 import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import { decodeSpanDigest, encodeSpanDigest } from './span-digest-codec.js';
+import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 import type { TraceProgress } from './trace-readiness.js';
 
-// KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1), spans…
+// KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1),
+// span count, the batch (one encodeSpanBatch buffer).
 // Returns the scored-at time when the trace was already scored (the spans are late), else ''.
-// Spans are pushed in chunks: Lua's unpack() has a stack limit.
 const APPEND = `
 local scored = redis.call('HGET', KEYS[2], 'scored')
 local late = scored ~= false
-local n = #ARGV - 4
 if late then
-  redis.call('HINCRBY', KEYS[2], 'late', n)
+  redis.call('HINCRBY', KEYS[2], 'late', ARGV[5])
   if ARGV[4] ~= '1' then return scored end
 end
-for i = 5, #ARGV, 1000 do
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
-end
+redis.call('RPUSH', KEYS[1], ARGV[6])
+redis.call('HINCRBY', KEYS[2], 'n', ARGV[5])
 redis.call('HSETNX', KEYS[2], 'first', ARGV[1])
 redis.call('HSET', KEYS[2], 'last', ARGV[1])
 if ARGV[2] == '1' then redis.call('HSET', KEYS[2], 'root', '1') end
@@ -27,27 +25,35 @@ if late then return scored end
 return ''
 `;
 
-// KEYS: spans list, meta hash. ARGV: scored-at ms, spans scored, keep spans (0/1), ttl ms.
-// Marks the trace scored; without keep, removes the scored spans but keeps any that arrived
+// KEYS: spans list, meta hash. ARGV: scored-at ms, batches scored, spans appended when they were
+// read (the meta hash's `n` then), keep spans (0/1), ttl ms.
+// Marks the trace scored; without keep, removes the scored batches but keeps any that arrived
 // while it was being scored. Returns how many spans arrived while scoring.
 const MARK_SCORED = `
 redis.call('HSET', KEYS[2], 'scored', ARGV[1])
 redis.call('HDEL', KEYS[2], 'first', 'last', 'root')
-local total = redis.call('LLEN', KEYS[1])
-local racing = total - tonumber(ARGV[2])
-if ARGV[3] ~= '1' then redis.call('LTRIM', KEYS[1], tonumber(ARGV[2]), -1) end
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-if total > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+local racing = tonumber(redis.call('HGET', KEYS[2], 'n') or '0') - tonumber(ARGV[3])
+if ARGV[4] ~= '1' then
+  redis.call('LTRIM', KEYS[1], tonumber(ARGV[2]), -1)
+  redis.call('HSET', KEYS[2], 'n', racing)
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
 return racing
 `;
 
 interface BufferCommands {
-  spanscoreAppend(spansKey: string, metaKey: string, ...args: string[]): Promise<string>;
+  spanscoreAppend(
+    spansKey: string,
+    metaKey: string,
+    ...args: Array<string | Buffer>
+  ): Promise<string>;
   spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
 }
 
 /**
- * Span digests per trace in Redis: a list of encoded digests and a hash of first/last arrival,
+ * Span digests per trace in Redis: a list of span batches (`encodeSpanBatch`, one per request
+ * that carried spans of the trace) and a hash of first/last arrival,
  * root seen, scored-at and late-span count, both under one hash tag (`{traceId}`) so a Redis
  * Cluster keeps them in one slot, both with a TTL so nothing outlives `ttlMs`. Every write is one
  * Lua script call per trace per request: never a call per span.
@@ -87,7 +93,8 @@ export class RedisSpanBuffer {
         rootSeen ? '1' : '0',
         String(this.ttlMs),
         keepLate ? '1' : '0',
-        ...spans.map(encodeSpanDigest),
+        String(spans.length),
+        encodeSpanBatch(spans),
       );
     }
     const results = (await pipeline.exec()) ?? [];
@@ -99,37 +106,44 @@ export class RedisSpanBuffer {
     return late;
   }
 
-  /** What is known of a trace's arrival, or `undefined` when nothing is buffered. */
-  async progress(traceId: string): Promise<(TraceProgress & { scored: boolean }) | undefined> {
-    const meta = await this.redis.hgetall(this.metaKey(traceId));
-    if (meta.first === undefined)
-      return meta.scored === undefined
-        ? undefined
-        : { firstSeenMs: 0, lastSeenMs: 0, rootEnded: true, scored: true };
+  /**
+   * What is known of a trace's arrival (`undefined` when nothing is buffered) and every buffered
+   * span, in one round trip: a worker reads both, atomically, when the trace's job is due, which is nearly
+   * always when the trace is ready. Spans come decoded, in first-arrival order, each span id once
+   * (an exporter that retried a request the receiver had accepted appends its spans twice; the
+   * later copy wins, as in the memory driver). `stored` counts the list entries (batches) read and
+   * `appended` the spans appended so far (duplicates included), for `markScored`.
+   */
+  async read(traceId: string): Promise<{
+    progress: (TraceProgress & { scored: boolean }) | undefined;
+    spans: SpanDigest[];
+    stored: number;
+    appended: number;
+  }> {
+    // MULTI: the hash's span count and the list must agree, whatever is appended meanwhile.
+    const [[metaError, meta], [listError, batches]] = ((await this.redis
+      .multi()
+      .hgetall(this.metaKey(traceId))
+      .lrangeBuffer(this.spansKey(traceId), 0, -1)
+      .exec()) ?? []) as [[Error | null, Record<string, string>], [Error | null, Buffer[]]];
+    if (metaError) throw metaError;
+    if (listError) throw listError;
+    const spans = groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [];
     return {
-      firstSeenMs: Number(meta.first),
-      lastSeenMs: Number(meta.last),
-      rootEnded: meta.root === '1',
-      scored: meta.scored !== undefined,
+      progress: toProgress(meta),
+      spans,
+      stored: batches.length,
+      appended: Number(meta.n ?? 0),
     };
   }
 
   /**
-   * Every buffered span of a trace, decoded, in first-arrival order, each span id once (an
-   * exporter that retried a request the receiver had accepted appends its spans twice; the later
-   * copy wins, as in the memory driver). `stored` counts the list entries, duplicates included,
-   * for `markScored`.
+   * Marks a trace scored, given what {@link RedisSpanBuffer.read} returned (`stored` batches,
+   * `appended` spans); returns how many spans arrived while it was being scored.
    */
-  async spans(traceId: string): Promise<{ spans: SpanDigest[]; stored: number }> {
-    const stored = await this.redis.lrange(this.spansKey(traceId), 0, -1);
-    const spans = groupSpansByTrace(stored.map(decodeSpanDigest)).get(traceId) ?? [];
-    return { spans, stored: stored.length };
-  }
-
-  /** Marks a trace scored; returns how many spans arrived while it was being scored. */
   markScored(
     traceId: string,
-    scoredCount: number,
+    read: { stored: number; appended: number },
     nowMs: number,
     keepSpans: boolean,
   ): Promise<number> {
@@ -137,7 +151,8 @@ export class RedisSpanBuffer {
       this.spansKey(traceId),
       this.metaKey(traceId),
       String(nowMs),
-      String(scoredCount),
+      String(read.stored),
+      String(read.appended),
       keepSpans ? '1' : '0',
       String(this.ttlMs),
     );
@@ -155,4 +170,19 @@ export class RedisSpanBuffer {
   private metaKey(traceId: string): string {
     return `${this.prefix}:trace:{${traceId}}:meta`;
   }
+}
+
+function toProgress(
+  meta: Record<string, string>,
+): (TraceProgress & { scored: boolean }) | undefined {
+  if (meta.first === undefined)
+    return meta.scored === undefined
+      ? undefined
+      : { firstSeenMs: 0, lastSeenMs: 0, rootEnded: true, scored: true };
+  return {
+    firstSeenMs: Number(meta.first),
+    lastSeenMs: Number(meta.last),
+    rootEnded: meta.root === '1',
+    scored: meta.scored !== undefined,
+  };
 }

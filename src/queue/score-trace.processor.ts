@@ -50,7 +50,8 @@ export function createScoreTraceWorker(
     token?: string,
   ): Promise<{ spans: number } | { skipped: string }> {
     const { traceId } = job.data;
-    const progress = await buffer.progress(traceId);
+    const read = await buffer.read(traceId);
+    const { progress, spans } = read;
     if (!progress) return { skipped: 'no spans buffered (expired)' };
     if (!progress.scored) {
       const readiness = traceReadiness(progress, Date.now(), options.policy);
@@ -59,14 +60,13 @@ export function createScoreTraceWorker(
         throw new DelayedError();
       }
     }
-    const { spans, stored } = await buffer.spans(traceId);
     try {
       await options.process(traceId, spans);
     } catch (error) {
       if (classifyFailure(error).action !== 'fail') throw error;
       throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
     }
-    const racing = await buffer.markScored(traceId, stored, Date.now(), keep);
+    const racing = await buffer.markScored(traceId, read, Date.now(), keep);
     if (racing > 0) {
       options.onLateSpans?.(traceId, racing);
       if (keep) {

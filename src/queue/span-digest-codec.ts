@@ -1,8 +1,9 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 
 /**
- * Span digests as stored in Redis: JSON, with the 64-bit nanosecond times as decimal strings
- * (JSON numbers would lose precision past 2^53). `decodeSpanDigest` restores the bigints.
+ * Span digests as JSON, with the 64-bit nanosecond times as decimal strings (JSON numbers would
+ * lose precision past 2^53). The format of the span buffer and judge jobs before
+ * `encodeSpanBatch`; still read, so entries written before an upgrade are not lost.
  */
 export function encodeSpanDigest(span: SpanDigest): string {
   return JSON.stringify({
