@@ -8,7 +8,7 @@ import { createOtlpHttpReceiver } from '../src/ingest/otlp-http-receiver.js';
 import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
 import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
-import { median, percentile } from './measure.js';
+import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -41,9 +41,20 @@ export interface LoadResult {
     /** Jobs delayed more than once (their first due time came before the trace was ready). */
     redelayedShare: number;
   };
-  /** Peak RSS, and the median RSS of the run's first and last quarters (flat when close). */
-  rssMb: Record<string, { peak: number; firstQuarter: number; lastQuarter: number }>;
-  redisUsedMemoryMb: { peak: number };
+  /**
+   * Peak RSS, the median RSS of the run's first and last quarters (flat when close), and the
+   * least-squares slope after the first minute (or quarter, if shorter), in MB per minute.
+   */
+  rssMb: Record<
+    string,
+    { peak: number; firstQuarter: number; lastQuarter: number; slopePerMinute: number }
+  >;
+  redisUsedMemoryMb: { peak: number; slopePerMinute: number };
+  /**
+   * Redis work per scored trace, from `INFO commandstats` before and after the run: every
+   * command, those run inside Lua scripts included, by name, and in all.
+   */
+  redisCommandsPerTrace: { total: number; byCommand: Record<string, number> };
 }
 
 /**
@@ -183,6 +194,7 @@ async function loadRun(
     );
   }, 1000);
 
+  const statsBefore = parseCommandStats(await infoConnection.info('commandstats'));
   const out = join(dir, 'load.json');
   const started = Date.now();
   const generator = spawn(
@@ -220,6 +232,17 @@ async function loadRun(
   const latencies = Object.entries(load.traces)
     .filter(([id]) => exportedAt.has(id))
     .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
+
+  const statsAfter = parseCommandStats(await infoConnection.info('commandstats'));
+  const byCommand: Record<string, number> = {};
+  let totalCommands = 0;
+  for (const [command, calls] of statsAfter) {
+    const n = calls - (statsBefore.get(command) ?? 0);
+    // INFO itself and the sampling above are the bench's, not the pipeline's.
+    if (n <= 0 || command === 'info') continue;
+    byCommand[command] = n / Math.max(1, exportedAt.size);
+    totalCommands += n;
+  }
 
   // Where the latency goes, from BullMQ's own event stream (the last ~10,000 events it keeps):
   // ready → the job's last activation (delay promotion and queueing), activation → completed
@@ -271,6 +294,7 @@ async function loadRun(
   await sink.close();
   await redis.cleanup();
 
+  const warmUp = (xs: readonly number[]): number => Math.min(60, Math.floor(xs.length / 4));
   const quarter = (xs: number[], which: 'first' | 'last'): number => {
     const n = Math.max(1, Math.floor(xs.length / 4));
     return median(which === 'first' ? xs.slice(0, n) : xs.slice(-n));
@@ -300,11 +324,24 @@ async function loadRun(
           peak: Math.max(...xs),
           firstQuarter: quarter(xs, 'first'),
           lastQuarter: quarter(xs, 'last'),
+          slopePerMinute: slopePerMinute(xs, warmUp(xs)),
         },
       ]),
     ),
-    redisUsedMemoryMb: { peak: Math.max(...redisMemory) },
+    redisUsedMemoryMb: {
+      peak: Math.max(...redisMemory),
+      slopePerMinute: slopePerMinute(redisMemory, warmUp(redisMemory)),
+    },
+    redisCommandsPerTrace: { total: totalCommands / Math.max(1, exportedAt.size), byCommand },
   };
+}
+
+/** `cmdstat_<name>:calls=N,…` lines of `INFO commandstats`, as calls by command name. */
+function parseCommandStats(info: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls.set(match[1]!, Number(match[2]));
+  return calls;
 }
 
 /**

@@ -57,3 +57,22 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * The least-squares slope of samples taken once a second, in units per minute, over the samples
+ * after `skipSeconds` (start-up and warm-up are not a leak). NaN with fewer than 2 samples.
+ */
+export function slopePerMinute(samples: readonly number[], skipSeconds = 0): number {
+  const ys = samples.slice(skipSeconds);
+  const n = ys.length;
+  if (n < 2) return NaN;
+  const meanX = (n - 1) / 2;
+  const meanY = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  ys.forEach((y, x) => {
+    num += (x - meanX) * (y - meanY);
+    den += (x - meanX) ** 2;
+  });
+  return (num / den) * 60;
+}
