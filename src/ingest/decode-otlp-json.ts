@@ -9,7 +9,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { emptyAttributes } from './span-digest.js';
+import { setAttribute } from './span-digest.js';
 
 /** Attribute values nest at most this deep; deeper input is refused rather than recursed into. */
 export const MAX_ANY_VALUE_DEPTH = 32;
@@ -195,14 +195,14 @@ function decodeEvents(events: unknown): SpanEventDigest[] {
 }
 
 function decodeAttributes(list: unknown, path: string): Attributes {
-  const out = emptyAttributes();
+  const out: Attributes = {};
   if (list === undefined || list === null) return out;
   if (!Array.isArray(list)) throw new SpanReject(path, `expected an array, got ${describe(list)}`);
   list.forEach((kv: unknown, i) => {
     if (!isObject(kv) || typeof kv.key !== 'string') {
       throw new SpanReject(`${path}[${i}]`, 'expected a KeyValue with a string "key"');
     }
-    out[kv.key] = decodeAnyValue(kv.value, `${path}[${i}].value`, 0);
+    setAttribute(out, kv.key, decodeAnyValue(kv.value, `${path}[${i}].value`, 0));
   });
   return out;
 }
@@ -255,10 +255,10 @@ function decodeAnyValue(value: unknown, path: string, depth: number): AttributeV
               'expected a KeyValue with a string "key"',
             );
           }
-          out[kv.key] = decodeAnyValue(
-            kv.value,
-            `${path}.kvlistValue.values[${i}].value`,
-            depth + 1,
+          setAttribute(
+            out,
+            kv.key,
+            decodeAnyValue(kv.value, `${path}.kvlistValue.values[${i}].value`, depth + 1),
           );
         });
         return out;

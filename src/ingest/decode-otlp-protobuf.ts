@@ -3,6 +3,7 @@ import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
 import type {
   AttributeValue,
+  Attributes,
   DecodedRequest,
   RejectedSpan,
   SpanDigest,
@@ -10,7 +11,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { emptyAttributes } from './span-digest.js';
+import { setAttribute } from './span-digest.js';
 
 // Wire types (protobuf encoding spec).
 const VARINT = 0;
@@ -110,7 +111,7 @@ function readScopeSpans(
       const scopeEnd = reader.lenEnd();
       while (reader.pos < scopeEnd) {
         const t = reader.varint32();
-        if (t === ((1 << 3) | LEN)) scopeName = reader.string();
+        if (t === ((1 << 3) | LEN)) scopeName = reader.recurring();
         else reader.skip(t);
       }
     } else if (tag === ((2 << 3) | LEN)) {
@@ -140,7 +141,7 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
   let kind = 0;
   let start = 0n;
   let stop = 0n;
-  const attributes = emptyAttributes();
+  const attributes: Attributes = {};
   const events: SpanEventDigest[] = [];
   let statusCode = 0;
   let statusMessage = '';
@@ -157,7 +158,7 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
         parentSpanId = reader.id(8, 'parentSpanId');
         break;
       case (5 << 3) | LEN:
-        name = reader.string();
+        name = reader.recurring();
         break;
       case (6 << 3) | VARINT:
         kind = reader.varint32();
@@ -172,7 +173,7 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
       case (9 << 3) | LEN: {
         const kvEnd = reader.lenEnd();
         const [key, value] = readKeyValue(reader, kvEnd, 0);
-        attributes[key] = value;
+        setAttribute(attributes, key, value);
         reader.pos = kvEnd;
         break;
       }
@@ -221,15 +222,15 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
 function readEvent(reader: Reader, end: number): SpanEventDigest {
   let name = '';
   let time = 0n;
-  const attributes = emptyAttributes();
+  const attributes: Attributes = {};
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | FIXED64)) time = reader.fixed64();
-    else if (tag === ((2 << 3) | LEN)) name = reader.string();
+    else if (tag === ((2 << 3) | LEN)) name = reader.recurring();
     else if (tag === ((3 << 3) | LEN)) {
       const kvEnd = reader.lenEnd();
       const [key, value] = readKeyValue(reader, kvEnd, 0);
-      attributes[key] = value;
+      setAttribute(attributes, key, value);
       reader.pos = kvEnd;
     } else reader.skip(tag);
   }
@@ -241,7 +242,7 @@ function readKeyValue(reader: Reader, end: number, depth: number): [string, Attr
   let value: AttributeValue = null;
   while (reader.pos < end) {
     const tag = reader.varint32();
-    if (tag === ((1 << 3) | LEN)) key = reader.string();
+    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
     else if (tag === ((2 << 3) | LEN)) {
       const vEnd = reader.lenEnd();
       value = readAnyValue(reader, vEnd, depth);
@@ -260,7 +261,7 @@ function readAnyValue(reader: Reader, end: number, depth: number): AttributeValu
     const tag = reader.varint32();
     switch (tag) {
       case (1 << 3) | LEN:
-        value = reader.string();
+        value = reader.recurring();
         break;
       case (2 << 3) | VARINT:
         value = reader.varint32() !== 0;
@@ -293,7 +294,7 @@ function readAnyValue(reader: Reader, end: number, depth: number): AttributeValu
           if (t === ((1 << 3) | LEN)) {
             const kvEnd = reader.lenEnd();
             const [k, v] = readKeyValue(reader, kvEnd, depth + 1);
-            obj[k] = v;
+            setAttribute(obj, k, v);
             reader.pos = kvEnd;
           } else reader.skip(t);
         }

@@ -64,6 +64,18 @@ export class ProtobufReader {
     return s;
   }
 
+  /**
+   * A string that repeats across spans (an attribute key, a span or scope name, a short value):
+   * read through {@link recurringString}'s cache, so the common case decodes nothing and hands
+   * back the same string, which V8 has already made a property key. Long strings decode as usual.
+   */
+  recurring(): string {
+    const end = this.lenEnd();
+    const s = recurringString(this.buf, this.pos, end);
+    this.pos = end;
+    return s;
+  }
+
   base64(): string {
     const end = this.lenEnd();
     const s = this.buf.toString('base64', this.pos, end);
@@ -78,9 +90,16 @@ export class ProtobufReader {
       this.pos = end;
       throw new SpanReject(`${name}: expected ${bytes} bytes, got ${len}`);
     }
-    const hex = this.buf.toString('hex', this.pos, end);
+    // An all-zero id (a root's parent, in some SDKs) means none.
+    let zero = true;
+    for (let i = this.pos; i < end; i++)
+      if (this.buf[i] !== 0) {
+        zero = false;
+        break;
+      }
+    const hex = zero ? '' : this.buf.toString('hex', this.pos, end);
     this.pos = end;
-    return /^0*$/.test(hex) ? '' : hex;
+    return hex;
   }
 
   fixed64(): bigint {
@@ -117,4 +136,39 @@ export class ProtobufReader {
     }
     if (this.pos > this.buf.length) throw new Error('field runs past the end');
   }
+}
+
+// Strings up to this many bytes go through the cache; longer ones (JSON payloads, messages) rarely
+// repeat and cost more to compare than to decode.
+const RECURRING_MAX_BYTES = 48;
+const CACHE_SLOTS = 4096;
+const cachedBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(CACHE_SLOTS);
+const cachedStrings: string[] = new Array<string>(CACHE_SLOTS);
+
+/**
+ * The UTF-8 string of `buf[start, end)`, from a fixed-size cache keyed by an FNV-1a hash of the
+ * bytes and checked byte for byte (a collision only replaces the slot). Attribute keys and span
+ * names repeat in nearly every span of a request, and decoding them was the largest single cost of
+ * `decodeOtlpProtobuf`. Bounded memory: 4096 strings of at most 48 bytes.
+ */
+export function recurringString(buf: Buffer, start: number, end: number): string {
+  const len = end - start;
+  if (len > RECURRING_MAX_BYTES || len === 0) return buf.toString('utf8', start, end);
+  let h = 0x811c9dc5 ^ len;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  const slot = (h >>> 0) & (CACHE_SLOTS - 1);
+  const bytes = cachedBytes[slot];
+  if (bytes !== undefined && bytes.length === len) {
+    let same = true;
+    for (let i = 0; i < len; i++)
+      if (bytes[i] !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    if (same) return cachedStrings[slot]!;
+  }
+  const s = buf.toString('utf8', start, end);
+  cachedBytes[slot] = Uint8Array.prototype.slice.call(buf, start, end);
+  cachedStrings[slot] = s;
+  return s;
 }
