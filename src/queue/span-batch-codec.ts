@@ -6,7 +6,7 @@ import type {
   SpanKind,
   StatusCode,
 } from '../ingest/span-digest.js';
-import { emptyAttributes } from '../ingest/span-digest.js';
+import { emptyAttributes, setAttribute } from '../ingest/span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
 /**
@@ -227,7 +227,7 @@ class Reader {
     const count = this.varint();
     for (let i = 0; i < count; i++) {
       const key = this.string();
-      out[key] = this.value();
+      setAttribute(out, key, this.value());
     }
     return out;
   }
