@@ -69,10 +69,10 @@ const prefixCache = new WeakMap<Attributes, Set<string>>();
  * `llm.output_messages.0.message.role`, also `message.tool_calls` for nested records. Computed
  * once per attributes object.
  */
-export function indexedPrefixes(attributes: Attributes): ReadonlySet<string> {
-  const cached = prefixCache.get(attributes);
-  if (cached) return cached;
-  const found = new Set<string>();
+function indexedPrefixes(attributes: Attributes): Set<string> {
+  let found = prefixCache.get(attributes);
+  if (found) return found;
+  found = new Set();
   for (const key in attributes) {
     let dot = key.indexOf('.');
     while (dot !== -1) {

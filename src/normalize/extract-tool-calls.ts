@@ -3,7 +3,6 @@ import { canonicalToolName, stripToolNamespace } from './canonical-tool-name.js'
 import { EXTRACTORS } from './extractors/index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
-import { indexedPrefixes } from './attribute-values.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -33,12 +32,10 @@ export function extractToolCalls(
   const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
   const results = new Map<string, ToolResultSeen>();
 
-  const plan = planFor(extractors);
+  const { executors, requesters } = split(extractors);
   for (const span of spans) {
-    const mask = plan.mask(span);
     let claimed = false;
-    for (const [extractor, bit] of plan.executors) {
-      if (bit !== 0 && (mask & bit) === 0) continue;
+    for (const extractor of executors) {
       const calls = extractor.executed!(span);
       if (calls !== undefined) {
         for (const c of calls) {
@@ -52,8 +49,7 @@ export function extractToolCalls(
     }
     // A tool span records its own call, never a model's requests: skip the message readers.
     if (claimed) continue;
-    for (const [extractor, bit] of plan.requesters) {
-      if (bit !== 0 && (mask & bit) === 0) continue;
+    for (const extractor of requesters) {
       const found = extractor.requested!(span);
       if (!found) continue;
       for (const c of found.calls) {
@@ -83,72 +79,25 @@ export function extractToolCalls(
   return kept.sort(byStart);
 }
 
-/**
- * A registry compiled for one pass per span: each extractor gets a bit, and `mask(span)` sets the
- * bits of every extractor whose signal the span meets, from one walk over its attribute keys (and
- * its indexed prefixes, name, scope and events). Extractors without a signal always get their bit.
- * Asking 15 extractors about every span was most of normalization's cost; most spans concern
- * one or two.
- */
-interface ExtractorPlan {
-  executors: Array<[ToolCallExtractor, number]>;
-  requesters: Array<[ToolCallExtractor, number]>;
-  mask(span: SpanDigest): number;
-}
+const splitCache = new WeakMap<
+  readonly ToolCallExtractor[],
+  { executors: ToolCallExtractor[]; requesters: ToolCallExtractor[] }
+>();
 
-const plans = new WeakMap<readonly ToolCallExtractor[], ExtractorPlan>();
-
-function planFor(extractors: readonly ToolCallExtractor[]): ExtractorPlan {
-  let plan = plans.get(extractors);
-  if (plan) return plan;
-  // Past 31 extractors the bits run out: the rest get bit 0, which means "always ask".
-  const bitOf = (i: number): number => (i < 31 ? 1 << i : 0);
-  let always = 0;
-  let onEvents = 0;
-  const byKey = new Map<string, number>();
-  const byPrefix = new Map<string, number>();
-  const nameTests: Array<[number, (name: string) => boolean]> = [];
-  const scopeTests: Array<[number, (scope: string) => boolean]> = [];
-  extractors.forEach((extractor, i) => {
-    const bit = bitOf(i);
-    const signal = extractor.signal;
-    if (!signal || bit === 0) {
-      always |= bit;
-      return;
-    }
-    for (const key of signal.keys ?? []) byKey.set(key, (byKey.get(key) ?? 0) | bit);
-    for (const prefix of signal.indexedPrefixes ?? [])
-      byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) | bit);
-    if (signal.name) nameTests.push([bit, signal.name]);
-    if (signal.scope) scopeTests.push([bit, signal.scope]);
-    if (signal.events) onEvents |= bit;
-  });
-  const withBit = (pick: (e: ToolCallExtractor) => boolean): Array<[ToolCallExtractor, number]> =>
-    extractors.flatMap((e, i) => (pick(e) ? [[e, bitOf(i)]] : []));
-  plan = {
-    executors: withBit(e => e.executed !== undefined),
-    requesters: withBit(e => e.requested !== undefined),
-    mask(span) {
-      let mask = always;
-      const attributes = span.attributes;
-      for (const key in attributes) {
-        const bits = byKey.get(key);
-        if (bits !== undefined) mask |= bits;
-      }
-      if (byPrefix.size > 0)
-        for (const prefix of indexedPrefixes(attributes)) {
-          const bits = byPrefix.get(prefix);
-          if (bits !== undefined) mask |= bits;
-        }
-      if (span.events.length > 0) mask |= onEvents;
-      for (const [bit, test] of nameTests) if ((mask & bit) === 0 && test(span.name)) mask |= bit;
-      for (const [bit, test] of scopeTests)
-        if ((mask & bit) === 0 && test(span.scopeName)) mask |= bit;
-      return mask;
-    },
-  };
-  plans.set(extractors, plan);
-  return plan;
+// The registry split once into the extractors that read tool spans and those that read messages.
+function split(extractors: readonly ToolCallExtractor[]): {
+  executors: ToolCallExtractor[];
+  requesters: ToolCallExtractor[];
+} {
+  let parts = splitCache.get(extractors);
+  if (!parts) {
+    parts = {
+      executors: extractors.filter(e => e.executed !== undefined),
+      requesters: extractors.filter(e => e.requested !== undefined),
+    };
+    splitCache.set(extractors, parts);
+  }
+  return parts;
 }
 
 function toToolCall(

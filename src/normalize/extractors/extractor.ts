@@ -17,35 +17,10 @@ export interface ToolResultSeen {
 export interface ToolCallExtractor {
   /** Stable id, recorded on each call as `convention`. */
   readonly id: string;
-  /**
-   * What a span must have for this extractor to find anything in it (in `executed` or
-   * `requested`): a necessary condition, stated as data so the registry tests every extractor's
-   * at once, in one pass over the span's keys, and asks only the extractors that may apply.
-   * Absent: the extractor is asked about every span.
-   */
-  readonly signal?: ExtractorSignal;
   /** The call(s) this span executed, or `undefined` when it is not this convention's tool span. */
   executed?(span: SpanDigest): ExtractedCall[] | undefined;
   /** Calls a model requested on this span, and results fed back to it. */
   requested?(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } | undefined;
-}
-
-/**
- * A span can concern an extractor when any one of these holds. Each must be implied by the
- * extractor's own checks (if it returns calls or claims the span, the signal holds); the registry
- * test proves it on every fixture and on random spans.
- */
-export interface ExtractorSignal {
-  /** The span has one of these attribute keys. */
-  keys?: readonly string[];
-  /** The span has indexed attributes under one of these prefixes (`prefix.0.…`). */
-  indexedPrefixes?: readonly string[];
-  /** The span's name passes this test. */
-  name?: (name: string) => boolean;
-  /** The span's instrumentation scope name passes this test. */
-  scope?: (scope: string) => boolean;
-  /** The span has span events. */
-  events?: boolean;
 }
 
 /** `status: 'error'` and the message when the span's status is ERROR, or `error.type` is set. */

@@ -30,7 +30,6 @@ export function isExecuteToolSpan(span: SpanDigest): boolean {
 /** OTel GenAI semantic conventions v1.31+ `execute_tool` spans (also Vercel `@ai-sdk/otel` v7). */
 export const genAiExecuteTool: ToolCallExtractor = {
   id: 'gen-ai-execute-tool',
-  signal: { keys: ['gen_ai.operation.name'] },
   executed(span) {
     if (!isExecuteToolSpan(span)) return undefined;
     const call = readExecuteToolSpan(span);

@@ -15,7 +15,6 @@ const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
  */
 export const genAiLegacyEvents: ToolCallExtractor = {
   id: 'gen-ai-legacy-events',
-  signal: { events: true },
   requested(span) {
     // On an execute_tool span these events describe the tool's own input/output (Strands).
     if (span.attributes['gen_ai.operation.name'] === 'execute_tool') return undefined;

@@ -14,7 +14,6 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
  */
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
-  signal: { keys: ['gen_ai.output.messages', 'gen_ai.input.messages'], events: true },
   requested(span) {
     const sources: Attributes[] = [span.attributes];
     for (const event of span.events)

@@ -9,7 +9,6 @@ import type { ToolCallExtractor } from './extractor.js';
  */
 export const genAiToolNameFallback: ToolCallExtractor = {
   id: 'gen-ai-tool-name',
-  signal: { keys: ['gen_ai.tool.name'] },
   executed(span) {
     const a = span.attributes;
     if (stringAttribute(a, 'gen_ai.tool.name') === undefined) return undefined;

@@ -23,10 +23,6 @@ function isAdk(span: SpanDigest): boolean {
  */
 export const googleAdk: ToolCallExtractor = {
   id: 'google-adk',
-  signal: {
-    keys: ['gcp.vertex.agent.tool_call_args', 'gcp.vertex.agent.llm_response'],
-    scope: scope => scope.startsWith('gcp.vertex.agent'),
-  },
   executed(span) {
     if (!isExecuteToolSpan(span) || !isAdk(span)) return undefined;
     const a = span.attributes;

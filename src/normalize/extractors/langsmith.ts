@@ -10,7 +10,6 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
  */
 export const langsmith: ToolCallExtractor = {
   id: 'langsmith',
-  signal: { keys: ['langsmith.span.kind'] },
   executed(span) {
     const a = span.attributes;
     if (a['langsmith.span.kind'] !== 'tool') return undefined;

@@ -11,10 +11,6 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  */
 export const logfire: ToolCallExtractor = {
   id: 'logfire',
-  signal: {
-    keys: ['logfire.msg_template', 'events'],
-    name: name => name.startsWith('Function: '),
-  },
   executed(span) {
     const a = span.attributes;
     const templated = a['logfire.msg_template'] === 'Function: {name}';

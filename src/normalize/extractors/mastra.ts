@@ -11,7 +11,6 @@ const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
  */
 export const mastra: ToolCallExtractor = {
   id: 'mastra',
-  signal: { keys: ['mastra.span.type'] },
   executed(span) {
     const type = span.attributes['mastra.span.type'];
     if (typeof type !== 'string' || !TOOL_TYPES.has(type)) return undefined;

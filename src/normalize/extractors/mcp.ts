@@ -8,7 +8,6 @@ import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
  */
 export const mcpToolsCall: ToolCallExtractor = {
   id: 'mcp',
-  signal: { keys: ['mcp.method.name'] },
   executed(span) {
     const a = span.attributes;
     if (a['mcp.method.name'] !== 'tools/call') return undefined;

@@ -12,7 +12,6 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  */
 export const openInference: ToolCallExtractor = {
   id: 'openinference',
-  signal: { keys: ['openinference.span.kind'] },
   executed(span) {
     const a = span.attributes;
     if (a['openinference.span.kind'] !== 'TOOL') return undefined;

@@ -9,7 +9,6 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
  */
 export const pydanticAi: ToolCallExtractor = {
   id: 'pydantic-ai',
-  signal: { keys: ['tool_arguments', 'logfire.msg'], name: name => name === 'running tool' },
   executed(span) {
     const a = span.attributes;
     const v2 = span.name === 'running tool' || 'tool_arguments' in a;

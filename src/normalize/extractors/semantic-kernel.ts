@@ -10,7 +10,6 @@ import type { ToolCallExtractor } from './extractor.js';
  */
 export const semanticKernel: ToolCallExtractor = {
   id: 'semantic-kernel',
-  signal: { keys: ['gen_ai.operation.name'] }, // execute_tool spans only
   executed(span) {
     if (!isExecuteToolSpan(span)) return undefined;
     if (!/semantic_kernel|SemanticKernel/.test(span.scopeName)) return undefined;

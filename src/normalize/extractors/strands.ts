@@ -23,7 +23,6 @@ function isStrands(span: SpanDigest): boolean {
  */
 export const strands: ToolCallExtractor = {
   id: 'strands',
-  signal: { keys: ['gen_ai.operation.name'] }, // execute_tool spans only
   executed(span) {
     if (!isExecuteToolSpan(span) || !isStrands(span)) return undefined;
     const call = readExecuteToolSpan(span);

@@ -18,7 +18,6 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  */
 export const traceloop: ToolCallExtractor = {
   id: 'traceloop',
-  signal: { keys: ['traceloop.span.kind'], indexedPrefixes: ['gen_ai.completion'] },
   executed(span) {
     const a = span.attributes;
     if (a['traceloop.span.kind'] !== 'tool') return undefined;

@@ -17,10 +17,6 @@ function isToolCallSpan(span: SpanDigest): boolean {
  */
 export const vercelAiSdk: ToolCallExtractor = {
   id: 'vercel-ai-sdk',
-  signal: {
-    keys: ['ai.operationId', 'ai.response.toolCalls', 'ai.prompt.messages'],
-    name: name => name === 'ai.toolCall',
-  },
   executed(span) {
     if (!isToolCallSpan(span)) return undefined;
     const a = span.attributes;
