@@ -42,6 +42,11 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[5
 return racing
 `;
 
+// KEYS: spans list, meta hash. Returns { meta as a flat field/value list, every batch }, atomically.
+const READ = `
+return { redis.call('HGETALL', KEYS[2]), redis.call('LRANGE', KEYS[1], 0, -1) }
+`;
+
 interface BufferCommands {
   spanscoreAppend(
     spansKey: string,
@@ -49,6 +54,7 @@ interface BufferCommands {
     ...args: Array<string | Buffer>
   ): Promise<string>;
   spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
+  spanscoreReadBuffer(spansKey: string, metaKey: string): Promise<[Buffer[], Buffer[]]>;
 }
 
 /**
@@ -68,6 +74,7 @@ export class RedisSpanBuffer {
   ) {
     redis.defineCommand('spanscoreAppend', { numberOfKeys: 2, lua: APPEND });
     redis.defineCommand('spanscoreMarkScored', { numberOfKeys: 2, lua: MARK_SCORED });
+    redis.defineCommand('spanscoreRead', { numberOfKeys: 2, lua: READ });
     this.redis = redis as Redis & BufferCommands;
   }
 
@@ -120,14 +127,14 @@ export class RedisSpanBuffer {
     stored: number;
     appended: number;
   }> {
-    // MULTI: the hash's span count and the list must agree, whatever is appended meanwhile.
-    const [[metaError, meta], [listError, batches]] = ((await this.redis
-      .multi()
-      .hgetall(this.metaKey(traceId))
-      .lrangeBuffer(this.spansKey(traceId), 0, -1)
-      .exec()) ?? []) as [[Error | null, Record<string, string>], [Error | null, Buffer[]]];
-    if (metaError) throw metaError;
-    if (listError) throw listError;
+    // One script: the hash's span count and the list must agree, whatever is appended meanwhile.
+    const [fields, batches] = await this.redis.spanscoreReadBuffer(
+      this.spansKey(traceId),
+      this.metaKey(traceId),
+    );
+    const meta: Record<string, string> = {};
+    for (let i = 0; i + 1 < fields.length; i += 2)
+      meta[fields[i]!.toString()] = fields[i + 1]!.toString();
     const spans = groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [];
     return {
       progress: toProgress(meta),

@@ -7,6 +7,7 @@ import type {
   StatusCode,
 } from '../ingest/span-digest.js';
 import { emptyAttributes, setAttribute } from '../ingest/span-digest.js';
+import { recurringString } from '../ingest/recurring-string.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
 /**
@@ -210,7 +211,8 @@ class Reader {
     const n = this.varint();
     const end = this.pos + n;
     if (end > this.buf.length) throw new Error('span batch: truncated');
-    const s = this.buf.toString('utf8', this.pos, end);
+    // Keys, names and short values repeat in every span: decoded once, then from the cache.
+    const s = recurringString(this.buf, this.pos, end);
     this.pos = end;
     return s;
   }

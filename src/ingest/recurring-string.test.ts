@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recurringString } from './protobuf-reader.js';
+import { recurringString } from './recurring-string.js';
 
 describe('recurringString: the decoder cache of repeating strings', () => {
   it('always gives the bytes’ UTF-8 string, whatever was cached before (collisions included)', () => {
