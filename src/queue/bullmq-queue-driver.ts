@@ -50,6 +50,7 @@ export function createBullmqQueueDriver(
       attempts: config.worker.attempts,
       backoffMs: config.worker.backoffMs,
       onError: e => events.log(`spanscore: queue: ${e.message}`),
+      onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
     });
     closers.push(() => traceSink!.close());
   }

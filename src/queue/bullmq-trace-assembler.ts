@@ -35,6 +35,8 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
   backoffMs?: number;
   /** Connection errors of the queue (BullMQ reconnects by itself). */
   onError?: (error: Error) => void;
+  /** Called for spans that arrive after their trace was scored. */
+  onLateSpans?: (traceId: string, count: number) => void;
 }
 
 /** The receiver side of the `bullmq` driver. */
@@ -112,6 +114,8 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
         const jobs = [...byTrace.keys()].flatMap(traceId => {
           const scoredAt = late.get(traceId);
+          if (scoredAt !== undefined)
+            options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
           if (scoredAt === undefined)
             return [
               {

@@ -74,7 +74,12 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
 async function start(
   name: 'memory' | 'bullmq',
   s: TraceScorer,
-): Promise<{ driver: QueueDriver; failed: Array<[string, ScoringPhase, string]> }> {
+  more: Record<string, unknown> = {},
+): Promise<{
+  driver: QueueDriver;
+  failed: Array<[string, ScoringPhase, string]>;
+  late: Array<[string, number]>;
+}> {
   const prefix = testPrefix();
   const overrides: Record<string, unknown> = {
     'queue.driver': name,
@@ -85,6 +90,7 @@ async function start(
     'worker.backoffMs': 50,
     'judge.attempts': 2,
     'judge.backoffMs': 50,
+    ...more,
   };
   if (name === 'bullmq') {
     overrides['queue.redisUrl'] = REDIS_URL;
@@ -93,18 +99,19 @@ async function start(
   }
   const config = await loadConfig({ env: {}, overrides });
   const failed: Array<[string, ScoringPhase, string]> = [];
+  const late: Array<[string, number]> = [];
   const driver = await createQueueDriver(
     config,
     { receiver: true, workers: true },
     {
       log: () => undefined,
-      onLateSpans: () => undefined,
+      onLateSpans: (id, count) => late.push([id, count]),
       onTraceFailed: (id, phase, error) => failed.push([id, phase, (error as Error).message]),
     },
   );
   driver.startWorkers(s);
   closers.push(() => driver.close(5000));
-  return { driver, failed };
+  return { driver, failed, late };
 }
 
 const accept = (driver: QueueDriver, spans: SpanDigest[]) => driver.sink!.accept(spans);
@@ -188,5 +195,51 @@ describe.each(['memory', 'bullmq'] as const)('QueueDriver contract: %s driver', 
     // Two 429s and a success with judge.attempts = 2: the 429s used no attempt.
     expect(calls.filter(c => c.phase === 'llm')).toHaveLength(3);
     expect(failed).toEqual([]);
+  });
+
+  it('counts spans that come after their trace was scored, and rescores with them when asked', async () => {
+    const { calls, scorer: s } = scorer(false);
+    const { driver, late } = await start(name, s, { 'assembly.rescoreLateSpans': true });
+    const spans = childSpans(47, ['root', 'search', 'late_tool']);
+    await accept(driver, spans.slice(0, 2));
+    await waitFor(() => calls.length === 1, 'the first scoring');
+    await accept(driver, spans.slice(2));
+    await waitFor(() => calls.length === 2, 'the rescore with the late span');
+    await new Promise(r => setTimeout(r, 300));
+    expect(calls.map(c => c.spans)).toEqual([
+      ['root', 'search'],
+      ['late_tool', 'root', 'search'],
+    ]);
+    expect(late).toEqual([[traceId(47), 1]]);
+  });
+
+  it('refuses a batch with SS_INGEST_SATURATED (429) past its bound, and accepts again once drained', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    const { calls, scorer: s } = scorer(false, () => gate);
+    const { driver } = await start(name, s, {
+      'assembly.maxBufferedSpans': 4,
+      'assembly.maxQueuedTraces': 1,
+      'worker.concurrency': 1,
+    });
+    await accept(driver, childSpans(48, ['root', 'a']));
+    await accept(driver, childSpans(49, ['root', 'b']));
+    // Memory: 4 spans held; bullmq: one trace active, one waiting (the count is refreshed each second).
+    await new Promise(r => setTimeout(r, 1100));
+    try {
+      await expect(accept(driver, childSpans(50, ['root', 'c']))).rejects.toMatchObject({
+        code: 'SS_INGEST_SATURATED',
+        retryAfterSeconds: expect.any(Number),
+      });
+    } finally {
+      release();
+    }
+    await waitFor(() => calls.length >= 2, 'the two queued traces to be scored');
+    await new Promise(r => setTimeout(r, 1100));
+    await accept(driver, childSpans(50, ['root', 'c']));
+    await waitFor(
+      () => calls.some(c => c.traceId === traceId(50)),
+      'the trace accepted after the drain',
+    );
   });
 });
