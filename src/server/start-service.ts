@@ -5,6 +5,7 @@ import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { TraceResult } from '../score/trace-run.js';
+import type { ScoringRuntime } from './scoring-runtime.js';
 import { createServiceMetrics } from './service-metrics.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
@@ -70,11 +71,18 @@ export async function startService(
 
   // Only processes that score load the suites, the judge, the exporter and the scorers: a
   // receiver-only process (serve --no-worker) stays small.
-  const scoring = role.workers
-    ? await (
-        await import('./scoring-runtime.js')
-      ).createScoringRuntime(config, { metrics, log, hooks, judgeState: driver.judgeState })
-    : undefined;
+  let scoring: ScoringRuntime | undefined;
+  try {
+    scoring = role.workers
+      ? await (
+          await import('./scoring-runtime.js')
+        ).createScoringRuntime(config, { metrics, log, hooks, judgeState: driver.judgeState })
+      : undefined;
+  } catch (error) {
+    // An invalid suite or rule: close the driver's connections so the process can exit.
+    await driver.close(0);
+    throw error;
+  }
   if (scoring) driver.startWorkers(scoring);
   else if (config.suites.length > 0 || config.rules.length > 0)
     log(

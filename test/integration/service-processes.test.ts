@@ -181,6 +181,22 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
     expect(serve.stderr()).toContain('drop --no-worker, or set REDIS_URL');
   });
 
+  it('a worker whose suite cannot be read says which file and exits 2, leaving no Redis connection open', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    try {
+      // A process that kept its Redis connections open would never exit: the wait would time out.
+      const worker = run(['worker', '--suite', 'no/such/suite.yaml'], {
+        REDIS_URL,
+        SPANSCORE_REDIS_PREFIX: prefix,
+      });
+      expect(await worker.exited).toBe(2);
+      expect(worker.stderr()).toContain('no/such/suite.yaml');
+    } finally {
+      await redis.cleanup();
+    }
+  });
+
   it('spanscore worker without Redis says why and exits 2', async () => {
     const worker = run(['worker']);
     expect(await worker.exited).toBe(2);
