@@ -93,6 +93,34 @@ describe('readTraceFiles', () => {
     ]);
   });
 
+  it('names JSON that parses but is not an OTLP export in a warning, and reads it as zero spans', async () => {
+    const d = dir({
+      'nope.json': '{"nope":1}',
+      'empty.json': '{}',
+      'lines.jsonl': `${JSON.stringify(request(3, 'good'))}\n{"spans":[],"a":1,"b":2,"c":3,"d":4,"e":5}\n`,
+      'good.json': JSON.stringify(request(4, 'also good')),
+    });
+    const out = await readTraceFiles([d]);
+    expect(out.spans.map(s => s.name)).toEqual(['also good', 'good']);
+    expect(out.problems).toEqual([]);
+    expect(out.warnings).toEqual([
+      {
+        file: join(d, 'empty.json'),
+        message: 'not an OTLP trace export: no resourceSpans; read as zero spans',
+      },
+      {
+        file: join(d, 'lines.jsonl'),
+        record: 'line 2',
+        message:
+          'not an OTLP trace export: no resourceSpans (it has spans, a, b, c, d, …); read as zero spans',
+      },
+      {
+        file: join(d, 'nope.json'),
+        message: 'not an OTLP trace export: no resourceSpans (it has nope); read as zero spans',
+      },
+    ]);
+  });
+
   it('calls onFile after each file', async () => {
     const d = dir({
       'a.json': JSON.stringify(request(1, 'a')),

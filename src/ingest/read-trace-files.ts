@@ -20,6 +20,12 @@ export interface InputProblem {
 export interface TraceFilesResult {
   spans: SpanDigest[];
   problems: InputProblem[];
+  /**
+   * Input that was read but is probably not what was meant: a JSON object with no
+   * `resourceSpans` (a valid, empty export, and also what any other JSON file looks like) reads as
+   * zero spans, so it is named here rather than silently ignored.
+   */
+  warnings: InputProblem[];
   files: number;
   requests: number;
   /** Bytes read from disk (compressed size for gzip files). */
@@ -51,7 +57,14 @@ export async function readTraceFiles(
   inputs: readonly string[],
   options: ReadTraceFilesOptions = {},
 ): Promise<TraceFilesResult> {
-  const result: TraceFilesResult = { spans: [], problems: [], files: 0, requests: 0, bytes: 0 };
+  const result: TraceFilesResult = {
+    spans: [],
+    problems: [],
+    warnings: [],
+    files: 0,
+    requests: 0,
+    bytes: 0,
+  };
   const files: string[] = [];
   for (const input of inputs) {
     let info;
@@ -130,10 +143,8 @@ function readOne(file: string, raw: Buffer, maxBytes: number, result: TraceFiles
       throw new Error(`invalid JSON: ${(error as Error).message}`, { cause: error });
     }
     if (Array.isArray(parsed))
-      parsed.forEach((req: unknown, i) =>
-        addRequest(file, `request ${i + 1}`, () => decodeOtlpJson(req), result),
-      );
-    else addRequest(file, undefined, () => decodeOtlpJson(parsed), result);
+      parsed.forEach((req: unknown, i) => addJsonRequest(file, `request ${i + 1}`, req, result));
+    else addJsonRequest(file, undefined, parsed, result);
     return;
   }
   addRequest(file, undefined, () => decodeOtlpProtobuf(data), result);
@@ -151,8 +162,31 @@ function readLines(file: string, text: string, result: TraceFilesResult): void {
       result.problems.push({ file, record, message: `invalid JSON: ${(error as Error).message}` });
       return;
     }
-    addRequest(file, record, () => decodeOtlpJson(parsed), result);
+    addJsonRequest(file, record, parsed, result);
   });
+}
+
+function addJsonRequest(
+  file: string,
+  record: string | undefined,
+  request: unknown,
+  result: TraceFilesResult,
+): void {
+  if (
+    typeof request === 'object' &&
+    request !== null &&
+    !Array.isArray(request) &&
+    !('resourceSpans' in request) &&
+    !('resource_spans' in request)
+  ) {
+    const keys = Object.keys(request);
+    result.warnings.push({
+      file,
+      ...(record && { record }),
+      message: `not an OTLP trace export: no resourceSpans${keys.length ? ` (it has ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''})` : ''}; read as zero spans`,
+    });
+  }
+  addRequest(file, record, () => decodeOtlpJson(request), result);
 }
 
 function addRequest(

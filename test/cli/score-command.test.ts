@@ -190,6 +190,20 @@ describe('spanscore score', () => {
     expect(stderr).toMatch(new RegExp(`rejected ${join(dir, 'bad.jsonl')}: line 2: invalid JSON`));
   });
 
+  it('warns about a JSON file that is not an OTLP export, naming it, without changing the exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-nototlp-'));
+    copyFileSync(join(FIXTURES, 'captured-vercel-ai-sdk-v5.otlp.json'), join(dir, 'good.json'));
+    writeFileSync(join(dir, 'results.json'), '{"nope":1}');
+    const withWarning = await run(['score', '--suite', WEATHER, dir]);
+    const without = await run(['score', '--suite', WEATHER, join(dir, 'good.json')]);
+    expect(withWarning.stderr).toContain(
+      `spanscore: warning: ${join(dir, 'results.json')}: not an OTLP trace export: no resourceSpans (it has nope); read as zero spans`,
+    );
+    expect(without.stderr).not.toContain('warning');
+    expect(withWarning.code).toBe(without.code);
+    expect(withWarning.stdout).toBe(without.stdout);
+  });
+
   it.each([
     [['score', FIXTURES], /required option '-s, --suite <file>' not specified/],
     [['score', '--suite', WEATHER], /missing required argument 'inputs'/],

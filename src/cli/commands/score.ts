@@ -24,7 +24,8 @@ const PROGRESS_MIN_TRACES = 2000;
 const HELP = `
 Inputs are OTLP trace exports: OTLP/JSON (.json, lowerCamel or snake_case keys), JSON Lines of
 requests (.jsonl, .ndjson), OTLP protobuf (.pb, .binpb, .protobuf), any of them gzipped (.gz), and
-directories of these (read recursively). Spans of one trace may be spread over many files.
+directories of these (read recursively). Spans of one trace may be spread over many files. A JSON
+input that is not an OTLP export (no resourceSpans) is read as zero spans and named in a warning.
 
 A trace belongs to a test case through an attribute on any of its spans: spanscore.test_case.id,
 ai.telemetry.metadata.testCaseId, test_case.id or gen_ai.test_case.id (or the suite's own
@@ -134,6 +135,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           }
         } else io.stdout.write(text);
         reportProblems(read.problems, io);
+        reportProblems(read.warnings, io, 'warning');
         if (opts.output || format !== 'table')
           io.stderr.write(`${formatSummary(summary, run.unmatched.length, useColor(io.stderr))}\n`);
         if (read.files === 0 && read.problems.length === 0)
@@ -151,14 +153,20 @@ function inferFormat(output: string | undefined, io: CliIo): Format {
   return !output && io.stdout.isTTY ? 'table' : 'jsonl';
 }
 
-function reportProblems(problems: readonly InputProblem[], io: CliIo): void {
+function reportProblems(
+  problems: readonly InputProblem[],
+  io: CliIo,
+  kind: 'rejected' | 'warning' = 'rejected',
+): void {
   for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN)) {
     const where = [p.file, p.record, p.path].filter(Boolean).join(': ');
-    io.stderr.write(`spanscore: rejected ${where}: ${p.message}\n`);
+    io.stderr.write(
+      `spanscore: ${kind === 'warning' ? 'warning:' : kind} ${where}: ${p.message}\n`,
+    );
   }
   if (problems.length > MAX_PROBLEMS_SHOWN)
     io.stderr.write(
-      `spanscore: … and ${problems.length - MAX_PROBLEMS_SHOWN} more input problems\n`,
+      `spanscore: … and ${problems.length - MAX_PROBLEMS_SHOWN} more input ${kind === 'warning' ? 'warnings' : 'problems'}\n`,
     );
 }
 
