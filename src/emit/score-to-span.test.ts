@@ -42,6 +42,7 @@ describe('scoreToSpan', () => {
       'spanscore.expected_tools': ['weather', 'maps'],
       'spanscore.missing_tools': ['maps'],
       'spanscore.unexpected_tools': ['search'],
+      'spanscore.evaluated.service.name': 'test-service',
     });
     expect(span.event).toEqual({
       name: 'gen_ai.evaluation.result',
@@ -54,6 +55,38 @@ describe('scoreToSpan', () => {
         'spanscore.evaluation.status': 'scored',
       },
     });
+  });
+
+  it("names the scorer's version and the evaluated agent when known", () => {
+    const named = agentTrace(['search'], { testCaseId: 'tc-8' });
+    const withAgent = {
+      ...named,
+      agentName: 'travel-agent',
+    } as typeof named;
+    const span = scoreToSpan(
+      withAgent,
+      {
+        scorer: 'tool_correctness',
+        kind: 'deterministic',
+        version: '0123456789ab',
+        result: { status: 'scored', score: 1, label: 'pass', reason: 'ok', details: {} },
+      },
+      undefined,
+      time,
+    );
+    expect(span.attributes).toMatchObject({
+      'spanscore.scorer.version': '0123456789ab',
+      'spanscore.evaluated.agent.name': 'travel-agent',
+      'spanscore.evaluated.service.name': 'test-service',
+    });
+    expect(
+      scoreToSpan(
+        named,
+        { scorer: 'x', kind: 'custom', result: { status: 'skipped', reason: 'r' } },
+        undefined,
+        time,
+      ).attributes,
+    ).not.toHaveProperty('spanscore.evaluated.agent.name');
   });
 
   it('never writes a number for a skipped or failed result; a failure is ERROR with error.type', () => {

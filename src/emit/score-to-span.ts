@@ -75,6 +75,10 @@ export function scoreToSpan(
     [A.toolsUsed]: trace.toolsUsed,
     [A.toolSequence]: trace.toolSequence.map(c => c.name),
   };
+  if (outcome.version) attributes[A.scorerVersion] = outcome.version;
+  if (trace.serviceName) attributes[A.evaluatedServiceName] = trace.serviceName;
+  const agentName = trace.agentName;
+  if (agentName) attributes[A.evaluatedAgentName] = agentName;
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = testCaseId;
   const expected = expectedTools(testCase);

@@ -1,4 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { GEN_AI_TOOL_ATTRIBUTES } from '../semconv/attributes.js';
+import { stringAttribute } from './attribute-values.js';
 import { extractConversation, type Conversation } from './extract-conversation.js';
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
@@ -20,7 +22,10 @@ export interface NormalizedTrace {
   testCaseId: string | undefined;
   /** What the agent was asked and answered; read from the spans on first access. */
   readonly conversation: Conversation;
+  /** The root span's `service.name`, else the first span's, else `''`. */
   serviceName: string;
+  /** `gen_ai.agent.name` of the root span, else of the first span that has one. */
+  readonly agentName: string | undefined;
 }
 
 /** Options for {@link normalizeTrace}. */
@@ -55,6 +60,7 @@ class Trace implements NormalizedTrace {
   readonly toolsUsed: string[];
   readonly serviceName: string;
   #conversation: Conversation | undefined;
+  #agentName: string | undefined | null = null;
 
   constructor(
     readonly traceId: string,
@@ -65,6 +71,17 @@ class Trace implements NormalizedTrace {
   ) {
     this.toolsUsed = toolsUsed(toolSequence);
     this.serviceName = root?.serviceName ?? spans[0]?.serviceName ?? '';
+  }
+
+  /** Read on first access: only evaluation spans need it. */
+  get agentName(): string | undefined {
+    if (this.#agentName === null) {
+      const key = GEN_AI_TOOL_ATTRIBUTES.agentName;
+      this.#agentName =
+        (this.root && stringAttribute(this.root.attributes, key)) ??
+        this.spans.map(s => stringAttribute(s.attributes, key)).find(n => n !== undefined);
+    }
+    return this.#agentName;
   }
 
   /** Read from the spans on first access: only graders and judges need it. */

@@ -17,6 +17,7 @@ describe('defineScorer and runScorers', () => {
       {
         scorer: 'no_errors',
         kind: 'custom',
+        version: expect.stringMatching(/^[0-9a-f]{12}$/),
         result: { status: 'scored', score: 0, label: 'fail', reason: 'failed', details: {} },
       },
     ]);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { Scorer, ScorerKind } from './scorer.js';
@@ -14,7 +15,41 @@ export interface ResolvedScorer {
 export interface ScorerOutcome {
   scorer: string;
   kind: ScorerKind;
+  /** {@link scorerVersion} of the scorer that ran. */
+  version?: string;
   result: ScoreResult;
+}
+
+const versions = new WeakMap<ResolvedScorer, string>();
+
+/**
+ * 12 hex characters from a hash of the scorer's name, kind and validated options, keys sorted:
+ * the same configuration gives the same version in every process and run, and any change to an
+ * option gives another, so dashboards can tell results of a changed scorer apart.
+ */
+export function scorerVersion(resolved: ResolvedScorer): string {
+  let version = versions.get(resolved);
+  if (version === undefined) {
+    const { name, kind } = resolved.scorer;
+    version = createHash('sha256')
+      .update(JSON.stringify({ name, kind, options: resolved.options }, sortedKeys))
+      .digest('hex')
+      .slice(0, 12);
+    versions.set(resolved, version);
+  }
+  return version;
+}
+
+// Objects with their own keys sorted; a regex as its source text.
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (value instanceof RegExp) return value.toString();
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map(k => [k, record[k]]),
+  );
 }
 
 /**
@@ -32,7 +67,8 @@ export async function runScorers(
   propagate?: (error: unknown) => boolean,
 ): Promise<ScorerOutcome[]> {
   const out: ScorerOutcome[] = [];
-  for (const { scorer, options } of scorers) {
+  for (const resolved of scorers) {
+    const { scorer, options } = resolved;
     let result: ScoreResult;
     try {
       result = await scorer.score({ trace, testCase, options, aliases });
@@ -49,7 +85,7 @@ export async function runScorers(
           errorType: isSpanscoreError(e) ? e.code : e.name || 'Error',
         };
     }
-    out.push({ scorer: scorer.name, kind: scorer.kind, result });
+    out.push({ scorer: scorer.name, kind: scorer.kind, version: scorerVersion(resolved), result });
   }
   return out;
 }

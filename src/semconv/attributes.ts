@@ -23,6 +23,7 @@ export const GEN_AI_TOOL_ATTRIBUTES = {
   toolCallArguments: 'gen_ai.tool.call.arguments',
   toolCallResult: 'gen_ai.tool.call.result',
   errorType: 'error.type',
+  agentName: 'gen_ai.agent.name',
 } as const;
 
 /**
@@ -38,6 +39,12 @@ export const EVALUATION_ATTRIBUTES = {
   errorType: GEN_AI_TOOL_ATTRIBUTES.errorType,
   status: 'spanscore.evaluation.status',
   scorerKind: 'spanscore.scorer.kind',
+  /** A hash of the scorer's name, kind and validated options: results of one version compare. */
+  scorerVersion: 'spanscore.scorer.version',
+  /** The evaluated trace's root `service.name` (the evaluation span's own is `spanscore`). */
+  evaluatedServiceName: 'spanscore.evaluated.service.name',
+  /** The evaluated trace's `gen_ai.agent.name`, when a span has one. */
+  evaluatedAgentName: 'spanscore.evaluated.agent.name',
   testCaseId: SPANSCORE_ATTRIBUTES.testCaseId,
   toolsUsed: 'spanscore.tools_used',
   toolSequence: 'spanscore.tool_sequence',
