@@ -32,6 +32,8 @@ export interface NormalizedTrace {
 export interface NormalizeOptions {
   aliases?: ReadonlyMap<string, string>;
   testCaseIdAttributes?: readonly string[];
+  /** The test case id, when the caller already found it; `testCaseIdAttributes` is then not read. */
+  testCaseId?: string | undefined;
   extractors?: readonly ToolCallExtractor[];
   /** The root span, when the caller already found it with {@link findRoot}. */
   root?: SpanDigest | undefined;
@@ -50,7 +52,13 @@ export function normalizeTrace(
     root,
     spans,
     toolSequence,
-    findTestCaseId(spans, root, options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES),
+    'testCaseId' in options
+      ? options.testCaseId
+      : findTestCaseId(
+          spans,
+          root,
+          options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+        ),
   );
 }
 

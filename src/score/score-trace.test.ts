@@ -181,6 +181,19 @@ describe('scoreTrace: the one per-trace loop', () => {
     ]);
   });
 
+  it("gives scorers the trace's test case id as the suite reads it, with its own id attributes", async () => {
+    const suite = await suiteOf(
+      'name: custom-ids\ntestCaseIdAttributes: [run.case]\nscorers: [tool_correctness]\ntestCases: [{ id: refund, expectedTools: [refund] }]\n',
+    );
+    const trace = spans(undefined, ['refund']).map((s, i) =>
+      i === 0 ? { ...s, attributes: { ...s.attributes, 'run.case': 'refund' } } : s,
+    );
+    const run = await scoreTrace(traceId(77), trace, { suites: [suite], rules: [] });
+    expect(run.results.map(r => [r.testCaseId, r.trace.testCaseId])).toEqual([
+      ['refund', 'refund'],
+    ]);
+  });
+
   it('runs the scorers of the phase, and lists the LLM scorers the deterministic phase left', async () => {
     const judged = defineScorer({
       name: 'judged',

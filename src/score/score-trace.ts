@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { findTestCaseId } from '../normalize/find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { matchTrace } from './match-trace.js';
 import type { ResultSink } from './result-sink.js';
@@ -38,11 +39,16 @@ export async function scoreTrace(
   const phase = options.phase ?? 'all';
   const root = findRoot(spans);
   const match = matchTrace(traceId, spans, root, plan);
+  // One normalization per alias map; the test case id is the one matching found (the suite's own
+  // id attributes for a test case, the default ones for a rule), never looked up again.
   const byAliases = new Map<ReadonlyMap<string, string>, NormalizedTrace>();
-  const normalized = (aliases: ReadonlyMap<string, string>): NormalizedTrace => {
+  const normalized = (
+    aliases: ReadonlyMap<string, string>,
+    testCaseId: string | undefined,
+  ): NormalizedTrace => {
     let trace = byAliases.get(aliases) ?? sameAliases(byAliases, aliases);
-    if (!trace) {
-      trace = normalizeTrace(traceId, spans, { aliases, root });
+    if (!trace || trace.testCaseId !== testCaseId) {
+      trace = normalizeTrace(traceId, spans, { aliases, root, testCaseId });
       byAliases.set(aliases, trace);
     }
     return trace;
@@ -59,7 +65,15 @@ export async function scoreTrace(
         ? target.scorers.filter(s => s.scorer.kind === 'llm').map(s => s.scorer.name)
         : [];
     if (selected.length === 0 && deferred.length === 0) continue;
-    const trace = normalized(target.aliases);
+    const trace = normalized(
+      target.aliases,
+      target.kind === 'test_case'
+        ? target.testCaseId
+        : // Rules read the default id attributes; with no suite, matching already did.
+          plan.suites.length === 0
+          ? match.testCaseId
+          : findTestCaseId(spans, root),
+    );
     const startUnixNano = now();
     const outcomes = await runScorers(
       trace,
