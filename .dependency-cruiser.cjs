@@ -26,6 +26,14 @@ module.exports = {
         ],
       },
     },
+    {
+      name: 'no-dev-dependency-at-runtime',
+      severity: 'error',
+      comment:
+        'src/ ships in the package: a devDependency is not installed for users. Make it a dependency (or an optional peer, as vitest is for spanscore/vitest).',
+      from: { path: '^src/', pathNot: '\\.test\\.ts$' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['npm-peer'], dynamic: false },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -65,4 +65,39 @@ describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
     expect(output).toContain('pure-core-no-io: src/score/pure.ts');
     expect(output).not.toContain('no-circular');
   });
+
+  it('fail when shipped code imports a devDependency (users do not install those)', async () => {
+    await writeFile(join(dir, 'src/score/pure.ts'), 'export const x = 1;\n');
+    for (const name of ['dev-only', 'peer-ok']) {
+      await mkdir(join(dir, 'node_modules', name), { recursive: true });
+      await writeFile(
+        join(dir, 'node_modules', name, 'package.json'),
+        JSON.stringify({ name, version: '1.0.0', main: 'index.js' }),
+      );
+      await writeFile(join(dir, 'node_modules', name, 'index.js'), 'exports.v = 1;\n');
+    }
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'tree',
+        devDependencies: { 'dev-only': '1.0.0', 'peer-ok': '1.0.0' },
+        peerDependencies: { 'peer-ok': '1.0.0' },
+      }),
+    );
+    await writeFile(
+      join(dir, 'src/queue/edge.ts'),
+      "import { v } from 'dev-only';\nimport { v as w } from 'peer-ok';\nexport const y = v + w;\n",
+    );
+    await writeFile(
+      join(dir, 'src/queue/edge.test.ts'),
+      "import { v } from 'dev-only';\nexport const t = v;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'no-dev-dependency-at-runtime: src/queue/edge.ts → node_modules/dev-only',
+    );
+    expect(output).not.toContain('peer-ok');
+    expect(output).not.toContain('edge.test.ts');
+  });
 });
