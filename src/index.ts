@@ -14,6 +14,8 @@ export { trace } from './capture/trace-decorator.js';
 export { traced } from './capture/traced.js';
 export type { TraceOptions } from './capture/traced.js';
 export { currentTestCaseId, withTestCase } from './capture/with-test-case.js';
+export { captureTrace } from './capture/capture-trace.js';
+export type { CaptureTraceOptions, CapturedTrace } from './capture/capture-trace.js';
 
 // Errors
 export { ERROR_CODES } from './errors/error-codes.js';

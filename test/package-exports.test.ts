@@ -17,6 +17,7 @@ describe('the public surface', () => {
         "TEST_CASE_ID_ATTRIBUTE",
         "buildAliasMap",
         "canonicalToolName",
+        "captureTrace",
         "classifyFailure",
         "compareArguments",
         "createBullmqTraceSink",
@@ -77,5 +78,10 @@ describe('the public surface', () => {
         "withTestCase",
       ]
     `);
+  });
+
+  it('spanscore/vitest exports exactly these names', async () => {
+    const names = Object.keys(await import('../src/vitest/index.js')).sort();
+    expect(names).toEqual(['captureTrace', 'toolMatchers']);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import { GEN_AI_TOOL_ATTRIBUTES as G, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { TRACER_NAME } from './capture-constants.js';
+import { activeCaptureSession } from './capture-session.js';
 import { captureValue, DEFAULT_REDACTED_KEYS } from './capture-value.js';
 import { currentTestCaseId } from './with-test-case.js';
 
@@ -21,10 +22,13 @@ export interface TraceOptions {
    * Record the call's arguments in `gen_ai.tool.call.arguments` (opt-in, as in the GenAI
    * conventions: arguments may be sensitive). One argument is recorded as itself, several as an
    * array; see {@link TraceOptions.mapArguments}.
-   * @defaultValue false
+   * @defaultValue false, or true inside `captureTrace()` (unless it says `captureContent: false`)
    */
   captureArguments?: boolean;
-  /** Record the return value (awaited) in `gen_ai.tool.call.result`. @defaultValue false */
+  /**
+   * Record the return value (awaited) in `gen_ai.tool.call.result`.
+   * @defaultValue false, or true inside `captureTrace()` (unless it says `captureContent: false`)
+   */
   captureResult?: boolean;
   /** What to record of the arguments, e.g. `args => args[0]` to leave out an options object. */
   mapArguments?: (args: unknown[]) => unknown;
@@ -82,7 +86,9 @@ export function traced<F extends AnyFunction>(name: string, fn: F, options: Trac
     if (callId) attributes[G.toolCallId] = callId;
     const testCaseId = currentTestCaseId();
     if (testCaseId) attributes[SPANSCORE_ATTRIBUTES.testCaseId] = testCaseId;
-    if (options.captureArguments) {
+    const inCapture = activeCaptureSession()?.captureContent ?? false;
+    const captureResult = options.captureResult ?? inCapture;
+    if (options.captureArguments ?? inCapture) {
       const recorded = options.mapArguments
         ? options.mapArguments(args)
         : args.length === 1
@@ -104,7 +110,7 @@ export function traced<F extends AnyFunction>(name: string, fn: F, options: Trac
         if (isThenable(out)) {
           return out.then(
             value => {
-              succeed(span, value, options.captureResult === true, capture);
+              succeed(span, value, captureResult, capture);
               return value;
             },
             (error: unknown) => {
@@ -113,7 +119,7 @@ export function traced<F extends AnyFunction>(name: string, fn: F, options: Trac
             },
           );
         }
-        succeed(span, out, options.captureResult === true, capture);
+        succeed(span, out, captureResult, capture);
         return out;
       },
     );

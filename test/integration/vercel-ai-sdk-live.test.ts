@@ -5,7 +5,6 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV2 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -13,6 +12,7 @@ import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import type { TraceResult } from '../../src/score/trace-run.js';
 import { startService } from '../../src/server/start-service.js';
 import { waitFor } from '../helpers/redis.js';
+import { weatherMockModel } from '../helpers/weather-mock-model.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const closers: Array<() => Promise<unknown>> = [];
@@ -55,32 +55,7 @@ describe('live pipeline with the real Vercel AI SDK', () => {
       spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: service.url! }))],
     });
     closers.push(() => provider.shutdown());
-    let step = 0;
-    const model = new MockLanguageModelV2({
-      doGenerate: () =>
-        Promise.resolve(
-          step++ === 0
-            ? {
-                content: [
-                  {
-                    type: 'tool-call' as const,
-                    toolCallId: 'call_live_1',
-                    toolName: 'weather',
-                    input: '{"city":"Paris"}',
-                  },
-                ],
-                finishReason: 'tool-calls' as const,
-                usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
-                warnings: [],
-              }
-            : {
-                content: [{ type: 'text' as const, text: 'Sunny in Paris.' }],
-                finishReason: 'stop' as const,
-                usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
-                warnings: [],
-              },
-        ),
-    });
+    const model = weatherMockModel('call_live_1');
     await generateText({
       model,
       prompt: 'What is the weather in Paris?',
