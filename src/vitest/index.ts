@@ -1,0 +1,40 @@
+/**
+ * `spanscore/vitest`: assertions on how an agent used its tools, inside vitest.
+ *
+ * Importing this module (in a test file, or once through vitest's `setupFiles`) registers the
+ * matchers on vitest's `expect` and types them on its `Assertion`:
+ *
+ * ```ts
+ * import { captureTrace } from 'spanscore/vitest';
+ *
+ * it('books after searching', async () => {
+ *   const run = await captureTrace(() => agent.run('Book me a flight to Paris'));
+ *   expect(run).toHaveUsedTools(['search_flights', 'book_flight']);
+ *   expect(run).toHaveCalledTool('search_flights', { to: 'CDG' });
+ *   expect(run).toHaveCalledToolsInOrder(['search_flights', 'book_flight']);
+ *   await expect(run).toPassScorer('tool_trajectory', { expectedCalls: [{ name: 'book_flight' }] });
+ * });
+ * ```
+ *
+ * @packageDocumentation
+ */
+import { expect } from 'vitest';
+import { toolMatchers, type ToolMatchers } from './tool-matchers.js';
+
+expect.extend(toolMatchers);
+
+declare module 'vitest' {
+  // Interface merging is how vitest documents typing custom matchers; the body comes from ToolMatchers.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-explicit-any
+  interface Assertion<T = any> extends ToolMatchers<T> {}
+}
+
+export { captureTrace } from '../capture/capture-trace.js';
+export type { CaptureTraceOptions, CapturedTrace } from '../capture/capture-trace.js';
+export { toolMatchers } from './tool-matchers.js';
+export type {
+  ExpectedToolCall,
+  ToolMatchers,
+  ToolOrderOptions,
+  UsedToolsOptions,
+} from './tool-matchers.js';

@@ -1,0 +1,366 @@
+import type { MatcherState } from 'vitest';
+import { buildAliasMap } from '../normalize/canonical-tool-name.js';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { ToolCall } from '../normalize/tool-call.js';
+import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
+import { compareArguments, type ArgumentMode } from '../score/deterministic/compare-arguments.js';
+import { nameKey } from '../score/name-key.js';
+import { toolCorrectness } from '../score/deterministic/tool-correctness.js';
+import { toolTrajectory } from '../score/deterministic/tool-trajectory.js';
+import type { ScoreResult } from '../score/score-result.js';
+import type { Scorer } from '../score/scorer.js';
+import type { ExpectedCall, TestCase } from '../score/test-case.js';
+
+/** One expected call of `toHaveCalledToolsInOrder`: a tool name, or a name with arguments. */
+export type ExpectedToolCall = string | { name: string; args?: unknown };
+
+/** Options of `toHaveUsedTools`. */
+export interface UsedToolsOptions {
+  /** Tool-name aliases (`{ alias: canonical }`); default: those the trace was captured with. */
+  aliases?: Record<string, string>;
+}
+
+/** Options of `toHaveCalledToolsInOrder`. */
+export interface ToolOrderOptions {
+  /**
+   * `exact` (default): the calls are exactly these, in this order, nothing else. `subsequence`:
+   * these calls happen in this order, other calls may come between and around them.
+   */
+  match?: 'exact' | 'subsequence';
+  /** How expected arguments compare with a call's (see `compareArguments`). @defaultValue 'subset' */
+  args?: ArgumentMode;
+  /** Tool-name aliases; default: those the trace was captured with. */
+  aliases?: Record<string, string>;
+}
+
+/**
+ * The matchers `spanscore/vitest` adds to `expect`. Every one takes a trace from `captureTrace()`
+ * (or any `NormalizedTrace`), compares tool names after spanscore's normalization and the
+ * trace's aliases (`getWeather` ≡ `get_weather` ≡ `functions.get_weather`), and on failure shows
+ * the expected and the actual tool sequence, with a diff.
+ */
+export interface ToolMatchers<R = unknown> {
+  /** The tools used, as a set (order and repeats ignored), are exactly `names` (as `tool_correctness`). */
+  toHaveUsedTools(names: readonly string[], options?: UsedToolsOptions): R;
+  /** Some call of `name` had arguments containing `args` (a deep subset); any arguments if absent. */
+  toHaveCalledTool(name: string, args?: unknown): R;
+  /** The calls match `calls` in order, `exact` (default) or as a `subsequence` (as `tool_trajectory`). */
+  toHaveCalledToolsInOrder(calls: readonly ExpectedToolCall[], options?: ToolOrderOptions): R;
+  /**
+   * The scorer (a built-in's name, or any `Scorer`: built-in, `defineScorer`, LLM) labels the
+   * trace `pass` for `testCase`. Skipped and failed results do not pass. Async: `await` it.
+   */
+  toPassScorer(
+    scorer: Scorer<unknown> | string,
+    testCase?: Omit<Partial<TestCase>, 'scorers'>,
+    scorerOptions?: Record<string, unknown>,
+  ): Promise<R>;
+}
+
+/** What a matcher returns to vitest (its `MatcherOutcome`). */
+interface MatcherOutcome {
+  pass: boolean;
+  message: () => string;
+  actual?: unknown;
+  expected?: unknown;
+}
+
+type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> & {
+  aliases?: ReadonlyMap<string, string>;
+};
+
+/** The matcher functions for `expect.extend`, registered by importing `spanscore/vitest`. */
+export const toolMatchers = {
+  toHaveUsedTools(
+    this: MatcherState,
+    received: unknown,
+    expectedNames: readonly string[],
+    options: UsedToolsOptions = {},
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toHaveUsedTools');
+    const names: unknown = expectedNames;
+    if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string'))
+      throw new TypeError('toHaveUsedTools: expected an array of tool names');
+    const result = toolCorrectness.score({
+      trace: trace as NormalizedTrace,
+      testCase: undefined,
+      options: toolCorrectness.parseOptions({ expectedTools: [...names] }),
+      aliases: aliasesOf(trace, options.aliases),
+    }) as ScoreResult;
+    const pass = result.status === 'scored' && result.label === 'pass';
+    const actual = trace.toolsUsed;
+    return {
+      pass,
+      actual,
+      expected: [...names],
+      message: () =>
+        report(this, 'toHaveUsedTools', {
+          claim: this.isNot
+            ? 'Expected the tools used not to be exactly (as a set)'
+            : 'Expected the tools used to be exactly (as a set)',
+          expected: [...names],
+          actualLabel: 'Tools used',
+          actual,
+          detail: pass ? undefined : reasonOf(result),
+          trace,
+        }),
+    };
+  },
+
+  toHaveCalledTool(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    args?: unknown,
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toHaveCalledTool');
+    if (typeof name !== 'string' || name === '')
+      throw new TypeError('toHaveCalledTool: expected a tool name');
+    const key = nameKey(true, aliasesOf(trace, undefined));
+    const calls = trace.toolSequence.filter(c => key.call(c) === key.expected(name));
+    const hits =
+      args === undefined
+        ? calls
+        : calls.filter(c => compareArguments(args, c.arguments, 'subset') === 1);
+    const pass = hits.length > 0;
+    const shown = args === undefined ? name : `${name}(${json(args)})`;
+    const subset = args === undefined ? '' : ' (arguments as a subset)';
+    const detail = pass
+      ? `matching call${hits.length > 1 ? 's' : ''}: ${sequence(hits)}`
+      : calls.length === 0
+        ? `${name} was never called`
+        : `${calls.length} call${calls.length > 1 ? 's' : ''} of ${name}, none with arguments containing ${json(args)}: ${sequence(calls)}`;
+    return {
+      pass,
+      message: () =>
+        report(this, 'toHaveCalledTool', {
+          claim: `Expected ${this.isNot ? 'no call' : 'a call'} of ${shown}${subset}`,
+          expected: [name],
+          actualLabel: 'Tools called',
+          actual: trace.toolSequence.map(c => c.name),
+          detail,
+          trace,
+          diff: false,
+        }),
+    };
+  },
+
+  toHaveCalledToolsInOrder(
+    this: MatcherState,
+    received: unknown,
+    expectedCalls: readonly ExpectedToolCall[],
+    options: ToolOrderOptions = {},
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toHaveCalledToolsInOrder');
+    const calls: unknown = expectedCalls;
+    if (!Array.isArray(calls))
+      throw new TypeError('toHaveCalledToolsInOrder: expected an array of tool names or calls');
+    const match = options.match ?? 'exact';
+    if (match !== 'exact' && match !== 'subsequence')
+      throw new TypeError(
+        `toHaveCalledToolsInOrder: match must be 'exact' or 'subsequence', got ${JSON.stringify(match)}`,
+      );
+    const expected = (calls as unknown[]).map((c, i): ExpectedCall => {
+      if (typeof c === 'string') return { name: c };
+      const call = c as { name?: unknown; args?: unknown } | null;
+      if (call && typeof call === 'object' && typeof call.name === 'string')
+        return call.args === undefined ? { name: call.name } : { name: call.name, args: call.args };
+      throw new TypeError(
+        `toHaveCalledToolsInOrder: calls[${i}] is neither a name nor { name, args }`,
+      );
+    });
+    const result = trajectory(
+      trace,
+      expected,
+      match === 'exact' ? 'exact' : 'in_order',
+      options.args ?? 'subset',
+      aliasesOf(trace, options.aliases),
+    );
+    const pass = result.status === 'scored' && result.label === 'pass';
+    const expectedNames = expected.map(e => e.name);
+    const actual = trace.toolSequence.map(c => c.name);
+    const how = match === 'exact' ? 'exactly, in this order' : 'in this order (a subsequence)';
+    return {
+      pass,
+      actual,
+      expected: expectedNames,
+      message: () =>
+        report(this, 'toHaveCalledToolsInOrder', {
+          claim: this.isNot ? `Expected the calls not to be ${how}` : `Expected the calls ${how}`,
+          expected: expected.map(e =>
+            e.args === undefined ? e.name : `${e.name}(${json(e.args)})`,
+          ),
+          actualLabel: 'Calls',
+          actual,
+          detail: pass ? undefined : reasonOf(result),
+          trace,
+        }),
+    };
+  },
+
+  async toPassScorer(
+    this: MatcherState,
+    received: unknown,
+    scorer: Scorer<unknown> | string,
+    testCase: Omit<Partial<TestCase>, 'scorers'> = {},
+    scorerOptions: Record<string, unknown> = {},
+  ): Promise<MatcherOutcome> {
+    const trace = asTrace(received, 'toPassScorer');
+    const resolved = typeof scorer === 'string' ? BUILTIN_SCORERS.get(scorer) : scorer;
+    if (!resolved || typeof resolved.score !== 'function')
+      throw new TypeError(
+        typeof scorer === 'string'
+          ? `toPassScorer: no built-in scorer named ${JSON.stringify(scorer)} (built-ins: ${[...BUILTIN_SCORERS.keys()].join(', ')})`
+          : 'toPassScorer: expected a scorer (an object with name and score) or a built-in scorer name',
+      );
+    const full = trace as Received & Partial<NormalizedTrace>;
+    let result: ScoreResult;
+    try {
+      result = await resolved.score({
+        trace: full as NormalizedTrace,
+        testCase: { id: full.testCaseId ?? 'vitest', ...testCase, scorers: [] },
+        options: resolved.parseOptions(scorerOptions),
+        aliases: aliasesOf(trace, undefined),
+      });
+    } catch (error) {
+      result = {
+        status: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+        errorType: error instanceof Error ? error.name : 'Error',
+      };
+    }
+    const pass = result.status === 'scored' && result.label === 'pass';
+    const verdict =
+      result.status === 'scored'
+        ? `${result.label} (score ${result.score})`
+        : result.status === 'skipped'
+          ? 'skipped'
+          : 'failed';
+    const expectedTools =
+      testCase.expectedCalls?.map(c => c.name) ??
+      testCase.expectedToolOrder ??
+      testCase.expectedTools ??
+      (testCase.expectedTool ? [testCase.expectedTool] : undefined);
+    return {
+      pass,
+      message: () =>
+        report(this, 'toPassScorer', {
+          claim: `Expected ${resolved.name} ${this.isNot ? 'not ' : ''}to pass; it gave ${verdict}`,
+          expected: expectedTools,
+          actualLabel: 'Calls',
+          actual: trace.toolSequence.map(c => c.name),
+          detail: reasonOf(result),
+          trace,
+        }),
+    };
+  },
+};
+
+function trajectory(
+  trace: Received,
+  expectedCalls: ExpectedCall[],
+  match: 'exact' | 'in_order',
+  args: ArgumentMode,
+  aliases: ReadonlyMap<string, string> | undefined,
+): ScoreResult {
+  return toolTrajectory.score({
+    trace: trace as NormalizedTrace,
+    testCase: undefined,
+    options: toolTrajectory.parseOptions({ expectedCalls, match, args }),
+    aliases: aliases ?? new Map(),
+  }) as ScoreResult;
+}
+
+function asTrace(received: unknown, matcher: string): Received {
+  const r = received as Partial<Received> | null;
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    !Array.isArray(r.toolSequence) ||
+    !Array.isArray(r.toolsUsed)
+  )
+    throw new TypeError(
+      `${matcher}: expected a trace from captureTrace() (or a NormalizedTrace), got ${describe(received)}`,
+    );
+  return r as Received;
+}
+
+function aliasesOf(
+  trace: Received,
+  override: Record<string, string> | undefined,
+): ReadonlyMap<string, string> {
+  if (override) return buildAliasMap(override);
+  return trace.aliases instanceof Map ? trace.aliases : new Map();
+}
+
+function reasonOf(result: ScoreResult): string {
+  if (result.status === 'failed') return `error: ${result.error}`;
+  return result.reason;
+}
+
+interface Report {
+  claim: string;
+  expected: string[] | undefined;
+  actualLabel: string;
+  actual: string[];
+  detail: string | undefined;
+  trace: Received;
+  /** Show a diff of the expected and actual names (default true). */
+  diff?: boolean;
+}
+
+function report(state: MatcherState, matcher: string, r: Report): string {
+  const lines = [
+    state.utils.matcherHint(`.${matcher}`, 'run', 'expected', { isNot: state.isNot }),
+    '',
+    r.claim + (r.expected ? ':' : ''),
+  ];
+  const width = Math.max('Expected'.length, r.actualLabel.length) + 2;
+  if (r.expected) lines.push(`  ${'Expected:'.padEnd(width)}${list(r.expected)}`);
+  lines.push(`  ${`${r.actualLabel}:`.padEnd(width)}${list(r.actual)}`);
+  if (r.detail) lines.push('', r.detail);
+  lines.push('', `Tool sequence: ${sequence(r.trace.toolSequence)}`);
+  if (r.expected && !state.isNot && r.diff !== false) {
+    const diff = state.utils.diff(r.expected, r.actual, {
+      aAnnotation: 'Expected',
+      bAnnotation: 'Received',
+    });
+    if (diff) lines.push('', diff);
+  }
+  return lines.join('\n');
+}
+
+function list(names: readonly string[]): string {
+  return names.length === 0 ? '(none)' : names.join(', ');
+}
+
+function sequence(calls: readonly ToolCall[]): string {
+  if (calls.length === 0) return '(no tool calls)';
+  return calls
+    .map(c => {
+      const args = c.arguments === undefined ? '' : clip(json(c.arguments), 60);
+      return `${c.name}(${args})${c.status === 'error' ? ' ✗' : ''}`;
+    })
+    .join(' → ');
+}
+
+function json(value: unknown): string {
+  try {
+    return typeof value === 'string'
+      ? JSON.stringify(value)
+      : (JSON.stringify(value) ?? String(value));
+  } catch {
+    return String(value);
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object without toolSequence and toolsUsed';
+  return typeof value;
+}
