@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { readTraceFiles, type InputProblem } from '../../ingest/read-trace-files.js';
 import { formatJson, formatJsonl } from '../../report/format-json.js';
+import { formatHtml } from '../../report/format-html.js';
 import { formatJunit } from '../../report/format-junit.js';
 import { formatSummary, formatTable } from '../../report/format-table.js';
 import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
@@ -14,7 +15,7 @@ import { createLlmContext } from '../../judge/create-llm-context.js';
 import { loadSuite } from '../../suite/load-suite.js';
 import { useColor, type CliIo } from '../io.js';
 
-const FORMATS = ['table', 'json', 'jsonl', 'junit'] as const;
+const FORMATS = ['table', 'json', 'jsonl', 'junit', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 const MAX_PROBLEMS_SHOWN = 20;
 // Below these sizes a run finishes too fast for a progress bar to help.
@@ -32,9 +33,11 @@ ai.telemetry.metadata.testCaseId, test_case.id or gen_ai.test_case.id (or the su
 testCaseIdAttributes).
 
 Output (--format, default table on a terminal, jsonl otherwise; --output FILE infers it from
-.json, .jsonl or .xml): every result has traceId, testCaseId, scorer, status
+.json, .jsonl, .xml or .html): every result has traceId, testCaseId, scorer, status
 (scored | skipped | failed | missing), score (null unless scored), label (pass | fail),
-reason, toolsUsed, toolSequence and details. junit writes one testcase per test case x scorer.
+reason, toolsUsed, toolSequence and details. junit writes one testcase per test case x scorer;
+html one self-contained page (a CI artifact): pass rate per scorer, a test case x scorer
+matrix, each failure with its reason, tool diff and trace id, and a filter box.
 
 Exit codes:
   0  every scored result passed
@@ -122,7 +125,14 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
               ? formatJson(rows)
               : format === 'jsonl'
                 ? formatJsonl(rows)
-                : formatJunit(rows, suite.name);
+                : format === 'html'
+                  ? formatHtml(rows, {
+                      suite,
+                      summary,
+                      unmatched: run.unmatched.length,
+                      generatedAt: new Date(),
+                    })
+                  : formatJunit(rows, suite.name);
         if (opts.output) {
           try {
             await writeFile(opts.output, text);
@@ -150,6 +160,7 @@ function inferFormat(output: string | undefined, io: CliIo): Format {
   if (ext === '.xml') return 'junit';
   if (ext === '.json') return 'json';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  if (ext === '.html' || ext === '.htm') return 'html';
   return !output && io.stdout.isTTY ? 'table' : 'jsonl';
 }
 
