@@ -153,6 +153,23 @@ export const configSchema = z
       })
       .strict()
       .default({ logResults: true, batchMaxSpans: 1024, batchDelayMs: 10 }),
+    /** The results store behind `/api/v1` and `/ui/`. */
+    results: z
+      .object({
+        /** Most recent results kept (memory: a ring; bullmq: a capped Redis stream). */
+        maxResults: z.coerce.number().int().positive().default(50_000),
+        /** Run records kept by the memory driver (Redis expires them by `retentionHours`). */
+        maxRuns: z.coerce.number().int().positive().default(20_000),
+        /** Results, run records and per-minute summaries older than this are dropped. */
+        retentionHours: z.coerce.number().positive().default(24),
+        /** Link from the results page to a trace UI; `{traceId}` is replaced, e.g. Jaeger's `http://localhost:16686/trace/{traceId}`. */
+        traceUrlTemplate: z
+          .string()
+          .refine(t => t.includes('{traceId}'), 'must contain {traceId}')
+          .optional(),
+      })
+      .strict()
+      .default({ maxResults: 50_000, maxRuns: 20_000, retentionHours: 24 }),
     /** How long shutdown may take before the process exits anyway. */
     shutdownDeadlineMs: z.coerce.number().int().positive().default(10_000),
   })

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config-schema.js';
+import { createRedisResultsStore } from '../results/redis-results-store.js';
+import { resultsRetention } from '../results/results-store.js';
 import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import { createRedisConnection, whenReady } from './redis-connection.js';
+import { readPendingTrace } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
@@ -33,6 +36,7 @@ export function createBullmqQueueDriver(
     return connection;
   };
   const commands = connect('commands');
+  const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config));
   const shared = {
     prefix: config.queue.prefix,
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
@@ -71,13 +75,19 @@ export function createBullmqQueueDriver(
       if (
         job &&
         (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
-      )
+      ) {
         events.onTraceFailed(job.data.traceId, phase, error);
+        results
+          .recordFailure(job.data.traceId, phase, error)
+          .catch((e: Error) => events.log(`spanscore: results store: ${e.message}`));
+      }
     };
 
   return {
     name: 'bullmq',
     sink: traceSink,
+    results,
+    pendingTrace: traceId => readPendingTrace(commands, config.queue.prefix, traceId),
     judgeState: {
       limits: 'queue',
       cache: createRedisJudgeCache(commands, config.queue.prefix, config.judge.cacheTtlSeconds),

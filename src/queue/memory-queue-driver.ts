@@ -1,6 +1,8 @@
 import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { createMemoryResultsStore } from '../results/memory-results-store.js';
+import { resultsRetention } from '../results/results-store.js';
 import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
@@ -23,6 +25,7 @@ export function createMemoryQueueDriver(
     'spanscore: memory driver: traces are buffered in this process and nothing survives a restart (set REDIS_URL for the bullmq driver)',
   );
   let scorer: TraceScorer | undefined;
+  const results = createMemoryResultsStore(resultsRetention(config));
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
@@ -37,7 +40,10 @@ export function createMemoryQueueDriver(
     maxBufferedSpans: config.assembly.maxBufferedSpans,
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
-    onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),
+    onFailed: (traceId, error) => {
+      events.onTraceFailed(traceId, 'deterministic', error);
+      void results.recordFailure(traceId, 'deterministic', error);
+    },
   });
 
   function queueJudgePass(
@@ -53,6 +59,7 @@ export function createMemoryQueueDriver(
         );
       } catch (error) {
         events.onTraceFailed(traceId, 'llm', error);
+        await results.recordFailure(traceId, 'llm', error);
       }
     });
   }
@@ -60,6 +67,8 @@ export function createMemoryQueueDriver(
   return {
     name: 'memory',
     sink: assembler,
+    results,
+    pendingTrace: traceId => Promise.resolve(assembler.pending(traceId)),
     judgeState: { limits: 'process' },
     startWorkers(s) {
       scorer = s;

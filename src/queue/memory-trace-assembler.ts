@@ -4,7 +4,12 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
-import { isRootSpan, traceReadiness, type ReadinessPolicy } from './trace-readiness.js';
+import {
+  isRootSpan,
+  traceReadiness,
+  type ReadinessPolicy,
+  type TraceProgress,
+} from './trace-readiness.js';
 
 /** Options of {@link createMemoryTraceAssembler}. */
 export interface MemoryTraceAssemblerOptions {
@@ -44,6 +49,8 @@ interface Buffered {
 export interface MemoryTraceAssembler extends SpanSink {
   /** Scores every buffered trace now and waits, up to `deadlineMs`, for all scoring to finish. */
   close(deadlineMs?: number): Promise<{ unfinished: number }>;
+  /** A buffered, not yet scored trace's progress; `undefined` when none is buffered. */
+  pending(traceId: string): TraceProgress | undefined;
   /** Counters for metrics and tests. */
   stats(): {
     bufferedTraces: number;
@@ -129,6 +136,10 @@ export function createMemoryTraceAssembler(
   }
 
   return {
+    pending(traceId) {
+      const b = buffers.get(traceId);
+      return b && { firstSeenMs: b.firstSeenMs, lastSeenMs: b.lastSeenMs, rootEnded: b.rootEnded };
+    },
     accept(spans) {
       if (closed) {
         return Promise.reject(

@@ -1,8 +1,10 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
+import type { ResultsStore } from '../results/results-store.js';
 import type { JudgeCache } from '../score/llm/judge-cache.js';
 import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
+import type { TraceProgress } from './trace-readiness.js';
 
 /**
  * What a driver's workers call for each ready trace: the per-trace loop (`scoreTrace`) with this
@@ -57,6 +59,13 @@ export interface QueueDriver {
   readonly judgeState: JudgeState;
   /** Starts the workers, which hand every ready trace to `scorer`. Called once, before traffic. */
   startWorkers(scorer: TraceScorer): void;
+  /** Where results and run records are kept for the JSON API and the results page. */
+  readonly results: ResultsStore;
+  /**
+   * A trace that is buffered and not scored yet: when its first and latest spans arrived and
+   * whether its root ended. `undefined` when the driver holds nothing of it.
+   */
+  pendingTrace(traceId: string): Promise<TraceProgress | undefined>;
   /** True when the driver's store answers (`/readyz`). */
   ready(): Promise<boolean>;
   /** Work by state, for `/metrics`: trace jobs, and judge jobs under `judge_<state>`. */

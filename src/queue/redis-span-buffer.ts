@@ -175,8 +175,25 @@ export class RedisSpanBuffer {
   }
 
   private metaKey(traceId: string): string {
-    return `${this.prefix}:trace:{${traceId}}:meta`;
+    return metaKeyOf(this.prefix, traceId);
   }
+}
+
+function metaKeyOf(prefix: string, traceId: string): string {
+  return `${prefix}:trace:{${traceId}}:meta`;
+}
+
+/**
+ * A trace whose spans are buffered and not yet scored (one HGETALL), for run records; `undefined`
+ * when nothing is buffered or it was scored. Works on any connection: no scripts needed.
+ */
+export async function readPendingTrace(
+  redis: Redis,
+  prefix: string,
+  traceId: string,
+): Promise<TraceProgress | undefined> {
+  const progress = toProgress(await redis.hgetall(metaKeyOf(prefix, traceId)));
+  return progress && !progress.scored ? progress : undefined;
 }
 
 function toProgress(

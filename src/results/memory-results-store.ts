@@ -1,0 +1,117 @@
+import type { TraceRun } from '../score/trace-run.js';
+import {
+  FAILED_FIELD,
+  minuteOf,
+  notScoredField,
+  resultIncrements,
+  summarizeMinutes,
+} from './minute-aggregates.js';
+import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
+import { failureReason, type ResultsRetention, type ResultsStore } from './results-store.js';
+import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
+import { runRecordPatch, toStoredResults } from './to-stored-results.js';
+
+/**
+ * The memory driver's results store: the newest `maxResults` results in a ring, the newest
+ * `maxRuns` run records, and per-minute counters for summaries, all dropped after `retentionMs`.
+ * Nothing survives a restart. Result ids are decimal sequence numbers.
+ */
+export function createMemoryResultsStore(
+  retention: ResultsRetention,
+  now: () => number = Date.now,
+): ResultsStore {
+  const ring: Array<StoredResult | undefined> = new Array<StoredResult | undefined>(
+    retention.maxResults,
+  );
+  let seq = 0;
+  const runs = new Map<string, RunRecord>();
+  const minutes = new Map<number, Map<string, number>>();
+
+  const bump = (timeUnixMs: number, field: string, by: number): void => {
+    const minute = minuteOf(timeUnixMs);
+    let fields = minutes.get(minute);
+    if (!fields) {
+      minutes.set(minute, (fields = new Map<string, number>()));
+      const oldest = minuteOf(now() - retention.retentionMs);
+      for (const m of minutes.keys()) if (m < oldest) minutes.delete(m);
+    }
+    fields.set(field, (fields.get(field) ?? 0) + by);
+  };
+
+  const putRun = (record: RunRecord): void => {
+    runs.delete(record.traceId);
+    runs.set(record.traceId, record);
+    if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
+  };
+
+  const write = (run: TraceRun): void => {
+    const t = now();
+    const stored = toStoredResults(run).map((r): StoredResult => {
+      const result = { id: String(++seq), ...r };
+      ring[seq % retention.maxResults] = result;
+      for (const [field, by] of resultIncrements(r)) bump(r.timeUnixMs, field, by);
+      return result;
+    });
+    if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
+    const previous = runs.get(run.traceId);
+    const results = [...(previous?.results ?? []), ...stored].slice(-MAX_RESULTS_PER_RUN);
+    putRun({
+      ...runRecordPatch(run, t),
+      receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
+      results,
+    });
+  };
+
+  const fresh = (r: StoredResult | undefined): r is StoredResult =>
+    r !== undefined && r.timeUnixMs >= now() - retention.retentionMs;
+
+  return {
+    name: 'memory',
+    sink: { name: 'results-store', write },
+    recordFailure(traceId, phase, error) {
+      const t = now();
+      bump(t, FAILED_FIELD, 1);
+      const previous = runs.get(traceId);
+      putRun({
+        traceId,
+        state: 'failed',
+        reason: failureReason(phase, error),
+        testCaseId: previous?.testCaseId ?? null,
+        serviceName: previous?.serviceName ?? '',
+        matched: previous?.matched ?? [],
+        awaitingJudge: [],
+        receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
+        updatedAtUnixMs: t,
+        results: previous?.results ?? [],
+      });
+      return Promise.resolve();
+    },
+    summary(fromUnixMs, toUnixMs, filter = {}) {
+      const from = minuteOf(fromUnixMs);
+      const picked = [...minutes]
+        .filter(([m]) => m >= from && m <= toUnixMs)
+        .map(([minuteUnixMs, fields]) => ({ minuteUnixMs, fields }));
+      return Promise.resolve(summarizeMinutes(picked, fromUnixMs, toUnixMs, filter));
+    },
+    results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
+      const out: StoredResult[] = [];
+      const start = cursor === undefined ? seq : Math.min(seq, Number(cursor) - 1);
+      const stop = Math.max(1, seq - retention.maxResults + 1);
+      let i = start;
+      for (; i >= stop && out.length <= limit; i--) {
+        const r = ring[i % retention.maxResults];
+        if (!fresh(r)) break;
+        if (matchesFilter(r, filter)) out.push(r);
+      }
+      const more = out.length > limit;
+      const page = out.slice(0, limit);
+      return Promise.resolve({ results: page, nextCursor: more ? page.at(-1)!.id : null });
+    },
+    run(traceId) {
+      const record = runs.get(traceId);
+      return Promise.resolve(
+        record && record.updatedAtUnixMs >= now() - retention.retentionMs ? record : undefined,
+      );
+    },
+  };
+}

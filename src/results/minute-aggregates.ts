@@ -1,0 +1,161 @@
+import type { StoredResult } from './stored-result.js';
+import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
+
+/**
+ * Per-minute counters behind `GET /api/v1/summary`, the same in both stores: a minute is a flat
+ * map of field → number (a Redis hash, or a `Map` in memory), so writes are plain increments and
+ * a summary reads only the minutes of its window, however many results they hold.
+ *
+ * Fields: `r␟<group>␟<metric>` per result group (scorer, target, service) with metrics `n`,
+ * `pass`, `fail`, `skip`, `err`, `sum` (scores) and `cost` (judge USD); `ns␟<reason>` per trace
+ * not scored; `failed` per trace failed after retries.
+ */
+export const MINUTE_MS = 60_000;
+
+const SEP = '\u001f';
+
+/** The minute a time falls in, as the Unix milliseconds of its start. */
+export function minuteOf(timeUnixMs: number): number {
+  return timeUnixMs - (timeUnixMs % MINUTE_MS);
+}
+
+/** The increments one result adds to its minute. */
+export function resultIncrements(r: Omit<StoredResult, 'id'>): Array<[field: string, by: number]> {
+  const group = JSON.stringify([r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName]);
+  const f = (metric: string): string => `r${SEP}${group}${SEP}${metric}`;
+  const out: Array<[string, number]> = [[f('n'), 1]];
+  if (r.status === 'scored') {
+    out.push([f(r.label === 'pass' ? 'pass' : 'fail'), 1], [f('sum'), r.score ?? 0]);
+  } else out.push([f(r.status === 'skipped' ? 'skip' : 'err'), 1]);
+  if (r.judgeCostUsd) out.push([f('cost'), r.judgeCostUsd]);
+  return out;
+}
+
+/** The field counting traces not scored for `reason` (parenthesized details left out). */
+export function notScoredField(reason: string): string {
+  return `ns${SEP}${reason.replace(/\s*\([^)]*\)/g, '').trim()}`;
+}
+
+/** The field counting traces that failed after retries. */
+export const FAILED_FIELD = 'failed';
+
+/**
+ * Builds the summary of `[fromUnixMs, toUnixMs]` from the minutes in it; `filter` keeps the
+ * results of one scorer, test case or service (trace counts are never filtered).
+ */
+export function summarizeMinutes(
+  minutes: ReadonlyArray<{ minuteUnixMs: number; fields: ReadonlyMap<string, number> }>,
+  fromUnixMs: number,
+  toUnixMs: number,
+  filter: SummaryFilter = {},
+): Summary {
+  const total = emptyGroup();
+  const byScorer = new Map<string, Counts>();
+  const byTarget = new Map<string, Counts>();
+  const byService = new Map<string, Counts>();
+  const timeline = new Map<
+    string,
+    { minuteUnixMs: number; scorer: string; pass: number; fail: number }
+  >();
+  const notScored = new Map<string, number>();
+  let failedTraces = 0;
+  for (const { minuteUnixMs, fields } of [...minutes].sort(
+    (a, b) => a.minuteUnixMs - b.minuteUnixMs,
+  )) {
+    for (const [field, value] of fields) {
+      if (field === FAILED_FIELD) {
+        failedTraces += value;
+        continue;
+      }
+      const parts = field.split(SEP);
+      if (parts[0] === 'ns') {
+        notScored.set(parts[1]!, (notScored.get(parts[1]!) ?? 0) + value);
+        continue;
+      }
+      if (parts[0] !== 'r' || parts.length !== 3) continue;
+      const group = parts[1]!;
+      const metric = parts[2] as keyof Counts;
+      const [scorer, targetKind, suite, testCaseId, serviceName] = JSON.parse(group) as string[];
+      if (
+        (filter.scorer !== undefined && scorer !== filter.scorer) ||
+        (filter.testCase !== undefined && testCaseId !== filter.testCase) ||
+        (filter.service !== undefined && serviceName !== filter.service)
+      )
+        continue;
+      add(total, metric, value);
+      add(getOr(byScorer, scorer!), metric, value);
+      add(getOr(byTarget, JSON.stringify([targetKind, suite, testCaseId, scorer])), metric, value);
+      add(getOr(byService, serviceName!), metric, value);
+      if (metric === 'pass' || metric === 'fail') {
+        const key = `${minuteUnixMs}${SEP}${scorer}`;
+        let point = timeline.get(key);
+        if (!point)
+          timeline.set(key, (point = { minuteUnixMs, scorer: scorer!, pass: 0, fail: 0 }));
+        point[metric] += value;
+      }
+    }
+  }
+  return {
+    fromUnixMs,
+    toUnixMs,
+    total: finish(total),
+    byScorer: [...byScorer]
+      .map(([scorer, c]) => ({ scorer, ...finish(c) }))
+      .sort((a, b) => a.scorer.localeCompare(b.scorer)),
+    byTarget: [...byTarget]
+      .map(([key, c]) => {
+        const [targetKind, suite, testCaseId, scorer] = JSON.parse(key) as [
+          'test_case' | 'rule',
+          string,
+          string,
+          string,
+        ];
+        return { targetKind, suite, testCaseId, scorer, ...finish(c) };
+      })
+      .sort((a, b) => a.testCaseId.localeCompare(b.testCaseId) || a.scorer.localeCompare(b.scorer)),
+    byService: [...byService].map(([serviceName, c]) => ({ serviceName, ...finish(c) })),
+    timeline: [...timeline.values()],
+    notScored: [...notScored]
+      .map(([reason, count]) => ({ reason, count }))
+      .sort((a, b) => b.count - a.count),
+    failedTraces,
+  };
+}
+
+interface Counts {
+  n: number;
+  pass: number;
+  fail: number;
+  skip: number;
+  err: number;
+  sum: number;
+  cost: number;
+}
+
+function emptyGroup(): Counts {
+  return { n: 0, pass: 0, fail: 0, skip: 0, err: 0, sum: 0, cost: 0 };
+}
+
+function getOr(map: Map<string, Counts>, key: string): Counts {
+  let c = map.get(key);
+  if (!c) map.set(key, (c = emptyGroup()));
+  return c;
+}
+
+function add(c: Counts, metric: keyof Counts, value: number): void {
+  if (metric in c) c[metric] += value;
+}
+
+function finish(c: Counts): SummaryGroup {
+  const labelled = c.pass + c.fail;
+  return {
+    count: c.n,
+    pass: c.pass,
+    fail: c.fail,
+    skipped: c.skip,
+    failed: c.err,
+    passRate: labelled ? c.pass / labelled : null,
+    meanScore: labelled ? c.sum / labelled : null,
+    judgeCostUsd: Math.round(c.cost * 1e6) / 1e6,
+  };
+}

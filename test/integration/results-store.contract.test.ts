@@ -1,0 +1,210 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
+import { createRedisResultsStore } from '../../src/results/redis-results-store.js';
+import type { ResultsStore } from '../../src/results/results-store.js';
+import { scoreTrace } from '../../src/score/score-trace.js';
+import type { ScoringPlan } from '../../src/score/scoring-plan.js';
+import { parseSuite } from '../../src/suite/load-suite.js';
+import { whenReady } from '../../src/queue/redis-connection.js';
+import { redisFor, testPrefix } from '../helpers/redis.js';
+import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
+
+/**
+ * The results-store contract, run against both stores: the memory ring and Redis. Traces are
+ * scored by the real per-trace loop into the store's sink; the store is then read back.
+ */
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+const SUITE = `
+name: travel
+scorers: [tool_correctness, tool_call_accuracy]
+testCases:
+  - id: book
+    expectedTool: search_flights
+    expectedTools: [search_flights, book_flight]
+  - id: weather
+    expectedTool: get_weather
+    expectedTools: [get_weather]
+`;
+
+const retention = { maxResults: 1000, maxRuns: 1000, retentionMs: 3_600_000 };
+
+const stores: Record<string, () => Promise<ResultsStore>> = {
+  memory: () => Promise.resolve(createMemoryResultsStore(retention)),
+  redis: async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    await whenReady(redis.commands);
+    return createRedisResultsStore(redis.commands, prefix, retention);
+  },
+};
+
+async function feed(store: ResultsStore): Promise<Record<string, string>> {
+  const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };
+  const ids: Record<string, string> = {};
+  const run = async (name: string, calls: CallInput[], testCaseId?: string) => {
+    const trace = agentTrace(calls, testCaseId ? { testCaseId } : {});
+    ids[name] = trace.traceId;
+    await scoreTrace(trace.traceId, trace.spans, plan, { sinks: [store.sink] });
+  };
+  await run('book-ok', ['search_flights', 'book_flight'], 'book');
+  await run('weather-ok', ['get_weather'], 'weather');
+  await run('weather-wrong', ['search_web'], 'weather');
+  await run('unknown-case', ['get_weather'], 'no-such-case');
+  await run('no-id', ['get_weather']);
+  return ids;
+}
+
+describe.each(Object.keys(stores))('the %s results store', name => {
+  const make = stores[name]!;
+
+  it('summarizes per scorer, per test case and per minute, with traces not scored by reason', async () => {
+    const store = await make();
+    await feed(store);
+    const s = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(s.total).toMatchObject({ count: 6, pass: 4, fail: 2, skipped: 0, failed: 0 });
+    expect(s.total.passRate).toBeCloseTo(4 / 6, 10);
+    expect(s.byScorer.map(g => [g.scorer, g.count, g.pass, g.fail, g.passRate])).toEqual([
+      ['tool_call_accuracy', 3, 2, 1, 2 / 3],
+      ['tool_correctness', 3, 2, 1, 2 / 3],
+    ]);
+    expect(s.byTarget.map(g => [g.testCaseId, g.scorer, g.passRate, g.meanScore])).toEqual([
+      ['book', 'tool_call_accuracy', 1, 1],
+      ['book', 'tool_correctness', 1, 1],
+      ['weather', 'tool_call_accuracy', 0.5, 0.5],
+      ['weather', 'tool_correctness', 0.5, 0.5],
+    ]);
+    expect(s.timeline.reduce((n, p) => n + p.pass + p.fail, 0)).toBe(6);
+    expect(s.notScored.reduce((n, r) => n + r.count, 0)).toBe(2);
+    expect(s.notScored.map(r => r.reason).join(' | ')).toMatch(/no-such-case/);
+    expect(s.notScored.map(r => r.reason).join(' | ')).toMatch(/no test case id/);
+
+    const narrowed = await store.summary(Date.now() - 3_600_000, Date.now() + 1000, {
+      testCase: 'weather',
+      scorer: 'tool_correctness',
+    });
+    expect(narrowed.total).toMatchObject({ count: 2, pass: 1, fail: 1 });
+  });
+
+  it('lists results newest first with filters, and pages through them with a cursor', async () => {
+    const store = await make();
+    const ids = await feed(store);
+    const fails = await store.results({ label: 'fail' }, 10);
+    expect(fails.results.map(r => [r.traceId, r.scorer, r.score])).toEqual([
+      [ids['weather-wrong'], 'tool_call_accuracy', 0],
+      [ids['weather-wrong'], 'tool_correctness', 0],
+    ]);
+    expect(fails.results[1]).toMatchObject({
+      testCaseId: 'weather',
+      suite: 'travel',
+      targetKind: 'test_case',
+      status: 'scored',
+      reason: 'missing get_weather; unexpected search_web',
+      expectedTools: ['get_weather'],
+      toolSequence: ['search_web'],
+      toolsUsed: ['search_web'],
+      serviceName: 'test-service',
+    });
+    expect(fails.results[1]!.scorerVersion).toMatch(/^[0-9a-f]{12}$/);
+    expect(fails.nextCursor).toBeNull();
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.results({}, 4, cursor);
+      seen.push(...page.results.map(r => r.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toHaveLength(6);
+    expect(new Set(seen).size).toBe(6);
+    expect(
+      (await store.results({ scorer: 'tool_correctness', testCase: 'book' }, 10)).results,
+    ).toHaveLength(1);
+    expect((await store.results({ traceId: ids['book-ok']! }, 10)).results).toHaveLength(2);
+    expect((await store.results({ fromUnixMs: Date.now() + 60_000 }, 10)).results).toHaveLength(0);
+  });
+
+  it('keeps a run record for every trace: scored, not scored with why, failed with the error', async () => {
+    const store = await make();
+    const ids = await feed(store);
+    const scored = await store.run(ids['weather-wrong']!);
+    expect(scored).toMatchObject({
+      state: 'scored',
+      reason: null,
+      testCaseId: 'weather',
+      matched: ['travel / weather'],
+      awaitingJudge: [],
+    });
+    expect(scored!.results.map(r => [r.scorer, r.label])).toEqual([
+      ['tool_correctness', 'fail'],
+      ['tool_call_accuracy', 'fail'],
+    ]);
+    const unknown = await store.run(ids['unknown-case']!);
+    expect(unknown).toMatchObject({ state: 'not_scored', testCaseId: 'no-such-case', results: [] });
+    expect(unknown!.reason).toContain('"no-such-case"');
+    expect((await store.run(ids['no-id']!))!.reason).toMatch(/^no test case id/);
+    expect(await store.run('f'.repeat(32))).toBeUndefined();
+
+    await store.recordFailure(ids['book-ok']!, 'llm', new Error('judge unreachable'));
+    const failed = await store.run(ids['book-ok']!);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      reason: 'the judge pass failed after its retries: judge unreachable',
+      testCaseId: 'book',
+    });
+    expect(failed!.results).toHaveLength(2);
+    expect((await store.summary(Date.now() - 60_000, Date.now() + 1000)).failedTraces).toBe(1);
+  });
+});
+
+describe('bounds', () => {
+  it('the memory store keeps the newest maxResults results and maxRuns run records', async () => {
+    const store = createMemoryResultsStore({ maxResults: 3, maxRuns: 2, retentionMs: 3_600_000 });
+    const ids = await feed(store);
+    const page = await store.results({}, 10);
+    expect(page.results).toHaveLength(3);
+    expect(page.results.map(r => r.traceId)).toEqual([
+      ids['weather-wrong'],
+      ids['weather-wrong'],
+      ids['weather-ok'],
+    ]);
+    expect(await store.run(ids['book-ok']!)).toBeUndefined();
+    expect(await store.run(ids['no-id']!)).toBeDefined();
+  });
+
+  it('the memory store drops what is older than the retention', async () => {
+    let now = Date.now();
+    const store = createMemoryResultsStore(
+      { maxResults: 100, maxRuns: 100, retentionMs: 60_000 },
+      () => now,
+    );
+    const ids = await feed(store);
+    now += 120_000;
+    expect((await store.results({}, 10)).results).toHaveLength(0);
+    expect(await store.run(ids['book-ok']!)).toBeUndefined();
+  });
+
+  it('the redis store caps its stream and expires run records and minutes', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    await whenReady(redis.commands);
+    const store = createRedisResultsStore(redis.commands, prefix, {
+      maxResults: 1000,
+      maxRuns: 1,
+      retentionMs: 600_000,
+    });
+    const ids = await feed(store);
+    const ttl = await redis.commands.pttl(`${prefix}:run:{${ids['book-ok']}}`);
+    expect(ttl).toBeGreaterThan(590_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+    const minuteKeys = await redis.commands.keys(`${prefix}:results:{r}:m:*`);
+    expect(minuteKeys.length).toBeGreaterThan(0);
+    for (const key of minuteKeys) expect(await redis.commands.pttl(key)).toBeGreaterThan(600_000);
+    expect(await redis.commands.xlen(`${prefix}:results:{r}:stream`)).toBe(6);
+  });
+});
