@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import tsdoc from 'eslint-plugin-tsdoc';
+import globals from 'globals';
 
 export default tseslint.config(
   // examples/ are projects of their own: typechecked and run against the packed package by
@@ -29,6 +30,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
       // Tests wrap async functions that need no await, to check what tracing does with promises.
       '@typescript-eslint/require-await': 'off',
@@ -41,5 +43,15 @@ export default tseslint.config(
   {
     files: ['.dependency-cruiser.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
+  {
+    // The results page's script runs in the browser, as plain JavaScript.
+    files: ['ui/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: { ...globals.browser, uPlot: 'readonly' },
+    },
   },
 );

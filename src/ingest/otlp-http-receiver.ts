@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { bearerTokenCheck } from './bearer-token.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
@@ -55,7 +55,7 @@ export interface OtlpHttpReceiverOptions {
  */
 export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): FastifyInstance {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
-  const expectedToken = options.authToken ? digest(options.authToken) : undefined;
+  const authorized = options.authToken ? bearerTokenCheck(options.authToken) : undefined;
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
 
   app.removeAllContentTypeParsers();
@@ -116,7 +116,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     reply: FastifyReply,
     format: 'json' | 'protobuf',
   ): Promise<number> {
-    if (expectedToken && !authorized(request.headers.authorization, expectedToken)) {
+    if (authorized && !authorized(request.headers.authorization)) {
       reply.header('www-authenticate', 'Bearer');
       return send(
         reply,
@@ -256,14 +256,4 @@ function send(
     .type(format === 'json' ? JSON_TYPE : PROTOBUF)
     .send(body);
   return status;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-// Hash both sides so the comparison is constant-time whatever the lengths.
-function authorized(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  return match !== null && timingSafeEqual(digest(match[1]!.trim()), expected);
 }

@@ -4,6 +4,8 @@ import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
 import type { ResultSink } from '../score/result-sink.js';
+import { registerResultsApi } from '../ui/results-api.js';
+import { registerResultsPage } from '../ui/results-page.js';
 import type { TraceResult } from '../score/trace-run.js';
 import type { ScoringRuntime } from './scoring-runtime.js';
 import { createServiceMetrics } from './service-metrics.js';
@@ -18,6 +20,8 @@ export interface ServiceRole {
 export interface Service {
   /** The receiver's `/v1/traces` URL, when it runs. */
   url: string | undefined;
+  /** The results page (`/ui/`) on the receiver's port, when it runs. */
+  uiUrl: string | undefined;
   driver: 'memory' | 'bullmq';
   /** Stops taking traffic, finishes or hands back work, flushes the exporter, closes Redis. */
   close(): Promise<void>;
@@ -38,7 +42,8 @@ export interface ServiceHooks {
  * Starts spanscore as a service from a validated config: the queue driver (`memory` in this
  * process, or `bullmq` on Redis, where receivers and workers can run in separate processes on any
  * hosts), the scoring runtime (suites, rules, judge, result sinks) when this process has workers,
- * and the OTLP/HTTP receiver when it has the receiver role. `close()` shuts down in order: the
+ * and the OTLP/HTTP receiver when it has the receiver role, with the results API (`/api/v1`) and
+ * page (`/ui/`) on its port. `close()` shuts down in order: the
  * receiver stops accepting and finishes its requests, the driver's workers finish or hand back
  * their traces, the result sinks flush; all within `shutdownDeadlineMs`.
  */
@@ -76,7 +81,13 @@ export async function startService(
     scoring = role.workers
       ? await (
           await import('./scoring-runtime.js')
-        ).createScoringRuntime(config, { metrics, log, hooks, judgeState: driver.judgeState })
+        ).createScoringRuntime(config, {
+          metrics,
+          log,
+          // The results store sees every run after the evaluation spans were written.
+          hooks: { ...hooks, sinks: [driver.results.sink, ...(hooks.sinks ?? [])] },
+          judgeState: driver.judgeState,
+        })
       : undefined;
   } catch (error) {
     // An invalid suite or rule: close the driver's connections so the process can exit.
@@ -90,6 +101,7 @@ export async function startService(
     );
 
   let url: string | undefined;
+  let uiUrl: string | undefined;
   let app: ReturnType<typeof createOtlpHttpReceiver> | undefined;
   if (driver.sink) {
     app = createOtlpHttpReceiver({
@@ -99,14 +111,26 @@ export async function startService(
       ready: () => driver.ready(),
       metrics,
     });
+    registerResultsApi(app, {
+      store: driver.results,
+      pendingTrace: traceId => driver.pendingTrace(traceId),
+      authToken: config.receiver.authToken,
+      traceUrlTemplate: config.results.traceUrlTemplate,
+      retentionMs: config.results.retentionHours * 3_600_000,
+      driver: driver.name,
+    });
+    registerResultsPage(app);
     await app.listen({ port: config.receiver.port, host: config.receiver.host });
     const address = app.server.address() as AddressInfo;
-    url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/v1/traces`;
+    const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    url = `${origin}/v1/traces`;
+    uiUrl = `${origin}/ui/`;
   }
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    uiUrl,
     driver: driver.name,
     close() {
       closing ??= (async () => {

@@ -8,6 +8,7 @@ import { nameKey } from '../score/name-key.js';
 import { toolCorrectness } from '../score/deterministic/tool-correctness.js';
 import { toolTrajectory } from '../score/deterministic/tool-trajectory.js';
 import type { ScoreResult } from '../score/score-result.js';
+import { expectedToolsOf } from '../score/expected-tools.js';
 import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
 
@@ -236,11 +237,7 @@ export const toolMatchers = {
         : result.status === 'skipped'
           ? 'skipped'
           : 'failed';
-    const expectedTools =
-      testCase.expectedCalls?.map(c => c.name) ??
-      testCase.expectedToolOrder ??
-      testCase.expectedTools ??
-      (testCase.expectedTool ? [testCase.expectedTool] : undefined);
+    const expectedTools = expectedToolsOf(testCase);
     return {
       pass,
       message: () =>

@@ -12,6 +12,7 @@ import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { TraceResult } from '../../score/trace-run.js';
 import { formatTable } from '../../report/format-table.js';
 import { summarize, traceResultRows } from '../../report/result-row.js';
+import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
 import { useColor, type CliIo } from '../io.js';
 
@@ -27,7 +28,9 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
     .description(
       'run a sample agent through a local `spanscore serve` and print its scores (no Redis needed)',
     )
-    .action(async () => {
+    .option('--serve', 'keep serving the results page (/ui/) after the run, until Ctrl-C')
+    .option('--port <port>', 'port of the local serve (default: any free port)')
+    .action(async (opts: { serve?: boolean; port?: string }) => {
       const log = (line: string): unknown => io.stderr.write(`${line}\n`);
       const written: SpanDigest[] = [];
       const backend = createOtlpHttpReceiver({
@@ -41,7 +44,7 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         env: {},
         overrides: {
           'queue.driver': 'memory',
-          'receiver.port': 0,
+          'receiver.port': opts.port ?? 0,
           'receiver.host': '127.0.0.1',
           'assembly.settleMs': 300,
           'export.logResults': false,
@@ -78,7 +81,6 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         const deadline = Date.now() + 15_000;
         while (results.length < cases.length && Date.now() < deadline)
           await new Promise(r => setTimeout(r, 50));
-        await service.close();
         const rows = results
           .flatMap(r => traceResultRows(r.trace, r.testCaseId, r.outcomes))
           .sort((a, b) => a.testCaseId.localeCompare(b.testCaseId));
@@ -91,7 +93,12 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
           log(
             `spanscore demo: only ${results.length} of ${cases.length} traces were scored in time`,
           );
+        if (opts.serve) {
+          log(`spanscore demo: results page at ${service.uiUrl} (Ctrl-C to stop)`);
+          setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+        } else log(`spanscore demo: run with --serve to keep the results page (/ui/) open`);
       } finally {
+        await service.close();
         await provider.shutdown();
         trace.disable();
         context.disable();

@@ -54,6 +54,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: README
           { log },
         );
         log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
+        log(`spanscore serve: results page at ${browsable(service.uiUrl!)}`);
         setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
       },
     );
@@ -93,4 +94,9 @@ function parsePort(value: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError('expected a port number 0-65535');
   return n;
+}
+
+/** A URL a browser on this machine opens: a wildcard listen address becomes localhost. */
+function browsable(url: string): string {
+  return url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
 }

@@ -1,0 +1,193 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { bearerTokenCheck } from '../ingest/bearer-token.js';
+import type { TraceProgress } from '../queue/trace-readiness.js';
+import type { ResultsStore } from '../results/results-store.js';
+import type { RunRecord, StoredResult } from '../results/stored-result.js';
+import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
+
+/** What the results API reads. */
+export interface ResultsApiOptions {
+  store: ResultsStore;
+  /** A trace buffered but not scored yet, from the queue driver. */
+  pendingTrace: (traceId: string) => Promise<TraceProgress | undefined>;
+  /** When set, `/api/v1` needs `Authorization: Bearer <token>` (the receiver's token). */
+  authToken?: string | undefined;
+  /** For the page: a link to the user's trace UI, `{traceId}` replaced. */
+  traceUrlTemplate?: string | undefined;
+  retentionMs: number;
+  driver: 'memory' | 'bullmq';
+  now?: () => number;
+}
+
+const time = z.union([
+  z
+    .string()
+    .regex(/^\d{10,16}$/)
+    .transform(Number),
+  z.iso.datetime({ offset: true }).transform(s => Date.parse(s)),
+]);
+const duration = z
+  .string()
+  .regex(/^\d+(m|h|d)$/, 'expected a duration such as 15m, 1h or 7d')
+  .transform(
+    s =>
+      Number(s.slice(0, -1)) *
+      { m: 60_000, h: 3_600_000, d: 86_400_000 }[s.at(-1) as 'm' | 'h' | 'd'],
+  );
+
+const summaryQuery = z
+  .object({
+    window: duration.optional(),
+    from: time.optional(),
+    to: time.optional(),
+    scorer: z.string().min(1).optional(),
+    testCase: z.string().min(1).optional(),
+    service: z.string().min(1).optional(),
+  })
+  .strict();
+
+const resultsQuery = z
+  .object({
+    scorer: z.string().min(1).optional(),
+    label: z.enum(['pass', 'fail']).optional(),
+    status: z.enum(['scored', 'skipped', 'failed']).optional(),
+    testCase: z.string().min(1).optional(),
+    service: z.string().min(1).optional(),
+    traceId: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits')
+      .optional(),
+    from: time.optional(),
+    to: time.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z
+      .string()
+      .regex(/^\d+(-\d+)?$/, 'expected a cursor from a previous page')
+      .optional(),
+  })
+  .strict();
+
+const traceParams = z.object({
+  traceId: z.string().regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits'),
+});
+
+/**
+ * The JSON API over the results store, on the receiver's port:
+ * - `GET /api/v1/summary?window=1h` (or `from`/`to`: Unix ms or ISO 8601): counts, pass rate, mean
+ *   score and judge cost per scorer, per test case or rule and per service; a per-minute timeline;
+ *   traces not scored by reason.
+ * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`:
+ *   results newest first, `nextCursor` for the next page.
+ * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
+ * - `GET /api/v1/config`: what the page needs (trace link template, retention, driver).
+ *
+ * A bad query parameter is a 400 naming it; with an auth token, a request without it is a 401.
+ */
+export function registerResultsApi(app: FastifyInstance, options: ResultsApiOptions): void {
+  const now = options.now ?? Date.now;
+  const authorized = options.authToken ? bearerTokenCheck(options.authToken) : undefined;
+
+  // A scope of its own: its auth hook and JSON error answers apply to /api/v1 only.
+  void app.register(
+    (api, _options, done) => {
+      api.addHook('onRequest', async (request, reply) => {
+        if (authorized && !authorized(request.headers.authorization)) {
+          reply.header('www-authenticate', 'Bearer');
+          await reply.code(401).send({ error: 'missing or wrong bearer token' });
+        }
+      });
+      api.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+        const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+        if (status === 500) request.log.error(error);
+        return reply
+          .code(status)
+          .send({ error: status === 500 ? 'internal error' : error.message });
+      });
+      routes(api);
+      done();
+    },
+    { prefix: '/api/v1' },
+  );
+
+  const parse = <T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> => {
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    const message = result.error.issues
+      .map(issue =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${what} parameter(s) ${issue.keys.map(k => `"${k}"`).join(', ')}`
+          : `${what} parameter "${issue.path.join('.')}": ${issue.message}`,
+      )
+      .join('; ');
+    throw Object.assign(new Error(message), { statusCode: 400 });
+  };
+
+  const routes = (api: FastifyInstance): void => {
+    api.get('/config', () => ({
+      driver: options.driver,
+      retentionHours: options.retentionMs / 3_600_000,
+      traceUrlTemplate: options.traceUrlTemplate ?? null,
+    }));
+
+    api.get('/summary', async request => {
+      const q = parse(summaryQuery, request.query, 'query');
+      const to = q.to ?? now();
+      const from = q.from ?? to - (q.window ?? 3_600_000);
+      if (from > to) throw Object.assign(new Error('query: from is after to'), { statusCode: 400 });
+      const { scorer, testCase, service } = q;
+      return options.store.summary(Math.max(from, now() - options.retentionMs), to, {
+        ...(scorer && { scorer }),
+        ...(testCase && { testCase }),
+        ...(service && { service }),
+      });
+    });
+
+    api.get('/results', async request => {
+      const q = parse(resultsQuery, request.query, 'query');
+      const { limit, cursor, from, to, ...rest } = q;
+      const page = await options.store.results(
+        {
+          ...rest,
+          ...(from !== undefined && { fromUnixMs: from }),
+          ...(to !== undefined && { toUnixMs: to }),
+        },
+        limit,
+        cursor,
+      );
+      return { ...page, results: page.results.map(withDiff) };
+    });
+
+    api.get('/traces/:traceId', async (request, reply) => {
+      const { traceId } = parse(traceParams, request.params, 'path');
+      const record = await options.store.run(traceId);
+      if (record) return { ...record, results: record.results.map(withDiff) };
+      const pending = await options.pendingTrace(traceId);
+      if (pending) {
+        const waiting: RunRecord = {
+          traceId,
+          state: 'pending',
+          reason: pending.rootEnded
+            ? 'received; its root span ended: waiting for late spans to settle'
+            : 'received; waiting for its root span to end',
+          testCaseId: null,
+          serviceName: '',
+          matched: [],
+          awaitingJudge: [],
+          receivedAtUnixMs: pending.firstSeenMs,
+          updatedAtUnixMs: pending.lastSeenMs,
+          results: [],
+        };
+        return waiting;
+      }
+      return reply.code(404).send({
+        error: `no record of trace ${traceId}: never received here, or older than the retention (${options.retentionMs / 3_600_000} h)`,
+      });
+    });
+  };
+}
+
+/** A result as the API returns it: with the expected-vs-actual tool diff when it expects tools. */
+function withDiff(r: StoredResult): StoredResult & { toolDiff: ToolDiffStep[] | null } {
+  return { ...r, toolDiff: r.expectedTools ? toolDiff(r.expectedTools, r.toolSequence) : null };
+}

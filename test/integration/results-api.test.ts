@@ -1,0 +1,207 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REDIS_URL, redisFor, testPrefix } from '../helpers/redis.js';
+import { serveWithKnownTraffic } from '../helpers/results-traffic.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+async function get(origin: string, path: string, token?: string) {
+  const response = await fetch(`${origin}${path}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+type Group = {
+  scorer?: string;
+  testCaseId?: string;
+  count: number;
+  pass: number;
+  fail: number;
+  passRate: number | null;
+};
+
+describe('the results API on the serve port (memory driver)', () => {
+  it('answers summary, results and run records for the traffic it scored', async () => {
+    const { origin, ids, close } = await serveWithKnownTraffic();
+    closers.push(close);
+
+    const summary = await get(origin, '/api/v1/summary?window=1h');
+    expect(summary.status).toBe(200);
+    expect(summary.body.total).toMatchObject({ count: 10, pass: 5, fail: 5, passRate: 0.5 });
+    expect(
+      (summary.body.byScorer as Group[]).map(g => [g.scorer, g.pass, g.fail, g.passRate]),
+    ).toEqual([
+      ['tool_call_accuracy', 2, 3, 0.4],
+      ['tool_correctness', 3, 2, 0.6],
+    ]);
+    expect(
+      (summary.body.byTarget as Group[]).map(g => [g.testCaseId, g.scorer, g.passRate]),
+    ).toEqual([
+      ['book-trip', 'tool_call_accuracy', 0.5],
+      ['book-trip', 'tool_correctness', 1],
+      ['weather-lisbon', 'tool_call_accuracy', 0.5],
+      ['weather-lisbon', 'tool_correctness', 0.5],
+      ['wrong-tool', 'tool_call_accuracy', 0],
+      ['wrong-tool', 'tool_correctness', 0],
+    ]);
+    expect(summary.body.notScored).toHaveLength(2);
+
+    const byService = await get(origin, '/api/v1/summary?window=1h&service=travel-agent-v2');
+    expect(byService.body.total).toMatchObject({ count: 2, pass: 0, fail: 2 });
+
+    const fails = await get(origin, '/api/v1/results?label=fail&scorer=tool_correctness');
+    const rows = fails.body.results as Array<Record<string, unknown>>;
+    expect(rows.map(r => r.traceId).sort()).toEqual(
+      [ids['wrong-tool'], ids['weather-extra']].sort(),
+    );
+    const wrong = rows.find(r => r.traceId === ids['wrong-tool'])!;
+    expect(wrong).toMatchObject({
+      testCaseId: 'wrong-tool',
+      reason: 'missing get_weather; unexpected search_web',
+      expectedTools: ['get_weather'],
+      toolSequence: ['search_web'],
+      serviceName: 'travel-agent-v2',
+      agentName: 'travel',
+      toolDiff: [
+        { op: 'extra', name: 'search_web' },
+        { op: 'missing', name: 'get_weather' },
+      ],
+    });
+
+    const page1 = await get(origin, '/api/v1/results?limit=6');
+    expect(page1.body.results).toHaveLength(6);
+    const page2 = await get(
+      origin,
+      `/api/v1/results?limit=6&cursor=${String(page1.body.nextCursor)}`,
+    );
+    expect(page2.body.results).toHaveLength(4);
+    expect(page2.body.nextCursor).toBeNull();
+
+    const scored = await get(origin, `/api/v1/traces/${ids['book-wrong-order']}`);
+    expect(scored.body).toMatchObject({
+      state: 'scored',
+      testCaseId: 'book-trip',
+      matched: ['demo / book-trip'],
+    });
+    expect((scored.body.results as unknown[]).length).toBe(2);
+
+    const unknown = await get(origin, `/api/v1/traces/${ids['unknown-case']}`);
+    expect(unknown.body).toMatchObject({ state: 'not_scored', testCaseId: 'no-such-case' });
+    expect(unknown.body.reason).toContain('"no-such-case" is in no suite');
+
+    const noId = await get(origin, `/api/v1/traces/${ids['no-id']}`);
+    expect(noId.body).toMatchObject({ state: 'not_scored' });
+    expect(noId.body.reason).toMatch(/^no test case id attribute/);
+
+    const pending = await get(origin, `/api/v1/traces/${ids.pending}`);
+    expect(pending.body).toMatchObject({
+      state: 'pending',
+      reason: 'received; waiting for its root span to end',
+    });
+
+    const missing = await get(origin, `/api/v1/traces/${'c'.repeat(32)}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/^no record of trace c{32}: never received here/);
+  });
+
+  it('refuses bad parameters with a 400 that names them', async () => {
+    const { origin, close } = await serveWithKnownTraffic();
+    closers.push(close);
+    const cases: Array<[string, string]> = [
+      ['/api/v1/results?label=maybe', 'query parameter "label"'],
+      ['/api/v1/results?limit=0', 'query parameter "limit"'],
+      ['/api/v1/results?limit=9999', 'query parameter "limit"'],
+      ['/api/v1/results?colour=red', 'unknown query parameter(s) "colour"'],
+      ['/api/v1/results?from=yesterday', 'query parameter "from"'],
+      ['/api/v1/results?cursor=abc', 'expected a cursor from a previous page'],
+      ['/api/v1/summary?window=1y', 'expected a duration such as 15m, 1h or 7d'],
+      ['/api/v1/summary?from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z', 'from is after to'],
+      ['/api/v1/traces/XYZ', 'path parameter "traceId": expected 32 lower-case hex digits'],
+    ];
+    for (const [path, message] of cases) {
+      const { status, body } = await get(origin, path);
+      expect({ path, status }).toEqual({ path, status: 400 });
+      expect(body.error).toContain(message);
+    }
+  });
+
+  it('answers any query string with 200 or a 400 naming the problem, never a 500 (fuzzed)', async () => {
+    const { origin, close } = await serveWithKnownTraffic();
+    closers.push(close);
+    const keys = [
+      'scorer',
+      'label',
+      'status',
+      'testCase',
+      'service',
+      'traceId',
+      'from',
+      'to',
+      'limit',
+      'cursor',
+      'window',
+      'x',
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('results', 'summary'),
+        fc.array(fc.tuple(fc.constantFrom(...keys), fc.string({ maxLength: 40 })), {
+          maxLength: 4,
+        }),
+        async (endpoint, params) => {
+          const { status, body } = await get(
+            origin,
+            `/api/v1/${endpoint}?${new URLSearchParams(params).toString()}`,
+          );
+          expect([200, 400]).toContain(status);
+          if (status === 400) expect(typeof body.error).toBe('string');
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('sits behind the receiver’s bearer token when one is configured; the page itself loads', async () => {
+    const { origin, close } = await serveWithKnownTraffic({ 'receiver.authToken': 's3cret' });
+    closers.push(close);
+    expect((await get(origin, '/api/v1/summary')).status).toBe(401);
+    expect((await get(origin, '/api/v1/summary', 'wrong')).status).toBe(401);
+    const ok = await get(origin, '/api/v1/summary', 's3cret');
+    expect(ok.status).toBe(200);
+    expect(ok.body.total).toMatchObject({ count: 10 });
+    const page = await fetch(`${origin}/ui/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>spanscore results</title>');
+    const chartLib = await fetch(`${origin}/ui/uplot.min.js`);
+    expect(chartLib.headers.get('content-type')).toContain('javascript');
+  });
+});
+
+describe('the results API with the bullmq driver', () => {
+  it('keeps results and run records in Redis across a restart of serve', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    const overrides = { 'queue.driver': 'bullmq', 'queue.prefix': prefix };
+    const env = { REDIS_URL };
+    const first = await serveWithKnownTraffic(overrides, env);
+    const before = await get(first.origin, '/api/v1/summary?window=1h');
+    expect(before.body.total).toMatchObject({ count: 10, pass: 5, fail: 5 });
+    await first.close();
+
+    const second = await serveWithKnownTraffic(overrides, env);
+    closers.push(second.close);
+    const after = await get(second.origin, '/api/v1/summary?window=1h');
+    expect(after.body.total).toMatchObject({ count: 20, pass: 10, fail: 10 });
+    const old = await get(second.origin, `/api/v1/traces/${first.ids['wrong-tool']}`);
+    expect(old.body).toMatchObject({ state: 'scored', testCaseId: 'wrong-tool' });
+    const oldUnknown = await get(second.origin, `/api/v1/traces/${first.ids['unknown-case']}`);
+    expect(oldUnknown.body).toMatchObject({ state: 'not_scored' });
+    const pending = await get(second.origin, `/api/v1/traces/${second.ids.pending}`);
+    expect(pending.body).toMatchObject({ state: 'pending' });
+  });
+});

@@ -1,0 +1,432 @@
+// The results page: reads /api/v1 and renders it. No framework; uPlot draws the chart.
+// Every text from the API goes in through textContent (traces are untrusted input).
+
+const $ = selector => document.querySelector(selector);
+const filters = $('#filters');
+const status = $('#status');
+const REFRESH_MS = 5000;
+
+let token =
+  new URLSearchParams(location.hash.slice(1)).get('token') ??
+  sessionStorage.getItem('spanscore.token');
+if (token) sessionStorage.setItem('spanscore.token', token);
+let config = { traceUrlTemplate: null };
+let chart;
+let chartSeries = '';
+let timer;
+
+/** Builds an element: h('td', attributes, 'text', childNode). */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity))
+    if (c !== null && c !== undefined) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
+async function api(path) {
+  const response = await fetch(`../api/v1/${path}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  if (response.status === 401) {
+    $('#auth').hidden = false;
+    throw new Error('this service needs its bearer token');
+  }
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+  return body;
+}
+
+const pct = rate => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
+const num = n =>
+  n === null || n === undefined ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(2);
+const usd = n => (n ? `$${n.toFixed(4)}` : '–');
+const rateClass = rate =>
+  rate === null ? undefined : rate >= 0.9 ? 'num rate-ok' : 'num rate-bad';
+const time = ms => new Date(ms).toLocaleTimeString();
+
+function selected() {
+  const f = new FormData(filters);
+  const out = {};
+  for (const key of ['scorer', 'testCase', 'service']) if (f.get(key)) out[key] = f.get(key);
+  return { window: f.get('window'), ...out };
+}
+
+function fillSelect(name, values) {
+  const select = filters.elements.namedItem(name);
+  const current = select.value;
+  const wanted = ['', ...[...new Set(values)].sort()];
+  const have = [...select.options].map(o => o.value);
+  if (wanted.join('\u0000') === have.join('\u0000')) return;
+  select.replaceChildren(...wanted.map(v => h('option', { value: v }, v || 'all')));
+  select.value = wanted.includes(current) ? current : '';
+}
+
+function diffView(steps) {
+  if (!steps) return h('span', { class: 'muted' }, 'no expected tools');
+  if (steps.length === 0) return h('span', { class: 'muted' }, 'none expected, none called');
+  return h(
+    'div',
+    { class: 'diff' },
+    steps.map(s =>
+      h(
+        'span',
+        {
+          class: s.op,
+          title: {
+            same: 'expected and called',
+            missing: 'expected, not called',
+            extra: 'called, not expected',
+          }[s.op],
+        },
+        s.op === 'missing' ? `−${s.name}` : s.op === 'extra' ? `+${s.name}` : s.name,
+      ),
+    ),
+  );
+}
+
+function traceCell(traceId) {
+  const cell = h(
+    'td',
+    { class: 'trace' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'mono',
+        onclick: () => showTrace(traceId),
+        'aria-label': `Run record of trace ${traceId}`,
+      },
+      traceId.slice(0, 8) + '…',
+    ),
+  );
+  if (config.traceUrlTemplate)
+    cell.append(
+      ' ',
+      h(
+        'a',
+        {
+          href: config.traceUrlTemplate.replaceAll('{traceId}', traceId),
+          target: '_blank',
+          rel: 'noopener',
+        },
+        'open trace',
+      ),
+    );
+  return cell;
+}
+
+function fillTable(id, rows, columns) {
+  const body = $(`#${id} tbody`);
+  if (rows.length === 0) {
+    body.replaceChildren(
+      h('tr', {}, h('td', { colspan: columns, class: 'empty' }, 'Nothing in this window.')),
+    );
+    return;
+  }
+  body.replaceChildren(...rows);
+}
+
+function renderTotals(summary) {
+  const t = summary.total;
+  const notScored = summary.notScored.reduce((n, r) => n + r.count, 0);
+  const cards = [
+    ['Results', t.count],
+    ['Pass rate', pct(t.passRate)],
+    ['Failing results', t.fail],
+    ['Traces not scored', notScored],
+    ['Traces failed', summary.failedTraces],
+    ['Judge cost', usd(t.judgeCostUsd)],
+  ];
+  $('#totals').replaceChildren(
+    ...cards.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))),
+  );
+}
+
+function renderChart(summary) {
+  const scorers = [...new Set(summary.timeline.map(p => p.scorer))].sort();
+  const minutes = [...new Set(summary.timeline.map(p => p.minuteUnixMs))].sort((a, b) => a - b);
+  $('#chart-empty').hidden = minutes.length > 0;
+  $('#chart').hidden = minutes.length === 0;
+  const at = new Map(summary.timeline.map(p => [`${p.minuteUnixMs}|${p.scorer}`, p]));
+  const data = [
+    minutes.map(m => m / 1000),
+    ...scorers.map(s =>
+      minutes.map(m => {
+        const p = at.get(`${m}|${s}`);
+        return p && p.pass + p.fail ? (100 * p.pass) / (p.pass + p.fail) : null;
+      }),
+    ),
+  ];
+  const colors = ['#3559e0', '#17803d', '#b54708', '#b42318', '#7a3bd1', '#0e7490', '#9d174d'];
+  const key = scorers.join('|');
+  if (chart && key === chartSeries) return chart.setData(data);
+  chart?.destroy();
+  chartSeries = key;
+  chart = new uPlot(
+    {
+      width: Math.min(1350, document.querySelector('main').clientWidth - 20),
+      height: 260,
+      scales: {
+        x: {
+          time: true,
+          range: () => [(Date.now() - windowMs(selected().window)) / 1000, Date.now() / 1000],
+        },
+        y: { range: [0, 100] },
+      },
+      axes: [{}, { label: 'pass rate %', values: (_, ticks) => ticks.map(v => `${v}%`) }],
+      series: [
+        {},
+        ...scorers.map((s, i) => ({
+          label: s,
+          stroke: colors[i % colors.length],
+          width: 2,
+          spanGaps: true,
+          points: { show: true },
+        })),
+      ],
+    },
+    data,
+    $('#chart'),
+  );
+}
+
+function renderTables(summary) {
+  fillTable(
+    'scorers',
+    summary.byScorer.map(g =>
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'row' }, g.scorer),
+        h('td', { class: 'num' }, g.count),
+        h('td', { class: 'num' }, g.pass),
+        h('td', { class: 'num' }, g.fail),
+        h('td', { class: 'num' }, g.skipped),
+        h('td', { class: 'num' }, g.failed),
+        h('td', { class: rateClass(g.passRate) }, pct(g.passRate)),
+        h('td', { class: 'num' }, num(g.meanScore)),
+        h('td', { class: 'num' }, usd(g.judgeCostUsd)),
+      ),
+    ),
+    9,
+  );
+  fillTable(
+    'targets',
+    summary.byTarget.map(g =>
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'row' }, g.testCaseId),
+        h('td', {}, g.targetKind === 'rule' ? 'production rule' : g.suite),
+        h('td', {}, g.scorer),
+        h('td', { class: 'num' }, g.count),
+        h('td', { class: 'num' }, g.pass),
+        h('td', { class: 'num' }, g.fail),
+        h('td', { class: rateClass(g.passRate) }, pct(g.passRate)),
+        h('td', { class: 'num' }, num(g.meanScore)),
+      ),
+    ),
+    8,
+  );
+  fillTable(
+    'not-scored',
+    summary.notScored.map(r =>
+      h('tr', {}, h('td', {}, r.reason), h('td', { class: 'num' }, r.count)),
+    ),
+    2,
+  );
+}
+
+function renderFailures(page) {
+  fillTable(
+    'failures',
+    page.results.map(r =>
+      h(
+        'tr',
+        {},
+        h('td', {}, time(r.timeUnixMs)),
+        h('td', {}, r.testCaseId),
+        h('td', {}, r.scorer),
+        h('td', { class: 'num' }, num(r.score)),
+        h('td', {}, r.reason),
+        h('td', {}, diffView(r.toolDiff)),
+        traceCell(r.traceId),
+      ),
+    ),
+    7,
+  );
+}
+
+async function refresh() {
+  const q = selected();
+  const params = new URLSearchParams(q);
+  const failureParams = new URLSearchParams({
+    label: 'fail',
+    limit: '25',
+    from: String(Date.now() - windowMs(q.window)),
+  });
+  for (const key of ['scorer', 'testCase', 'service']) if (q[key]) failureParams.set(key, q[key]);
+  try {
+    const [summary, failures] = await Promise.all([
+      api(`summary?${params}`),
+      api(`results?${failureParams}`),
+    ]);
+    const all = await api(`summary?window=${q.window}`);
+    fillSelect(
+      'scorer',
+      all.byScorer.map(g => g.scorer),
+    );
+    fillSelect(
+      'testCase',
+      all.byTarget.map(g => g.testCaseId),
+    );
+    fillSelect(
+      'service',
+      all.byService.map(g => g.serviceName),
+    );
+    renderTotals(summary);
+    renderChart(summary);
+    renderTables(summary);
+    renderFailures(failures);
+    status.textContent = `Updated ${new Date().toLocaleTimeString()} · ${config.driver} driver · results kept ${config.retentionHours} h`;
+  } catch (error) {
+    status.textContent = `Could not load results: ${error.message}`;
+  }
+}
+
+function windowMs(w) {
+  return Number(w.slice(0, -1)) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[w.at(-1)];
+}
+
+async function showTrace(traceId) {
+  const dialog = $('#trace');
+  const body = $('#trace-body');
+  $('#trace-title').textContent = `Trace ${traceId}`;
+  body.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  if (!dialog.open) dialog.showModal();
+  let run;
+  try {
+    run = await api(`traces/${encodeURIComponent(traceId)}`);
+  } catch (error) {
+    body.replaceChildren(h('p', {}, error.message));
+    return;
+  }
+  const facts = [
+    ['State', h('span', { class: `badge ${run.state}` }, run.state.replace('_', ' '))],
+    ['Reason', run.reason ?? '–'],
+    ['Test case id', run.testCaseId ?? '–'],
+    ['Service', run.serviceName || '–'],
+    ['Scored against', run.matched.join(', ') || '–'],
+    ['Waiting for the judge', run.awaitingJudge.join(', ') || '–'],
+    ['Updated', new Date(run.updatedAtUnixMs).toLocaleString()],
+  ];
+  const link = config.traceUrlTemplate
+    ? h(
+        'p',
+        {},
+        h(
+          'a',
+          {
+            href: config.traceUrlTemplate.replaceAll('{traceId}', traceId),
+            target: '_blank',
+            rel: 'noopener',
+          },
+          'Open in your trace UI',
+        ),
+      )
+    : null;
+  const results = run.results.length
+    ? h(
+        'table',
+        {},
+        h('caption', {}, 'Results'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            [
+              'Scorer',
+              'Test case / rule',
+              'Result',
+              'Score',
+              'Reason',
+              'Expected vs actual tools',
+            ].map(c => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          run.results.map(r =>
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row' }, r.scorer),
+              h('td', {}, r.testCaseId),
+              h(
+                'td',
+                {},
+                h('span', { class: `badge ${r.label ?? r.status}` }, r.label ?? r.status),
+              ),
+              h('td', { class: 'num' }, num(r.score)),
+              h('td', {}, r.reason),
+              h('td', {}, diffView(r.toolDiff)),
+            ),
+          ),
+        ),
+      )
+    : h('p', { class: 'muted' }, 'No results.');
+  body.replaceChildren(
+    h(
+      'dl',
+      { class: 'facts' },
+      facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+    ),
+    ...(link ? [link] : []),
+    results,
+  );
+}
+
+function schedule() {
+  clearInterval(timer);
+  if (filters.elements.namedItem('live').checked) timer = setInterval(refresh, REFRESH_MS);
+}
+
+filters.addEventListener('change', () => {
+  schedule();
+  void refresh();
+});
+$('#lookup').addEventListener('submit', event => {
+  event.preventDefault();
+  const id = new FormData(event.target).get('traceId').trim().toLowerCase();
+  if (id) void showTrace(id);
+});
+$('#auth').addEventListener('submit', event => {
+  event.preventDefault();
+  token = new FormData(event.target).get('token');
+  sessionStorage.setItem('spanscore.token', token);
+  $('#auth').hidden = true;
+  void start();
+});
+
+async function start() {
+  try {
+    config = await api('config');
+  } catch (error) {
+    status.textContent = `Could not load results: ${error.message}`;
+    return;
+  }
+  await refresh();
+  schedule();
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('trace');
+  if (fromHash) void showTrace(fromHash);
+}
+
+void start();
