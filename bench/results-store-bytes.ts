@@ -29,6 +29,7 @@ for (let i = 0; i < N; i++) {
   });
   await scoreTrace(t.traceId, t.spans, plan, { sinks: [store.sink] });
 }
+await store.close();
 const streamBytes = Number(
   await redis.call('MEMORY', 'USAGE', `${prefix}:results:{r}:stream`, 'SAMPLES', '0'),
 );

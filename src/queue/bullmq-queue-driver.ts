@@ -36,7 +36,9 @@ export function createBullmqQueueDriver(
     return connection;
   };
   const commands = connect('commands');
-  const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config));
+  const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
+    onError: e => events.log(`spanscore: results store: ${e.message}`),
+  });
   const shared = {
     prefix: config.queue.prefix,
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
@@ -157,6 +159,7 @@ export function createBullmqQueueDriver(
     },
     async close() {
       for (const close of closers) await close();
+      await results.close();
       await Promise.all(connections.map(r => r.quit().catch(() => r.disconnect())));
       return { unfinished: 0 };
     },

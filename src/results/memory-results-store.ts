@@ -68,6 +68,7 @@ export function createMemoryResultsStore(
   return {
     name: 'memory',
     sink: { name: 'results-store', write },
+    close: () => Promise.resolve(),
     recordFailure(traceId, phase, error) {
       const t = now();
       bump(t, FAILED_FIELD, 1);

@@ -17,6 +17,39 @@ import { runRecordPatch, toStoredResults } from './to-stored-results.js';
 const SCAN_BATCH = 500;
 /** At most this many entries are read for one page: a rare filter answers with fewer rows. */
 const SCAN_LIMIT = 20_000;
+/** How long per-minute counters are summed in the process before they are written. */
+const FLUSH_MS = 1000;
+/** Trace runs are written this long after the first one waiting, or at this many. */
+const WRITE_DELAY_MS = 50;
+const WRITE_BATCH = 256;
+/** Runs kept for the next write while Redis refuses them; beyond, the oldest are dropped. */
+const MAX_QUEUED_RUNS = 10_000;
+
+// KEYS: the run key. ARGV: record JSON, ttl ms, append (1: keep the results there, the judge
+// pass adds its own), then one JSON line per result. The value is the record's line, then one
+// line per result: one SET, whatever the number of results.
+const WRITE_RUN = `
+local tail = ''
+if ARGV[3] == '1' then
+  local old = redis.call('GET', KEYS[1])
+  if old then
+    local nl = string.find(old, '\\n', 1, true)
+    if nl then tail = string.sub(old, nl) end
+  end
+end
+for i = 4, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
+redis.call('SET', KEYS[1], ARGV[1] .. tail, 'PX', ARGV[2])
+return 1
+`;
+
+interface RunRecordCommands {
+  spanscoreWriteRun(runKey: string, ...args: string[]): Promise<number>;
+}
+
+/** The same command queued on a pipeline (it answers with the pipeline). */
+interface PipelinedRunRecordCommands {
+  spanscoreWriteRun(runKey: string, ...args: string[]): unknown;
+}
 
 /**
  * The BullMQ driver's results store, in Redis, bounded and expiring:
@@ -25,81 +58,156 @@ const SCAN_LIMIT = 20_000;
  *   their time part lets a time-filtered page read only its range.
  * - `<prefix>:results:{r}:m:<minute>`: a hash of per-minute counters per scorer, test case or rule
  *   and service (see `minute-aggregates.ts`), expiring after `retentionMs`.
- * - `<prefix>:run:{<traceId>}` and `…:results`: the run record (JSON) and its results (a list),
- *   expiring after `retentionMs`.
+ * - `<prefix>:run:{<traceId>}`: the run record's JSON line and one line per result, expiring
+ *   after `retentionMs` (one SET per trace run; the judge pass appends its results).
  *
- * The results keys share the hash tag `{r}` and a run's keys its trace id's, so every write is one
- * MULTI on one slot, and a Redis Cluster can hold them. A trace run costs two round trips (its
- * results, then its run record).
+ * The results keys share the hash tag `{r}` and a run's keys its trace id's, so a Redis Cluster
+ * can hold them. A trace run costs one XADD per result and one script call for its run record,
+ * written in batches off the job's path (every 50 ms or 256 runs); the per-minute counters are
+ * summed in the process and written once a second. Reads in this process see its own writes;
+ * another process may lag by up to that second, and a crashed worker loses at most its last
+ * unwritten batch of results and run records (its evaluation spans are already exported).
  */
 export function createRedisResultsStore(
   redis: Redis,
   prefix: string,
   retention: ResultsRetention,
-  now: () => number = Date.now,
+  options: { now?: () => number; onError?: (error: Error) => void } = {},
 ): ResultsStore {
+  const now = options.now ?? Date.now;
   const stream = `${prefix}:results:{r}:stream`;
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
-  const runResultsKey = (traceId: string): string => `${prefix}:run:{${traceId}}:results`;
   const ttl = retention.retentionMs;
+  const commands = redis as Redis & RunRecordCommands;
+  commands.defineCommand('spanscoreWriteRun', { numberOfKeys: 1, lua: WRITE_RUN });
   let lastTrimMs = 0;
 
-  async function writeRun(
-    record: Omit<RunRecord, 'results'>,
-    results: StoredResult[],
-  ): Promise<void> {
-    const { traceId } = record;
-    const tx = redis.multi().set(runKey(traceId), JSON.stringify(record), 'PX', ttl);
-    if (results.length) {
-      tx.rpush(runResultsKey(traceId), ...results.map(r => JSON.stringify(r)))
-        .ltrim(runResultsKey(traceId), -MAX_RESULTS_PER_RUN, -1)
-        .pexpire(runResultsKey(traceId), ttl);
-    }
-    await tx.exec();
-  }
+  // Per-minute counters are summed here and written once a second (one MULTI whatever the
+  // traffic), not per result; a flush that fails is merged back and retried with the next one.
+  let pending = new Map<number, Map<string, number>>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  const count = (minute: number, field: string, by: number): void => {
+    let fields = pending.get(minute);
+    if (!fields) pending.set(minute, (fields = new Map<string, number>()));
+    fields.set(field, (fields.get(field) ?? 0) + by);
+    flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
+  };
+  const flush = (): Promise<void> => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = pending;
+    pending = new Map();
+    if (batch.size === 0) return flushing;
+    flushing = flushing.then(async () => {
+      const tx = redis.multi();
+      for (const [minute, fields] of batch) {
+        for (const [field, by] of fields) tx.hincrbyfloat(minuteKey(minute), field, by);
+        tx.pexpire(minuteKey(minute), ttl + MINUTE_MS);
+      }
+      try {
+        await tx.exec();
+      } catch (error) {
+        for (const [minute, fields] of batch)
+          for (const [field, by] of fields) count(minute, field, by);
+        options.onError?.(error as Error);
+      }
+    });
+    return flushing;
+  };
 
-  async function write(run: TraceRun): Promise<void> {
+  const writeRun = (record: Omit<RunRecord, 'results'>, append: boolean): Promise<unknown> =>
+    commands.spanscoreWriteRun(
+      runKey(record.traceId),
+      JSON.stringify(record),
+      String(ttl),
+      append ? '1' : '0',
+    );
+
+  // Trace runs are written in batches, off the job's path: the sink encodes a run (each result
+  // once, shared by the stream and the run record) and returns; every WRITE_DELAY_MS, or at
+  // WRITE_BATCH runs, one pipeline writes them. A failed write keeps its runs for the next one,
+  // up to MAX_QUEUED_RUNS (the oldest are then dropped, and logged).
+  let queued: Array<{ traceId: string; record: string; append: boolean; results: string[] }> = [];
+  let writeTimer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const flushWrites = (): Promise<void> => {
+    clearTimeout(writeTimer);
+    writeTimer = undefined;
+    const batch = queued;
+    queued = [];
+    if (batch.length === 0) return writing;
+    writing = writing.then(async () => {
+      const pipeline = redis.pipeline() as ReturnType<Redis['pipeline']> &
+        PipelinedRunRecordCommands;
+      for (const run of batch) {
+        for (const r of run.results)
+          pipeline.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r);
+        pipeline.spanscoreWriteRun(
+          runKey(run.traceId),
+          run.record,
+          String(ttl),
+          run.append ? '1' : '0',
+          ...run.results,
+        );
+      }
+      const t = now();
+      if (t - lastTrimMs > MINUTE_MS) {
+        lastTrimMs = t;
+        pipeline.xtrim(stream, 'MINID', '~', t - ttl);
+      }
+      try {
+        const replies = (await pipeline.exec()) ?? [];
+        const failed = replies.find(([error]) => error)?.[0];
+        if (failed) throw failed;
+      } catch (error) {
+        queued = [...batch, ...queued];
+        const dropped = queued.length - MAX_QUEUED_RUNS;
+        if (dropped > 0) queued.splice(0, dropped);
+        options.onError?.(
+          new Error(
+            `writing ${batch.length} trace run(s) failed, retrying with the next batch${dropped > 0 ? ` (${dropped} dropped)` : ''}: ${(error as Error).message}`,
+          ),
+        );
+      }
+    });
+    return writing;
+  };
+
+  function write(run: TraceRun): void {
     const t = now();
     const results = toStoredResults(run);
-    const tx = redis.multi();
-    const touched = new Set<number>();
-    for (const r of results) {
-      tx.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', JSON.stringify(r));
-      const minute = minuteOf(r.timeUnixMs);
-      for (const [field, by] of resultIncrements(r)) tx.hincrbyfloat(minuteKey(minute), field, by);
-      touched.add(minute);
-    }
-    if (run.state === 'not_scored' && run.reason) {
-      tx.hincrbyfloat(minuteKey(minuteOf(t)), notScoredField(run.reason), 1);
-      touched.add(minuteOf(t));
-    }
-    for (const minute of touched) tx.pexpire(minuteKey(minute), ttl + MINUTE_MS);
-    if (t - lastTrimMs > MINUTE_MS) {
-      lastTrimMs = t;
-      tx.xtrim(stream, 'MINID', '~', t - ttl);
-    }
-    const replies = (await tx.exec()) ?? [];
-    const stored = results.map((r, i): StoredResult => {
-      const [error, id] = replies[i] ?? [];
-      if (error) throw error;
-      return { id: id as string, ...r };
+    queued.push({
+      traceId: run.traceId,
+      record: JSON.stringify({ ...runRecordPatch(run, t), receivedAtUnixMs: null }),
+      // The judge pass adds its results to the first pass's; any other pass replaces them.
+      append: run.phase === 'llm',
+      results: results.map(r => JSON.stringify(r)),
     });
-    await writeRun({ ...runRecordPatch(run, t), receivedAtUnixMs: null }, stored);
+    if (queued.length >= WRITE_BATCH) void flushWrites();
+    else writeTimer ??= setTimeout(() => void flushWrites(), WRITE_DELAY_MS).unref();
+    for (const r of results)
+      for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
+    if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
   }
+
+  const flushAll = async (): Promise<void> => {
+    await flushWrites();
+    await flush();
+  };
 
   return {
     name: 'redis',
     sink: { name: 'results-store', write },
+    close: flushAll,
     async recordFailure(traceId, phase, error) {
       const t = now();
-      await redis
-        .multi()
-        .hincrbyfloat(minuteKey(minuteOf(t)), FAILED_FIELD, 1)
-        .pexpire(minuteKey(minuteOf(t)), ttl + MINUTE_MS)
-        .exec();
+      count(minuteOf(t), FAILED_FIELD, 1);
+      await flushWrites();
       const raw = await redis.get(runKey(traceId));
-      const previous = raw ? (JSON.parse(raw) as Omit<RunRecord, 'results'>) : undefined;
+      const previous = raw ? parseRun(traceId, raw) : undefined;
+      // The failure replaces the record's line and keeps the results written before it.
       await writeRun(
         {
           traceId,
@@ -112,10 +220,11 @@ export function createRedisResultsStore(
           receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
           updatedAtUnixMs: t,
         },
-        [],
+        true,
       );
     },
     async summary(fromUnixMs, toUnixMs, filter = {}) {
+      await flushAll();
       const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
       const minutes: number[] = [];
       for (let m = from; m <= toUnixMs; m += MINUTE_MS) minutes.push(m);
@@ -133,6 +242,7 @@ export function createRedisResultsStore(
       return summarizeMinutes(picked, fromUnixMs, toUnixMs, filter);
     },
     async results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
+      await flushWrites();
       const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
       let max = cursor ? `(${cursor}` : filter.toUnixMs !== undefined ? `${filter.toUnixMs}` : '+';
       const out: StoredResult[] = [];
@@ -151,21 +261,21 @@ export function createRedisResultsStore(
       return { results: page, nextCursor: out.length > limit ? page.at(-1)!.id : null };
     },
     async run(traceId) {
-      const [[e1, record], [e2, results]] = ((await redis
-        .multi()
-        .get(runKey(traceId))
-        .lrange(runResultsKey(traceId), 0, -1)
-        .exec()) ?? []) as Array<[Error | null, unknown]> as [
-        [Error | null, string | null],
-        [Error | null, string[]],
-      ];
-      const error = e1 ?? e2;
-      if (error) throw error;
-      if (!record) return undefined;
-      return {
-        ...(JSON.parse(record) as Omit<RunRecord, 'results'>),
-        results: results.map(r => JSON.parse(r) as StoredResult),
-      };
+      await flushWrites();
+      const raw = await redis.get(runKey(traceId));
+      return raw ? parseRun(traceId, raw) : undefined;
     },
+  };
+}
+
+/** A run key's value: the record's JSON line, then one line per result (the newest kept). */
+function parseRun(traceId: string, raw: string): RunRecord {
+  const [record, ...results] = raw.split('\n');
+  return {
+    ...(JSON.parse(record!) as Omit<RunRecord, 'results'>),
+    results: results.slice(-MAX_RESULTS_PER_RUN).map((r, i): StoredResult => ({
+      id: `${traceId}:${i}`,
+      ...(JSON.parse(r) as Omit<StoredResult, 'id'>),
+    })),
   };
 }

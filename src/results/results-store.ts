@@ -31,6 +31,8 @@ export interface ResultsStore {
   results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage>;
   /** The trace's run record, if the store has one. */
   run(traceId: string): Promise<RunRecord | undefined>;
+  /** Writes what is still buffered (the Redis store's per-minute counters). */
+  close(): Promise<void>;
 }
 
 /** The reason a failed trace's run record gives. */

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/results/redis-results-store.js';
 import type { ResultsStore } from '../../src/results/results-store.js';
+import { scored } from '../../src/score/score-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
+import type { TraceRun } from '../../src/score/trace-run.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { whenReady } from '../../src/queue/redis-connection.js';
@@ -161,6 +163,70 @@ describe.each(Object.keys(stores))('the %s results store', name => {
   });
 });
 
+describe.each(Object.keys(stores))('the %s results store with a judge pass', name => {
+  it('adds the judge pass’s results to the first pass’s, and clears what waited for the judge', async () => {
+    const store = await stores[name]!();
+    const trace = agentTrace(['get_weather'], { testCaseId: 'weather' });
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const pass = (
+      phase: 'deterministic' | 'llm',
+      scorer: string,
+      deferred: string[],
+    ): TraceRun => ({
+      traceId: trace.traceId,
+      phase,
+      state: 'scored',
+      reason: undefined,
+      reasonCode: undefined,
+      testCaseId: 'weather',
+      serviceName: trace.serviceName,
+      results: [
+        {
+          phase,
+          trace,
+          kind: 'test_case',
+          suite: 'travel',
+          testCaseId: 'weather',
+          testCase: { id: 'weather', expectedTools: ['get_weather'], scorers: [] },
+          outcomes: [
+            {
+              scorer,
+              kind: phase === 'llm' ? 'llm' : 'deterministic',
+              version: 'abcdefabcdef',
+              result: scored(phase === 'llm' ? 0.5 : 1, 0.7, `${scorer} said so`, {
+                ...(phase === 'llm' && { usage: { costUsd: 0.0021 } }),
+              }),
+            },
+          ],
+          deferred,
+          startUnixNano: now,
+          endUnixNano: now,
+        },
+      ],
+    });
+    await store.sink.write(pass('deterministic', 'tool_correctness', ['rubric']));
+    const waiting = await store.run(trace.traceId);
+    expect(waiting).toMatchObject({
+      state: 'scored',
+      awaitingJudge: ['rubric'],
+      reason: 'waiting for the judge: rubric',
+    });
+    await store.sink.write(pass('llm', 'rubric', []));
+    const done = await store.run(trace.traceId);
+    expect(done).toMatchObject({ state: 'scored', awaitingJudge: [], reason: null });
+    expect(done!.results.map(r => [r.scorer, r.label, r.judgeCostUsd])).toEqual([
+      ['tool_correctness', 'pass', null],
+      ['rubric', 'fail', 0.0021],
+    ]);
+    const summary = await store.summary(Date.now() - 60_000, Date.now() + 1000);
+    expect(summary.byScorer.find(g => g.scorer === 'rubric')).toMatchObject({
+      count: 1,
+      fail: 1,
+      judgeCostUsd: 0.0021,
+    });
+  });
+});
+
 describe('bounds', () => {
   it('the memory store keeps the newest maxResults results and maxRuns run records', async () => {
     const store = createMemoryResultsStore({ maxResults: 3, maxRuns: 2, retentionMs: 3_600_000 });
@@ -199,6 +265,7 @@ describe('bounds', () => {
       retentionMs: 600_000,
     });
     const ids = await feed(store);
+    await store.close(); // writes the per-minute counters it sums in the process
     const ttl = await redis.commands.pttl(`${prefix}:run:{${ids['book-ok']}}`);
     expect(ttl).toBeGreaterThan(590_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
