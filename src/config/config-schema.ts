@@ -121,6 +121,8 @@ export const configSchema = z
         lockDurationMs: z.coerce.number().int().positive().default(30_000),
         /** BullMQ: how often workers look for jobs whose worker died, to run them again. */
         stalledIntervalMs: z.coerce.number().int().positive().default(30_000),
+        /** `spanscore worker` serves `/metrics` and `/healthz` on this port (serve uses its own). */
+        metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
       })
       .strict()
       .default({
@@ -153,6 +155,14 @@ export const configSchema = z
       })
       .strict()
       .default({ logResults: true, batchMaxSpans: 1024, batchDelayMs: 10 }),
+    /** Prometheus metrics. */
+    metrics: z
+      .object({
+        /** Evaluated services labelled by name; past this many distinct ones, `other`. */
+        maxServices: z.coerce.number().int().positive().default(20),
+      })
+      .strict()
+      .default({ maxServices: 20 }),
     /** The results store behind `/api/v1` and `/ui/`. */
     results: z
       .object({

@@ -21,6 +21,8 @@ export const CONFIG_ENV = {
   SPANSCORE_LOCK_DURATION_MS: ['worker', 'lockDurationMs'],
   SPANSCORE_STALLED_INTERVAL_MS: ['worker', 'stalledIntervalMs'],
   SPANSCORE_RESULTS_FILE: ['export', 'resultsFile'],
+  SPANSCORE_METRICS_PORT: ['worker', 'metricsPort'],
+  SPANSCORE_METRICS_MAX_SERVICES: ['metrics', 'maxServices'],
   SPANSCORE_RESULTS_MAX: ['results', 'maxResults'],
   SPANSCORE_RESULTS_RETENTION_HOURS: ['results', 'retentionHours'],
   SPANSCORE_TRACE_URL_TEMPLATE: ['results', 'traceUrlTemplate'],

@@ -1,30 +1,83 @@
-import type { Counter } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import type { ResultSink } from '../score/result-sink.js';
 
-/** The counters {@link createMetricsSink} feeds (the service's `/metrics`). */
+/** The metrics {@link createMetricsSink} feeds (the service's `/metrics`). */
 export interface ScoreCounters {
   tracesScored: Counter;
   scores: Counter<'scorer' | 'status' | 'label'>;
+  evaluations: Counter<'scorer' | 'target' | 'label' | 'service'>;
+  evaluationScore: Histogram<'scorer' | 'target' | 'service'>;
+  scoringLag: Histogram;
+  tracesNotScored: Counter<'reason'>;
+}
+
+/** Options of {@link createMetricsSink}. */
+export interface MetricsSinkOptions {
+  /** Evaluated services labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
+  maxServices?: number;
+  now?: () => number;
 }
 
 /**
- * The result sink behind the score metrics: a trace counts as scored once, in the pass that runs
- * its deterministic scorers (the `llm` pass adds only its outcomes); every outcome counts by
- * scorer, status and label.
+ * The result sink behind the score metrics. A trace counts as scored once, in the pass that runs
+ * its deterministic scorers (the `llm` pass adds only its outcomes), with its scoring lag (from its
+ * last span's end). Every outcome counts by scorer, test case or rule (`target`), label and
+ * evaluated service, and a score goes into `gen_ai_evaluation_score` with the trace id as an
+ * exemplar. A trace not scored counts by reason code. Cardinality stays bounded: targets come from
+ * the suites and rules, services past `maxServices` fold into `other`.
  */
-export function createMetricsSink(metrics: ScoreCounters): ResultSink {
+export function createMetricsSink(
+  metrics: ScoreCounters,
+  options: MetricsSinkOptions = {},
+): ResultSink {
+  const maxServices = options.maxServices ?? 20;
+  const now = options.now ?? Date.now;
+  const services = new Set<string>();
+  const serviceLabel = (name: string): string => {
+    if (services.has(name)) return name;
+    if (services.size >= maxServices) return 'other';
+    services.add(name);
+    return name;
+  };
   return {
     name: 'metrics',
     write(run) {
+      if (run.state === 'not_scored') {
+        metrics.tracesNotScored.inc({ reason: run.reasonCode ?? 'unknown' });
+        return;
+      }
+      let lagObserved = false;
       for (const result of run.results) {
         if (result.outcomes.length === 0) continue;
-        if (result.phase !== 'llm') metrics.tracesScored.inc();
-        for (const { scorer, result: r } of result.outcomes)
+        if (result.phase !== 'llm') {
+          metrics.tracesScored.inc();
+          if (!lagObserved) {
+            lagObserved = true;
+            let lastEnd = 0n;
+            for (const span of result.trace.spans)
+              if (span.endTimeUnixNano > lastEnd) lastEnd = span.endTimeUnixNano;
+            if (lastEnd > 0n)
+              metrics.scoringLag.observe(Math.max(0, now() / 1000 - Number(lastEnd) / 1e9));
+          }
+        }
+        const service = serviceLabel(result.trace.serviceName || 'unknown');
+        const target = result.testCaseId;
+        for (const { scorer, result: r } of result.outcomes) {
+          const label = r.status === 'scored' ? r.label : r.status;
           metrics.scores.inc({
             scorer,
             status: r.status,
             label: r.status === 'scored' ? r.label : '',
           });
+          metrics.evaluations.inc({ scorer, target, label, service });
+          if (r.status === 'scored')
+            metrics.evaluationScore.observe({
+              labels: { scorer, target, service },
+              value: r.score,
+              // prom-client types exemplar labels as the metric's own label names; any are allowed.
+              exemplarLabels: { trace_id: run.traceId } as Partial<Record<string, string>>,
+            });
+        }
       }
     },
   };

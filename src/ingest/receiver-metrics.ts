@@ -1,8 +1,8 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry, type RegistryContentType } from 'prom-client';
 
 /** The receiver's Prometheus metrics, in their own registry. */
 export interface ReceiverMetrics {
-  registry: Registry;
+  registry: Registry<RegistryContentType>;
   spansReceived: Counter;
   spansRejected: Counter;
   spansRefused: Counter<'reason'>;
@@ -11,7 +11,9 @@ export interface ReceiverMetrics {
 }
 
 /** Creates the receiver metrics (prefixed `spanscore_`) in `registry` (a new one by default). */
-export function createReceiverMetrics(registry = new Registry()): ReceiverMetrics {
+export function createReceiverMetrics(
+  registry: Registry<RegistryContentType> = new Registry(),
+): ReceiverMetrics {
   return {
     registry,
     spansReceived: new Counter({

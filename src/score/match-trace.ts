@@ -16,11 +16,25 @@ export interface ScoringTarget {
   aliases: ReadonlyMap<string, string>;
 }
 
+/**
+ * Why a trace matched nothing, as a code for metrics (`spanscore_traces_not_scored_total{reason}`):
+ * no suites or rules at all; every matching rule sampled it out; its test case id is in no suite;
+ * no production rule matched; no test case id and no rules to fall back on.
+ */
+export type NotScoredCode =
+  | 'nothing_configured'
+  | 'sampled_out'
+  | 'unknown_test_case'
+  | 'no_rule_matched'
+  | 'no_test_case_id';
+
 /** What {@link matchTrace} found: the targets, or why there are none. */
 export interface TraceMatch {
   targets: ScoringTarget[];
   /** Why nothing matched; `undefined` when a target did. */
   reason: string | undefined;
+  /** The same, as a code; `undefined` when a target did. */
+  reasonCode: NotScoredCode | undefined;
   /** The first test case id found with any suite's id attributes, known to a suite or not. */
   testCaseId: string | undefined;
 }
@@ -53,7 +67,8 @@ export function matchTrace(
       aliases: suite.aliases,
     });
   }
-  if (targets.length > 0) return { targets, reason: undefined, testCaseId: foundId };
+  if (targets.length > 0)
+    return { targets, reason: undefined, reasonCode: undefined, testCaseId: foundId };
   // Said on the run record even when no suite reads it: the default id attributes.
   if (plan.suites.length === 0) foundId = findTestCaseId(spans, root);
 
@@ -74,8 +89,14 @@ export function matchTrace(
       aliases: rule.aliases,
     });
   }
-  if (targets.length > 0) return { targets, reason: undefined, testCaseId: foundId };
-  return { targets, reason: whyNotMatched(plan, foundId, sampledOut, root), testCaseId: foundId };
+  if (targets.length > 0)
+    return { targets, reason: undefined, reasonCode: undefined, testCaseId: foundId };
+  return {
+    targets,
+    reason: whyNotMatched(plan, foundId, sampledOut, root),
+    reasonCode: notMatchedCode(plan, foundId, sampledOut),
+    testCaseId: foundId,
+  };
 }
 
 function whyNotMatched(
@@ -103,4 +124,15 @@ function whyNotMatched(
     parts.push(`no production rule matched (${what})`);
   }
   return parts.join('; ');
+}
+
+function notMatchedCode(
+  plan: ScoringPlan,
+  testCaseId: string | undefined,
+  sampledOut: readonly string[],
+): NotScoredCode {
+  if (plan.suites.length === 0 && plan.rules.length === 0) return 'nothing_configured';
+  if (sampledOut.length > 0) return 'sampled_out';
+  if (plan.rules.length > 0) return 'no_rule_matched';
+  return testCaseId === undefined ? 'no_test_case_id' : 'unknown_test_case';
 }

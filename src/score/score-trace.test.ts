@@ -115,6 +115,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       rules: [] as Parameters<typeof resolveRules>[0],
       testCaseId: 'refund',
       reason: 'no suites or production rules are configured',
+      code: 'nothing_configured',
     },
     {
       what: 'the trace has no test case id',
@@ -123,6 +124,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       testCaseId: undefined,
       reason:
         'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id)',
+      code: 'no_test_case_id',
     },
     {
       what: 'no suite has its test case',
@@ -130,6 +132,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       rules: [],
       testCaseId: 'cancel',
       reason: 'test case "cancel" is in no suite (support)',
+      code: 'unknown_test_case',
     },
     {
       what: 'no rule matches the root span',
@@ -138,6 +141,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       testCaseId: undefined,
       reason:
         'no production rule matched (service "support-bot", root span "invoke_agent support")',
+      code: 'no_rule_matched',
     },
     {
       what: 'the matching rule sampled it out',
@@ -146,16 +150,23 @@ describe('scoreTrace: the one per-trace loop', () => {
       testCaseId: undefined,
       reason:
         'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id); sampled out by rule tenth',
+      code: 'sampled_out',
     },
   ])(
     'says why a trace was not scored when $what',
-    async ({ suites, rules, testCaseId, reason }) => {
+    async ({ suites, rules, testCaseId, reason, code }) => {
       const plan = {
         suites: await Promise.all(suites.map(text => suiteOf(text))),
         rules: resolveRules(rules),
       };
       const run = await scoreTrace(traceId(77), spans(testCaseId, ['refund']), plan);
-      expect(run).toMatchObject({ state: 'not_scored', reason, testCaseId, results: [] });
+      expect(run).toMatchObject({
+        state: 'not_scored',
+        reason,
+        reasonCode: code,
+        testCaseId,
+        results: [],
+      });
     },
   );
 

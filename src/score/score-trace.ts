@@ -100,6 +100,7 @@ export async function scoreTrace(
     phase,
     state: match.targets.length > 0 ? 'scored' : 'not_scored',
     reason: match.reason,
+    reasonCode: match.reasonCode,
     testCaseId: match.testCaseId,
     serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
     results,

@@ -1,4 +1,5 @@
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { NotScoredCode } from './match-trace.js';
 import type { ScorerOutcome } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
 
@@ -43,6 +44,8 @@ export interface TraceRun {
   state: 'scored' | 'not_scored';
   /** Why the trace was not scored; `undefined` when it was. */
   reason: string | undefined;
+  /** The same, as a code for metrics; `undefined` when it was scored. */
+  reasonCode: NotScoredCode | undefined;
   /** The test case id found on the trace, if any (also when no suite knows it). */
   testCaseId: string | undefined;
   /** The root span's `service.name`, or `''`. */

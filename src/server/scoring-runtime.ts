@@ -94,7 +94,7 @@ export async function createScoringRuntime(
   });
   const sinks: ResultSink[] = [
     createEvaluationSpanSink(countedExporter),
-    createMetricsSink(metrics),
+    createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
   const onResult = hooks.onResult;

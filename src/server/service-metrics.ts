@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 import { createReceiverMetrics, type ReceiverMetrics } from '../ingest/receiver-metrics.js';
 
 /** Everything `/metrics` shows: the receiver's metrics plus assembly, scoring and export. */
@@ -8,6 +8,10 @@ export interface ServiceMetrics extends ReceiverMetrics {
   lateSpans: Counter;
   exportFailures: Counter;
   scores: Counter<'scorer' | 'status' | 'label'>;
+  evaluations: Counter<'scorer' | 'target' | 'label' | 'service'>;
+  evaluationScore: Histogram<'scorer' | 'target' | 'service'>;
+  scoringLag: Histogram;
+  tracesNotScored: Counter<'reason'>;
   jobs: Gauge<'state'>;
   judgeCalls: Counter<'model' | 'outcome'>;
   judgeTokens: Counter<'model' | 'direction'>;
@@ -17,9 +21,10 @@ export interface ServiceMetrics extends ReceiverMetrics {
 /** Creates the service metrics; `jobsByState` (BullMQ driver) is read at each scrape. */
 export function createServiceMetrics(
   jobsByState?: () => Promise<Record<string, number>>,
-  registry?: Registry,
+  registry?: Registry<RegistryContentType>,
 ): ServiceMetrics {
-  const base = createReceiverMetrics(registry);
+  // OpenMetrics, so the score histogram can carry trace-id exemplars.
+  const base = createReceiverMetrics(registry ?? openMetricsRegistry());
   const registers = [base.registry];
   return {
     ...base,
@@ -47,6 +52,32 @@ export function createServiceMetrics(
       name: 'spanscore_scores_total',
       help: 'Scorer results by scorer, status and label',
       labelNames: ['scorer', 'status', 'label'],
+      registers,
+    }),
+    evaluations: new Counter({
+      name: 'spanscore_evaluations_total',
+      help: 'Results by scorer, test case or rule (target), label (pass, fail, skipped, failed) and evaluated service',
+      labelNames: ['scorer', 'target', 'label', 'service'],
+      registers,
+    }),
+    evaluationScore: new Histogram({
+      name: 'gen_ai_evaluation_score',
+      help: 'Scores (gen_ai.evaluation.score, 0..1) by scorer, test case or rule and evaluated service; exemplars carry the trace id',
+      labelNames: ['scorer', 'target', 'service'],
+      buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+      enableExemplars: true,
+      registers,
+    }),
+    scoringLag: new Histogram({
+      name: 'spanscore_scoring_lag_seconds',
+      help: "Seconds from a trace's last span end to its scoring",
+      buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers,
+    }),
+    tracesNotScored: new Counter({
+      name: 'spanscore_traces_not_scored_total',
+      help: 'Traces that matched no test case or rule, by reason (no_test_case_id, unknown_test_case, no_rule_matched, sampled_out, nothing_configured)',
+      labelNames: ['reason'],
       registers,
     }),
     judgeCalls: new Counter({
@@ -79,4 +110,10 @@ export function createServiceMetrics(
       },
     }),
   };
+}
+
+function openMetricsRegistry(): Registry<RegistryContentType> {
+  const registry = new Registry<RegistryContentType>();
+  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  return registry;
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config/config-schema.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
@@ -22,6 +23,8 @@ export interface Service {
   url: string | undefined;
   /** The results page (`/ui/`) on the receiver's port, when it runs. */
   uiUrl: string | undefined;
+  /** `/metrics`: on the receiver's port, or a worker's `worker.metricsPort`. */
+  metricsUrl: string | undefined;
   driver: 'memory' | 'bullmq';
   /** Stops taking traffic, finishes or hands back work, flushes the exporter, closes Redis. */
   close(): Promise<void>;
@@ -127,14 +130,30 @@ export async function startService(
     uiUrl = `${origin}/ui/`;
   }
 
+  // A worker-only process serves its metrics on a port of its own, when asked.
+  let metricsApp: FastifyInstance | undefined;
+  let metricsUrl = url?.replace(/\/v1\/traces$/, '/metrics');
+  if (!app && config.worker.metricsPort !== undefined) {
+    metricsApp = Fastify();
+    metricsApp.get('/healthz', () => ({ status: 'ok' }));
+    metricsApp.get('/metrics', async (_request: unknown, reply: FastifyReply) =>
+      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    );
+    await metricsApp.listen({ port: config.worker.metricsPort, host: config.receiver.host });
+    const address = metricsApp.server.address() as AddressInfo;
+    metricsUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/metrics`;
+  }
+
   let closing: Promise<void> | undefined;
   return {
     url,
     uiUrl,
+    metricsUrl,
     driver: driver.name,
     close() {
       closing ??= (async () => {
         await app?.close(); // stop taking traffic first: nothing accepted after this point
+        await metricsApp?.close();
         const { unfinished } = await driver.close(config.shutdownDeadlineMs);
         if (unfinished)
           log(`spanscore: ${unfinished} trace(s) unfinished at the shutdown deadline`);

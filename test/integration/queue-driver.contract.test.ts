@@ -49,6 +49,7 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
       phase,
       state: 'scored',
       reason: undefined,
+      reasonCode: undefined,
       testCaseId: undefined,
       serviceName: '',
       results: [

@@ -67,26 +67,38 @@ export function workerCommand(io: CliIo, setExitCode: (code: number) => void): C
     .option('-c, --config <file>', 'config file (YAML or JSON)')
     .option('-s, --suite <file>', 'suite whose test cases are scored (repeatable)', collect, [])
     .option('--results <file>', 'also append every result to this JSON Lines file')
-    .action(async (opts: { config?: string; suite: string[]; results?: string }) => {
-      const config = await loadConfig({
-        ...(opts.config && { file: opts.config }),
-        overrides: {
-          'export.resultsFile': opts.results,
-          ...(opts.suite.length && { suites: opts.suite }),
-        },
-      });
-      const log = (line: string): unknown => io.stderr.write(`${line}\n`);
-      if (config.queue.driver !== 'bullmq') {
+    .option('--metrics-port <port>', 'serve /metrics and /healthz on this port', parsePort)
+    .action(
+      async (opts: {
+        config?: string;
+        suite: string[];
+        results?: string;
+        metricsPort?: number;
+      }) => {
+        const config = await loadConfig({
+          ...(opts.config && { file: opts.config }),
+          overrides: {
+            'worker.metricsPort': opts.metricsPort,
+            'export.resultsFile': opts.results,
+            ...(opts.suite.length && { suites: opts.suite }),
+          },
+        });
+        const log = (line: string): unknown => io.stderr.write(`${line}\n`);
+        if (config.queue.driver !== 'bullmq') {
+          log(
+            'spanscore worker: needs Redis (set REDIS_URL); without it, `spanscore serve` runs the workers itself',
+          );
+          setExitCode(2);
+          return;
+        }
+        const service = await startService(config, { receiver: false, workers: true }, { log });
         log(
-          'spanscore worker: needs Redis (set REDIS_URL); without it, `spanscore serve` runs the workers itself',
+          `spanscore worker: taking traces from Redis (concurrency ${config.worker.concurrency})`,
         );
-        setExitCode(2);
-        return;
-      }
-      const service = await startService(config, { receiver: false, workers: true }, { log });
-      log(`spanscore worker: taking traces from Redis (concurrency ${config.worker.concurrency})`);
-      setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
-    });
+        if (service.metricsUrl) log(`spanscore worker: metrics at ${service.metricsUrl}`);
+        setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+      },
+    );
 }
 
 function parsePort(value: string): number {

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { startService } from '../../src/server/start-service.js';
+import { REDIS_URL, redisFor, testPrefix } from '../helpers/redis.js';
+import { sendKnownTraffic } from '../helpers/results-traffic.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+describe('metrics of a worker-only process', () => {
+  it('serves /metrics on worker.metricsPort, with the scores it computed and trace-id exemplars', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    const base = {
+      'queue.driver': 'bullmq',
+      'queue.prefix': prefix,
+      'receiver.host': '127.0.0.1',
+      'receiver.port': 0,
+      'assembly.settleMs': 100,
+      'export.logResults': false,
+      suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
+    };
+    const hooks = {
+      log: () => undefined,
+      exporter: { export: () => Promise.resolve(), shutdown: () => Promise.resolve() },
+    };
+    const receiver = await startService(
+      await loadConfig({ env: { REDIS_URL }, overrides: base }),
+      { receiver: true, workers: false },
+      hooks,
+    );
+    closers.push(() => receiver.close());
+    const worker = await startService(
+      await loadConfig({ env: { REDIS_URL }, overrides: { ...base, 'worker.metricsPort': 0 } }),
+      { receiver: false, workers: true },
+      hooks,
+    );
+    closers.push(() => worker.close());
+    expect(worker.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    await sendKnownTraffic(new URL(receiver.url!).origin);
+
+    const response = await fetch(worker.metricsUrl!);
+    expect(response.headers.get('content-type')).toContain('application/openmetrics-text');
+    const text = await response.text();
+    expect(text).toMatch(
+      /spanscore_evaluations_total\{scorer="tool_correctness",target="wrong-tool",label="fail",service="travel-agent-v2"\} 1/,
+    );
+    expect(text).toMatch(
+      /gen_ai_evaluation_score_bucket\{le="0.1",scorer="tool_correctness",target="wrong-tool",service="travel-agent-v2"\} 1 # \{trace_id="[0-9a-f]{32}"\} 0 /,
+    );
+    expect(text).toMatch(/spanscore_traces_not_scored_total\{reason="unknown_test_case"\} 1/);
+    expect(text).toMatch(/spanscore_scoring_lag_seconds_count 5/);
+    expect(await (await fetch(worker.metricsUrl!.replace('/metrics', '/healthz'))).json()).toEqual({
+      status: 'ok',
+    });
+  });
+});
