@@ -11,14 +11,17 @@ describe('deployment files (no Docker engine here: checked as far as spanscore i
     services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
   };
 
-  it('docker-compose runs Redis, Jaeger, a Collector in front, a receiver and several workers', () => {
+  it('docker-compose runs Redis, Tempo, a Collector in front, a receiver, workers, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
-      'jaeger',
+      'grafana',
       'otel-collector',
+      'prometheus',
       'redis',
       'spanscore',
+      'tempo',
       'worker',
     ]);
+    expect(compose.services.worker!.command).toContain('--metrics-port');
     expect(compose.services.spanscore!.command).toEqual([
       'serve',
       '--no-worker',
@@ -49,13 +52,13 @@ describe('deployment files (no Docker engine here: checked as far as spanscore i
     await service.close();
   });
 
-  it('the Collector forwards traces to both Jaeger and spanscore', () => {
+  it('the Collector forwards traces to both Tempo and spanscore', () => {
     const collector = parse(readFileSync(`${ROOT}config/docker/otel-collector.yaml`, 'utf8')) as {
       service: { pipelines: { traces: { exporters: string[] } } };
       exporters: Record<string, { endpoint: string }>;
     };
     expect(collector.service.pipelines.traces.exporters).toEqual([
-      'otlp/jaeger',
+      'otlp/tempo',
       'otlphttp/spanscore',
     ]);
     expect(collector.exporters['otlphttp/spanscore']!.endpoint).toBe('http://spanscore:4318');
