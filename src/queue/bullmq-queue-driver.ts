@@ -7,6 +7,7 @@ import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import { createRedisConnection, whenReady } from './redis-connection.js';
+import { createRedisExportBacklog } from './redis-export-backlog.js';
 import { readPendingTrace } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
@@ -36,6 +37,7 @@ export function createBullmqQueueDriver(
     return connection;
   };
   const commands = connect('commands');
+  const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
   });
@@ -79,6 +81,7 @@ export function createBullmqQueueDriver(
         (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
       ) {
         events.onTraceFailed(job.data.traceId, phase, error);
+        void exportBacklog.settled(job.data.traceId).catch(() => undefined);
         results
           .recordFailure(job.data.traceId, phase, error)
           .catch((e: Error) => events.log(`spanscore: results store: ${e.message}`));
@@ -89,6 +92,7 @@ export function createBullmqQueueDriver(
     name: 'bullmq',
     sink: traceSink,
     results,
+    exportBacklog,
     pendingTrace: traceId => readPendingTrace(commands, config.queue.prefix, traceId),
     judgeState: {
       limits: 'queue',

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { createMemoryExportBacklog } from '../emit/export-backlog.js';
 import { createMemoryResultsStore } from '../results/memory-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
 import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
@@ -26,6 +27,7 @@ export function createMemoryQueueDriver(
   );
   let scorer: TraceScorer | undefined;
   const results = createMemoryResultsStore(resultsRetention(config));
+  const exportBacklog = createMemoryExportBacklog();
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
@@ -42,6 +44,7 @@ export function createMemoryQueueDriver(
     onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
     onFailed: (traceId, error) => {
       events.onTraceFailed(traceId, 'deterministic', error);
+      void exportBacklog.settled(traceId);
       void results.recordFailure(traceId, 'deterministic', error);
     },
   });
@@ -59,6 +62,7 @@ export function createMemoryQueueDriver(
         );
       } catch (error) {
         events.onTraceFailed(traceId, 'llm', error);
+        await exportBacklog.settled(traceId);
         await results.recordFailure(traceId, 'llm', error);
       }
     });
@@ -68,6 +72,7 @@ export function createMemoryQueueDriver(
     name: 'memory',
     sink: assembler,
     results,
+    exportBacklog,
     pendingTrace: traceId => Promise.resolve(assembler.pending(traceId)),
     judgeState: { limits: 'process' },
     startWorkers(s) {

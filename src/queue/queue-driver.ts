@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
+import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { ResultsStore } from '../results/results-store.js';
 import type { JudgeCache } from '../score/llm/judge-cache.js';
 import type { SpendLedger } from '../score/llm/spend-ledger.js';
@@ -59,6 +60,8 @@ export interface QueueDriver {
   readonly judgeState: JudgeState;
   /** Starts the workers, which hand every ready trace to `scorer`. Called once, before traffic. */
   startWorkers(scorer: TraceScorer): void;
+  /** Traces whose evaluation-span export failed and waits for a retry (for `/metrics`). */
+  readonly exportBacklog: ExportBacklog;
   /** Where results and run records are kept for the JSON API and the results page. */
   readonly results: ResultsStore;
   /**

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config-schema.js';
 import { withBatching } from '../emit/batching-exporter.js';
 import { createEvaluationSpanSink } from '../emit/evaluation-span-sink.js';
+import type { ExportBacklog } from '../emit/export-backlog.js';
 import { createMetricsSink } from '../emit/metrics-sink.js';
 import {
   createEvaluationExporter,
@@ -35,6 +36,8 @@ export interface ScoringRuntimeParts {
   };
   /** Where the queue driver keeps the judge's cache and daily spend, and who limits its calls. */
   judgeState: JudgeState;
+  /** Where the queue driver keeps traces whose evaluation-span export waits for a retry. */
+  exportBacklog: ExportBacklog;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function createScoringRuntime(
   config: Readonly<Config>,
   parts: ScoringRuntimeParts,
 ): Promise<ScoringRuntime> {
-  const { metrics, log, hooks, judgeState } = parts;
+  const { metrics, log, hooks, judgeState, exportBacklog } = parts;
   const llm = createLlmContext(config.judge, {
     limits: judgeState.limits,
     ...(judgeState.cache && { cache: judgeState.cache }),
@@ -93,7 +96,7 @@ export async function createScoringRuntime(
     log: config.export.logResults ? log : undefined,
   });
   const sinks: ResultSink[] = [
-    createEvaluationSpanSink(countedExporter),
+    createEvaluationSpanSink(countedExporter, exportBacklog),
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];

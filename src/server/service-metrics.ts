@@ -13,14 +13,17 @@ export interface ServiceMetrics extends ReceiverMetrics {
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
   jobs: Gauge<'state'>;
+  exportsWaiting: Gauge;
+  exportOldestPending: Gauge;
   judgeCalls: Counter<'model' | 'outcome'>;
   judgeTokens: Counter<'model' | 'direction'>;
   judgeCostUsd: Counter<'model'>;
 }
 
-/** Creates the service metrics; `jobsByState` (BullMQ driver) is read at each scrape. */
+/** Creates the service metrics; `jobsByState` and `exportBacklog` are read at each scrape. */
 export function createServiceMetrics(
   jobsByState?: () => Promise<Record<string, number>>,
+  exportBacklog?: () => Promise<{ waiting: number; oldestAgeSeconds: number }>,
   registry?: Registry<RegistryContentType>,
 ): ServiceMetrics {
   // OpenMetrics, so the score histogram can carry trace-id exemplars.
@@ -97,6 +100,22 @@ export function createServiceMetrics(
       help: 'Estimated LLM judge cost in US dollars, from judge.prices',
       labelNames: ['model'],
       registers,
+    }),
+    exportsWaiting: new Gauge({
+      name: 'spanscore_exports_waiting',
+      help: 'Traces whose evaluation-span export failed and waits for a retry',
+      registers,
+      async collect() {
+        if (exportBacklog) this.set((await exportBacklog()).waiting);
+      },
+    }),
+    exportOldestPending: new Gauge({
+      name: 'spanscore_export_oldest_pending_seconds',
+      help: 'How long the oldest trace waiting for a retried export has waited (0 when none)',
+      registers,
+      async collect() {
+        if (exportBacklog) this.set((await exportBacklog()).oldestAgeSeconds);
+      },
     }),
     jobs: new Gauge({
       name: 'spanscore_jobs',

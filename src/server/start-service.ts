@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config/config-schema.js';
+import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
@@ -57,8 +58,14 @@ export async function startService(
 ): Promise<Service> {
   const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
   // The jobs gauge reads the driver at each scrape; the driver is created right after.
-  const counts: { of?: () => Promise<Record<string, number>> } = {};
-  const metrics = createServiceMetrics(() => counts.of?.() ?? Promise.resolve({}));
+  const counts: {
+    of?: () => Promise<Record<string, number>>;
+    backlog?: ExportBacklog['stats'];
+  } = {};
+  const metrics = createServiceMetrics(
+    () => counts.of?.() ?? Promise.resolve({}),
+    () => counts.backlog?.() ?? Promise.resolve({ waiting: 0, oldestAgeSeconds: 0 }),
+  );
   const driver = await createQueueDriver(config, role, {
     log,
     onLateSpans(traceId, count) {
@@ -76,6 +83,7 @@ export async function startService(
   });
 
   counts.of = () => driver.jobCounts();
+  counts.backlog = () => driver.exportBacklog.stats();
 
   // Only processes that score load the suites, the judge, the exporter and the scorers: a
   // receiver-only process (serve --no-worker) stays small.
@@ -90,6 +98,7 @@ export async function startService(
           // The results store sees every run after the evaluation spans were written.
           hooks: { ...hooks, sinks: [driver.results.sink, ...(hooks.sinks ?? [])] },
           judgeState: driver.judgeState,
+          exportBacklog: driver.exportBacklog,
         })
       : undefined;
   } catch (error) {

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { SpanscoreError } from '../../src/errors/spanscore-error.js';
+import { startService } from '../../src/server/start-service.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { runRequest } from '../helpers/results-traffic.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+/** The value of an unlabelled metric in an exposition. */
+const metric = (text: string, name: string): number =>
+  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+
+describe.each(['memory', 'bullmq'])('the export backlog (%s driver)', driver => {
+  it('counts a trace whose evaluation spans wait for a retried export, and its age, until it is written', async () => {
+    let backendUp = false;
+    const written: string[] = [];
+    const overrides: Record<string, unknown> = {
+      'queue.driver': driver,
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 50,
+      'worker.attempts': 50,
+      'worker.backoffMs': 100,
+      'export.logResults': false,
+      suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
+    };
+    if (driver === 'bullmq') {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      overrides['queue.prefix'] = prefix;
+    }
+    const service = await startService(
+      await loadConfig({ env: { REDIS_URL }, overrides }),
+      { receiver: true, workers: true },
+      {
+        log: () => undefined,
+        exporter: {
+          export: spans => {
+            if (!backendUp)
+              return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
+            written.push(...spans.map(s => s.traceId));
+            return Promise.resolve();
+          },
+          shutdown: () => Promise.resolve(),
+        },
+      },
+    );
+    closers.push(() => service.close());
+    const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
+    const scrape = async () => (await fetch(metricsUrl)).text();
+
+    const { traceId, body } = runRequest({
+      name: 't',
+      testCaseId: 'wrong-tool',
+      tools: ['search_web'],
+    });
+    await fetch(service.url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    await waitFor(
+      async () => metric(await scrape(), 'spanscore_exports_waiting') === 1,
+      'one export waiting',
+    );
+    await new Promise(r => setTimeout(r, 1200));
+    const during = await scrape();
+    expect(metric(during, 'spanscore_export_oldest_pending_seconds')).toBeGreaterThanOrEqual(1);
+    expect(metric(during, 'spanscore_export_failures_total')).toBeGreaterThanOrEqual(2);
+
+    backendUp = true;
+    await waitFor(
+      () => written.includes(traceId),
+      'the evaluation spans written once the backend is up',
+    );
+    await waitFor(
+      async () => metric(await scrape(), 'spanscore_exports_waiting') === 0,
+      'the backlog empty again',
+    );
+    expect(metric(await scrape(), 'spanscore_export_oldest_pending_seconds')).toBe(0);
+  }, 30_000);
+});
