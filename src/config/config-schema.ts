@@ -152,9 +152,13 @@ export const configSchema = z
         resultsFile: z.string().min(1).optional(),
         /** Also log a line per result. */
         logResults: z.boolean().default(true),
+        /** Also emit each result as an OTLP log record (`gen_ai.evaluation.result`). */
+        logs: z.boolean().default(false),
+        /** OTLP/HTTP logs endpoint; default: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT / _ENDPOINT. */
+        logsUrl: z.string().url().optional(),
       })
       .strict()
-      .default({ logResults: true, batchMaxSpans: 1024, batchDelayMs: 10 }),
+      .default({ logResults: true, logs: false, batchMaxSpans: 1024, batchDelayMs: 10 }),
     /** Prometheus metrics. */
     metrics: z
       .object({

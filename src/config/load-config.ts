@@ -17,6 +17,7 @@ export const CONFIG_ENV = {
   SPANSCORE_SETTLE_MS: ['assembly', 'settleMs'],
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],
   SPANSCORE_RESCORE_LATE_SPANS: ['assembly', 'rescoreLateSpans'],
+  SPANSCORE_EXPORT_LOGS: ['export', 'logs'],
   SPANSCORE_CONCURRENCY: ['worker', 'concurrency'],
   SPANSCORE_LOCK_DURATION_MS: ['worker', 'lockDurationMs'],
   SPANSCORE_STALLED_INTERVAL_MS: ['worker', 'stalledIntervalMs'],
@@ -73,7 +74,7 @@ export async function loadConfig(
           .map(s => s.trim())
           .filter(Boolean),
       );
-    else if (name === 'SPANSCORE_RESCORE_LATE_SPANS')
+    else if (name === 'SPANSCORE_RESCORE_LATE_SPANS' || name === 'SPANSCORE_EXPORT_LOGS')
       set(raw, path, value === 'true' || value === '1');
     else set(raw, path, value);
   }

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config-schema.js';
 import { withBatching } from '../emit/batching-exporter.js';
+import { createEvaluationLogSink } from '../emit/evaluation-log-sink.js';
 import { createEvaluationSpanSink } from '../emit/evaluation-span-sink.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import { createMetricsSink } from '../emit/metrics-sink.js';
@@ -100,6 +101,13 @@ export async function createScoringRuntime(
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
+  const logSink = config.export.logs
+    ? createEvaluationLogSink({
+        ...(config.export.logsUrl && { url: config.export.logsUrl }),
+        ...(config.export.headers && { headers: config.export.headers }),
+      })
+    : undefined;
+  if (logSink) sinks.push(logSink);
   const onResult = hooks.onResult;
   if (onResult)
     sinks.push({
@@ -117,6 +125,7 @@ export async function createScoringRuntime(
       scoreTrace(traceId, spans, plan, { phase, sinks, ...(propagate && { propagate }) }),
     async shutdown() {
       await exporter.shutdown();
+      await logSink?.shutdown();
       await resultsFile.close();
     },
   };
