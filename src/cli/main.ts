@@ -23,7 +23,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // Only the command being run is loaded (all of them for help or an unknown command), so a
   // receiver-only `serve` never loads the scorers, the judge client or the demo's OTel SDK.
   const wanted = argv[0] ?? '';
-  const known = ['score', 'serve', 'worker', 'demo'].includes(wanted);
+  const known = ['score', 'serve', 'worker', 'demo', 'jobs'].includes(wanted);
   const needs = (...names: string[]): boolean => !known || names.includes(wanted);
   const commands: Command[] = [];
   if (needs('score'))
@@ -32,10 +32,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const { serveCommand, workerCommand } = await import('./commands/serve.js');
     commands.push(serveCommand(io, setExitCode), workerCommand(io, setExitCode));
   }
+  if (needs('jobs'))
+    commands.push((await import('./commands/jobs.js')).jobsCommand(io, setExitCode));
   if (needs('demo'))
     commands.push((await import('./commands/demo.js')).demoCommand(io, setExitCode));
   // addCommand does not pass settings on; exit handling and output streams must reach subcommands.
-  for (const command of commands) program.addCommand(command.copyInheritedSettings(program));
+  const inherit = (command: Command, parent: Command): Command => {
+    command.copyInheritedSettings(parent);
+    for (const sub of command.commands) inherit(sub, command);
+    return command;
+  };
+  for (const command of commands) program.addCommand(inherit(command, program));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -1,0 +1,107 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { SCORE_TRACE_QUEUE } from './bullmq-trace-assembler.js';
+import { JUDGE_QUEUE } from './judge-queue.js';
+
+/** The queues `spanscore jobs` reads: trace jobs (the deterministic pass) and judge jobs. */
+export const JOB_QUEUES = { trace: SCORE_TRACE_QUEUE, judge: JUDGE_QUEUE } as const;
+export type JobQueueName = keyof typeof JOB_QUEUES;
+
+const STATES = ['waiting', 'delayed', 'active', 'failed', 'completed'] as const;
+
+/** One job as `spanscore jobs` lists it. */
+export interface JobSummary {
+  queue: JobQueueName;
+  id: string;
+  traceId: string;
+  state: 'failed' | 'delayed' | 'waiting';
+  attemptsMade: number;
+  /** Why its last attempt failed (BullMQ's `failedReason`); `''` when it has not failed. */
+  reason: string;
+  /** When it was created, and when it last finished an attempt (Unix ms). */
+  createdAtUnixMs: number;
+  finishedAtUnixMs: number | null;
+}
+
+/** Counts per state and the newest jobs in each of `failed`, `delayed`, `waiting`. */
+export interface JobsReport {
+  counts: Record<JobQueueName, Record<string, number>>;
+  jobs: JobSummary[];
+}
+
+/**
+ * Reads and re-drives the BullMQ driver's work. Safe while workers run: it reads with BullMQ's
+ * own commands, and a retry moves a failed job back to `waiting` atomically (BullMQ's
+ * `job.retry`), so a worker takes it like any other; evaluation span ids are derived from the
+ * trace, so a re-driven job rewrites its spans, never duplicates them.
+ */
+export function createJobsClient(connection: Redis, prefix: string) {
+  const queues = Object.fromEntries(
+    Object.entries(JOB_QUEUES).map(([key, name]) => [key, new Queue(name, { connection, prefix })]),
+  ) as Record<JobQueueName, Queue>;
+
+  return {
+    /** Counts per queue and state, and up to `limit` newest jobs per listed state. */
+    async report(limit: number): Promise<JobsReport> {
+      const counts = {} as JobsReport['counts'];
+      const jobs: JobSummary[] = [];
+      for (const [key, queue] of Object.entries(queues) as Array<[JobQueueName, Queue]>) {
+        counts[key] = await queue.getJobCounts(...STATES);
+        for (const state of ['failed', 'delayed', 'waiting'] as const) {
+          for (const job of await queue.getJobs([state], 0, limit - 1, false)) {
+            if (!job) continue;
+            jobs.push({
+              queue: key,
+              id: job.id ?? '',
+              traceId: (job.data as { traceId?: string }).traceId ?? '',
+              state,
+              attemptsMade: job.attemptsMade,
+              reason: job.failedReason ?? '',
+              createdAtUnixMs: job.timestamp,
+              finishedAtUnixMs: job.finishedOn ?? null,
+            });
+          }
+        }
+      }
+      return { counts, jobs };
+    },
+
+    /**
+     * Moves failed jobs back to `waiting`, those whose trace id or failure reason contains
+     * `filter` (all without one), in `queue` (both without one). Returns the jobs re-driven.
+     */
+    async retryFailed(
+      options: { filter?: string; queue?: JobQueueName } = {},
+    ): Promise<JobSummary[]> {
+      const done: JobSummary[] = [];
+      for (const [key, queue] of Object.entries(queues) as Array<[JobQueueName, Queue]>) {
+        if (options.queue && options.queue !== key) continue;
+        const failed = await queue.getFailed(0, -1);
+        for (const job of failed) {
+          const traceId = (job.data as { traceId?: string }).traceId ?? '';
+          const reason = job.failedReason ?? '';
+          if (
+            options.filter &&
+            !traceId.includes(options.filter) &&
+            !reason.includes(options.filter)
+          )
+            continue;
+          await job.retry('failed');
+          done.push({
+            queue: key,
+            id: job.id ?? '',
+            traceId,
+            state: 'failed',
+            attemptsMade: job.attemptsMade,
+            reason,
+            createdAtUnixMs: job.timestamp,
+            finishedAtUnixMs: job.finishedOn ?? null,
+          });
+        }
+      }
+      return done;
+    },
+
+    close: () => Promise.all(Object.values(queues).map(q => q.close())).then(() => undefined),
+  };
+}

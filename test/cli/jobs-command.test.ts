@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { SpanscoreError } from '../../src/errors/spanscore-error.js';
+import { startService } from '../../src/server/start-service.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { runRequest } from '../helpers/results-traffic.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: { write: (s: string) => (stdout += s), isTTY: false },
+    stderr: { write: (s: string) => (stderr += s), isTTY: false },
+  });
+  return { code, stdout, stderr };
+}
+
+interface Report {
+  counts: Record<string, Record<string, number>>;
+  jobs: Array<{
+    queue: string;
+    traceId: string;
+    state: string;
+    reason: string;
+    attemptsMade: number;
+  }>;
+}
+
+describe('spanscore jobs', () => {
+  it('lists failed work with its reason and re-drives it, by filter, while a worker runs', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    process.env.REDIS_URL = REDIS_URL;
+    process.env.SPANSCORE_REDIS_PREFIX = prefix;
+    closers.push(() => {
+      delete process.env.REDIS_URL;
+      delete process.env.SPANSCORE_REDIS_PREFIX;
+      return Promise.resolve();
+    });
+    let backendUp = false;
+    const written = new Set<string>();
+    const service = await startService(
+      await loadConfig({
+        overrides: {
+          'receiver.port': 0,
+          'receiver.host': '127.0.0.1',
+          'assembly.settleMs': 50,
+          'worker.attempts': 1,
+          'export.logResults': false,
+          suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
+        },
+      }),
+      { receiver: true, workers: true },
+      {
+        log: () => undefined,
+        exporter: {
+          export: spans => {
+            if (!backendUp)
+              return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
+            for (const s of spans) written.add(s.traceId);
+            return Promise.resolve();
+          },
+          shutdown: () => Promise.resolve(),
+        },
+      },
+    );
+    closers.push(() => service.close());
+    const ids: string[] = [];
+    for (const tools of [['get_weather'], ['search_web']]) {
+      const { traceId, body } = runRequest({ name: 'x', testCaseId: 'weather-lisbon', tools });
+      ids.push(traceId);
+      await fetch(service.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    }
+    const report = async (): Promise<Report> =>
+      JSON.parse((await run(['jobs', '--json'])).stdout) as Report;
+    await waitFor(async () => (await report()).counts.trace!.failed === 2, 'two failed trace jobs');
+
+    const listed = await run(['jobs']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      /^trace {2}waiting 0, delayed 0, active 0, failed 2, completed 0$/m,
+    );
+    for (const id of ids)
+      expect(listed.stdout).toMatch(
+        new RegExp(`^failed +trace +trace ${id} attempts 1 .*backend down`, 'm'),
+      );
+
+    backendUp = true;
+    const one = await run(['jobs', 'retry', '--failed', '--filter', ids[0]!]);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toContain('1 failed job(s) moved back to waiting');
+    await waitFor(() => written.has(ids[0]!), 'the re-driven trace is written');
+    expect(written.has(ids[1]!)).toBe(false);
+    expect((await report()).counts.trace).toMatchObject({ failed: 1 });
+
+    const rest = await run(['jobs', 'retry', '--failed', '--queue', 'trace']);
+    expect(rest.stderr).toContain('1 failed job(s) moved back to waiting');
+    await waitFor(() => written.has(ids[1]!), 'the other trace is written');
+    expect((await report()).counts.trace).toMatchObject({ failed: 0, waiting: 0, delayed: 0 });
+  }, 30_000);
+
+  it('says it needs Redis with the memory driver, and refuses a retry without --failed', async () => {
+    const memory = await run(['jobs']);
+    expect(memory.code).toBe(2);
+    expect(memory.stderr).toContain('spanscore jobs: needs the bullmq driver (set REDIS_URL)');
+    const bare = await run(['jobs', 'retry']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("required option '--failed' not specified");
+  });
+});
