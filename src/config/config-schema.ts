@@ -152,13 +152,24 @@ export const configSchema = z
         resultsFile: z.string().min(1).optional(),
         /** Also log a line per result. */
         logResults: z.boolean().default(true),
+        /** Failed exports of evaluation spans are retried until the trace's job is this old. */
+        retryMaxAgeMs: z.coerce.number().int().positive().default(3_600_000),
+        /** The exponential backoff between export retries stops growing here. */
+        retryMaxBackoffMs: z.coerce.number().int().positive().default(60_000),
         /** Also emit each result as an OTLP log record (`gen_ai.evaluation.result`). */
         logs: z.boolean().default(false),
         /** OTLP/HTTP logs endpoint; default: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT / _ENDPOINT. */
         logsUrl: z.string().url().optional(),
       })
       .strict()
-      .default({ logResults: true, logs: false, batchMaxSpans: 1024, batchDelayMs: 10 }),
+      .default({
+        logResults: true,
+        logs: false,
+        batchMaxSpans: 1024,
+        batchDelayMs: 10,
+        retryMaxAgeMs: 3_600_000,
+        retryMaxBackoffMs: 60_000,
+      }),
     /** Prometheus metrics. */
     metrics: z
       .object({

@@ -18,6 +18,7 @@ export const CONFIG_ENV = {
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],
   SPANSCORE_RESCORE_LATE_SPANS: ['assembly', 'rescoreLateSpans'],
   SPANSCORE_EXPORT_LOGS: ['export', 'logs'],
+  SPANSCORE_EXPORT_RETRY_MAX_AGE_MS: ['export', 'retryMaxAgeMs'],
   SPANSCORE_CONCURRENCY: ['worker', 'concurrency'],
   SPANSCORE_LOCK_DURATION_MS: ['worker', 'lockDurationMs'],
   SPANSCORE_STALLED_INTERVAL_MS: ['worker', 'stalledIntervalMs'],

@@ -8,6 +8,7 @@ import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import { createRedisConnection, whenReady } from './redis-connection.js';
 import { createRedisExportBacklog } from './redis-export-backlog.js';
+import { exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
@@ -45,6 +46,7 @@ export function createBullmqQueueDriver(
     prefix: config.queue.prefix,
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
     rescoreLateSpans: config.assembly.rescoreLateSpans,
+    exportRetry: exportRetryPolicy(config),
   };
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
@@ -107,6 +109,7 @@ export function createBullmqQueueDriver(
             prefix: config.queue.prefix,
             attempts: config.judge.attempts,
             backoffMs: config.judge.backoffMs,
+            exportRetry: exportRetryPolicy(config),
           })
         : undefined;
       const worker = createScoreTraceWorker({
@@ -119,6 +122,8 @@ export function createBullmqQueueDriver(
             await judgeQueue.enqueue(traceId, spans);
         },
         concurrency: config.worker.concurrency,
+        attempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
         lockDurationMs: config.worker.lockDurationMs,
         stalledIntervalMs: config.worker.stalledIntervalMs,
         onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
@@ -134,6 +139,9 @@ export function createBullmqQueueDriver(
           process: (traceId, spans, propagate) => scorer.score(traceId, spans, 'llm', propagate),
           rateLimit: config.judge.rateLimit,
           concurrency: config.judge.concurrency,
+          attempts: config.judge.attempts,
+          backoffMs: config.judge.backoffMs,
+          exportRetry: exportRetryPolicy(config),
           lockDurationMs: config.worker.lockDurationMs,
           stalledIntervalMs: config.worker.stalledIntervalMs,
           onError: e => events.log(`spanscore: judge worker: ${e.message}`),

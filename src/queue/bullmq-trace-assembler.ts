@@ -5,6 +5,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { whenReady } from './redis-connection.js';
+import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
 
@@ -20,6 +21,8 @@ export interface BullmqTraceOptions {
   rescoreLateSpans?: boolean;
   /** How long buffered spans and trace state live in Redis. @defaultValue 2 × maxWaitMs + 60 s */
   ttlMs?: number;
+  /** Export failures are retried by age; other failures `attempts` times. */
+  exportRetry?: ExportRetryPolicy;
 }
 
 /** Options of {@link createBullmqTraceSink}. */
@@ -64,8 +67,11 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
   const maxQueued = options.maxQueuedTraces ?? 100_000;
   const jobOptions: JobsOptions = {
     delay: options.policy.settleMs,
-    attempts: options.attempts ?? 5,
-    backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 },
+    // With export retry by age, the worker decides when to give up (see `shouldRetry`).
+    attempts: options.exportRetry ? UNBOUNDED_ATTEMPTS : (options.attempts ?? 5),
+    backoff: options.exportRetry
+      ? { type: BACKOFF_STRATEGY, delay: options.backoffMs ?? 1000 }
+      : { type: 'exponential', delay: options.backoffMs ?? 1000 },
     removeOnComplete: true, // so a rescore can reuse the trace id as job id
     removeOnFail: { count: 1000 },
   };

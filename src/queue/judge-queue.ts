@@ -1,3 +1,4 @@
+import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
@@ -25,6 +26,8 @@ export interface JudgeQueueOptions {
   /** Tries per job for 5xx, timeouts and export failures, and the first backoff (exponential). */
   attempts: number;
   backoffMs: number;
+  /** With it, the worker decides when to give up (export failures by age; see `shouldRetry`). */
+  exportRetry?: ExportRetryPolicy;
 }
 
 /** The producer side of the judge queue. */
@@ -54,8 +57,10 @@ export function createJudgeQueue(options: JudgeQueueOptions): JudgeQueue {
         { traceId, spans: encodeSpanBatch(spans).toString('base64') },
         {
           jobId: `${traceId}-llm-${spans.length}`,
-          attempts: options.attempts,
-          backoff: { type: 'exponential', delay: options.backoffMs },
+          attempts: options.exportRetry ? UNBOUNDED_ATTEMPTS : options.attempts,
+          backoff: options.exportRetry
+            ? { type: BACKOFF_STRATEGY, delay: options.backoffMs }
+            : { type: 'exponential', delay: options.backoffMs },
           removeOnComplete: { age: 3600, count: 10_000 },
           removeOnFail: { count: 1000 },
         },

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
 import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
+import { backoffDelay, shouldRetry, type ExportRetryPolicy } from './export-retry.js';
 import { JUDGE_QUEUE, type JudgeJobData } from './judge-queue.js';
 import { decodeSpanBatch } from './span-batch-codec.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
@@ -26,6 +27,10 @@ export interface JudgeWorkerOptions {
   rateLimit: JudgeRateLimit;
   /** Jobs at once in this worker. */
   concurrency: number;
+  /** Tries for judge errors and the first backoff; export failures are retried by age. */
+  attempts?: number;
+  backoffMs?: number;
+  exportRetry?: ExportRetryPolicy;
   /** BullMQ job lock and stalled-job check. @defaultValue 30000 each */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
@@ -51,7 +56,8 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
       typeof data === 'string'
         ? decodeSpanBatch(Buffer.from(data, 'base64'))
         : data.map(decodeSpanDigest);
-    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const attempts = options.exportRetry ? (options.attempts ?? 5) : (job.opts.attempts ?? 1);
+    const final = job.attemptsMade + 1 >= attempts;
     try {
       await options.process(job.data.traceId, spans, judgeErrorsToRetry(final));
     } catch (error) {
@@ -60,8 +66,16 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
         await pauser.rateLimit(failure.pauseMs);
         throw Worker.RateLimitError();
       }
-      if (failure.action === 'retry') throw error;
-      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      if (failure.action === 'fail')
+        throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      if (!options.exportRetry) throw error;
+      const decision = shouldRetry(
+        error,
+        { attemptsMade: job.attemptsMade, attempts, ageMs: Date.now() - job.timestamp },
+        options.exportRetry,
+      );
+      if (!decision.retry) throw new UnrecoverableError(decision.reason);
+      throw error;
     }
     return { spans: spans.length };
   }
@@ -73,6 +87,12 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
     lockDuration: options.lockDurationMs ?? 30_000,
     stalledInterval: options.stalledIntervalMs ?? 30_000,
     limiter: { max: options.rateLimit.max, duration: options.rateLimit.durationMs },
+    ...(options.exportRetry && {
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          backoffDelay(attemptsMade, options.backoffMs ?? 2000, options.exportRetry!.maxBackoffMs),
+      },
+    }),
   });
   worker.on('error', error => options.onError?.(error));
   worker.on('closed', () => void pauser.close());

@@ -7,6 +7,7 @@ import { resultsRetention } from '../results/results-store.js';
 import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
+import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 
 /**
@@ -37,6 +38,7 @@ export function createMemoryQueueDriver(
       if (run.results.some(r => r.deferred.length > 0)) queueJudgePass(scorer, traceId, spans);
     },
     concurrency: config.worker.concurrency,
+    exportRetry: exportRetryPolicy(config),
     maxAttempts: config.worker.attempts,
     backoffMs: config.worker.backoffMs,
     maxBufferedSpans: config.assembly.maxBufferedSpans,
@@ -58,7 +60,11 @@ export function createMemoryQueueDriver(
       try {
         await retryWithBackoff(
           final => withScorer.score(traceId, spans, 'llm', judgeErrorsToRetry(final)),
-          { attempts: config.judge.attempts, backoffMs: config.judge.backoffMs },
+          {
+            attempts: config.judge.attempts,
+            backoffMs: config.judge.backoffMs,
+            exportRetry: exportRetryPolicy(config),
+          },
         );
       } catch (error) {
         events.onTraceFailed(traceId, 'llm', error);

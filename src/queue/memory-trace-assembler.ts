@@ -3,6 +3,7 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
+import type { ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 import {
   isRootSpan,
@@ -13,6 +14,8 @@ import {
 
 /** Options of {@link createMemoryTraceAssembler}. */
 export interface MemoryTraceAssemblerOptions {
+  /** Export failures are retried by age instead of by count. */
+  exportRetry?: ExportRetryPolicy;
   policy: ReadinessPolicy;
   /** Scores one complete trace; rejects with an `upstream` error to be retried. */
   process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
@@ -111,6 +114,7 @@ export function createMemoryTraceAssembler(
           attempts: options.maxAttempts ?? 5,
           backoffMs: options.backoffMs ?? 1000,
           onRetry: () => counters.retries++,
+          ...(options.exportRetry && { exportRetry: options.exportRetry }),
         });
         counters.scored++;
       } catch (error) {

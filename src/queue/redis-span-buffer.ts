@@ -165,6 +165,15 @@ export class RedisSpanBuffer {
     );
   }
 
+  /** Keeps a trace's spans and state `ttlMs` more (while its export is retried). */
+  async extend(traceId: string, ttlMs: number): Promise<void> {
+    await this.redis
+      .multi()
+      .pexpire(this.spansKey(traceId), ttlMs)
+      .pexpire(this.metaKey(traceId), ttlMs)
+      .exec();
+  }
+
   /** Late spans counted for a trace. */
   async lateCount(traceId: string): Promise<number> {
     return Number((await this.redis.hget(this.metaKey(traceId), 'late')) ?? 0);

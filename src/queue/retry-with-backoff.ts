@@ -1,4 +1,10 @@
 import { classifyFailure } from './classify-failure.js';
+import {
+  backoffDelay,
+  isExportFailure,
+  shouldRetry,
+  type ExportRetryPolicy,
+} from './export-retry.js';
 
 /** Options of {@link retryWithBackoff}. */
 export interface RetryOptions {
@@ -8,11 +14,14 @@ export interface RetryOptions {
   backoffMs: number;
   /** Called before each retry that uses an attempt. */
   onRetry?: (error: unknown, attempt: number) => void;
+  /** Export failures are retried by age instead of by count (see `shouldRetry`). */
+  exportRetry?: ExportRetryPolicy;
 }
 
 /**
  * Runs `run` until it resolves, retrying as {@link classifyFailure} says: `retry` after
- * `backoffMs × 2^(attempt-1)` while attempts remain, `rate_limited` after its pause without using
+ * `backoffMs × 2^(attempt-1)` while attempts remain (export failures, with `exportRetry`, while
+ * younger than its `maxAgeMs`, the backoff capped at its `maxBackoffMs`), `rate_limited` after its pause without using
  * an attempt, `fail` never. Rejects with the last error. `run` is told whether this is its last
  * attempt (the judge pass then turns judge errors into `failed` results). The memory driver's
  * counterpart of a BullMQ job's `attempts` and `backoff`.
@@ -21,7 +30,8 @@ export async function retryWithBackoff<T>(
   run: (finalAttempt: boolean) => Promise<T>,
   options: RetryOptions,
 ): Promise<T> {
-  for (let attempt = 1; ;) {
+  const started = Date.now();
+  for (let attempt = 1, exportRetries = 0; ;) {
     try {
       return await run(attempt >= options.attempts);
     } catch (error) {
@@ -29,6 +39,19 @@ export async function retryWithBackoff<T>(
       if (failure.action === 'fail') throw error;
       if (failure.action === 'rate_limited') {
         await sleep(failure.pauseMs);
+        continue;
+      }
+      if (options.exportRetry && isExportFailure(error)) {
+        const decision = shouldRetry(
+          error,
+          { attemptsMade: attempt - 1, attempts: options.attempts, ageMs: Date.now() - started },
+          options.exportRetry,
+        );
+        if (!decision.retry) throw error;
+        options.onRetry?.(error, attempt);
+        await sleep(
+          backoffDelay(++exportRetries, options.backoffMs, options.exportRetry.maxBackoffMs),
+        );
         continue;
       }
       if (attempt >= options.attempts) throw error;

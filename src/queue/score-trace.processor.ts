@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { SCORE_TRACE_QUEUE, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
 import { classifyFailure } from './classify-failure.js';
+import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
 import { traceReadiness } from './trace-readiness.js';
 
@@ -22,6 +23,9 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   stalledIntervalMs?: number;
   /** Called for spans that arrived while their trace was being scored. */
   onLateSpans?: (traceId: string, count: number) => void;
+  /** Tries for retryable failures other than exports, and the first backoff. @defaultValue 5, 1000 */
+  attempts?: number;
+  backoffMs?: number;
   /** Connection errors of the worker (BullMQ reconnects by itself). */
   onError?: (error: Error) => void;
 }
@@ -30,8 +34,9 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
  * The `bullmq` driver's worker: takes a trace's job when it is due, re-delays it (BullMQ
  * `moveToDelayed` + `DelayedError`) until {@link traceReadiness} says the trace is complete, then
  * scores all its spans once and marks it scored. Only `upstream` failures (an OTLP backend or a
- * judge) are retried, with the job's exponential backoff; anything else fails the job at once
- * (`UnrecoverableError`). BullMQ's stalled-job check hands the job of a worker that died to
+ * judge) are retried, with exponential backoff: an export failure until the job is
+ * `exportRetry.maxAgeMs` old (its spans kept that long), others `attempts` times; anything else
+ * fails the job at once (`UnrecoverableError`), with its reason. BullMQ's stalled-job check hands the job of a worker that died to
  * another. Any number of workers, on any hosts, can share the queue.
  */
 export function createScoreTraceWorker(
@@ -63,8 +68,23 @@ export function createScoreTraceWorker(
     try {
       await options.process(traceId, spans);
     } catch (error) {
-      if (classifyFailure(error).action !== 'fail') throw error;
-      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      if (classifyFailure(error).action === 'fail')
+        throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      if (!options.exportRetry) throw error;
+      const decision = shouldRetry(
+        error,
+        {
+          attemptsMade: job.attemptsMade,
+          attempts: options.attempts ?? 5,
+          ageMs: Date.now() - job.timestamp,
+        },
+        options.exportRetry,
+      );
+      if (!decision.retry) throw new UnrecoverableError(decision.reason);
+      // The spans must outlive the retries: the buffer's own TTL is minutes.
+      if (isExportFailure(error))
+        await buffer.extend(traceId, options.exportRetry.maxAgeMs + 10 * 60_000);
+      throw error;
     }
     const racing = await buffer.markScored(traceId, read, Date.now(), keep);
     if (racing > 0) {
@@ -87,6 +107,12 @@ export function createScoreTraceWorker(
     stalledInterval: options.stalledIntervalMs ?? 30_000,
     removeOnComplete: { count: 0 },
     removeOnFail: { count: 1000 },
+    ...(options.exportRetry && {
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          backoffDelay(attemptsMade, options.backoffMs ?? 1000, options.exportRetry!.maxBackoffMs),
+      },
+    }),
   });
   worker.on('error', error => options.onError?.(error));
   return worker;

@@ -53,6 +53,7 @@ describe('spanscore jobs', () => {
           'receiver.host': '127.0.0.1',
           'assembly.settleMs': 50,
           'worker.attempts': 1,
+          'export.retryMaxAgeMs': 1, // give up at the first failure
           'export.logResults': false,
           suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
         },

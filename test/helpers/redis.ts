@@ -12,6 +12,7 @@ export function testPrefix(): string {
 
 /** Connections for one test, and a cleanup that closes them and deletes every key under `prefix`. */
 export function redisFor(prefix: string): {
+  prefix: string;
   commands: Redis;
   bullmq: () => Redis;
   cleanup: () => Promise<void>;
@@ -24,6 +25,7 @@ export function redisFor(prefix: string): {
   };
   const commands = open('commands');
   return {
+    prefix,
     commands,
     bullmq: () => open('bullmq'),
     async cleanup() {
