@@ -7,7 +7,7 @@ import {
   summarizeMinutes,
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
-import { failureReason, type ResultsRetention, type ResultsStore } from './results-store.js';
+import { failedRunRecord, type ResultsRetention, type ResultsStore } from './results-store.js';
 import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
 import { runRecordPatch, toStoredResults } from './to-stored-results.js';
 
@@ -74,15 +74,7 @@ export function createMemoryResultsStore(
       bump(t, FAILED_FIELD, 1);
       const previous = runs.get(traceId);
       putRun({
-        traceId,
-        state: 'failed',
-        reason: failureReason(phase, error),
-        testCaseId: previous?.testCaseId ?? null,
-        serviceName: previous?.serviceName ?? '',
-        matched: previous?.matched ?? [],
-        awaitingJudge: [],
-        receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
-        updatedAtUnixMs: t,
+        ...failedRunRecord(traceId, phase, error, previous, t),
         results: previous?.results ?? [],
       });
       return Promise.resolve();

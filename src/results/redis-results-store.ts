@@ -9,7 +9,7 @@ import {
   summarizeMinutes,
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
-import { failureReason, type ResultsRetention, type ResultsStore } from './results-store.js';
+import { failedRunRecord, type ResultsRetention, type ResultsStore } from './results-store.js';
 import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
 import { runRecordPatch, toStoredResults } from './to-stored-results.js';
 
@@ -208,20 +208,7 @@ export function createRedisResultsStore(
       const raw = await redis.get(runKey(traceId));
       const previous = raw ? parseRun(traceId, raw) : undefined;
       // The failure replaces the record's line and keeps the results written before it.
-      await writeRun(
-        {
-          traceId,
-          state: 'failed',
-          reason: failureReason(phase, error),
-          testCaseId: previous?.testCaseId ?? null,
-          serviceName: previous?.serviceName ?? '',
-          matched: previous?.matched ?? [],
-          awaitingJudge: [],
-          receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
-          updatedAtUnixMs: t,
-        },
-        true,
-      );
+      await writeRun(failedRunRecord(traceId, phase, error, previous, t), true);
     },
     async summary(fromUnixMs, toUnixMs, filter = {}) {
       await flushAll();

@@ -49,3 +49,24 @@ export function resultsRetention(config: Readonly<Config>): ResultsRetention {
     retentionMs: config.results.retentionHours * 3_600_000,
   };
 }
+
+/** The run record of a trace that failed after its retries, keeping what was known of it. */
+export function failedRunRecord(
+  traceId: string,
+  phase: ScoringPhase,
+  error: unknown,
+  previous: Omit<RunRecord, 'results'> | undefined,
+  nowUnixMs: number,
+): Omit<RunRecord, 'results'> {
+  return {
+    traceId,
+    state: 'failed',
+    reason: failureReason(phase, error),
+    testCaseId: previous?.testCaseId ?? null,
+    serviceName: previous?.serviceName ?? '',
+    matched: previous?.matched ?? [],
+    awaitingJudge: [],
+    receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
+    updatedAtUnixMs: nowUnixMs,
+  };
+}

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { runRequest } from '../helpers/results-traffic.js';
+import { sendRun } from '../helpers/results-traffic.js';
+import { switchableExporter } from '../helpers/switchable-exporter.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -44,8 +44,8 @@ describe('spanscore jobs', () => {
       delete process.env.SPANSCORE_REDIS_PREFIX;
       return Promise.resolve();
     });
-    let backendUp = false;
-    const written = new Set<string>();
+    const backend = switchableExporter();
+    const written = backend.written;
     const service = await startService(
       await loadConfig({
         overrides: {
@@ -61,27 +61,13 @@ describe('spanscore jobs', () => {
       { receiver: true, workers: true },
       {
         log: () => undefined,
-        exporter: {
-          export: spans => {
-            if (!backendUp)
-              return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
-            for (const s of spans) written.add(s.traceId);
-            return Promise.resolve();
-          },
-          shutdown: () => Promise.resolve(),
-        },
+        exporter: backend.exporter,
       },
     );
     closers.push(() => service.close());
     const ids: string[] = [];
     for (const tools of [['get_weather'], ['search_web']]) {
-      const { traceId, body } = runRequest({ name: 'x', testCaseId: 'weather-lisbon', tools });
-      ids.push(traceId);
-      await fetch(service.url!, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+      ids.push(await sendRun(service.url!, { name: 'x', testCaseId: 'weather-lisbon', tools }));
     }
     const report = async (): Promise<Report> =>
       JSON.parse((await run(['jobs', '--json'])).stdout) as Report;
@@ -97,7 +83,7 @@ describe('spanscore jobs', () => {
         new RegExp(`^failed +trace +trace ${id} attempts 1 .*backend down`, 'm'),
       );
 
-    backendUp = true;
+    backend.up();
     const one = await run(['jobs', 'retry', '--failed', '--filter', ids[0]!]);
     expect(one.code).toBe(0);
     expect(one.stderr).toContain('1 failed job(s) moved back to waiting');

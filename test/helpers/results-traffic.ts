@@ -76,6 +76,18 @@ export function runRequest(run: KnownRun): { traceId: string; body: unknown } {
   return { traceId: t, body: otlpRequest(spans) };
 }
 
+/** Sends one run to a receiver's `/v1/traces` URL as OTLP/JSON; resolves with its trace id. */
+export async function sendRun(url: string, run: KnownRun): Promise<string> {
+  const { traceId, body } = runRequest(run);
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`send ${run.name}: HTTP ${response.status}`);
+  return traceId;
+}
+
 /** A running `serve` (memory driver unless `overrides` say otherwise) fed {@link KNOWN_RUNS}. */
 export async function serveWithKnownTraffic(
   overrides: Record<string, unknown> = {},

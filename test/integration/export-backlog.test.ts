@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { runRequest } from '../helpers/results-traffic.js';
+import { sendRun } from '../helpers/results-traffic.js';
+import { switchableExporter } from '../helpers/switchable-exporter.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -16,8 +16,7 @@ const metric = (text: string, name: string): number =>
 
 describe.each(['memory', 'bullmq'])('the export backlog (%s driver)', driver => {
   it('counts a trace whose evaluation spans wait for a retried export, and its age, until it is written', async () => {
-    let backendUp = false;
-    const written: string[] = [];
+    const backend = switchableExporter();
     const overrides: Record<string, unknown> = {
       'queue.driver': driver,
       'receiver.port': 0,
@@ -39,30 +38,17 @@ describe.each(['memory', 'bullmq'])('the export backlog (%s driver)', driver => 
       { receiver: true, workers: true },
       {
         log: () => undefined,
-        exporter: {
-          export: spans => {
-            if (!backendUp)
-              return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
-            written.push(...spans.map(s => s.traceId));
-            return Promise.resolve();
-          },
-          shutdown: () => Promise.resolve(),
-        },
+        exporter: backend.exporter,
       },
     );
     closers.push(() => service.close());
     const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
     const scrape = async () => (await fetch(metricsUrl)).text();
 
-    const { traceId, body } = runRequest({
+    const traceId = await sendRun(service.url!, {
       name: 't',
       testCaseId: 'wrong-tool',
       tools: ['search_web'],
-    });
-    await fetch(service.url!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
     });
     await waitFor(
       async () => metric(await scrape(), 'spanscore_exports_waiting') === 1,
@@ -73,9 +59,9 @@ describe.each(['memory', 'bullmq'])('the export backlog (%s driver)', driver => 
     expect(metric(during, 'spanscore_export_oldest_pending_seconds')).toBeGreaterThanOrEqual(1);
     expect(metric(during, 'spanscore_export_failures_total')).toBeGreaterThanOrEqual(2);
 
-    backendUp = true;
+    backend.up();
     await waitFor(
-      () => written.includes(traceId),
+      () => backend.written.has(traceId),
       'the evaluation spans written once the backend is up',
     );
     await waitFor(

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { runRequest } from '../helpers/results-traffic.js';
+import { sendRun } from '../helpers/results-traffic.js';
+import { switchableExporter } from '../helpers/switchable-exporter.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -16,8 +16,7 @@ afterEach(async () => {
  * have given up long before the backend returns.
  */
 async function serviceWithOutage(driver: string, overrides: Record<string, unknown>) {
-  let backendUp = false;
-  const written = new Set<string>();
+  const backend = switchableExporter();
   const failed: string[] = [];
   const config: Record<string, unknown> = {
     'queue.driver': driver,
@@ -44,31 +43,18 @@ async function serviceWithOutage(driver: string, overrides: Record<string, unkno
       log: line => {
         if (line.includes('could not score trace')) failed.push(line);
       },
-      exporter: {
-        export: spans => {
-          if (!backendUp)
-            return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
-          for (const s of spans) written.add(s.traceId);
-          return Promise.resolve();
-        },
-        shutdown: () => Promise.resolve(),
-      },
+      exporter: backend.exporter,
     },
   );
   closers.push(() => service.close());
-  const { traceId, body } = runRequest({
+  const traceId = await sendRun(service.url!, {
     name: 't',
     testCaseId: 'wrong-tool',
     tools: ['search_web'],
   });
-  await fetch(service.url!, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
   const pttl = (): Promise<number> =>
     redis!.commands.pttl(`${redis!.prefix}:trace:{${traceId}}:spans`);
-  return { service, traceId, written, failed, pttl, up: () => (backendUp = true) };
+  return { service, traceId, written: backend.written, failed, pttl, up: backend.up };
 }
 
 describe.each(['memory', 'bullmq'])('export failures retried by age (%s driver)', driver => {
