@@ -81,13 +81,8 @@ export function createBullmqQueueDriver(
       if (
         job &&
         (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
-      ) {
+      )
         events.onTraceFailed(job.data.traceId, phase, error);
-        void exportBacklog.settled(job.data.traceId).catch(() => undefined);
-        results
-          .recordFailure(job.data.traceId, phase, error)
-          .catch((e: Error) => events.log(`spanscore: results store: ${e.message}`));
-      }
     };
 
   return {

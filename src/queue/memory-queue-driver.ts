@@ -44,11 +44,7 @@ export function createMemoryQueueDriver(
     maxBufferedSpans: config.assembly.maxBufferedSpans,
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
-    onFailed: (traceId, error) => {
-      events.onTraceFailed(traceId, 'deterministic', error);
-      void exportBacklog.settled(traceId);
-      void results.recordFailure(traceId, 'deterministic', error);
-    },
+    onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),
   });
 
   function queueJudgePass(
@@ -68,8 +64,6 @@ export function createMemoryQueueDriver(
         );
       } catch (error) {
         events.onTraceFailed(traceId, 'llm', error);
-        await exportBacklog.settled(traceId);
-        await results.recordFailure(traceId, 'llm', error);
       }
     });
   }

@@ -41,7 +41,10 @@ export interface DriverEvents {
   log(line: string): void;
   /** Spans arrived after their trace was scored (counted; with `rescoreLateSpans`, rescored). */
   onLateSpans(traceId: string, count: number): void;
-  /** A pass of a trace failed for good: after its last attempt, or at once when not retryable. */
+  /**
+   * A pass of a trace failed for good: after its last attempt, or at once when not retryable. The
+   * service takes it out of `exportBacklog` and records it in `results`.
+   */
   onTraceFailed(traceId: string, phase: ScoringPhase, error: unknown): void;
 }
 

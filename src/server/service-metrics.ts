@@ -29,6 +29,12 @@ export function createServiceMetrics(
   // OpenMetrics, so the score histogram can carry trace-id exemplars.
   const base = createReceiverMetrics(registry ?? openMetricsRegistry());
   const registers = [base.registry];
+  // Both backlog gauges are collected together at a scrape: they share one read in flight.
+  let backlogRead: ReturnType<NonNullable<typeof exportBacklog>> | undefined;
+  const backlog = () =>
+    (backlogRead ??= exportBacklog!().finally(() => {
+      backlogRead = undefined;
+    }));
   return {
     ...base,
     tracesScored: new Counter({
@@ -106,7 +112,7 @@ export function createServiceMetrics(
       help: 'Traces whose evaluation-span export failed and waits for a retry',
       registers,
       async collect() {
-        if (exportBacklog) this.set((await exportBacklog()).waiting);
+        if (exportBacklog) this.set((await backlog()).waiting);
       },
     }),
     exportOldestPending: new Gauge({
@@ -114,7 +120,7 @@ export function createServiceMetrics(
       help: 'How long the oldest trace waiting for a retried export has waited (0 when none)',
       registers,
       async collect() {
-        if (exportBacklog) this.set((await exportBacklog()).oldestAgeSeconds);
+        if (exportBacklog) this.set((await backlog()).oldestAgeSeconds);
       },
     }),
     jobs: new Gauge({

@@ -79,6 +79,10 @@ export async function startService(
       log(
         `spanscore: could not score trace ${traceId}${phase === 'llm' ? ' (LLM scorers)' : ''}: ${(error as Error).message}`,
       );
+      // Given up: the trace leaves the export backlog and its run record says why.
+      const report = (e: unknown): void => log(`spanscore: results store: ${(e as Error).message}`);
+      driver.exportBacklog.settled(traceId).catch(report);
+      driver.results.recordFailure(traceId, phase, error).catch(report);
     },
   });
 
@@ -133,8 +137,7 @@ export async function startService(
     });
     registerResultsPage(app);
     await app.listen({ port: config.receiver.port, host: config.receiver.host });
-    const address = app.server.address() as AddressInfo;
-    const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    const origin = originOf(app.server.address() as AddressInfo);
     url = `${origin}/v1/traces`;
     uiUrl = `${origin}/ui/`;
   }
@@ -149,8 +152,7 @@ export async function startService(
       reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
     );
     await metricsApp.listen({ port: config.worker.metricsPort, host: config.receiver.host });
-    const address = metricsApp.server.address() as AddressInfo;
-    metricsUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/metrics`;
+    metricsUrl = `${originOf(metricsApp.server.address() as AddressInfo)}/metrics`;
   }
 
   let closing: Promise<void> | undefined;
@@ -171,4 +173,9 @@ export async function startService(
       return closing;
     },
   };
+}
+
+function originOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
