@@ -74,11 +74,42 @@ export const configSchema = z
         /** `bullmq` when a Redis URL is set, else the embedded `memory` driver. */
         driver: z.enum(['memory', 'bullmq']).optional(),
         redisUrl: z.string().url().optional(),
-        /** Key prefix for everything spanscore keeps in Redis. */
-        prefix: z.string().min(1).default('spanscore'),
+        /**
+         * Redis Cluster seed nodes (`host:port`): every connection becomes an ioredis `Cluster`
+         * and every key a hash-tagged one. Mutually exclusive with `redisUrl`.
+         */
+        redisClusterNodes: z
+          .array(
+            z
+              .string()
+              .regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')
+              .refine(node => Number(node.split(':').pop()) <= 65535, 'port above 65535'),
+          )
+          .min(1)
+          .optional(),
+        /** ACL user and password (cluster nodes; with `redisUrl` they override the URL's). */
+        redisUsername: z.string().min(1).optional(),
+        redisPassword: z.string().min(1).optional(),
+        /** TLS to Redis (`rediss://` does it for `redisUrl`), with an optional CA file (PEM). */
+        redisTls: z.boolean().default(false),
+        redisTlsCaFile: z.string().min(1).optional(),
+        /**
+         * Key prefix for everything spanscore keeps in Redis. No braces: spanscore adds the hash
+         * tags, and Redis hashes a key by its first `{…}`.
+         */
+        prefix: z
+          .string()
+          .min(1)
+          .regex(/^[^{}]+$/, 'no { or }: spanscore adds the hash tags itself')
+          .default('spanscore'),
+        /**
+         * Trace queues: each trace goes to one, by its id; workers take from all. On a cluster each
+         * shard's keys sit on their own slot, so N shards spread the queue over up to N masters.
+         */
+        shards: z.coerce.number().int().min(1).max(64).default(1),
       })
       .strict()
-      .default({ prefix: 'spanscore' }),
+      .default({ prefix: 'spanscore', shards: 1, redisTls: false }),
     receiver: z
       .object({
         port: z.coerce.number().int().min(0).max(65535).default(4318),

@@ -33,6 +33,45 @@ describe('loadConfig', () => {
     expect(config.suites).toEqual([join(process.cwd(), 'a.yaml'), join(process.cwd(), 'b.yaml')]);
   });
 
+  it('picks the bullmq driver on a Redis Cluster from REDIS_CLUSTER_NODES, with auth, TLS and shards', async () => {
+    const config = await loadConfig({
+      env: {
+        REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-2.internal:7001',
+        REDIS_PASSWORD: 's3cret',
+        SPANSCORE_REDIS_TLS: 'true',
+        SPANSCORE_QUEUE_SHARDS: '3',
+      },
+    });
+    expect(config.queue).toMatchObject({
+      driver: 'bullmq',
+      redisClusterNodes: ['10.0.0.1:7000', 'redis-2.internal:7001'],
+      redisPassword: 's3cret',
+      redisTls: true,
+      shards: 3,
+    });
+    expect(config.queue.redisUrl).toBeUndefined();
+    // The SPANSCORE_ name wins over the plain one.
+    const named = await loadConfig({
+      env: { REDIS_CLUSTER_NODES: 'a:1', SPANSCORE_REDIS_CLUSTER_NODES: 'b:2' },
+    });
+    expect(named.queue.redisClusterNodes).toEqual(['b:2']);
+  });
+
+  it('refuses both a Redis URL and cluster nodes, a node without a port, braces in the prefix and 0 shards', async () => {
+    await expect(
+      loadConfig({ env: { REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r:7000' } }),
+    ).rejects.toThrow(/both a Redis URL .* and Redis Cluster nodes .* keep one/);
+    await expect(loadConfig({ env: { REDIS_CLUSTER_NODES: 'r:7000,r2' } })).rejects.toThrow(
+      /environment variable REDIS_CLUSTER_NODES: .*expected host:port/,
+    );
+    await expect(loadConfig({ env: { SPANSCORE_REDIS_PREFIX: 'app:{x}' } })).rejects.toThrow(
+      /SPANSCORE_REDIS_PREFIX.*no \{ or \}/,
+    );
+    await expect(loadConfig({ env: { SPANSCORE_QUEUE_SHARDS: '0' } })).rejects.toThrow(
+      /SPANSCORE_QUEUE_SHARDS/,
+    );
+  });
+
   it('reads a config file, resolving suite paths from its folder; overrides win', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
     writeFileSync(

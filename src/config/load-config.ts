@@ -5,11 +5,20 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import { configSchema, type Config } from './config-schema.js';
 import { describeZodIssue } from './describe-zod-issue.js';
 
-/** Environment variables read, and where each goes. `REDIS_URL` is honoured too. */
+/**
+ * Environment variables read, and where each goes. `REDIS_URL`, `REDIS_CLUSTER_NODES` and
+ * `REDIS_PASSWORD` are honoured too (the `SPANSCORE_` names win).
+ */
 export const CONFIG_ENV = {
   SPANSCORE_QUEUE_DRIVER: ['queue', 'driver'],
   SPANSCORE_REDIS_URL: ['queue', 'redisUrl'],
   SPANSCORE_REDIS_PREFIX: ['queue', 'prefix'],
+  SPANSCORE_REDIS_CLUSTER_NODES: ['queue', 'redisClusterNodes'],
+  SPANSCORE_REDIS_USERNAME: ['queue', 'redisUsername'],
+  SPANSCORE_REDIS_PASSWORD: ['queue', 'redisPassword'],
+  SPANSCORE_REDIS_TLS: ['queue', 'redisTls'],
+  SPANSCORE_REDIS_TLS_CA_FILE: ['queue', 'redisTlsCaFile'],
+  SPANSCORE_QUEUE_SHARDS: ['queue', 'shards'],
   SPANSCORE_PORT: ['receiver', 'port'],
   SPANSCORE_HOST: ['receiver', 'host'],
   SPANSCORE_MAX_BODY_BYTES: ['receiver', 'maxBodyBytes'],
@@ -38,6 +47,13 @@ export const CONFIG_ENV = {
   SPANSCORE_JUDGE_DAILY_BUDGET_USD: ['judge', 'dailyBudgetUsd'],
 } as const;
 
+/** The usual unprefixed names some variables also go by (Langfuse's and other tools'). */
+const UNPREFIXED: Partial<Record<string, string>> = {
+  SPANSCORE_REDIS_CLUSTER_NODES: 'REDIS_CLUSTER_NODES',
+  SPANSCORE_REDIS_USERNAME: 'REDIS_USERNAME',
+  SPANSCORE_REDIS_PASSWORD: 'REDIS_PASSWORD',
+};
+
 /**
  * Builds the configuration once, at start-up: the config file (if any), then `SPANSCORE_*`
  * variables, then command-line overrides, validated by one schema. An error names the file or
@@ -59,14 +75,16 @@ export async function loadConfig(
       });
     }
   }
-  const fromEnv: string[] = [];
+  /** Config variables set, by the name they were actually given as. */
+  const fromEnv = new Map<string, string>();
   const redisUrl = env.SPANSCORE_REDIS_URL ?? env.REDIS_URL;
   if (redisUrl) set(raw, ['queue', 'redisUrl'], redisUrl);
   for (const [name, path] of Object.entries(CONFIG_ENV)) {
-    const value = env[name];
+    const given = env[name] ? name : (UNPREFIXED[name] ?? name);
+    const value = env[given];
     if (value === undefined || value === '' || name === 'SPANSCORE_REDIS_URL') continue;
-    fromEnv.push(name);
-    if (name === 'SPANSCORE_SUITES')
+    fromEnv.set(name, given);
+    if (name === 'SPANSCORE_SUITES' || name === 'SPANSCORE_REDIS_CLUSTER_NODES')
       set(
         raw,
         path,
@@ -75,7 +93,11 @@ export async function loadConfig(
           .map(s => s.trim())
           .filter(Boolean),
       );
-    else if (name === 'SPANSCORE_RESCORE_LATE_SPANS' || name === 'SPANSCORE_EXPORT_LOGS')
+    else if (
+      name === 'SPANSCORE_RESCORE_LATE_SPANS' ||
+      name === 'SPANSCORE_EXPORT_LOGS' ||
+      name === 'SPANSCORE_REDIS_TLS'
+    )
       set(raw, path, value === 'true' || value === '1');
     else set(raw, path, value);
   }
@@ -85,9 +107,10 @@ export async function loadConfig(
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.path.join('.');
-    const variable = Object.entries(CONFIG_ENV).find(
-      ([name, p]) => p.join('.') === path && fromEnv.includes(name),
-    )?.[0];
+    // An array's issue has the item's index in its path (`queue.redisClusterNodes.1`).
+    const variable = Object.entries(CONFIG_ENV)
+      .filter(([name, p]) => fromEnv.has(name) && `${path}.`.startsWith(`${p.join('.')}.`))
+      .map(([name]) => fromEnv.get(name))[0];
     const where = variable
       ? `environment variable ${variable}`
       : options.file
@@ -108,11 +131,18 @@ export async function loadConfig(
   }
   const base = options.file ? dirname(resolve(options.file)) : process.cwd();
   config.suites = config.suites.map(s => resolve(base, s));
-  config.queue.driver ??= config.queue.redisUrl ? 'bullmq' : 'memory';
-  if (config.queue.driver === 'bullmq' && !config.queue.redisUrl) {
+  const { redisUrl: url, redisClusterNodes: nodes } = config.queue;
+  if (url && nodes) {
     throw new SpanscoreError(
       'SS_USAGE',
-      'invalid configuration: queue.driver is bullmq but no Redis URL is set (REDIS_URL, SPANSCORE_REDIS_URL or queue.redisUrl)',
+      'invalid configuration: both a Redis URL (REDIS_URL, queue.redisUrl) and Redis Cluster nodes (REDIS_CLUSTER_NODES, queue.redisClusterNodes) are set; keep one',
+    );
+  }
+  config.queue.driver ??= url || nodes ? 'bullmq' : 'memory';
+  if (config.queue.driver === 'bullmq' && !url && !nodes) {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      'invalid configuration: queue.driver is bullmq but no Redis URL is set (REDIS_URL, SPANSCORE_REDIS_URL or queue.redisUrl), nor Redis Cluster nodes (REDIS_CLUSTER_NODES or queue.redisClusterNodes)',
     );
   }
   return deepFreeze(config);

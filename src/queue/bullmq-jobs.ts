@@ -1,11 +1,10 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { SCORE_TRACE_QUEUE } from './bullmq-trace-assembler.js';
-import { JUDGE_QUEUE } from './judge-queue.js';
+import type { RedisClient } from './redis-connection.js';
+import { judgeQueueLocation, traceQueueShards } from './queue-shards.js';
 
 /** The queues `spanscore jobs` reads: trace jobs (the deterministic pass) and judge jobs. */
-export const JOB_QUEUES = { trace: SCORE_TRACE_QUEUE, judge: JUDGE_QUEUE } as const;
-export type JobQueueName = keyof typeof JOB_QUEUES;
+export const JOB_QUEUE_NAMES = ['trace', 'judge'] as const;
+export type JobQueueName = (typeof JOB_QUEUE_NAMES)[number];
 
 const STATES = ['waiting', 'delayed', 'active', 'failed', 'completed'] as const;
 
@@ -35,18 +34,26 @@ export interface JobsReport {
  * `job.retry`), so a worker takes it like any other; evaluation span ids are derived from the
  * trace, so a re-driven job rewrites its spans, never duplicates them.
  */
-export function createJobsClient(connection: Redis, prefix: string) {
-  const queues = Object.fromEntries(
-    Object.entries(JOB_QUEUES).map(([key, name]) => [key, new Queue(name, { connection, prefix })]),
-  ) as Record<JobQueueName, Queue>;
+export function createJobsClient(connection: RedisClient, prefix: string, shards = 1) {
+  const open = (where: { prefix: string; name: string }): Queue =>
+    new Queue(where.name, { connection, prefix: where.prefix });
+  // Every shard of the trace queue is read as one.
+  const byName: Record<JobQueueName, Queue[]> = {
+    trace: traceQueueShards(prefix, shards, connection.isCluster).map(open),
+    judge: [open(judgeQueueLocation(prefix, connection.isCluster))],
+  };
+  const queues = Object.entries(byName).flatMap(([key, list]) =>
+    list.map(queue => [key, queue] as [JobQueueName, Queue]),
+  );
 
   return {
     /** Counts per queue and state, and up to `limit` newest jobs per listed state. */
     async report(limit: number): Promise<JobsReport> {
-      const counts = {} as JobsReport['counts'];
+      const counts = { trace: {}, judge: {} } as JobsReport['counts'];
       const jobs: JobSummary[] = [];
-      for (const [key, queue] of Object.entries(queues) as Array<[JobQueueName, Queue]>) {
-        counts[key] = await queue.getJobCounts(...STATES);
+      for (const [key, queue] of queues) {
+        for (const [state, n] of Object.entries(await queue.getJobCounts(...STATES)))
+          counts[key][state] = (counts[key][state] ?? 0) + n;
         for (const state of ['failed', 'delayed', 'waiting'] as const) {
           for (const job of await queue.getJobs([state], 0, limit - 1, false)) {
             if (!job) continue;
@@ -74,7 +81,7 @@ export function createJobsClient(connection: Redis, prefix: string) {
       options: { filter?: string; queue?: JobQueueName } = {},
     ): Promise<JobSummary[]> {
       const done: JobSummary[] = [];
-      for (const [key, queue] of Object.entries(queues) as Array<[JobQueueName, Queue]>) {
+      for (const [key, queue] of queues) {
         if (options.queue && options.queue !== key) continue;
         const failed = await queue.getFailed(0, -1);
         for (const job of failed) {
@@ -102,6 +109,6 @@ export function createJobsClient(connection: Redis, prefix: string) {
       return done;
     },
 
-    close: () => Promise.all(Object.values(queues).map(q => q.close())).then(() => undefined),
+    close: () => Promise.all(queues.map(([, q]) => q.close())).then(() => undefined),
   };
 }

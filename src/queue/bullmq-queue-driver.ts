@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { Config } from '../config/config-schema.js';
 import { createRedisResultsStore } from '../results/redis-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
@@ -6,7 +6,7 @@ import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-asse
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
-import { createRedisConnection, whenReady } from './redis-connection.js';
+import { createRedisConnection, redisTargetOf, whenReady } from './redis-connection.js';
 import { createRedisExportBacklog } from './redis-export-backlog.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace } from './redis-span-buffer.js';
@@ -30,10 +30,10 @@ export function createBullmqQueueDriver(
   role: { receiver: boolean; workers: boolean },
   events: DriverEvents,
 ): QueueDriver {
-  const connections: Redis[] = [];
-  const connect = (kind: 'bullmq' | 'commands'): Redis => {
-    const connection = createRedisConnection(config.queue.redisUrl!, kind);
-    connection.on('error', error => events.log(`spanscore: redis: ${error.message}`));
+  const connections: RedisClient[] = [];
+  const connect = (kind: 'bullmq' | 'commands'): RedisClient => {
+    const connection = createRedisConnection(redisTargetOf(config.queue), kind);
+    connection.on('error', (error: Error) => events.log(`spanscore: redis: ${error.message}`));
     connections.push(connection);
     return connection;
   };
@@ -47,6 +47,7 @@ export function createBullmqQueueDriver(
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     exportRetry: exportRetryPolicy(config),
+    shards: config.queue.shards,
   };
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
@@ -107,26 +108,32 @@ export function createBullmqQueueDriver(
             exportRetry: exportRetryPolicy(config),
           })
         : undefined;
-      const worker = createScoreTraceWorker({
-        ...shared,
-        redis: commands,
-        workerConnection: connect('bullmq'),
-        process: async (traceId, spans) => {
-          const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all');
-          if (judgeQueue && run.results.some(r => r.deferred.length > 0))
-            await judgeQueue.enqueue(traceId, spans);
-        },
-        concurrency: config.worker.concurrency,
-        attempts: config.worker.attempts,
-        backoffMs: config.worker.backoffMs,
-        lockDurationMs: config.worker.lockDurationMs,
-        stalledIntervalMs: config.worker.stalledIntervalMs,
-        onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
-        onError: e => events.log(`spanscore: worker: ${e.message}`),
-      });
-      worker.on('failed', onJobFailed('deterministic'));
-      // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
-      closers.unshift(() => worker.close());
+      // One BullMQ worker per queue shard, the process's concurrency split between them (trace
+      // ids spread evenly over the shards), all on one blocking-capable connection each.
+      const perShard = Math.ceil(config.worker.concurrency / config.queue.shards);
+      for (let shard = 0; shard < config.queue.shards; shard++) {
+        const worker = createScoreTraceWorker({
+          ...shared,
+          shard,
+          redis: commands,
+          workerConnection: connect('bullmq'),
+          process: async (traceId, spans) => {
+            const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all');
+            if (judgeQueue && run.results.some(r => r.deferred.length > 0))
+              await judgeQueue.enqueue(traceId, spans);
+          },
+          concurrency: perShard,
+          attempts: config.worker.attempts,
+          backoffMs: config.worker.backoffMs,
+          lockDurationMs: config.worker.lockDurationMs,
+          stalledIntervalMs: config.worker.stalledIntervalMs,
+          onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
+          onError: e => events.log(`spanscore: worker: ${e.message}`),
+        });
+        worker.on('failed', onJobFailed('deterministic'));
+        // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
+        closers.unshift(() => worker.close());
+      }
       if (judgeQueue) {
         const judgeWorker = createJudgeWorker({
           connection: connect('bullmq'),
@@ -156,9 +163,10 @@ export function createBullmqQueueDriver(
       }
     },
     async jobCounts() {
-      const counts: Record<string, number> = traceSink
-        ? await traceSink.queue.getJobCounts(...JOB_STATES)
-        : {};
+      const counts: Record<string, number> = {};
+      for (const queue of traceSink?.queues ?? [])
+        for (const [state, n] of Object.entries(await queue.getJobCounts(...JOB_STATES)))
+          counts[state] = (counts[state] ?? 0) + n;
       if (judgeQueue)
         for (const [state, n] of Object.entries(await judgeQueue.queue.getJobCounts(...JOB_STATES)))
           counts[`judge_${state}`] = n;

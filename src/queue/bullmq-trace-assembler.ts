@@ -1,16 +1,15 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import { whenReady } from './redis-connection.js';
+import { whenReady, type RedisClient } from './redis-connection.js';
+import { SCORE_TRACE_QUEUE, shardOfTrace, traceQueueShards } from './queue-shards.js';
 import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
 
-/** The BullMQ queue that holds one job per trace. */
-export const SCORE_TRACE_QUEUE = 'score-trace';
+export { SCORE_TRACE_QUEUE } from './queue-shards.js';
 
 /** Options shared by the BullMQ sink and worker; both sides must agree on them. */
 export interface BullmqTraceOptions {
@@ -23,14 +22,19 @@ export interface BullmqTraceOptions {
   ttlMs?: number;
   /** Export failures are retried by age; other failures `attempts` times. */
   exportRetry?: ExportRetryPolicy;
+  /** Trace queues, each trace in one by its id (see `traceQueueShards`). @defaultValue 1 */
+  shards?: number;
 }
 
 /** Options of {@link createBullmqTraceSink}. */
 export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
-  /** A connection for the span buffer: fails fast while disconnected (`enableOfflineQueue: false`). */
-  redis: Redis;
-  /** A connection for the BullMQ queue (`maxRetriesPerRequest: null`, as BullMQ requires). */
-  queueConnection: Redis;
+  /**
+   * A connection for the span buffer: fails fast while disconnected (`enableOfflineQueue: false`).
+   * A Redis Cluster connection makes the queues' keys hash-tagged.
+   */
+  redis: RedisClient;
+  /** A connection for the BullMQ queues (`maxRetriesPerRequest: null`, as BullMQ requires). */
+  queueConnection: RedisClient;
   /** Traces waiting or delayed in the queue before `accept` answers 429. @defaultValue 100000 */
   maxQueuedTraces?: number;
   /** Tries per trace and the first backoff (exponential). @defaultValue 5 and 1000 ms */
@@ -44,7 +48,10 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
 
 /** The receiver side of the `bullmq` driver. */
 export interface BullmqTraceSink extends SpanSink {
+  /** The first shard's queue (the only one with one shard). */
   queue: Queue;
+  /** Every shard's queue, by shard index. */
+  queues: Queue[];
   close(): Promise<void>;
 }
 
@@ -63,7 +70,10 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
     prefix,
     options.ttlMs ?? 2 * options.policy.maxWaitMs + 60_000,
   );
-  const queue = new Queue(SCORE_TRACE_QUEUE, { connection: options.queueConnection, prefix });
+  const shards = traceQueueShards(prefix, options.shards ?? 1, options.redis.isCluster);
+  const queues = shards.map(
+    shard => new Queue(shard.name, { connection: options.queueConnection, prefix: shard.prefix }),
+  );
   const maxQueued = options.maxQueuedTraces ?? 100_000;
   const jobOptions: JobsOptions = {
     delay: options.policy.settleMs,
@@ -77,31 +87,35 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
   };
   let backlog = { count: 0, at: 0 };
 
-  queue.on('error', error => options.onError?.(error));
+  for (const queue of queues) queue.on('error', error => options.onError?.(error));
 
   async function queued(): Promise<number> {
     // One count per second at most: a Redis call per request would cost more than the check saves.
     // Counted on the fail-fast connection, from BullMQ's key layout (wait list, delayed and
-    // prioritized sets), because the queue's own connection waits out a Redis outage.
+    // prioritized sets), because the queue's own connection waits out a Redis outage. One
+    // MULTI per shard: a shard's keys share a slot on a cluster.
     if (Date.now() - backlog.at > 1000) {
-      const base = `${prefix}:${SCORE_TRACE_QUEUE}`;
-      const counts =
-        (await options.redis
-          .multi()
-          .llen(`${base}:wait`)
-          .zcard(`${base}:delayed`)
-          .zcard(`${base}:prioritized`)
-          .exec()) ?? [];
-      backlog = {
-        count: counts.reduce((sum, [error, n]) => (error ? sum : sum + Number(n)), 0),
-        at: Date.now(),
-      };
+      const perShard = await Promise.all(
+        shards.map(async shard => {
+          const base = `${shard.prefix}:${shard.name}`;
+          const counts =
+            (await options.redis
+              .multi()
+              .llen(`${base}:wait`)
+              .zcard(`${base}:delayed`)
+              .zcard(`${base}:prioritized`)
+              .exec()) ?? [];
+          return counts.reduce((sum, [error, n]) => (error ? sum : sum + Number(n)), 0);
+        }),
+      );
+      backlog = { count: perShard.reduce((a, b) => a + b, 0), at: Date.now() };
     }
     return backlog.count;
   }
 
   return {
-    queue,
+    queue: queues[0]!,
+    queues,
     async accept(spans: SpanDigest[]) {
       try {
         await whenReady(options.redis);
@@ -141,7 +155,18 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             },
           ];
         });
-        if (jobs.length) await queue.addBulk(jobs);
+        if (queues.length === 1) {
+          if (jobs.length) await queues[0]!.addBulk(jobs);
+        } else {
+          const byShard = new Map<number, typeof jobs>();
+          for (const job of jobs) {
+            const shard = shardOfTrace(job.data.traceId, queues.length);
+            const list = byShard.get(shard);
+            if (list) list.push(job);
+            else byShard.set(shard, [job]);
+          }
+          await Promise.all([...byShard].map(([shard, add]) => queues[shard]!.addBulk(add)));
+        }
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;
         throw new SpanscoreError('SS_INGEST_UNAVAILABLE', `Redis: ${(error as Error).message}`, {
@@ -150,6 +175,6 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         });
       }
     },
-    close: () => queue.close(),
+    close: () => Promise.all(queues.map(q => q.close())).then(() => undefined),
   };
 }

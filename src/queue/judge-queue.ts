@@ -1,11 +1,11 @@
 import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { JUDGE_QUEUE, judgeQueueLocation } from './queue-shards.js';
 import { encodeSpanBatch } from './span-batch-codec.js';
 
-/** The BullMQ queue of LLM-judged scoring, one job per trace scoring generation. */
-export const JUDGE_QUEUE = 'judge';
+export { JUDGE_QUEUE } from './queue-shards.js';
 
 /** A judge job: the trace's spans travel with it, since the span buffer drops them once scored. */
 export interface JudgeJobData {
@@ -20,7 +20,7 @@ export interface JudgeJobData {
 /** Options of {@link createJudgeQueue}. */
 export interface JudgeQueueOptions {
   /** A BullMQ connection (`maxRetriesPerRequest: null`). */
-  connection: Redis;
+  connection: RedisClient;
   /** @defaultValue 'spanscore' */
   prefix?: string;
   /** Tries per job for 5xx, timeouts and export failures, and the first backoff (exponential). */
@@ -45,9 +45,10 @@ export interface JudgeQueue {
  * are kept an hour so their ids keep deduplicating.
  */
 export function createJudgeQueue(options: JudgeQueueOptions): JudgeQueue {
-  const queue = new Queue<JudgeJobData>(JUDGE_QUEUE, {
+  const where = judgeQueueLocation(options.prefix ?? 'spanscore', options.connection.isCluster);
+  const queue = new Queue<JudgeJobData>(where.name, {
     connection: options.connection,
-    prefix: options.prefix ?? 'spanscore',
+    prefix: where.prefix,
   });
   return {
     queue,

@@ -1,17 +1,18 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
 import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
 import { backoffDelay, shouldRetry, type ExportRetryPolicy } from './export-retry.js';
-import { JUDGE_QUEUE, type JudgeJobData } from './judge-queue.js';
+import type { JudgeJobData } from './judge-queue.js';
+import { judgeQueueLocation } from './queue-shards.js';
 import { decodeSpanBatch } from './span-batch-codec.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
 /** Options of {@link createJudgeWorker}. */
 export interface JudgeWorkerOptions {
   /** A BullMQ connection (`maxRetriesPerRequest: null`). */
-  connection: Redis;
+  connection: RedisClient;
   /** @defaultValue 'spanscore' */
   prefix?: string;
   /**
@@ -47,8 +48,11 @@ export interface JudgeWorkerOptions {
  * had already succeeded.
  */
 export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobData> {
-  const prefix = options.prefix ?? 'spanscore';
-  const pauser = new Queue(JUDGE_QUEUE, { connection: options.connection, prefix });
+  const { prefix, name } = judgeQueueLocation(
+    options.prefix ?? 'spanscore',
+    options.connection.isCluster,
+  );
+  const pauser = new Queue(name, { connection: options.connection, prefix });
 
   async function processor(job: Job<JudgeJobData>): Promise<{ spans: number }> {
     const data = job.data.spans;
@@ -80,7 +84,7 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
     return { spans: spans.length };
   }
 
-  const worker = new Worker<JudgeJobData>(JUDGE_QUEUE, processor, {
+  const worker = new Worker<JudgeJobData>(name, processor, {
     connection: options.connection,
     prefix,
     concurrency: options.concurrency,

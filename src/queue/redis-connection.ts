@@ -1,35 +1,114 @@
-import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** How long a span-buffer command may take before the receiver gives up and answers 503. */
 const COMMAND_TIMEOUT_MS = 3000;
 
+/** A single Redis or a Redis Cluster: every Redis part of the `bullmq` driver takes either. */
+export type RedisClient = Redis | Cluster;
+
 /**
- * Opens a Redis connection for one role. BullMQ's queues and workers need
- * `maxRetriesPerRequest: null` (they block and retry themselves). The span buffer's commands
- * instead fail fast while Redis is unreachable (`enableOfflineQueue: false`, one retry) or slower
- * than 3 s per command, so the receiver answers 503 at once rather than hold requests (and their
- * memory) until exporters time out. A command that timed out may still have run; the exporter's
- * retry then appends the spans twice, which reading dedupes by span id.
+ * Where Redis is: one server by URL, or a Redis Cluster by seed nodes, with the ACL user,
+ * password and TLS settings ioredis takes (for a URL they override the URL's own).
  */
-export function createRedisConnection(url: string, role: 'bullmq' | 'commands'): Redis {
-  return role === 'bullmq'
-    ? new Redis(url, { maxRetriesPerRequest: null })
-    : new Redis(url, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-        connectTimeout: 2000,
-        commandTimeout: COMMAND_TIMEOUT_MS,
-        // Commands issued in one event-loop turn (a worker's concurrent jobs, a request's traces)
-        // go out in one write: fewer syscalls and Redis reads. Safe: this role never blocks.
-        enableAutoPipelining: true,
-      });
+export interface RedisTarget {
+  url?: string;
+  /** `host:port` seed nodes; ioredis discovers the rest of the cluster from them. */
+  clusterNodes?: readonly string[];
+  username?: string;
+  password?: string;
+  tls?: boolean;
+  /** A PEM file of the CA that signed the servers' certificates. */
+  tlsCaFile?: string;
+}
+
+/** The {@link RedisTarget} a validated `queue` config section names. */
+export function redisTargetOf(queue: {
+  redisUrl?: string | undefined;
+  redisClusterNodes?: readonly string[] | undefined;
+  redisUsername?: string | undefined;
+  redisPassword?: string | undefined;
+  redisTls?: boolean | undefined;
+  redisTlsCaFile?: string | undefined;
+}): RedisTarget {
+  return {
+    ...(queue.redisUrl !== undefined && { url: queue.redisUrl }),
+    ...(queue.redisClusterNodes !== undefined && { clusterNodes: queue.redisClusterNodes }),
+    ...(queue.redisUsername !== undefined && { username: queue.redisUsername }),
+    ...(queue.redisPassword !== undefined && { password: queue.redisPassword }),
+    ...(queue.redisTls && { tls: true }),
+    ...(queue.redisTlsCaFile !== undefined && { tlsCaFile: queue.redisTlsCaFile }),
+  };
+}
+
+/** Whether a target is a Redis Cluster (its keys then need hash tags; see `queue-shards.ts`). */
+export function isCluster(target: string | RedisTarget): boolean {
+  return typeof target !== 'string' && target.clusterNodes !== undefined;
+}
+
+/**
+ * Opens a Redis connection for one role, to one server (`url`) or a Redis Cluster
+ * (`clusterNodes`). BullMQ's queues and workers need `maxRetriesPerRequest: null` (they block and
+ * retry themselves); on a cluster also `enableReadyCheck`, as BullMQ documents. The span buffer's
+ * commands instead fail fast while Redis is unreachable (`enableOfflineQueue: false`, one retry) or
+ * slower than 3 s per command, so the receiver answers 503 at once rather than hold requests (and
+ * their memory) until exporters time out; on a cluster that includes the seconds between a master
+ * dying and its replica taking over. A command that timed out may still have run; the exporter's
+ * retry then appends the spans twice, which reading dedupes by span id.
+ *
+ * The commands role pipelines automatically: commands issued in one event-loop turn go out in one
+ * write per server, which on a cluster is also what lets a batch span many slots.
+ */
+export function createRedisConnection(
+  target: string | RedisTarget,
+  role: 'bullmq' | 'commands',
+): RedisClient {
+  const t: RedisTarget = typeof target === 'string' ? { url: target } : target;
+  const auth: RedisOptions = {
+    ...(t.username !== undefined && { username: t.username }),
+    ...(t.password !== undefined && { password: t.password }),
+    ...((t.tls || t.tlsCaFile) && {
+      tls: t.tlsCaFile ? { ca: readFileSync(t.tlsCaFile) } : {},
+    }),
+  };
+  const perRole: RedisOptions =
+    role === 'bullmq'
+      ? { maxRetriesPerRequest: null }
+      : {
+          maxRetriesPerRequest: 1,
+          connectTimeout: 2000,
+          commandTimeout: COMMAND_TIMEOUT_MS,
+        };
+  if (t.clusterNodes) {
+    const options: ClusterOptions = {
+      redisOptions: { ...auth, ...perRole },
+      enableReadyCheck: true,
+      enableOfflineQueue: role === 'bullmq',
+      enableAutoPipelining: role === 'commands',
+      // While a failed master's replica is promoted, retry soon rather than wait out a timeout.
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+    };
+    return new Cluster(t.clusterNodes.map(parseNode), options);
+  }
+  if (!t.url) throw new Error('createRedisConnection: a Redis URL or cluster nodes are needed');
+  return new Redis(t.url, {
+    ...auth,
+    ...perRole,
+    ...(role === 'commands' && { enableOfflineQueue: false, enableAutoPipelining: true }),
+  });
+}
+
+function parseNode(node: string): { host: string; port: number } {
+  const at = node.lastIndexOf(':');
+  return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
 }
 
 /**
  * Waits until a fail-fast connection is ready, for at most `timeoutMs`; rejects otherwise. A
  * connection without an offline queue refuses commands while (re)connecting, including its first.
  */
-export async function whenReady(redis: Redis, timeoutMs = 2000): Promise<void> {
+export async function whenReady(redis: RedisClient, timeoutMs = 2000): Promise<void> {
   if (redis.status === 'ready') return;
   if (redis.status === 'wait') void redis.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 
 /** Entries older than this are dropped when read: a trace is never retried that long. */
@@ -13,7 +13,7 @@ const CHECK_MS = 1000;
  * and at once after a failure of its own, so a healthy pipeline pays no command per trace.
  */
 export function createRedisExportBacklog(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   now: () => number = Date.now,
 ): ExportBacklog {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { CachedJudgeAnswer, JudgeCache } from '../score/llm/judge-cache.js';
 
 /**
@@ -7,7 +7,7 @@ import type { CachedJudgeAnswer, JudgeCache } from '../score/llm/judge-cache.js'
  * counts as a miss.
  */
 export function createRedisJudgeCache(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   ttlSeconds: number,
 ): JudgeCache {

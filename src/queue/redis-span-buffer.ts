@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
@@ -65,35 +65,33 @@ interface BufferCommands {
  * Lua script call per trace per request: never a call per span.
  */
 export class RedisSpanBuffer {
-  private readonly redis: Redis & BufferCommands;
+  private readonly redis: RedisClient & BufferCommands;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
     redis.defineCommand('spanscoreAppend', { numberOfKeys: 2, lua: APPEND });
     redis.defineCommand('spanscoreMarkScored', { numberOfKeys: 2, lua: MARK_SCORED });
     redis.defineCommand('spanscoreRead', { numberOfKeys: 2, lua: READ });
-    this.redis = redis as Redis & BufferCommands;
+    this.redis = redis as RedisClient & BufferCommands;
   }
 
   /**
-   * Appends each trace's spans in one pipeline; returns, per trace, when it was scored if its
-   * spans were late (they arrived after scoring), else `undefined`.
+   * Appends each trace's spans in one pipeline (on a cluster, one automatic pipeline per master:
+   * an explicit pipeline must stay on one); returns, per trace, when it was scored if its spans
+   * were late (they arrived after scoring), else `undefined`.
    */
   async append(
     byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
     nowMs: number,
     keepLate: boolean,
   ): Promise<Map<string, string | undefined>> {
-    const pipeline = this.redis.pipeline() as unknown as BufferCommands & {
-      exec(): Promise<Array<[Error | null, unknown]> | null>;
-    };
     const ids = [...byTrace.keys()];
-    for (const traceId of ids) {
+    const append = (target: BufferCommands, traceId: string): Promise<string> => {
       const { spans, rootSeen } = byTrace.get(traceId)!;
-      void pipeline.spanscoreAppend(
+      return target.spanscoreAppend(
         this.spansKey(traceId),
         this.metaKey(traceId),
         String(nowMs),
@@ -103,11 +101,22 @@ export class RedisSpanBuffer {
         String(spans.length),
         encodeSpanBatch(spans),
       );
+    };
+    let values: unknown[];
+    if (this.redis.isCluster) {
+      values = await Promise.all(ids.map(traceId => append(this.redis, traceId)));
+    } else {
+      const pipeline = this.redis.pipeline() as unknown as BufferCommands & {
+        exec(): Promise<Array<[Error | null, unknown]> | null>;
+      };
+      for (const traceId of ids) void append(pipeline, traceId);
+      values = ((await pipeline.exec()) ?? []).map(([error, value]) => {
+        if (error) throw error;
+        return value;
+      });
     }
-    const results = (await pipeline.exec()) ?? [];
     const late = new Map<string, string | undefined>();
-    results.forEach(([error, value], i) => {
-      if (error) throw error;
+    values.forEach((value, i) => {
       late.set(ids[i]!, typeof value === 'string' && value !== '' ? value : undefined);
     });
     return late;
@@ -197,7 +206,7 @@ function metaKeyOf(prefix: string, traceId: string): string {
  * when nothing is buffered or it was scored. Works on any connection: no scripts needed.
  */
 export async function readPendingTrace(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   traceId: string,
 ): Promise<TraceProgress | undefined> {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 import type { SpendLedger } from '../score/llm/spend-ledger.js';
 
 const KEEP_SECONDS = 3 * 24 * 3600;
@@ -8,7 +8,7 @@ const KEEP_SECONDS = 3 * 24 * 3600;
  * UTC day, `<prefix>:judge-spend:<YYYY-MM-DD>`, added to atomically (`INCRBYFLOAT`) and kept three
  * days.
  */
-export function createRedisSpendLedger(redis: Redis, prefix: string): SpendLedger {
+export function createRedisSpendLedger(redis: RedisClient, prefix: string): SpendLedger {
   const keyOf = (day: string) => `${prefix}:judge-spend:${day}`;
   return {
     async spent(day) {

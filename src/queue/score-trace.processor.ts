@@ -1,8 +1,9 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { SCORE_TRACE_QUEUE, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
+import type { BullmqTraceOptions } from './bullmq-trace-assembler.js';
+import { traceQueueShards, type QueueLocation } from './queue-shards.js';
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
@@ -10,10 +11,15 @@ import { traceReadiness } from './trace-readiness.js';
 
 /** Options of {@link createScoreTraceWorker}. */
 export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
-  /** A connection for reading the span buffer. */
-  redis: Redis;
+  /** A connection for reading the span buffer (a cluster one makes the queue hash-tagged). */
+  redis: RedisClient;
+  /**
+   * The queue shard this worker takes from, 0 to `shards` - 1 (see `traceQueueShards`); a
+   * process consumes every shard with one worker each. @defaultValue 0
+   */
+  shard?: number;
   /** A connection for the BullMQ worker (`maxRetriesPerRequest: null`). */
-  workerConnection: Redis;
+  workerConnection: RedisClient;
   /** Scores one complete trace; rejects with an `upstream` error to be retried. */
   process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
   /** Traces scored at once by this worker. @defaultValue 4 */
@@ -99,9 +105,15 @@ export function createScoreTraceWorker(
     return { spans: spans.length };
   }
 
-  const worker = new Worker(SCORE_TRACE_QUEUE, processor, {
-    connection: options.workerConnection,
+  const where: QueueLocation | undefined = traceQueueShards(
     prefix,
+    options.shards ?? 1,
+    options.redis.isCluster,
+  )[options.shard ?? 0];
+  if (!where) throw new RangeError(`shard ${options.shard} of ${options.shards ?? 1} shards`);
+  const worker = new Worker(where.name, processor, {
+    connection: options.workerConnection,
+    prefix: where.prefix,
     concurrency: options.concurrency ?? 4,
     lockDuration: options.lockDurationMs ?? 30_000,
     stalledInterval: options.stalledIntervalMs ?? 30_000,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis-connection.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -69,7 +69,7 @@ interface PipelinedRunRecordCommands {
  * unwritten batch of results and run records (its evaluation spans are already exported).
  */
 export function createRedisResultsStore(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   retention: ResultsRetention,
   options: { now?: () => number; onError?: (error: Error) => void } = {},
@@ -79,7 +79,7 @@ export function createRedisResultsStore(
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
   const ttl = retention.retentionMs;
-  const commands = redis as Redis & RunRecordCommands;
+  const commands = redis as RedisClient & RunRecordCommands;
   commands.defineCommand('spanscoreWriteRun', { numberOfKeys: 1, lua: WRITE_RUN });
   let lastTrimMs = 0;
 
@@ -139,28 +139,38 @@ export function createRedisResultsStore(
     queued = [];
     if (batch.length === 0) return writing;
     writing = writing.then(async () => {
-      const pipeline = redis.pipeline() as ReturnType<Redis['pipeline']> &
-        PipelinedRunRecordCommands;
+      // One explicit pipeline on one Redis; on a cluster the commands go out one by one and the
+      // connection's automatic pipelining groups them per master (an explicit pipeline must stay
+      // on one master, and a run record's key is on its trace id's slot, not the stream's).
+      const pipeline = redis.isCluster
+        ? undefined
+        : (redis.pipeline() as ReturnType<RedisClient['pipeline']> & PipelinedRunRecordCommands);
+      const target = (pipeline ?? commands) as typeof commands;
+      const sent: Array<Promise<unknown>> = [];
       for (const run of batch) {
         for (const r of run.results)
-          pipeline.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r);
-        pipeline.spanscoreWriteRun(
-          runKey(run.traceId),
-          run.record,
-          String(ttl),
-          run.append ? '1' : '0',
-          ...run.results,
+          sent.push(target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r));
+        sent.push(
+          target.spanscoreWriteRun(
+            runKey(run.traceId),
+            run.record,
+            String(ttl),
+            run.append ? '1' : '0',
+            ...run.results,
+          ),
         );
       }
       const t = now();
       if (t - lastTrimMs > MINUTE_MS) {
         lastTrimMs = t;
-        pipeline.xtrim(stream, 'MINID', '~', t - ttl);
+        sent.push(target.xtrim(stream, 'MINID', '~', t - ttl));
       }
       try {
-        const replies = (await pipeline.exec()) ?? [];
-        const failed = replies.find(([error]) => error)?.[0];
-        if (failed) throw failed;
+        if (pipeline) {
+          const replies = (await pipeline.exec()) ?? [];
+          const failed = replies.find(([error]) => error)?.[0];
+          if (failed) throw failed;
+        } else await Promise.all(sent);
       } catch (error) {
         queued = [...batch, ...queued];
         const dropped = queued.length - MAX_QUEUED_RUNS;

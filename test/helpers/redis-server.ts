@@ -68,7 +68,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   return { url, stop, start, cli };
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

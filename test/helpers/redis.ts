@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/queue/redis-connection.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 
 /** The Redis the tests use: `REDIS_URL`, else the local one. `.ci/run` makes sure it runs. */
@@ -13,12 +13,12 @@ export function testPrefix(): string {
 /** Connections for one test, and a cleanup that closes them and deletes every key under `prefix`. */
 export function redisFor(prefix: string): {
   prefix: string;
-  commands: Redis;
-  bullmq: () => Redis;
+  commands: RedisClient;
+  bullmq: () => RedisClient;
   cleanup: () => Promise<void>;
 } {
-  const opened: Redis[] = [];
-  const open = (role: 'bullmq' | 'commands'): Redis => {
+  const opened: RedisClient[] = [];
+  const open = (role: 'bullmq' | 'commands'): RedisClient => {
     const r = createRedisConnection(REDIS_URL, role);
     opened.push(r);
     return r;

@@ -1,23 +1,35 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
+import { createJobsClient } from '../../src/queue/bullmq-jobs.js';
 import { createQueueDriver } from '../../src/queue/create-queue-driver.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import type { QueueDriver, TraceScorer } from '../../src/queue/queue-driver.js';
 import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 
 /**
- * The QueueDriver contract, run against both drivers: the memory driver in this process and the
- * bullmq driver on the real Redis. Every behaviour a driver owns — assembly, one pass per trace,
- * the deterministic and judge passes, retries through the one classifier — is checked the same way.
+ * The QueueDriver contract, run against both drivers: the memory driver in this process, the
+ * bullmq driver on the real Redis, and the bullmq driver on a real 3-master Redis Cluster with 3
+ * queue shards. Every behaviour a driver owns — assembly, one pass per trace, the deterministic
+ * and judge passes, retries through the one classifier — is checked the same way.
  */
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
+
+/** Started by the first cluster test, shared by the rest of them. */
+let cluster: Promise<RedisCluster> | undefined;
+afterAll(async () => {
+  await (await cluster)?.stop();
+});
+
+type DriverUnderTest = 'memory' | 'bullmq' | 'bullmq-cluster';
 
 interface Call {
   traceId: string;
@@ -73,17 +85,18 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
 }
 
 async function start(
-  name: 'memory' | 'bullmq',
+  name: DriverUnderTest,
   s: TraceScorer,
   more: Record<string, unknown> = {},
 ): Promise<{
   driver: QueueDriver;
+  prefix: string;
   failed: Array<[string, ScoringPhase, string]>;
   late: Array<[string, number]>;
 }> {
   const prefix = testPrefix();
   const overrides: Record<string, unknown> = {
-    'queue.driver': name,
+    'queue.driver': name === 'memory' ? 'memory' : 'bullmq',
     'queue.prefix': prefix,
     'assembly.settleMs': 150,
     'assembly.maxWaitMs': 3000,
@@ -97,6 +110,11 @@ async function start(
     overrides['queue.redisUrl'] = REDIS_URL;
     const redis = redisFor(prefix);
     closers.push(redis.cleanup);
+  }
+  if (name === 'bullmq-cluster') {
+    cluster ??= startRedisCluster({ masters: 3 });
+    overrides['queue.redisClusterNodes'] = (await cluster).nodes;
+    overrides['queue.shards'] ??= 3;
   }
   const config = await loadConfig({ env: {}, overrides });
   const failed: Array<[string, ScoringPhase, string]> = [];
@@ -112,16 +130,16 @@ async function start(
   );
   driver.startWorkers(s);
   closers.push(() => driver.close(5000));
-  return { driver, failed, late };
+  return { driver, prefix, failed, late };
 }
 
 const accept = (driver: QueueDriver, spans: SpanDigest[]) => driver.sink!.accept(spans);
 
-describe.each(['memory', 'bullmq'] as const)('QueueDriver contract: %s driver', name => {
+describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver contract: %s', name => {
   it('scores a trace sent in two batches once, with every span, when it is complete', async () => {
     const { calls, scorer: s } = scorer(false);
     const { driver } = await start(name, s);
-    expect(driver.name).toBe(name);
+    expect(driver.name).toBe(name === 'memory' ? 'memory' : 'bullmq');
     expect(await driver.ready()).toBe(true);
     const spans = childSpans(41, ['root', 'search', 'book']);
     await accept(driver, spans.slice(1));
@@ -222,6 +240,8 @@ describe.each(['memory', 'bullmq'] as const)('QueueDriver contract: %s driver', 
       'assembly.maxBufferedSpans': 4,
       'assembly.maxQueuedTraces': 1,
       'worker.concurrency': 1,
+      // One shard: each shard has a worker of its own, so on three both traces would be active.
+      'queue.shards': 1,
     });
     await accept(driver, childSpans(48, ['root', 'a']));
     await accept(driver, childSpans(49, ['root', 'b']));
@@ -242,5 +262,43 @@ describe.each(['memory', 'bullmq'] as const)('QueueDriver contract: %s driver', 
       () => calls.some(c => c.traceId === traceId(50)),
       'the trace accepted after the drain',
     );
+  });
+});
+
+describe('bullmq driver on a Redis Cluster', () => {
+  it('puts each of 3 queue shards on its own master, and span buffers on every master', async () => {
+    const { scorer: s } = scorer(false);
+    const { driver, prefix } = await start('bullmq-cluster', s, {
+      'assembly.settleMs': 60_000,
+      'assembly.maxWaitMs': 120_000,
+    });
+    for (let i = 0; i < 30; i++) await accept(driver, childSpans(100 + i, ['root', 'a']));
+    const c = await cluster!;
+    const masters = c.topology().filter(n => n.role === 'master');
+    expect(masters).toHaveLength(3);
+    const scan = (port: number, pattern: string): string[] =>
+      c.cli(port, '--scan', '--pattern', pattern).split('\n').filter(Boolean);
+    // Each shard's delayed set (every job waits out the settle window) on a different master.
+    const shardsOn = masters.map(m => scan(m.port, `${prefix}:*score-trace*:delayed`));
+    expect(shardsOn.map(keys => keys.length)).toEqual([1, 1, 1]);
+    expect(new Set(shardsOn.flat()).size).toBe(3);
+    // Span buffers follow their trace ids' slots: 30 traces land on all three.
+    const buffers = masters.map(m => scan(m.port, `${prefix}:trace:*:spans`).length);
+    expect(buffers.every(n => n > 0)).toBe(true);
+    expect(buffers.reduce((a, b) => a + b, 0)).toBe(30);
+    expect((await driver.jobCounts()).delayed).toBe(30);
+    // `spanscore jobs` reads every shard as one queue.
+    const connection = createRedisConnection({ clusterNodes: c.nodes }, 'bullmq');
+    const jobs = createJobsClient(connection, prefix, 3);
+    try {
+      const report = await jobs.report(50);
+      expect(report.counts.trace.delayed).toBe(30);
+      expect(new Set(report.jobs.filter(j => j.state === 'delayed').map(j => j.traceId)).size).toBe(
+        30,
+      );
+    } finally {
+      await jobs.close();
+      connection.disconnect();
+    }
   });
 });

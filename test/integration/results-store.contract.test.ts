@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/results/redis-results-store.js';
 import type { ResultsStore } from '../../src/results/results-store.js';
@@ -7,13 +7,15 @@ import { scoreTrace } from '../../src/score/score-trace.js';
 import type { TraceRun } from '../../src/score/trace-run.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
-import { whenReady } from '../../src/queue/redis-connection.js';
+import { createRedisConnection, whenReady } from '../../src/queue/redis-connection.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 
 /**
- * The results-store contract, run against both stores: the memory ring and Redis. Traces are
- * scored by the real per-trace loop into the store's sink; the store is then read back.
+ * The results-store contract, run against both stores: the memory ring and Redis, one server and
+ * a 3-master Redis Cluster. Traces are scored by the real per-trace loop into the store's sink;
+ * the store is then read back.
  */
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -43,7 +45,20 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
     await whenReady(redis.commands);
     return createRedisResultsStore(redis.commands, prefix, retention);
   },
+  'redis cluster': async () => {
+    cluster ??= startRedisCluster({ masters: 3 });
+    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    closers.push(async () => commands.disconnect());
+    await whenReady(commands, 5000);
+    return createRedisResultsStore(commands, testPrefix(), retention);
+  },
 };
+
+/** Started by the first cluster test, shared by the rest; its keys go with it. */
+let cluster: Promise<RedisCluster> | undefined;
+afterAll(async () => {
+  await (await cluster)?.stop();
+});
 
 async function feed(store: ResultsStore): Promise<Record<string, string>> {
   const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
-import { createJobsClient, JOB_QUEUES, type JobQueueName } from '../../queue/bullmq-jobs.js';
-import { createRedisConnection, whenReady } from '../../queue/redis-connection.js';
+import { createJobsClient, JOB_QUEUE_NAMES, type JobQueueName } from '../../queue/bullmq-jobs.js';
+import { createRedisConnection, redisTargetOf, whenReady } from '../../queue/redis-connection.js';
 import type { CliIo } from '../io.js';
 
 /**
@@ -43,7 +43,7 @@ export function jobsCommand(io: CliIo, setExitCode: (code: number) => void): Com
       .description('move failed jobs back to waiting (workers may keep running)')
       .requiredOption('--failed', 'retry failed jobs (the only kind that can be retried)')
       .option('--filter <text>', 'only jobs whose trace id or failure reason contains TEXT')
-      .addOption(new Option('--queue <queue>', 'only this queue').choices(Object.keys(JOB_QUEUES)))
+      .addOption(new Option('--queue <queue>', 'only this queue').choices(JOB_QUEUE_NAMES))
       .option('-c, --config <file>', 'config file (YAML or JSON)')
       .action(async (opts: { filter?: string; queue?: JobQueueName; config?: string }) => {
         await withClient(opts.config, io, setExitCode, async client => {
@@ -69,15 +69,15 @@ async function withClient(
   run: (client: ReturnType<typeof createJobsClient>) => Promise<void>,
 ): Promise<void> {
   const config = await loadConfig(file ? { file } : {});
-  if (config.queue.driver !== 'bullmq' || !config.queue.redisUrl) {
+  if (config.queue.driver !== 'bullmq') {
     io.stderr.write(
-      'spanscore jobs: needs the bullmq driver (set REDIS_URL): the memory driver keeps no jobs outside its process\n',
+      'spanscore jobs: needs the bullmq driver (set REDIS_URL or REDIS_CLUSTER_NODES): the memory driver keeps no jobs outside its process\n',
     );
     setExitCode(2);
     return;
   }
-  const redis = createRedisConnection(config.queue.redisUrl, 'bullmq');
-  const client = createJobsClient(redis, config.queue.prefix);
+  const redis = createRedisConnection(redisTargetOf(config.queue), 'bullmq');
+  const client = createJobsClient(redis, config.queue.prefix, config.queue.shards);
   try {
     await whenReady(redis);
     await run(client);

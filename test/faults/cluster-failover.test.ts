@@ -1,0 +1,108 @@
+/**
+ * Redis Cluster failover: `serve --no-worker` and two workers on a real 6-node cluster (3 masters,
+ * 3 replicas) with 3 queue shards, a master SIGKILLed while traces arrive. Every trace the
+ * receiver accepted (the real OTLP exporter retries the 503s of the failover window) must get its
+ * evaluation spans, each with its derived id.
+ */
+import { join } from 'node:path';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { evaluationSpanId } from '../../src/emit/score-to-span.js';
+import { useProcessFixtures } from '../helpers/process-fixtures.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
+import { testPrefix, waitFor } from '../helpers/redis.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import { sendSpans } from '../helpers/send-spans.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
+const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
+
+const { cleanups, run, backend } = useProcessFixtures();
+
+describe('Redis Cluster failover', () => {
+  it('a master SIGKILLed mid-run: its replica takes over, and every accepted trace gets its evaluation spans', async () => {
+    const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
+    cleanups.push(() => cluster.stop());
+    const otlp = await backend();
+    const prefix = testPrefix();
+    const env = {
+      REDIS_CLUSTER_NODES: cluster.nodes.join(','),
+      SPANSCORE_REDIS_PREFIX: prefix,
+      SPANSCORE_QUEUE_SHARDS: '3',
+      SPANSCORE_SETTLE_MS: '100',
+      // A job whose worker lost its lock in the failover runs again within seconds.
+      SPANSCORE_LOCK_DURATION_MS: '5000',
+      SPANSCORE_STALLED_INTERVAL_MS: '2000',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+    };
+    const serve = run(
+      ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+    const workers = [
+      run(['worker', '--suite', DEMO_SUITE], env),
+      run(['worker', '--suite', DEMO_SUITE], env),
+    ];
+    for (const w of workers) await w.waitForLine(/taking traces from Redis/);
+
+    // Traces start every 40 ms for 8 s, each sent by the real OTLP exporter, which retries 503s.
+    const runs: ReadableSpan[][] = [];
+    const sends: Array<Promise<void>> = [];
+    const tookMs: number[] = [];
+    const victim = cluster.topology().find(n => n.role === 'master' && n.slots[0]?.[0] === 0)!;
+    let killedAt = 0;
+    const started = Date.now();
+    while (Date.now() - started < 8000) {
+      const spans = sdkAgentTrace('weather-lisbon', ['get_weather']);
+      runs.push(spans);
+      const at = Date.now();
+      sends.push(sendSpans(url, spans, 30_000).then(() => void tookMs.push(Date.now() - at)));
+      if (!killedAt && Date.now() - started > 2500) {
+        // Keys are spread before the crash: every master holds some.
+        const masters = cluster.topology().filter(n => n.role === 'master');
+        const keysPerMaster = masters.map(m => Number(cluster.cli(m.port, 'dbsize')));
+        expect(keysPerMaster.filter(n => n > 0).length).toBe(3);
+        cluster.kill(victim.port);
+        killedAt = Date.now();
+      }
+      await new Promise(r => setTimeout(r, 40));
+    }
+    const sent = await Promise.allSettled(sends);
+    const accepted = runs.filter((_, i) => sent[i]!.status === 'fulfilled');
+    // The exporter's 30 s covers the failover (2 s node timeout, then the election).
+    expect(accepted.length).toBe(runs.length);
+    expect(runs.length).toBeGreaterThan(100);
+
+    await cluster.waitHealthy();
+    const promoted = cluster.topology().find(n => n.role === 'master' && n.slots[0]?.[0] === 0);
+    expect(promoted?.port).not.toBe(victim.port);
+
+    const expected = accepted
+      .flatMap(r => {
+        const traceId = r[0]!.spanContext().traceId;
+        return SCORERS.map(s => `${traceId}/${evaluationSpanId(traceId, s, 'weather-lisbon')}`);
+      })
+      .sort();
+    const received = (): string[] =>
+      [...new Set(otlp.spans.map(s => `${s.traceId}/${s.spanId}`))].sort();
+    await waitFor(
+      () => received().length >= expected.length,
+      `evaluation spans of all ${accepted.length} accepted traces`,
+      60_000,
+    ).catch(() => undefined);
+    const missing = expected.filter(id => !received().includes(id));
+    expect({ missing: missing.length, of: expected.length }).toEqual({
+      missing: 0,
+      of: expected.length,
+    });
+    expect(received()).toEqual(expected);
+    // The traffic did cross the failover window: sends then waited (Redis) or were retried (503).
+    const slowed = tookMs.filter(ms => ms > 1000).length;
+    expect(slowed).toBeGreaterThan(0);
+    console.info(
+      `cluster failover: ${accepted.length} traces accepted, ${slowed} sends slowed past 1 s (slowest ${Math.max(...tookMs)} ms), all evaluated`,
+    );
+  }, 150_000);
+});

@@ -1,0 +1,160 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './redis-server.js';
+
+/** One node of a {@link RedisCluster}. */
+export interface ClusterNode {
+  port: number;
+  role: 'master' | 'replica';
+  /** Hash slot ranges it serves (masters), e.g. `[[0, 5460]]`. */
+  slots: Array<[number, number]>;
+}
+
+/** A real Redis Cluster of private `redis-server` processes on loopback. */
+export interface RedisCluster {
+  /** Seed nodes as `REDIS_CLUSTER_NODES` takes them: `127.0.0.1:port,…`. */
+  nodes: string[];
+  /** Each node's role and slots, as `CLUSTER NODES` reports them now. */
+  topology(): ClusterNode[];
+  /** SIGKILLs one node's process (no shutdown, no save): a crash. */
+  kill(port: number): void;
+  /** Waits until every live node reports `cluster_state:ok` (after a failover, say). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
+  /** Runs `redis-cli -p port …` and returns its output. */
+  cli(port: number, ...args: string[]): string;
+  /** Kills every node and deletes their folders. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `masters × (1 + replicasPerMaster)` `redis-server --cluster-enabled yes` processes on free
+ * loopback ports and joins them with `redis-cli --cluster create`, which gives the masters equal
+ * slot ranges in port order. `nodeTimeoutMs` is how long a silent master has before its replica
+ * takes over (Redis's default is 15 s; tests use 2 s).
+ */
+export async function startRedisCluster(
+  options: { masters?: number; replicasPerMaster?: number; nodeTimeoutMs?: number } = {},
+): Promise<RedisCluster> {
+  const masters = options.masters ?? 3;
+  const replicas = options.replicasPerMaster ?? 0;
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-cluster-'));
+  const ports: number[] = [];
+  for (let i = 0; i < masters * (1 + replicas); i++) ports.push(await freePort());
+  const children = new Map<number, ChildProcess>();
+  for (const port of ports) {
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        String(options.nodeTimeoutMs ?? 2000),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
+    children.set(port, child);
+  }
+  const cli = (port: number, ...args: string[]): string =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
+  for (const port of ports) await until(() => cli(port, 'ping') === 'PONG', 5000, `node ${port}`);
+
+  const create = spawnSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...ports.map(p => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (create.status !== 0)
+    throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+
+  const killed = new Set<number>();
+  const alive = (): number[] => ports.filter(p => !killed.has(p));
+  const topology = (): ClusterNode[] => {
+    const port = alive()[0]!;
+    return cli(port, 'cluster', 'nodes')
+      .split('\n')
+      .filter(line => !line.includes('fail') && line.includes('connected'))
+      .map(line => {
+        const fields = line.split(' ');
+        const nodePort = Number(/:(\d+)@/.exec(fields[1]!)![1]);
+        const slots = fields
+          .slice(8)
+          .filter(f => /^\d+(-\d+)?$/.test(f))
+          .map(f => {
+            const [from, to] = f.split('-').map(Number);
+            return [from!, to ?? from!] as [number, number];
+          });
+        return {
+          port: nodePort,
+          role: fields[2]!.includes('master') ? 'master' : 'replica',
+          slots,
+        };
+      });
+  };
+  // Replicas of a killed master are promoted, so the count to wait for goes down with each kill.
+  const expectedReplicas = (): number => alive().length - masters;
+  const waitHealthy = async (timeoutMs = 30_000): Promise<void> => {
+    await until(
+      () =>
+        alive().every(p => cli(p, 'cluster', 'info').includes('cluster_state:ok')) &&
+        topology().filter(n => n.role === 'master' && n.slots.length > 0).length === masters &&
+        topology().filter(n => n.role === 'replica').length === expectedReplicas(),
+      timeoutMs,
+      'cluster_state:ok on every node',
+    );
+  };
+  await waitHealthy();
+
+  return {
+    nodes: ports.map(p => `127.0.0.1:${p}`),
+    topology,
+    kill(port) {
+      killed.add(port);
+      children.get(port)?.kill('SIGKILL');
+    },
+    waitHealthy,
+    cli,
+    async stop() {
+      await Promise.all(
+        [...children.values()].map(child =>
+          child.exitCode !== null || child.signalCode !== null
+            ? Promise.resolve()
+            : new Promise(resolve => {
+                child.once('exit', resolve);
+                child.kill('SIGKILL');
+              }),
+        ),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
