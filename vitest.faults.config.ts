@@ -1,12 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
-/** `npm run test:faults`: the fault-injection suite, one file at a time (it stops Redis servers and kills workers). */
+/**
+ * `npm run test:faults`: the fault-injection suite. It stops and starts private Redis servers and
+ * clusters and kills workers, each file its own, so two files run at once: the 150 s export
+ * outage (`export-outage.test.ts`), which mostly waits, beside the others.
+ */
 export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
     testTimeout: 90_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    fileParallelism: false,
+    maxWorkers: 2,
   },
 });

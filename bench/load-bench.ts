@@ -6,7 +6,10 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import pidusage from 'pidusage';
 import { createOtlpHttpReceiver } from '../src/ingest/otlp-http-receiver.js';
 import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
+import { Redis } from 'ioredis';
 import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
+import { traceQueueShards } from '../src/queue/queue-shards.js';
+import { createRedisConnection } from '../src/queue/redis-connection.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
 import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
@@ -55,6 +58,14 @@ export interface LoadResult {
    * command, those run inside Lua scripts included, by name, and in all.
    */
   redisCommandsPerTrace: { total: number; byCommand: Record<string, number> };
+  /**
+   * Per Redis server (one, or each cluster master): its share of the run's commands and the CPU
+   * seconds it used (`INFO cpu`, user + system), and the CPU time per scored span in µs.
+   */
+  redisNodes: Array<{ node: string; commandShare: number; cpuSeconds: number }>;
+  redisCpuMicrosPerSpan: number;
+  /** CPU time per scored span of each spanscore process (receiver, worker 1, …), in µs. */
+  cpuMicrosPerSpan: Record<string, number>;
 }
 
 /**
@@ -66,7 +77,8 @@ export interface LoadResult {
  */
 export async function loadBench(options: LoadOptions): Promise<LoadResult> {
   const prefix = testPrefix().replace('test', 'bench');
-  const redis = redisFor(prefix);
+  // A cluster is the bench's own, thrown away after the run: nothing to clean up there.
+  const redis = options.cluster ? { cleanup: () => Promise.resolve() } : redisFor(prefix);
   try {
     return await loadRun(options, prefix, redis);
   } catch (error) {
@@ -85,12 +97,14 @@ export interface LoadOptions {
   rate?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
+  /** Run on this Redis Cluster (`host:port` of every master) with this many queue shards. */
+  cluster?: { masters: string[]; shards: number };
 }
 
 async function loadRun(
   options: LoadOptions,
   prefix: string,
-  redis: ReturnType<typeof redisFor>,
+  redis: { cleanup: () => Promise<void> },
 ): Promise<LoadResult> {
   const connections = options.connections ?? 8;
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
@@ -126,7 +140,9 @@ async function loadRun(
   writeFileSync(
     join(dir, 'config.yaml'),
     [
-      `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
+      options.cluster
+        ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
+        : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
       'worker: { concurrency: 32 }',
       `export: { url: "${sinkUrl}", logResults: false }`,
@@ -178,23 +194,37 @@ async function loadRun(
   const roles = new Map<number, string>([[receiver.pid!, 'receiver']]);
   workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
   const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
+  /** CPU time (user + system) each process has used, at the last sample. */
+  const cpuMs = new Map<string, number>();
   const redisMemory: number[] = [];
-  const infoConnection = redis.bullmq();
+  // INFO goes to each server (each cluster master) on its own connection, and is summed.
+  const servers = options.cluster?.masters.map(node => `redis://${node}`) ?? [REDIS_URL];
+  const infoConnections = servers.map(url => new Redis(url));
+  const infoAll = (section: string): Promise<string[]> =>
+    Promise.all(infoConnections.map(c => c.info(section)));
   const sample = setInterval(() => {
     void pidusage([...roles.keys()]).then(
       stats => {
         for (const [pid, stat] of Object.entries(stats))
           rss.get(roles.get(Number(pid))!)?.push(stat.memory / 1024 / 1024);
+        for (const [pid, stat] of Object.entries(stats))
+          cpuMs.set(roles.get(Number(pid))!, stat.ctime);
       },
       () => undefined,
     );
-    void infoConnection.info('memory').then(
-      info => redisMemory.push(Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0) / 1024 / 1024),
+    void infoAll('memory').then(
+      infos =>
+        redisMemory.push(
+          infos.reduce((sum, info) => sum + Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0), 0) /
+            1024 /
+            1024,
+        ),
       () => undefined,
     );
   }, 1000);
 
-  const statsBefore = parseCommandStats(await infoConnection.info('commandstats'));
+  const statsBefore = (await infoAll('commandstats')).map(parseCommandStats);
+  const cpuBefore = (await infoAll('cpu')).map(parseCpuSeconds);
   const out = join(dir, 'load.json');
   const started = Date.now();
   const generator = spawn(
@@ -233,23 +263,42 @@ async function loadRun(
     .filter(([id]) => exportedAt.has(id))
     .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
 
-  const statsAfter = parseCommandStats(await infoConnection.info('commandstats'));
+  const statsAfter = (await infoAll('commandstats')).map(parseCommandStats);
+  const cpuAfter = (await infoAll('cpu')).map(parseCpuSeconds);
   const byCommand: Record<string, number> = {};
   let totalCommands = 0;
-  for (const [command, calls] of statsAfter) {
-    const n = calls - (statsBefore.get(command) ?? 0);
-    // INFO itself and the sampling above are the bench's, not the pipeline's.
-    if (n <= 0 || command === 'info') continue;
-    byCommand[command] = n / Math.max(1, exportedAt.size);
-    totalCommands += n;
-  }
+  const perServer = servers.map(() => 0);
+  statsAfter.forEach((after, i) => {
+    for (const [command, calls] of after) {
+      const n = calls - (statsBefore[i]!.get(command) ?? 0);
+      // INFO itself and the sampling above are the bench's; CLUSTER (slot maps) the client's.
+      if (n <= 0 || command === 'info' || command.startsWith('cluster')) continue;
+      byCommand[command] = (byCommand[command] ?? 0) + n / Math.max(1, exportedAt.size);
+      totalCommands += n;
+      perServer[i]! += n;
+    }
+  });
+  const redisNodes = servers.map((node, i) => ({
+    node,
+    commandShare: perServer[i]! / Math.max(1, totalCommands),
+    cpuSeconds: cpuAfter[i]! - cpuBefore[i]!,
+  }));
 
   // Where the latency goes, from BullMQ's own event stream (the last ~10,000 events it keeps):
   // ready → the job's last activation (delay promotion and queueing), activation → completed
   // (reading, scoring, export), and how often a job was re-delayed before its trace was ready.
-  const events = (await infoConnection.xrange(`${prefix}:score-trace:events`, '-', '+')) as Array<
-    [string, string[]]
-  >;
+  const events: Array<[string, string[]]> = [];
+  const reader = options.cluster
+    ? createRedisConnection({ clusterNodes: options.cluster.masters }, 'bullmq')
+    : infoConnections[0]!;
+  for (const shard of traceQueueShards(prefix, options.cluster?.shards ?? 1, !!options.cluster))
+    events.push(
+      ...((await reader.xrange(`${shard.prefix}:${shard.name}:events`, '-', '+')) as Array<
+        [string, string[]]
+      >),
+    );
+  if (reader !== infoConnections[0]) reader.disconnect();
+  for (const c of infoConnections) c.disconnect();
   const jobs = new Map<string, { delays: number; active?: number; completed?: number }>();
   for (const [id, fields] of events) {
     const at = Number(id.split('-')[0]);
@@ -333,7 +382,24 @@ async function loadRun(
       slopePerMinute: slopePerMinute(redisMemory, warmUp(redisMemory)),
     },
     redisCommandsPerTrace: { total: totalCommands / Math.max(1, exportedAt.size), byCommand },
+    redisNodes,
+    cpuMicrosPerSpan: Object.fromEntries(
+      [...cpuMs].map(([role, ms]) => [
+        role,
+        (ms * 1000) / Math.max(1, exportedAt.size * SPANS_PER_TRACE),
+      ]),
+    ),
+    redisCpuMicrosPerSpan:
+      (redisNodes.reduce((sum, n) => sum + n.cpuSeconds, 0) * 1e6) /
+      Math.max(1, exportedAt.size * SPANS_PER_TRACE),
   };
+}
+
+/** `used_cpu_sys` + `used_cpu_user` of `INFO cpu`, in seconds. */
+function parseCpuSeconds(info: string): number {
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_sys') + field('used_cpu_user');
 }
 
 /** `cmdstat_<name>:calls=N,…` lines of `INFO commandstats`, as calls by command name. */
@@ -351,28 +417,49 @@ function parseCommandStats(info: string): Map<string, number> {
  */
 export async function redisBytesPerTrace(
   requests = 100,
+  cluster?: { masters: string[]; shards: number },
 ): Promise<{ traces: number; bytesPerTrace: number }> {
   const prefix = testPrefix().replace('test', 'bench');
-  const redis = redisFor(prefix);
+  const redis = cluster
+    ? {
+        commands: createRedisConnection({ clusterNodes: cluster.masters }, 'commands'),
+        queue: createRedisConnection({ clusterNodes: cluster.masters }, 'bullmq'),
+        cleanup: () => Promise.resolve(),
+      }
+    : (() => {
+        const r = redisFor(prefix);
+        return { commands: r.commands, queue: r.bullmq(), cleanup: r.cleanup };
+      })();
   const sink = createBullmqTraceSink({
     prefix,
     policy: { settleMs: 600_000, maxWaitMs: 600_000 },
     redis: redis.commands,
-    queueConnection: redis.bullmq(),
+    queueConnection: redis.queue,
     maxQueuedTraces: 1_000_000,
+    shards: cluster?.shards ?? 1,
   });
   const batches = agentSpans(requests, 11).map(
     b => decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(b)!).spans,
   );
   const traces = new Set(batches.flat().map(s => s.traceId)).size;
-  const infoConnection = redis.bullmq();
+  const infoConnections = (cluster?.masters.map(node => `redis://${node}`) ?? [REDIS_URL]).map(
+    url => new Redis(url),
+  );
   const used = async (): Promise<number> =>
-    Number(/used_memory:(\d+)/.exec(await infoConnection.info('memory'))?.[1] ?? 0);
+    (await Promise.all(infoConnections.map(c => c.info('memory')))).reduce(
+      (sum, info) => sum + Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0),
+      0,
+    );
   await sink.accept([]); // connects
   const before = await used();
   for (const batch of batches) await sink.accept(batch);
   const after = await used();
   await sink.close();
+  for (const c of infoConnections) c.disconnect();
+  if (cluster) {
+    redis.commands.disconnect();
+    redis.queue.disconnect();
+  }
   await redis.cleanup();
   return { traces, bytesPerTrace: (after - before) / traces };
 }

@@ -127,6 +127,7 @@ export type {
   BullmqTraceSinkOptions,
 } from './queue/bullmq-trace-assembler.js';
 export { createRedisConnection } from './queue/redis-connection.js';
+export type { RedisClient, RedisTarget } from './queue/redis-connection.js';
 export { createScoreTraceWorker } from './queue/score-trace.processor.js';
 export type { ScoreTraceWorkerOptions } from './queue/score-trace.processor.js';
 export { createMemoryTraceAssembler } from './queue/memory-trace-assembler.js';

@@ -23,7 +23,8 @@ const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as co
  * rate-limited queue (`judge`), so a slow or rate-limited judge never holds up deterministic
  * scoring. BullMQ does the retries, as `classifyFailure` says; the judge's cache and daily spend
  * live in Redis, shared by every worker. Receivers and workers may be separate processes on any
- * hosts.
+ * hosts. Redis is one server or a Redis Cluster (`redisTargetOf`); the trace queue is
+ * `queue.shards` BullMQ queues, each with its own worker in every worker process.
  */
 export function createBullmqQueueDriver(
   config: Readonly<Config>,

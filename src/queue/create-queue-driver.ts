@@ -3,8 +3,8 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 
 /**
- * The driver the config asks for: `bullmq` when a Redis URL is set (`REDIS_URL`,
- * `queue.redisUrl`), else the embedded `memory` driver, which needs the receiver and the workers
+ * The driver the config asks for: `bullmq` when a Redis URL (`REDIS_URL`, `queue.redisUrl`) or
+ * Redis Cluster nodes (`REDIS_CLUSTER_NODES`) are set, else the embedded `memory` driver, which needs the receiver and the workers
  * in one process (`SS_USAGE` otherwise, saying what to do). Each driver's code (BullMQ and
  * ioredis, or p-queue) is loaded only when chosen.
  */

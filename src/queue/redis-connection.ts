@@ -88,6 +88,10 @@ export function createRedisConnection(
       // While a failed master's replica is promoted, retry soon rather than wait out a timeout.
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 200,
+      // ioredis learns the new slot owner from a MOVED reply, which a command sent to a dead
+      // master never gets, and a MULTI whose commands are redirected only fails with EXECABORT:
+      // re-read the slot map every 2 s so a failover is seen within the node timeout + 2 s.
+      slotsRefreshInterval: 2000,
     };
     return new Cluster(t.clusterNodes.map(parseNode), options);
   }

@@ -100,7 +100,9 @@ describe('spanscore jobs', () => {
   it('says it needs Redis with the memory driver, and refuses a retry without --failed', async () => {
     const memory = await run(['jobs']);
     expect(memory.code).toBe(2);
-    expect(memory.stderr).toContain('spanscore jobs: needs the bullmq driver (set REDIS_URL or REDIS_CLUSTER_NODES)');
+    expect(memory.stderr).toContain(
+      'spanscore jobs: needs the bullmq driver (set REDIS_URL or REDIS_CLUSTER_NODES)',
+    );
     const bare = await run(['jobs', 'retry']);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain("required option '--failed' not specified");

@@ -31,7 +31,7 @@ export interface RedisCluster {
 /**
  * Starts `masters × (1 + replicasPerMaster)` `redis-server --cluster-enabled yes` processes on free
  * loopback ports and joins them with `redis-cli --cluster create`, which gives the masters equal
- * slot ranges in port order. `nodeTimeoutMs` is how long a silent master has before its replica
+ * slot ranges in the order given (1 or 2 masters, which it refuses, are joined by hand the same way). `nodeTimeoutMs` is how long a silent master has before its replica
  * takes over (Redis's default is 15 s; tests use 2 s).
  */
 export async function startRedisCluster(
@@ -55,6 +55,10 @@ export async function startRedisCluster(
         'yes',
         '--cluster-config-file',
         join(dir, `nodes-${port}.conf`),
+        // A node that was never MEET-ed (a one-master cluster) would otherwise not know its own
+        // address, and CLUSTER SLOTS would name it "".
+        '--cluster-announce-ip',
+        '127.0.0.1',
         '--cluster-node-timeout',
         String(options.nodeTimeoutMs ?? 2000),
         '--dir',
@@ -72,20 +76,35 @@ export async function startRedisCluster(
     spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
   for (const port of ports) await until(() => cli(port, 'ping') === 'PONG', 5000, `node ${port}`);
 
-  const create = spawnSync(
-    'redis-cli',
-    [
-      '--cluster',
-      'create',
-      ...ports.map(p => `127.0.0.1:${p}`),
-      '--cluster-replicas',
-      String(replicas),
-      '--cluster-yes',
-    ],
-    { encoding: 'utf8' },
-  );
-  if (create.status !== 0)
-    throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+  if (masters < 3) {
+    // `redis-cli --cluster create` wants 3 masters at least; smaller clusters (for sizing) are
+    // joined by hand, with the same equal split of the slots.
+    if (replicas > 0) throw new Error('replicas need 3 masters or more');
+    ports.forEach((port, i) => {
+      const from = Math.round((i * 16384) / masters);
+      const to = Math.round(((i + 1) * 16384) / masters) - 1;
+      cli(port, 'cluster', 'addslotsrange', String(from), String(to));
+      if (i > 0) cli(port, 'cluster', 'meet', '127.0.0.1', String(ports[0]));
+    });
+  } else {
+    create();
+  }
+  function create(): void {
+    const create = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...ports.map(p => `127.0.0.1:${p}`),
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (create.status !== 0)
+      throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+  }
 
   const killed = new Set<number>();
   const alive = (): number[] => ports.filter(p => !killed.has(p));
@@ -118,9 +137,13 @@ export async function startRedisCluster(
       () =>
         alive().every(p => cli(p, 'cluster', 'info').includes('cluster_state:ok')) &&
         topology().filter(n => n.role === 'master' && n.slots.length > 0).length === masters &&
-        topology().filter(n => n.role === 'replica').length === expectedReplicas(),
+        topology().filter(n => n.role === 'replica').length === expectedReplicas() &&
+        // A replica that has not finished its first sync cannot take over from its master.
+        topology()
+          .filter(n => n.role === 'replica')
+          .every(n => cli(n.port, 'info', 'replication').includes('master_link_status:up')),
       timeoutMs,
-      'cluster_state:ok on every node',
+      'cluster_state:ok on every node, and every replica in sync',
     );
   };
   await waitHealthy();

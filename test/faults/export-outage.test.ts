@@ -72,5 +72,5 @@ describe('a 150 s outage of the trace backend, default settings', () => {
       );
       expect([...new Set(backend.spans.map(s => s.traceId))].sort()).toEqual([...traceIds].sort());
     }
-  });
+  }, 400_000);
 });
