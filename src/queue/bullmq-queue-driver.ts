@@ -6,7 +6,12 @@ import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-asse
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
-import { createRedisConnection, redisTargetOf, whenReady } from './redis-connection.js';
+import {
+  createRedisConnection,
+  describeRedisError,
+  redisTargetOf,
+  whenReady,
+} from './redis-connection.js';
 import { createRedisExportBacklog } from './redis-export-backlog.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace } from './redis-span-buffer.js';
@@ -34,7 +39,9 @@ export function createBullmqQueueDriver(
   const connections: RedisClient[] = [];
   const connect = (kind: 'bullmq' | 'commands'): RedisClient => {
     const connection = createRedisConnection(redisTargetOf(config.queue), kind);
-    connection.on('error', (error: Error) => events.log(`spanscore: redis: ${error.message}`));
+    connection.on('error', (error: Error) =>
+      events.log(`spanscore: redis: ${describeRedisError(error)}`),
+    );
     connections.push(connection);
     return connection;
   };

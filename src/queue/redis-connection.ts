@@ -109,21 +109,45 @@ function parseNode(node: string): { host: string; port: number } {
 }
 
 /**
- * Waits until a fail-fast connection is ready, for at most `timeoutMs`; rejects otherwise. A
- * connection without an offline queue refuses commands while (re)connecting, including its first.
+ * A connection error's message, with the node's own reason when ioredis's cluster client wraps it
+ * (its "Failed to refresh slots cache." hides a NOAUTH or a refused connection in `lastNodeError`).
+ */
+export function describeRedisError(error: Error): string {
+  const cause = (error as Error & { lastNodeError?: Error }).lastNodeError;
+  return cause ? `${error.message} (${cause.message})` : error.message;
+}
+
+/**
+ * Waits until a fail-fast connection is ready, for at most `timeoutMs`; rejects otherwise, with
+ * the last connection error seen meanwhile. A connection without an offline queue refuses
+ * commands while (re)connecting, including its first.
  */
 export async function whenReady(redis: RedisClient, timeoutMs = 2000): Promise<void> {
   if (redis.status === 'ready') return;
   if (redis.status === 'wait') void redis.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    let last = '';
+    const onError = (error: Error): void => {
+      last = describeRedisError(error);
+    };
+    const done = (): void => {
+      clearTimeout(timer);
       redis.off('ready', onReady);
-      reject(new Error(`Redis not ready after ${timeoutMs} ms (status ${redis.status})`));
+      redis.off('error', onError);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new Error(
+          `Redis not ready after ${timeoutMs} ms (status ${redis.status}${last ? `, last error: ${last}` : ''})`,
+        ),
+      );
     }, timeoutMs);
     function onReady(): void {
-      clearTimeout(timer);
+      done();
       resolve();
     }
     redis.once('ready', onReady);
+    redis.on('error', onError);
   });
 }

@@ -35,7 +35,13 @@ export interface RedisCluster {
  * takes over (Redis's default is 15 s; tests use 2 s).
  */
 export async function startRedisCluster(
-  options: { masters?: number; replicasPerMaster?: number; nodeTimeoutMs?: number } = {},
+  options: {
+    masters?: number;
+    replicasPerMaster?: number;
+    nodeTimeoutMs?: number;
+    /** Every node requires it (`requirepass`, `masterauth`). */
+    password?: string;
+  } = {},
 ): Promise<RedisCluster> {
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 0;
@@ -67,110 +73,127 @@ export async function startRedisCluster(
         '',
         '--appendonly',
         'no',
+        ...(options.password
+          ? ['--requirepass', options.password, '--masterauth', options.password]
+          : []),
       ],
       { stdio: 'ignore' },
     );
     children.set(port, child);
   }
+  const auth = options.password ? ['--no-auth-warning', '-a', options.password] : [];
   const cli = (port: number, ...args: string[]): string =>
-    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
-  for (const port of ports) await until(() => cli(port, 'ping') === 'PONG', 5000, `node ${port}`);
-
-  if (masters < 3) {
-    // `redis-cli --cluster create` wants 3 masters at least; smaller clusters (for sizing) are
-    // joined by hand, with the same equal split of the slots.
-    if (replicas > 0) throw new Error('replicas need 3 masters or more');
-    ports.forEach((port, i) => {
-      const from = Math.round((i * 16384) / masters);
-      const to = Math.round(((i + 1) * 16384) / masters) - 1;
-      cli(port, 'cluster', 'addslotsrange', String(from), String(to));
-      if (i > 0) cli(port, 'cluster', 'meet', '127.0.0.1', String(ports[0]));
-    });
-  } else {
-    create();
-  }
-  function create(): void {
-    const create = spawnSync(
-      'redis-cli',
-      [
-        '--cluster',
-        'create',
-        ...ports.map(p => `127.0.0.1:${p}`),
-        '--cluster-replicas',
-        String(replicas),
-        '--cluster-yes',
-      ],
-      { encoding: 'utf8' },
+    spawnSync('redis-cli', ['-p', String(port), ...auth, ...args], {
+      encoding: 'utf8',
+    }).stdout.trim();
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      [...children.values()].map(child =>
+        child.exitCode !== null || child.signalCode !== null
+          ? Promise.resolve()
+          : new Promise(resolve => {
+              child.once('exit', resolve);
+              child.kill('SIGKILL');
+            }),
+      ),
     );
-    if (create.status !== 0)
-      throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    return await form();
+  } catch (error) {
+    await stop(); // a cluster that failed to form leaves no process behind
+    throw error;
   }
 
-  const killed = new Set<number>();
-  const alive = (): number[] => ports.filter(p => !killed.has(p));
-  const topology = (): ClusterNode[] => {
-    const port = alive()[0]!;
-    return cli(port, 'cluster', 'nodes')
-      .split('\n')
-      .filter(line => !line.includes('fail') && line.includes('connected'))
-      .map(line => {
-        const fields = line.split(' ');
-        const nodePort = Number(/:(\d+)@/.exec(fields[1]!)![1]);
-        const slots = fields
-          .slice(8)
-          .filter(f => /^\d+(-\d+)?$/.test(f))
-          .map(f => {
-            const [from, to] = f.split('-').map(Number);
-            return [from!, to ?? from!] as [number, number];
-          });
-        return {
-          port: nodePort,
-          role: fields[2]!.includes('master') ? 'master' : 'replica',
-          slots,
-        };
+  async function form(): Promise<RedisCluster> {
+    for (const port of ports) await until(() => cli(port, 'ping') === 'PONG', 5000, `node ${port}`);
+
+    if (masters < 3) {
+      // `redis-cli --cluster create` wants 3 masters at least; smaller clusters (for sizing) are
+      // joined by hand, with the same equal split of the slots.
+      if (replicas > 0) throw new Error('replicas need 3 masters or more');
+      ports.forEach((port, i) => {
+        const from = Math.round((i * 16384) / masters);
+        const to = Math.round(((i + 1) * 16384) / masters) - 1;
+        cli(port, 'cluster', 'addslotsrange', String(from), String(to));
+        if (i > 0) cli(port, 'cluster', 'meet', '127.0.0.1', String(ports[0]));
       });
-  };
-  // Replicas of a killed master are promoted, so the count to wait for goes down with each kill.
-  const expectedReplicas = (): number => alive().length - masters;
-  const waitHealthy = async (timeoutMs = 30_000): Promise<void> => {
-    await until(
-      () =>
-        alive().every(p => cli(p, 'cluster', 'info').includes('cluster_state:ok')) &&
-        topology().filter(n => n.role === 'master' && n.slots.length > 0).length === masters &&
-        topology().filter(n => n.role === 'replica').length === expectedReplicas() &&
-        // A replica that has not finished its first sync cannot take over from its master.
-        topology()
-          .filter(n => n.role === 'replica')
-          .every(n => cli(n.port, 'info', 'replication').includes('master_link_status:up')),
-      timeoutMs,
-      'cluster_state:ok on every node, and every replica in sync',
-    );
-  };
-  await waitHealthy();
-
-  return {
-    nodes: ports.map(p => `127.0.0.1:${p}`),
-    topology,
-    kill(port) {
-      killed.add(port);
-      children.get(port)?.kill('SIGKILL');
-    },
-    waitHealthy,
-    cli,
-    async stop() {
-      await Promise.all(
-        [...children.values()].map(child =>
-          child.exitCode !== null || child.signalCode !== null
-            ? Promise.resolve()
-            : new Promise(resolve => {
-                child.once('exit', resolve);
-                child.kill('SIGKILL');
-              }),
-        ),
+    } else {
+      create();
+    }
+    function create(): void {
+      const create = spawnSync(
+        'redis-cli',
+        [
+          ...auth,
+          '--cluster',
+          'create',
+          ...ports.map(p => `127.0.0.1:${p}`),
+          '--cluster-replicas',
+          String(replicas),
+          '--cluster-yes',
+        ],
+        { encoding: 'utf8' },
       );
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+      if (create.status !== 0)
+        throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+    }
+
+    const killed = new Set<number>();
+    const alive = (): number[] => ports.filter(p => !killed.has(p));
+    const topology = (): ClusterNode[] => {
+      const port = alive()[0]!;
+      return cli(port, 'cluster', 'nodes')
+        .split('\n')
+        .filter(line => !line.includes('fail') && line.includes('connected'))
+        .map(line => {
+          const fields = line.split(' ');
+          const nodePort = Number(/:(\d+)@/.exec(fields[1]!)![1]);
+          const slots = fields
+            .slice(8)
+            .filter(f => /^\d+(-\d+)?$/.test(f))
+            .map(f => {
+              const [from, to] = f.split('-').map(Number);
+              return [from!, to ?? from!] as [number, number];
+            });
+          return {
+            port: nodePort,
+            role: fields[2]!.includes('master') ? 'master' : 'replica',
+            slots,
+          };
+        });
+    };
+    // Replicas of a killed master are promoted, so the count to wait for goes down with each kill.
+    const expectedReplicas = (): number => alive().length - masters;
+    const waitHealthy = async (timeoutMs = 30_000): Promise<void> => {
+      await until(
+        () =>
+          alive().every(p => cli(p, 'cluster', 'info').includes('cluster_state:ok')) &&
+          topology().filter(n => n.role === 'master' && n.slots.length > 0).length === masters &&
+          topology().filter(n => n.role === 'replica').length === expectedReplicas() &&
+          // A replica that has not finished its first sync cannot take over from its master.
+          topology()
+            .filter(n => n.role === 'replica')
+            .every(n => cli(n.port, 'info', 'replication').includes('master_link_status:up')),
+        timeoutMs,
+        'cluster_state:ok on every node, and every replica in sync',
+      );
+    };
+    await waitHealthy();
+
+    return {
+      nodes: ports.map(p => `127.0.0.1:${p}`),
+      topology,
+      kill(port) {
+        killed.add(port);
+        children.get(port)?.kill('SIGKILL');
+      },
+      waitHealthy,
+      cli,
+      stop,
+    };
+  }
 }
 
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
