@@ -67,10 +67,15 @@ describe.each(['memory', 'bullmq'])('export failures retried by age (%s driver)'
     s.up();
     await waitFor(() => s.written.has(s.traceId), 'evaluation spans written after the outage');
     expect(s.failed).toEqual([]);
-    const record = (await (
-      await fetch(s.service.url!.replace('/v1/traces', `/api/v1/traces/${s.traceId}`))
-    ).json()) as { state: string };
-    expect(record.state).toBe('scored');
+    // The run record is written after the evaluation spans, in the results store's next batch.
+    const state = async (): Promise<string | undefined> =>
+      (
+        (await (
+          await fetch(s.service.url!.replace('/v1/traces', `/api/v1/traces/${s.traceId}`))
+        ).json()) as { state?: string }
+      ).state;
+    await waitFor(async () => (await state()) !== undefined, 'the run record');
+    expect(await state()).toBe('scored');
   }, 20_000);
 
   it('gives up once the trace is older than export.retryMaxAgeMs, with the reason', async () => {

@@ -130,6 +130,8 @@ async function start(
   );
   driver.startWorkers(s);
   closers.push(() => driver.close(5000));
+  // As a deployment's /readyz would: a cluster client needs a few round trips before it is ready.
+  await waitFor(() => driver.ready(), 'the driver to be ready', 15_000);
   return { driver, prefix, failed, late };
 }
 
