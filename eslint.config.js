@@ -6,7 +6,18 @@ import globals from 'globals';
 export default tseslint.config(
   // examples/ are projects of their own: typechecked and run against the packed package by
   // test/package/vitest-entry.test.ts.
-  { ignores: ['dist', 'node_modules', 'coverage', 'test/fixtures', 'bench/results', 'examples'] },
+  // captures/ has its own pinned dependencies, installed only by `npm run capture-fixtures`.
+  {
+    ignores: [
+      'dist',
+      'node_modules',
+      'coverage',
+      'test/fixtures',
+      'bench/results',
+      'examples',
+      'captures',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

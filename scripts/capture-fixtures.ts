@@ -6,9 +6,14 @@
  * - OpenLLMetry: `@traceloop/instrumentation-openai` around the same client.
  * Spans are serialized exactly as the OTLP/HTTP exporters send them (`@opentelemetry/otlp-transformer`).
  *
+ * - then the capture workspace (`captures/`, its own pinned dependencies): Langfuse's JS SDK,
+ *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model).
+ *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -223,6 +228,25 @@ async function captureOpenAiInstrumented(kind: 'openinference' | 'traceloop'): P
   save(`captured-${kind}-openai`, exporter);
 }
 
+/**
+ * The capture workspace (`captures/`): frameworks pinned in its own package.json and lockfile,
+ * installed there so the package's own dependencies stay small, each run as its own process so
+ * that no two frameworks share an OpenTelemetry global. Every script writes
+ * `captured-<framework>-<version>.otlp.json`.
+ */
+function captureWorkspace(): void {
+  const dir = new URL('../captures/', import.meta.url).pathname;
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
+  // Typechecked here, against the pinned releases (`npm run typecheck` does not install them).
+  execFileSync('npx', ['tsc', '-p', dir], { stdio: 'inherit' });
+  for (const script of WORKSPACE_CAPTURES)
+    execFileSync(process.execPath, ['--import', 'tsx', join(dir, script)], { stdio: 'inherit' });
+}
+
+/** The workspace's capture scripts, one per framework. */
+const WORKSPACE_CAPTURES = ['langfuse.ts', 'langchain-openinference.ts'];
+
 await captureVercel();
 await captureOpenAiInstrumented('openinference');
 await captureOpenAiInstrumented('traceloop');
+captureWorkspace();

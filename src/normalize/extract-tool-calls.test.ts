@@ -169,3 +169,97 @@ describe('extractToolCalls', () => {
     ).toEqual([]);
   });
 });
+
+describe('Langfuse SDK observations', () => {
+  const observation = (
+    n: number,
+    name: string,
+    startMs: number,
+    attrs: Record<string, string>,
+  ): Omit<SpanInput, 'traceId'> => ({
+    spanId: S(n),
+    parentSpanId: S(1),
+    name,
+    startMs,
+    endMs: startMs + 1,
+    attributes: attrs,
+  });
+  const assistant = (calls: Array<[string, string, object]>): string =>
+    JSON.stringify({
+      role: 'assistant',
+      content: null,
+      tool_calls: calls.map(([id, name, args]) => ({
+        id,
+        type: 'function',
+        function: { name, arguments: JSON.stringify(args) },
+      })),
+    });
+
+  it('reads a failed tool observation (level ERROR) and never counts a request replayed in a later input', () => {
+    const request = assistant([['call_1', 'search', { q: 'x' }]]);
+    const calls = extractToolCalls(
+      digests([
+        { spanId: S(1), name: 'agent', startMs: 0, endMs: 10, attributes: {} },
+        observation(2, 'chat m', 1, {
+          'langfuse.observation.type': 'generation',
+          'langfuse.observation.output': request,
+        }),
+        observation(3, 'search', 2, {
+          'langfuse.observation.type': 'tool',
+          'langfuse.observation.input': '{"q":"x"}',
+          'langfuse.observation.output': '{"error":"Error: backend down"}',
+          'langfuse.observation.level': 'ERROR',
+          'langfuse.observation.status_message': 'backend down',
+        }),
+        // The next turn replays the request and the tool's answer in its input: no new call.
+        observation(4, 'chat m', 3, {
+          'langfuse.observation.type': 'generation',
+          'langfuse.observation.input': JSON.stringify([
+            { role: 'user', content: 'find x' },
+            JSON.parse(request) as object,
+            { role: 'tool', tool_call_id: 'call_1', content: '{"error":"backend down"}' },
+          ]),
+          'langfuse.observation.output': '{"role":"assistant","content":"Sorry."}',
+        }),
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      name: 'search',
+      callId: 'call_1',
+      arguments: { q: 'x' },
+      status: 'error',
+      error: 'backend down',
+      source: 'executed',
+      convention: 'langfuse',
+    });
+  });
+
+  it('keeps a requested call that no tool observation ran, with its result from the next input', () => {
+    const calls = extractToolCalls(
+      digests([
+        { spanId: S(1), name: 'agent', startMs: 0, endMs: 10, attributes: {} },
+        observation(2, 'chat m', 1, {
+          'langfuse.observation.type': 'generation',
+          'langfuse.observation.output': assistant([['call_7', 'lookup', { id: 7 }]]),
+        }),
+        observation(3, 'chat m', 3, {
+          'langfuse.observation.type': 'generation',
+          'langfuse.observation.input': JSON.stringify([
+            { role: 'tool', tool_call_id: 'call_7', content: '{"found":true}' },
+          ]),
+        }),
+      ]),
+    );
+    expect(calls).toEqual([
+      expect.objectContaining({
+        name: 'lookup',
+        callId: 'call_7',
+        arguments: { id: 7 },
+        result: { found: true },
+        source: 'requested',
+        convention: 'langfuse',
+      }),
+    ]);
+  });
+});

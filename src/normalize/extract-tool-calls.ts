@@ -169,12 +169,22 @@ function nestedTwin(
 
 function absorb(into: ToolCall, from: ToolCall): void {
   into.callId ??= from.callId;
-  if (into.arguments === undefined) into.arguments = from.arguments;
+  // A bare value (LangChain records a one-argument tool's input as `Paris`) gives way to the
+  // structured arguments the model sent (`{"city":"Paris"}`).
+  if (
+    into.arguments === undefined ||
+    (!isStructured(into.arguments) && isStructured(from.arguments))
+  )
+    into.arguments = from.arguments;
   if (into.result === undefined) into.result = from.result;
   if (from.status === 'error' && into.status === 'ok') {
     into.status = 'error';
     into.error = from.error;
   }
+}
+
+function isStructured(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
 }
 
 function unmatchedRequests(

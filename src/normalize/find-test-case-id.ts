@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { LANGFUSE_ATTRIBUTES, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { stringAttribute } from './attribute-values.js';
 
 /** The attributes that tie a trace to a test case, checked in this order on every span. */
@@ -8,6 +8,7 @@ export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
   'ai.telemetry.metadata.testCaseId',
   'test_case.id',
   'gen_ai.test_case.id',
+  LANGFUSE_ATTRIBUTES.traceMetadataTestCaseId, // propagateAttributes({ metadata: { testCaseId } })
 ];
 
 /**

@@ -31,6 +31,19 @@ export const GEN_AI_TOOL_ATTRIBUTES = {
  * evaluation event's (semantic conventions v1.38+, development status); `spanscore.*` keys carry
  * what no convention defines yet.
  */
+/**
+ * Langfuse's SDKs (v3+, on OpenTelemetry): what an observation is and what went in and out of it
+ * (JSON strings), its level (`ERROR` for a failure) and status message; trace metadata keys.
+ */
+export const LANGFUSE_ATTRIBUTES = {
+  observationType: 'langfuse.observation.type',
+  observationInput: 'langfuse.observation.input',
+  observationOutput: 'langfuse.observation.output',
+  observationLevel: 'langfuse.observation.level',
+  observationStatusMessage: 'langfuse.observation.status_message',
+  traceMetadataTestCaseId: 'langfuse.trace.metadata.testCaseId',
+} as const;
+
 export const EVALUATION_ATTRIBUTES = {
   name: 'gen_ai.evaluation.name',
   scoreValue: 'gen_ai.evaluation.score.value',

@@ -4,6 +4,7 @@ import { genAiLegacyEvents } from './gen-ai-legacy-events.js';
 import { genAiMessages } from './gen-ai-messages.js';
 import { genAiToolNameFallback } from './gen-ai-tool-name.js';
 import { googleAdk } from './google-adk.js';
+import { langfuse } from './langfuse.js';
 import { langsmith } from './langsmith.js';
 import { logfire } from './logfire.js';
 import { mastra } from './mastra.js';
@@ -27,6 +28,7 @@ export const EXTRACTORS: readonly ToolCallExtractor[] = [
   mastra, // before gen-ai: mastra.span.type also marks MCP tool calls
   pydanticAi, // before gen-ai: v2 spans are "running tool" without execute_tool
   langsmith, // langsmith.span.kind=tool also sets execute_tool, with inputs in gen_ai.prompt
+  langfuse, // langfuse.observation.type=tool / generation (its SDK's own spans)
   genAiExecuteTool, // OTel GenAI execute_tool, Vercel @ai-sdk/otel v7, Pydantic AI v3+
   vercelAiSdk, // ai.toolCall spans (v4–v6) and ai.response.toolCalls
   openInference, // openinference.span.kind=TOOL; LLM spans' llm.output_messages

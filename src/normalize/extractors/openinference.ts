@@ -1,5 +1,11 @@
 import type { AttributeValue, SpanDigest } from '../../ingest/span-digest.js';
-import { indexedAttributes, parseMaybeJson, stringAttribute } from '../attribute-values.js';
+import {
+  indexedAttributes,
+  isRecord,
+  parseMaybeJson,
+  stringAttribute,
+} from '../attribute-values.js';
+import { toolCallsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
@@ -7,8 +13,12 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  * OpenInference (Arize Phoenix; any OpenInference instrumentor): a span with
  * `openinference.span.kind=TOOL` is a tool call named by `tool.name` (else the span name; CrewAI
  * names spans `<tool>.run`), arguments in `input.value`, result in `output.value`. LLM spans
- * record requested calls as `llm.output_messages.<i>.message.tool_calls.<j>.tool_call.*`, and
- * replay earlier ones in `llm.input_messages`, where `role=tool` messages carry the results.
+ * record requested calls as `llm.output_messages.<i>.message.tool_calls.<j>.tool_call.*` (with
+ * LangChain, also in the serialized AIMessage of `output.value`, the only place with call ids),
+ * and replay earlier ones in `llm.input_messages`, where `role=tool` messages carry the results.
+ * With LangChain a TOOL span's `output.value` is the serialized ToolMessage (call id, content,
+ * status), and a one-argument tool's `input.value` is the bare value: the request's structured
+ * arguments replace it when the two pair (`extractToolCalls`).
  */
 export const openInference: ToolCallExtractor = {
   id: 'openinference',
@@ -16,25 +26,39 @@ export const openInference: ToolCallExtractor = {
     const a = span.attributes;
     if (a['openinference.span.kind'] !== 'TOOL') return undefined;
     const rawName = stringAttribute(a, 'tool.name') ?? span.name.replace(/\.run$/, '');
+    const output = parseMaybeJson(a['output.value']) ?? undefined;
+    const message = langChainToolMessage(output);
+    const outcome = spanOutcome(span);
     return [
       {
         rawName,
-        callId: stringAttribute(a, 'tool.id') ?? stringAttribute(a, 'tool_call.id'),
+        callId:
+          stringAttribute(a, 'tool.id') ??
+          stringAttribute(a, 'tool_call.id') ??
+          (typeof message?.tool_call_id === 'string' ? message.tool_call_id : undefined),
         arguments: parseMaybeJson(a['input.value']) ?? undefined,
-        result: parseMaybeJson(a['output.value']) ?? undefined,
-        ...spanOutcome(span),
+        result: message ? parseMaybeJson(message.content) : output,
+        ...(message?.status === 'error' && outcome.status === 'ok'
+          ? {
+              status: 'error' as const,
+              error: typeof message.content === 'string' ? message.content : 'error',
+            }
+          : outcome),
       },
     ];
   },
   requested(span) {
     const a = span.attributes;
     if (a['openinference.span.kind'] !== 'LLM') return undefined;
-    const calls = indexedAttributes(a, 'llm.output_messages').flatMap(messageCalls);
-    const input = indexedAttributes(a, 'llm.input_messages');
-    const lastUser = input.findLastIndex(m => m['message.role'] === 'user');
+    // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
+    // `llm.output_messages` leaves out (and a model class may not fill at all).
+    const serialized = toolCallsIn(parseMaybeJson(a['output.value']));
+    const calls = serialized.length
+      ? serialized
+      : indexedAttributes(a, 'llm.output_messages').flatMap(messageCalls);
+    // Input messages replay the calls of earlier model calls: only their results are read.
     const results: ToolResultSeen[] = [];
-    input.forEach((message, i) => {
-      if (i > lastUser) calls.push(...messageCalls(message));
+    indexedAttributes(a, 'llm.input_messages').forEach(message => {
       const id = message['message.tool_call_id'];
       if (message['message.role'] === 'tool' && typeof id === 'string') {
         results.push({
@@ -62,6 +86,19 @@ function messageCalls(message: Record<string, AttributeValue>): ExtractedCall[] 
       },
     ];
   });
+}
+
+/**
+ * LangChain's serialized `ToolMessage` (`lc`, `type: 'constructor'`, an `id` path ending in
+ * `ToolMessage`, and `kwargs`), bare or under `output`, as OpenInference's LangChain
+ * instrumentation records a tool's output: its kwargs carry the call id, the content and the
+ * status.
+ */
+function langChainToolMessage(value: unknown): Record<string, unknown> | undefined {
+  const node = isRecord(value) && isRecord(value.output) ? value.output : value;
+  if (!isRecord(node) || !Array.isArray(node.id) || node.id.at(-1) !== 'ToolMessage')
+    return undefined;
+  return isRecord(node.kwargs) ? node.kwargs : undefined;
 }
 
 /** Exposed for the dedupe step: an OpenInference span that wraps a tool of another convention. */

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
+import { scoreSuite } from '../../src/score/score-suite.js';
+import { loadSuite, parseSuite } from '../../src/suite/load-suite.js';
+
+/**
+ * Every framework capture of `npm run capture-fixtures` (captures/: the three scenarios of
+ * captures/scenarios.ts against each framework's pinned release) scored with
+ * config/suites/framework-captures.yaml: `tool_correctness` and `tool_trajectory` (exact order,
+ * arguments as a subset) pass on each scenario, and fail when the expectations are deliberately
+ * wrong. That each capture yields exactly its calls, once each, is the golden test's.
+ */
+const CAPTURES = [
+  'captured-langfuse-5.11.1',
+  'captured-langchain-openinference-1.5.14',
+  'captured-langchain-openinference-scripted-model-1.5.14',
+];
+
+const SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url).pathname;
+const fixture = (name: string): string =>
+  new URL(`../fixtures/otlp/${name}.otlp.json`, import.meta.url).pathname;
+
+/** The same scenarios expected wrongly, each as a wrong run would be. */
+const WRONG = `
+scorers: [{ name: tool_trajectory, match: exact, args: subset }]
+testCases:
+  - id: one-tool # the wrong city
+    expectedCalls: [{ name: get_weather, args: { city: Lisbon } }]
+  - id: two-tools-in-order # the order swapped
+    expectedCalls: [{ name: book_flight }, { name: search_flights }]
+  - id: same-tool-twice # one call expected, two made
+    expectedCalls: [{ name: get_weather, args: { city: Paris } }]
+`;
+
+describe.each(CAPTURES)('framework capture %s', name => {
+  it('passes tool_correctness and tool_trajectory (exact, args subset) on all three scenarios', async () => {
+    const read = await readTraceFiles([fixture(name)]);
+    expect(read.problems).toEqual([]);
+    const run = await scoreSuite(read.spans, await loadSuite(SUITE));
+    expect(run.missing).toEqual([]);
+    expect(run.unmatched).toEqual([]);
+    const labels = run.scored.flatMap(t =>
+      t.outcomes.map(o => [t.testCaseId, o.scorer, o.result.status === 'scored' && o.result.label]),
+    );
+    expect(labels.sort()).toEqual(
+      ['one-tool', 'two-tools-in-order', 'same-tool-twice']
+        .flatMap(id => [
+          [id, 'tool_correctness', 'pass'],
+          [id, 'tool_trajectory', 'pass'],
+        ])
+        .sort(),
+    );
+  });
+
+  it('fails tool_trajectory on each scenario when the expected run is wrong', async () => {
+    const wrong = await parseSuite(WRONG, 'framework-captures-wrong.yaml', '.');
+    const read = await readTraceFiles([fixture(name)]);
+    const run = await scoreSuite(read.spans, wrong);
+    const trajectory = Object.fromEntries(
+      run.scored.map(t => {
+        const o = t.outcomes.find(x => x.scorer === 'tool_trajectory')!;
+        return [t.testCaseId, o.result.status === 'scored' && o.result.label];
+      }),
+    );
+    expect(trajectory).toEqual({
+      'one-tool': 'fail',
+      'two-tools-in-order': 'fail',
+      'same-tool-twice': 'fail',
+    });
+  });
+});
