@@ -7,7 +7,8 @@
  * Spans are serialized exactly as the OTLP/HTTP exporters send them (`@opentelemetry/otlp-transformer`).
  *
  * - then the capture workspace (`captures/`, its own pinned dependencies): Langfuse's JS SDK,
- *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model).
+ *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model),
+ *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`).
  *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
@@ -244,7 +245,7 @@ function captureWorkspace(): void {
 }
 
 /** The workspace's capture scripts, one per framework. */
-const WORKSPACE_CAPTURES = ['langfuse.ts', 'langchain-openinference.ts'];
+const WORKSPACE_CAPTURES = ['langfuse.ts', 'langchain-openinference.ts', 'ai-sdk.ts'];
 
 await captureVercel();
 await captureOpenAiInstrumented('openinference');

@@ -36,8 +36,12 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
   'pydantic-ai': ['hand-pydantic-ai'],
   langsmith: ['hand-langsmith'],
   langfuse: ['captured-langfuse-5.11.1'],
-  'gen-ai-execute-tool': ['hand-gen-ai-semconv'],
-  'vercel-ai-sdk': ['captured-vercel-ai-sdk-v5', 'hand-vercel-ai-sdk-v4-v6'],
+  'gen-ai-execute-tool': ['hand-gen-ai-semconv', 'captured-ai-sdk-7.0.173'],
+  'vercel-ai-sdk': [
+    'captured-vercel-ai-sdk-v5',
+    'hand-vercel-ai-sdk-v4-v6',
+    'captured-ai-sdk-6.0.325',
+  ],
   openinference: [
     'captured-openinference-openai',
     'hand-nested-instrumentations',

@@ -14,6 +14,8 @@ const CAPTURES = [
   'captured-langfuse-5.11.1',
   'captured-langchain-openinference-1.5.14',
   'captured-langchain-openinference-scripted-model-1.5.14',
+  'captured-ai-sdk-6.0.325',
+  'captured-ai-sdk-7.0.173',
 ];
 
 const SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url).pathname;
