@@ -8,7 +8,7 @@
  *
  * - then the capture workspace (`captures/`, its own pinned dependencies): Langfuse's JS SDK,
  *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model),
- *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`).
+ *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`), Traceloop's node SDK.
  *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
@@ -245,7 +245,12 @@ function captureWorkspace(): void {
 }
 
 /** The workspace's capture scripts, one per framework. */
-const WORKSPACE_CAPTURES = ['langfuse.ts', 'langchain-openinference.ts', 'ai-sdk.ts'];
+const WORKSPACE_CAPTURES = [
+  'langfuse.ts',
+  'langchain-openinference.ts',
+  'ai-sdk.ts',
+  'traceloop.ts',
+];
 
 await captureVercel();
 await captureOpenAiInstrumented('openinference');

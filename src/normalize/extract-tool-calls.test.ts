@@ -263,3 +263,38 @@ describe('Langfuse SDK observations', () => {
     ]);
   });
 });
+
+describe('arguments of an executed call paired with its request', () => {
+  const request = (args: object): Record<string, string> => ({
+    'gen_ai.output.messages': JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_1', name: 'search', arguments: args }],
+      },
+    ]),
+  });
+
+  it.each([
+    ['a bare value', 'x'],
+    ['an empty object', '{}'],
+  ])('takes the request’s structured arguments over %s', (_, recorded) => {
+    const calls = extractToolCalls(
+      digests([
+        chat(1, 0, request({ q: 'x' })),
+        tool(2, 'search', 2, { 'gen_ai.tool.call.arguments': recorded }),
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ callId: 'call_1', arguments: { q: 'x' }, source: 'executed' });
+  });
+
+  it('keeps the executed call’s own arguments when it recorded some', () => {
+    const calls = extractToolCalls(
+      digests([
+        chat(1, 0, request({ q: 'x' })),
+        tool(2, 'search', 2, { 'gen_ai.tool.call.arguments': '{"q":"x","page":2}' }),
+      ]),
+    );
+    expect(calls[0]!.arguments).toEqual({ q: 'x', page: 2 });
+  });
+});

@@ -169,12 +169,10 @@ function nestedTwin(
 
 function absorb(into: ToolCall, from: ToolCall): void {
   into.callId ??= from.callId;
-  // A bare value (LangChain records a one-argument tool's input as `Paris`) gives way to the
-  // structured arguments the model sent (`{"city":"Paris"}`).
-  if (
-    into.arguments === undefined ||
-    (!isStructured(into.arguments) && isStructured(from.arguments))
-  )
+  // A bare value (LangChain records a one-argument tool's input as `Paris`) or an empty one
+  // (a wrapper that saw no arguments: `{"args":[],"kwargs":{}}`) gives way to the structured
+  // arguments the model sent (`{"city":"Paris"}`).
+  if (into.arguments === undefined || (!hasEntries(into.arguments) && hasEntries(from.arguments)))
     into.arguments = from.arguments;
   if (into.result === undefined) into.result = from.result;
   if (from.status === 'error' && into.status === 'ok') {
@@ -183,8 +181,9 @@ function absorb(into: ToolCall, from: ToolCall): void {
   }
 }
 
-function isStructured(value: unknown): boolean {
-  return typeof value === 'object' && value !== null;
+/** An object or array with at least one entry: arguments worth keeping over the request's. */
+function hasEntries(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
 }
 
 function unmatchedRequests(

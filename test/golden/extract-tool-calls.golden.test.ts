@@ -48,7 +48,7 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     'captured-langchain-openinference-1.5.14',
     'captured-langchain-openinference-scripted-model-1.5.14',
   ],
-  traceloop: ['hand-openllmetry-legacy'],
+  traceloop: ['hand-openllmetry-legacy', 'captured-traceloop-sdk-0.27.0'],
   logfire: ['hand-logfire'],
   'gen-ai-messages': ['captured-traceloop-openai'],
   'gen-ai-legacy-events': ['hand-gen-ai-legacy-events'],

@@ -16,6 +16,7 @@ const CAPTURES = [
   'captured-langchain-openinference-scripted-model-1.5.14',
   'captured-ai-sdk-6.0.325',
   'captured-ai-sdk-7.0.173',
+  'captured-traceloop-sdk-0.27.0',
 ];
 
 const SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url).pathname;
