@@ -5,14 +5,7 @@
  * integration (GenAI semantic-convention spans). The test case id is set as spanscore documents it
  * for any framework: an attribute on a parent span (`withTestCase` does the same).
  */
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { trace } from '@opentelemetry/api';
 import { createOpenAICompatible as createOpenAICompatible6 } from '@ai-sdk/openai-compatible-v2';
 import { createOpenAICompatible as createOpenAICompatible7 } from '@ai-sdk/openai-compatible';
 import { OpenTelemetry } from '@ai-sdk/otel';
@@ -20,14 +13,9 @@ import * as ai7 from 'ai';
 import * as ai6 from 'ai6';
 import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
-import { versionOf, writeFixture } from './write-fixture.js';
+import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({
-  resource: resourceFromAttributes({ 'service.name': 'ai-sdk-travel-agent' }),
-  spanProcessors: [new SimpleSpanProcessor(exporter)],
-});
+const { provider, exporter } = recordingProvider('ai-sdk-travel-agent');
 trace.setGlobalTracerProvider(provider);
 const tracer = provider.getTracer('ai');
 

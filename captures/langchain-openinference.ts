@@ -7,13 +7,6 @@
  * with OpenInference's `setAttributes` on the context, so every span of the run carries it.
  */
 import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { setAttributes } from '@arizeai/openinference-core';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
@@ -24,14 +17,9 @@ import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type Scenario } from './scenarios.js';
-import { versionOf, writeFixture } from './write-fixture.js';
+import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({
-  resource: resourceFromAttributes({ 'service.name': 'langchain-travel-agent' }),
-  spanProcessors: [new SimpleSpanProcessor(exporter)],
-});
+const { provider, exporter } = recordingProvider('langchain-travel-agent');
 const instrumentation = new LangChainInstrumentation();
 instrumentation.setTracerProvider(provider);
 instrumentation.manuallyInstrument(CallbackManagerModule);

@@ -6,10 +6,6 @@
  * in-memory exporter in place of Langfuse's own. The test case id goes in through
  * `propagateAttributes` as trace metadata (`testCaseId`) and as the session id.
  */
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { LangfuseSpanProcessor } from '@langfuse/otel';
 import {
   observe,
@@ -20,14 +16,12 @@ import {
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type ToolName } from './scenarios.js';
-import { versionOf, writeFixture } from './write-fixture.js';
+import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({
-  resource: resourceFromAttributes({ 'service.name': 'langfuse-travel-agent' }),
-  spanProcessors: [new LangfuseSpanProcessor({ exporter, exportMode: 'immediate' })],
-});
+const { provider, exporter } = recordingProvider(
+  'langfuse-travel-agent',
+  exporter => new LangfuseSpanProcessor({ exporter, exportMode: 'immediate' }),
+);
 setLangfuseTracerProvider(provider);
 
 // One observed function per tool, named after it, as a Langfuse user writes them.
