@@ -37,8 +37,9 @@ export function createBullmqQueueDriver(
   events: DriverEvents,
 ): QueueDriver {
   const connections: RedisClient[] = [];
+  const target = redisTargetOf(config.queue);
   const connect = (kind: 'bullmq' | 'commands'): RedisClient => {
-    const connection = createRedisConnection(redisTargetOf(config.queue), kind);
+    const connection = createRedisConnection(target, kind);
     connection.on('error', (error: Error) =>
       events.log(`spanscore: redis: ${describeRedisError(error)}`),
     );

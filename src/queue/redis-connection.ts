@@ -41,11 +41,6 @@ export function redisTargetOf(queue: {
   };
 }
 
-/** Whether a target is a Redis Cluster (its keys then need hash tags; see `queue-shards.ts`). */
-export function isCluster(target: string | RedisTarget): boolean {
-  return typeof target !== 'string' && target.clusterNodes !== undefined;
-}
-
 /**
  * Opens a Redis connection for one role, to one server (`url`) or a Redis Cluster
  * (`clusterNodes`). BullMQ's queues and workers need `maxRetriesPerRequest: null` (they block and
@@ -100,6 +95,26 @@ export function createRedisConnection(
     ...auth,
     ...perRole,
     ...(role === 'commands' && { enableOfflineQueue: false, enableAutoPipelining: true }),
+  });
+}
+
+/**
+ * Sends a batch of commands whose keys may sit on different slots, and returns each reply in
+ * order (rejecting with the first error). `send` issues the commands on the target it is given.
+ * On one Redis the target is an explicit pipeline: one write, one read. On a cluster, where an
+ * explicit pipeline must stay on one master, it is the connection itself, whose automatic
+ * pipelining (the `commands` role) groups the commands per master.
+ */
+export async function sendBatch<T>(
+  redis: RedisClient,
+  send: (target: T) => unknown[],
+): Promise<unknown[]> {
+  if (redis.isCluster) return Promise.all(send(redis as unknown as T));
+  const pipeline = redis.pipeline();
+  send(pipeline as unknown as T);
+  return ((await pipeline.exec()) ?? []).map(([error, value]) => {
+    if (error) throw error;
+    return value;
   });
 }
 

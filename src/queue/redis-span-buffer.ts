@@ -1,4 +1,4 @@
-import type { RedisClient } from './redis-connection.js';
+import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
@@ -79,8 +79,7 @@ export class RedisSpanBuffer {
   }
 
   /**
-   * Appends each trace's spans in one pipeline (on a cluster, one automatic pipeline per master:
-   * an explicit pipeline must stay on one); returns, per trace, when it was scored if its spans
+   * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored if its spans
    * were late (they arrived after scoring), else `undefined`.
    */
   async append(
@@ -89,32 +88,21 @@ export class RedisSpanBuffer {
     keepLate: boolean,
   ): Promise<Map<string, string | undefined>> {
     const ids = [...byTrace.keys()];
-    const append = (target: BufferCommands, traceId: string): Promise<string> => {
-      const { spans, rootSeen } = byTrace.get(traceId)!;
-      return target.spanscoreAppend(
-        this.spansKey(traceId),
-        this.metaKey(traceId),
-        String(nowMs),
-        rootSeen ? '1' : '0',
-        String(this.ttlMs),
-        keepLate ? '1' : '0',
-        String(spans.length),
-        encodeSpanBatch(spans),
-      );
-    };
-    let values: unknown[];
-    if (this.redis.isCluster) {
-      values = await Promise.all(ids.map(traceId => append(this.redis, traceId)));
-    } else {
-      const pipeline = this.redis.pipeline() as unknown as BufferCommands & {
-        exec(): Promise<Array<[Error | null, unknown]> | null>;
-      };
-      for (const traceId of ids) void append(pipeline, traceId);
-      values = ((await pipeline.exec()) ?? []).map(([error, value]) => {
-        if (error) throw error;
-        return value;
-      });
-    }
+    const values = await sendBatch<BufferCommands>(this.redis, target =>
+      ids.map(traceId => {
+        const { spans, rootSeen } = byTrace.get(traceId)!;
+        return target.spanscoreAppend(
+          this.spansKey(traceId),
+          this.metaKey(traceId),
+          String(nowMs),
+          rootSeen ? '1' : '0',
+          String(this.ttlMs),
+          keepLate ? '1' : '0',
+          String(spans.length),
+          encodeSpanBatch(spans),
+        );
+      }),
+    );
     const late = new Map<string, string | undefined>();
     values.forEach((value, i) => {
       late.set(ids[i]!, typeof value === 'string' && value !== '' ? value : undefined);

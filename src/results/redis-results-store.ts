@@ -1,4 +1,4 @@
-import type { RedisClient } from '../queue/redis-connection.js';
+import { sendBatch, type RedisClient } from '../queue/redis-connection.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -44,11 +44,6 @@ return 1
 
 interface RunRecordCommands {
   spanscoreWriteRun(runKey: string, ...args: string[]): Promise<number>;
-}
-
-/** The same command queued on a pipeline (it answers with the pipeline). */
-interface PipelinedRunRecordCommands {
-  spanscoreWriteRun(runKey: string, ...args: string[]): unknown;
 }
 
 /**
@@ -139,38 +134,26 @@ export function createRedisResultsStore(
     queued = [];
     if (batch.length === 0) return writing;
     writing = writing.then(async () => {
-      // One explicit pipeline on one Redis; on a cluster the commands go out one by one and the
-      // connection's automatic pipelining groups them per master (an explicit pipeline must stay
-      // on one master, and a run record's key is on its trace id's slot, not the stream's).
-      const pipeline = redis.isCluster
-        ? undefined
-        : (redis.pipeline() as ReturnType<RedisClient['pipeline']> & PipelinedRunRecordCommands);
-      const target = (pipeline ?? commands) as typeof commands;
-      const sent: Array<Promise<unknown>> = [];
-      for (const run of batch) {
-        for (const r of run.results)
-          sent.push(target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r));
-        sent.push(
-          target.spanscoreWriteRun(
-            runKey(run.traceId),
-            run.record,
-            String(ttl),
-            run.append ? '1' : '0',
-            ...run.results,
-          ),
-        );
-      }
+      // One batch (`sendBatch`): a run record's key is on its trace id's slot, not the stream's.
       const t = now();
-      if (t - lastTrimMs > MINUTE_MS) {
-        lastTrimMs = t;
-        sent.push(target.xtrim(stream, 'MINID', '~', t - ttl));
-      }
+      const trim = t - lastTrimMs > MINUTE_MS;
+      if (trim) lastTrimMs = t;
       try {
-        if (pipeline) {
-          const replies = (await pipeline.exec()) ?? [];
-          const failed = replies.find(([error]) => error)?.[0];
-          if (failed) throw failed;
-        } else await Promise.all(sent);
+        await sendBatch<typeof commands>(redis, target => [
+          ...batch.flatMap(run => [
+            ...run.results.map(r =>
+              target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r),
+            ),
+            target.spanscoreWriteRun(
+              runKey(run.traceId),
+              run.record,
+              String(ttl),
+              run.append ? '1' : '0',
+              ...run.results,
+            ),
+          ]),
+          ...(trim ? [target.xtrim(stream, 'MINID', '~', t - ttl)] : []),
+        ]);
       } catch (error) {
         queued = [...batch, ...queued];
         const dropped = queued.length - MAX_QUEUED_RUNS;

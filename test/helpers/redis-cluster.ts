@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.js';
+import { freePort, loopbackServerArgs } from './redis-server.js';
 
 /** One node of a {@link RedisCluster}. */
 export interface ClusterNode {
@@ -53,10 +53,7 @@ export async function startRedisCluster(
     const child = spawn(
       'redis-server',
       [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
+        ...loopbackServerArgs(port, dir),
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
@@ -67,12 +64,6 @@ export async function startRedisCluster(
         '127.0.0.1',
         '--cluster-node-timeout',
         String(options.nodeTimeoutMs ?? 2000),
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
         ...(options.password
           ? ['--requirepass', options.password, '--masterauth', options.password]
           : []),

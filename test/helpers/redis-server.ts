@@ -24,22 +24,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   const url = `redis://127.0.0.1:${port}`;
   const start = async (): Promise<void> => {
     if (child && child.exitCode === null) return;
-    child = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-      ],
-      { stdio: 'ignore' },
-    );
+    child = spawn('redis-server', loopbackServerArgs(port, dir), { stdio: 'ignore' });
     const probe = new Redis(url, {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
@@ -66,6 +51,22 @@ export async function startRedisServer(): Promise<RedisServer> {
   const cli = (...args: string[]): string =>
     spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
   return { url, stop, start, cli };
+}
+
+/** `redis-server` arguments for a private server: loopback only, its data in `dir`, no persistence. */
+export function loopbackServerArgs(port: number, dir: string): string[] {
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
 }
 
 /** A TCP port free on loopback right now. */
