@@ -44,6 +44,20 @@ export const LANGFUSE_ATTRIBUTES = {
   traceMetadataTestCaseId: 'langfuse.trace.metadata.testCaseId',
 } as const;
 
+/** Keys LangSmith's OTel mode writes that spanscore reads beyond the GenAI ones. */
+export const LANGSMITH_ATTRIBUTES = {
+  spanKind: 'langsmith.span.kind',
+  /** `traceable(fn, { metadata: { testCaseId } })`, inherited by every child run. */
+  metadataTestCaseId: 'langsmith.metadata.testCaseId',
+} as const;
+
+/** Keys `@mastra/otel-exporter` writes that spanscore reads beyond the GenAI ones. */
+export const MASTRA_ATTRIBUTES = {
+  spanType: 'mastra.span.type',
+  /** `tracingOptions: { metadata: { testCaseId } }`, written on every span of the run. */
+  metadataTestCaseId: 'mastra.metadata.testCaseId',
+} as const;
+
 export const EVALUATION_ATTRIBUTES = {
   name: 'gen_ai.evaluation.name',
   scoreValue: 'gen_ai.evaluation.score.value',

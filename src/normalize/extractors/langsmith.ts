@@ -1,9 +1,11 @@
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn } from '../message-tool-calls.js';
+import { LANGSMITH_ATTRIBUTES } from '../../semconv/attributes.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 /**
- * LangSmith's OTel exporter (`langsmith/_internal/otel/_otel_exporter.py`): a run of kind `tool`
+ * LangSmith's OTel mode (Python `langsmith/_internal/otel/_otel_exporter.py`, JS
+ * `langsmith/experimental/otel`, captured from the JS SDK 0.12): a run of kind `tool`
  * becomes a span with `langsmith.span.kind=tool`, named after the tool, with the raw inputs in
  * `gen_ai.prompt` and outputs in `gen_ai.completion` (JSON). LLM runs carry the model's
  * `tool_calls` inside `gen_ai.completion` (a serialized LangChain message or generation).
@@ -12,7 +14,7 @@ export const langsmith: ToolCallExtractor = {
   id: 'langsmith',
   executed(span) {
     const a = span.attributes;
-    if (a['langsmith.span.kind'] !== 'tool') return undefined;
+    if (a[LANGSMITH_ATTRIBUTES.spanKind] !== 'tool') return undefined;
     const rawName =
       stringAttribute(a, 'gen_ai.tool.name') ??
       stringAttribute(a, 'langsmith.trace.name') ??
@@ -31,7 +33,7 @@ export const langsmith: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    if (span.attributes['langsmith.span.kind'] !== 'llm') return undefined;
+    if (span.attributes[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
     return { calls: toolCallsIn(jsonAttribute(span.attributes, 'gen_ai.completion')), results: [] };
   },
 };

@@ -1,4 +1,5 @@
 import { isExecuteToolSpan, readExecuteToolSpan } from './gen-ai-execute-tool.js';
+import { MASTRA_ATTRIBUTES } from '../../semconv/attributes.js';
 import type { ToolCallExtractor } from './extractor.js';
 
 const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
@@ -12,7 +13,7 @@ const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
 export const mastra: ToolCallExtractor = {
   id: 'mastra',
   executed(span) {
-    const type = span.attributes['mastra.span.type'];
+    const type = span.attributes[MASTRA_ATTRIBUTES.spanType];
     if (typeof type !== 'string' || !TOOL_TYPES.has(type)) return undefined;
     const call =
       isExecuteToolSpan(span) || 'gen_ai.tool.name' in span.attributes
