@@ -298,3 +298,78 @@ describe('arguments of an executed call paired with its request', () => {
     expect(calls[0]!.arguments).toEqual({ q: 'x', page: 2 });
   });
 });
+
+describe('Traceloop’s MCP instrumentation', () => {
+  const mcpCall = (
+    n: number,
+    name: string,
+    input: unknown,
+    output: unknown,
+    statusCode?: number,
+  ): Omit<SpanInput, 'traceId'> => ({
+    spanId: S(n),
+    name: `${name}.tool`,
+    startMs: n,
+    endMs: n + 1,
+    scope: '@traceloop/instrumentation-mcp',
+    ...(statusCode !== undefined && { status: { code: statusCode, message: 'city unknown' } }),
+    attributes: {
+      'traceloop.span.kind': 'tool',
+      'traceloop.entity.name': name,
+      'traceloop.entity.input': JSON.stringify(input),
+      'traceloop.entity.output': JSON.stringify(output),
+    },
+  });
+
+  it('reads the request’s arguments and the result text, parsed when it is JSON', () => {
+    const calls = extractToolCalls(
+      digests([
+        mcpCall(
+          1,
+          'get_weather',
+          { tool_name: 'get_weather', arguments: { city: 'Paris' } },
+          {
+            result: '{"temperatureC":18}',
+            is_error: false,
+          },
+        ),
+        mcpCall(2, 'echo', { tool_name: 'echo', arguments: { text: 'hi' } }, { result: 'hi' }),
+      ]),
+    );
+    expect(calls.map(c => [c.name, c.arguments, c.result, c.status])).toEqual([
+      ['get_weather', { city: 'Paris' }, { temperatureC: 18 }, 'ok'],
+      ['echo', { text: 'hi' }, 'hi', 'ok'],
+    ]);
+  });
+
+  it('counts a call the server answered with isError as failed', () => {
+    const calls = extractToolCalls(
+      digests([
+        mcpCall(
+          1,
+          'get_weather',
+          { tool_name: 'get_weather', arguments: { city: 'Atlantis' } },
+          { result: 'city unknown', is_error: true },
+          2,
+        ),
+      ]),
+    );
+    expect(calls[0]).toMatchObject({
+      status: 'error',
+      error: 'city unknown',
+      result: 'city unknown',
+    });
+  });
+
+  it('leaves a withTool span’s output as it is, even when it has a result key', () => {
+    const calls = extractToolCalls(
+      digests([
+        {
+          ...mcpCall(1, 'lookup', { q: 'x' }, { result: '{"a":1}' }),
+          scope: '@traceloop/node-server-sdk',
+        },
+      ]),
+    );
+    expect(calls[0]).toMatchObject({ arguments: { q: 'x' }, result: { result: '{"a":1}' } });
+  });
+});

@@ -25,12 +25,15 @@ export const traceloop: ToolCallExtractor = {
       stringAttribute(a, 'traceloop.entity.name') ??
       stringAttribute(a, 'gen_ai.tool.name') ??
       span.name.replace(/\.tool$/, '');
+    const input = jsonAttribute(a, 'traceloop.entity.input');
+    const output = jsonAttribute(a, 'traceloop.entity.output');
+    const mcp = span.scopeName === MCP_SCOPE;
     return [
       {
         rawName,
         callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments: entityInput(jsonAttribute(a, 'traceloop.entity.input')),
-        result: jsonAttribute(a, 'traceloop.entity.output'),
+        arguments: mcp ? mcpArguments(input) : entityInput(input),
+        result: mcp ? mcpResult(output) : output,
         ...spanOutcome(span),
       },
     ];
@@ -64,6 +67,16 @@ export const traceloop: ToolCallExtractor = {
     return { calls, results };
   },
 };
+
+const MCP_SCOPE = '@traceloop/instrumentation-mcp';
+
+function mcpArguments(input: unknown): unknown {
+  return isRecord(input) && 'tool_name' in input ? input.arguments : input;
+}
+
+function mcpResult(output: unknown): unknown {
+  return isRecord(output) && 'result' in output ? parseMaybeJson(output.result) : output;
+}
 
 function entityInput(input: unknown): unknown {
   if (!isRecord(input) || !('args' in input || 'kwargs' in input)) return input;
