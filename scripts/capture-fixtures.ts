@@ -8,7 +8,9 @@
  *
  * - then the capture workspace (`captures/`, its own pinned dependencies): Langfuse's JS SDK,
  *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model),
- *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`), Traceloop's node SDK.
+ *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`), Traceloop's node SDK,
+ *   Mastra (`@mastra/otel-exporter`), LangSmith in OTel mode, the OpenAI Agents SDK (OpenInference's
+ *   bridge), Google ADK for TypeScript, and an MCP client/server pair (Traceloop's instrumentation).
  *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
@@ -250,6 +252,11 @@ const WORKSPACE_CAPTURES = [
   'langchain-openinference.ts',
   'ai-sdk.ts',
   'traceloop.ts',
+  'mastra.ts',
+  'langsmith.ts',
+  'openai-agents.ts',
+  'google-adk.ts',
+  'mcp.ts',
 ];
 
 await captureVercel();

@@ -29,12 +29,12 @@ type Golden = Record<string, { toolsUsed: string[]; toolSequence: ExpectedCall[]
  */
 const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
   mcp: ['hand-mcp'],
-  'google-adk': ['hand-google-adk'],
+  'google-adk': ['hand-google-adk', 'captured-google-adk-2.0.0'],
   strands: ['hand-strands'],
   'semantic-kernel': ['hand-semantic-kernel'],
-  mastra: ['hand-mastra'],
+  mastra: ['hand-mastra', 'captured-mastra-1.71.0'],
   'pydantic-ai': ['hand-pydantic-ai'],
-  langsmith: ['hand-langsmith'],
+  langsmith: ['hand-langsmith', 'captured-langsmith-0.12.0'],
   langfuse: ['captured-langfuse-5.11.1'],
   'gen-ai-execute-tool': ['hand-gen-ai-semconv', 'captured-ai-sdk-7.0.173'],
   'vercel-ai-sdk': [
@@ -47,10 +47,19 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     'hand-nested-instrumentations',
     'captured-langchain-openinference-1.5.14',
     'captured-langchain-openinference-scripted-model-1.5.14',
+    'captured-openai-agents-0.20.0',
   ],
-  traceloop: ['hand-openllmetry-legacy', 'captured-traceloop-sdk-0.27.0'],
+  traceloop: [
+    'hand-openllmetry-legacy',
+    'captured-traceloop-sdk-0.27.0',
+    'captured-mcp-1.32.2-traceloop-0.27.0', // Traceloop's MCP instrumentation: traceloop.* spans
+  ],
   logfire: ['hand-logfire'],
-  'gen-ai-messages': ['captured-traceloop-openai'],
+  'gen-ai-messages': [
+    'captured-traceloop-openai',
+    // MCP calls whose spans went to the client's session trace: the run keeps the requests.
+    'captured-mcp-1.32.2-traceloop-0.27.0-shared-session',
+  ],
   'gen-ai-legacy-events': ['hand-gen-ai-legacy-events'],
   'gen-ai-tool-name': ['hand-gen-ai-tool-name-fallback'],
 };

@@ -17,7 +17,18 @@ const CAPTURES = [
   'captured-ai-sdk-6.0.325',
   'captured-ai-sdk-7.0.173',
   'captured-traceloop-sdk-0.27.0',
+  'captured-mastra-1.71.0',
+  'captured-langsmith-0.12.0',
+  'captured-openai-agents-0.20.0',
+  'captured-google-adk-2.0.0',
+  'captured-mcp-1.32.2-traceloop-0.27.0',
+  'captured-mcp-1.32.2-traceloop-0.27.0-shared-session',
 ];
+
+/** Captures with traces of no test case: the MCP client's session trace holding its tool spans. */
+const SESSION_TRACES: Record<string, number> = {
+  'captured-mcp-1.32.2-traceloop-0.27.0-shared-session': 1,
+};
 
 const SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url).pathname;
 const fixture = (name: string): string =>
@@ -41,7 +52,7 @@ describe.each(CAPTURES)('framework capture %s', name => {
     expect(read.problems).toEqual([]);
     const run = await scoreSuite(read.spans, await loadSuite(SUITE));
     expect(run.missing).toEqual([]);
-    expect(run.unmatched).toEqual([]);
+    expect(run.unmatched).toHaveLength(SESSION_TRACES[name] ?? 0);
     const labels = run.scored.flatMap(t =>
       t.outcomes.map(o => [t.testCaseId, o.scorer, o.result.status === 'scored' && o.result.label]),
     );

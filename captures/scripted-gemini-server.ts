@@ -1,0 +1,68 @@
+/**
+ * A local server speaking the Gemini API's `generateContent` (and its SSE stream form) from a
+ * scenario's script, for frameworks whose model client is `@google/genai` (Google ADK). The client
+ * reaches it through `GOOGLE_GEMINI_BASE_URL`, as `@google/genai` documents for proxies. Function
+ * calls carry the scenario's call ids in `functionCall.id`, which the Gemini API schema allows.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Scenario } from './scenarios.js';
+
+export interface ScriptedGeminiServer {
+  baseURL: string;
+  /** Every request body received, in order. */
+  requests: unknown[];
+  close(): Promise<void>;
+}
+
+/** Starts the server on 127.0.0.1: the scenario's turns in order, then its answer. */
+export async function scriptedGeminiServer(
+  scenario: Scenario,
+  model: string,
+): Promise<ScriptedGeminiServer> {
+  const replies = [
+    ...scenario.turns.map(calls =>
+      calls.map(c => ({ functionCall: { id: c.id, name: c.name, args: c.arguments } })),
+    ),
+    [{ text: scenario.answer }],
+  ];
+  const requests: unknown[] = [];
+  let next = 0;
+  const server = createServer((req, res) => {
+    void readBody(req).then(body => {
+      const stream = req.url?.includes(':streamGenerateContent') ?? false;
+      if (req.method !== 'POST' || !(stream || req.url?.includes(':generateContent'))) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404}}');
+        return;
+      }
+      requests.push(JSON.parse(body) as unknown);
+      const parts = replies[Math.min(next++, replies.length - 1)]!;
+      const response = {
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 52, candidatesTokenCount: 17, totalTokenCount: 69 },
+        modelVersion: model,
+        responseId: `scripted-${next}`,
+      };
+      if (stream)
+        res
+          .writeHead(200, { 'content-type': 'text/event-stream' })
+          .end(`data: ${JSON.stringify(response)}\r\n\r\n`);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+    });
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise<void>(resolve => server.close(() => resolve())),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
