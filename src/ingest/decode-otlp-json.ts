@@ -9,7 +9,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { setAttribute } from './span-digest.js';
+import { emptyAttributes, setAttribute } from './span-digest.js';
 
 /** Attribute values nest at most this deep; deeper input is refused rather than recursed into. */
 export const MAX_ANY_VALUE_DEPTH = 32;
@@ -195,7 +195,7 @@ function decodeEvents(events: unknown): SpanEventDigest[] {
 }
 
 function decodeAttributes(list: unknown, path: string): Attributes {
-  const out: Attributes = {};
+  const out = emptyAttributes();
   if (list === undefined || list === null) return out;
   if (!Array.isArray(list)) throw new SpanReject(path, `expected an array, got ${describe(list)}`);
   list.forEach((kv: unknown, i) => {

@@ -3,7 +3,6 @@ import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
 import type {
   AttributeValue,
-  Attributes,
   DecodedRequest,
   RejectedSpan,
   SpanDigest,
@@ -11,7 +10,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { setAttribute } from './span-digest.js';
+import { emptyAttributes, setAttribute } from './span-digest.js';
 
 // Wire types (protobuf encoding spec).
 const VARINT = 0;
@@ -141,7 +140,7 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
   let kind = 0;
   let start = 0n;
   let stop = 0n;
-  const attributes: Attributes = {};
+  const attributes = emptyAttributes();
   const events: SpanEventDigest[] = [];
   let statusCode = 0;
   let statusMessage = '';
@@ -222,7 +221,7 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
 function readEvent(reader: Reader, end: number): SpanEventDigest {
   let name = '';
   let time = 0n;
-  const attributes: Attributes = {};
+  const attributes = emptyAttributes();
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | FIXED64)) time = reader.fixed64();

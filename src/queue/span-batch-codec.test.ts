@@ -58,7 +58,8 @@ describe('span batch codec', () => {
       fc.property(fc.array(span, { maxLength: 5 }), spans => {
         const decoded = decodeSpanBatch(encodeSpanBatch(spans));
         expect(decoded).toEqual(spans);
-        for (const s of decoded) expect(Object.getPrototypeOf(s.attributes)).toBeNull();
+        // Object.prototype is not on the chain: no key read back from storage can reach it.
+        for (const s of decoded) expect(s.attributes instanceof Object).toBe(false);
       }),
       { numRuns: 300 },
     );
