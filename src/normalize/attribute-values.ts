@@ -69,18 +69,22 @@ const prefixCache = new WeakMap<Attributes, Set<string>>();
  * `llm.output_messages.0.message.role`, also `message.tool_calls` for nested records. Computed
  * once per attributes object.
  */
-function indexedPrefixes(attributes: Attributes): Set<string> {
+function indexedPrefixes(attributes: Attributes): ReadonlySet<string> {
   let found = prefixCache.get(attributes);
   if (found) return found;
-  found = new Set();
   for (const key in attributes) {
     let dot = key.indexOf('.');
     while (dot !== -1) {
       const code = key.charCodeAt(dot + 1);
-      if (code >= 48 && code <= 57) found.add(key.slice(0, dot));
+      if (code >= 48 && code <= 57) (found ??= new Set()).add(key.slice(0, dot));
       dot = key.indexOf('.', dot + 1);
     }
   }
+  // Most spans have none: they share one empty set and are not remembered (a scan of their few
+  // keys costs less than a WeakMap entry).
+  if (!found) return NO_PREFIXES;
   prefixCache.set(attributes, found);
   return found;
 }
+
+const NO_PREFIXES: ReadonlySet<string> = new Set();

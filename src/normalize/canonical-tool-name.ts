@@ -29,6 +29,14 @@ export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, st
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, { stripped: string; folded: string }>();
 
+/**
+ * Both forms of a name at once, before aliases: what {@link stripToolNamespace} returns
+ * (`stripped`) and the folded form {@link canonicalToolName} maps through aliases (`folded`).
+ */
+export function toolNames(name: string): { readonly stripped: string; readonly folded: string } {
+  return names(name);
+}
+
 // Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path.
 function names(name: string): { stripped: string; folded: string } {
   let entry = cache.get(name);

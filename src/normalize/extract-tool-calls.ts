@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { canonicalToolName, stripToolNamespace } from './canonical-tool-name.js';
+import { toolNames } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
@@ -27,10 +27,10 @@ export function extractToolCalls(
 ): ToolCall[] {
   const extractors = options.extractors ?? EXTRACTORS;
   const aliases = options.aliases;
-  const byId = new Map(spans.map(s => [s.spanId, s]));
+  const byId = new SpanIndex(spans);
   const executed: ToolCall[] = [];
   const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  const results = new Map<string, ToolResultSeen>();
+  let results: Map<string, ToolResultSeen> | undefined;
 
   const { executors, requesters } = split(extractors);
   for (const span of spans) {
@@ -58,7 +58,10 @@ export function extractToolCalls(
           span,
         });
       }
-      for (const r of found.results) if (!results.has(r.callId)) results.set(r.callId, r);
+      for (const r of found.results) {
+        results ??= new Map();
+        if (!results.has(r.callId)) results.set(r.callId, r);
+      }
     }
   }
 
@@ -66,7 +69,7 @@ export function extractToolCalls(
   const kept = requested.length
     ? [...merged, ...unmatchedRequests(requested, merged, byId)]
     : merged;
-  if (results.size)
+  if (results)
     for (const call of kept) {
       const seen = call.callId === undefined ? undefined : results.get(call.callId);
       if (!seen) continue;
@@ -76,7 +79,7 @@ export function extractToolCalls(
         call.error ??= 'the tool result was marked as an error';
       }
     }
-  return kept.sort(byStart);
+  return isSorted(kept) ? kept : kept.sort(byStart);
 }
 
 const splitCache = new WeakMap<
@@ -100,6 +103,54 @@ function split(extractors: readonly ToolCallExtractor[]): {
   return parts;
 }
 
+/**
+ * The trace's spans by id. Agent traces are small: below 17 spans a scan beats building a map,
+ * which is only built for larger traces, on first use.
+ */
+class SpanIndex {
+  #map: Map<string, SpanDigest> | undefined;
+
+  constructor(private readonly spans: readonly SpanDigest[]) {}
+
+  get(spanId: string): SpanDigest | undefined {
+    if (this.spans.length <= 16) {
+      for (const span of this.spans) if (span.spanId === spanId) return span;
+      return undefined;
+    }
+    this.#map ??= new Map(this.spans.map(s => [s.spanId, s]));
+    return this.#map.get(spanId);
+  }
+}
+
+/** A string-keyed map that stays two arrays while small: a trace's calls are few. */
+class SmallMap<V> {
+  #keys: string[] = [];
+  #values: V[] = [];
+  #map: Map<string, V> | undefined;
+
+  get(key: string): V | undefined {
+    if (this.#map) return this.#map.get(key);
+    const i = this.#keys.indexOf(key);
+    return i === -1 ? undefined : this.#values[i];
+  }
+
+  set(key: string, value: V): void {
+    if (this.#map) {
+      this.#map.set(key, value);
+      return;
+    }
+    const i = this.#keys.indexOf(key);
+    if (i !== -1) this.#values[i] = value;
+    else if (this.#keys.length < 16) {
+      this.#keys.push(key);
+      this.#values.push(value);
+    } else {
+      this.#map = new Map(this.#keys.map((k, j) => [k, this.#values[j]!]));
+      this.#map.set(key, value);
+    }
+  }
+}
+
 function toToolCall(
   c: ExtractedCall,
   span: SpanDigest,
@@ -108,10 +159,11 @@ function toToolCall(
   aliases: ReadonlyMap<string, string> | undefined,
   start: bigint,
 ): ToolCall {
+  const { stripped, folded } = toolNames(c.rawName);
   return {
-    name: stripToolNamespace(c.rawName),
+    name: stripped,
     rawName: c.rawName,
-    canonicalName: canonicalToolName(c.rawName, aliases),
+    canonicalName: aliases?.get(folded) ?? folded,
     callId: c.callId,
     arguments: c.arguments,
     result: c.result,
@@ -124,10 +176,11 @@ function toToolCall(
   };
 }
 
-function mergeExecuted(calls: ToolCall[], byId: Map<string, SpanDigest>): ToolCall[] {
-  const ordered = [...calls].sort(byStart);
-  const bySpan = new Map<string, ToolCall>();
-  const byCallId = new Map<string, ToolCall>();
+function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
+  const ordered = isSorted(calls) ? calls : [...calls].sort(byStart);
+  if (ordered.length === 1) return ordered;
+  const bySpan = new SmallMap<ToolCall>();
+  const byCallId = new SmallMap<ToolCall>();
   const out: ToolCall[] = [];
   for (const call of ordered) {
     const twin =
@@ -148,8 +201,8 @@ function mergeExecuted(calls: ToolCall[], byId: Map<string, SpanDigest>): ToolCa
 // The nearest ancestor tool call of the same canonical name, unless their call ids disagree.
 function nestedTwin(
   call: ToolCall,
-  byId: Map<string, SpanDigest>,
-  bySpan: Map<string, ToolCall>,
+  byId: SpanIndex,
+  bySpan: SmallMap<ToolCall>,
 ): ToolCall | undefined {
   let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {
@@ -189,7 +242,7 @@ function hasEntries(value: unknown): boolean {
 function unmatchedRequests(
   requested: Array<{ call: ToolCall; span: SpanDigest }>,
   executed: ToolCall[],
-  byId: Map<string, SpanDigest>,
+  byId: SpanIndex,
 ): ToolCall[] {
   const executedIds = new Map(
     executed.filter(c => c.callId !== undefined).map(c => [c.callId!, c]),
@@ -250,17 +303,18 @@ function unmatchedRequests(
   return out;
 }
 
-function isAncestor(
-  ancestor: SpanDigest,
-  span: SpanDigest,
-  byId: Map<string, SpanDigest>,
-): boolean {
+function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
   let parentId = span.parentSpanId;
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {
     if (parentId === ancestor.spanId) return true;
     parentId = byId.get(parentId)?.parentSpanId ?? '';
   }
   return false;
+}
+
+function isSorted(calls: readonly ToolCall[]): boolean {
+  for (let i = 1; i < calls.length; i++) if (byStart(calls[i - 1]!, calls[i]!) > 0) return false;
+  return true;
 }
 
 function byStart(a: ToolCall, b: ToolCall): number {

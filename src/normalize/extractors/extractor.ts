@@ -30,8 +30,11 @@ export function spanOutcome(span: SpanDigest): Pick<ExtractedCall, 'status' | 'e
     const message = span.statusMessage || (typeof errorType === 'string' ? errorType : '');
     return { status: 'error', error: message || 'error' };
   }
-  return { status: 'ok' };
+  return OK;
 }
+
+// Shared: callers spread it into the call they build, so one object serves every span.
+const OK: Pick<ExtractedCall, 'status' | 'error'> = Object.freeze({ status: 'ok' });
 
 /** The text after `prefix ` in the span name, e.g. `execute_tool get_weather` → `get_weather`. */
 export function nameAfter(span: SpanDigest, prefix: string): string | undefined {

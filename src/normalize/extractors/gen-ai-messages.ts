@@ -15,7 +15,15 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
   requested(span) {
-    const sources: Attributes[] = [span.attributes];
+    const own = span.attributes;
+    // Most spans carry no messages: answer them without allocating.
+    if (
+      span.events.length === 0 &&
+      own['gen_ai.output.messages'] === undefined &&
+      own['gen_ai.input.messages'] === undefined
+    )
+      return undefined;
+    const sources: Attributes[] = [own];
     for (const event of span.events)
       if (event.name === DETAILS_EVENT) sources.push(event.attributes);
     const calls: ExtractedCall[] = [];

@@ -12,7 +12,8 @@ export const semanticKernel: ToolCallExtractor = {
   id: 'semantic-kernel',
   executed(span) {
     if (!isExecuteToolSpan(span)) return undefined;
-    if (!/semantic_kernel|SemanticKernel/.test(span.scopeName)) return undefined;
+    const scope = span.scopeName;
+    if (!scope.includes('semantic_kernel') && !scope.includes('SemanticKernel')) return undefined;
     const call = readExecuteToolSpan(span);
     return call ? [call] : [];
   },

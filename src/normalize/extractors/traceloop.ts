@@ -40,6 +40,16 @@ export const traceloop: ToolCallExtractor = {
   },
   requested(span) {
     const a = span.attributes;
+    // OpenLLMetry numbers choices from 0 and writes each one's role, finish reason, content or
+    // tool calls: a span with none of these for choice 0 has no legacy completions, and is
+    // answered without scanning its keys.
+    if (
+      a['gen_ai.completion.0.role'] === undefined &&
+      a['gen_ai.completion.0.finish_reason'] === undefined &&
+      a['gen_ai.completion.0.content'] === undefined &&
+      a['gen_ai.completion.0.tool_calls.0.name'] === undefined
+    )
+      return undefined;
     const completions = indexedAttributes(a, 'gen_ai.completion');
     if (completions.length === 0) return undefined;
     const calls: ExtractedCall[] = [];
