@@ -76,38 +76,3 @@ export function slopePerMinute(samples: readonly number[], skipSeconds = 0): num
   });
   return (num / den) * 60;
 }
-
-/**
- * Measures two functions in alternating rounds (A, B, A, B, …) after a warm-up of each, so load
- * that comes and goes on a shared machine falls on both alike. Returns each one's median rate and
- * the median of the per-round ratios A/B, the figure to compare.
- */
-export function interleavedRates(
-  a: { label: string; fn: () => void },
-  b: { label: string; fn: () => void },
-  units: number,
-  rounds = 15,
-): {
-  a: { label: string; rates: number[]; median: number };
-  b: { label: string; rates: number[]; median: number };
-  ratio: number;
-} {
-  a.fn();
-  b.fn();
-  const time = (fn: () => void): number => {
-    const start = process.hrtime.bigint();
-    fn();
-    return units / (Number(process.hrtime.bigint() - start) / 1e9);
-  };
-  const ra: number[] = [];
-  const rb: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    ra.push(time(a.fn));
-    rb.push(time(b.fn));
-  }
-  return {
-    a: { label: a.label, rates: ra, median: median(ra) },
-    b: { label: b.label, rates: rb, median: median(rb) },
-    ratio: median(ra.map((x, i) => x / rb[i]!)),
-  };
-}

@@ -6,7 +6,7 @@
  *   CASES=2000 ROUNDS=3 valgrind --tool=callgrind --callgrind-out-file=/dev/null node --import tsx bench/profile-normalize.ts
  */
 import { normalizeTrace } from '../src/normalize/normalize-trace.js';
-import { generateCases, spansFor } from './scoring-bench.js';
+import { generateCases, spansFor } from './scoring-cases.js';
 
 const all = generateCases(Number(process.env.CASES ?? 10_000)).map(spansFor);
 for (const spans of all) normalizeTrace('warm', spans);

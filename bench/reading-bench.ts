@@ -1,16 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { context, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
-import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
 import { readTraceFiles } from '../src/ingest/read-trace-files.js';
 import { recordingProvider } from '../test/helpers/sdk-spans.js';
-import { interleavedRates, medianRate, medianRateAsync, prng } from './measure.js';
+import { startIsolatedSide } from './isolated-side.js';
+import { median, medianRate, medianRateAsync, prng } from './measure.js';
 
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 20;
@@ -104,43 +102,35 @@ export async function readingBench(rounds: number) {
     json: json.reduce((s, b) => s + b.length, 0) / spanCount,
   };
 
-  // protobufjs static code, as generated for @opentelemetry/otlp-transformer 0.216 (the fastest
-  // general decoder measured here): it builds message objects, not digests.
-  const root = createRequire(import.meta.url)(
-    fileURLToPath(
-      new URL(
-        '../node_modules/otlp-transformer-protobufjs/build/src/generated/root.js',
-        import.meta.url,
-      ),
+  // Ours against protobufjs static code (as generated for @opentelemetry/otlp-transformer 0.216,
+  // the fastest general decoder measured here, which builds message objects, not digests), each
+  // in a worker thread of its own (`reading-side.ts`), on the same bytes, in alternating rounds of
+  // three passes: in one isolate each decoder's garbage and inline caches slowed the other, and
+  // by a different factor from run to run. The ratio is the median of the rounds' ratios.
+  const sides = await Promise.all(
+    (['ours', 'protobufjs'] as const).map(side =>
+      startIsolatedSide(new URL('./reading-side.ts', import.meta.url), { side, payloads: pb }),
     ),
-  ) as {
-    opentelemetry: {
-      proto: {
-        collector: {
-          trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown } } };
-        };
-      };
-    };
-  };
-  const ExportTraceServiceRequest =
-    root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-  // Ours against protobufjs in alternating rounds of three passes each: the ratio is the figure
-  // the goal is about, and it must not swing with the machine's load.
-  const passes = (fn: () => void) => () => {
-    for (let k = 0; k < 3; k++) fn();
-  };
-  const pair = interleavedRates(
-    {
-      label: 'decodeOtlpProtobuf (bytes → digests)',
-      fn: passes(() => pb.forEach(b => decodeOtlpProtobuf(b))),
-    },
-    {
-      label: 'protobufjs static decode (otlp-transformer 0.216 code)',
-      fn: passes(() => pb.forEach(b => void ExportTraceServiceRequest.decode(b))),
-    },
-    spanCount * 3,
-    Math.max(15, rounds * 3),
   );
+  const ra: number[] = [];
+  const rb: number[] = [];
+  try {
+    for (let r = 0; r < Math.max(15, rounds * 3); r++) {
+      ra.push((await sides[0]!.round(3, 0, pb.length)) * SPANS_PER_REQUEST);
+      rb.push((await sides[1]!.round(3, 0, pb.length)) * SPANS_PER_REQUEST);
+    }
+  } finally {
+    await Promise.all(sides.map(s => s.stop()));
+  }
+  const pair = {
+    a: { label: 'decodeOtlpProtobuf (bytes → digests)', rates: ra, median: median(ra) },
+    b: {
+      label: 'protobufjs static decode (otlp-transformer 0.216 code)',
+      rates: rb,
+      median: median(rb),
+    },
+    ratio: median(ra.map((x, i) => x / rb[i]!)),
+  };
   const decodePb = pair.a;
   const protobufjs = pair.b;
   const parseOnly = medianRate(

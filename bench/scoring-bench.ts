@@ -1,168 +1,75 @@
+import { setTimeout } from 'node:timers/promises';
 import { createToolCallAccuracyScorerCode } from '@mastra/evals/scorers/prebuilt';
-import { mastraRun } from '../test/helpers/mastra-run.js';
-import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
-import type { SpanDigest } from '../src/ingest/span-digest.js';
-import { normalizeTrace, type NormalizedTrace } from '../src/normalize/normalize-trace.js';
+import { normalizeTrace } from '../src/normalize/normalize-trace.js';
 import { toolCallAccuracy } from '../src/score/deterministic/tool-call-accuracy.js';
-import type { TestCase } from '../src/score/test-case.js';
-import { otlpRequest, spanId, traceId, type SpanInput } from '../test/helpers/otlp-json-builder.js';
-import { medianRateAsync, prng } from './measure.js';
+import { traceId } from '../test/helpers/otlp-json-builder.js';
+import { mastraRun } from '../test/helpers/mastra-run.js';
+import { startIsolatedSide } from './isolated-side.js';
+import { median } from './measure.js';
+import { generateCases, mastraOptionsOf, spansFor, testCaseOf } from './scoring-cases.js';
 
-const VOCAB = [
-  'search',
-  'weather',
-  'calendar',
-  'email',
-  'fetch',
-  'auth',
-  'log',
-  'translate',
-  'calculator',
-  'maps',
-  'stocks',
-  'news',
-];
-
-interface Case {
-  calls: string[];
-  expectedTool?: string;
-  expectedToolOrder?: string[];
-  strictMode: boolean;
-}
-
-/** 10,000 cases as in the reference measurement: 0–6 calls from 12 names, 8 configurations, ~40% seeded to pass. */
-export function generateCases(n = 10_000, seed = 42): Case[] {
-  const rand = prng(seed);
-  const pick = (): string => VOCAB[Math.floor(rand() * VOCAB.length)]!;
-  return Array.from({ length: n }, () => {
-    const calls = Array.from({ length: Math.floor(rand() * 7) }, pick);
-    const strictMode = rand() < 0.5;
-    const pass = rand() < 0.4 && calls.length > 0;
-    if (rand() < 0.5) return { calls, strictMode, expectedTool: pass ? calls[0]! : pick() };
-    const order = pass ? calls.filter((_, i) => i % 2 === 0) : [pick(), pick()];
-    return { calls, strictMode, expectedToolOrder: order.length ? order : [pick()] };
-  });
-}
-
-export function spansFor(c: Case, i: number): SpanDigest[] {
-  const t = traceId(i + 1);
-  const spans: SpanInput[] = [
-    {
-      traceId: t,
-      spanId: spanId(i, 1),
-      name: 'invoke_agent',
-      startMs: 0,
-      endMs: 100,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-    },
-  ];
-  c.calls.forEach((name, k) =>
-    spans.push({
-      traceId: t,
-      spanId: spanId(i, k + 2),
-      parentSpanId: spanId(i, 1),
-      name: `execute_tool ${name}`,
-      startMs: 1 + k,
-      endMs: 2 + k,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': name,
-        'gen_ai.tool.call.id': `c${k}`,
-        'gen_ai.tool.call.arguments': '{"q":"x"}',
-      },
-    }),
-  );
-  return decodeOtlpJson(otlpRequest(spans)).spans;
-}
-
+/**
+ * `tool_call_accuracy` against `@mastra/evals`' code scorer on the same 10,000 generated cases
+ * (`scoring-cases.ts`). Each side runs in its own worker thread (`scoring-side.ts`), one at a
+ * time, in alternating rounds over all the cases: Mastra, spanscore scoring, spanscore
+ * normalizing and scoring, with a pause between sides for the last one's background GC work to
+ * finish. Each ratio is the median of the rounds' ratios (at least 8 rounds). spanscore's sides
+ * run several passes a round, as one pass takes a fraction of Mastra's. Agreement (untimed): with `orderMode: 'mastra'` our score must
+ * equal Mastra's on every case.
+ */
 export async function scoringBench(rounds: number) {
   const cases = generateCases();
   const runs = cases.map(c => mastraRun(c.calls));
-  const spans = cases.map(spansFor);
-  const traces: NormalizedTrace[] = spans.map((s, i) => normalizeTrace(traceId(i + 1), s));
-  const testCases: TestCase[] = cases.map((c, i) => ({
-    id: `case-${i}`,
-    scorers: [],
-    strictMode: c.strictMode,
-    ...(c.expectedTool && { expectedTool: c.expectedTool }),
-    ...(c.expectedToolOrder && { expectedToolOrder: c.expectedToolOrder }),
-  }));
-  const options = toolCallAccuracy.parseOptions({});
-  const aliases = new Map<string, string>();
-
-  // Mastra: one scorer per configuration, built once (its fastest use), then scorer.run per case.
-  const configs = new Map<string, ReturnType<typeof createToolCallAccuracyScorerCode>>();
-  const scorerFor = (c: Case) => {
-    const key = JSON.stringify([c.expectedTool, c.expectedToolOrder, c.strictMode]);
-    let s = configs.get(key);
-    if (!s)
-      configs.set(
-        key,
-        (s = createToolCallAccuracyScorerCode({
-          ...(c.expectedTool && { expectedTool: c.expectedTool }),
-          ...(c.expectedToolOrder && { expectedToolOrder: c.expectedToolOrder }),
-          strictMode: c.strictMode,
-        })),
-      );
-    return s;
-  };
-  const mastraScorers = cases.map(scorerFor);
-  // Agreement, untimed: with orderMode 'mastra' our scorer must give Mastra's score on every case.
+  const testCases = cases.map(testCaseOf);
   const mastraMode = toolCallAccuracy.parseOptions({ orderMode: 'mastra' });
+  const aliases = new Map<string, string>();
   let agree = 0;
-  for (let i = 0; i < cases.length; i++) {
-    const theirs = (await mastraScorers[i]!.run(runs[i]!)).score;
+  for (const [i, c] of cases.entries()) {
+    const theirs = (await createToolCallAccuracyScorerCode(mastraOptionsOf(c)).run(runs[i]!)).score;
     const ours = toolCallAccuracy.score({
-      trace: traces[i]!,
+      trace: normalizeTrace(traceId(i + 1), spansFor(c, i)),
       testCase: testCases[i],
       options: mastraMode,
       aliases,
     });
     if (!(ours instanceof Promise) && ours.status === 'scored' && ours.score === theirs) agree++;
   }
-  const mastra = await medianRateAsync(
-    '@mastra/evals 1.10.2 code scorer, scorer.run',
-    cases.length,
-    async () => {
-      for (let i = 0; i < cases.length; i++) await mastraScorers[i]!.run(runs[i]!);
+
+  const sides = [
+    { side: 'mastra', label: '@mastra/evals 1.10.2 code scorer, scorer.run', passes: 1 },
+    { side: 'score', label: 'spanscore tool_call_accuracy (trace normalized)', passes: 200 },
+    {
+      side: 'normalize+score',
+      label: 'spanscore normalize + tool_call_accuracy (from span digests)',
+      passes: 40,
     },
-    rounds,
+  ] as const;
+  const workers = await Promise.all(
+    sides.map(s =>
+      startIsolatedSide(new URL('./scoring-side.ts', import.meta.url), { side: s.side }),
+    ),
   );
-  const scoreOnly = await medianRateAsync(
-    'spanscore tool_call_accuracy (trace normalized)',
-    cases.length,
-    () => {
-      for (let i = 0; i < cases.length; i++)
-        void toolCallAccuracy.score({
-          trace: traces[i]!,
-          testCase: testCases[i],
-          options,
-          aliases,
-        });
-      return Promise.resolve();
-    },
-    rounds,
-  );
-  const normalizeAndScore = await medianRateAsync(
-    'spanscore normalize + tool_call_accuracy (from span digests)',
-    cases.length,
-    () => {
-      for (let i = 0; i < cases.length; i++)
-        void toolCallAccuracy.score({
-          trace: normalizeTrace(traces[i]!.traceId, spans[i]!),
-          testCase: testCases[i],
-          options,
-          aliases,
-        });
-      return Promise.resolve();
-    },
-    rounds,
-  );
-  return {
-    cases: cases.length,
-    mastraAgreement: agree / cases.length,
-    mastra,
-    scoreOnly,
-    normalizeAndScore,
-  };
+  try {
+    const rates = sides.map(() => [] as number[]);
+    for (let r = 0; r < Math.max(8, rounds); r++)
+      for (const [k, s] of sides.entries()) {
+        await setTimeout(100);
+        rates[k]!.push(await workers[k]!.round(s.passes, 0, cases.length));
+      }
+    const result = sides.map((s, k) => ({
+      label: s.label,
+      rates: rates[k]!,
+      median: median(rates[k]!),
+      ratio: median(rates[k]!.map((x, r) => x / rates[0]![r]!)),
+    }));
+    return {
+      cases: cases.length,
+      mastraAgreement: agree / cases.length,
+      mastra: result[0]!,
+      scoreOnly: result[1]!,
+      normalizeAndScore: result[2]!,
+    };
+  } finally {
+    await Promise.all(workers.map(w => w.stop()));
+  }
 }

@@ -1,0 +1,41 @@
+/**
+ * One decoder of the reading bench, in a worker thread of its own (`isolated-side.ts`), decoding
+ * the payloads the bench hands it: `ours` (`decodeOtlpProtobuf`, bytes to span digests) or
+ * `protobufjs` (the static code generated for `@opentelemetry/otlp-transformer` 0.216, bytes to
+ * message objects). Its rates are requests per second.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
+import { serveSide } from './isolated-side.js';
+
+const { side, payloads } = workerData as { side: 'ours' | 'protobufjs'; payloads: Uint8Array[] };
+const buffers = payloads.map(p => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+
+function decoder(): (bytes: Buffer) => unknown {
+  if (side === 'ours') return decodeOtlpProtobuf;
+  const root = createRequire(import.meta.url)(
+    fileURLToPath(
+      new URL(
+        '../node_modules/otlp-transformer-protobufjs/build/src/generated/root.js',
+        import.meta.url,
+      ),
+    ),
+  ) as {
+    opentelemetry: {
+      proto: {
+        collector: {
+          trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown } } };
+        };
+      };
+    };
+  };
+  const message = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+  return bytes => message.decode(bytes);
+}
+
+const decode = decoder();
+await serveSide(parentPort!, buffers.length, (from, to) => {
+  for (let i = from; i < to; i++) decode(buffers[i]!);
+});
