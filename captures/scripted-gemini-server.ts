@@ -4,8 +4,9 @@
  * reaches it through `GOOGLE_GEMINI_BASE_URL`, as `@google/genai` documents for proxies. Function
  * calls carry the scenario's call ids in `functionCall.id`, which the Gemini API schema allows.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../test/helpers/openai-compatible-server.js';
 import type { Scenario } from './scenarios.js';
 
 export interface ScriptedGeminiServer {
@@ -56,13 +57,4 @@ export async function scriptedGeminiServer(
     requests,
     close: () => new Promise<void>(resolve => server.close(() => resolve())),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -133,7 +133,8 @@ export function textCompletion(
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The request's body as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
