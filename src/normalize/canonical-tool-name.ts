@@ -12,7 +12,7 @@ const SERVER_PREFIX = /^[^/\s]+\/(?=[^/]+$)/;
 
 /** Trim, NFC, and strip one namespace: `functions.get_weather` → `get_weather`. */
 export function stripToolNamespace(name: string): string {
-  return names(name).stripped;
+  return toolNames(name).stripped;
 }
 
 /**
@@ -22,7 +22,7 @@ export function stripToolNamespace(name: string): string {
  * Then `aliases` (whose keys and values are canonicalized the same way) map it, once.
  */
 export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, string>): string {
-  const { folded } = names(name);
+  const { folded } = toolNames(name);
   return aliases?.get(folded) ?? folded;
 }
 
@@ -32,13 +32,9 @@ const cache = new Map<string, { stripped: string; folded: string }>();
 /**
  * Both forms of a name at once, before aliases: what {@link stripToolNamespace} returns
  * (`stripped`) and the folded form {@link canonicalToolName} maps through aliases (`folded`).
+ * Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path.
  */
 export function toolNames(name: string): { readonly stripped: string; readonly folded: string } {
-  return names(name);
-}
-
-// Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path.
-function names(name: string): { stripped: string; folded: string } {
   let entry = cache.get(name);
   if (entry === undefined) {
     const stripped = strip(name);
@@ -68,7 +64,7 @@ export function buildAliasMap(
 ): ReadonlyMap<string, string> {
   const map = new Map<string, string>();
   for (const [from, to] of Object.entries(aliases ?? {})) {
-    map.set(names(from).folded, names(to).folded);
+    map.set(toolNames(from).folded, toolNames(to).folded);
   }
   return map;
 }

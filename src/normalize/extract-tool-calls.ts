@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { toolNames } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
+import { SpanIndex } from './span-index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
@@ -103,54 +104,6 @@ function split(extractors: readonly ToolCallExtractor[]): {
   return parts;
 }
 
-/**
- * The trace's spans by id. Agent traces are small: below 17 spans a scan beats building a map,
- * which is only built for larger traces, on first use.
- */
-class SpanIndex {
-  #map: Map<string, SpanDigest> | undefined;
-
-  constructor(private readonly spans: readonly SpanDigest[]) {}
-
-  get(spanId: string): SpanDigest | undefined {
-    if (this.spans.length <= 16) {
-      for (const span of this.spans) if (span.spanId === spanId) return span;
-      return undefined;
-    }
-    this.#map ??= new Map(this.spans.map(s => [s.spanId, s]));
-    return this.#map.get(spanId);
-  }
-}
-
-/** A string-keyed map that stays two arrays while small: a trace's calls are few. */
-class SmallMap<V> {
-  #keys: string[] = [];
-  #values: V[] = [];
-  #map: Map<string, V> | undefined;
-
-  get(key: string): V | undefined {
-    if (this.#map) return this.#map.get(key);
-    const i = this.#keys.indexOf(key);
-    return i === -1 ? undefined : this.#values[i];
-  }
-
-  set(key: string, value: V): void {
-    if (this.#map) {
-      this.#map.set(key, value);
-      return;
-    }
-    const i = this.#keys.indexOf(key);
-    if (i !== -1) this.#values[i] = value;
-    else if (this.#keys.length < 16) {
-      this.#keys.push(key);
-      this.#values.push(value);
-    } else {
-      this.#map = new Map(this.#keys.map((k, j) => [k, this.#values[j]!]));
-      this.#map.set(key, value);
-    }
-  }
-}
-
 function toToolCall(
   c: ExtractedCall,
   span: SpanDigest,
@@ -179,8 +132,8 @@ function toToolCall(
 function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
   const ordered = isSorted(calls) ? calls : [...calls].sort(byStart);
   if (ordered.length === 1) return ordered;
-  const bySpan = new SmallMap<ToolCall>();
-  const byCallId = new SmallMap<ToolCall>();
+  const bySpan = new Map<string, ToolCall>();
+  const byCallId = new Map<string, ToolCall>();
   const out: ToolCall[] = [];
   for (const call of ordered) {
     const twin =
@@ -202,7 +155,7 @@ function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
 function nestedTwin(
   call: ToolCall,
   byId: SpanIndex,
-  bySpan: SmallMap<ToolCall>,
+  bySpan: Map<string, ToolCall>,
 ): ToolCall | undefined {
   let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {

@@ -5,6 +5,7 @@ import { extractConversation, type Conversation } from './extract-conversation.j
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
+import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
 
@@ -101,18 +102,12 @@ class Trace implements NormalizedTrace {
 
 /** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
 export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
-  // Agent traces are small: below this many spans a scan beats building a set of ids.
-  const ids = spans.length > 16 ? new Set(spans.map(s => s.spanId)) : undefined;
+  const byId = new SpanIndex(spans);
   let root: SpanDigest | undefined;
   for (const span of spans) {
     const parent = span.parentSpanId;
-    if (parent !== '' && (ids ? ids.has(parent) : hasSpan(spans, parent))) continue;
+    if (parent !== '' && byId.get(parent) !== undefined) continue;
     if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;
   }
   return root;
-}
-
-function hasSpan(spans: readonly SpanDigest[], spanId: string): boolean {
-  for (const span of spans) if (span.spanId === spanId) return true;
-  return false;
 }
