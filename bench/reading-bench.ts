@@ -7,8 +7,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
 import { readTraceFiles } from '../src/ingest/read-trace-files.js';
 import { recordingProvider } from '../test/helpers/sdk-spans.js';
-import { startIsolatedSide } from './isolated-side.js';
-import { median, medianRate, medianRateAsync, prng } from './measure.js';
+import { compareIsolated, type SideResult } from './isolated-side.js';
+import { medianRate, medianRateAsync, prng } from './measure.js';
 
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 20;
@@ -102,37 +102,28 @@ export async function readingBench(rounds: number) {
     json: json.reduce((s, b) => s + b.length, 0) / spanCount,
   };
 
-  // Ours against protobufjs static code (as generated for @opentelemetry/otlp-transformer 0.216,
-  // the fastest general decoder measured here, which builds message objects, not digests), each
+  // protobufjs static code (as generated for @opentelemetry/otlp-transformer 0.216, the fastest
+  // general decoder measured here, which builds message objects, not digests) against ours, each
   // in a worker thread of its own (`reading-side.ts`), on the same bytes, in alternating rounds of
   // three passes: in one isolate each decoder's garbage and inline caches slowed the other, and
-  // by a different factor from run to run. The ratio is the median of the rounds' ratios.
-  const sides = await Promise.all(
-    (['ours', 'protobufjs'] as const).map(side =>
-      startIsolatedSide(new URL('./reading-side.ts', import.meta.url), { side, payloads: pb }),
-    ),
-  );
-  const ra: number[] = [];
-  const rb: number[] = [];
-  try {
-    for (let r = 0; r < Math.max(15, rounds * 3); r++) {
-      ra.push((await sides[0]!.round(3, 0, pb.length)) * SPANS_PER_REQUEST);
-      rb.push((await sides[1]!.round(3, 0, pb.length)) * SPANS_PER_REQUEST);
-    }
-  } finally {
-    await Promise.all(sides.map(s => s.stop()));
-  }
-  const pair = {
-    a: { label: 'decodeOtlpProtobuf (bytes → digests)', rates: ra, median: median(ra) },
-    b: {
-      label: 'protobufjs static decode (otlp-transformer 0.216 code)',
-      rates: rb,
-      median: median(rb),
-    },
-    ratio: median(ra.map((x, i) => x / rb[i]!)),
-  };
-  const decodePb = pair.a;
-  const protobufjs = pair.b;
+  // by a different factor from run to run. Rates are spans per second.
+  const [protobufjs, decodePb] = (await compareIsolated(
+    new URL('./reading-side.ts', import.meta.url),
+    [
+      {
+        label: 'protobufjs static decode (otlp-transformer 0.216 code)',
+        workerData: { side: 'protobufjs', payloads: pb },
+        passes: 3,
+      },
+      {
+        label: 'decodeOtlpProtobuf (bytes → digests)',
+        workerData: { side: 'ours', payloads: pb },
+        passes: 3,
+      },
+    ],
+    Math.max(15, rounds * 3),
+    SPANS_PER_REQUEST,
+  )) as [SideResult, SideResult];
   const parseOnly = medianRate(
     'JSON.parse alone of the same payloads (baseline)',
     spanCount,
@@ -171,7 +162,7 @@ export async function readingBench(rounds: number) {
     protobufjs,
     decodePb,
     /** decodeOtlpProtobuf ÷ protobufjs, the median of the interleaved rounds' ratios. */
-    pbRatio: pair.ratio,
+    pbRatio: decodePb.ratio,
     parseOnly,
     decodeJson,
     filesPb,

@@ -36,6 +36,6 @@ function decoder(): (bytes: Buffer) => unknown {
 }
 
 const decode = decoder();
-await serveSide(parentPort!, buffers.length, (from, to) => {
-  for (let i = from; i < to; i++) decode(buffers[i]!);
+await serveSide(parentPort!, buffers.length, () => {
+  for (const bytes of buffers) decode(bytes);
 });

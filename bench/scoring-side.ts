@@ -8,32 +8,25 @@
  * normalized beforehand); `normalize+score` (normalizing the span digests, then scoring).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createToolCallAccuracyScorerCode } from '@mastra/evals/scorers/prebuilt';
 import { normalizeTrace } from '../src/normalize/normalize-trace.js';
 import { toolCallAccuracy } from '../src/score/deterministic/tool-call-accuracy.js';
 import { traceId } from '../test/helpers/otlp-json-builder.js';
 import { mastraRun } from '../test/helpers/mastra-run.js';
 import { serveSide } from './isolated-side.js';
-import { generateCases, mastraOptionsOf, spansFor, testCaseOf } from './scoring-cases.js';
+import { mastraScorers } from './mastra-scorers.js';
+import { generateCases, spansFor, testCaseOf } from './scoring-cases.js';
 
 export type Side = 'mastra' | 'score' | 'normalize+score';
 
 const side = (workerData as { side: Side }).side;
 const cases = generateCases();
 
-async function passFor(s: Side): Promise<(from: number, to: number) => Promise<void>> {
+async function passFor(s: Side): Promise<() => Promise<void>> {
   if (s === 'mastra') {
     const runs = cases.map(c => mastraRun(c.calls));
-    const byConfig = new Map<string, ReturnType<typeof createToolCallAccuracyScorerCode>>();
-    const scorers = cases.map(c => {
-      const key = JSON.stringify(mastraOptionsOf(c));
-      let scorer = byConfig.get(key);
-      if (!scorer)
-        byConfig.set(key, (scorer = createToolCallAccuracyScorerCode(mastraOptionsOf(c))));
-      return scorer;
-    });
-    return async (from, to) => {
-      for (let i = from; i < to; i++) await scorers[i]!.run(runs[i]!);
+    const scorers = mastraScorers(cases);
+    return async () => {
+      for (let i = 0; i < cases.length; i++) await scorers[i]!.run(runs[i]!);
     };
   }
   const spans = cases.map(spansFor);
@@ -47,8 +40,8 @@ async function passFor(s: Side): Promise<(from: number, to: number) => Promise<v
   const traces = s === 'score' ? spans.map((sp, i) => normalizeTrace(ids[i]!, sp)) : [];
   const trace =
     s === 'score' ? (i: number) => traces[i]! : (i: number) => normalizeTrace(ids[i]!, spans[i]!);
-  return (from, to) => {
-    for (let i = from; i < to; i++)
+  return () => {
+    for (let i = 0; i < cases.length; i++)
       void toolCallAccuracy.score({ trace: trace(i), testCase: testCases[i], options, aliases });
     return Promise.resolve();
   };
