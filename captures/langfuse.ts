@@ -15,7 +15,15 @@ import {
 } from '@langfuse/tracing';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type ToolName } from './scenarios.js';
+import {
+  MODEL,
+  OPENAI_TOOLS,
+  SCENARIOS,
+  TOOLS,
+  runTool,
+  scenarioServer,
+  type ToolName,
+} from './scenarios.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider(
@@ -56,10 +64,7 @@ for (const scenario of SCENARIOS) {
                 const reply = await client.chat.completions.create({
                   model: MODEL,
                   messages,
-                  tools: Object.entries(TOOLS).map(([name, t]) => ({
-                    type: 'function' as const,
-                    function: { name, description: t.description, parameters: t.parameters },
-                  })),
+                  tools: OPENAI_TOOLS,
                 });
                 generation.update({
                   output: reply.choices[0]!.message,

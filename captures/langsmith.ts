@@ -12,7 +12,15 @@ import type { AddressInfo } from 'node:net';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type ToolName } from './scenarios.js';
+import {
+  MODEL,
+  OPENAI_TOOLS,
+  SCENARIOS,
+  TOOLS,
+  runTool,
+  scenarioServer,
+  type ToolName,
+} from './scenarios.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
 // A local sink stands in for LangSmith's API: `/info` answers that it supports nothing special,
@@ -78,10 +86,7 @@ for (const scenario of SCENARIOS) {
         const completion = await openai.chat.completions.create({
           model: MODEL,
           messages,
-          tools: Object.entries(TOOLS).map(([name, t]) => ({
-            type: 'function' as const,
-            function: { name, description: t.description, parameters: t.parameters },
-          })),
+          tools: OPENAI_TOOLS,
         });
         const message = completion.choices[0]!.message;
         messages.push(message);

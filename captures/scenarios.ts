@@ -53,6 +53,12 @@ export const TOOLS = {
 
 export type ToolName = keyof typeof TOOLS;
 
+/** {@link TOOLS} as the `tools` of an OpenAI chat completion request. */
+export const OPENAI_TOOLS = Object.entries(TOOLS).map(([name, t]) => ({
+  type: 'function' as const,
+  function: { name, description: t.description, parameters: t.parameters },
+}));
+
 /** Runs a tool of {@link TOOLS} on parsed arguments. */
 export function runTool(name: string, args: unknown): unknown {
   const tool = TOOLS[name as ToolName];

@@ -10,7 +10,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import * as traceloop from '@traceloop/node-server-sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { MODEL, OPENAI_TOOLS, SCENARIOS, runTool, scenarioServer } from './scenarios.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
 const exporter = new InMemorySpanExporter();
@@ -38,10 +38,7 @@ for (const scenario of SCENARIOS) {
           const completion = await client.chat.completions.create({
             model: MODEL,
             messages,
-            tools: Object.entries(TOOLS).map(([name, t]) => ({
-              type: 'function' as const,
-              function: { name, description: t.description, parameters: t.parameters },
-            })),
+            tools: OPENAI_TOOLS,
           });
           const message = completion.choices[0]!.message;
           messages.push(message);
