@@ -6,6 +6,7 @@ import { hrToNanos, recordingProvider } from '../../test/helpers/sdk-spans.js';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+import { WireSpanDigest } from './wire-span-digest.js';
 
 function sdkSpans() {
   const { provider, spans } = recordingProvider('proto-check');
@@ -79,6 +80,62 @@ describe('decodeOtlpProtobuf', () => {
       new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)),
     ) as unknown;
     expect(decodeOtlpJson(json)).toEqual(fromProto);
+  });
+
+  it('gives each span its own ids when traces interleave and ids repeat from span to span', () => {
+    const { provider, spans } = recordingProvider('interleaved');
+    const tracer = provider.getTracer('t');
+    const roots = [0, 1, 2].map(i => tracer.startSpan(`root ${i}`));
+    for (let k = 0; k < 12; k++) {
+      const root = roots[k % 3 === 2 ? 2 : k % 2]!;
+      tracer.startSpan(`child ${k}`, {}, trace.setSpan(context.active(), root)).end();
+    }
+    for (const root of roots) root.end();
+    const fromProto = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(spans())!);
+    expect(fromProto.spans.map(s => [s.name, s.traceId, s.spanId, s.parentSpanId])).toEqual(
+      spans().map(s => [
+        s.name,
+        s.spanContext().traceId,
+        s.spanContext().spanId,
+        s.parentSpanContext?.spanId ?? '',
+      ]),
+    );
+  });
+
+  it('keeps attributes in wire form until read, and then they behave as on any digest', () => {
+    const decoded = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(sdkSpans())!);
+    const tool = decoded.spans.find(s => s.name === 'execute_tool get_weather') as WireSpanDigest;
+    expect(tool).toBeInstanceOf(WireSpanDigest);
+    expect(tool.attributeRecords()).toBeDefined();
+    // An own enumerable property: a spread copies it (reading it), as Object.keys lists it.
+    expect(Object.keys(tool)).toContain('attributes');
+    const copy = { ...tool };
+    expect(copy.attributes['gen_ai.tool.name']).toBe('get_weather');
+    expect(tool.attributeRecords()).toBeUndefined();
+    expect(tool.attributes).toBe(copy.attributes);
+    tool.attributes = { replaced: true };
+    expect(tool.attributes).toEqual({ replaced: true });
+  });
+
+  it('gives spans the scope and resource that come after them on the wire', () => {
+    // ResourceSpans{scope_spans{spans[span], scope{name}}, resource{service.name}}, by hand.
+    const len = (bytes: number[]) => [bytes.length, ...bytes];
+    const str = (field: number, text: string) => [(field << 3) | 2, ...len([...Buffer.from(text)])];
+    const span = [
+      0x0a,
+      ...len(new Array<number>(16).fill(1)),
+      0x12,
+      ...len(new Array<number>(8).fill(2)),
+      ...str(5, 'late'),
+    ];
+    const scopeSpans = [0x12, ...len(span), 0x0a, ...len(str(1, 'late-scope'))];
+    const serviceName = [...str(1, 'service.name'), 0x12, ...len(str(1, 'late-svc'))];
+    const resource = [0x0a, ...len(serviceName)];
+    const resourceSpans = [0x12, ...len(scopeSpans), 0x0a, ...len(resource)];
+    const out = decodeOtlpProtobuf(Uint8Array.from([0x0a, ...len(resourceSpans)]));
+    expect(out.spans.map(s => [s.name, s.scopeName, s.serviceName])).toEqual([
+      ['late', 'late-scope', 'late-svc'],
+    ]);
   });
 
   it('decodes an empty request to nothing', () => {
@@ -157,7 +214,11 @@ describe('decodeOtlpProtobuf', () => {
           for (const [at, value] of mutations) if (at < bytes.length) bytes[at] = value;
           try {
             const out = decodeOtlpProtobuf(bytes);
-            for (const s of out.spans) expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
+            for (const s of out.spans) {
+              expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
+              // Attributes checked on arrival read back later without an error.
+              expect(typeof s.attributes).toBe('object');
+            }
           } catch (error) {
             if (!isSpanscoreError(error)) throw error;
           }

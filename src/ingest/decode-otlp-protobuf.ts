@@ -1,8 +1,7 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
+import { checkKeyValue, readKeyValue, SPAN_ATTRIBUTES_FIELD } from './protobuf-key-value.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
 import type {
-  AttributeValue,
   DecodedRequest,
   RejectedSpan,
   SpanDigest,
@@ -11,6 +10,7 @@ import type {
   StatusCode,
 } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
+import { WireSpanDigest } from './wire-span-digest.js';
 
 // Wire types (protobuf encoding spec).
 const VARINT = 0;
@@ -20,10 +20,12 @@ const LEN = 2;
 /**
  * Decodes an OTLP protobuf `ExportTraceServiceRequest` straight into span digests.
  *
- * Written on the wire format for our digest: it reads each byte once, skips fields scoring never
- * reads (trace state, links, dropped counts, flags, schema URLs, scope versions) without decoding
- * them, and builds no intermediate message objects. Field numbers are those of
- * `opentelemetry/proto/trace/v1/trace.proto` and `common/v1/common.proto`.
+ * Written on the wire format for our digest: it skips fields scoring never reads (trace state,
+ * links, dropped counts, flags, schema URLs, scope versions) without decoding them and builds no
+ * intermediate message objects. A span's attributes are checked here but decoded only when read:
+ * each span is a {@link WireSpanDigest} holding its attribute records in `bytes`, which must not
+ * be modified afterwards. Field numbers are those of `opentelemetry/proto/trace/v1/trace.proto`
+ * and `common/v1/common.proto`.
  *
  * A span whose own bytes are malformed (a bad id length, an unknown enum) is rejected alone; bytes
  * that break the framing of the request itself (a length past the end, a bad wire type) throw
@@ -57,28 +59,26 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodedRequest {
 }
 
 function readResourceSpans(reader: Reader, end: number, r: number, out: DecodedRequest): void {
-  // The resource (field 1) may come after the scope spans (field 2) on the wire; collect the
-  // scope spans' byte ranges first and decode them once the service name is known.
+  // Spans are decoded as they come. The resource (field 1) may come after the scope spans (field
+  // 2) on the wire: the spans decoded before it get its service name afterwards.
   let serviceName = '';
-  const scopes: Array<[number, number]> = [];
+  const first = out.spans.length;
+  let late = false;
+  let s = 0;
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
       const resEnd = reader.lenEnd();
       serviceName = readServiceName(reader, resEnd) ?? serviceName;
       reader.pos = resEnd;
+      late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
       const ssEnd = reader.lenEnd();
-      scopes.push([reader.pos, ssEnd]);
+      readScopeSpans(reader, ssEnd, serviceName, r, s++, out);
       reader.pos = ssEnd;
     } else reader.skip(tag);
   }
-  const after = reader.pos;
-  scopes.forEach(([start, ssEnd], s) => {
-    reader.pos = start;
-    readScopeSpans(reader, ssEnd, serviceName, `resourceSpans[${r}].scopeSpans[${s}]`, out);
-  });
-  reader.pos = after;
+  if (late) for (let i = first; i < out.spans.length; i++) out.spans[i]!.serviceName = serviceName;
 }
 
 function readServiceName(reader: Reader, end: number): string | undefined {
@@ -99,11 +99,15 @@ function readScopeSpans(
   reader: Reader,
   end: number,
   serviceName: string,
-  path: string,
+  r: number,
+  s: number,
   out: DecodedRequest,
 ): void {
+  // As in readResourceSpans: a scope (field 1) after some spans is given to them afterwards.
   let scopeName = '';
-  const spans: Array<[number, number]> = [];
+  const first = out.spans.length;
+  let late = false;
+  let i = 0;
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
@@ -113,23 +117,24 @@ function readScopeSpans(
         if (t === ((1 << 3) | LEN)) scopeName = reader.recurring();
         else reader.skip(t);
       }
+      late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
       const spanEnd = reader.lenEnd();
-      spans.push([reader.pos, spanEnd]);
+      try {
+        out.spans.push(readSpan(reader, spanEnd, serviceName, scopeName));
+      } catch (error) {
+        if (!(error instanceof SpanReject)) throw error;
+        const rejected: RejectedSpan = {
+          path: `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`,
+          reason: error.message,
+        };
+        out.rejected.push(rejected);
+      }
       reader.pos = spanEnd;
+      i++;
     } else reader.skip(tag);
   }
-  spans.forEach(([start, spanEnd], i) => {
-    reader.pos = start;
-    try {
-      out.spans.push(readSpan(reader, spanEnd, serviceName, scopeName));
-    } catch (error) {
-      if (!(error instanceof SpanReject)) throw error;
-      const rejected: RejectedSpan = { path: `${path}.spans[${i}]`, reason: error.message };
-      out.rejected.push(rejected);
-    }
-  });
-  reader.pos = end;
+  if (late) for (let k = first; k < out.spans.length; k++) out.spans[k]!.scopeName = scopeName;
 }
 
 function readSpan(reader: Reader, end: number, serviceName: string, scopeName: string): SpanDigest {
@@ -140,21 +145,25 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
   let kind = 0;
   let start = 0n;
   let stop = 0n;
-  const attributes = emptyAttributes();
+  // The attribute records' range: from the first record's tag to the last record's end. Other
+  // fields between records (unusual) stay in the range and are skipped when it is read.
+  let attrStart = end;
+  let attrEnd = end;
   const events: SpanEventDigest[] = [];
   let statusCode = 0;
   let statusMessage = '';
   while (reader.pos < end) {
+    const at = reader.pos;
     const tag = reader.varint32();
     switch (tag) {
       case (1 << 3) | LEN:
-        traceId = reader.id(16, 'traceId');
+        traceId = reader.id(16, 'traceId', 0);
         break;
       case (2 << 3) | LEN:
         spanId = reader.id(8, 'spanId');
         break;
       case (4 << 3) | LEN:
-        parentSpanId = reader.id(8, 'parentSpanId');
+        parentSpanId = reader.id(8, 'parentSpanId', 1);
         break;
       case (5 << 3) | LEN:
         name = reader.recurring();
@@ -169,11 +178,12 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
       case (8 << 3) | FIXED64:
         stop = reader.fixed64();
         break;
-      case (9 << 3) | LEN: {
+      case (SPAN_ATTRIBUTES_FIELD << 3) | LEN: {
         const kvEnd = reader.lenEnd();
-        const [key, value] = readKeyValue(reader, kvEnd, 0);
-        setAttribute(attributes, key, value);
+        checkKeyValue(reader, kvEnd, 0);
         reader.pos = kvEnd;
+        if (attrStart === end) attrStart = at;
+        attrEnd = kvEnd;
         break;
       }
       case (11 << 3) | LEN: {
@@ -201,21 +211,23 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
   }
   if (!traceId) throw new SpanReject('traceId: is missing or all zeros');
   if (!spanId) throw new SpanReject('spanId: is missing or all zeros');
-  return {
+  return new WireSpanDigest(
     traceId,
     spanId,
     parentSpanId,
     name,
-    kind: kind as SpanKind,
-    startTimeUnixNano: start,
-    endTimeUnixNano: stop,
-    attributes,
+    kind as SpanKind,
+    start,
+    stop,
+    reader.buf,
+    attrStart,
+    attrEnd,
     events,
-    statusCode: statusCode as StatusCode,
+    statusCode as StatusCode,
     statusMessage,
     serviceName,
     scopeName,
-  };
+  );
 }
 
 function readEvent(reader: Reader, end: number): SpanEventDigest {
@@ -234,78 +246,4 @@ function readEvent(reader: Reader, end: number): SpanEventDigest {
     } else reader.skip(tag);
   }
   return { name, timeUnixNano: time, attributes };
-}
-
-function readKeyValue(reader: Reader, end: number, depth: number): [string, AttributeValue] {
-  let key = '';
-  let value: AttributeValue = null;
-  while (reader.pos < end) {
-    const tag = reader.varint32();
-    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
-    else if (tag === ((2 << 3) | LEN)) {
-      const vEnd = reader.lenEnd();
-      value = readAnyValue(reader, vEnd, depth);
-      reader.pos = vEnd;
-    } else reader.skip(tag);
-  }
-  return [key, value];
-}
-
-function readAnyValue(reader: Reader, end: number, depth: number): AttributeValue {
-  if (depth > MAX_ANY_VALUE_DEPTH) {
-    throw new SpanReject(`attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
-  }
-  let value: AttributeValue = null;
-  while (reader.pos < end) {
-    const tag = reader.varint32();
-    switch (tag) {
-      case (1 << 3) | LEN:
-        value = reader.recurring();
-        break;
-      case (2 << 3) | VARINT:
-        value = reader.varint32() !== 0;
-        break;
-      case (3 << 3) | VARINT:
-        value = reader.int64();
-        break;
-      case (4 << 3) | FIXED64:
-        value = reader.double();
-        break;
-      case (5 << 3) | LEN: {
-        const arrEnd = reader.lenEnd();
-        const items: AttributeValue[] = [];
-        while (reader.pos < arrEnd) {
-          const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) {
-            const itemEnd = reader.lenEnd();
-            items.push(readAnyValue(reader, itemEnd, depth + 1));
-            reader.pos = itemEnd;
-          } else reader.skip(t);
-        }
-        value = items;
-        break;
-      }
-      case (6 << 3) | LEN: {
-        const listEnd = reader.lenEnd();
-        const obj: Record<string, AttributeValue> = {};
-        while (reader.pos < listEnd) {
-          const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) {
-            const kvEnd = reader.lenEnd();
-            const [k, v] = readKeyValue(reader, kvEnd, depth + 1);
-            setAttribute(obj, k, v);
-            reader.pos = kvEnd;
-          } else reader.skip(t);
-        }
-        value = obj;
-        break;
-      }
-      case (7 << 3) | LEN:
-        value = reader.base64();
-        break;
-      default:
-        reader.skip(tag);
-    }
-  }
-  return value;
 }

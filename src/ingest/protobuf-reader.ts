@@ -6,26 +6,86 @@ const FIXED64 = 1;
 const LEN = 2;
 const FIXED32 = 5;
 
+/** Character codes of the hex digits, by value. */
+const HEX = Array.from('0123456789abcdef', c => c.charCodeAt(0));
+
+/**
+ * Eight bytes (a span id) as 16 lower-case hex digits. One `String.fromCharCode` call builds the
+ * string in place: measured at 25–32 ns against 67–109 ns for `buf.toString('hex', …)`, whose cost
+ * is mostly the call into the runtime. (For 16 bytes, two halves joined cost more than that call.)
+ */
+function hex8(buf: Buffer, at: number): string {
+  const b0 = buf[at]!;
+  const b1 = buf[at + 1]!;
+  const b2 = buf[at + 2]!;
+  const b3 = buf[at + 3]!;
+  const b4 = buf[at + 4]!;
+  const b5 = buf[at + 5]!;
+  const b6 = buf[at + 6]!;
+  const b7 = buf[at + 7]!;
+  return String.fromCharCode(
+    HEX[b0 >> 4]!,
+    HEX[b0 & 15]!,
+    HEX[b1 >> 4]!,
+    HEX[b1 & 15]!,
+    HEX[b2 >> 4]!,
+    HEX[b2 & 15]!,
+    HEX[b3 >> 4]!,
+    HEX[b3 & 15]!,
+    HEX[b4 >> 4]!,
+    HEX[b4 & 15]!,
+    HEX[b5 >> 4]!,
+    HEX[b5 & 15]!,
+    HEX[b6 >> 4]!,
+    HEX[b6 & 15]!,
+    HEX[b7 >> 4]!,
+    HEX[b7 & 15]!,
+  );
+}
+
 /** A malformed span inside an otherwise readable request: the span is rejected alone. */
 export class SpanReject extends Error {}
 
 /**
- * A cursor over one protobuf message's bytes, for the OTLP decoder. Every read checks bounds; a
+ * A cursor over one protobuf message's bytes, for the OTLP decoder and the span batch codec. Every read checks bounds; a
  * framing violation throws an `Error` (the decoder turns it into `SS_TRACE_INPUT_INVALID`); an id
  * of the wrong length throws {@link SpanReject}.
  */
 export class ProtobufReader {
   pos = 0;
-  constructor(private readonly buf: Buffer) {}
+  // Per id slot (see `id`): where the last id's bytes are, and its hex. Scalars, not arrays: a
+  // reader is made per request and per attributes read, and must cost little to make.
+  private traceIdAt = -1;
+  private traceId = '';
+  private parentIdAt = -1;
+  private parentId = '';
+  /** `end`: where the message ends (the buffer's end unless given); nothing past it is read. */
+  constructor(
+    readonly buf: Buffer,
+    readonly end = buf.length,
+  ) {}
 
   varint32(): number {
+    // One byte: most tags and short lengths (kept small, so it inlines where it is called).
+    const pos = this.pos;
+    if (pos < this.end) {
+      const b = this.buf[pos]!;
+      if (b < 0x80) {
+        this.pos = pos + 1;
+        return b;
+      }
+    }
+    return this.longVarint32();
+  }
+
+  private longVarint32(): number {
     // Tags, enums, lengths and bools fit in 32 bits; read up to 10 bytes so a valid 64-bit
     // varint (a negative enum is sign-extended) is consumed whole.
     const buf = this.buf;
     let result = 0;
     let shift = 0;
     for (let i = 0; i < 10; i++) {
-      if (this.pos >= buf.length) throw new Error('varint runs past the end');
+      if (this.pos >= this.end) throw new Error('varint runs past the end');
       const b = buf[this.pos++]!;
       if (shift < 32) result |= (b & 0x7f) << shift;
       if (b < 0x80) return result >>> 0;
@@ -39,7 +99,7 @@ export class ProtobufReader {
     let lo = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {
-      if (this.pos >= buf.length) throw new Error('varint runs past the end');
+      if (this.pos >= this.end) throw new Error('varint runs past the end');
       const b = buf[this.pos++]!;
       lo |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) {
@@ -55,7 +115,7 @@ export class ProtobufReader {
   lenEnd(): number {
     const len = this.varint32();
     const end = this.pos + len;
-    if (end > this.buf.length) throw new Error(`length ${len} runs past the end of the message`);
+    if (end > this.end) throw new Error(`length ${len} runs past the end of the message`);
     return end;
   }
 
@@ -85,34 +145,61 @@ export class ProtobufReader {
     return s;
   }
 
-  id(bytes: number, name: string): string {
+  /**
+   * A trace or span id as lower-case hex; `''` for an empty or all-zero id (a root's parent, in
+   * some SDKs). An id that repeats from span to span (a trace id, as the spans of one trace
+   * usually arrive together; a parent id) is read with a `slot` (0 trace, 1 parent): when its bytes
+   * equal the last id read in that slot, that id's string is handed back without decoding.
+   */
+  id(bytes: number, name: string, slot?: 0 | 1): string {
     const end = this.lenEnd();
-    const len = end - this.pos;
-    if (len !== bytes && len !== 0) {
-      this.pos = end;
+    const start = this.pos;
+    const len = end - start;
+    this.pos = end;
+    if (len !== bytes) {
+      if (len === 0) return '';
       throw new SpanReject(`${name}: expected ${bytes} bytes, got ${len}`);
     }
-    // An all-zero id (a root's parent, in some SDKs) means none.
+    const buf = this.buf;
+    const prev = slot === undefined ? -1 : slot === 0 ? this.traceIdAt : this.parentIdAt;
+    if (prev >= 0) {
+      let same = true;
+      for (let i = 0; i < len; i++)
+        if (buf[prev + i] !== buf[start + i]) {
+          same = false;
+          break;
+        }
+      if (same) return slot === 0 ? this.traceId : this.parentId;
+    }
     let zero = true;
-    for (let i = this.pos; i < end; i++)
-      if (this.buf[i] !== 0) {
+    for (let i = start; i < end; i++)
+      if (buf[i] !== 0) {
         zero = false;
         break;
       }
-    const hex = zero ? '' : this.buf.toString('hex', this.pos, end);
-    this.pos = end;
+    if (zero) return '';
+    // A 16-byte id as two halves would be a cons string, flattened again when first hashed.
+    const hex = len === 8 ? hex8(buf, start) : buf.toString('hex', start, end);
+    if (slot === undefined) return hex;
+    if (slot === 0) {
+      this.traceIdAt = start;
+      this.traceId = hex;
+    } else {
+      this.parentIdAt = start;
+      this.parentId = hex;
+    }
     return hex;
   }
 
   fixed64(): bigint {
-    if (this.pos + 8 > this.buf.length) throw new Error('fixed64 runs past the end');
+    if (this.pos + 8 > this.end) throw new Error('fixed64 runs past the end');
     const v = this.buf.readBigUInt64LE(this.pos);
     this.pos += 8;
     return v;
   }
 
   double(): number {
-    if (this.pos + 8 > this.buf.length) throw new Error('double runs past the end');
+    if (this.pos + 8 > this.end) throw new Error('double runs past the end');
     const v = this.buf.readDoubleLE(this.pos);
     this.pos += 8;
     return v;
@@ -136,6 +223,6 @@ export class ProtobufReader {
       default:
         throw new Error(`unsupported wire type ${tag & 7} for field ${tag >>> 3}`);
     }
-    if (this.pos > this.buf.length) throw new Error('field runs past the end');
+    if (this.pos > this.end) throw new Error('field runs past the end');
   }
 }

@@ -7,7 +7,14 @@ import type {
   StatusCode,
 } from '../ingest/span-digest.js';
 import { emptyAttributes, setAttribute } from '../ingest/span-digest.js';
+import {
+  checkKeyValue,
+  readAttributeRecords,
+  SPAN_ATTRIBUTES_FIELD,
+} from '../ingest/protobuf-key-value.js';
+import { ProtobufReader } from '../ingest/protobuf-reader.js';
 import { recurringString } from '../ingest/recurring-string.js';
+import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
 /**
@@ -16,14 +23,28 @@ import { decodeSpanDigest } from './span-digest-codec.js';
  * against the JSON codec it replaced it cut the receiver's encoding and the worker's decoding
  * and the bytes Redis moves and keeps (numbers in the README's Performance section).
  *
- * Layout, little-endian: a version byte (1), a varint span count, then per span the strings
- * trace id, span id, parent span id, name, status message, service name and scope name; kind and
- * status code as bytes; start and end as unsigned 64-bit nanoseconds; attributes; events (name,
- * time, attributes). Strings are a varint byte length and UTF-8. An attribute value is a tag byte
- * (null, string, number as float64 — every JS number exactly, true, false, array, key/value list)
- * and its payload. Nested key/value lists decode without a prototype, like every attributes object.
+ * Layout (version 2), little-endian: a version byte, a varint span count, then per span the
+ * strings trace id, span id, parent span id, name, status message, service name and scope name;
+ * kind and status code as bytes; start and end as unsigned 64-bit nanoseconds; attributes; events
+ * (name, time, attributes). Strings are a varint byte length and UTF-8.
+ *
+ * Attributes are a varint byte length and OTLP protobuf: `KeyValue` records of field 9, as in
+ * `Span.attributes`. A span that came from the protobuf decoder with its attributes still unread
+ * ({@link WireSpanDigest}) has its records copied as they came, so the receiver decodes and
+ * re-encodes no attribute; other attributes are written as `AnyValue`s (a number as a double,
+ * every JS number exactly; `null` as an empty value). Read back, a span's attributes are decoded
+ * when first read, nested key/value lists without a prototype, like every attributes object.
+ *
+ * Version 1 (the same, with attributes in a tagged format of its own) is still read, so batches
+ * left in Redis across an upgrade are not lost.
  */
-const VERSION = 1;
+const VERSION = 2;
+const VERSION_1 = 1;
+// Protobuf wire types, for the attribute records.
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+/** Version 1's attribute value tags. */
 const TAG = { null: 0, string: 1, number: 2, true: 3, false: 4, array: 5, object: 6 } as const;
 
 /** Encodes spans into one buffer; {@link decodeSpanBatch} gives them back exactly. */
@@ -43,12 +64,16 @@ export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
     w.byte(s.statusCode);
     w.u64(s.startTimeUnixNano);
     w.u64(s.endTimeUnixNano);
-    w.attributes(s.attributes);
+    const records = s instanceof WireSpanDigest ? s.attributeRecords() : undefined;
+    if (records) {
+      w.varint(records.end - records.start);
+      w.copy(records.buf, records.start, records.end);
+    } else w.keyValues(s.attributes);
     w.varint(s.events.length);
     for (const e of s.events) {
       w.string(e.name);
       w.u64(e.timeUnixNano);
-      w.attributes(e.attributes);
+      w.keyValues(e.attributes);
     }
   }
   return w.done();
@@ -61,7 +86,9 @@ export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
  */
 export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
   if (buf[0] === 0x7b) return [decodeSpanDigest(buf.toString('utf8'))]; // '{': a JSON digest
-  if (buf[0] !== VERSION) throw new Error(`span batch: unknown version ${buf[0]}`);
+  const version = buf[0];
+  if (version !== VERSION && version !== VERSION_1)
+    throw new Error(`span batch: unknown version ${version}`);
   const r = new Reader(buf, 1);
   const count = r.varint();
   const spans: SpanDigest[] = [];
@@ -77,26 +104,61 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
     const statusCode = r.byte() as StatusCode;
     const startTimeUnixNano = r.u64();
     const endTimeUnixNano = r.u64();
-    const attributes = r.attributes();
+    if (version === VERSION_1) {
+      const attributes = r.attributes();
+      const eventCount = r.varint();
+      const events: SpanEventDigest[] = [];
+      for (let e = 0; e < eventCount; e++)
+        events.push({ name: r.string(), timeUnixNano: r.u64(), attributes: r.attributes() });
+      spans.push({
+        traceId,
+        spanId,
+        parentSpanId,
+        name,
+        kind,
+        startTimeUnixNano,
+        endTimeUnixNano,
+        attributes,
+        events,
+        statusCode,
+        statusMessage,
+        serviceName,
+        scopeName,
+      });
+      continue;
+    }
+    const [start, end] = r.keyValues();
     const eventCount = r.varint();
     const events: SpanEventDigest[] = [];
-    for (let e = 0; e < eventCount; e++)
-      events.push({ name: r.string(), timeUnixNano: r.u64(), attributes: r.attributes() });
-    spans.push({
-      traceId,
-      spanId,
-      parentSpanId,
-      name,
-      kind,
-      startTimeUnixNano,
-      endTimeUnixNano,
-      attributes,
-      events,
-      statusCode,
-      statusMessage,
-      serviceName,
-      scopeName,
-    });
+    for (let e = 0; e < eventCount; e++) {
+      const eventName = r.string();
+      const time = r.u64();
+      const [from, to] = r.keyValues();
+      events.push({
+        name: eventName,
+        timeUnixNano: time,
+        attributes: readAttributeRecords(buf, from, to, SPAN_ATTRIBUTES_FIELD),
+      });
+    }
+    spans.push(
+      new WireSpanDigest(
+        traceId,
+        spanId,
+        parentSpanId,
+        name,
+        kind,
+        startTimeUnixNano,
+        endTimeUnixNano,
+        buf,
+        start,
+        end,
+        events,
+        statusCode,
+        statusMessage,
+        serviceName,
+        scopeName,
+      ),
+    );
   }
   if (r.pos !== buf.length) throw new Error(`span batch: ${buf.length - r.pos} bytes left over`);
   return spans;
@@ -149,33 +211,90 @@ class Writer {
     this.pos += 8;
   }
 
-  attributes(a: Attributes | Record<string, AttributeValue>): void {
-    this.varint(Object.keys(a).length);
-    for (const key in a) {
-      this.string(key);
-      this.value(a[key]!);
-    }
+  copy(from: Buffer, start: number, end: number): void {
+    this.ensure(end - start);
+    this.pos += from.copy(this.buf, this.pos, start, end);
   }
 
-  value(v: AttributeValue): void {
+  /** Attributes as a varint byte length and `KeyValue` records of field 9 (see the layout). */
+  keyValues(a: Attributes | Record<string, AttributeValue>): void {
+    const at = this.openLength();
+    for (const key in a) {
+      this.byte((SPAN_ATTRIBUTES_FIELD << 3) | LEN);
+      this.keyValue(key, a[key]!);
+    }
+    this.closeLength(at);
+  }
+
+  private keyValue(key: string, value: AttributeValue): void {
+    const at = this.openLength();
+    this.byte((1 << 3) | LEN);
+    this.string(key);
+    this.byte((2 << 3) | LEN);
+    this.anyValue(value);
+    this.closeLength(at);
+  }
+
+  private anyValue(v: AttributeValue): void {
+    const at = this.openLength();
     if (typeof v === 'string') {
-      this.byte(TAG.string);
+      this.byte((1 << 3) | LEN);
       this.string(v);
     } else if (typeof v === 'number') {
-      this.byte(TAG.number);
+      this.byte((4 << 3) | FIXED64);
       this.ensure(8);
       this.buf.writeDoubleLE(v, this.pos);
       this.pos += 8;
-    } else if (typeof v === 'boolean') this.byte(v ? TAG.true : TAG.false);
-    else if (v === null) this.byte(TAG.null);
-    else if (Array.isArray(v)) {
-      this.byte(TAG.array);
-      this.varint(v.length);
-      for (const item of v) this.value(item);
-    } else {
-      this.byte(TAG.object);
-      this.attributes(v);
+    } else if (typeof v === 'boolean') {
+      this.byte((2 << 3) | VARINT);
+      this.byte(v ? 1 : 0);
+    } else if (Array.isArray(v)) {
+      this.byte((5 << 3) | LEN);
+      const list = this.openLength();
+      for (const item of v) {
+        this.byte((1 << 3) | LEN);
+        this.anyValue(item);
+      }
+      this.closeLength(list);
+    } else if (v !== null) {
+      this.byte((6 << 3) | LEN);
+      const list = this.openLength();
+      for (const key in v) {
+        this.byte((1 << 3) | LEN);
+        this.keyValue(key, v[key]!);
+      }
+      this.closeLength(list);
+    } // null: an AnyValue with no value set
+    this.closeLength(at);
+  }
+
+  /**
+   * Starts a length-delimited field whose length is not known yet: one byte is kept for it, and
+   * {@link Writer.closeLength} moves the content along in the rare case the length needs more.
+   */
+  private openLength(): number {
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  private closeLength(at: number): void {
+    const len = this.pos - at - 1;
+    if (len < 0x80) {
+      this.buf[at] = len;
+      return;
     }
+    let size = 1;
+    for (let n = len; n > 0x7f; n >>>= 7) size++;
+    this.ensure(size - 1);
+    this.buf.copyWithin(at + size, at + 1, this.pos);
+    this.pos += size - 1;
+    let n = len;
+    let p = at;
+    while (n > 0x7f) {
+      this.buf[p++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    this.buf[p] = n;
   }
 
   private ensure(n: number): void {
@@ -224,6 +343,38 @@ class Reader {
     return n;
   }
 
+  /**
+   * A version 2 attributes field: its records' range in the buffer, after checking them as the
+   * protobuf decoder does, so that reading them later cannot fail.
+   */
+  keyValues(): [number, number] {
+    const len = this.varint();
+    const start = this.pos;
+    const end = start + len;
+    if (end > this.buf.length) throw new Error('span batch: truncated');
+    const reader = new ProtobufReader(this.buf, end);
+    reader.pos = start;
+    try {
+      while (reader.pos < end) {
+        const tag = reader.varint32();
+        // Copied records may hold other span fields between them: skipped, as when read.
+        if (tag === ((SPAN_ATTRIBUTES_FIELD << 3) | LEN)) {
+          const kvEnd = reader.lenEnd();
+          checkKeyValue(reader, kvEnd, 0);
+          reader.pos = kvEnd;
+        } else reader.skip(tag);
+      }
+    } catch (error) {
+      throw new Error(
+        `span batch: bad attributes at byte ${reader.pos}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    this.pos = end;
+    return [start, end];
+  }
+
+  /** Version 1 attributes. */
   attributes(): Attributes {
     const out = emptyAttributes();
     const count = this.varint();

@@ -1,0 +1,182 @@
+import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
+import { ProtobufReader, SpanReject } from './protobuf-reader.js';
+import type { AttributeValue, Attributes } from './span-digest.js';
+import { emptyAttributes, setAttribute } from './span-digest.js';
+
+// Wire types (protobuf encoding spec).
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+
+/** The field number of `Span.attributes`, which the span batch codec uses for its records too. */
+export const SPAN_ATTRIBUTES_FIELD = 9;
+
+/**
+ * OTLP `KeyValue` and `AnyValue` (`opentelemetry/proto/common/v1/common.proto`) on the wire: read
+ * into attribute values, or walked to check them without building anything.
+ *
+ * The two walks accept and refuse exactly the same bytes: {@link checkKeyValue} throws where
+ * {@link readKeyValue} would (a framing error as an `Error`, a value nested deeper than
+ * `MAX_ANY_VALUE_DEPTH` as {@link SpanReject}), so bytes that passed the check read back later
+ * without an error. That is what lets a decoder keep a span's attributes in wire form
+ * ({@link readAttributeRecords} on first use) and still reject bad input when it arrives.
+ */
+export function readKeyValue(
+  reader: ProtobufReader,
+  end: number,
+  depth: number,
+): [string, AttributeValue] {
+  let key = '';
+  let value: AttributeValue = null;
+  while (reader.pos < end) {
+    const tag = reader.varint32();
+    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
+    else if (tag === ((2 << 3) | LEN)) {
+      const vEnd = reader.lenEnd();
+      value = readAnyValue(reader, vEnd, depth);
+      reader.pos = vEnd;
+    } else reader.skip(tag);
+  }
+  return [key, value];
+}
+
+/** Checks one `KeyValue` as {@link readKeyValue} would read it, building nothing. */
+export function checkKeyValue(reader: ProtobufReader, end: number, depth: number): void {
+  while (reader.pos < end) {
+    const tag = reader.varint32();
+    if (tag === ((2 << 3) | LEN)) {
+      const vEnd = reader.lenEnd();
+      checkAnyValue(reader, vEnd, depth);
+      reader.pos = vEnd;
+    } else reader.skip(tag);
+  }
+}
+
+/**
+ * The attributes held by the `KeyValue` records of field `field` in `buf[start, end)`: records of
+ * other fields in the range are skipped. The bytes must have passed {@link checkKeyValue}.
+ */
+export function readAttributeRecords(
+  buf: Buffer,
+  start: number,
+  end: number,
+  field: number,
+): Attributes {
+  const attributes = emptyAttributes();
+  const reader = new ProtobufReader(buf);
+  reader.pos = start;
+  const wanted = (field << 3) | LEN;
+  while (reader.pos < end) {
+    const tag = reader.varint32();
+    if (tag === wanted) {
+      const kvEnd = reader.lenEnd();
+      const [key, value] = readKeyValue(reader, kvEnd, 0);
+      setAttribute(attributes, key, value);
+      reader.pos = kvEnd;
+    } else reader.skip(tag);
+  }
+  return attributes;
+}
+
+function readAnyValue(reader: ProtobufReader, end: number, depth: number): AttributeValue {
+  if (depth > MAX_ANY_VALUE_DEPTH) {
+    throw new SpanReject(`attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
+  }
+  let value: AttributeValue = null;
+  while (reader.pos < end) {
+    const tag = reader.varint32();
+    switch (tag) {
+      case (1 << 3) | LEN:
+        value = reader.recurring();
+        break;
+      case (2 << 3) | VARINT:
+        value = reader.varint32() !== 0;
+        break;
+      case (3 << 3) | VARINT:
+        value = reader.int64();
+        break;
+      case (4 << 3) | FIXED64:
+        value = reader.double();
+        break;
+      case (5 << 3) | LEN: {
+        const arrEnd = reader.lenEnd();
+        const items: AttributeValue[] = [];
+        while (reader.pos < arrEnd) {
+          const t = reader.varint32();
+          if (t === ((1 << 3) | LEN)) {
+            const itemEnd = reader.lenEnd();
+            items.push(readAnyValue(reader, itemEnd, depth + 1));
+            reader.pos = itemEnd;
+          } else reader.skip(t);
+        }
+        value = items;
+        break;
+      }
+      case (6 << 3) | LEN: {
+        const listEnd = reader.lenEnd();
+        const obj = emptyAttributes();
+        while (reader.pos < listEnd) {
+          const t = reader.varint32();
+          if (t === ((1 << 3) | LEN)) {
+            const kvEnd = reader.lenEnd();
+            const [k, v] = readKeyValue(reader, kvEnd, depth + 1);
+            setAttribute(obj, k, v);
+            reader.pos = kvEnd;
+          } else reader.skip(t);
+        }
+        value = obj;
+        break;
+      }
+      case (7 << 3) | LEN:
+        value = reader.base64();
+        break;
+      default:
+        reader.skip(tag);
+    }
+  }
+  return value;
+}
+
+function checkAnyValue(reader: ProtobufReader, end: number, depth: number): void {
+  if (depth > MAX_ANY_VALUE_DEPTH) {
+    throw new SpanReject(`attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
+  }
+  while (reader.pos < end) {
+    const tag = reader.varint32();
+    switch (tag) {
+      case (2 << 3) | VARINT:
+      case (3 << 3) | VARINT:
+        reader.varint32(); // the same bounds as int64(): at most 10 bytes, within the buffer
+        break;
+      case (4 << 3) | FIXED64:
+        reader.double();
+        break;
+      case (5 << 3) | LEN: {
+        const arrEnd = reader.lenEnd();
+        while (reader.pos < arrEnd) {
+          const t = reader.varint32();
+          if (t === ((1 << 3) | LEN)) {
+            const itemEnd = reader.lenEnd();
+            checkAnyValue(reader, itemEnd, depth + 1);
+            reader.pos = itemEnd;
+          } else reader.skip(t);
+        }
+        break;
+      }
+      case (6 << 3) | LEN: {
+        const listEnd = reader.lenEnd();
+        while (reader.pos < listEnd) {
+          const t = reader.varint32();
+          if (t === ((1 << 3) | LEN)) {
+            const kvEnd = reader.lenEnd();
+            checkKeyValue(reader, kvEnd, depth + 1);
+            reader.pos = kvEnd;
+          } else reader.skip(t);
+        }
+        break;
+      }
+      default:
+        reader.skip(tag); // strings and bytes: their length is checked, their content is not read
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { readAttributeRecords, SPAN_ATTRIBUTES_FIELD } from './protobuf-key-value.js';
+import type {
+  Attributes,
+  SpanDigest,
+  SpanEventDigest,
+  SpanKind,
+  StatusCode,
+} from './span-digest.js';
+
+/** Where a span's attributes sit in wire form: OTLP `KeyValue` records of field 9. */
+export interface AttributeRecords {
+  buf: Buffer;
+  start: number;
+  end: number;
+}
+
+/**
+ * A span digest whose attributes stay in their protobuf wire form (the `KeyValue` records of
+ * `Span.attributes`, field 9) until something reads `attributes`; they are decoded then, once, and
+ * the bytes are let go. The protobuf decoder and the span batch codec make these.
+ *
+ * Why: the receiver of the `bullmq` driver never reads an attribute. It passes the records on to
+ * Redis as they came ({@link WireSpanDigest.attributeRecords}), and the worker decodes them where an
+ * extractor reads them, so each attribute is decoded once between the exporter and the scorer.
+ *
+ * Contract:
+ * - `attributes` is an own, enumerable property (an accessor), so spreading a span, `toEqual` and
+ *   `JSON.stringify` see it as on any other digest. Assigning to it replaces the attributes.
+ * - The bytes must have passed `checkKeyValue` (both makers check them before constructing), so
+ *   reading `attributes` never throws.
+ * - Until then the span keeps `buf` alive: for a decoded request, the whole request body. The
+ *   buffer must not be modified afterwards.
+ */
+export class WireSpanDigest implements SpanDigest {
+  declare attributes: Attributes;
+  #attributes: Attributes | undefined;
+  // The records' bytes, until `attributes` is read or set (three fields, not an object: one
+  // allocation less per span).
+  #buf: Buffer | undefined;
+  #start: number;
+  #end: number;
+
+  constructor(
+    public traceId: string,
+    public spanId: string,
+    public parentSpanId: string,
+    public name: string,
+    public kind: SpanKind,
+    public startTimeUnixNano: bigint,
+    public endTimeUnixNano: bigint,
+    recordsBuf: Buffer,
+    recordsStart: number,
+    recordsEnd: number,
+    public events: SpanEventDigest[],
+    public statusCode: StatusCode,
+    public statusMessage: string,
+    public serviceName: string,
+    public scopeName: string,
+  ) {
+    this.#buf = recordsBuf;
+    this.#start = recordsStart;
+    this.#end = recordsEnd;
+    // The same getter and setter for every instance: V8 shares the transition to this accessor,
+    // so every WireSpanDigest keeps one fast-mode shape.
+    Object.defineProperty(this, 'attributes', WireSpanDigest.#accessor);
+  }
+
+  /**
+   * The attribute records as they came, or `undefined` once `attributes` has been read or set
+   * (the decoded object is then the truth).
+   */
+  attributeRecords(): AttributeRecords | undefined {
+    const buf = this.#buf;
+    return buf && { buf, start: this.#start, end: this.#end };
+  }
+
+  static readonly #accessor: PropertyDescriptor = {
+    get(this: WireSpanDigest): Attributes {
+      if (this.#attributes === undefined) {
+        this.#attributes = readAttributeRecords(
+          this.#buf!,
+          this.#start,
+          this.#end,
+          SPAN_ATTRIBUTES_FIELD,
+        );
+        this.#buf = undefined;
+      }
+      return this.#attributes;
+    },
+    set(this: WireSpanDigest, value: Attributes): void {
+      this.#attributes = value;
+      this.#buf = undefined;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+}
