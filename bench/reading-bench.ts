@@ -103,11 +103,13 @@ export async function readingBench(rounds: number) {
   };
 
   // protobufjs static code (as generated for @opentelemetry/otlp-transformer 0.216, the fastest
-  // general decoder measured here, which builds message objects, not digests) against ours, each
+  // general decoder measured here, which builds message objects, not digests) against ours (which
+  // checks attributes on arrival and decodes them when read: timed both alone and with every
+  // attribute read, which is what the memory driver and the worker do), each
   // in a worker thread of its own (`reading-side.ts`), on the same bytes, in alternating rounds of
   // three passes: in one isolate each decoder's garbage and inline caches slowed the other, and
   // by a different factor from run to run. Rates are spans per second.
-  const [protobufjs, decodePb] = (await compareIsolated(
+  const [protobufjs, decodePb, decodePbRead] = (await compareIsolated(
     new URL('./reading-side.ts', import.meta.url),
     [
       {
@@ -120,10 +122,15 @@ export async function readingBench(rounds: number) {
         workerData: { side: 'ours', payloads: pb },
         passes: 3,
       },
+      {
+        label: 'decodeOtlpProtobuf, then every attribute read',
+        workerData: { side: 'ours-read', payloads: pb },
+        passes: 3,
+      },
     ],
     Math.max(15, rounds * 3),
     SPANS_PER_REQUEST,
-  )) as [SideResult, SideResult];
+  )) as [SideResult, SideResult, SideResult];
   const parseOnly = medianRate(
     'JSON.parse alone of the same payloads (baseline)',
     spanCount,
@@ -161,6 +168,7 @@ export async function readingBench(rounds: number) {
     bytesPerSpan,
     protobufjs,
     decodePb,
+    decodePbRead,
     /** decodeOtlpProtobuf ÷ protobufjs, the median of the interleaved rounds' ratios. */
     pbRatio: decodePb.ratio,
     parseOnly,
