@@ -29,7 +29,8 @@ export interface AttributeRecords {
  * - The bytes must have passed `checkKeyValue` (both makers check them before constructing), so
  *   reading `attributes` never throws.
  * - Until then the span keeps `buf` alive: for a decoded request, the whole request body. The
- *   buffer must not be modified afterwards.
+ *   buffer must not be modified afterwards. Whatever holds spans for long reads their attributes
+ *   first (the memory driver does, on arrival); the `bullmq` receiver copies and drops them.
  */
 export class WireSpanDigest implements SpanDigest {
   declare attributes: Attributes;

@@ -1,4 +1,9 @@
+import { context, trace } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { recordingProvider } from '../../test/helpers/sdk-spans.js';
+import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
+import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { childSpans } from '../../test/helpers/child-spans.js';
 import { traceId } from '../../test/helpers/otlp-json-builder.js';
@@ -8,6 +13,21 @@ import {
 } from './memory-trace-assembler.js';
 
 const policy = { settleMs: 2000, maxWaitMs: 30_000 };
+
+function sdkSpans() {
+  const { provider, spans } = recordingProvider('memory-assembler');
+  const tracer = provider.getTracer('t');
+  const root = tracer.startSpan('root');
+  tracer
+    .startSpan(
+      'tool',
+      { attributes: { 'gen_ai.tool.name': 'x' } },
+      trace.setSpan(context.active(), root),
+    )
+    .end();
+  root.end();
+  return { spans: spans() };
+}
 
 function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
   const processed: Array<{ traceId: string; names: string[] }> = [];
@@ -39,6 +59,18 @@ describe('memory trace assembler', () => {
     expect(processed).toEqual([{ traceId: traceId(1), names: ['root', 'tool-a', 'tool-b'] }]);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(processed).toHaveLength(1);
+  });
+
+  it("decodes protobuf spans' attributes on arrival, so held spans do not keep request bodies", async () => {
+    const { spans: sdk } = sdkSpans();
+    const { spans } = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(sdk)!);
+    const wire = spans.filter((s): s is WireSpanDigest => s instanceof WireSpanDigest);
+    expect(wire.length).toBe(spans.length);
+    expect(wire.every(s => s.attributeRecords() !== undefined)).toBe(true);
+    const { assembler } = setup();
+    await assembler.accept(spans);
+    expect(wire.map(s => s.attributeRecords())).toEqual(wire.map(() => undefined));
+    expect(wire.find(s => s.name === 'tool')!.attributes).toEqual({ 'gen_ai.tool.name': 'x' });
   });
 
   it('scores a trace whose root never arrives at maxWaitMs after its first span', async () => {

@@ -161,6 +161,10 @@ export function createMemoryTraceAssembler(
           ),
         );
       }
+      // Spans from the protobuf decoder keep their request's body until their attributes are
+      // read: decoded here, as scoring would read them anyway, so that a span held for seconds
+      // (or, with rescoring, for the late window) holds its own attributes, not the whole body.
+      for (const span of spans) void span.attributes;
       const t = now();
       for (const [traceId, batch] of groupSpansByTrace(spans)) {
         let buffer = buffers.get(traceId);
