@@ -1,5 +1,10 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { checkKeyValue, readKeyValue, SPAN_ATTRIBUTES_FIELD } from './protobuf-key-value.js';
+import {
+  checkKeyValue,
+  readKeyValue,
+  readKeyValueInto,
+  SPAN_ATTRIBUTES_FIELD,
+} from './protobuf-key-value.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
 import type {
   DecodedRequest,
@@ -9,7 +14,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { emptyAttributes, setAttribute } from './span-digest.js';
+import { emptyAttributes } from './span-digest.js';
 import { WireSpanDigest } from './wire-span-digest.js';
 
 // Wire types (protobuf encoding spec).
@@ -238,12 +243,8 @@ function readEvent(reader: Reader, end: number): SpanEventDigest {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | FIXED64)) time = reader.fixed64();
     else if (tag === ((2 << 3) | LEN)) name = reader.recurring();
-    else if (tag === ((3 << 3) | LEN)) {
-      const kvEnd = reader.lenEnd();
-      const [key, value] = readKeyValue(reader, kvEnd, 0);
-      setAttribute(attributes, key, value);
-      reader.pos = kvEnd;
-    } else reader.skip(tag);
+    else if (tag === ((3 << 3) | LEN)) readKeyValueInto(reader, attributes, 0);
+    else reader.skip(tag);
   }
   return { name, timeUnixNano: time, attributes };
 }

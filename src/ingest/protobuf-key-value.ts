@@ -40,6 +40,21 @@ export function readKeyValue(
   return [key, value];
 }
 
+/**
+ * Reads the length-delimited `KeyValue` at the reader's position into `attributes` (an attribute
+ * named `__proto__` as an own key), leaving the reader after it.
+ */
+export function readKeyValueInto(
+  reader: ProtobufReader,
+  attributes: Record<string, AttributeValue>,
+  depth: number,
+): void {
+  const kvEnd = reader.lenEnd();
+  const [key, value] = readKeyValue(reader, kvEnd, depth);
+  setAttribute(attributes, key, value);
+  reader.pos = kvEnd;
+}
+
 /** Checks one `KeyValue` as {@link readKeyValue} would read it, building nothing. */
 export function checkKeyValue(reader: ProtobufReader, end: number, depth: number): void {
   while (reader.pos < end) {
@@ -68,14 +83,26 @@ export function readAttributeRecords(
   const wanted = (field << 3) | LEN;
   while (reader.pos < end) {
     const tag = reader.varint32();
+    if (tag === wanted) readKeyValueInto(reader, attributes, 0);
+    else reader.skip(tag);
+  }
+  return attributes;
+}
+
+/**
+ * Checks the `KeyValue` records of field `field` from the reader's position to `end` as
+ * {@link readAttributeRecords} will read them, skipping records of other fields.
+ */
+export function checkAttributeRecords(reader: ProtobufReader, end: number, field: number): void {
+  const wanted = (field << 3) | LEN;
+  while (reader.pos < end) {
+    const tag = reader.varint32();
     if (tag === wanted) {
       const kvEnd = reader.lenEnd();
-      const [key, value] = readKeyValue(reader, kvEnd, 0);
-      setAttribute(attributes, key, value);
+      checkKeyValue(reader, kvEnd, 0);
       reader.pos = kvEnd;
     } else reader.skip(tag);
   }
-  return attributes;
 }
 
 function readAnyValue(reader: ProtobufReader, end: number, depth: number): AttributeValue {
@@ -117,12 +144,8 @@ function readAnyValue(reader: ProtobufReader, end: number, depth: number): Attri
         const obj = emptyAttributes();
         while (reader.pos < listEnd) {
           const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) {
-            const kvEnd = reader.lenEnd();
-            const [k, v] = readKeyValue(reader, kvEnd, depth + 1);
-            setAttribute(obj, k, v);
-            reader.pos = kvEnd;
-          } else reader.skip(t);
+          if (t === ((1 << 3) | LEN)) readKeyValueInto(reader, obj, depth + 1);
+          else reader.skip(t);
         }
         value = obj;
         break;

@@ -8,7 +8,7 @@ import type {
 } from '../ingest/span-digest.js';
 import { emptyAttributes, setAttribute } from '../ingest/span-digest.js';
 import {
-  checkKeyValue,
+  checkAttributeRecords,
   readAttributeRecords,
   SPAN_ATTRIBUTES_FIELD,
 } from '../ingest/protobuf-key-value.js';
@@ -104,12 +104,18 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
     const statusCode = r.byte() as StatusCode;
     const startTimeUnixNano = r.u64();
     const endTimeUnixNano = r.u64();
-    if (version === VERSION_1) {
-      const attributes = r.attributes();
-      const eventCount = r.varint();
-      const events: SpanEventDigest[] = [];
-      for (let e = 0; e < eventCount; e++)
-        events.push({ name: r.string(), timeUnixNano: r.u64(), attributes: r.attributes() });
+    // Version 1 attributes are read now; version 2 span attributes when first read.
+    const v1Attributes = version === VERSION_1 ? r.attributes() : undefined;
+    const [start, end] = v1Attributes ? [0, 0] : r.keyValues();
+    const eventCount = r.varint();
+    const events: SpanEventDigest[] = [];
+    for (let e = 0; e < eventCount; e++)
+      events.push({
+        name: r.string(),
+        timeUnixNano: r.u64(),
+        attributes: r.eventAttributes(version),
+      });
+    if (v1Attributes) {
       spans.push({
         traceId,
         spanId,
@@ -118,7 +124,7 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
         kind,
         startTimeUnixNano,
         endTimeUnixNano,
-        attributes,
+        attributes: v1Attributes,
         events,
         statusCode,
         statusMessage,
@@ -126,19 +132,6 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
         scopeName,
       });
       continue;
-    }
-    const [start, end] = r.keyValues();
-    const eventCount = r.varint();
-    const events: SpanEventDigest[] = [];
-    for (let e = 0; e < eventCount; e++) {
-      const eventName = r.string();
-      const time = r.u64();
-      const [from, to] = r.keyValues();
-      events.push({
-        name: eventName,
-        timeUnixNano: time,
-        attributes: readAttributeRecords(buf, from, to, SPAN_ATTRIBUTES_FIELD),
-      });
     }
     spans.push(
       new WireSpanDigest(
@@ -355,15 +348,8 @@ class Reader {
     const reader = new ProtobufReader(this.buf, end);
     reader.pos = start;
     try {
-      while (reader.pos < end) {
-        const tag = reader.varint32();
-        // Copied records may hold other span fields between them: skipped, as when read.
-        if (tag === ((SPAN_ATTRIBUTES_FIELD << 3) | LEN)) {
-          const kvEnd = reader.lenEnd();
-          checkKeyValue(reader, kvEnd, 0);
-          reader.pos = kvEnd;
-        } else reader.skip(tag);
-      }
+      // Copied records may hold other span fields between them: skipped, as when read.
+      checkAttributeRecords(reader, end, SPAN_ATTRIBUTES_FIELD);
     } catch (error) {
       throw new Error(
         `span batch: bad attributes at byte ${reader.pos}: ${(error as Error).message}`,
@@ -372,6 +358,13 @@ class Reader {
     }
     this.pos = end;
     return [start, end];
+  }
+
+  /** An event's attributes, decoded now. */
+  eventAttributes(version: number): Attributes {
+    if (version === VERSION_1) return this.attributes();
+    const [start, end] = this.keyValues();
+    return readAttributeRecords(this.buf, start, end, SPAN_ATTRIBUTES_FIELD);
   }
 
   /** Version 1 attributes. */
