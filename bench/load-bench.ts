@@ -36,12 +36,17 @@ export interface LoadResult {
   errors: number;
   /** From a trace becoming ready (its last request accepted + the settle window) to its evaluation spans exported. */
   latencyMs: { p50: number; p99: number; max: number };
-  /** The latency split by stage, for the traces still in BullMQ's event stream at the end. */
+  /**
+   * The latency split by stage, per trace job (a job holds one request's traces), for the jobs
+   * still in BullMQ's event stream at the end.
+   */
   breakdown: {
-    traces: number;
-    readyToActiveMs: { p50: number; p99: number };
+    jobs: number;
+    /** From a job's first due time to its first activation (delay promotion and queueing). */
+    dueToActiveMs: { p50: number; p99: number };
+    /** From a job's last activation to its completion (reading, scoring, export). */
     activeToCompletedMs: { p50: number; p99: number };
-    /** Jobs delayed more than once (their first due time came before the trace was ready). */
+    /** Jobs delayed again (some of their traces were not complete when first due). */
     redelayedShare: number;
   };
   /**
@@ -285,8 +290,9 @@ async function loadRun(
   }));
 
   // Where the latency goes, from BullMQ's own event stream (the last ~10,000 events it keeps):
-  // ready → the job's last activation (delay promotion and queueing), activation → completed
-  // (reading, scoring, export), and how often a job was re-delayed before its trace was ready.
+  // a job's first due time → its first activation (delay promotion and queueing), its last
+  // activation → completed (reading, scoring, export), and how often a job was re-delayed because
+  // some of its traces were not complete yet.
   const events: Array<[string, string[]]> = [];
   const reader = options.cluster
     ? createRedisConnection({ clusterNodes: options.cluster.masters }, 'bullmq')
@@ -299,7 +305,10 @@ async function loadRun(
     );
   if (reader !== infoConnections[0]) reader.disconnect();
   for (const c of infoConnections) c.disconnect();
-  const jobs = new Map<string, { delays: number; active?: number; completed?: number }>();
+  const jobs = new Map<
+    string,
+    { delays: number; due?: number; firstActive?: number; active?: number; completed?: number }
+  >();
   for (const [id, fields] of events) {
     const at = Number(id.split('-')[0]);
     const field = (name: string): string | undefined => fields[fields.indexOf(name) + 1];
@@ -307,23 +316,29 @@ async function loadRun(
     if (!jobId) continue;
     const job = jobs.get(jobId) ?? { delays: 0 };
     const event = field('event');
-    if (event === 'delayed') job.delays++;
-    if (event === 'active') job.active = at;
+    if (event === 'delayed') {
+      job.delays++;
+      job.due ??= Number(field('delay'));
+    }
+    if (event === 'active') {
+      job.firstActive ??= at;
+      job.active = at;
+    }
     if (event === 'completed') job.completed = at;
     jobs.set(jobId, job);
   }
   const stages = { toActive: [] as number[], processing: [] as number[], delays: [] as number[] };
-  for (const [id, job] of jobs) {
-    const acceptedAt = load.traces[id];
-    if (acceptedAt === undefined || job.active === undefined || job.completed === undefined)
+  for (const job of jobs.values()) {
+    // Jobs whose first events were trimmed from the stream are left out.
+    if (job.due === undefined || job.firstActive === undefined || job.completed === undefined)
       continue;
-    stages.toActive.push(job.active - (acceptedAt + SETTLE_MS));
-    stages.processing.push(job.completed - job.active);
+    stages.toActive.push(job.firstActive - job.due);
+    stages.processing.push(job.completed - job.active!);
     stages.delays.push(job.delays);
   }
   const breakdown = {
-    traces: stages.toActive.length,
-    readyToActiveMs: {
+    jobs: stages.toActive.length,
+    dueToActiveMs: {
       p50: percentile(stages.toActive, 0.5),
       p99: percentile(stages.toActive, 0.99),
     },

@@ -175,7 +175,7 @@ if (!process.argv.includes('--no-load')) {
   }
   for (const r of runs)
     console.log(
-      `  latency by stage (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), last ${fmt(r.breakdown.traces)} traces): ready → job active p50/p99 ${fmt(r.breakdown.readyToActiveMs.p50)}/${fmt(r.breakdown.readyToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`,
+      `  latency by stage (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), last ${fmt(r.breakdown.jobs)} jobs): due → job active p50/p99 ${fmt(r.breakdown.dueToActiveMs.p50)}/${fmt(r.breakdown.dueToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`,
     );
   for (const r of runs) {
     const top = Object.entries(r.redisCommandsPerTrace.byCommand)

@@ -145,6 +145,7 @@ export const configSchema = z
       }),
     worker: z
       .object({
+        /** Per process: traces scored at once (memory); trace jobs, of up to 64 traces each (bullmq). */
         concurrency: z.coerce.number().int().positive().default(4),
         attempts: z.coerce.number().int().positive().default(5),
         backoffMs: z.coerce.number().int().positive().default(1000),

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from './redis-connection.js';
 import { judgeQueueLocation, traceQueueShards } from './queue-shards.js';
+import { traceIdsOf, type TraceJobData } from './trace-job.js';
 
 /** The queues `spanscore jobs` reads: trace jobs (the deterministic pass) and judge jobs. */
 export const JOB_QUEUE_NAMES = ['trace', 'judge'] as const;
@@ -12,6 +13,7 @@ const STATES = ['waiting', 'delayed', 'active', 'failed', 'completed'] as const;
 export interface JobSummary {
   queue: JobQueueName;
   id: string;
+  /** The job's trace, or its traces separated by commas (a job holding a request's traces). */
   traceId: string;
   state: 'failed' | 'delayed' | 'waiting';
   attemptsMade: number;
@@ -60,7 +62,7 @@ export function createJobsClient(connection: RedisClient, prefix: string, shards
             jobs.push({
               queue: key,
               id: job.id ?? '',
-              traceId: (job.data as { traceId?: string }).traceId ?? '',
+              traceId: traceIdsOfJob(job.data),
               state,
               attemptsMade: job.attemptsMade,
               reason: job.failedReason ?? '',
@@ -85,7 +87,7 @@ export function createJobsClient(connection: RedisClient, prefix: string, shards
         if (options.queue && options.queue !== key) continue;
         const failed = await queue.getFailed(0, -1);
         for (const job of failed) {
-          const traceId = (job.data as { traceId?: string }).traceId ?? '';
+          const traceId = traceIdsOfJob(job.data);
           const reason = job.failedReason ?? '';
           if (
             options.filter &&
@@ -111,4 +113,10 @@ export function createJobsClient(connection: RedisClient, prefix: string, shards
 
     close: () => Promise.all(queues.map(([, q]) => q.close())).then(() => undefined),
   };
+}
+
+/** What a job summary shows of a trace or judge job's traces. */
+function traceIdsOfJob(data: unknown): string {
+  const d = data as Partial<{ traceId: string; traceIds: string[] }> | undefined;
+  return d?.traceIds || d?.traceId ? traceIdsOf(d as TraceJobData).join(',') : '';
 }

@@ -18,6 +18,7 @@ import { readPendingTrace } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
+import { traceIdsOf, type TraceJobData } from './trace-job.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
 
@@ -78,21 +79,20 @@ export function createBullmqQueueDriver(
   const onJobFailed =
     (phase: 'deterministic' | 'llm') =>
     (
-      job:
-        | { data: { traceId: string }; attemptsMade: number; opts: { attempts?: number } }
-        | undefined,
+      job: { data: TraceJobData; attemptsMade: number; opts: { attempts?: number } } | undefined,
       error: Error,
     ): void => {
       const what = phase === 'llm' ? 'LLM scoring of trace' : 'trace';
+      const traceIds = job ? traceIdsOf(job.data) : [];
       events.log(
-        `spanscore: ${what} ${job?.data.traceId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+        `spanscore: ${what} ${traceIds.join(', ') || '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
       );
       // Its last attempt, or an error not worth retrying (the processor threw UnrecoverableError).
       if (
         job &&
         (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
       )
-        events.onTraceFailed(job.data.traceId, phase, error);
+        for (const traceId of traceIds) events.onTraceFailed(traceId, phase, error);
     };
 
   return {

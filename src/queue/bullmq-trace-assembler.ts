@@ -1,12 +1,19 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { whenReady, type RedisClient } from './redis-connection.js';
 import { SCORE_TRACE_QUEUE, shardOfTrace, traceQueueShards } from './queue-shards.js';
-import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
+import type { ExportRetryPolicy } from './export-retry.js';
 import { RedisSpanBuffer } from './redis-span-buffer.js';
+import {
+  MAX_TRACES_PER_JOB,
+  QUEUED_TRACES,
+  manyTraceJobId,
+  traceJobOptions,
+  type TraceJobData,
+} from './trace-job.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
 
 export { SCORE_TRACE_QUEUE } from './queue-shards.js';
@@ -35,7 +42,10 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
   redis: RedisClient;
   /** A connection for the BullMQ queues (`maxRetriesPerRequest: null`, as BullMQ requires). */
   queueConnection: RedisClient;
-  /** Traces waiting or delayed in the queue before `accept` answers 429. @defaultValue 100000 */
+  /**
+   * Traces waiting or delayed in the queue before `accept` answers 429 (a trace in two requests'
+   * jobs counts twice). @defaultValue 100000
+   */
   maxQueuedTraces?: number;
   /** Tries per trace and the first backoff (exponential). @defaultValue 5 and 1000 ms */
   attempts?: number;
@@ -56,9 +66,10 @@ export interface BullmqTraceSink extends SpanSink {
 }
 
 /**
- * The `bullmq` driver's sink: spans go to Redis (one Lua call per trace per request), and each
- * trace gets one BullMQ job, `jobId` = trace id, first run `settleMs` later (the worker re-delays it
- * until the trace is complete). Adding a job that exists is a no-op, so a trace never has two.
+ * The `bullmq` driver's sink: spans go to Redis (one Lua call per trace per request), and the
+ * request's traces get one BullMQ job (per queue shard, of at most 64 traces: `TraceJobData`),
+ * first run `settleMs` later; the worker re-delays it with the traces not complete yet. A trace
+ * whose spans came in several requests is in several jobs, and the first to read it scores it.
  * Late spans (after scoring) are counted in Redis and, with `rescoreLateSpans`, queue a rescore.
  * Redis unreachable → `SS_INGEST_UNAVAILABLE` (503); queue past `maxQueuedTraces` →
  * `SS_INGEST_SATURATED` (429): exporters retry either way.
@@ -75,42 +86,46 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
     shard => new Queue(shard.name, { connection: options.queueConnection, prefix: shard.prefix }),
   );
   const maxQueued = options.maxQueuedTraces ?? 100_000;
-  const jobOptions: JobsOptions = {
-    delay: options.policy.settleMs,
-    // With export retry by age, the worker decides when to give up (see `shouldRetry`).
-    attempts: options.exportRetry ? UNBOUNDED_ATTEMPTS : (options.attempts ?? 5),
-    backoff: options.exportRetry
-      ? { type: BACKOFF_STRATEGY, delay: options.backoffMs ?? 1000 }
-      : { type: 'exponential', delay: options.backoffMs ?? 1000 },
-    removeOnComplete: true, // so a rescore can reuse the trace id as job id
-    removeOnFail: { count: 1000 },
-  };
+  const jobOptions = traceJobOptions(options, options.policy.settleMs);
   let backlog = { count: 0, at: 0 };
+  const counter = options.redis as RedisClient & {
+    spanscoreQueuedTraces(wait: string, delayed: string, prioritized: string): Promise<number>;
+  };
+  counter.defineCommand('spanscoreQueuedTraces', { numberOfKeys: 3, lua: QUEUED_TRACES });
 
   for (const queue of queues) queue.on('error', error => options.onError?.(error));
 
   async function queued(): Promise<number> {
     // One count per second at most: a Redis call per request would cost more than the check saves.
     // Counted on the fail-fast connection, from BullMQ's key layout (wait list, delayed and
-    // prioritized sets), because the queue's own connection waits out a Redis outage. One
-    // MULTI per shard: a shard's keys share a slot on a cluster.
+    // prioritized sets: traces by job id, `QUEUED_TRACES`), because the queue's own connection
+    // waits out a Redis outage. One script call per shard: a shard's keys share a slot on a cluster.
     if (Date.now() - backlog.at > 1000) {
       const perShard = await Promise.all(
-        shards.map(async shard => {
+        shards.map(shard => {
           const base = `${shard.prefix}:${shard.name}`;
-          const counts =
-            (await options.redis
-              .multi()
-              .llen(`${base}:wait`)
-              .zcard(`${base}:delayed`)
-              .zcard(`${base}:prioritized`)
-              .exec()) ?? [];
-          return counts.reduce((sum, [error, n]) => (error ? sum : sum + Number(n)), 0);
+          return counter.spanscoreQueuedTraces(
+            `${base}:wait`,
+            `${base}:delayed`,
+            `${base}:prioritized`,
+          );
         }),
       );
-      backlog = { count: perShard.reduce((a, b) => a + b, 0), at: Date.now() };
+      backlog = { count: perShard.reduce((a, b) => a + Number(b), 0), at: Date.now() };
     }
     return backlog.count;
+  }
+
+  /** Queues `jobs` on their shards' queues (one `addBulk` per shard). */
+  async function add(jobs: Array<{ shard: number; data: TraceJobData; jobId: string }>) {
+    const byShard = new Map<number, Parameters<Queue['addBulk']>[0]>();
+    for (const { shard, data, jobId } of jobs) {
+      const job = { name: SCORE_TRACE_QUEUE, data, opts: { ...jobOptions, jobId } };
+      const list = byShard.get(shard);
+      if (list) list.push(job);
+      else byShard.set(shard, [job]);
+    }
+    await Promise.all([...byShard].map(([shard, list]) => queues[shard]!.addBulk(list)));
   }
 
   return {
@@ -132,41 +147,34 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
           byTrace.set(traceId, { spans: batch, rootSeen: batch.some(s => isRootSpan(s, ids)) });
         }
         const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
-        const jobs = [...byTrace.keys()].flatMap(traceId => {
+        // The traces this request holds, in one job per shard (of at most MAX_TRACES_PER_JOB),
+        // whether or not another request's job already holds them: the first job to read a trace
+        // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.
+        const fresh: string[][] = queues.map(() => []);
+        const jobs: Array<{ shard: number; data: TraceJobData; jobId: string }> = [];
+        for (const traceId of byTrace.keys()) {
           const scoredAt = late.get(traceId);
-          if (scoredAt !== undefined)
-            options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
-          if (scoredAt === undefined)
-            return [
-              {
-                name: SCORE_TRACE_QUEUE,
-                data: { traceId },
-                opts: { ...jobOptions, jobId: traceId },
-              },
-            ];
-          if (!options.rescoreLateSpans) return [];
+          if (scoredAt === undefined) {
+            fresh[shardOfTrace(traceId, queues.length)]!.push(traceId);
+            continue;
+          }
+          options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
           // A rescore gets its own id per scoring generation: the job that scored the trace may
           // still be finishing (active), and an add with its id would be silently ignored.
-          return [
-            {
-              name: SCORE_TRACE_QUEUE,
+          if (options.rescoreLateSpans)
+            jobs.push({
+              shard: shardOfTrace(traceId, queues.length),
               data: { traceId },
-              opts: { ...jobOptions, jobId: `${traceId}-rescore-${scoredAt}` },
-            },
-          ];
-        });
-        if (queues.length === 1) {
-          if (jobs.length) await queues[0]!.addBulk(jobs);
-        } else {
-          const byShard = new Map<number, typeof jobs>();
-          for (const job of jobs) {
-            const shard = shardOfTrace(job.data.traceId, queues.length);
-            const list = byShard.get(shard);
-            if (list) list.push(job);
-            else byShard.set(shard, [job]);
-          }
-          await Promise.all([...byShard].map(([shard, add]) => queues[shard]!.addBulk(add)));
+              jobId: `${traceId}-rescore-${scoredAt}`,
+            });
         }
+        fresh.forEach((traceIds, shard) => {
+          for (let i = 0; i < traceIds.length; i += MAX_TRACES_PER_JOB) {
+            const chunk = traceIds.slice(i, i + MAX_TRACES_PER_JOB);
+            jobs.push({ shard, data: { traceIds: chunk }, jobId: manyTraceJobId(chunk.length) });
+          }
+        });
+        if (jobs.length) await add(jobs);
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;
         throw new SpanscoreError('SS_INGEST_UNAVAILABLE', `Redis: ${(error as Error).message}`, {

@@ -42,8 +42,20 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[5
 return racing
 `;
 
-// KEYS: spans list, meta hash. Returns { meta as a flat field/value list, every batch }, atomically.
+// KEYS: spans list, meta hash. ARGV: claimer ('' for none). Returns { meta as a flat field/value
+// list, every batch }, atomically. With a claimer (a job holding many traces), an unscored buffered
+// trace (`first` is set) that no one claimed becomes the claimer's; a trace claimed by another, or
+// not buffered unscored, comes back with its meta only: the claimer leaves it alone.
 const READ = `
+if ARGV[1] ~= '' then
+  local claim = redis.call('HGET', KEYS[2], 'claim')
+  if claim ~= ARGV[1] then
+    if claim or redis.call('HEXISTS', KEYS[2], 'first') == 0 then
+      return { redis.call('HGETALL', KEYS[2]), {} }
+    end
+    redis.call('HSET', KEYS[2], 'claim', ARGV[1])
+  end
+end
 return { redis.call('HGETALL', KEYS[2]), redis.call('LRANGE', KEYS[1], 0, -1) }
 `;
 
@@ -54,7 +66,11 @@ interface BufferCommands {
     ...args: Array<string | Buffer>
   ): Promise<string>;
   spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
-  spanscoreReadBuffer(spansKey: string, metaKey: string): Promise<[Buffer[], Buffer[]]>;
+  spanscoreReadBuffer(
+    spansKey: string,
+    metaKey: string,
+    claimer: string,
+  ): Promise<[Buffer[], Buffer[]]>;
 }
 
 /**
@@ -118,27 +134,38 @@ export class RedisSpanBuffer {
    * later copy wins, as in the memory driver). `stored` counts the list entries (batches) read and
    * `appended` the spans appended so far (duplicates included), for `markScored`.
    */
-  async read(traceId: string): Promise<{
-    progress: (TraceProgress & { scored: boolean }) | undefined;
-    spans: SpanDigest[];
-    stored: number;
-    appended: number;
-  }> {
-    // One script: the hash's span count and the list must agree, whatever is appended meanwhile.
-    const [fields, batches] = await this.redis.spanscoreReadBuffer(
-      this.spansKey(traceId),
-      this.metaKey(traceId),
-    );
-    const meta: Record<string, string> = {};
-    for (let i = 0; i + 1 < fields.length; i += 2)
-      meta[fields[i]!.toString()] = fields[i + 1]!.toString();
-    const spans = groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [];
-    return {
-      progress: toProgress(meta),
-      spans,
-      stored: batches.length,
-      appended: Number(meta.n ?? 0),
-    };
+  async read(traceId: string): Promise<BufferedTrace> {
+    return (await this.readMany([traceId], ''))[0]!;
+  }
+
+  /**
+   * {@link RedisSpanBuffer.read} for many traces in one batch (`sendBatch`), in order. With a
+   * `claimer` (a job holding many traces), each unscored, unclaimed trace becomes the claimer's
+   * for good; a trace claimed by another comes back with `claimedBy` set and no spans, so that of
+   * two jobs holding one trace only one scores it.
+   */
+  async readMany(traceIds: readonly string[], claimer: string): Promise<BufferedTrace[]> {
+    const replies = (await sendBatch<BufferCommands>(this.redis, target =>
+      traceIds.map(traceId =>
+        target.spanscoreReadBuffer(this.spansKey(traceId), this.metaKey(traceId), claimer),
+      ),
+    )) as Array<[Buffer[], Buffer[]]>;
+    return replies.map(([fields, batches], i) => {
+      const traceId = traceIds[i]!;
+      const meta: Record<string, string> = {};
+      for (let f = 0; f + 1 < fields.length; f += 2)
+        meta[fields[f]!.toString()] = fields[f + 1]!.toString();
+      const spans = batches.length
+        ? (groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [])
+        : [];
+      return {
+        progress: toProgress(meta),
+        spans,
+        stored: batches.length,
+        appended: Number(meta.n ?? 0),
+        ...(claimer !== '' && meta.claim !== claimer && { claimedBy: meta.claim ?? '' }),
+      };
+    });
   }
 
   /**
@@ -183,6 +210,19 @@ export class RedisSpanBuffer {
   private metaKey(traceId: string): string {
     return metaKeyOf(this.prefix, traceId);
   }
+}
+
+/** What {@link RedisSpanBuffer.read} knows of one trace. */
+export interface BufferedTrace {
+  progress: (TraceProgress & { scored: boolean }) | undefined;
+  spans: SpanDigest[];
+  stored: number;
+  appended: number;
+  /**
+   * Set when read with a claimer that does not hold the trace: who does (`''` when no one does,
+   * because the trace is scored or nothing is buffered). Such a read carries no spans.
+   */
+  claimedBy?: string;
 }
 
 function metaKeyOf(prefix: string, traceId: string): string {

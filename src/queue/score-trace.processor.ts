@@ -1,12 +1,13 @@
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from './redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { BullmqTraceOptions } from './bullmq-trace-assembler.js';
-import { traceQueueShards, type QueueLocation } from './queue-shards.js';
+import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue-shards.js';
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
-import { RedisSpanBuffer } from './redis-span-buffer.js';
+import { RedisSpanBuffer, type BufferedTrace } from './redis-span-buffer.js';
+import { traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 
 /** Options of {@link createScoreTraceWorker}. */
@@ -37,17 +38,18 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
 }
 
 /**
- * The `bullmq` driver's worker: takes a trace's job when it is due, re-delays it (BullMQ
- * `moveToDelayed` + `DelayedError`) until {@link traceReadiness} says the trace is complete, then
- * scores all its spans once and marks it scored. Only `upstream` failures (an OTLP backend or a
- * judge) are retried, with exponential backoff: an export failure until the job is
- * `exportRetry.maxAgeMs` old (its spans kept that long), others `attempts` times; anything else
- * fails the job at once (`UnrecoverableError`), with its reason. BullMQ's stalled-job check hands the job of a worker that died to
- * another. Any number of workers, on any hosts, can share the queue.
+ * The `bullmq` driver's worker. A job holds the traces of one request (see `TraceJobData`): it
+ * reads them in one batch, claiming each it is the first job to read, scores the claimed traces
+ * that {@link traceReadiness} says are complete, marks them scored, and re-delays itself (BullMQ
+ * `moveToDelayed` + `DelayedError`) with the rest until they are. A trace whose scoring fails is
+ * handed over to a job of its own (`jobId` = trace id), which does what a one-trace job does:
+ * only `upstream` failures (an OTLP backend or a judge) are retried, with exponential backoff, an
+ * export failure until the job is `exportRetry.maxAgeMs` old (its spans kept that long), others
+ * `attempts` times; anything else fails the job at once (`UnrecoverableError`), with its reason.
+ * BullMQ's stalled-job check hands the job of a worker that died to another, which holds the same
+ * claims. Any number of workers, on any hosts, can share the queue.
  */
-export function createScoreTraceWorker(
-  options: ScoreTraceWorkerOptions,
-): Worker<{ traceId: string }> {
+export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker<TraceJobData> {
   const prefix = options.prefix ?? 'spanscore';
   const buffer = new RedisSpanBuffer(
     options.redis,
@@ -55,15 +57,46 @@ export function createScoreTraceWorker(
     options.ttlMs ?? 2 * options.policy.maxWaitMs + 60_000,
   );
   const keep = options.rescoreLateSpans === true;
+  const where: QueueLocation | undefined = traceQueueShards(
+    prefix,
+    options.shards ?? 1,
+    options.redis.isCluster,
+  )[options.shard ?? 0];
+  if (!where) throw new RangeError(`shard ${options.shard} of ${options.shards ?? 1} shards`);
+  // Where handed-over traces and rescores go: this shard's queue (a trace's shard is fixed).
+  const queue = new Queue<TraceJobData>(where.name, {
+    connection: options.workerConnection,
+    prefix: where.prefix,
+  });
+  const add = (data: TraceJobData, jobId: string, delayMs: number) =>
+    queue.add(SCORE_TRACE_QUEUE, data, { ...traceJobOptions(options, delayMs), jobId });
 
-  async function processor(
-    job: Job<{ traceId: string }>,
-    token?: string,
+  /**
+   * After a trace was scored: marks it so and reports spans that arrived meanwhile. Returns when
+   * it was marked, if those spans are to be rescored (`rescoreLateSpans`).
+   */
+  async function scored(traceId: string, read: BufferedTrace): Promise<number | undefined> {
+    const at = Date.now();
+    const racing = await buffer.markScored(traceId, read, at, keep);
+    if (racing > 0) options.onLateSpans?.(traceId, racing);
+    return keep && racing > 0 ? at : undefined;
+  }
+
+  /** One trace, alone in its job: BullMQ retries the job as `classifyFailure` says. */
+  async function processOne(
+    job: Job<TraceJobData>,
+    traceId: string,
+    token: string | undefined,
   ): Promise<{ spans: number } | { skipped: string }> {
-    const { traceId } = job.data;
+    // A trace handed over after a failure retrying cannot help: failed at once, with the reason
+    // (not scored again); re-driven by hand (`spanscore jobs retry`), it is scored.
+    if ('failedReason' in job.data && job.data.failedReason !== undefined && job.attemptsMade === 0)
+      throw new UnrecoverableError(job.data.failedReason);
     const read = await buffer.read(traceId);
     const { progress, spans } = read;
     if (!progress) return { skipped: 'no spans buffered (expired)' };
+    if (progress.scored && 'handedOver' in job.data)
+      return { skipped: 'scored by the job that handed it over' };
     if (!progress.scored) {
       const readiness = traceReadiness(progress, Date.now(), options.policy);
       if (!readiness.ready) {
@@ -88,30 +121,94 @@ export function createScoreTraceWorker(
       );
       if (!decision.retry) throw new UnrecoverableError(decision.reason);
       // The spans must outlive the retries: the buffer's own TTL is minutes.
-      if (isExportFailure(error))
-        await buffer.extend(traceId, options.exportRetry.maxAgeMs + 10 * 60_000);
+      if (isExportFailure(error)) await extend(traceId);
       throw error;
     }
-    const racing = await buffer.markScored(traceId, read, Date.now(), keep);
-    if (racing > 0) {
-      options.onLateSpans?.(traceId, racing);
-      if (keep) {
-        // Spans arrived while this job ran, and no second job can hold this trace id: run this
-        // one again after the settle window to rescore with every span.
-        await job.moveToDelayed(Date.now() + options.policy.settleMs, token);
-        throw new DelayedError();
-      }
+    if ((await scored(traceId, read)) !== undefined) {
+      // Spans arrived while this job ran, and no second job can hold this trace id: run this
+      // one again after the settle window to rescore with every span.
+      await job.moveToDelayed(Date.now() + options.policy.settleMs, token);
+      throw new DelayedError();
     }
     return { spans: spans.length };
   }
 
-  const where: QueueLocation | undefined = traceQueueShards(
-    prefix,
-    options.shards ?? 1,
-    options.redis.isCluster,
-  )[options.shard ?? 0];
-  if (!where) throw new RangeError(`shard ${options.shard} of ${options.shards ?? 1} shards`);
-  const worker = new Worker(where.name, processor, {
+  const extend = (traceId: string): Promise<void> =>
+    options.exportRetry
+      ? buffer.extend(traceId, options.exportRetry.maxAgeMs + 10 * 60_000)
+      : Promise.resolve();
+
+  /**
+   * The traces of one request: each read once, in one batch, and scored if this job claimed it
+   * and it is complete; the job then waits for the others. A failed trace is handed over to a job
+   * of its own; a failure to read or mark (Redis) fails this job, which BullMQ retries.
+   */
+  async function processMany(
+    job: Job<TraceJobData>,
+    traceIds: readonly string[],
+    token: string | undefined,
+  ): Promise<{ spans: number; traces: number }> {
+    const reads = await buffer.readMany(traceIds, job.id!);
+    const now = Date.now();
+    const ready: Array<[string, BufferedTrace]> = [];
+    const waiting: string[] = [];
+    let recheckAtMs = Infinity;
+    reads.forEach((read, i) => {
+      // Expired, scored, or held by another job (it was in that job's request too).
+      if (!read.progress || read.progress.scored || read.claimedBy !== undefined) return;
+      const readiness = traceReadiness(read.progress, now, options.policy);
+      if (readiness.ready) ready.push([traceIds[i]!, read]);
+      else {
+        waiting.push(traceIds[i]!);
+        recheckAtMs = Math.min(recheckAtMs, readiness.recheckAtMs);
+      }
+    });
+    let spans = 0;
+    const outcomes = await Promise.allSettled(
+      ready.map(async ([traceId, read]) => {
+        try {
+          await options.process(traceId, read.spans);
+        } catch (error) {
+          // Handed over to a job of its own: retried from there after the first backoff, or,
+          // when retrying cannot help, failed there at once with the reason, for `spanscore jobs`.
+          if (classifyFailure(error).action === 'fail') {
+            const failedReason = error instanceof Error ? error.message : String(error);
+            await add({ traceId, handedOver: true, failedReason }, traceId, 0);
+            return;
+          }
+          if (isExportFailure(error)) await extend(traceId);
+          await add({ traceId, handedOver: true }, traceId, options.backoffMs ?? 1000);
+          return;
+        }
+        spans += read.spans.length;
+        const rescoreFrom = await scored(traceId, read);
+        // The id the receiver gives a rescore for late spans: the two are one job.
+        if (rescoreFrom !== undefined)
+          await add({ traceId }, `${traceId}-rescore-${rescoreFrom}`, options.policy.settleMs);
+      }),
+    );
+    // Redis failed while marking or handing over: the whole job is retried, and its claimed
+    // traces that were not marked scored are read and scored again.
+    const failure = outcomes.find(o => o.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (waiting.length > 0) {
+      await job.updateData({ traceIds: waiting });
+      await job.moveToDelayed(recheckAtMs, token);
+      throw new DelayedError();
+    }
+    return { spans, traces: ready.length };
+  }
+
+  function processor(
+    job: Job<TraceJobData>,
+    token?: string,
+  ): Promise<{ spans: number } | { skipped: string }> {
+    return 'traceIds' in job.data
+      ? processMany(job, job.data.traceIds, token)
+      : processOne(job, job.data.traceId, token);
+  }
+
+  const worker = new Worker<TraceJobData>(where.name, processor, {
     connection: options.workerConnection,
     prefix: where.prefix,
     concurrency: options.concurrency ?? 4,
@@ -127,5 +224,7 @@ export function createScoreTraceWorker(
     }),
   });
   worker.on('error', error => options.onError?.(error));
+  // The queue shares the worker's connection, which the driver closes after the worker.
+  worker.on('closed', () => void queue.close().catch(() => undefined));
   return worker;
 }

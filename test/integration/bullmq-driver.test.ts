@@ -81,12 +81,39 @@ describe('bullmq driver on a real Redis', () => {
       names: ['root', 'tool-a', 'tool-b', 'tool-c'],
     });
     // Removed on completion; `processed` is filled inside the processor, just before that.
-    await waitFor(
-      async () => (await sink.queue.getJob(traceId(1))) === undefined,
-      'the job to be removed on completion',
-    );
+    await waitFor(async () => {
+      const counts = await sink.queue.getJobCounts('completed', 'delayed', 'waiting', 'active');
+      return Object.values(counts).every(n => n === 0);
+    }, 'the jobs to be removed on completion');
     await new Promise(r => setTimeout(r, 500));
     expect(processed).toHaveLength(1);
+  });
+
+  it("queues one job per request for all its traces, and scores a trace held by two requests' jobs once", async () => {
+    const { sink, processed, startWorker } = driver({ startWorker: false });
+    await sink.accept([
+      ...childSpans(30, ['root']),
+      ...childSpans(31, ['root', 'b1']),
+      ...childSpans(32, ['root']),
+    ]);
+    await sink.accept(childSpans(31, ['b2'])); // trace 31 is now in two jobs
+    const delayed = await sink.queue.getDelayed();
+    expect(delayed.map(job => job.data)).toEqual(
+      expect.arrayContaining([
+        { traceIds: [traceId(30), traceId(31), traceId(32)] },
+        { traceIds: [traceId(31)] },
+      ]),
+    );
+    expect(delayed).toHaveLength(2);
+    startWorker();
+    await waitFor(() => processed.length === 3, 'the three traces');
+    await new Promise(r => setTimeout(r, 600)); // the second job is due, and must not rescore
+    expect(processed.map(p => p.traceId).sort()).toEqual([traceId(30), traceId(31), traceId(32)]);
+    expect(processed.find(p => p.traceId === traceId(31))!.names).toEqual(['b1', 'b2', 'root']);
+    await waitFor(
+      async () => (await sink.queue.getJobCounts('delayed', 'waiting', 'active')).delayed === 0,
+      'both jobs to be done',
+    );
   });
 
   it('a batch accepted twice (an exporter retrying a request that was stored) is scored with each span once', async () => {
@@ -161,6 +188,18 @@ describe('bullmq driver on a real Redis', () => {
     startWorker();
     await waitFor(() => processed.length === 1, 'the late-started worker');
     expect(processed[0]!.names).toEqual(['root', 'x']);
+  });
+
+  it('counts queued traces, not jobs, against maxQueuedTraces', async () => {
+    const { sink } = driver({ startWorker: false, maxQueuedTraces: 3 });
+    await sink.accept([...childSpans(33, ['root']), ...childSpans(34, ['root'])]); // one job
+    await new Promise(r => setTimeout(r, 1100)); // the backlog count is refreshed once a second
+    await sink.accept(childSpans(35, ['root'])); // 2 traces queued: accepted
+    await new Promise(r => setTimeout(r, 1100));
+    await expect(sink.accept(childSpans(36, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      message: '3 traces are waiting to be scored (limit 3)',
+    });
   });
 
   it('answers saturated past maxQueuedTraces, and unavailable when Redis cannot be reached', async () => {

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { JobsOptions } from 'bullmq';
+import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
+
+/**
+ * A trace job's data. The receiver queues one job per request (per queue shard) holding every
+ * trace the request carried spans of: `traceIds`, at most {@link MAX_TRACES_PER_JOB}. A job holds
+ * one trace (`traceId`) when a worker hands over a trace whose scoring failed in such a job
+ * (`handedOver`: it is retried on its own, with its own attempts, or, with `failedReason`, fails
+ * at once), when late spans rescore a trace, and for jobs queued before many-trace jobs existed.
+ */
+export type TraceJobData =
+  { traceId: string; handedOver?: true; failedReason?: string } | { traceIds: string[] };
+
+/**
+ * Traces per many-trace job. BullMQ's work per job (a delayed add, a promotion, a move to active
+ * and one to finished, five event-stream entries: about 70 µs of Redis and 55 µs of worker CPU
+ * measured here) is then shared by up to this many traces.
+ */
+export const MAX_TRACES_PER_JOB = 64;
+
+/** The traces a job holds. */
+export function traceIdsOf(data: TraceJobData): string[] {
+  return 'traceIds' in data ? data.traceIds : [data.traceId];
+}
+
+/**
+ * A many-trace job's id: `b<traces>-<uuid>`. The count in the id lets the receiver's backlog
+ * check count traces, not jobs, without reading any job (see `QUEUED_TRACES`); a one-trace job's
+ * id is its trace id (or `<traceId>-rescore-<ms>`), counted as one.
+ */
+export function manyTraceJobId(traces: number): string {
+  return `b${traces}-${randomUUID()}`;
+}
+
+/**
+ * The traces waiting, delayed or prioritized in one shard's queue. KEYS: the queue's `wait`
+ * list, `delayed` and `prioritized` sets. One pass over their job ids, once a second at most.
+ */
+export const QUEUED_TRACES = `
+local total = 0
+local function add(ids)
+  for _, id in ipairs(ids) do
+    local n = string.match(id, '^b(%d+)%-')
+    total = total + (tonumber(n) or 1)
+  end
+end
+add(redis.call('LRANGE', KEYS[1], 0, -1))
+add(redis.call('ZRANGE', KEYS[2], 0, -1))
+add(redis.call('ZRANGE', KEYS[3], 0, -1))
+return total
+`;
+
+/** Retries of trace jobs: how many and how far apart, the same wherever a trace job is added. */
+export interface TraceJobRetries {
+  /** Export failures are retried by age; other failures `attempts` times. */
+  exportRetry?: ExportRetryPolicy;
+  /** @defaultValue 5 */
+  attempts?: number;
+  /** The first backoff (exponential). @defaultValue 1000 */
+  backoffMs?: number;
+}
+
+/** BullMQ options of every trace job, whoever adds it (receiver or worker). */
+export function traceJobOptions(retries: TraceJobRetries, delayMs: number): JobsOptions {
+  return {
+    delay: delayMs,
+    // With export retry by age, the worker decides when to give up (see `shouldRetry`).
+    attempts: retries.exportRetry ? UNBOUNDED_ATTEMPTS : (retries.attempts ?? 5),
+    backoff: retries.exportRetry
+      ? { type: BACKOFF_STRATEGY, delay: retries.backoffMs ?? 1000 }
+      : { type: 'exponential', delay: retries.backoffMs ?? 1000 },
+    removeOnComplete: true, // so a rescore can reuse the trace id as job id
+    removeOnFail: { count: 1000 },
+  };
+}
