@@ -13,7 +13,7 @@ const SPANS_PER_REQUEST = 512;
 
 /**
  * End to end on the BullMQ driver and the local Redis: OTLP protobuf requests over HTTP to the
- * receiver → span buffer and one job per trace in Redis → a worker (concurrency 8, this process) →
+ * receiver → span buffer and one job per request in Redis → a worker (concurrency 8, this process) →
  * scoring (tool_correctness, tool_call_accuracy) → evaluation spans exported over OTLP/HTTP to a
  * local sink. Measures from the first request to the last evaluation span received, in spans/s,
  * settle window (200 ms) included. A short run; the 60-second load report is separate.

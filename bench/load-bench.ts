@@ -17,6 +17,8 @@ import { agentSpans } from './reading-bench.js';
 const ROOT = new URL('../', import.meta.url).pathname;
 const SETTLE_MS = 200;
 const SPANS_PER_TRACE = 20;
+/** The start of a run left out of `steadyLatencyMs`: cold JIT and connections. */
+const WARM_UP_MS = 5000;
 
 /** What one load run measured. */
 export interface LoadResult {
@@ -36,6 +38,8 @@ export interface LoadResult {
   errors: number;
   /** From a trace becoming ready (its last request accepted + the settle window) to its evaluation spans exported. */
   latencyMs: { p50: number; p99: number; max: number };
+  /** The same, for traces accepted after the first {@link WARM_UP_MS} (processes warmed up). */
+  steadyLatencyMs: { p50: number; p99: number; max: number };
   /**
    * The latency split by stage, per trace job (a job holds one request's traces), for the jobs
    * still in BullMQ's event stream at the end.
@@ -102,6 +106,8 @@ export interface LoadOptions {
   rate?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
+  /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
+  resultsRetentionHours?: number;
   /** Run on this Redis Cluster (`host:port` of every master) with this many queue shards. */
   cluster?: { masters: string[]; shards: number };
 }
@@ -150,6 +156,9 @@ async function loadRun(
         : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
       'worker: { concurrency: 32 }',
+      ...(options.resultsRetentionHours !== undefined
+        ? [`results: { retentionHours: ${options.resultsRetentionHours} }`]
+        : []),
       `export: { url: "${sinkUrl}", logResults: false }`,
       'suites: [suite.yaml]',
       '',
@@ -267,6 +276,9 @@ async function loadRun(
   const latencies = Object.entries(load.traces)
     .filter(([id]) => exportedAt.has(id))
     .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
+  const steady = Object.entries(load.traces)
+    .filter(([id, acceptedAt]) => exportedAt.has(id) && acceptedAt >= started + WARM_UP_MS)
+    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
 
   const statsAfter = (await infoAll('commandstats')).map(parseCommandStats);
   const cpuAfter = (await infoAll('cpu')).map(parseCpuSeconds);
@@ -380,6 +392,11 @@ async function loadRun(
       p99: percentile(latencies, 0.99),
       max: percentile(latencies, 1),
     },
+    steadyLatencyMs: {
+      p50: percentile(steady, 0.5),
+      p99: percentile(steady, 0.99),
+      max: percentile(steady, 1),
+    },
     breakdown,
     rssMb: Object.fromEntries(
       [...rss].map(([role, xs]) => [
@@ -428,7 +445,7 @@ function parseCommandStats(info: string): Map<string, number> {
 /**
  * Redis memory per buffered trace: `used_memory` before and after buffering `requests` × 512
  * spans (20-span traces) through the BullMQ sink with no worker (span lists, trace hashes and one
- * delayed BullMQ job per trace), divided by the traces.
+ * delayed BullMQ job per request), divided by the traces.
  */
 export async function redisBytesPerTrace(
   requests = 100,

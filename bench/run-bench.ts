@@ -44,7 +44,15 @@ if (process.argv.includes('--soak')) {
   console.log(
     `soak: closed loop, 2 workers: ${fmt(probe.scoredSpansPerSecond)} scored spans/s; soaking at ${fmt(rate)} spans/s for ${minutes} min`,
   );
-  const soak = await loadBench({ workers: 2, seconds: minutes * 60, rate });
+  // Run records are kept a minute, not the default day: at this rate a day's records alone grow
+  // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
+  // for anything else that grows.
+  const soak = await loadBench({
+    workers: 2,
+    seconds: minutes * 60,
+    rate,
+    resultsRetentionHours: 1 / 60,
+  });
   const lost = soak.tracesSent - soak.tracesScored;
   console.log(
     `soak: ${fmt(soak.tracesSent)} traces sent, ${fmt(soak.tracesScored)} scored, ${lost} lost, ${soak.errors} errors, ${soak.rejected429 + soak.rejected503} refused (429/503); ready → exported p50/p99 ${fmt(soak.latencyMs.p50)}/${fmt(soak.latencyMs.p99)} ms`,
@@ -190,7 +198,7 @@ if (!process.argv.includes('--no-load')) {
   const closed2 = runs[1]!;
   const open = runs[2]!;
   console.log(
-    `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms)`,
+    `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} over the whole run (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms), ${open.steadyLatencyMs.p50 <= 50 && open.steadyLatencyMs.p99 <= 250 ? 'met' : 'NOT met'} after its first 5 s (${fmt(open.steadyLatencyMs.p50)}/${fmt(open.steadyLatencyMs.p99)} ms)`,
   );
   const peak = Math.max(...runs.flatMap(r => Object.values(r.rssMb).map(v => v.peak)));
   console.log(

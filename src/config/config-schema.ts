@@ -145,7 +145,7 @@ export const configSchema = z
       }),
     worker: z
       .object({
-        /** Per process: traces scored at once (memory); trace jobs, of up to 64 traces each (bullmq). */
+        /** Traces scored at once per process (bullmq: one job of a request's traces per 16). */
         concurrency: z.coerce.number().int().positive().default(4),
         attempts: z.coerce.number().int().positive().default(5),
         backoffMs: z.coerce.number().int().positive().default(1000),
@@ -184,7 +184,7 @@ export const configSchema = z
         resultsFile: z.string().min(1).optional(),
         /** Also log a line per result. */
         logResults: z.boolean().default(true),
-        /** Failed exports of evaluation spans are retried until the trace's job is this old. */
+        /** Failed exports of evaluation spans are retried until the trace's own job is this old. */
         retryMaxAgeMs: z.coerce.number().int().positive().default(3_600_000),
         /** The exponential backoff between export retries stops growing here. */
         retryMaxBackoffMs: z.coerce.number().int().positive().default(60_000),

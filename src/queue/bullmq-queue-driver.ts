@@ -18,13 +18,14 @@ import { readPendingTrace } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
-import { traceIdsOf, type TraceJobData } from './trace-job.js';
+import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
 
 /**
  * The `bullmq` driver on Redis: the receiver role appends spans to Redis and queues one job per
- * trace (`createBullmqTraceSink`); the worker role runs the trace jobs (`score-trace` queue, the
+ * request for its traces (`createBullmqTraceSink`); the worker role runs the trace jobs
+ * (`score-trace` queue, the
  * deterministic pass) and, when a scorer needs the judge, queues the judge pass on its own
  * rate-limited queue (`judge`), so a slow or rate-limited judge never holds up deterministic
  * scoring. BullMQ does the retries, as `classifyFailure` says; the judge's cache and daily spend
@@ -117,9 +118,10 @@ export function createBullmqQueueDriver(
             exportRetry: exportRetryPolicy(config),
           })
         : undefined;
-      // One BullMQ worker per queue shard, the process's concurrency split between them (trace
-      // ids spread evenly over the shards), all on one blocking-capable connection each.
-      const perShard = Math.ceil(config.worker.concurrency / config.queue.shards);
+      // One BullMQ worker per queue shard, the process's concurrency (traces scored at once)
+      // split between them (trace ids spread evenly over the shards) and taken in jobs of a
+      // request's traces, on one blocking-capable connection each.
+      const perShard = jobsAtOnce(Math.ceil(config.worker.concurrency / config.queue.shards));
       for (let shard = 0; shard < config.queue.shards; shard++) {
         const worker = createScoreTraceWorker({
           ...shared,

@@ -49,8 +49,8 @@ export interface DriverEvents {
 }
 
 /**
- * Everything from an accepted span batch to a scored trace: buffering, readiness, one job per
- * trace, the deterministic pass and the judge pass (when a scorer needs the judge), and retries
+ * Everything from an accepted span batch to a scored trace: buffering, readiness, jobs, the
+ * deterministic pass and the judge pass (when a scorer needs the judge), and retries
  * with one classifier (`classifyFailure`). `memory` runs it in this process; `bullmq` on Redis,
  * where receivers and workers may be separate processes on any hosts. The service only wires a
  * driver to the receiver and to the scoring runtime; it has no driver-specific branches.

@@ -3,7 +3,7 @@ import { generateMulti } from 'cluster-key-slot';
 /** A key's Redis Cluster hash slot (by its hash tag when it has one). */
 const slotOf = (key: string): number => generateMulti([key]);
 
-/** The BullMQ queue that holds one job per trace (shard 0's name; shard i's is `score-trace-i`). */
+/** The BullMQ queue of trace jobs (shard 0's name; shard i's is `score-trace-i`; see `TraceJobData`). */
 export const SCORE_TRACE_QUEUE = 'score-trace';
 
 /** The BullMQ queue of LLM-judged scoring, one job per trace scoring generation. */
@@ -38,7 +38,7 @@ export function judgeQueueLocation(prefix: string, cluster: boolean): QueueLocat
   return { prefix: cluster ? `${prefix}:{j}` : prefix, name: JUDGE_QUEUE };
 }
 
-/** The shard a trace's job goes to: its id's CRC16 (Redis's key hash), modulo the shard count. */
+/** The shard a trace goes to: its id's CRC16 (Redis's key hash), modulo the shard count. */
 export function shardOfTrace(traceId: string, count: number): number {
   return count === 1 ? 0 : slotOf(traceId) % count;
 }

@@ -19,6 +19,18 @@ export type TraceJobData =
  */
 export const MAX_TRACES_PER_JOB = 64;
 
+/** Traces a job holds, on average, for {@link jobsAtOnce}: a request of a few hundred spans. */
+export const TRACES_PER_JOB_EXPECTED = 16;
+
+/**
+ * The trace jobs a worker runs at once to score about `traces` traces at once: one per
+ * {@link TRACES_PER_JOB_EXPECTED} traces, at least one. Taking more would hold jobs (and their
+ * traces, in memory) that another worker process could be running, and only add waiting.
+ */
+export function jobsAtOnce(traces: number): number {
+  return Math.max(1, Math.ceil(traces / TRACES_PER_JOB_EXPECTED));
+}
+
 /** The traces a job holds. */
 export function traceIdsOf(data: TraceJobData): string[] {
   return 'traceIds' in data ? data.traceIds : [data.traceId];
