@@ -57,12 +57,28 @@ export function readKeyValueInto(
 
 /** Checks one `KeyValue` as {@link readKeyValue} would read it, building nothing. */
 export function checkKeyValue(reader: ProtobufReader, end: number, depth: number): void {
+  checkRecords(reader, end, 2, checkAnyValue, depth);
+}
+
+/**
+ * Checks each length-delimited record of field `field` from the reader's position to `end` with
+ * `check`, at `depth`, and skips the other fields' records: the one walk of the check, for a
+ * `KeyValue`'s value, the attribute records of a message, an array's values and a list's pairs.
+ */
+function checkRecords(
+  reader: ProtobufReader,
+  end: number,
+  field: number,
+  check: (reader: ProtobufReader, end: number, depth: number) => void,
+  depth: number,
+): void {
+  const wanted = (field << 3) | LEN;
   while (reader.pos < end) {
     const tag = reader.varint32();
-    if (tag === ((2 << 3) | LEN)) {
-      const vEnd = reader.lenEnd();
-      checkAnyValue(reader, vEnd, depth);
-      reader.pos = vEnd;
+    if (tag === wanted) {
+      const recordEnd = reader.lenEnd();
+      check(reader, recordEnd, depth);
+      reader.pos = recordEnd;
     } else reader.skip(tag);
   }
 }
@@ -94,15 +110,7 @@ export function readAttributeRecords(
  * {@link readAttributeRecords} will read them, skipping records of other fields.
  */
 export function checkAttributeRecords(reader: ProtobufReader, end: number, field: number): void {
-  const wanted = (field << 3) | LEN;
-  while (reader.pos < end) {
-    const tag = reader.varint32();
-    if (tag === wanted) {
-      const kvEnd = reader.lenEnd();
-      checkKeyValue(reader, kvEnd, 0);
-      reader.pos = kvEnd;
-    } else reader.skip(tag);
-  }
+  checkRecords(reader, end, field, checkKeyValue, 0);
 }
 
 function readAnyValue(reader: ProtobufReader, end: number, depth: number): AttributeValue {
@@ -174,30 +182,12 @@ function checkAnyValue(reader: ProtobufReader, end: number, depth: number): void
       case (4 << 3) | FIXED64:
         reader.double();
         break;
-      case (5 << 3) | LEN: {
-        const arrEnd = reader.lenEnd();
-        while (reader.pos < arrEnd) {
-          const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) {
-            const itemEnd = reader.lenEnd();
-            checkAnyValue(reader, itemEnd, depth + 1);
-            reader.pos = itemEnd;
-          } else reader.skip(t);
-        }
+      case (5 << 3) | LEN: // an ArrayValue's values
+        checkRecords(reader, reader.lenEnd(), 1, checkAnyValue, depth + 1);
         break;
-      }
-      case (6 << 3) | LEN: {
-        const listEnd = reader.lenEnd();
-        while (reader.pos < listEnd) {
-          const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) {
-            const kvEnd = reader.lenEnd();
-            checkKeyValue(reader, kvEnd, depth + 1);
-            reader.pos = kvEnd;
-          } else reader.skip(t);
-        }
+      case (6 << 3) | LEN: // a KeyValueList's pairs
+        checkRecords(reader, reader.lenEnd(), 1, checkKeyValue, depth + 1);
         break;
-      }
       default:
         reader.skip(tag); // strings and bytes: their length is checked, their content is not read
     }
