@@ -273,12 +273,11 @@ async function loadRun(
   let lastExport = 0;
   for (const at of exportedAt.values()) if (at > lastExport) lastExport = at;
 
-  const latencies = Object.entries(load.traces)
-    .filter(([id]) => exportedAt.has(id))
-    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
-  const steady = Object.entries(load.traces)
-    .filter(([id, acceptedAt]) => exportedAt.has(id) && acceptedAt >= started + WARM_UP_MS)
-    .map(([id, acceptedAt]) => exportedAt.get(id)! - (acceptedAt + SETTLE_MS));
+  const exported = Object.entries(load.traces).filter(([id]) => exportedAt.has(id));
+  const latencyOf = ([id, acceptedAt]: [string, number]): number =>
+    exportedAt.get(id)! - (acceptedAt + SETTLE_MS);
+  const latencies = exported.map(latencyOf);
+  const steady = exported.filter(([, at]) => at >= started + WARM_UP_MS).map(latencyOf);
 
   const statsAfter = (await infoAll('commandstats')).map(parseCommandStats);
   const cpuAfter = (await infoAll('cpu')).map(parseCpuSeconds);

@@ -11,6 +11,7 @@ import {
   MAX_TRACES_PER_JOB,
   QUEUED_TRACES,
   manyTraceJobId,
+  rescoreJobId,
   traceJobOptions,
   type TraceJobData,
 } from './trace-job.js';
@@ -159,13 +160,11 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             continue;
           }
           options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
-          // A rescore gets its own id per scoring generation: the job that scored the trace may
-          // still be finishing (active), and an add with its id would be silently ignored.
           if (options.rescoreLateSpans)
             jobs.push({
               shard: shardOfTrace(traceId, queues.length),
               data: { traceId },
-              jobId: `${traceId}-rescore-${scoredAt}`,
+              jobId: rescoreJobId(traceId, scoredAt),
             });
         }
         fresh.forEach((traceIds, shard) => {

@@ -7,7 +7,7 @@ import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer, type BufferedTrace } from './redis-span-buffer.js';
-import { traceJobOptions, type TraceJobData } from './trace-job.js';
+import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 
 /** Options of {@link createScoreTraceWorker}. */
@@ -182,9 +182,8 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
         }
         spans += read.spans.length;
         const rescoreFrom = await scored(traceId, read);
-        // The id the receiver gives a rescore for late spans: the two are one job.
         if (rescoreFrom !== undefined)
-          await add({ traceId }, `${traceId}-rescore-${rescoreFrom}`, options.policy.settleMs);
+          await add({ traceId }, rescoreJobId(traceId, rescoreFrom), options.policy.settleMs);
       }),
     );
     // Redis failed while marking or handing over: the whole job is retried, and its claimed

@@ -46,6 +46,16 @@ export function manyTraceJobId(traces: number): string {
 }
 
 /**
+ * The job that rescores a trace with spans that came after it was scored at `scoredAtMs`: one id
+ * per scoring generation, whoever saw those spans first (the receiver for late spans, the worker
+ * for spans that raced its scoring), so the two add one job. Not the trace id: the job that
+ * scored the trace may still be finishing, and an add with its id would be ignored.
+ */
+export function rescoreJobId(traceId: string, scoredAtMs: number | string): string {
+  return `${traceId}-rescore-${scoredAtMs}`;
+}
+
+/**
  * The traces waiting, delayed or prioritized in one shard's queue. KEYS: the queue's `wait`
  * list, `delayed` and `prioritized` sets. One pass over their job ids, once a second at most.
  */
