@@ -42,15 +42,20 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[5
 return racing
 `;
 
-// KEYS: spans list, meta hash. ARGV: claimer ('' for none). Returns { meta as a flat field/value
-// list, every batch }, atomically. With a claimer (a job holding many traces), an unscored buffered
-// trace (`first` is set) that no one claimed becomes the claimer's; a trace claimed by another, or
-// not buffered unscored, comes back with its meta only: the claimer leaves it alone.
+// KEYS: spans list, meta hash. ARGV: claimer ('' for none), claim-by-age threshold (ms: a trace
+// first seen at or before it is past its max wait). Returns { meta as a flat field/value list,
+// every batch }, atomically. With a claimer (a job holding many traces), an unscored buffered
+// trace (`first` is set) that no one claimed becomes the claimer's once the claimer can tell when
+// it will be ready without another read: its root arrived (it waits for quiet only) or its max
+// wait passed. Any other trace comes back with its meta only: claimed by another, scored, not
+// buffered, or rootless and young, left for whichever job reads it once its root has arrived.
 const READ = `
 if ARGV[1] ~= '' then
   local claim = redis.call('HGET', KEYS[2], 'claim')
   if claim ~= ARGV[1] then
-    if claim or redis.call('HEXISTS', KEYS[2], 'first') == 0 then
+    local first = redis.call('HGET', KEYS[2], 'first')
+    if claim or not first or (redis.call('HGET', KEYS[2], 'root') ~= '1'
+        and tonumber(first) > tonumber(ARGV[2])) then
       return { redis.call('HGETALL', KEYS[2]), {} }
     end
     redis.call('HSET', KEYS[2], 'claim', ARGV[1])
@@ -70,6 +75,7 @@ interface BufferCommands {
     spansKey: string,
     metaKey: string,
     claimer: string,
+    claimFirstSeenBy: string,
   ): Promise<[Buffer[], Buffer[]]>;
 }
 
@@ -135,19 +141,31 @@ export class RedisSpanBuffer {
    * `appended` the spans appended so far (duplicates included), for `markScored`.
    */
   async read(traceId: string): Promise<BufferedTrace> {
-    return (await this.readMany([traceId], ''))[0]!;
+    return (await this.readMany([traceId], '', 0))[0]!;
   }
 
   /**
-   * {@link RedisSpanBuffer.read} for many traces in one batch (`sendBatch`), in order. With a
-   * `claimer` (a job holding many traces), each unscored, unclaimed trace becomes the claimer's
-   * for good; a trace claimed by another comes back with `claimedBy` set and no spans, so that of
-   * two jobs holding one trace only one scores it.
+   * {@link RedisSpanBuffer.read} for many traces in one batch (`sendBatch`), in order, by a
+   * `claimer` (a job holding many traces), so that of two jobs holding one trace only one scores
+   * it. An unscored, unclaimed trace becomes the claimer's for good once its root has arrived or
+   * it was first seen at or before `claimFirstSeenBy` (now − the max wait): from then on its
+   * claimer can tell when it is ready from its meta alone. Any other trace comes back with
+   * `held: false` and no spans: claimed by another (`claimedBy`), scored, not buffered, or
+   * rootless and young (no one holds it: the job of the request that brings its root will).
    */
-  async readMany(traceIds: readonly string[], claimer: string): Promise<BufferedTrace[]> {
+  async readMany(
+    traceIds: readonly string[],
+    claimer: string,
+    claimFirstSeenBy: number,
+  ): Promise<BufferedTrace[]> {
     const replies = (await sendBatch<BufferCommands>(this.redis, target =>
       traceIds.map(traceId =>
-        target.spanscoreReadBuffer(this.spansKey(traceId), this.metaKey(traceId), claimer),
+        target.spanscoreReadBuffer(
+          this.spansKey(traceId),
+          this.metaKey(traceId),
+          claimer,
+          String(claimFirstSeenBy),
+        ),
       ),
     )) as Array<[Buffer[], Buffer[]]>;
     return replies.map(([fields, batches], i) => {
@@ -163,7 +181,10 @@ export class RedisSpanBuffer {
         spans,
         stored: batches.length,
         appended: Number(meta.n ?? 0),
-        ...(claimer !== '' && meta.claim !== claimer && { claimedBy: meta.claim ?? '' }),
+        held: claimer === '' || meta.claim === claimer,
+        ...(claimer !== '' &&
+          meta.claim !== undefined &&
+          meta.claim !== claimer && { claimedBy: meta.claim }),
       };
     });
   }
@@ -219,9 +240,11 @@ export interface BufferedTrace {
   stored: number;
   appended: number;
   /**
-   * Set when read with a claimer that does not hold the trace: who does (`''` when no one does,
-   * because the trace is scored or nothing is buffered). Such a read carries no spans.
+   * False when read with a claimer that does not hold the trace (see
+   * {@link RedisSpanBuffer.readMany}): such a read carries no spans. Always true without one.
    */
+  held: boolean;
+  /** Set when read with a claimer and another claimer holds the trace: who does. */
   claimedBy?: string;
 }
 

@@ -39,9 +39,11 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
 
 /**
  * The `bullmq` driver's worker. A job holds the traces of one request (see `TraceJobData`): it
- * reads them in one batch, claiming each it is the first job to read, scores the claimed traces
+ * reads them in one batch, claiming each it is the first job to read once the trace's root has
+ * arrived (or its max wait passed; see `RedisSpanBuffer.readMany`), scores the claimed traces
  * that {@link traceReadiness} says are complete, marks them scored, and re-delays itself (BullMQ
- * `moveToDelayed` + `DelayedError`) with the rest until they are. A trace whose scoring fails is
+ * `moveToDelayed` + `DelayedError`) with the rest until they are. A trace whose root comes in a
+ * later request is scored by that request's job, a settle window after the root. A trace whose scoring fails is
  * handed over to a job of its own (`jobId` = trace id), which does what a one-trace job does:
  * only `upstream` failures (an OTLP backend or a judge) are retried, with exponential backoff, an
  * export failure until the job is `exportRetry.maxAgeMs` old (its spans kept that long), others
@@ -148,8 +150,9 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     traceIds: readonly string[],
     token: string | undefined,
   ): Promise<{ spans: number; traces: number }> {
-    const reads = await buffer.readMany(traceIds, job.id!);
+    // One `now` for the read script's claim rule and for readiness, so that they agree.
     const now = Date.now();
+    const reads = await buffer.readMany(traceIds, job.id!, now - options.policy.maxWaitMs);
     const ready: Array<[string, BufferedTrace]> = [];
     const waiting: string[] = [];
     let recheckAtMs = Infinity;
@@ -157,10 +160,13 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       // Expired, scored, or held by another job (it was in that job's request too).
       if (!read.progress || read.progress.scored || read.claimedBy !== undefined) return;
       const readiness = traceReadiness(read.progress, now, options.policy);
-      if (readiness.ready) ready.push([traceIds[i]!, read]);
+      if (readiness.ready && read.held) ready.push([traceIds[i]!, read]);
       else {
+        // Not held: rootless and younger than the max wait, so not ready (the claim rule is
+        // readiness's rootless half). This job waits for its max wait; when the root comes first,
+        // its request's job claims and scores the trace, and this one finds it scored.
         waiting.push(traceIds[i]!);
-        recheckAtMs = Math.min(recheckAtMs, readiness.recheckAtMs);
+        recheckAtMs = Math.min(recheckAtMs, readiness.ready ? now : readiness.recheckAtMs);
       }
     });
     let spans = 0;

@@ -158,6 +158,22 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
     ]);
   });
 
+  it('scores a trace whose root comes after its first check once the root settles, not at maxWaitMs', async () => {
+    // As an OTel SDK's batch processor exports a long agent run: children first, the root (which
+    // ends last) in a later batch, after the children's job first found the trace incomplete.
+    const { calls, scorer: s } = scorer(false);
+    const { driver } = await start(name, s, { 'assembly.maxWaitMs': 60_000 });
+    const spans = childSpans(47, ['root', 'search', 'book']);
+    await accept(driver, spans.slice(1));
+    await new Promise(r => setTimeout(r, 600)); // the children's job ran and found no root
+    expect(calls).toEqual([]);
+    await accept(driver, spans.slice(0, 1));
+    await waitFor(() => calls.length > 0, 'the trace to be scored after its root', 15_000);
+    expect(calls.map(c => [c.traceId, c.spans])).toEqual([
+      [traceId(47), ['book', 'root', 'search']],
+    ]);
+  });
+
   it('runs the judge pass after the deterministic pass, once each, when a scorer needs the judge', async () => {
     const { calls, scorer: s } = scorer(true);
     const { driver } = await start(name, s);

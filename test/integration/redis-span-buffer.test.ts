@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { traceReadiness } from '../../src/queue/trace-readiness.js';
 import { whenReady } from '../../src/queue/redis-connection.js';
 import { RedisSpanBuffer } from '../../src/queue/redis-span-buffer.js';
 import { childSpans } from '../helpers/child-spans.js';
@@ -18,6 +20,9 @@ async function buffer() {
   return { buffer: new RedisSpanBuffer(redis.commands, prefix, 60_000), redis, prefix };
 }
 
+/** A claim-by-age threshold that only a trace first seen 30 s ago or earlier passes. */
+const young = () => Date.now() - 30_000;
+
 const names = (spans: Array<{ name: string }>): string[] => spans.map(s => s.name).sort();
 
 describe('RedisSpanBuffer claims, on a real Redis', () => {
@@ -26,16 +31,18 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
     const spans = childSpans(60, ['root', 'x']);
     await b.append(new Map([[traceId(60), { spans, rootSeen: true }]]), Date.now(), false);
 
-    const [first] = await b.readMany([traceId(60)], 'job-1');
+    const [first] = await b.readMany([traceId(60)], 'job-1', young());
+    expect(first).toMatchObject({ held: true });
     expect(first!.claimedBy).toBeUndefined();
     expect(names(first!.spans)).toEqual(['root', 'x']);
 
-    const [other] = await b.readMany([traceId(60)], 'job-2');
-    expect(other).toMatchObject({ claimedBy: 'job-1', spans: [], stored: 0 });
+    const [other] = await b.readMany([traceId(60)], 'job-2', young());
+    expect(other).toMatchObject({ held: false, claimedBy: 'job-1', spans: [], stored: 0 });
     expect(other!.progress).toMatchObject({ rootEnded: true, scored: false });
 
     // The same job run again (BullMQ's stalled-job check, or a retry) still holds it.
-    const [again] = await b.readMany([traceId(60)], 'job-1');
+    const [again] = await b.readMany([traceId(60)], 'job-1', young());
+    expect(again).toMatchObject({ held: true });
     expect(again!.claimedBy).toBeUndefined();
     expect(names(again!.spans)).toEqual(['root', 'x']);
 
@@ -49,10 +56,12 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
     await b.append(new Map([[traceId(61), { spans, rootSeen: true }]]), Date.now(), false);
     await b.markScored(traceId(61), await b.read(traceId(61)), Date.now(), false);
 
-    const [scored, unknown] = await b.readMany([traceId(61), traceId(62)], 'job-3');
-    expect(scored).toMatchObject({ claimedBy: '', spans: [] });
+    const [scored, unknown] = await b.readMany([traceId(61), traceId(62)], 'job-3', Date.now());
+    expect(scored).toMatchObject({ held: false, spans: [] });
+    expect(scored!.claimedBy).toBeUndefined();
     expect(scored!.progress?.scored).toBe(true);
-    expect(unknown).toMatchObject({ claimedBy: '', progress: undefined, spans: [] });
+    expect(unknown).toMatchObject({ held: false, progress: undefined, spans: [] });
+    expect(unknown!.claimedBy).toBeUndefined();
     expect(await redis.commands.hget(`${prefix}:trace:{${traceId(61)}}:meta`, 'claim')).toBeNull();
     expect(await redis.commands.exists(`${prefix}:trace:{${traceId(62)}}:meta`)).toBe(0);
   });
@@ -64,8 +73,76 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
       [traceId(64), { spans: childSpans(64, ['b']), rootSeen: false }],
     ]);
     await b.append(batch, Date.now(), false);
-    const reads = await b.readMany([traceId(64), traceId(63)], 'job-4');
+    const reads = await b.readMany([traceId(64), traceId(63)], 'job-4', Date.now());
     expect(reads.map(r => names(r.spans))).toEqual([['b'], ['a', 'root']]);
     expect(reads.map(r => r.progress?.rootEnded)).toEqual([false, true]);
+  });
+
+  it('leaves a rootless trace unclaimed until its max wait has passed, for the job that brings its root', async () => {
+    const { buffer: b } = await buffer();
+    const spans = childSpans(65, ['root', 'child']);
+    const firstSeen = Date.now();
+    await b.append(
+      new Map([[traceId(65), { spans: spans.slice(1), rootSeen: false }]]),
+      firstSeen,
+      false,
+    );
+
+    const [early] = await b.readMany([traceId(65)], 'children-job', firstSeen - 1);
+    expect(early).toMatchObject({ held: false, spans: [], stored: 0 });
+    expect(early!.claimedBy).toBeUndefined();
+    expect(early!.progress).toMatchObject({ rootEnded: false, firstSeenMs: firstSeen });
+
+    await b.append(
+      new Map([[traceId(65), { spans: spans.slice(0, 1), rootSeen: true }]]),
+      firstSeen + 5,
+      false,
+    );
+    const [rooted] = await b.readMany([traceId(65)], 'root-job', firstSeen - 1);
+    expect(rooted).toMatchObject({ held: true });
+    expect(names(rooted!.spans)).toEqual(['child', 'root']);
+    const [late] = await b.readMany([traceId(65)], 'children-job', firstSeen + 60_000);
+    expect(late).toMatchObject({ held: false, claimedBy: 'root-job', spans: [] });
+  });
+
+  it('claims exactly the traces that are rooted or past their max wait: never one that traceReadiness calls ready but is left unheld', async () => {
+    const { buffer: b } = await buffer();
+    let n = 100;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.integer({ min: 0, max: 5000 }), // last − first
+        // max wait, and now − first: anywhere, or within 2 ms of the max wait (the boundary)
+        fc
+          .integer({ min: 3, max: 10_000 })
+          .chain(maxWait =>
+            fc.tuple(
+              fc.constant(maxWait),
+              fc.oneof(
+                fc.integer({ min: 0, max: 12_000 }),
+                fc.integer({ min: maxWait - 2, max: maxWait + 2 }),
+              ),
+            ),
+          ),
+        fc.integer({ min: 1, max: 5000 }), // settle
+        async (root, spread, [maxWaitMs, age], settleMs) => {
+          const id = traceId(n++);
+          const first = 1_700_000_000_000;
+          const [a, r] = childSpans(n, ['a', 'root']);
+          await b.append(new Map([[id, { spans: [a!], rootSeen: false }]]), first, false);
+          await b.append(
+            new Map([[id, { spans: root ? [r!] : [], rootSeen: root }]]),
+            first + spread,
+            false,
+          );
+          const now = first + age;
+          const [read] = await b.readMany([id], `job-${n}`, now - maxWaitMs);
+          expect(read!.held).toBe(root || age >= maxWaitMs);
+          const readiness = traceReadiness(read!.progress!, now, { settleMs, maxWaitMs });
+          if (readiness.ready) expect(read!.held).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
