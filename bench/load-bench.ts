@@ -17,6 +17,21 @@ import { agentSpans } from './reading-bench.js';
 const ROOT = new URL('../', import.meta.url).pathname;
 const SETTLE_MS = 200;
 const SPANS_PER_TRACE = 20;
+/** Ready → exported percentiles in ms, and how many traces took longer than a second. */
+export interface LatencyStats {
+  p50: number;
+  p99: number;
+  max: number;
+  overOneSecond: number;
+}
+
+const latencyStats = (xs: readonly number[]): LatencyStats => ({
+  p50: percentile(xs, 0.5),
+  p99: percentile(xs, 0.99),
+  max: percentile(xs, 1),
+  overOneSecond: xs.filter(x => x > 1000).length,
+});
+
 /** The start of a run left out of `steadyLatencyMs`: cold JIT and connections. */
 const WARM_UP_MS = 5000;
 
@@ -37,9 +52,14 @@ export interface LoadResult {
   rejected503: number;
   errors: number;
   /** From a trace becoming ready (its last request accepted + the settle window) to its evaluation spans exported. */
-  latencyMs: { p50: number; p99: number; max: number };
+  latencyMs: LatencyStats;
   /** The same, for traces accepted after the first {@link WARM_UP_MS} (processes warmed up). */
-  steadyLatencyMs: { p50: number; p99: number; max: number };
+  steadyLatencyMs: LatencyStats;
+  /**
+   * The 5 slowest traces: seconds from the run's start to their acceptance, and their latency, to
+   * tell one stall (the same second) from a tail spread over the run.
+   */
+  slowest: Array<{ acceptedAtS: number; latencyMs: number }>;
   /**
    * The latency split by stage, per trace job (a job holds one request's traces), for the jobs
    * still in BullMQ's event stream at the end.
@@ -386,16 +406,15 @@ async function loadRun(
     rejected429: load.rejected429,
     rejected503: load.rejected503,
     errors: load.errors,
-    latencyMs: {
-      p50: percentile(latencies, 0.5),
-      p99: percentile(latencies, 0.99),
-      max: percentile(latencies, 1),
-    },
-    steadyLatencyMs: {
-      p50: percentile(steady, 0.5),
-      p99: percentile(steady, 0.99),
-      max: percentile(steady, 1),
-    },
+    latencyMs: latencyStats(latencies),
+    steadyLatencyMs: latencyStats(steady),
+    slowest: exported
+      .map(trace => ({
+        acceptedAtS: Math.round((trace[1] - started) / 100) / 10,
+        latencyMs: latencyOf(trace),
+      }))
+      .sort((a, b) => b.latencyMs - a.latencyMs)
+      .slice(0, 5),
     breakdown,
     rssMb: Object.fromEntries(
       [...rss].map(([role, xs]) => [

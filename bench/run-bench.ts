@@ -15,7 +15,8 @@
  * workers finds the throughput, then an open-loop run at half of it for `--soak-minutes` (default
  * 10) checks that nothing is lost and that the RSS of every process and Redis's `used_memory` stay
  * flat: it prints their least-squares slopes in MB per minute after the first minute. Writes
- * bench/results/soak.json.
+ * bench/results/soak.json. `--soak-rate N` soaks at N spans/s instead and skips the closed-loop run
+ * (to repeat a soak at the same rate on a machine whose throughput varies from run to run).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -39,10 +40,22 @@ if (process.argv.includes('--soak')) {
   const probeSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
   console.log('building dist/ for the soak test (the processes run the built CLI)');
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  const probe = await loadBench({ workers: 2, seconds: probeSeconds });
-  const rate = Math.round(probe.scoredSpansPerSecond / 2 / 512) * 512;
+  const rateArg = process.argv.indexOf('--soak-rate');
+  const fixedRate = rateArg > 0 ? Number(process.argv[rateArg + 1]) : undefined;
+  if (fixedRate !== undefined && !(fixedRate > 0))
+    throw new Error(
+      `--soak-rate must be a positive number of spans/s, got ${process.argv[rateArg + 1]}`,
+    );
+  let rate = fixedRate ?? 0;
+  let probe: LoadResult | undefined;
+  if (fixedRate === undefined) {
+    probe = await loadBench({ workers: 2, seconds: probeSeconds });
+    rate = Math.round(probe.scoredSpansPerSecond / 2 / 512) * 512;
+  }
   console.log(
-    `soak: closed loop, 2 workers: ${fmt(probe.scoredSpansPerSecond)} scored spans/s; soaking at ${fmt(rate)} spans/s for ${minutes} min`,
+    probe
+      ? `soak: closed loop, 2 workers: ${fmt(probe.scoredSpansPerSecond)} scored spans/s; soaking at ${fmt(rate)} spans/s for ${minutes} min`
+      : `soak: soaking at ${fmt(rate)} spans/s (--soak-rate) for ${minutes} min`,
   );
   // Run records are kept a minute, not the default day: at this rate a day's records alone grow
   // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
@@ -55,7 +68,10 @@ if (process.argv.includes('--soak')) {
   });
   const lost = soak.tracesSent - soak.tracesScored;
   console.log(
-    `soak: ${fmt(soak.tracesSent)} traces sent, ${fmt(soak.tracesScored)} scored, ${lost} lost, ${soak.errors} errors, ${soak.rejected429 + soak.rejected503} refused (429/503); ready → exported p50/p99 ${fmt(soak.latencyMs.p50)}/${fmt(soak.latencyMs.p99)} ms`,
+    `soak: ${fmt(soak.tracesSent)} traces sent, ${fmt(soak.tracesScored)} scored, ${lost} lost, ${soak.errors} errors, ${soak.rejected429 + soak.rejected503} refused (429/503); ready → exported p50/p99 ${fmt(soak.latencyMs.p50)}/${fmt(soak.latencyMs.p99)} ms, max ${fmt(soak.latencyMs.max)} ms, ${fmt(soak.latencyMs.overOneSecond)} traces over 1 s`,
+  );
+  console.log(
+    `  slowest (accepted at s: ms): ${soak.slowest.map(t => `${t.acceptedAtS}: ${fmt(t.latencyMs)}`).join(', ')}`,
   );
   for (const [role, v] of Object.entries(soak.rssMb))
     console.log(
@@ -67,7 +83,7 @@ if (process.argv.includes('--soak')) {
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(
     new URL('results/soak.json', import.meta.url),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, probe, soak }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, probe, rate, soak }, null, 2)}\n`,
   );
   console.log('\nwrote bench/results/soak.json');
   process.exit(lost === 0 && soak.errors === 0 ? 0 : 1);
