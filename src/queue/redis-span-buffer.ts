@@ -51,11 +51,9 @@ return racing
 // buffered, or rootless and young, left for whichever job reads it once its root has arrived.
 const READ = `
 if ARGV[1] ~= '' then
-  local claim = redis.call('HGET', KEYS[2], 'claim')
-  if claim ~= ARGV[1] then
-    local first = redis.call('HGET', KEYS[2], 'first')
-    if claim or not first or (redis.call('HGET', KEYS[2], 'root') ~= '1'
-        and tonumber(first) > tonumber(ARGV[2])) then
+  local m = redis.call('HMGET', KEYS[2], 'claim', 'first', 'root')
+  if m[1] ~= ARGV[1] then
+    if m[1] or not m[2] or (m[3] ~= '1' and tonumber(m[2]) > tonumber(ARGV[2])) then
       return { redis.call('HGETALL', KEYS[2]), {} }
     end
     redis.call('HSET', KEYS[2], 'claim', ARGV[1])

@@ -150,9 +150,8 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     traceIds: readonly string[],
     token: string | undefined,
   ): Promise<{ spans: number; traces: number }> {
-    // One `now` for the read script's claim rule and for readiness, so that they agree.
+    const reads = await buffer.readMany(traceIds, job.id!, Date.now() - options.policy.maxWaitMs);
     const now = Date.now();
-    const reads = await buffer.readMany(traceIds, job.id!, now - options.policy.maxWaitMs);
     const ready: Array<[string, BufferedTrace]> = [];
     const waiting: string[] = [];
     let recheckAtMs = Infinity;
@@ -162,9 +161,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       const readiness = traceReadiness(read.progress, now, options.policy);
       if (readiness.ready && read.held) ready.push([traceIds[i]!, read]);
       else {
-        // Not held: rootless and younger than the max wait, so not ready (the claim rule is
-        // readiness's rootless half). This job waits for its max wait; when the root comes first,
-        // its request's job claims and scores the trace, and this one finds it scored.
+        // Not held: rootless and younger than the max wait when read (the claim rule is
+        // readiness's rootless half), so not ready, unless its max wait passed during the read
+        // (then it is read again at once). This job waits for its max wait; when the root comes
+        // first, its request's job claims and scores the trace, and this one finds it scored.
         waiting.push(traceIds[i]!);
         recheckAtMs = Math.min(recheckAtMs, readiness.ready ? now : readiness.recheckAtMs);
       }
