@@ -95,6 +95,13 @@ export interface LoadResult {
   redisCpuMicrosPerSpan: number;
   /** CPU time per scored span of each spanscore process (receiver, worker 1, …), in µs. */
   cpuMicrosPerSpan: Record<string, number>;
+  /**
+   * CPU time the hypervisor gave to other guests (`steal` in /proc/stat), as a share of this
+   * machine's CPU time: over the run, and in its worst second with when that was (s from the
+   * start). A slow stretch with high steal was the shared host, not spanscore. Absent without
+   * /proc/stat.
+   */
+  steal?: { share: number; worstSecondShare: number; worstAtS: number };
 }
 
 /**
@@ -236,7 +243,14 @@ async function loadRun(
   const infoConnections = servers.map(url => new Redis(url));
   const infoAll = (section: string): Promise<string[]> =>
     Promise.all(infoConnections.map(c => c.info(section)));
+  const steal: Array<{ at: number; steal: number; total: number }> = [];
+  const sampleSteal = (): void => {
+    const cpu = readCpuTimes();
+    if (cpu) steal.push({ at: Date.now(), ...cpu });
+  };
+  sampleSteal();
   const sample = setInterval(() => {
+    sampleSteal();
     void pidusage([...roles.keys()]).then(
       stats => {
         for (const [pid, stat] of Object.entries(stats))
@@ -442,6 +456,40 @@ async function loadRun(
     redisCpuMicrosPerSpan:
       (redisNodes.reduce((sum, n) => sum + n.cpuSeconds, 0) * 1e6) /
       Math.max(1, exportedAt.size * SPANS_PER_TRACE),
+    ...(steal.length > 1 && { steal: stealOf(steal, started) }),
+  };
+}
+
+/** This machine's CPU times from the `cpu` line of /proc/stat: steal and the total, in ticks. */
+function readCpuTimes(): { steal: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { steal: ticks[7] ?? 0, total: ticks.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+function stealOf(
+  samples: Array<{ at: number; steal: number; total: number }>,
+  started: number,
+): NonNullable<LoadResult['steal']> {
+  // From the sample just before the run started (the others are the processes starting).
+  const from = Math.max(0, samples.findIndex(x => x.at >= started) - 1);
+  samples = samples.slice(from);
+  const first = samples[0]!;
+  const last = samples[samples.length - 1]!;
+  let worst = { share: 0, at: first.at };
+  for (let i = 1; i < samples.length; i++) {
+    const total = samples[i]!.total - samples[i - 1]!.total;
+    const share = total > 0 ? (samples[i]!.steal - samples[i - 1]!.steal) / total : 0;
+    if (share > worst.share) worst = { share, at: samples[i]!.at };
+  }
+  return {
+    share: (last.steal - first.steal) / Math.max(1, last.total - first.total),
+    worstSecondShare: worst.share,
+    worstAtS: Math.round((worst.at - started) / 1000),
   };
 }
 

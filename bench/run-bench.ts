@@ -17,6 +17,7 @@
  * flat: it prints their least-squares slopes in MB per minute after the first minute. Writes
  * bench/results/soak.json. `--soak-rate N` soaks at N spans/s instead and skips the closed-loop run
  * (to repeat a soak at the same rate on a machine whose throughput varies from run to run).
+ * `--soak-retention-hours H` keeps run records H hours (default 1/60: a minute).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,11 @@ const roundsArg = process.argv.indexOf('--rounds');
 const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
+/** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
+const stealLine = (r: LoadResult): string =>
+  r.steal
+    ? `CPU steal ${(r.steal.share * 100).toFixed(1)}% of the run, worst second ${(r.steal.worstSecondShare * 100).toFixed(0)}% at ${r.steal.worstAtS} s`
+    : 'CPU steal not known (no /proc/stat)';
 
 if (process.argv.includes('--soak')) {
   const minutesArg = process.argv.indexOf('--soak-minutes');
@@ -60,12 +66,13 @@ if (process.argv.includes('--soak')) {
   // Run records are kept a minute, not the default day: at this rate a day's records alone grow
   // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
   // for anything else that grows.
-  const soak = await loadBench({
-    workers: 2,
-    seconds: minutes * 60,
-    rate,
-    resultsRetentionHours: 1 / 60,
-  });
+  const retentionArg = process.argv.indexOf('--soak-retention-hours');
+  const resultsRetentionHours = retentionArg > 0 ? Number(process.argv[retentionArg + 1]) : 1 / 60;
+  if (!(resultsRetentionHours > 0))
+    throw new Error(
+      `--soak-retention-hours must be a positive number, got ${process.argv[retentionArg + 1]}`,
+    );
+  const soak = await loadBench({ workers: 2, seconds: minutes * 60, rate, resultsRetentionHours });
   const lost = soak.tracesSent - soak.tracesScored;
   console.log(
     `soak: ${fmt(soak.tracesSent)} traces sent, ${fmt(soak.tracesScored)} scored, ${lost} lost, ${soak.errors} errors, ${soak.rejected429 + soak.rejected503} refused (429/503); ready → exported p50/p99 ${fmt(soak.latencyMs.p50)}/${fmt(soak.latencyMs.p99)} ms, max ${fmt(soak.latencyMs.max)} ms, ${fmt(soak.latencyMs.overOneSecond)} traces over 1 s`,
@@ -77,6 +84,7 @@ if (process.argv.includes('--soak')) {
     console.log(
       `  RSS ${role.padEnd(9)} ${v.firstQuarter.toFixed(0)} → ${v.lastQuarter.toFixed(0)} MB (first → last quarter), peak ${v.peak.toFixed(0)} MB, slope ${v.slopePerMinute.toFixed(2)} MB/min`,
     );
+  console.log(`  ${stealLine(soak)}`);
   console.log(
     `  Redis used_memory peak ${soak.redisUsedMemoryMb.peak.toFixed(1)} MB, slope ${soak.redisUsedMemoryMb.slopePerMinute.toFixed(3)} MB/min`,
   );
@@ -200,6 +208,10 @@ if (!process.argv.includes('--no-load')) {
   for (const r of runs)
     console.log(
       `  latency by stage (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), last ${fmt(r.breakdown.jobs)} jobs): due → job active p50/p99 ${fmt(r.breakdown.dueToActiveMs.p50)}/${fmt(r.breakdown.dueToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`,
+    );
+  for (const r of runs)
+    console.log(
+      `  ${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s): ${fmt(r.latencyMs.overOneSecond)} traces over 1 s; ${stealLine(r)}`,
     );
   for (const r of runs) {
     const top = Object.entries(r.redisCommandsPerTrace.byCommand)
