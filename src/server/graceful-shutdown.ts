@@ -4,6 +4,8 @@ import type { Service } from './start-service.js';
  * Resolves when the service has shut down after SIGTERM or SIGINT: `close()` runs (stop taking
  * traffic, finish or hand back work, flush, close Redis) within `deadlineMs`. The result is the
  * exit code: 0 for a clean shutdown, 1 when the deadline cut it short. A second signal exits at once.
+ * The signals are handled from the call on: call it before announcing the service ready, or a
+ * signal sent right after that announcement kills the process without a shutdown.
  */
 export function untilShutdown(
   service: Service,

@@ -94,8 +94,9 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
             `spanscore demo: only ${results.length} of ${cases.length} traces were scored in time`,
           );
         if (opts.serve) {
+          const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
           log(`spanscore demo: results page at ${service.uiUrl} (Ctrl-C to stop)`);
-          setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+          setExitCode(await stopped);
         } else log(`spanscore demo: run with --serve to keep the results page (/ui/) open`);
       } finally {
         await service.close();

@@ -53,9 +53,12 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: README
           { receiver: true, workers: opts.worker },
           { log },
         );
+        // Signals are handled before the service says it is ready: a supervisor (or a test)
+        // that stops it right after that line gets a clean shutdown.
+        const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
         log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
         log(`spanscore serve: results page at ${browsable(service.uiUrl!)}`);
-        setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+        setExitCode(await stopped);
       },
     );
 }
@@ -92,11 +95,12 @@ export function workerCommand(io: CliIo, setExitCode: (code: number) => void): C
           return;
         }
         const service = await startService(config, { receiver: false, workers: true }, { log });
+        const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
         log(
           `spanscore worker: taking traces from Redis (concurrency ${config.worker.concurrency})`,
         );
         if (service.metricsUrl) log(`spanscore worker: metrics at ${service.metricsUrl}`);
-        setExitCode(await untilShutdown(service, config.shutdownDeadlineMs, log));
+        setExitCode(await stopped);
       },
     );
 }
