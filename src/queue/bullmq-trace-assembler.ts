@@ -117,17 +117,12 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
     return backlog.count;
   }
 
-  /** Queues `jobs` on their shards' queues (one `addBulk` per shard). */
-  async function add(jobs: Array<{ shard: number; data: TraceJobData; jobId: string }>) {
-    const byShard = new Map<number, Parameters<Queue['addBulk']>[0]>();
-    for (const { shard, data, jobId } of jobs) {
-      const job = { name: SCORE_TRACE_QUEUE, data, opts: { ...jobOptions, jobId } };
-      const list = byShard.get(shard);
-      if (list) list.push(job);
-      else byShard.set(shard, [job]);
-    }
-    await Promise.all([...byShard].map(([shard, list]) => queues[shard]!.addBulk(list)));
-  }
+  /** A trace job as `addBulk` takes it. */
+  const job = (data: TraceJobData, jobId: string) => ({
+    name: SCORE_TRACE_QUEUE,
+    data,
+    opts: { ...jobOptions, jobId },
+  });
 
   return {
     queue: queues[0]!,
@@ -152,28 +147,28 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         // whether or not another request's job already holds them: the first job to read a trace
         // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.
         const fresh: string[][] = queues.map(() => []);
-        const jobs: Array<{ shard: number; data: TraceJobData; jobId: string }> = [];
+        const jobs: Array<Array<ReturnType<typeof job>>> = queues.map(() => []);
         for (const traceId of byTrace.keys()) {
+          const shard = shardOfTrace(traceId, queues.length);
           const scoredAt = late.get(traceId);
           if (scoredAt === undefined) {
-            fresh[shardOfTrace(traceId, queues.length)]!.push(traceId);
+            fresh[shard]!.push(traceId);
             continue;
           }
           options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
           if (options.rescoreLateSpans)
-            jobs.push({
-              shard: shardOfTrace(traceId, queues.length),
-              data: { traceId },
-              jobId: rescoreJobId(traceId, scoredAt),
-            });
+            jobs[shard]!.push(job({ traceId }, rescoreJobId(traceId, scoredAt)));
         }
         fresh.forEach((traceIds, shard) => {
           for (let i = 0; i < traceIds.length; i += MAX_TRACES_PER_JOB) {
             const chunk = traceIds.slice(i, i + MAX_TRACES_PER_JOB);
-            jobs.push({ shard, data: { traceIds: chunk }, jobId: manyTraceJobId(chunk.length) });
+            jobs[shard]!.push(job({ traceIds: chunk }, manyTraceJobId(chunk.length)));
           }
         });
-        if (jobs.length) await add(jobs);
+        // One `addBulk` per shard that has jobs.
+        await Promise.all(
+          jobs.flatMap((list, shard) => (list.length ? [queues[shard]!.addBulk(list)] : [])),
+        );
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;
         throw new SpanscoreError('SS_INGEST_UNAVAILABLE', `Redis: ${(error as Error).message}`, {
