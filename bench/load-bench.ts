@@ -423,9 +423,9 @@ async function loadRun(
     latencyMs: latencyStats(latencies),
     steadyLatencyMs: latencyStats(steady),
     slowest: exported
-      .map(trace => ({
-        acceptedAtS: Math.round((trace[1] - started) / 100) / 10,
-        latencyMs: latencyOf(trace),
+      .map(([, acceptedAt], i) => ({
+        acceptedAtS: Math.round((acceptedAt - started) / 100) / 10,
+        latencyMs: latencies[i]!,
       }))
       .sort((a, b) => b.latencyMs - a.latencyMs)
       .slice(0, 5),
