@@ -22,6 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
 import { summarizeProfile } from './summarize-profile.js';
@@ -29,8 +30,28 @@ import { endToEndBench } from './end-to-end-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 
-const roundsArg = process.argv.indexOf('--rounds');
-const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string' },
+    'load-seconds': { type: 'string' },
+    'no-load': { type: 'boolean' },
+    profile: { type: 'boolean' },
+    soak: { type: 'boolean' },
+    'soak-minutes': { type: 'string' },
+    'soak-rate': { type: 'string' },
+    'soak-retention-hours': { type: 'string' },
+  },
+});
+/** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
+function positiveArg(name: keyof typeof args): number | undefined {
+  const given = args[name];
+  if (given === undefined) return undefined;
+  const n = Number(given);
+  if (!(n > 0) || !Number.isFinite(n))
+    throw new Error(`--${name} must be a positive number, got ${String(given)}`);
+  return n;
+}
+const rounds = positiveArg('rounds') ?? 5;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 /** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
@@ -39,19 +60,16 @@ const stealLine = (r: LoadResult): string =>
     ? `CPU steal ${(r.steal.share * 100).toFixed(1)}% of the run, worst second ${(r.steal.worstSecondShare * 100).toFixed(0)}% at ${r.steal.worstAtS} s`
     : 'CPU steal not known (no /proc/stat)';
 
-if (process.argv.includes('--soak')) {
-  const minutesArg = process.argv.indexOf('--soak-minutes');
-  const minutes = minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : 10;
-  const secondsArg = process.argv.indexOf('--load-seconds');
-  const probeSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
+if (args.soak) {
+  const minutes = positiveArg('soak-minutes') ?? 10;
+  const probeSeconds = positiveArg('load-seconds') ?? 60;
+  const fixedRate = positiveArg('soak-rate');
+  // Run records are kept a minute, not the default day: at this rate a day's records alone grow
+  // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
+  // for anything else that grows.
+  const resultsRetentionHours = positiveArg('soak-retention-hours') ?? 1 / 60;
   console.log('building dist/ for the soak test (the processes run the built CLI)');
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  const rateArg = process.argv.indexOf('--soak-rate');
-  const fixedRate = rateArg > 0 ? Number(process.argv[rateArg + 1]) : undefined;
-  if (fixedRate !== undefined && !(fixedRate > 0))
-    throw new Error(
-      `--soak-rate must be a positive number of spans/s, got ${process.argv[rateArg + 1]}`,
-    );
   let rate = fixedRate ?? 0;
   let probe: LoadResult | undefined;
   if (fixedRate === undefined) {
@@ -63,15 +81,6 @@ if (process.argv.includes('--soak')) {
       ? `soak: closed loop, 2 workers: ${fmt(probe.scoredSpansPerSecond)} scored spans/s; soaking at ${fmt(rate)} spans/s for ${minutes} min`
       : `soak: soaking at ${fmt(rate)} spans/s (--soak-rate) for ${minutes} min`,
   );
-  // Run records are kept a minute, not the default day: at this rate a day's records alone grow
-  // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
-  // for anything else that grows.
-  const retentionArg = process.argv.indexOf('--soak-retention-hours');
-  const resultsRetentionHours = retentionArg > 0 ? Number(process.argv[retentionArg + 1]) : 1 / 60;
-  if (!(resultsRetentionHours > 0))
-    throw new Error(
-      `--soak-retention-hours must be a positive number, got ${process.argv[retentionArg + 1]}`,
-    );
   const soak = await loadBench({ workers: 2, seconds: minutes * 60, rate, resultsRetentionHours });
   const lost = soak.tracesSent - soak.tracesScored;
   console.log(
@@ -167,12 +176,9 @@ console.log(
 // The load report: separate processes, 60 s each, closed loop (throughput) with 1 and 2 workers,
 // then open loop below the 1-worker capacity (latency when the workers keep up).
 let load: Record<string, unknown> | undefined;
-if (!process.argv.includes('--no-load')) {
-  const secondsArg = process.argv.indexOf('--load-seconds');
-  const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 60;
-  const profileDir = process.argv.includes('--profile')
-    ? mkdtempSync(join(tmpdir(), 'spanscore-profile-'))
-    : undefined;
+if (!args['no-load']) {
+  const seconds = positiveArg('load-seconds') ?? 60;
+  const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'spanscore-profile-')) : undefined;
   console.log('\nbuilding dist/ for the load report (the processes run the built CLI)');
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const perTrace = await redisBytesPerTrace();
