@@ -25,13 +25,12 @@ const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as co
 /**
  * The `bullmq` driver on Redis: the receiver role appends spans to Redis and queues one job per
  * request for its traces (`createBullmqTraceSink`); the worker role runs the trace jobs
- * (`score-trace` queue, the
- * deterministic pass) and, when a scorer needs the judge, queues the judge pass on its own
- * rate-limited queue (`judge`), so a slow or rate-limited judge never holds up deterministic
- * scoring. BullMQ does the retries, as `classifyFailure` says; the judge's cache and daily spend
- * live in Redis, shared by every worker. Receivers and workers may be separate processes on any
- * hosts. Redis is one server or a Redis Cluster (`redisTargetOf`); the trace queue is
- * `queue.shards` BullMQ queues, each with its own worker in every worker process.
+ * (`score-trace` queue, the deterministic pass) and, when a scorer needs the judge, queues the
+ * judge pass on its own rate-limited queue (`judge`), so a slow or rate-limited judge never holds
+ * up deterministic scoring. BullMQ does the retries, as `classifyFailure` says; the judge's cache
+ * and daily spend live in Redis, shared by every worker. Receivers and workers may be separate
+ * processes on any hosts. Redis is one server or a Redis Cluster (`redisTargetOf`); the trace
+ * queue is `queue.shards` BullMQ queues, each with its own worker in every worker process.
  */
 export function createBullmqQueueDriver(
   config: Readonly<Config>,

@@ -43,11 +43,12 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
  * arrived (or its max wait passed; see `RedisSpanBuffer.readMany`), scores the claimed traces
  * that {@link traceReadiness} says are complete, marks them scored, and re-delays itself (BullMQ
  * `moveToDelayed` + `DelayedError`) with the rest until they are. A trace whose root comes in a
- * later request is scored by that request's job, a settle window after the root. A trace whose scoring fails is
- * handed over to a job of its own (`jobId` = trace id), which does what a one-trace job does:
- * only `upstream` failures (an OTLP backend or a judge) are retried, with exponential backoff, an
- * export failure until the job is `exportRetry.maxAgeMs` old (its spans kept that long), others
- * `attempts` times; anything else fails the job at once (`UnrecoverableError`), with its reason.
+ * later request is scored by that request's job, a settle window after the root. A trace whose
+ * scoring fails is handed over to a job of its own (`jobId` = trace id), which does what a
+ * one-trace job does: only `upstream` failures (an OTLP backend or a judge) are retried, with
+ * exponential backoff, an export failure until the job is `exportRetry.maxAgeMs` old (its spans
+ * kept that long), others `attempts` times; anything else fails the job at once
+ * (`UnrecoverableError`), with its reason.
  * BullMQ's stalled-job check hands the job of a worker that died to another, which holds the same
  * claims. Any number of workers, on any hosts, can share the queue.
  */
