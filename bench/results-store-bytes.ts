@@ -5,6 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { createRedisResultsStore } from '../src/results/redis-results-store.js';
+import { resultsStoreSink } from '../src/results/results-store.js';
 import { scoreTrace } from '../src/score/score-trace.js';
 import { parseSuite } from '../src/suite/load-suite.js';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ const store = createRedisResultsStore(redis, prefix, {
   maxResults: 100000,
   maxRuns: 1,
   retentionMs: 3600_000,
+  storeContent: true,
 });
 const suite = await parseSuite(
   readFileSync(new URL('../config/suites/demo.yaml', import.meta.url), 'utf8'),
@@ -27,7 +29,9 @@ for (let i = 0; i < N; i++) {
   const t = agentTrace(i % 3 ? ['search_flights', 'book_flight'] : ['search_web'], {
     testCaseId: i % 2 ? 'book-trip' : 'wrong-tool',
   });
-  await scoreTrace(t.traceId, t.spans, plan, { sinks: [store.sink] });
+  await scoreTrace(t.traceId, t.spans, plan, {
+    sinks: [resultsStoreSink(store, { exportState: 'pending' })],
+  });
 }
 await store.close();
 const streamBytes = Number(

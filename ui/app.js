@@ -6,10 +6,17 @@ const filters = $('#filters');
 const status = $('#status');
 const REFRESH_MS = 5000;
 
-let token =
-  new URLSearchParams(location.hash.slice(1)).get('token') ??
-  sessionStorage.getItem('spanscore.token');
+// A token given as #token=… is kept for this tab only and taken out of the address bar at once,
+// so it is not left in the history, a bookmark or a screenshot. It never goes in a URL to the
+// server: only in the Authorization header.
+const hash = new URLSearchParams(location.hash.slice(1));
+let token = hash.get('token') ?? sessionStorage.getItem('spanscore.token');
 if (token) sessionStorage.setItem('spanscore.token', token);
+if (hash.has('token')) {
+  hash.delete('token');
+  const rest = hash.toString();
+  history.replaceState(null, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`);
+}
 let config = { traceUrlTemplate: null };
 let chart;
 let chartSeries = '';
@@ -34,9 +41,13 @@ async function api(path) {
   });
   if (response.status === 401) {
     $('#auth').hidden = false;
-    throw new Error('this service needs its bearer token');
+    throw new Error('this service needs a read token');
   }
   const body = await response.json();
+  if (response.status === 403) {
+    $('#auth').hidden = false;
+    throw new Error(body.error ?? 'this token may not read results');
+  }
   if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
   return body;
 }
@@ -145,6 +156,22 @@ function renderTotals(summary) {
   $('#totals').replaceChildren(
     ...cards.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))),
   );
+}
+
+function renderExport(status) {
+  const notice = $('#export-notice');
+  if (!status) return void (notice.hidden = true);
+  if (!status.enabled) {
+    notice.className = 'notice muted';
+    notice.textContent =
+      'Evaluation spans are not exported to a tracing backend: results are kept here only (set OTEL_EXPORTER_OTLP_ENDPOINT to export them).';
+    notice.hidden = false;
+  } else if (status.waiting > 0) {
+    notice.className = 'notice warn';
+    const minutes = Math.max(1, Math.round(status.oldestAgeSeconds / 60));
+    notice.textContent = `The tracing backend is not taking evaluation spans: ${status.waiting} trace(s) wait for a retried export (the oldest for about ${minutes} min). Their results are shown here already.`;
+    notice.hidden = false;
+  } else notice.hidden = true;
 }
 
 function renderChart(summary) {
@@ -290,6 +317,7 @@ async function refresh() {
       all.byService.map(g => g.serviceName),
     );
     renderTotals(summary);
+    renderExport(summary.export);
     renderChart(summary);
     renderTables(summary);
     renderFailures(failures);
@@ -323,6 +351,7 @@ async function showTrace(traceId) {
     ['Service', run.serviceName || '–'],
     ['Scored against', run.matched.join(', ') || '–'],
     ['Waiting for the judge', run.awaitingJudge.join(', ') || '–'],
+    ['Evaluation spans', exportText(run.export)],
     ['Updated', new Date(run.updatedAtUnixMs).toLocaleString()],
   ];
   const link = config.traceUrlTemplate
@@ -391,6 +420,71 @@ async function showTrace(traceId) {
     ),
     ...(link ? [link] : []),
     results,
+    toolCallsView(run),
+  );
+}
+
+function exportText(status) {
+  if (!status) return '–';
+  const state = h('span', { class: `badge export-${status.state}` }, status.state);
+  const attempts = status.attempts ? ` after ${status.attempts} attempt(s)` : '';
+  const detail = {
+    pending: status.lastError ? `retrying${attempts}: ${status.lastError}` : 'being written',
+    exported: `written into the trace${attempts}`,
+    failed: `gave up${attempts}: ${status.lastError ?? ''}`,
+    disabled: 'export is off: results are kept here only',
+  }[status.state];
+  return h('span', {}, state, ' ', detail ?? '');
+}
+
+function toolCallsView(run) {
+  const calls = run.toolCalls ?? [];
+  if (calls.length === 0) return h('p', { class: 'muted' }, 'No tool calls recorded.');
+  const note = run.contentKept
+    ? null
+    : h(
+        'p',
+        { class: 'muted' },
+        'Arguments and results were not kept (results.storeContent is off); they were scored all the same.',
+      );
+  const content = text =>
+    text === undefined ? h('span', { class: 'muted' }, '–') : h('code', {}, text);
+  return h(
+    'div',
+    {},
+    h(
+      'table',
+      { class: 'calls' },
+      h('caption', {}, 'Tool calls, in order'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['#', 'Tool', 'Source', 'Status', 'Arguments', 'Result'].map(c =>
+            h('th', { scope: 'col' }, c),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        calls.map((c, i) =>
+          h(
+            'tr',
+            {},
+            h('td', { class: 'num' }, i + 1),
+            h('th', { scope: 'row', title: c.rawName }, c.name),
+            h('td', {}, c.source),
+            h('td', {}, c.status === 'error' ? `error${c.error ? `: ${c.error}` : ''}` : 'ok'),
+            h('td', {}, content(c.arguments)),
+            h('td', {}, content(c.result)),
+          ),
+        ),
+      ),
+    ),
+    note,
   );
 }
 

@@ -120,11 +120,20 @@ export const configSchema = z
           .int()
           .positive()
           .default(64 * 1024 * 1024),
-        /** When set, requests need `Authorization: Bearer <token>`. */
+        /**
+         * Ingest tokens: when any is set, `POST /v1/traces` needs one of them as its bearer token
+         * (401 without, 403 with a read-only token). A list, so a token rotates without downtime:
+         * add the new one, move the agents over, remove the old one.
+         */
+        authTokens: z.array(z.string().min(1)).default([]),
+        /**
+         * The single token of earlier releases: an ingest token and, when `results.readTokens` is
+         * empty, the read token too (start-up says so).
+         */
         authToken: z.string().min(1).optional(),
       })
       .strict()
-      .default({ port: 4318, host: '0.0.0.0', maxBodyBytes: 64 * 1024 * 1024 }),
+      .default({ port: 4318, host: '0.0.0.0', maxBodyBytes: 64 * 1024 * 1024, authTokens: [] }),
     assembly: z
       .object({
         settleMs: z.coerce.number().int().min(0).default(2000),
@@ -171,6 +180,12 @@ export const configSchema = z
     rules: z.array(ruleSchema).default([]),
     export: z
       .object({
+        /**
+         * Write evaluation spans into the tracing backend. Off: results go to the results store,
+         * metrics and files only. Also off, with a start-up line, when the endpoint would be this
+         * service's own receiver (nothing set and `serve` on port 4318).
+         */
+        enabled: z.boolean().default(true),
         /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT. */
         url: z.string().url().optional(),
         headers: z.record(z.string(), z.string()).optional(),
@@ -195,6 +210,7 @@ export const configSchema = z
       })
       .strict()
       .default({
+        enabled: true,
         logResults: true,
         logs: false,
         batchMaxSpans: 1024,
@@ -224,9 +240,35 @@ export const configSchema = z
           .string()
           .refine(t => t.includes('{traceId}'), 'must contain {traceId}')
           .optional(),
+        /**
+         * Read tokens: when any is set, `/api/v1` needs one of them as its bearer token (401
+         * without, 403 with an ingest-only token). A list, so a token rotates without downtime.
+         */
+        readTokens: z.array(z.string().min(1)).default([]),
+        /**
+         * Serve `/ui/` and `/api/v1` to any client even with no read token set. Without it, a
+         * service listening on a non-loopback address and no read token answers results to
+         * loopback clients only (others get 403); ingest is not affected.
+         */
+        public: z.boolean().default(false),
+        /** Origins allowed to read `/api/v1` from a browser (CORS); none by default. */
+        corsOrigins: z.array(z.string().url()).default([]),
+        /**
+         * Keep tool-call arguments and results in run records. Off: they are scored all the same
+         * but never stored; run records keep tool names only and say so.
+         */
+        storeContent: z.boolean().default(true),
       })
       .strict()
-      .default({ maxResults: 50_000, maxRuns: 20_000, retentionHours: 24 }),
+      .default({
+        maxResults: 50_000,
+        maxRuns: 20_000,
+        retentionHours: 24,
+        readTokens: [],
+        public: false,
+        corsOrigins: [],
+        storeContent: true,
+      }),
     /** How long shutdown may take before the process exits anyway. */
     shutdownDeadlineMs: z.coerce.number().int().positive().default(10_000),
   })

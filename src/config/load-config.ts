@@ -23,6 +23,12 @@ export const CONFIG_ENV = {
   SPANSCORE_HOST: ['receiver', 'host'],
   SPANSCORE_MAX_BODY_BYTES: ['receiver', 'maxBodyBytes'],
   SPANSCORE_AUTH_TOKEN: ['receiver', 'authToken'],
+  SPANSCORE_INGEST_TOKENS: ['receiver', 'authTokens'],
+  SPANSCORE_READ_TOKENS: ['results', 'readTokens'],
+  SPANSCORE_RESULTS_PUBLIC: ['results', 'public'],
+  SPANSCORE_CORS_ORIGINS: ['results', 'corsOrigins'],
+  SPANSCORE_STORE_CONTENT: ['results', 'storeContent'],
+  SPANSCORE_EXPORT: ['export', 'enabled'],
   SPANSCORE_SETTLE_MS: ['assembly', 'settleMs'],
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],
   SPANSCORE_RESCORE_LATE_SPANS: ['assembly', 'rescoreLateSpans'],
@@ -46,6 +52,25 @@ export const CONFIG_ENV = {
   SPANSCORE_JUDGE_RATE_LIMIT_DURATION_MS: ['judge', 'rateLimit', 'durationMs'],
   SPANSCORE_JUDGE_DAILY_BUDGET_USD: ['judge', 'dailyBudgetUsd'],
 } as const;
+
+/** Variables holding a comma-separated list. */
+const LISTS: ReadonlySet<string> = new Set([
+  'SPANSCORE_SUITES',
+  'SPANSCORE_REDIS_CLUSTER_NODES',
+  'SPANSCORE_INGEST_TOKENS',
+  'SPANSCORE_READ_TOKENS',
+  'SPANSCORE_CORS_ORIGINS',
+]);
+
+/** Variables holding a switch: `true`, `1` or `on`; `false`, `0` or `off`. */
+const SWITCHES: ReadonlySet<string> = new Set([
+  'SPANSCORE_RESCORE_LATE_SPANS',
+  'SPANSCORE_EXPORT_LOGS',
+  'SPANSCORE_REDIS_TLS',
+  'SPANSCORE_RESULTS_PUBLIC',
+  'SPANSCORE_STORE_CONTENT',
+  'SPANSCORE_EXPORT',
+]);
 
 /** The usual unprefixed names some variables also go by (Langfuse's and other tools'). */
 const UNPREFIXED: Partial<Record<string, string>> = {
@@ -84,7 +109,7 @@ export async function loadConfig(
     const value = env[given];
     if (value === undefined || value === '' || name === 'SPANSCORE_REDIS_URL') continue;
     fromEnv.set(name, given);
-    if (name === 'SPANSCORE_SUITES' || name === 'SPANSCORE_REDIS_CLUSTER_NODES')
+    if (LISTS.has(name))
       set(
         raw,
         path,
@@ -93,12 +118,7 @@ export async function loadConfig(
           .map(s => s.trim())
           .filter(Boolean),
       );
-    else if (
-      name === 'SPANSCORE_RESCORE_LATE_SPANS' ||
-      name === 'SPANSCORE_EXPORT_LOGS' ||
-      name === 'SPANSCORE_REDIS_TLS'
-    )
-      set(raw, path, value === 'true' || value === '1');
+    else if (SWITCHES.has(name)) set(raw, path, parseSwitch(given, value));
     else set(raw, path, value);
   }
   for (const [path, value] of Object.entries(options.overrides ?? {}))
@@ -146,6 +166,16 @@ export async function loadConfig(
     );
   }
   return deepFreeze(config);
+}
+
+function parseSwitch(variable: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1' || v === 'on') return true;
+  if (v === 'false' || v === '0' || v === 'off') return false;
+  throw new SpanscoreError(
+    'SS_USAGE',
+    `invalid configuration, environment variable ${variable}: expected true, 1 or on; false, 0 or off; got "${value}"`,
+  );
 }
 
 function set(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

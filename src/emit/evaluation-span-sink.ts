@@ -1,3 +1,4 @@
+import type { ExportOutcome } from '../results/stored-result.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ExportBacklog } from './export-backlog.js';
@@ -16,17 +17,26 @@ export function evaluationSpansOf(run: TraceRun): EvaluationSpan[] {
   );
 }
 
+/** Who hears how each export went. */
+export interface EvaluationSpanSinkOptions {
+  /** A failing trace is kept here until an export of it succeeds. */
+  backlog?: ExportBacklog;
+  /** Each attempt's outcome, for the trace's run record (`ResultsStore.recordExport`). */
+  report?: (traceId: string, outcome: ExportOutcome) => Promise<void>;
+}
+
 /**
  * The result sink that writes every outcome back into the evaluated trace as an evaluation span,
  * all of a run's spans in one `export` call. An export failure rejects (`SS_EXPORT_FAILED`,
- * retryable), so put this sink first: the queue retries the trace and the sinks after it never
- * see a run whose spans were not written. With a `backlog`, a failing trace is kept there until an
- * export of it succeeds.
+ * retryable): the queue retries the trace's export, and the sinks after this one (hooks waiting
+ * for written spans) see the run once its spans are written. The results store is written before
+ * this sink runs, so results show while the export waits.
  */
 export function createEvaluationSpanSink(
   exporter: EvaluationExporter,
-  backlog?: ExportBacklog,
+  options: EvaluationSpanSinkOptions = {},
 ): ResultSink {
+  const { backlog, report } = options;
   return {
     name: 'evaluation-spans',
     async write(run) {
@@ -36,9 +46,14 @@ export function createEvaluationSpanSink(
         await exporter.export(spans);
       } catch (error) {
         await backlog?.failed(run.traceId);
+        await report?.(run.traceId, {
+          state: 'pending',
+          error: error instanceof Error ? error.message : String(error),
+        });
         throw error;
       }
       await backlog?.settled(run.traceId);
+      await report?.(run.traceId, { state: 'exported' });
     },
   };
 }

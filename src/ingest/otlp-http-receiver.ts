@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
-import { bearerTokenCheck } from './bearer-token.js';
+import { bearerAccess } from './bearer-access.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
@@ -18,6 +18,7 @@ const GRPC = {
   RESOURCE_EXHAUSTED: 8,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
+  PERMISSION_DENIED: 7,
   INTERNAL: 13,
 } as const;
 const PROTOBUF = 'application/x-protobuf';
@@ -32,8 +33,11 @@ export interface OtlpHttpReceiverOptions {
    * larger gets 413. @defaultValue 64 MiB (the spec's recommendation)
    */
   maxBodyBytes?: number;
-  /** When set, requests need `Authorization: Bearer <token>` (compared in constant time), else 401. */
-  authToken?: string;
+  /**
+   * Bearer tokens by scope (see `bearerAccess`): with any ingest token, `POST /v1/traces` needs
+   * one (401 without or with an unknown token, 403 with a read-only one). @defaultValue none
+   */
+  tokens?: { ingest: readonly string[]; read: readonly string[] };
   /** `GET /readyz` answers 200 when this resolves true, 503 otherwise (e.g. Redis unreachable). */
   ready?: () => Promise<boolean>;
   /** Prometheus metrics; `GET /metrics` serves their registry. */
@@ -48,14 +52,15 @@ export interface OtlpHttpReceiverOptions {
  *
  * - 200 with an empty `ExportTraceServiceResponse`, or `partialSuccess` (`rejectedSpans`, and a
  *   message naming the first bad span's field) when some spans were refused; the rest are kept.
- * - 400 for a body that is not an OTLP request at all, 401 without the bearer token, 413 above
+ * - 400 for a body that is not an OTLP request at all, 401 without an ingest token (when any is
+ *   set) and 403 with a read-only one, 413 above
  *   `maxBodyBytes` (before or after decompression), 415 for another content type or encoding.
  * - 429 (buffer full) or 503 (store unavailable) with `Retry-After`, so exporters retry.
  * - `GET /healthz` (the process is up), `GET /readyz` (see `ready`), `GET /metrics` (Prometheus).
  */
 export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): FastifyInstance {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
-  const authorized = options.authToken ? bearerTokenCheck(options.authToken) : undefined;
+  const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'ingest');
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
 
   app.removeAllContentTypeParsers();
@@ -116,12 +121,17 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     reply: FastifyReply,
     format: 'json' | 'protobuf',
   ): Promise<number> {
-    if (authorized && !authorized(request.headers.authorization)) {
-      reply.header('www-authenticate', 'Bearer');
+    const access = authorized(request.headers.authorization);
+    if (!access.allowed) {
+      if (access.status === 401) reply.header('www-authenticate', 'Bearer');
       return send(
         reply,
-        401,
-        encodeStatus(GRPC.UNAUTHENTICATED, 'missing or wrong bearer token', format),
+        access.status,
+        encodeStatus(
+          access.status === 401 ? GRPC.UNAUTHENTICATED : GRPC.PERMISSION_DENIED,
+          access.message,
+          format,
+        ),
         format,
       );
     }

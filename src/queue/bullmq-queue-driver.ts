@@ -9,6 +9,7 @@ import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
   createRedisConnection,
   describeRedisError,
+  evictionPolicyWarning,
   redisTargetOf,
   whenReady,
 } from './redis-connection.js';
@@ -48,6 +49,7 @@ export function createBullmqQueueDriver(
     return connection;
   };
   const commands = connect('commands');
+  void evictionPolicyWarning(commands).then(w => w && events.log(`spanscore: warning: ${w}`));
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
@@ -127,8 +129,10 @@ export function createBullmqQueueDriver(
           shard,
           redis: commands,
           workerConnection: connect('bullmq'),
-          process: async (traceId, spans) => {
-            const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all');
+          process: async (traceId, spans, { exportRetry }) => {
+            const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all', {
+              exportRetry,
+            });
             if (judgeQueue && run.results.some(r => r.deferred.length > 0))
               await judgeQueue.enqueue(traceId, spans);
           },
@@ -148,7 +152,7 @@ export function createBullmqQueueDriver(
         const judgeWorker = createJudgeWorker({
           connection: connect('bullmq'),
           prefix: config.queue.prefix,
-          process: (traceId, spans, propagate) => scorer.score(traceId, spans, 'llm', propagate),
+          process: (traceId, spans, options) => scorer.score(traceId, spans, 'llm', options),
           rateLimit: config.judge.rateLimit,
           concurrency: config.judge.concurrency,
           attempts: config.judge.attempts,

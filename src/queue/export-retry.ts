@@ -23,6 +23,11 @@ export function isExportFailure(error: unknown): boolean {
   return isSpanscoreError(error) && error.code === 'SS_EXPORT_FAILED';
 }
 
+/** True for a failure whose last cause was an evaluation-span export (the BullMQ processors' `exportGaveUp`). */
+export function isExportGiveUp(error: unknown): boolean {
+  return isExportFailure(error) || (error instanceof Error && isExportFailure(error.cause));
+}
+
 /** The delay before retry `n` (1 for the first): `baseMs × 2^(n-1)`, at most `maxMs`. */
 export function backoffDelay(n: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(n - 1, 30)));

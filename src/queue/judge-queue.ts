@@ -15,6 +15,8 @@ export interface JudgeJobData {
    * an array of JSON digests; the judge worker reads both.)
    */
   spans: string | string[];
+  /** The judge pass's results were recorded; only its export is retried. */
+  exportRetry?: true;
 }
 
 /** Options of {@link createJudgeQueue}. */

@@ -3,7 +3,13 @@ import type { RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
 import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
-import { backoffDelay, shouldRetry, type ExportRetryPolicy } from './export-retry.js';
+import {
+  backoffDelay,
+  isExportFailure,
+  shouldRetry,
+  type ExportRetryPolicy,
+} from './export-retry.js';
+import { exportGaveUp } from './score-trace.processor.js';
 import type { JudgeJobData } from './judge-queue.js';
 import { judgeQueueLocation } from './queue-shards.js';
 import { decodeSpanBatch } from './span-batch-codec.js';
@@ -22,7 +28,7 @@ export interface JudgeWorkerOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    propagate: (error: unknown) => boolean,
+    options: { propagate: (error: unknown) => boolean; exportRetry: boolean },
   ) => Promise<unknown>;
   /** Judge calls started per interval, across every worker of the queue. */
   rateLimit: JudgeRateLimit;
@@ -62,9 +68,16 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
         : data.map(decodeSpanDigest);
     const attempts = options.exportRetry ? (options.attempts ?? 5) : (job.opts.attempts ?? 1);
     const final = job.attemptsMade + 1 >= attempts;
+    const exportRetry = job.data.exportRetry === true;
     try {
-      await options.process(job.data.traceId, spans, judgeErrorsToRetry(final));
+      await options.process(job.data.traceId, spans, {
+        propagate: judgeErrorsToRetry(final),
+        exportRetry,
+      });
     } catch (error) {
+      // Its results were recorded: every later try retries the export only.
+      if (isExportFailure(error) && !exportRetry)
+        await job.updateData({ ...job.data, exportRetry: true });
       const failure = classifyFailure(error);
       if (failure.action === 'rate_limited') {
         await pauser.rateLimit(failure.pauseMs);
@@ -78,7 +91,7 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
         { attemptsMade: job.attemptsMade, attempts, ageMs: Date.now() - job.timestamp },
         options.exportRetry,
       );
-      if (!decision.retry) throw new UnrecoverableError(decision.reason);
+      if (!decision.retry) throw exportGaveUp(decision.reason, error);
       throw error;
     }
     return { spans: spans.length };

@@ -6,6 +6,7 @@ import { createMemoryResultsStore } from '../results/memory-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
 import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
+import { isExportFailure } from './export-retry.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
@@ -32,9 +33,12 @@ export function createMemoryQueueDriver(
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
-    process: async (traceId, spans) => {
+    process: async (traceId, spans, { exportRetry }) => {
       if (!scorer) throw new Error('unreachable: the memory driver scores once workers started');
-      const run = await scorer.score(traceId, spans, scorer.usesJudge ? 'deterministic' : 'all');
+      const run = await scorer.score(traceId, spans, scorer.usesJudge ? 'deterministic' : 'all', {
+        exportRetry,
+      });
+      // Queued once: a try that failed to export threw before this line.
       if (run.results.some(r => r.deferred.length > 0)) queueJudgePass(scorer, traceId, spans);
     },
     concurrency: config.worker.concurrency,
@@ -53,9 +57,16 @@ export function createMemoryQueueDriver(
     spans: readonly SpanDigest[],
   ): void {
     void judgeJobs.add(async () => {
+      let exportRetry = false;
       try {
         await retryWithBackoff(
-          final => withScorer.score(traceId, spans, 'llm', judgeErrorsToRetry(final)),
+          final =>
+            withScorer
+              .score(traceId, spans, 'llm', { propagate: judgeErrorsToRetry(final), exportRetry })
+              .catch((error: unknown) => {
+                if (isExportFailure(error)) exportRetry = true;
+                throw error;
+              }),
           {
             attempts: config.judge.attempts,
             backoffMs: config.judge.backoffMs,

@@ -3,7 +3,7 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import type { ExportRetryPolicy } from './export-retry.js';
+import { isExportFailure, type ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 import {
   isRootSpan,
@@ -17,8 +17,15 @@ export interface MemoryTraceAssemblerOptions {
   /** Export failures are retried by age instead of by count. */
   exportRetry?: ExportRetryPolicy;
   policy: ReadinessPolicy;
-  /** Scores one complete trace; rejects with an `upstream` error to be retried. */
-  process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
+  /**
+   * Scores one complete trace; rejects with an `upstream` error to be retried. `exportRetry`:
+   * an earlier try failed to export (see `ScoreOptions.exportRetry`).
+   */
+  process: (
+    traceId: string,
+    spans: SpanDigest[],
+    attempt: { exportRetry: boolean },
+  ) => Promise<unknown>;
   /** Traces scored at once. @defaultValue 4 */
   concurrency?: number;
   /** Spans held (buffered or waiting to be scored) before `accept` answers saturated (429). @defaultValue 200000 */
@@ -52,8 +59,11 @@ interface Buffered {
 export interface MemoryTraceAssembler extends SpanSink {
   /** Scores every buffered trace now and waits, up to `deadlineMs`, for all scoring to finish. */
   close(deadlineMs?: number): Promise<{ unfinished: number }>;
-  /** A buffered, not yet scored trace's progress; `undefined` when none is buffered. */
-  pending(traceId: string): TraceProgress | undefined;
+  /**
+   * A buffered trace's progress, or a trace being scored (`scoring`, retries included);
+   * `undefined` when it holds neither.
+   */
+  pending(traceId: string): (TraceProgress & { scoring?: boolean }) | undefined;
   /** Counters for metrics and tests. */
   stats(): {
     bufferedTraces: number;
@@ -87,6 +97,8 @@ export function createMemoryTraceAssembler(
     string,
     { expiresAtMs: number; spans: Map<string, SpanDigest> | undefined }
   >();
+  // Traces taken from the buffer and not finished yet (queued, scoring, retrying).
+  const scoring = new Map<string, TraceProgress>();
   const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0 };
   let held = 0;
   let closed = false;
@@ -107,10 +119,22 @@ export function createMemoryTraceAssembler(
     if (buffer.queued) return;
     buffer.queued = true;
     buffers.delete(traceId);
+    const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
+    scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded });
     const spans = [...buffer.spans.values()];
     void queue.add(async () => {
+      let exportRetry = false;
       try {
-        await retryWithBackoff(() => options.process(traceId, spans), {
+        const attempt = async (): Promise<unknown> => {
+          try {
+            return await options.process(traceId, spans, { exportRetry });
+          } catch (error) {
+            // From now on only the export is retried: the results were recorded.
+            if (isExportFailure(error)) exportRetry = true;
+            throw error;
+          }
+        };
+        await retryWithBackoff(attempt, {
           attempts: options.maxAttempts ?? 5,
           backoffMs: options.backoffMs ?? 1000,
           onRetry: () => counters.retries++,
@@ -121,6 +145,7 @@ export function createMemoryTraceAssembler(
         counters.failed++;
         options.onFailed?.(traceId, error);
       } finally {
+        scoring.delete(traceId);
         held -= spans.length;
         scored.set(traceId, {
           expiresAtMs: now() + lateWindowMs,
@@ -142,7 +167,10 @@ export function createMemoryTraceAssembler(
   return {
     pending(traceId) {
       const b = buffers.get(traceId);
-      return b && { firstSeenMs: b.firstSeenMs, lastSeenMs: b.lastSeenMs, rootEnded: b.rootEnded };
+      if (b)
+        return { firstSeenMs: b.firstSeenMs, lastSeenMs: b.lastSeenMs, rootEnded: b.rootEnded };
+      const s = scoring.get(traceId);
+      return s && { ...s, scoring: true };
     },
     accept(spans) {
       if (closed) {

@@ -7,17 +7,28 @@ import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { TraceProgress } from './trace-readiness.js';
 
+/** How a driver asks for one pass of a trace. */
+export interface ScoreOptions {
+  /** Scorer errors that reject the call instead of becoming `failed` results (the judge pass retries them). */
+  propagate?: (error: unknown) => boolean;
+  /**
+   * This pass retries an export that failed: its results were already recorded, so the run goes
+   * to the delivering sinks only (evaluation spans, then hooks). A driver sets it on every try
+   * after one that failed with `SS_EXPORT_FAILED` (see `isExportFailure`).
+   */
+  exportRetry?: boolean;
+}
+
 /**
  * What a driver's workers call for each ready trace: the per-trace loop (`scoreTrace`) with this
- * process's scoring plan and result sinks. `propagate` picks the scorer errors that reject the
- * call instead of becoming `failed` results (the judge pass retries them).
+ * process's scoring plan and result sinks (see `createScoringRuntime`).
  */
 export interface TraceScorer {
   score(
     traceId: string,
     spans: readonly SpanDigest[],
     phase: ScoringPhase,
-    propagate?: (error: unknown) => boolean,
+    options?: ScoreOptions,
   ): Promise<TraceRun>;
   /** Some test case or rule has an LLM scorer: the driver then runs a separate judge pass. */
   readonly usesJudge: boolean;
@@ -68,10 +79,11 @@ export interface QueueDriver {
   /** Where results and run records are kept for the JSON API and the results page. */
   readonly results: ResultsStore;
   /**
-   * A trace that is buffered and not scored yet: when its first and latest spans arrived and
-   * whether its root ended. `undefined` when the driver holds nothing of it.
+   * A trace that is buffered and not scored yet, or being scored (`scoring`): when its first and
+   * latest spans arrived and whether its root ended. `undefined` when the driver holds nothing of
+   * it.
    */
-  pendingTrace(traceId: string): Promise<TraceProgress | undefined>;
+  pendingTrace(traceId: string): Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
   /** True when the driver's store answers (`/readyz`). */
   ready(): Promise<boolean>;
   /** Work by state, for `/metrics`: trace jobs, and judge jobs under `judge_<state>`. */

@@ -166,3 +166,22 @@ export async function whenReady(redis: RedisClient, timeoutMs = 2000): Promise<v
     redis.on('error', onError);
   });
 }
+
+/**
+ * Redis's `maxmemory-policy`, when it is not `noeviction`: BullMQ needs Redis to refuse writes
+ * when full (the receiver then answers 503 and exporters retry) rather than evict keys, which
+ * would silently drop queued jobs and buffered spans. `undefined` when it is `noeviction`, or
+ * when the server does not let clients read its configuration (some managed services).
+ */
+export async function evictionPolicyWarning(redis: RedisClient): Promise<string | undefined> {
+  try {
+    await whenReady(redis, 10_000);
+    const reply: unknown = await redis.config('GET', 'maxmemory-policy');
+    const policy = Array.isArray(reply) ? (reply[1] as unknown) : undefined;
+    if (typeof policy !== 'string') return undefined;
+    if (policy === 'noeviction') return undefined;
+    return `Redis maxmemory-policy is ${policy}: when Redis is full it evicts keys, and queued jobs and buffered spans with them; set it to noeviction (BullMQ requires it), and spanscore answers 503 while Redis is full`;
+  } catch {
+    return undefined;
+  }
+}

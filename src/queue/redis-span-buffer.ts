@@ -251,16 +251,19 @@ function metaKeyOf(prefix: string, traceId: string): string {
 }
 
 /**
- * A trace whose spans are buffered and not yet scored (one HGETALL), for run records; `undefined`
- * when nothing is buffered or it was scored. Works on any connection: no scripts needed.
+ * A trace whose spans are buffered (one HGETALL), for run records: `scoring` once a job scored it
+ * (its spans may be kept for late spans or a retried export; its results are being written);
+ * `undefined` when nothing is buffered. Works on any connection: no scripts needed.
  */
 export async function readPendingTrace(
   redis: RedisClient,
   prefix: string,
   traceId: string,
-): Promise<TraceProgress | undefined> {
+): Promise<(TraceProgress & { scoring?: boolean }) | undefined> {
   const progress = toProgress(await redis.hgetall(metaKeyOf(prefix, traceId)));
-  return progress && !progress.scored ? progress : undefined;
+  if (!progress) return undefined;
+  const { scored, ...rest } = progress;
+  return scored ? { ...rest, scoring: true } : rest;
 }
 
 function toProgress(

@@ -1,3 +1,4 @@
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import { classifyFailure } from './classify-failure.js';
 import {
   backoffDelay,
@@ -47,7 +48,9 @@ export async function retryWithBackoff<T>(
           { attemptsMade: attempt - 1, attempts: options.attempts, ageMs: Date.now() - started },
           options.exportRetry,
         );
-        if (!decision.retry) throw error;
+        // Given up: still an export failure, saying for how long it was retried.
+        if (!decision.retry)
+          throw new SpanscoreError('SS_EXPORT_FAILED', decision.reason, { cause: error });
         options.onRetry?.(error, attempt);
         await sleep(
           backoffDelay(++exportRetries, options.backoffMs, options.exportRetry.maxBackoffMs),

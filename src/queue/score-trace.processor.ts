@@ -10,6 +10,17 @@ import { RedisSpanBuffer, type BufferedTrace } from './redis-span-buffer.js';
 import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 
+/**
+ * The error a job fails with when retrying cannot help: BullMQ's `UnrecoverableError` with
+ * `reason`, and the last error as its `cause`, so that whoever hears of the failure can tell a
+ * given-up export (`isExportGiveUp`) from a failed scoring.
+ */
+export function exportGaveUp(reason: string, cause: unknown): UnrecoverableError {
+  const error = new UnrecoverableError(reason);
+  error.cause = cause;
+  return error;
+}
+
 /** Options of {@link createScoreTraceWorker}. */
 export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   /** A connection for reading the span buffer (a cluster one makes the queue hash-tagged). */
@@ -21,8 +32,15 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   shard?: number;
   /** A connection for the BullMQ worker (`maxRetriesPerRequest: null`). */
   workerConnection: RedisClient;
-  /** Scores one complete trace; rejects with an `upstream` error to be retried. */
-  process: (traceId: string, spans: SpanDigest[]) => Promise<unknown>;
+  /**
+   * Scores one complete trace; rejects with an `upstream` error to be retried. `exportRetry`:
+   * an earlier try failed to export (see `ScoreOptions.exportRetry`).
+   */
+  process: (
+    traceId: string,
+    spans: SpanDigest[],
+    attempt: { exportRetry: boolean },
+  ) => Promise<unknown>;
   /** Traces scored at once by this worker. @defaultValue 4 */
   concurrency?: number;
   /** BullMQ job lock and stalled-job check; a dead worker's job runs again within their sum. @defaultValue 30000 each */
@@ -107,11 +125,15 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
         throw new DelayedError();
       }
     }
+    const exportRetry = 'exportRetry' in job.data && job.data.exportRetry === true;
     try {
-      await options.process(traceId, spans);
+      await options.process(traceId, spans, { exportRetry });
     } catch (error) {
       if (classifyFailure(error).action === 'fail')
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      // Its results were recorded: every later try retries the export only.
+      if (isExportFailure(error) && !exportRetry)
+        await job.updateData({ traceId, handedOver: true, exportRetry: true });
       if (!options.exportRetry) throw error;
       const decision = shouldRetry(
         error,
@@ -122,7 +144,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
         },
         options.exportRetry,
       );
-      if (!decision.retry) throw new UnrecoverableError(decision.reason);
+      if (!decision.retry) throw exportGaveUp(decision.reason, error);
       // The spans must outlive the retries: the buffer's own TTL is minutes.
       if (isExportFailure(error)) await extend(traceId);
       throw error;
@@ -174,7 +196,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     const outcomes = await Promise.allSettled(
       ready.map(async ([traceId, read]) => {
         try {
-          await options.process(traceId, read.spans);
+          await options.process(traceId, read.spans, { exportRetry: false });
         } catch (error) {
           // Handed over to a job of its own: retried from there after the first backoff, or,
           // when retrying cannot help, failed there at once with the reason, for `spanscore jobs`.
@@ -183,8 +205,14 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
             await add({ traceId, handedOver: true, failedReason }, traceId, 0);
             return;
           }
-          if (isExportFailure(error)) await extend(traceId);
-          await add({ traceId, handedOver: true }, traceId, options.backoffMs ?? 1000);
+          if (isExportFailure(error)) {
+            await extend(traceId);
+            await add(
+              { traceId, handedOver: true, exportRetry: true },
+              traceId,
+              options.backoffMs ?? 1000,
+            );
+          } else await add({ traceId, handedOver: true }, traceId, options.backoffMs ?? 1000);
           return;
         }
         spans += read.spans.length;

@@ -8,9 +8,12 @@ import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './
  * one trace (`traceId`) when a worker hands over a trace whose scoring failed in such a job
  * (`handedOver`: it is retried on its own, with its own attempts, or, with `failedReason`, fails
  * at once), when late spans rescore a trace, and for jobs queued before many-trace jobs existed.
+ * `exportRetry`: the trace's results were recorded and only its export is retried (see
+ * `ScoreOptions.exportRetry`).
  */
 export type TraceJobData =
-  { traceId: string; handedOver?: true; failedReason?: string } | { traceIds: string[] };
+  | { traceId: string; handedOver?: true; failedReason?: string; exportRetry?: true }
+  | { traceIds: string[] };
 
 /**
  * Traces per many-trace job. BullMQ's work per job (a delayed add, a promotion, a move to active

@@ -7,9 +7,19 @@ import {
   summarizeMinutes,
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
-import { failedRunRecord, type ResultsRetention, type ResultsStore } from './results-store.js';
+import {
+  failedRunRecord,
+  nextExportStatus,
+  type ResultsRetention,
+  type ResultsStore,
+} from './results-store.js';
 import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
-import { runRecordPatch, toStoredResults } from './to-stored-results.js';
+import {
+  hasOutcomes,
+  runRecordPatch,
+  toStoredResults,
+  type RunWrite,
+} from './to-stored-results.js';
 
 /**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
@@ -44,7 +54,7 @@ export function createMemoryResultsStore(
     if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
   };
 
-  const write = (run: TraceRun): void => {
+  const write = (run: TraceRun, how: Pick<RunWrite, 'exportState'>): void => {
     const t = now();
     const stored = toStoredResults(run).map((r): StoredResult => {
       const result = { id: String(++seq), ...r };
@@ -56,8 +66,11 @@ export function createMemoryResultsStore(
     const previous = runs.get(run.traceId);
     const results = [...(previous?.results ?? []), ...stored].slice(-MAX_RESULTS_PER_RUN);
     putRun({
-      ...runRecordPatch(run, t),
+      ...runRecordPatch(run, t, retention.storeContent),
       receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
+      export: hasOutcomes(run)
+        ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
+        : (previous?.export ?? null),
       results,
     });
   };
@@ -67,8 +80,13 @@ export function createMemoryResultsStore(
 
   return {
     name: 'memory',
-    sink: { name: 'results-store', write },
+    write,
     close: () => Promise.resolve(),
+    recordExport(traceId, outcome) {
+      const record = runs.get(traceId);
+      if (record) record.export = nextExportStatus(record.export, outcome, now());
+      return Promise.resolve();
+    },
     recordFailure(traceId, phase, error) {
       const t = now();
       bump(t, FAILED_FIELD, 1);

@@ -10,8 +10,19 @@ import {
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
 import { failedRunRecord, type ResultsRetention, type ResultsStore } from './results-store.js';
-import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
-import { runRecordPatch, toStoredResults } from './to-stored-results.js';
+import {
+  MAX_RESULTS_PER_RUN,
+  type ExportOutcome,
+  type ExportStatus,
+  type RunRecord,
+  type StoredResult,
+} from './stored-result.js';
+import {
+  hasOutcomes,
+  runRecordPatch,
+  toStoredResults,
+  type RunWrite,
+} from './to-stored-results.js';
 
 /** Stream entries read per XREVRANGE while filtering a results page. */
 const SCAN_BATCH = 500;
@@ -25,10 +36,15 @@ const WRITE_BATCH = 256;
 /** Runs kept for the next write while Redis refuses them; beyond, the oldest are dropped. */
 const MAX_QUEUED_RUNS = 10_000;
 
-// KEYS: the run key. ARGV: record JSON, ttl ms, append (1: keep the results there, the judge
-// pass adds its own), then one JSON line per result. The value is the record's line, then one
-// line per result: one SET, whatever the number of results.
+// KEYS: the run key, its export key. ARGV: record JSON, ttl ms, append (1: keep the results
+// there, the judge pass adds its own), the export state its results start in ('' for a pass with
+// no results: the export key is left as it is), now ms, then one JSON line per result. The value
+// is the record's line, then one line per result: one SET, whatever the number of results.
 const WRITE_RUN = `
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[2], 'state', ARGV[4], 'attempts', 0, 'error', '', 'at', ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
 local tail = ''
 if ARGV[3] == '1' then
   local old = redis.call('GET', KEYS[1])
@@ -37,14 +53,37 @@ if ARGV[3] == '1' then
     if nl then tail = string.sub(old, nl) end
   end
 end
-for i = 4, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
+for i = 6, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
 redis.call('SET', KEYS[1], ARGV[1] .. tail, 'PX', ARGV[2])
 return 1
 `;
 
+// KEYS: a run's export key. ARGV: state, error, now ms, ttl ms, attempts to add. Only for a run
+// whose results were written (a pass with no record has no export to report).
+const RECORD_EXPORT = `
+redis.call('HINCRBY', KEYS[1], 'attempts', ARGV[5])
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'error', ARGV[2], 'at', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
 interface RunRecordCommands {
-  spanscoreWriteRun(runKey: string, ...args: string[]): Promise<number>;
+  spanscoreWriteRun(runKey: string, exportKey: string, ...args: string[]): Promise<number>;
+  spanscoreRecordExport(exportKey: string, ...args: string[]): Promise<number>;
 }
+
+/** A write the store holds until its next batch: a pass of the loop, or an export outcome. */
+type QueuedWrite =
+  | {
+      kind: 'run';
+      traceId: string;
+      record: string;
+      append: boolean;
+      exportState: string;
+      atMs: number;
+      results: string[];
+    }
+  | { kind: 'export'; traceId: string; outcome: ExportOutcome; atMs: number };
 
 /**
  * The BullMQ driver's results store, in Redis, bounded and expiring:
@@ -55,13 +94,16 @@ interface RunRecordCommands {
  *   and service (see `minute-aggregates.ts`), expiring after `retentionMs`.
  * - `<prefix>:run:{<traceId>}`: the run record's JSON line and one line per result, expiring
  *   after `retentionMs` (one SET per trace run; the judge pass appends its results).
+ * - `<prefix>:run:{<traceId>}:export`: a hash of the run's export state (state, attempts, last
+ *   error, time), set with the run record and updated by each export attempt.
  *
  * The results keys share the hash tag `{r}` and a run's keys its trace id's, so a Redis Cluster
  * can hold them. A trace run costs one XADD per result and one script call for its run record,
  * written in batches off the job's path (every 50 ms or 256 runs); the per-minute counters are
  * summed in the process and written once a second. Reads in this process see its own writes;
  * another process may lag by up to that second, and a crashed worker loses at most its last
- * unwritten batch of results and run records (its evaluation spans are already exported).
+ * unwritten batch of results and run records (written before the trace's export, so such a
+ * trace is scored again by the job BullMQ recovers, and its results written then).
  */
 export function createRedisResultsStore(
   redis: RedisClient,
@@ -73,9 +115,11 @@ export function createRedisResultsStore(
   const stream = `${prefix}:results:{r}:stream`;
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
+  const exportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
   const ttl = retention.retentionMs;
   const commands = redis as RedisClient & RunRecordCommands;
-  commands.defineCommand('spanscoreWriteRun', { numberOfKeys: 1, lua: WRITE_RUN });
+  commands.defineCommand('spanscoreWriteRun', { numberOfKeys: 2, lua: WRITE_RUN });
+  commands.defineCommand('spanscoreRecordExport', { numberOfKeys: 1, lua: RECORD_EXPORT });
   let lastTrimMs = 0;
 
   // Per-minute counters are summed here and written once a second (one MULTI whatever the
@@ -115,16 +159,19 @@ export function createRedisResultsStore(
   const writeRun = (record: Omit<RunRecord, 'results'>, append: boolean): Promise<unknown> =>
     commands.spanscoreWriteRun(
       runKey(record.traceId),
+      exportKey(record.traceId),
       JSON.stringify(record),
       String(ttl),
       append ? '1' : '0',
+      '',
+      String(now()),
     );
 
   // Trace runs are written in batches, off the job's path: the sink encodes a run (each result
   // once, shared by the stream and the run record) and returns; every WRITE_DELAY_MS, or at
   // WRITE_BATCH runs, one pipeline writes them. A failed write keeps its runs for the next one,
   // up to MAX_QUEUED_RUNS (the oldest are then dropped, and logged).
-  let queued: Array<{ traceId: string; record: string; append: boolean; results: string[] }> = [];
+  let queued: QueuedWrite[] = [];
   let writeTimer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   const flushWrites = (): Promise<void> => {
@@ -140,18 +187,34 @@ export function createRedisResultsStore(
       if (trim) lastTrimMs = t;
       try {
         await sendBatch<typeof commands>(redis, target => [
-          ...batch.flatMap(run => [
-            ...run.results.map(r =>
-              target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r),
-            ),
-            target.spanscoreWriteRun(
-              runKey(run.traceId),
-              run.record,
-              String(ttl),
-              run.append ? '1' : '0',
-              ...run.results,
-            ),
-          ]),
+          ...batch.flatMap(w =>
+            w.kind === 'export'
+              ? [
+                  target.spanscoreRecordExport(
+                    exportKey(w.traceId),
+                    w.outcome.state,
+                    w.outcome.state === 'exported' ? '' : w.outcome.error,
+                    String(w.atMs),
+                    String(ttl),
+                    w.outcome.state === 'failed' ? '0' : '1',
+                  ),
+                ]
+              : [
+                  ...w.results.map(r =>
+                    target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r),
+                  ),
+                  target.spanscoreWriteRun(
+                    runKey(w.traceId),
+                    exportKey(w.traceId),
+                    w.record,
+                    String(ttl),
+                    w.append ? '1' : '0',
+                    w.exportState,
+                    String(w.atMs),
+                    ...w.results,
+                  ),
+                ],
+          ),
           ...(trim ? [target.xtrim(stream, 'MINID', '~', t - ttl)] : []),
         ]);
       } catch (error) {
@@ -168,18 +231,28 @@ export function createRedisResultsStore(
     return writing;
   };
 
-  function write(run: TraceRun): void {
-    const t = now();
-    const results = toStoredResults(run);
-    queued.push({
-      traceId: run.traceId,
-      record: JSON.stringify({ ...runRecordPatch(run, t), receivedAtUnixMs: null }),
-      // The judge pass adds its results to the first pass's; any other pass replaces them.
-      append: run.phase === 'llm',
-      results: results.map(r => JSON.stringify(r)),
-    });
+  const enqueue = (w: QueuedWrite): void => {
+    queued.push(w);
     if (queued.length >= WRITE_BATCH) void flushWrites();
     else writeTimer ??= setTimeout(() => void flushWrites(), WRITE_DELAY_MS).unref();
+  };
+
+  function write(run: TraceRun, how: Pick<RunWrite, 'exportState'>): void {
+    const t = now();
+    const results = toStoredResults(run);
+    enqueue({
+      kind: 'run',
+      traceId: run.traceId,
+      record: JSON.stringify({
+        ...runRecordPatch(run, t, retention.storeContent),
+        receivedAtUnixMs: null,
+      }),
+      // The judge pass adds its results to the first pass's; any other pass replaces them.
+      append: run.phase === 'llm',
+      exportState: hasOutcomes(run) ? how.exportState : '',
+      atMs: t,
+      results: results.map(r => JSON.stringify(r)),
+    });
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
@@ -192,14 +265,18 @@ export function createRedisResultsStore(
 
   return {
     name: 'redis',
-    sink: { name: 'results-store', write },
+    write,
     close: flushAll,
+    recordExport(traceId, outcome) {
+      // Queued behind the run's own write, so the two reach Redis in order.
+      enqueue({ kind: 'export', traceId, outcome, atMs: now() });
+      return Promise.resolve();
+    },
     async recordFailure(traceId, phase, error) {
       const t = now();
       count(minuteOf(t), FAILED_FIELD, 1);
       await flushWrites();
-      const raw = await redis.get(runKey(traceId));
-      const previous = raw ? parseRun(traceId, raw) : undefined;
+      const previous = await readRun(traceId);
       // The failure replaces the record's line and keeps the results written before it.
       await writeRun(failedRunRecord(traceId, phase, error, previous, t), true);
     },
@@ -242,17 +319,41 @@ export function createRedisResultsStore(
     },
     async run(traceId) {
       await flushWrites();
-      const raw = await redis.get(runKey(traceId));
-      return raw ? parseRun(traceId, raw) : undefined;
+      return readRun(traceId);
     },
+  };
+
+  /** A run record and its export state: two keys on the trace's slot, in one round trip. */
+  async function readRun(traceId: string): Promise<RunRecord | undefined> {
+    const replies = await redis.multi().get(runKey(traceId)).hgetall(exportKey(traceId)).exec();
+    const [[runError, raw] = [null, null], [exportError, hash] = [null, {}]] = replies ?? [];
+    if (runError) throw runError;
+    if (exportError) throw exportError;
+    if (typeof raw !== 'string') return undefined;
+    return { ...parseRun(traceId, raw), export: exportStatusOf(hash as Record<string, string>) };
+  }
+}
+
+/** The export hash as a status; `null` when the run has none (nothing to export). */
+function exportStatusOf(hash: Record<string, string>): ExportStatus | null {
+  if (!hash.state) return null;
+  return {
+    state: hash.state as ExportStatus['state'],
+    attempts: Number(hash.attempts ?? 0),
+    lastError: hash.error || null,
+    updatedAtUnixMs: Number(hash.at ?? 0),
   };
 }
 
 /** A run key's value: the record's JSON line, then one line per result (the newest kept). */
 function parseRun(traceId: string, raw: string): RunRecord {
   const [record, ...results] = raw.split('\n');
+  const fields = JSON.parse(record!) as Omit<RunRecord, 'results'>;
   return {
-    ...(JSON.parse(record!) as Omit<RunRecord, 'results'>),
+    ...fields,
+    // Records written before tool calls were kept have neither field.
+    toolCalls: fields.toolCalls ?? [],
+    contentKept: fields.contentKept ?? true,
     results: results.slice(-MAX_RESULTS_PER_RUN).map((r, i): StoredResult => ({
       id: `${traceId}:${i}`,
       ...(JSON.parse(r) as Omit<StoredResult, 'id'>),

@@ -1,8 +1,9 @@
 import type { Config } from '../config/config-schema.js';
 import type { ResultSink } from '../score/result-sink.js';
-import type { ScoringPhase } from '../score/trace-run.js';
+import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { ResultsFilter, ResultsPage, Summary, SummaryFilter } from './results-query.js';
-import type { RunRecord } from './stored-result.js';
+import type { ExportOutcome, ExportStatus, RunRecord } from './stored-result.js';
+import type { RunWrite } from './to-stored-results.js';
 
 /** How much a results store keeps. */
 export interface ResultsRetention {
@@ -12,6 +13,8 @@ export interface ResultsRetention {
   maxRuns: number;
   /** Anything older is dropped. */
   retentionMs: number;
+  /** Keep tool-call arguments and results in run records (`results.storeContent`). */
+  storeContent: boolean;
 }
 
 /**
@@ -21,8 +24,19 @@ export interface ResultsRetention {
  */
 export interface ResultsStore {
   readonly name: 'memory' | 'redis';
-  /** The result sink that writes every trace run (scored or not) into the store. */
-  readonly sink: ResultSink;
+  /**
+   * Writes one pass of the per-trace loop (scored or not) as soon as it is scored: its results
+   * and its run record, whose export state starts at `how.exportState` when the pass has results
+   * (the export runs after, and reports through {@link ResultsStore.recordExport}). Never
+   * rejects: a store that cannot write now keeps the pass for its next write. Called once per
+   * pass, so a result is stored once however often its export is retried.
+   */
+  write(run: TraceRun, how: Pick<RunWrite, 'exportState'>): void;
+  /**
+   * What an export attempt of the trace's evaluation spans did: `exported`, `pending` (failed,
+   * retried) or `failed` (given up). Attempts are counted; the results stay as they are.
+   */
+  recordExport(traceId: string, outcome: ExportOutcome): Promise<void>;
   /** Marks a trace failed after its last attempt, with the error. */
   recordFailure(traceId: string, phase: ScoringPhase, error: unknown): Promise<void>;
   /** Counts over `[fromUnixMs, toUnixMs]`, per scorer, test case or rule, service and minute. */
@@ -33,6 +47,14 @@ export interface ResultsStore {
   run(traceId: string): Promise<RunRecord | undefined>;
   /** Writes what is still buffered (the Redis store's per-minute counters). */
   close(): Promise<void>;
+}
+
+/** The result sink that writes every pass into `store` (see {@link ResultsStore.write}). */
+export function resultsStoreSink(
+  store: ResultsStore,
+  how: Pick<RunWrite, 'exportState'>,
+): ResultSink {
+  return { name: 'results-store', write: run => store.write(run, how) };
 }
 
 /** The reason a failed trace's run record gives. */
@@ -47,6 +69,21 @@ export function resultsRetention(config: Readonly<Config>): ResultsRetention {
     maxResults: config.results.maxResults,
     maxRuns: config.results.maxRuns,
     retentionMs: config.results.retentionHours * 3_600_000,
+    storeContent: config.results.storeContent,
+  };
+}
+
+/** The export state after `outcome`, from the one before (`undefined`: none recorded). */
+export function nextExportStatus(
+  previous: ExportStatus | null | undefined,
+  outcome: ExportOutcome,
+  nowUnixMs: number,
+): ExportStatus {
+  return {
+    state: outcome.state,
+    attempts: (previous?.attempts ?? 0) + (outcome.state === 'failed' ? 0 : 1),
+    lastError: outcome.state === 'exported' ? null : outcome.error,
+    updatedAtUnixMs: nowUnixMs,
   };
 }
 
@@ -59,6 +96,9 @@ export function failedRunRecord(
   nowUnixMs: number,
 ): Omit<RunRecord, 'results'> {
   return {
+    export: previous?.export ?? null,
+    toolCalls: previous?.toolCalls ?? [],
+    contentKept: previous?.contentKept ?? true,
     traceId,
     state: 'failed',
     reason: failureReason(phase, error),

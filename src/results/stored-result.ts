@@ -41,6 +41,50 @@ export interface StoredResult {
   judgeCostUsd: number | null;
 }
 
+/**
+ * Where a trace's evaluation spans are: `pending` (not written yet: the export has not run, or
+ * failed and is retried; `attempts` and `lastError` say how it goes), `exported`, `failed` (still
+ * failing at `export.retryMaxAgeMs`, given up) or `disabled` (export is off; see `resolveExport`).
+ */
+export type ExportState = 'pending' | 'exported' | 'failed' | 'disabled';
+
+/** A run record's export state; its results are in the store whatever the state. */
+export interface ExportStatus {
+  state: ExportState;
+  /** Export attempts made for this trace's latest pass. */
+  attempts: number;
+  /** The latest failure, while `pending` after a failure, or `failed`. */
+  lastError: string | null;
+  updatedAtUnixMs: number;
+}
+
+/** What one export attempt of a trace's evaluation spans did. */
+export type ExportOutcome =
+  { state: 'exported' } | { state: 'pending'; error: string } | { state: 'failed'; error: string };
+
+/**
+ * One tool call as a run record keeps it, for the trace view. `arguments` and `result` are JSON
+ * text (the recorded string when not JSON), cut at {@link MAX_CONTENT_CHARS}; absent when the
+ * trace recorded none, or when `results.storeContent` is off (the record then says
+ * `contentKept: false`).
+ */
+export interface StoredToolCall {
+  name: string;
+  rawName: string;
+  source: 'executed' | 'requested';
+  status: 'ok' | 'error';
+  error: string | null;
+  spanId: string;
+  arguments?: string;
+  result?: string;
+}
+
+/** Characters of a tool call's arguments or result kept in a run record. */
+export const MAX_CONTENT_CHARS = 2000;
+
+/** Tool calls kept in a run record; a trace with more keeps its first ones. */
+export const MAX_TOOL_CALLS_PER_RUN = 200;
+
 /** Where a trace is in its life: waiting, scored, matched nothing, or failed after retries. */
 export type RunState = 'pending' | 'scored' | 'not_scored' | 'failed';
 
@@ -60,6 +104,12 @@ export interface RunRecord {
   /** When the first span was received (pending traces), in Unix milliseconds. */
   receivedAtUnixMs: number | null;
   updatedAtUnixMs: number;
+  /** Where its evaluation spans are; `null` while there is nothing to export (not scored). */
+  export: ExportStatus | null;
+  /** The tool calls scored, in order (at most {@link MAX_TOOL_CALLS_PER_RUN}); empty when not scored. */
+  toolCalls: StoredToolCall[];
+  /** False when `results.storeContent` is off: `toolCalls` hold no arguments or results. */
+  contentKept: boolean;
   /** Its results, newest last (capped at {@link MAX_RESULTS_PER_RUN}). */
   results: StoredResult[];
 }

@@ -1,6 +1,14 @@
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { TraceRun } from '../score/trace-run.js';
-import type { RunRecord, StoredResult } from './stored-result.js';
+import type { ToolCall } from '../normalize/tool-call.js';
+import {
+  MAX_CONTENT_CHARS,
+  MAX_TOOL_CALLS_PER_RUN,
+  type ExportState,
+  type RunRecord,
+  type StoredResult,
+  type StoredToolCall,
+} from './stored-result.js';
 
 /**
  * The results of one pass of the per-trace loop, as stored (without ids: the store assigns them).
@@ -45,16 +53,31 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
   return out;
 }
 
+/** How a store writes one pass: the export state its results start in, and what it keeps. */
+export interface RunWrite {
+  /** `pending` when evaluation spans are exported, `disabled` when not. */
+  exportState: Extract<ExportState, 'pending' | 'disabled'>;
+  /** Keep tool-call arguments and results (`results.storeContent`). */
+  storeContent: boolean;
+}
+
+/** True when the pass has results, and so evaluation spans to export. */
+export function hasOutcomes(run: TraceRun): boolean {
+  return run.results.some(r => r.outcomes.length > 0);
+}
+
 /**
  * The run-record fields one pass sets (the store merges them into what it has): its state and
- * reason, what it matched, and which LLM scorers still wait for the judge pass. A judge pass
- * clears what it ran from `awaitingJudge`; a skipped result for an exhausted budget shows in the
- * reason.
+ * reason, what it matched, which LLM scorers still wait for the judge pass, and the tool calls it
+ * scored (without arguments and results unless `storeContent`). A judge pass clears what it ran
+ * from `awaitingJudge`; a skipped result for an exhausted budget shows in the reason. The export
+ * state is the store's to set (see `ResultsStore.write`).
  */
 export function runRecordPatch(
   run: TraceRun,
   nowUnixMs: number,
-): Omit<RunRecord, 'results' | 'receivedAtUnixMs'> {
+  storeContent: boolean,
+): Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'> {
   const awaiting = run.results.flatMap(r => r.deferred);
   const budget = run.results.flatMap(r =>
     r.outcomes.filter(o => o.result.status === 'skipped' && /budget/i.test(o.result.reason)),
@@ -75,5 +98,39 @@ export function runRecordPatch(
     ),
     awaitingJudge: run.phase === 'llm' ? [] : [...new Set(awaiting)],
     updatedAtUnixMs: nowUnixMs,
+    toolCalls: (run.results[0]?.trace.toolSequence ?? [])
+      .slice(0, MAX_TOOL_CALLS_PER_RUN)
+      .map(c => storedToolCall(c, storeContent)),
+    contentKept: storeContent,
   };
+}
+
+function storedToolCall(call: ToolCall, storeContent: boolean): StoredToolCall {
+  const out: StoredToolCall = {
+    name: call.name,
+    rawName: call.rawName,
+    source: call.source,
+    status: call.status,
+    error: call.error ?? null,
+    spanId: call.spanId,
+  };
+  if (!storeContent) return out;
+  const args = contentText(call.arguments);
+  const result = contentText(call.result);
+  if (args !== undefined) out.arguments = args;
+  if (result !== undefined) out.result = result;
+  return out;
+}
+
+/** A recorded value as JSON text (a string as it was), cut at {@link MAX_CONTENT_CHARS}. */
+function contentText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  } catch {
+    // A BigInt, or a cycle: neither comes from a parsed trace, but say what it was.
+    text = typeof value === 'bigint' ? value.toString() : '[unserializable]';
+  }
+  return text.length > MAX_CONTENT_CHARS ? `${text.slice(0, MAX_CONTENT_CHARS)}…` : text;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config-schema.js';
+import type { ExportTarget } from '../config/resolve-export.js';
 import { withBatching } from '../emit/batching-exporter.js';
 import { createEvaluationLogSink } from '../emit/evaluation-log-sink.js';
 import { createEvaluationSpanSink } from '../emit/evaluation-span-sink.js';
@@ -11,6 +12,7 @@ import {
 import { createResultsFileSink } from '../emit/results-file-sink.js';
 import { createLlmContext } from '../judge/create-llm-context.js';
 import type { JudgeState, TraceScorer } from '../queue/queue-driver.js';
+import { resultsStoreSink, type ResultsStore } from '../results/results-store.js';
 import type { ResultSink } from '../score/result-sink.js';
 import { scoreTrace } from '../score/score-trace.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
@@ -39,20 +41,28 @@ export interface ScoringRuntimeParts {
   judgeState: JudgeState;
   /** Where the queue driver keeps traces whose evaluation-span export waits for a retry. */
   exportBacklog: ExportBacklog;
+  /** Where results and run records go, as soon as a trace is scored. */
+  results: ResultsStore;
+  /** Where evaluation spans go, or why they do not (`resolveExport`). */
+  exportTarget: ExportTarget;
 }
 
 /**
  * Loads everything scoring needs, once, for `startService`: the judge (its cache, spend ledger and
- * limits as the queue driver says), the suites and rules, and the result sinks in order: evaluation
- * spans (batched OTLP export, whose failure the queue retries), metrics, the results file and log,
- * the `onResult` hook, then any extra sinks. Loaded only by processes with workers, so a
+ * limits as the queue driver says), the suites and rules, and the result sinks, in two groups.
+ * First those that record a pass once, as soon as it is scored: the results store, metrics, the
+ * results file and log, the extra sinks. Then those that deliver it: the evaluation spans
+ * (batched OTLP export, when enabled), then the `onResult` hook. A failed export rejects, and the
+ * queue retries the pass with `exportRetry`: it is scored again (the same results: deterministic
+ * scorers, cached judge answers) and handed to the delivering sinks only, so each result is
+ * recorded once however long the backend is down. Loaded only by processes with workers, so a
  * receiver-only process never loads the judge client, the exporter or the scorers.
  */
 export async function createScoringRuntime(
   config: Readonly<Config>,
   parts: ScoringRuntimeParts,
 ): Promise<ScoringRuntime> {
-  const { metrics, log, hooks, judgeState, exportBacklog } = parts;
+  const { metrics, log, hooks, judgeState, exportBacklog, results, exportTarget } = parts;
   const llm = createLlmContext(config.judge, {
     limits: judgeState.limits,
     ...(judgeState.cache && { cache: judgeState.cache }),
@@ -75,29 +85,26 @@ export async function createScoringRuntime(
   const usesJudge =
     plan.suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
     plan.rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
-  const exporter = withBatching(
-    hooks.exporter ??
-      createEvaluationExporter({
-        ...(config.export.url && { url: config.export.url }),
-        ...(config.export.headers && { headers: config.export.headers }),
-        ...(config.export.protocol && { protocol: config.export.protocol }),
-      }),
-    { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
-  );
-  const countedExporter: EvaluationExporter = {
-    export: spans =>
-      exporter.export(spans).catch((error: unknown) => {
-        metrics.exportFailures.inc();
-        throw error;
-      }),
-    shutdown: () => exporter.shutdown(),
-  };
+  // A hook's exporter (tests, the demo) stands for the configured endpoint.
+  const exporting = hooks.exporter !== undefined || exportTarget.enabled;
+  const exporter = exporting
+    ? withBatching(
+        hooks.exporter ??
+          createEvaluationExporter({
+            ...(config.export.url && { url: config.export.url }),
+            ...(config.export.headers && { headers: config.export.headers }),
+            ...(config.export.protocol && { protocol: config.export.protocol }),
+          }),
+        { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
+      )
+    : undefined;
   const resultsFile = createResultsFileSink({
     file: config.export.resultsFile,
     log: config.export.logResults ? log : undefined,
   });
-  const sinks: ResultSink[] = [
-    createEvaluationSpanSink(countedExporter, exportBacklog),
+  const exportState = exporting ? 'pending' : 'disabled';
+  const record: ResultSink[] = [
+    resultsStoreSink(results, { exportState }),
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
@@ -107,24 +114,47 @@ export async function createScoringRuntime(
         ...(config.export.headers && { headers: config.export.headers }),
       })
     : undefined;
-  if (logSink) sinks.push(logSink);
+  if (logSink) record.push(logSink);
+  record.push(...(hooks.sinks ?? []));
+
+  const deliver: ResultSink[] = [];
+  if (exporter) {
+    const countedExporter: EvaluationExporter = {
+      export: spans =>
+        exporter.export(spans).catch((error: unknown) => {
+          metrics.exportFailures.inc();
+          throw error;
+        }),
+      shutdown: () => exporter.shutdown(),
+    };
+    deliver.push(
+      createEvaluationSpanSink(countedExporter, {
+        backlog: exportBacklog,
+        report: (traceId, outcome) => results.recordExport(traceId, outcome),
+      }),
+    );
+  }
   const onResult = hooks.onResult;
   if (onResult)
-    sinks.push({
+    deliver.push({
       name: 'on-result',
       write: run => {
         for (const result of run.results) if (result.outcomes.length) onResult(result);
       },
     });
-  sinks.push(...(hooks.sinks ?? []));
+  const everySink = [...record, ...deliver];
 
   return {
     plan,
     usesJudge,
-    score: (traceId, spans, phase, propagate) =>
-      scoreTrace(traceId, spans, plan, { phase, sinks, ...(propagate && { propagate }) }),
+    score: (traceId, spans, phase, options = {}) =>
+      scoreTrace(traceId, spans, plan, {
+        phase,
+        sinks: options.exportRetry ? deliver : everySink,
+        ...(options.propagate && { propagate: options.propagate }),
+      }),
     async shutdown() {
-      await exporter.shutdown();
+      await exporter?.shutdown();
       await logSink?.shutdown();
       await resultsFile.close();
     },

@@ -1,13 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config/config-schema.js';
+import { resolveAccess } from '../config/resolve-access.js';
+import { resolveExport } from '../config/resolve-export.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
+import { isExportGiveUp } from '../queue/export-retry.js';
 import type { ResultSink } from '../score/result-sink.js';
-import { registerResultsApi } from '../ui/results-api.js';
-import { registerResultsPage } from '../ui/results-page.js';
+import { registerResultsRoutes } from '../ui/register-results-routes.js';
 import type { TraceResult } from '../score/trace-run.js';
 import type { ScoringRuntime } from './scoring-runtime.js';
 import { createServiceMetrics } from './service-metrics.js';
@@ -34,7 +36,10 @@ export interface Service {
 /** Injectable parts, for the demo and tests. */
 export interface ServiceHooks {
   log?: (line: string) => void;
-  /** Hears every result with outcomes, after its evaluation spans were exported. */
+  /**
+   * Hears every result with outcomes, after its evaluation spans were exported (at once when
+   * export is off).
+   */
   onResult?: (result: TraceResult) => void;
   /** Replaces the OTLP evaluation-span exporter. */
   exporter?: EvaluationExporter;
@@ -76,15 +81,30 @@ export async function startService(
     },
     onTraceFailed(traceId, phase, error) {
       metrics.traceFailures.inc();
+      const exportGaveUp = isExportGiveUp(error);
       log(
-        `spanscore: could not score trace ${traceId}${phase === 'llm' ? ' (LLM scorers)' : ''}: ${(error as Error).message}`,
+        exportGaveUp
+          ? `spanscore: gave up exporting the evaluation spans of trace ${traceId} (its results are stored): ${(error as Error).message}`
+          : `spanscore: could not score trace ${traceId}${phase === 'llm' ? ' (LLM scorers)' : ''}: ${(error as Error).message}`,
       );
-      // Given up: the trace leaves the export backlog and its run record says why.
+      // Given up: the trace leaves the export backlog and its run record says why: scored, with
+      // its export failed, or failed.
       const report = (e: unknown): void => log(`spanscore: results store: ${(e as Error).message}`);
       driver.exportBacklog.settled(traceId).catch(report);
-      driver.results.recordFailure(traceId, phase, error).catch(report);
+      (exportGaveUp
+        ? driver.results.recordExport(traceId, {
+            state: 'failed',
+            error: error instanceof Error ? error.message : String(error),
+          })
+        : driver.results.recordFailure(traceId, phase, error)
+      ).catch(report);
     },
   });
+  const access = resolveAccess(config);
+  const exportTarget = resolveExport(config, process.env, role);
+  if (role.workers && !exportTarget.enabled && !hooks.exporter)
+    log(`spanscore: ${exportTarget.reason}`);
+  if (role.receiver) for (const note of access.notes) log(note);
 
   counts.of = () => driver.jobCounts();
   counts.backlog = () => driver.exportBacklog.stats();
@@ -99,10 +119,11 @@ export async function startService(
         ).createScoringRuntime(config, {
           metrics,
           log,
-          // The results store sees every run after the evaluation spans were written.
-          hooks: { ...hooks, sinks: [driver.results.sink, ...(hooks.sinks ?? [])] },
+          hooks,
           judgeState: driver.judgeState,
           exportBacklog: driver.exportBacklog,
+          results: driver.results,
+          exportTarget,
         })
       : undefined;
   } catch (error) {
@@ -123,19 +144,24 @@ export async function startService(
     app = createOtlpHttpReceiver({
       sink: driver.sink,
       maxBodyBytes: config.receiver.maxBodyBytes,
-      ...(config.receiver.authToken && { authToken: config.receiver.authToken }),
+      tokens: { ingest: access.ingestTokens, read: access.readTokens },
       ready: () => driver.ready(),
       metrics,
     });
-    registerResultsApi(app, {
+    registerResultsRoutes(app, {
       store: driver.results,
       pendingTrace: traceId => driver.pendingTrace(traceId),
-      authToken: config.receiver.authToken,
+      access,
+      corsOrigins: config.results.corsOrigins,
+      exportStatus: async () => ({
+        enabled: exportTarget.enabled || hooks.exporter !== undefined,
+        ...(await driver.exportBacklog.stats()),
+      }),
       traceUrlTemplate: config.results.traceUrlTemplate,
       retentionMs: config.results.retentionHours * 3_600_000,
+      storeContent: config.results.storeContent,
       driver: driver.name,
     });
-    registerResultsPage(app);
     await app.listen({ port: config.receiver.port, host: config.receiver.host });
     const origin = originOf(app.server.address() as AddressInfo);
     url = `${origin}/v1/traces`;

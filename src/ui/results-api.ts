@@ -1,6 +1,7 @@
+import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { bearerTokenCheck } from '../ingest/bearer-token.js';
+import { bearerAccess } from '../ingest/bearer-access.js';
 import type { TraceProgress } from '../queue/trace-readiness.js';
 import type { ResultsStore } from '../results/results-store.js';
 import type { RunRecord, StoredResult } from '../results/stored-result.js';
@@ -9,10 +10,19 @@ import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
 /** What the results API reads. */
 export interface ResultsApiOptions {
   store: ResultsStore;
-  /** A trace buffered but not scored yet, from the queue driver. */
-  pendingTrace: (traceId: string) => Promise<TraceProgress | undefined>;
-  /** When set, `/api/v1` needs `Authorization: Bearer <token>` (the receiver's token). */
-  authToken?: string | undefined;
+  /** A trace buffered but not scored yet, or being scored, from the queue driver. */
+  pendingTrace: (traceId: string) => Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
+  /**
+   * Bearer tokens by scope: with any read token, `/api/v1` needs one (401 without or with an
+   * unknown token, 403 with an ingest-only one). @defaultValue none
+   */
+  tokens?: { ingest: readonly string[]; read: readonly string[] };
+  /** Origins a browser may read `/api/v1` from (CORS); none: no CORS headers. */
+  corsOrigins?: readonly string[];
+  /** Whether evaluation spans are exported, and the traces waiting for a retried export. */
+  exportStatus?: () => Promise<{ enabled: boolean; waiting: number; oldestAgeSeconds: number }>;
+  /** `results.storeContent`: run records keep tool-call arguments and results. @defaultValue true */
+  storeContent?: boolean;
   /** For the page: a link to the user's trace UI, `{traceId}` replaced. */
   traceUrlTemplate?: string | undefined;
   retentionMs: number;
@@ -76,25 +86,37 @@ const traceParams = z.object({
  * The JSON API over the results store, on the receiver's port:
  * - `GET /api/v1/summary?window=1h` (or `from`/`to`: Unix ms or ISO 8601): counts, pass rate, mean
  *   score and judge cost per scorer, per test case or rule and per service; a per-minute timeline;
- *   traces not scored by reason.
+ *   traces not scored by reason; `export`: whether evaluation spans are exported and the backlog.
  * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`:
  *   results newest first, `nextCursor` for the next page.
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
  * - `GET /api/v1/config`: what the page needs (trace link template, retention, driver).
  *
- * A bad query parameter is a 400 naming it; with an auth token, a request without it is a 401.
+ * A bad query parameter is a 400 naming it; with read tokens, a request without one is a 401 (with
+ * `WWW-Authenticate: Bearer`) and one with an ingest-only token a 403. CORS only for
+ * `corsOrigins`. Register it inside `registerResultsRoutes`, which adds the security headers and
+ * the loopback-only rule.
  */
 export function registerResultsApi(app: FastifyInstance, options: ResultsApiOptions): void {
   const now = options.now ?? Date.now;
-  const authorized = options.authToken ? bearerTokenCheck(options.authToken) : undefined;
+  const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'read');
 
   // A scope of its own: its auth hook and JSON error answers apply to /api/v1 only.
   void app.register(
-    (api, _options, done) => {
+    async api => {
+      if (options.corsOrigins?.length)
+        await api.register(cors, {
+          origin: [...options.corsOrigins],
+          methods: ['GET'],
+          allowedHeaders: ['authorization'],
+          maxAge: 600,
+        });
       api.addHook('onRequest', async (request, reply) => {
-        if (authorized && !authorized(request.headers.authorization)) {
-          reply.header('www-authenticate', 'Bearer');
-          await reply.code(401).send({ error: 'missing or wrong bearer token' });
+        if (request.method === 'OPTIONS') return; // a CORS preflight carries no token
+        const access = authorized(request.headers.authorization);
+        if (!access.allowed) {
+          if (access.status === 401) reply.header('www-authenticate', 'Bearer');
+          await reply.code(access.status).send({ error: access.message });
         }
       });
       api.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
@@ -105,7 +127,6 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
           .send({ error: status === 500 ? 'internal error' : error.message });
       });
       routes(api);
-      done();
     },
     { prefix: '/api/v1' },
   );
@@ -128,6 +149,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
       driver: options.driver,
       retentionHours: options.retentionMs / 3_600_000,
       traceUrlTemplate: options.traceUrlTemplate ?? null,
+      storeContent: options.storeContent ?? true,
     }));
 
     api.get('/summary', async request => {
@@ -136,11 +158,15 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
       const from = q.from ?? to - (q.window ?? 3_600_000);
       if (from > to) throw Object.assign(new Error('query: from is after to'), { statusCode: 400 });
       const { scorer, testCase, service } = q;
-      return options.store.summary(Math.max(from, now() - options.retentionMs), to, {
-        ...(scorer && { scorer }),
-        ...(testCase && { testCase }),
-        ...(service && { service }),
-      });
+      const [summary, exportStatus] = await Promise.all([
+        options.store.summary(Math.max(from, now() - options.retentionMs), to, {
+          ...(scorer && { scorer }),
+          ...(testCase && { testCase }),
+          ...(service && { service }),
+        }),
+        options.exportStatus?.() ?? { enabled: true, waiting: 0, oldestAgeSeconds: 0 },
+      ]);
+      return { ...summary, export: exportStatus };
     });
 
     api.get('/results', async request => {
@@ -167,15 +193,20 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         const waiting: RunRecord = {
           traceId,
           state: 'pending',
-          reason: pending.rootEnded
-            ? 'received; its root span ended: waiting for late spans to settle'
-            : 'received; waiting for its root span to end',
+          reason: pending.scoring
+            ? 'received; being scored'
+            : pending.rootEnded
+              ? 'received; its root span ended: waiting for late spans to settle'
+              : 'received; waiting for its root span to end',
           testCaseId: null,
           serviceName: '',
           matched: [],
           awaitingJudge: [],
-          receivedAtUnixMs: pending.firstSeenMs,
-          updatedAtUnixMs: pending.lastSeenMs,
+          receivedAtUnixMs: pending.firstSeenMs || null,
+          updatedAtUnixMs: pending.lastSeenMs || now(),
+          export: null,
+          toolCalls: [],
+          contentKept: options.storeContent ?? true,
           results: [],
         };
         return waiting;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
+import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { sendRun } from '../helpers/results-traffic.js';
@@ -41,7 +42,8 @@ async function serviceWithOutage(driver: string, overrides: Record<string, unkno
     { receiver: true, workers: true },
     {
       log: line => {
-        if (line.includes('could not score trace')) failed.push(line);
+        if (line.includes('could not score trace') || line.includes('gave up exporting'))
+          failed.push(line);
       },
       exporter: backend.exporter,
     },
@@ -54,39 +56,64 @@ async function serviceWithOutage(driver: string, overrides: Record<string, unkno
   });
   const pttl = (): Promise<number> =>
     redis!.commands.pttl(`${redis!.prefix}:trace:{${traceId}}:spans`);
-  return { service, traceId, written: backend.written, failed, pttl, up: backend.up };
+  const api = async <T>(path: string): Promise<T> =>
+    (await (await fetch(service.url!.replace('/v1/traces', `/api/v1/${path}`))).json()) as T;
+  const record = () => api<RunRecord>(`traces/${traceId}`);
+  const results = async () =>
+    (await api<{ results: StoredResult[] }>(`results?traceId=${traceId}`)).results;
+  return {
+    service,
+    traceId,
+    written: backend.written,
+    failed,
+    pttl,
+    up: backend.up,
+    record,
+    results,
+  };
 }
 
 describe.each(['memory', 'bullmq'])('export failures retried by age (%s driver)', driver => {
   it('writes the evaluation spans once the backend is back, long after a count would have given up', async () => {
     const s = await serviceWithOutage(driver, { 'export.retryMaxAgeMs': 60_000 });
+    // Scored means visible: the results are there while the export is still failing.
+    await waitFor(async () => (await s.results()).length === 2, 'results during the outage');
     await new Promise(r => setTimeout(r, 2500)); // ~15 retries at the 200 ms cap
     expect(s.written.size).toBe(0);
+    const during = await s.record();
+    expect(during).toMatchObject({ state: 'scored', export: { state: 'pending' } });
+    expect(during.export!.attempts).toBeGreaterThan(3);
+    expect(during.export!.lastError).toMatch(/backend down/);
     // The bullmq driver keeps the trace's spans for the retries: past the buffer's 62 s TTL.
     if (driver === 'bullmq') expect(await s.pttl()).toBeGreaterThan(600_000);
     s.up();
     await waitFor(() => s.written.has(s.traceId), 'evaluation spans written after the outage');
     expect(s.failed).toEqual([]);
-    // The run record is written after the evaluation spans, in the results store's next batch.
-    const state = async (): Promise<string | undefined> =>
-      (
-        (await (
-          await fetch(s.service.url!.replace('/v1/traces', `/api/v1/traces/${s.traceId}`))
-        ).json()) as { state?: string }
-      ).state;
-    await waitFor(async () => (await state()) !== undefined, 'the run record');
-    expect(await state()).toBe('scored');
+    await waitFor(
+      async () => (await s.record()).export?.state === 'exported',
+      'the export recorded in the run record',
+    );
+    // Retried many times, recorded once: one result per scorer.
+    const results = await s.results();
+    expect(results.map(r => r.scorer).sort()).toEqual(['tool_call_accuracy', 'tool_correctness']);
+    expect((await s.record()).results).toHaveLength(2);
   }, 20_000);
 
   it('gives up once the trace is older than export.retryMaxAgeMs, with the reason', async () => {
     const s = await serviceWithOutage(driver, { 'export.retryMaxAgeMs': 800 });
     await waitFor(() => s.failed.length > 0, 'the trace given up', 10_000);
-    expect(s.failed[0]).toMatch(new RegExp(`could not score trace ${s.traceId}: .*backend down`));
-    const record = (await (
-      await fetch(s.service.url!.replace('/v1/traces', `/api/v1/traces/${s.traceId}`))
-    ).json()) as { state: string; reason: string };
-    expect(record.state).toBe('failed');
-    expect(record.reason).toMatch(/backend down/);
+    expect(s.failed[0]).toMatch(
+      new RegExp(`gave up exporting the evaluation spans of trace ${s.traceId} .*backend down`),
+    );
+    // Scored all the same: the run record keeps its results and says the export failed.
+    await waitFor(
+      async () => (await s.record()).export?.state === 'failed',
+      'the export given up in the run record',
+    );
+    const record = await s.record();
+    expect(record.state).toBe('scored');
+    expect(record.export!.lastError).toMatch(/export still failing after .*backend down/);
+    expect(record.results).toHaveLength(2);
     s.up();
   }, 20_000);
 });

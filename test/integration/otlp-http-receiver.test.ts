@@ -125,7 +125,7 @@ describe('OTLP/HTTP receiver with the real OpenTelemetry exporters', () => {
 
   it('needs the bearer token when one is configured; the exporter sends it as a header', async () => {
     const sink = recordingSink();
-    const url = await listen({ sink, authToken: 's3cret' });
+    const url = await listen({ sink, tokens: { ingest: ['s3cret'], read: [] } });
     expect(
       (
         await exportWith(

@@ -44,7 +44,8 @@ type Behaviour = (call: Call, attempt: number) => void | Promise<void>;
 function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
   const calls: Call[] = [];
   const attempts = new Map<string, number>();
-  const score: TraceScorer['score'] = async (id, spans, phase, propagate) => {
+  const score: TraceScorer['score'] = async (id, spans, phase, options = {}) => {
+    const { propagate } = options;
     const call: Call = {
       traceId: id,
       phase,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/results/redis-results-store.js';
-import type { ResultsStore } from '../../src/results/results-store.js';
+import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
 import { scored } from '../../src/score/score-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
 import type { TraceRun } from '../../src/score/trace-run.js';
@@ -34,7 +34,7 @@ testCases:
     expectedTools: [get_weather]
 `;
 
-const retention = { maxResults: 1000, maxRuns: 1000, retentionMs: 3_600_000 };
+const retention = { maxResults: 1000, maxRuns: 1000, retentionMs: 3_600_000, storeContent: true };
 
 const stores: Record<string, () => Promise<ResultsStore>> = {
   memory: () => Promise.resolve(createMemoryResultsStore(retention)),
@@ -66,7 +66,9 @@ async function feed(store: ResultsStore): Promise<Record<string, string>> {
   const run = async (name: string, calls: CallInput[], testCaseId?: string) => {
     const trace = agentTrace(calls, testCaseId ? { testCaseId } : {});
     ids[name] = trace.traceId;
-    await scoreTrace(trace.traceId, trace.spans, plan, { sinks: [store.sink] });
+    await scoreTrace(trace.traceId, trace.spans, plan, {
+      sinks: [resultsStoreSink(store, { exportState: 'pending' })],
+    });
   };
   await run('book-ok', ['search_flights', 'book_flight'], 'book');
   await run('weather-ok', ['get_weather'], 'weather');
@@ -219,14 +221,14 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
         },
       ],
     });
-    await store.sink.write(pass('deterministic', 'tool_correctness', ['rubric']));
+    store.write(pass('deterministic', 'tool_correctness', ['rubric']), { exportState: 'pending' });
     const waiting = await store.run(trace.traceId);
     expect(waiting).toMatchObject({
       state: 'scored',
       awaitingJudge: ['rubric'],
       reason: 'waiting for the judge: rubric',
     });
-    await store.sink.write(pass('llm', 'rubric', []));
+    store.write(pass('llm', 'rubric', []), { exportState: 'pending' });
     const done = await store.run(trace.traceId);
     expect(done).toMatchObject({ state: 'scored', awaitingJudge: [], reason: null });
     expect(done!.results.map(r => [r.scorer, r.label, r.judgeCostUsd])).toEqual([
@@ -244,7 +246,12 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
 
 describe('bounds', () => {
   it('the memory store keeps the newest maxResults results and maxRuns run records', async () => {
-    const store = createMemoryResultsStore({ maxResults: 3, maxRuns: 2, retentionMs: 3_600_000 });
+    const store = createMemoryResultsStore({
+      maxResults: 3,
+      maxRuns: 2,
+      retentionMs: 3_600_000,
+      storeContent: true,
+    });
     const ids = await feed(store);
     const page = await store.results({}, 10);
     expect(page.results).toHaveLength(3);
@@ -260,7 +267,7 @@ describe('bounds', () => {
   it('the memory store drops what is older than the retention', async () => {
     let now = Date.now();
     const store = createMemoryResultsStore(
-      { maxResults: 100, maxRuns: 100, retentionMs: 60_000 },
+      { maxResults: 100, maxRuns: 100, retentionMs: 60_000, storeContent: true },
       () => now,
     );
     const ids = await feed(store);
@@ -278,6 +285,7 @@ describe('bounds', () => {
       maxResults: 1000,
       maxRuns: 1,
       retentionMs: 600_000,
+      storeContent: true,
     });
     const ids = await feed(store);
     await store.close(); // writes the per-minute counters it sums in the process
