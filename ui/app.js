@@ -168,8 +168,11 @@ function renderExport(status) {
     notice.hidden = false;
   } else if (status.waiting > 0) {
     notice.className = 'notice warn';
-    const minutes = Math.max(1, Math.round(status.oldestAgeSeconds / 60));
-    notice.textContent = `The tracing backend is not taking evaluation spans: ${status.waiting} trace(s) wait for a retried export (the oldest for about ${minutes} min). Their results are shown here already.`;
+    const age =
+      status.oldestAgeSeconds < 90
+        ? `${Math.round(status.oldestAgeSeconds)} s`
+        : `${Math.round(status.oldestAgeSeconds / 60)} min`;
+    notice.textContent = `The tracing backend is not taking evaluation spans: ${status.waiting} trace(s) wait for a retried export (the oldest for ${age}). Their results are shown here already.`;
     notice.hidden = false;
   } else notice.hidden = true;
 }

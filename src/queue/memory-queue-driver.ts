@@ -31,6 +31,8 @@ export function createMemoryQueueDriver(
   const results = createMemoryResultsStore(resultsRetention(config));
   const exportBacklog = createMemoryExportBacklog();
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
+  // Judge passes not finished yet, retries included, for close().
+  const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
     process: async (traceId, spans, { exportRetry }) => {
@@ -56,9 +58,10 @@ export function createMemoryQueueDriver(
     traceId: string,
     spans: readonly SpanDigest[],
   ): void {
-    void judgeJobs.add(async () => {
+    const done = (async () => {
       let exportRetry = false;
       try {
+        // Each attempt takes a judge slot; the backoff between attempts does not.
         await retryWithBackoff(
           final =>
             withScorer
@@ -71,12 +74,15 @@ export function createMemoryQueueDriver(
             attempts: config.judge.attempts,
             backoffMs: config.judge.backoffMs,
             exportRetry: exportRetryPolicy(config),
+            slot: run => judgeJobs.add(run, { throwOnTimeout: true }),
           },
         );
       } catch (error) {
         events.onTraceFailed(traceId, 'llm', error);
       }
-    });
+    })();
+    judgePasses.add(done);
+    void done.finally(() => judgePasses.delete(done));
   }
 
   return {
@@ -105,7 +111,7 @@ export function createMemoryQueueDriver(
       const { unfinished } = await assembler.close(deadlineMs);
       let timer: NodeJS.Timeout | undefined;
       const judged = await Promise.race([
-        judgeJobs.onIdle().then(() => true),
+        Promise.all([...judgePasses]).then(() => true),
         new Promise<boolean>(resolve => {
           timer = setTimeout(
             () => resolve(false),
@@ -114,7 +120,7 @@ export function createMemoryQueueDriver(
         }),
       ]);
       clearTimeout(timer);
-      return { unfinished: unfinished + (judged ? 0 : judgeJobs.size + judgeJobs.pending) };
+      return { unfinished: unfinished + (judged ? 0 : judgePasses.size) };
     },
   };
 }

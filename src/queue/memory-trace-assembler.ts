@@ -97,8 +97,10 @@ export function createMemoryTraceAssembler(
     string,
     { expiresAtMs: number; spans: Map<string, SpanDigest> | undefined }
   >();
-  // Traces taken from the buffer and not finished yet (queued, scoring, retrying).
+  // Traces taken from the buffer and not finished yet (queued, scoring, retrying), and the
+  // promises of their attempts, for close().
   const scoring = new Map<string, TraceProgress>();
+  const inflight = new Set<Promise<void>>();
   const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0 };
   let held = 0;
   let closed = false;
@@ -122,7 +124,7 @@ export function createMemoryTraceAssembler(
     const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
     scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded });
     const spans = [...buffer.spans.values()];
-    void queue.add(async () => {
+    const done = (async () => {
       let exportRetry = false;
       try {
         const attempt = async (): Promise<unknown> => {
@@ -134,10 +136,13 @@ export function createMemoryTraceAssembler(
             throw error;
           }
         };
+        // Each attempt takes a slot of the queue; the backoff between attempts does not, so
+        // traces whose export waits out a backend outage never hold up scoring of the others.
         await retryWithBackoff(attempt, {
           attempts: options.maxAttempts ?? 5,
           backoffMs: options.backoffMs ?? 1000,
           onRetry: () => counters.retries++,
+          slot: run => queue.add(run, { throwOnTimeout: true }),
           ...(options.exportRetry && { exportRetry: options.exportRetry }),
         });
         counters.scored++;
@@ -153,7 +158,9 @@ export function createMemoryTraceAssembler(
         });
         sweep();
       }
-    });
+    })();
+    inflight.add(done);
+    void done.finally(() => inflight.delete(done));
   }
 
   function sweep(): void {
@@ -244,11 +251,11 @@ export function createMemoryTraceAssembler(
       for (const [traceId, buffer] of [...buffers]) enqueue(traceId, buffer);
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
-        queue.onIdle().then(() => true),
+        Promise.all([...inflight]).then(() => true),
         new Promise<boolean>(resolve => (timer = setTimeout(() => resolve(false), deadlineMs))),
       ]);
       clearTimeout(timer);
-      return { unfinished: finished ? 0 : queue.size + queue.pending };
+      return { unfinished: finished ? 0 : scoring.size };
     },
 
     stats: () => ({ bufferedTraces: buffers.size, heldSpans: held, ...counters }),

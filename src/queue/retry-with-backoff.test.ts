@@ -55,3 +55,36 @@ describe('retryWithBackoff: the memory driver counterpart of a BullMQ job’s at
     expect(at.map(t => t - at[0]!)).toEqual([0, 1000, 2000, 3000]);
   });
 });
+
+describe('retryWithBackoff with a slot', () => {
+  it('runs each attempt in the slot and waits between attempts outside it', async () => {
+    let inSlot = 0;
+    const trace: string[] = [];
+    const slot = async <T>(attempt: () => Promise<T>): Promise<T> => {
+      inSlot++;
+      trace.push(`enter@${Date.now()}`);
+      try {
+        return await attempt();
+      } finally {
+        inSlot--;
+        trace.push(`leave@${Date.now()}`);
+      }
+    };
+    let calls = 0;
+    const run = retryWithBackoff(
+      () => {
+        expect(inSlot).toBe(1);
+        return ++calls < 3
+          ? Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'down'))
+          : Promise.resolve('written');
+      },
+      { attempts: 5, backoffMs: 100, slot },
+    );
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(run).resolves.toBe('written');
+    const start = Number(trace[0]!.split('@')[1]);
+    expect(
+      trace.map(t => t.replace(/@(\d+)/, (_, at: string) => `@${Number(at) - start}`)),
+    ).toEqual(['enter@0', 'leave@0', 'enter@100', 'leave@100', 'enter@300', 'leave@300']);
+  });
+});

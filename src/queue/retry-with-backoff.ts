@@ -17,6 +17,11 @@ export interface RetryOptions {
   onRetry?: (error: unknown, attempt: number) => void;
   /** Export failures are retried by age instead of by count (see `shouldRetry`). */
   exportRetry?: ExportRetryPolicy;
+  /**
+   * Runs each attempt, e.g. in a slot of a concurrency-limited queue; the waits between attempts
+   * happen outside it, so a backoff never holds a slot. @defaultValue runs it at once
+   */
+  slot?: <T>(attempt: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -32,9 +37,11 @@ export async function retryWithBackoff<T>(
   options: RetryOptions,
 ): Promise<T> {
   const started = Date.now();
+  const slot = options.slot ?? (<R>(attempt: () => Promise<R>) => attempt());
   for (let attempt = 1, exportRetries = 0; ;) {
     try {
-      return await run(attempt >= options.attempts);
+      const final = attempt >= options.attempts;
+      return await slot(() => run(final));
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.action === 'fail') throw error;

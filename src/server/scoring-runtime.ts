@@ -3,6 +3,7 @@ import type { ExportTarget } from '../config/resolve-export.js';
 import { withBatching } from '../emit/batching-exporter.js';
 import { createEvaluationLogSink } from '../emit/evaluation-log-sink.js';
 import { createEvaluationSpanSink } from '../emit/evaluation-span-sink.js';
+import { withExportBreaker } from '../emit/export-breaker.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import { createMetricsSink } from '../emit/metrics-sink.js';
 import {
@@ -87,17 +88,29 @@ export async function createScoringRuntime(
     plan.rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
   // A hook's exporter (tests, the demo) stands for the configured endpoint.
   const exporting = hooks.exporter !== undefined || exportTarget.enabled;
-  const exporter = exporting
-    ? withBatching(
-        hooks.exporter ??
-          createEvaluationExporter({
-            ...(config.export.url && { url: config.export.url }),
-            ...(config.export.headers && { headers: config.export.headers }),
-            ...(config.export.protocol && { protocol: config.export.protocol }),
-          }),
-        { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
-      )
-    : undefined;
+  // Concurrent traces' spans share a request (each failed request counted); while the backend
+  // fails, the breaker tries one request a second and fails the rest at once, for the queue to
+  // retry with backoff.
+  let exporter: EvaluationExporter | undefined;
+  if (exporting) {
+    const batched = withBatching(
+      hooks.exporter ??
+        createEvaluationExporter({
+          ...(config.export.url && { url: config.export.url }),
+          ...(config.export.headers && { headers: config.export.headers }),
+          ...(config.export.protocol && { protocol: config.export.protocol }),
+        }),
+      { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
+    );
+    exporter = withExportBreaker({
+      export: spans =>
+        batched.export(spans).catch((error: unknown) => {
+          metrics.exportFailures.inc();
+          throw error;
+        }),
+      shutdown: () => batched.shutdown(),
+    });
+  }
   const resultsFile = createResultsFileSink({
     file: config.export.resultsFile,
     log: config.export.logResults ? log : undefined,
@@ -118,22 +131,13 @@ export async function createScoringRuntime(
   record.push(...(hooks.sinks ?? []));
 
   const deliver: ResultSink[] = [];
-  if (exporter) {
-    const countedExporter: EvaluationExporter = {
-      export: spans =>
-        exporter.export(spans).catch((error: unknown) => {
-          metrics.exportFailures.inc();
-          throw error;
-        }),
-      shutdown: () => exporter.shutdown(),
-    };
+  if (exporter)
     deliver.push(
-      createEvaluationSpanSink(countedExporter, {
+      createEvaluationSpanSink(exporter, {
         backlog: exportBacklog,
         report: (traceId, outcome) => results.recordExport(traceId, outcome),
       }),
     );
-  }
   const onResult = hooks.onResult;
   if (onResult)
     deliver.push({

@@ -84,6 +84,9 @@ describe('spanscore jobs', () => {
       );
 
     backend.up();
+    // The export breaker opened at the first failure and tries the backend again at most once a
+    // second: past that second, the re-driven job's export is a real request.
+    await new Promise(r => setTimeout(r, 1100));
     const one = await run(['jobs', 'retry', '--failed', '--filter', ids[0]!]);
     expect(one.code).toBe(0);
     expect(one.stderr).toContain('1 failed job(s) moved back to waiting');

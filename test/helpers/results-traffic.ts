@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startService, type Service } from '../../src/server/start-service.js';
+import { startService, type Service, type ServiceHooks } from '../../src/server/start-service.js';
 import { otlpRequest, spanId, traceId, type SpanInput } from './otlp-json-builder.js';
 import { waitFor } from './redis.js';
 
@@ -14,6 +14,11 @@ export interface KnownRun {
   service?: string;
   /** false: only the tool spans are sent, so the trace stays pending. @defaultValue true */
   rootEnded?: boolean;
+  /** Per tool, the recorded `gen_ai.tool.call.arguments` and `.result` (JSON text). */
+  toolArgs?: Array<string | undefined>;
+  toolResults?: Array<string | undefined>;
+  /** `gen_ai.agent.name` of the root span. @defaultValue 'travel' */
+  agentName?: string;
 }
 
 /**
@@ -57,6 +62,10 @@ export function runRequest(run: KnownRun): { traceId: string; body: unknown } {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': tool,
       ...(run.testCaseId && { 'spanscore.test_case.id': run.testCaseId }),
+      ...(run.toolArgs?.[i] !== undefined && { 'gen_ai.tool.call.arguments': run.toolArgs[i] }),
+      ...(run.toolResults?.[i] !== undefined && {
+        'gen_ai.tool.call.result': run.toolResults[i],
+      }),
     },
   }));
   if (run.rootEnded !== false)
@@ -69,7 +78,7 @@ export function runRequest(run: KnownRun): { traceId: string; body: unknown } {
       service,
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.agent.name': 'travel',
+        'gen_ai.agent.name': run.agentName ?? 'travel',
         ...(run.testCaseId && { 'spanscore.test_case.id': run.testCaseId }),
       },
     });
@@ -92,6 +101,7 @@ export async function sendRun(url: string, run: KnownRun): Promise<string> {
 export async function serveWithKnownTraffic(
   overrides: Record<string, unknown> = {},
   env: Record<string, string> = {},
+  hooks: ServiceHooks = {},
 ): Promise<{
   service: Service;
   origin: string;
@@ -116,21 +126,31 @@ export async function serveWithKnownTraffic(
     {
       log: () => undefined,
       exporter: { export: () => Promise.resolve(), shutdown: () => Promise.resolve() },
+      ...hooks,
     },
   );
   const origin = new URL(service.url!).origin;
-  const ids = await sendKnownTraffic(origin, config.receiver.authToken);
+  const ids = await sendKnownTraffic(origin, {
+    ingest: config.receiver.authTokens[0] ?? config.receiver.authToken,
+    read: config.results.readTokens[0] ?? config.receiver.authToken,
+  });
   return { service, origin, ids, close: () => service.close() };
 }
 
-/** Sends {@link KNOWN_RUNS} and waits until every finished one has a run record. */
+/**
+ * Sends {@link KNOWN_RUNS} (with the ingest token, if any) and waits until every finished one has
+ * a run record (read with the read token, if any).
+ */
 export async function sendKnownTraffic(
   origin: string,
-  token?: string,
+  tokens: { ingest?: string | undefined; read?: string | undefined } = {},
 ): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
+  if (tokens.ingest) headers.authorization = `Bearer ${tokens.ingest}`;
+  const readHeaders: Record<string, string> = tokens.read
+    ? { authorization: `Bearer ${tokens.read}` }
+    : {};
   for (const run of KNOWN_RUNS) {
     const { traceId: id, body } = runRequest(run);
     ids[run.name] = id;
@@ -144,7 +164,9 @@ export async function sendKnownTraffic(
   await waitFor(
     async () => {
       for (const run of KNOWN_RUNS.filter(r => r.rootEnded !== false)) {
-        const r = await fetch(`${origin}/api/v1/traces/${ids[run.name]}`, { headers });
+        const r = await fetch(`${origin}/api/v1/traces/${ids[run.name]}`, {
+          headers: readHeaders,
+        });
         if (!r.ok || ((await r.json()) as { state: string }).state === 'pending') return false;
       }
       return true;

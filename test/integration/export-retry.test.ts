@@ -27,6 +27,8 @@ async function serviceWithOutage(driver: string, overrides: Record<string, unkno
     'assembly.maxWaitMs': 1000, // the span buffer's own TTL is 2 × this + 60 s
     'worker.attempts': 2,
     'worker.backoffMs': 50,
+    // One trace at a time: a trace waiting to retry its export must not hold up the next one.
+    'worker.concurrency': 1,
     'export.retryMaxBackoffMs': 200,
     'export.logResults': false,
     suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
@@ -78,6 +80,16 @@ describe.each(['memory', 'bullmq'])('export failures retried by age (%s driver)'
     const s = await serviceWithOutage(driver, { 'export.retryMaxAgeMs': 60_000 });
     // Scored means visible: the results are there while the export is still failing.
     await waitFor(async () => (await s.results()).length === 2, 'results during the outage');
+    // And the next trace is scored too, though the first one still waits for its export.
+    const next = await sendRun(s.service.url!, {
+      name: 'next',
+      testCaseId: 'weather-lisbon',
+      tools: ['get_weather'],
+    });
+    await waitFor(async () => {
+      const r = await fetch(s.service.url!.replace('/v1/traces', `/api/v1/traces/${next}`));
+      return r.ok && ((await r.json()) as RunRecord).results.length === 2;
+    }, 'the second trace scored during the outage');
     await new Promise(r => setTimeout(r, 2500)); // ~15 retries at the 200 ms cap
     expect(s.written.size).toBe(0);
     const during = await s.record();
