@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { ruleSchema } from './rule-schema.js';
 
+// Each field's meaning is its `.describe()` text: `npm run docs:config` writes
+// docs/configuration.md from it, and the JSON Schema in schema/ carries it to editors. Sections
+// default through `.prefault({})`, so every default is written once, on its field.
+
 const priceSchema = z
   .object({
-    inputPerMillionTokens: z.number().nonnegative(),
-    outputPerMillionTokens: z.number().nonnegative(),
+    inputPerMillionTokens: z
+      .number()
+      .nonnegative()
+      .describe('US dollars per million input tokens.'),
+    outputPerMillionTokens: z
+      .number()
+      .nonnegative()
+      .describe('US dollars per million output tokens.'),
   })
   .strict();
 
@@ -14,70 +24,119 @@ const priceSchema = z
  */
 export const judgeConfigSchema = z
   .object({
-    /** The judge model; LLM scorers exist only when it is set. */
-    model: z.string().min(1).optional(),
-    /** Any OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else OpenAI. */
-    baseUrl: z.string().url().optional(),
-    /** Default `OPENAI_API_KEY`. */
-    apiKey: z.string().min(1).optional(),
-    /** Per call. */
-    timeoutMs: z.coerce.number().int().positive().default(60_000),
-    /** Retries by the `openai` client (offline and memory driver; the BullMQ queue retries itself). */
-    maxRetries: z.coerce.number().int().min(0).default(3),
-    /** Judge calls at once, per process. */
-    concurrency: z.coerce.number().int().positive().default(4),
-    /** At most `max` calls started per `durationMs` (per process; across workers with BullMQ). */
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The judge model. LLM scorers exist only when it is set.'),
+    baseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM). Default: `OPENAI_BASE_URL`, else OpenAI.',
+      ),
+    apiKey: z.string().min(1).optional().describe('The API key. Default: `OPENAI_API_KEY`.'),
+    timeoutMs: z.coerce.number().int().positive().default(60_000).describe('Per judge call.'),
+    maxRetries: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(3)
+      .describe(
+        'Retries by the `openai` client (offline and with the memory driver; BullMQ judge jobs retry themselves).',
+      ),
+    concurrency: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(4)
+      .describe('Judge calls at once, per process.'),
     rateLimit: z
       .object({
-        max: z.coerce.number().int().positive().default(10),
-        durationMs: z.coerce.number().int().positive().default(1000),
+        max: z.coerce
+          .number()
+          .int()
+          .positive()
+          .default(10)
+          .describe(
+            'At most this many judge calls started per `durationMs` (per process; across workers with BullMQ).',
+          ),
+        durationMs: z.coerce
+          .number()
+          .int()
+          .positive()
+          .default(1000)
+          .describe('The interval of `rateLimit.max`.'),
       })
       .strict()
-      .default({ max: 10, durationMs: 1000 }),
-    /** BullMQ judge jobs: tries and first backoff (exponential) for 5xx, timeouts, export failures. */
-    attempts: z.coerce.number().int().positive().default(5),
-    backoffMs: z.coerce.number().int().positive().default(2000),
-    /** How long the Redis judge cache keeps an answer (BullMQ driver). */
+      .prefault({}),
+    attempts: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5)
+      .describe('BullMQ judge jobs: tries for a 5xx, a timeout or a failed export.'),
+    backoffMs: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(2000)
+      .describe('BullMQ judge jobs: the first backoff between tries (exponential).'),
     cacheTtlSeconds: z.coerce
       .number()
       .int()
       .positive()
-      .default(7 * 24 * 3600),
-    /** US dollars per million tokens, by model name: results then carry a cost estimate. */
-    prices: z.record(z.string().min(1), priceSchema).default({}),
-    /** Dollars per UTC day; once spent, LLM scorers are skipped with the reason. Needs `prices`. */
-    dailyBudgetUsd: z.coerce.number().positive().optional(),
+      .default(7 * 24 * 3600)
+      .describe('How long the Redis judge cache keeps an answer (BullMQ driver).'),
+    prices: z
+      .record(z.string().min(1), priceSchema)
+      .default({})
+      .describe(
+        'US dollars per million tokens, by model name (`{ model: { inputPerMillionTokens, outputPerMillionTokens } }`): results then carry a cost estimate.',
+      ),
+    dailyBudgetUsd: z.coerce
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'US dollars per UTC day; once spent, LLM scorers are skipped with the reason. Needs a price for the judge model.',
+      ),
   })
   .strict()
-  .default({
-    timeoutMs: 60_000,
-    maxRetries: 3,
-    concurrency: 4,
-    rateLimit: { max: 10, durationMs: 1000 },
-    attempts: 5,
-    backoffMs: 2000,
-    cacheTtlSeconds: 7 * 24 * 3600,
-    prices: {},
-  });
+  .prefault({});
 
 /** The validated `judge` section. */
 export type JudgeConfig = z.infer<typeof judgeConfigSchema>;
 
+const port = () => z.coerce.number().int().min(0).max(65535);
+const positiveInt = () => z.coerce.number().int().positive();
+
 /**
- * The service configuration: the one place its defaults are written. A config file (YAML or JSON)
- * and `SPANSCORE_*` variables fill it; `loadConfig` validates it once, at start-up.
+ * The service configuration: the one place its defaults and meanings are written. A config file
+ * (YAML or JSON) and `SPANSCORE_*` variables fill it; `loadConfig` validates it once, at start-up.
  */
 export const configSchema = z
   .object({
+    $schema: z
+      .string()
+      .optional()
+      .describe('The JSON Schema this file follows, for editors; ignored by spanscore.'),
     queue: z
       .object({
-        /** `bullmq` when a Redis URL is set, else the embedded `memory` driver. */
-        driver: z.enum(['memory', 'bullmq']).optional(),
-        redisUrl: z.string().url().optional(),
-        /**
-         * Redis Cluster seed nodes (`host:port`): every connection becomes an ioredis `Cluster`
-         * and every key a hash-tagged one. Mutually exclusive with `redisUrl`.
-         */
+        driver: z
+          .enum(['memory', 'bullmq'])
+          .optional()
+          .describe(
+            'The queue between receiver and scorers. Default: `bullmq` when a Redis URL or Cluster nodes are set, else the embedded `memory` driver (one process, nothing kept across restarts).',
+          ),
+        redisUrl: z
+          .string()
+          .url()
+          .optional()
+          .describe(
+            'One Redis (`redis://`, or `rediss://` for TLS). Not with `redisClusterNodes`.',
+          ),
         redisClusterNodes: z
           .array(
             z
@@ -86,191 +145,279 @@ export const configSchema = z
               .refine(node => Number(node.split(':').pop()) <= 65535, 'port above 65535'),
           )
           .min(1)
-          .optional(),
-        /** ACL user and password (cluster nodes; with `redisUrl` they override the URL's). */
-        redisUsername: z.string().min(1).optional(),
-        redisPassword: z.string().min(1).optional(),
-        /** TLS to Redis (`rediss://` does it for `redisUrl`), with an optional CA file (PEM). */
-        redisTls: z.boolean().default(false),
-        redisTlsCaFile: z.string().min(1).optional(),
-        /**
-         * Key prefix for everything spanscore keeps in Redis. No braces: spanscore adds the hash
-         * tags, and Redis hashes a key by its first `{…}`.
-         */
+          .optional()
+          .describe(
+            'Redis Cluster seed nodes (`host:port`): every connection becomes an ioredis `Cluster` and every key a hash-tagged one. Not with `redisUrl`.',
+          ),
+        redisUsername: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("ACL user (with `redisUrl`, overrides the URL's)."),
+        redisPassword: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("ACL password (with `redisUrl`, overrides the URL's)."),
+        redisTls: z
+          .boolean()
+          .default(false)
+          .describe('TLS to the Redis Cluster nodes (`rediss://` does it for `redisUrl`).'),
+        redisTlsCaFile: z.string().min(1).optional().describe('A CA file (PEM) for Redis TLS.'),
         prefix: z
           .string()
           .min(1)
           .regex(/^[^{}]+$/, 'no { or }: spanscore adds the hash tags itself')
-          .default('spanscore'),
-        /**
-         * Trace queues: each trace goes to one, by its id; workers take from all. On a cluster each
-         * shard's keys sit on their own slot, so N shards spread the queue over up to N masters.
-         */
-        shards: z.coerce.number().int().min(1).max(64).default(1),
-      })
-      .strict()
-      .default({ prefix: 'spanscore', shards: 1, redisTls: false }),
-    receiver: z
-      .object({
-        port: z.coerce.number().int().min(0).max(65535).default(4318),
-        host: z.string().default('0.0.0.0'),
-        /** Largest body, compressed or not (OTLP recommends 64 MiB). */
-        maxBodyBytes: z.coerce
+          .default('spanscore')
+          .describe(
+            'Prefix of every Redis key spanscore writes. No `{` or `}`: spanscore adds the hash tags.',
+          ),
+        shards: z.coerce
           .number()
           .int()
-          .positive()
-          .default(64 * 1024 * 1024),
-        /**
-         * Ingest tokens: when any is set, `POST /v1/traces` needs one of them as its bearer token
-         * (401 without, 403 with a read-only token). A list, so a token rotates without downtime:
-         * add the new one, move the agents over, remove the old one.
-         */
-        authTokens: z.array(z.string().min(1)).default([]),
-        /**
-         * The single token of earlier releases: an ingest token and, when `results.readTokens` is
-         * empty, the read token too (start-up says so).
-         */
-        authToken: z.string().min(1).optional(),
+          .min(1)
+          .max(64)
+          .default(1)
+          .describe(
+            'Trace queues: each trace goes to one, by its id; workers take from all. On a cluster each shard sits on its own slot, so N shards spread the queue over up to N masters.',
+          ),
       })
       .strict()
-      .default({ port: 4318, host: '0.0.0.0', maxBodyBytes: 64 * 1024 * 1024, authTokens: [] }),
+      .prefault({}),
+    receiver: z
+      .object({
+        port: port()
+          .default(4318)
+          .describe('The OTLP/HTTP port `serve` listens on (0: any free port).'),
+        host: z
+          .string()
+          .default('0.0.0.0')
+          .describe(
+            'The address `serve` listens on. On a non-loopback address with no read token, results answer loopback clients only (see `results.public`).',
+          ),
+        maxBodyBytes: positiveInt()
+          .default(64 * 1024 * 1024)
+          .describe(
+            'Largest request body, compressed or not (413 above it; OTLP recommends 64 MiB).',
+          ),
+        authTokens: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            'Ingest tokens: when any is set, `POST /v1/traces` needs one of them as its bearer token (401 without, 403 with a read-only token). A list, so a token rotates without downtime: add the new one, move the agents over, remove the old one.',
+          ),
+        authToken: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'The single token of earlier releases: an ingest token and, when `results.readTokens` is empty, the read token too (start-up says so).',
+          ),
+      })
+      .strict()
+      .prefault({}),
     assembly: z
       .object({
-        settleMs: z.coerce.number().int().min(0).default(2000),
-        maxWaitMs: z.coerce.number().int().positive().default(30_000),
-        rescoreLateSpans: z.boolean().default(false),
-        /** Memory driver: spans held before the receiver answers 429. */
-        maxBufferedSpans: z.coerce.number().int().positive().default(200_000),
-        /** BullMQ driver: traces waiting before the receiver answers 429. */
-        maxQueuedTraces: z.coerce.number().int().positive().default(100_000),
+        settleMs: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .default(2000)
+          .describe('A trace is scored once its root span ended and no span came for this long.'),
+        maxWaitMs: positiveInt()
+          .default(30_000)
+          .describe('A trace is scored this long after its first span, whatever arrived by then.'),
+        rescoreLateSpans: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Score a trace again when spans arrive after it was scored (else they are counted and dropped).',
+          ),
+        maxBufferedSpans: positiveInt()
+          .default(200_000)
+          .describe('Memory driver: spans held before the receiver answers 429.'),
+        maxQueuedTraces: positiveInt()
+          .default(100_000)
+          .describe('BullMQ driver: traces waiting (or delayed) before the receiver answers 429.'),
       })
       .strict()
-      .default({
-        settleMs: 2000,
-        maxWaitMs: 30_000,
-        rescoreLateSpans: false,
-        maxBufferedSpans: 200_000,
-        maxQueuedTraces: 100_000,
-      }),
+      .prefault({}),
     worker: z
       .object({
-        /** Traces scored at once per process (bullmq: one job of a request's traces per 16). */
-        concurrency: z.coerce.number().int().positive().default(4),
-        attempts: z.coerce.number().int().positive().default(5),
-        backoffMs: z.coerce.number().int().positive().default(1000),
-        /** BullMQ: how long a job's lock lasts without renewal (a killed worker's job waits this long). */
-        lockDurationMs: z.coerce.number().int().positive().default(30_000),
-        /** BullMQ: how often workers look for jobs whose worker died, to run them again. */
-        stalledIntervalMs: z.coerce.number().int().positive().default(30_000),
-        /** `spanscore worker` serves `/metrics` and `/healthz` on this port (serve uses its own). */
-        metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+        concurrency: positiveInt()
+          .default(4)
+          .describe(
+            "Traces scored at once per process (BullMQ: taken in jobs of a request's traces, one job per 16).",
+          ),
+        attempts: positiveInt()
+          .default(5)
+          .describe(
+            'Tries for a retryable failure other than an export (a judge 5xx, Redis). Exports retry by age: `export.retryMaxAgeMs`.',
+          ),
+        backoffMs: positiveInt()
+          .default(1000)
+          .describe('The first backoff between tries (exponential).'),
+        lockDurationMs: positiveInt()
+          .default(30_000)
+          .describe(
+            "BullMQ: how long a job's lock lasts without renewal (a killed worker's job waits this long, plus `stalledIntervalMs`).",
+          ),
+        stalledIntervalMs: positiveInt()
+          .default(30_000)
+          .describe(
+            'BullMQ: how often workers look for jobs whose worker died, to run them again.',
+          ),
+        metricsPort: port()
+          .optional()
+          .describe(
+            '`spanscore worker` serves `/metrics` and `/healthz` on this port (also `--metrics-port`; `serve` uses its own port).',
+          ),
       })
       .strict()
-      .default({
-        concurrency: 4,
-        attempts: 5,
-        backoffMs: 1000,
-        lockDurationMs: 30_000,
-        stalledIntervalMs: 30_000,
-      }),
-    judge: judgeConfigSchema,
-    /** Suite files whose test cases are scored; paths relative to the config file. */
-    suites: z.array(z.string().min(1)).default([]),
-    /** Production rules: score matching traces that belong to no test case. */
-    rules: z.array(ruleSchema).default([]),
+      .prefault({}),
+    judge: judgeConfigSchema.describe('The LLM judge of `tool_call_appropriateness` and `rubric`.'),
+    suites: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Suite files whose test cases are scored (paths relative to the config file; also `--suite`).',
+      ),
+    rules: z
+      .array(ruleSchema)
+      .default([])
+      .describe(
+        'Production rules: score matching traces that belong to no test case (see docs/service.md).',
+      ),
     export: z
       .object({
-        /**
-         * Write evaluation spans into the tracing backend. Off: results go to the results store,
-         * metrics and files only. Also off, with a start-up line, when the endpoint would be this
-         * service's own receiver (nothing set and `serve` on port 4318).
-         */
-        enabled: z.boolean().default(true),
-        /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT. */
-        url: z.string().url().optional(),
-        headers: z.record(z.string(), z.string()).optional(),
-        /** OTLP/HTTP encoding; default: OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, else http/protobuf. */
-        protocol: z.enum(['http/protobuf', 'http/json']).optional(),
-        /** Evaluation spans of concurrent traces go out in one request of up to this many. */
-        batchMaxSpans: z.coerce.number().int().positive().default(1024),
-        /** How long a batch may wait for more spans. */
-        batchDelayMs: z.coerce.number().int().min(0).default(10),
-        /** Also append every result to this JSON Lines file. */
-        resultsFile: z.string().min(1).optional(),
-        /** Also log a line per result. */
-        logResults: z.boolean().default(true),
-        /** Failed exports of evaluation spans are retried until the trace's own job is this old. */
-        retryMaxAgeMs: z.coerce.number().int().positive().default(3_600_000),
-        /** The exponential backoff between export retries stops growing here. */
-        retryMaxBackoffMs: z.coerce.number().int().positive().default(60_000),
-        /** Also emit each result as an OTLP log record (`gen_ai.evaluation.result`). */
-        logs: z.boolean().default(false),
-        /** OTLP/HTTP logs endpoint; default: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT / _ENDPOINT. */
-        logsUrl: z.string().url().optional(),
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Write evaluation spans into the tracing backend. Off: results go to the results store, metrics and files only. Also off, with a start-up line, when the endpoint would be this service's own receiver (nothing set and `serve` on port 4318).",
+          ),
+        url: z
+          .string()
+          .url()
+          .optional()
+          .describe(
+            'The OTLP/HTTP traces endpoint. Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`.',
+          ),
+        headers: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe(
+            'Headers of every export request. Default: `OTEL_EXPORTER_OTLP_(TRACES_)HEADERS`.',
+          ),
+        protocol: z
+          .enum(['http/protobuf', 'http/json'])
+          .optional()
+          .describe(
+            'The OTLP/HTTP encoding. Default: `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`, else `http/protobuf`.',
+          ),
+        batchMaxSpans: positiveInt()
+          .default(1024)
+          .describe(
+            'Evaluation spans of concurrent traces go out in one request of up to this many.',
+          ),
+        batchDelayMs: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .default(10)
+          .describe('How long a batch of evaluation spans may wait for more.'),
+        resultsFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Also append every result to this JSON Lines file (also `--results`).'),
+        logResults: z.boolean().default(true).describe('Also log a line per result.'),
+        retryMaxAgeMs: positiveInt()
+          .default(3_600_000)
+          .describe(
+            "A failed export of evaluation spans is retried until the trace's job is this old, not a fixed number of times. The results are stored meanwhile.",
+          ),
+        retryMaxBackoffMs: positiveInt()
+          .default(60_000)
+          .describe('The exponential backoff between export retries stops growing here.'),
+        logs: z
+          .boolean()
+          .default(false)
+          .describe('Also emit each result as an OTLP log record (`gen_ai.evaluation.result`).'),
+        logsUrl: z
+          .string()
+          .url()
+          .optional()
+          .describe(
+            'The OTLP/HTTP logs endpoint. Default: `OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/logs`.',
+          ),
       })
       .strict()
-      .default({
-        enabled: true,
-        logResults: true,
-        logs: false,
-        batchMaxSpans: 1024,
-        batchDelayMs: 10,
-        retryMaxAgeMs: 3_600_000,
-        retryMaxBackoffMs: 60_000,
-      }),
-    /** Prometheus metrics. */
+      .prefault({}),
     metrics: z
       .object({
-        /** Evaluated services labelled by name; past this many distinct ones, `other`. */
-        maxServices: z.coerce.number().int().positive().default(20),
+        maxServices: positiveInt()
+          .default(20)
+          .describe(
+            'Evaluated services labelled by name in `/metrics`; past this many distinct ones, `other`.',
+          ),
       })
       .strict()
-      .default({ maxServices: 20 }),
-    /** The results store behind `/api/v1` and `/ui/`. */
+      .prefault({}),
     results: z
       .object({
-        /** Most recent results kept (memory: a ring; bullmq: a capped Redis stream). */
-        maxResults: z.coerce.number().int().positive().default(50_000),
-        /** Run records kept by the memory driver (Redis expires them by `retentionHours`). */
-        maxRuns: z.coerce.number().int().positive().default(20_000),
-        /** Results, run records and per-minute summaries older than this are dropped. */
-        retentionHours: z.coerce.number().positive().default(24),
-        /** Link from the results page to a trace UI; `{traceId}` is replaced, e.g. Jaeger's `http://localhost:16686/trace/{traceId}`. */
+        maxResults: positiveInt()
+          .default(50_000)
+          .describe(
+            'Most recent results kept for `/api/v1` and `/ui/` (memory: a ring; BullMQ: a capped Redis stream).',
+          ),
+        maxRuns: positiveInt()
+          .default(20_000)
+          .describe(
+            'Run records kept by the memory driver (Redis expires them by `retentionHours`).',
+          ),
+        retentionHours: z.coerce
+          .number()
+          .positive()
+          .default(24)
+          .describe('Results, run records and per-minute summaries older than this are dropped.'),
         traceUrlTemplate: z
           .string()
           .refine(t => t.includes('{traceId}'), 'must contain {traceId}')
-          .optional(),
-        /**
-         * Read tokens: when any is set, `/api/v1` needs one of them as its bearer token (401
-         * without, 403 with an ingest-only token). A list, so a token rotates without downtime.
-         */
-        readTokens: z.array(z.string().min(1)).default([]),
-        /**
-         * Serve `/ui/` and `/api/v1` to any client even with no read token set. Without it, a
-         * service listening on a non-loopback address and no read token answers results to
-         * loopback clients only (others get 403); ingest is not affected.
-         */
-        public: z.boolean().default(false),
-        /** Origins allowed to read `/api/v1` from a browser (CORS); none by default. */
-        corsOrigins: z.array(z.string().url()).default([]),
-        /**
-         * Keep tool-call arguments and results in run records. Off: they are scored all the same
-         * but never stored; run records keep tool names only and say so.
-         */
-        storeContent: z.boolean().default(true),
+          .optional()
+          .describe(
+            "The results page links each trace there; `{traceId}` is replaced, e.g. Jaeger's `http://localhost:16686/trace/{traceId}`.",
+          ),
+        readTokens: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            'Read tokens: when any is set, `/api/v1` needs one of them as its bearer token (401 without, 403 with an ingest-only token). A list, so a token rotates without downtime.',
+          ),
+        public: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Serve `/ui/` and `/api/v1` to any client even with no read token set. Without it, a service on a non-loopback address with no read token answers results to loopback clients only (others get 403); ingest is not affected.',
+          ),
+        corsOrigins: z
+          .array(z.string().url())
+          .default([])
+          .describe('Origins allowed to read `/api/v1` from a browser (CORS); none by default.'),
+        storeContent: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Keep tool-call arguments and results in run records. Off: they are scored all the same but never stored; run records keep tool names only and say so.',
+          ),
       })
       .strict()
-      .default({
-        maxResults: 50_000,
-        maxRuns: 20_000,
-        retentionHours: 24,
-        readTokens: [],
-        public: false,
-        corsOrigins: [],
-        storeContent: true,
-      }),
-    /** How long shutdown may take before the process exits anyway. */
-    shutdownDeadlineMs: z.coerce.number().int().positive().default(10_000),
+      .prefault({}),
+    shutdownDeadlineMs: positiveInt()
+      .default(10_000)
+      .describe(
+        'How long a shutdown (SIGTERM, SIGINT) may take to finish the work in hand before the process exits anyway.',
+      ),
   })
   .strict();
 

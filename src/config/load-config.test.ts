@@ -98,7 +98,7 @@ describe('loadConfig', () => {
       { env: { SPANSCORE_QUEUE_DRIVER: 'bullmq' } },
       /queue.driver is bullmq but no Redis URL is set/,
     ],
-    [{ env: { REDIS_URL: 'not a url' } }, /queue.redisUrl: Invalid URL/],
+    [{ env: { REDIS_URL: 'not a url' } }, /environment variable REDIS_URL: Invalid URL/],
   ])('names what is wrong: %j', async (options, message) => {
     await expect(loadConfig(options)).rejects.toMatchObject({
       code: 'SS_USAGE',

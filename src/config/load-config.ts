@@ -6,8 +6,8 @@ import { configSchema, type Config } from './config-schema.js';
 import { describeZodIssue } from './describe-zod-issue.js';
 
 /**
- * Environment variables read, and where each goes. `REDIS_URL`, `REDIS_CLUSTER_NODES` and
- * `REDIS_PASSWORD` are honoured too (the `SPANSCORE_` names win).
+ * Environment variables read, and where each goes. Some also go by an unprefixed name
+ * ({@link UNPREFIXED_VARIABLES}).
  */
 export const CONFIG_ENV = {
   SPANSCORE_QUEUE_DRIVER: ['queue', 'driver'],
@@ -54,7 +54,7 @@ export const CONFIG_ENV = {
 } as const;
 
 /** Variables holding a comma-separated list. */
-const LISTS: ReadonlySet<string> = new Set([
+export const LIST_VARIABLES: ReadonlySet<string> = new Set([
   'SPANSCORE_SUITES',
   'SPANSCORE_REDIS_CLUSTER_NODES',
   'SPANSCORE_INGEST_TOKENS',
@@ -63,7 +63,7 @@ const LISTS: ReadonlySet<string> = new Set([
 ]);
 
 /** Variables holding a switch: `true`, `1` or `on`; `false`, `0` or `off`. */
-const SWITCHES: ReadonlySet<string> = new Set([
+export const SWITCH_VARIABLES: ReadonlySet<string> = new Set([
   'SPANSCORE_RESCORE_LATE_SPANS',
   'SPANSCORE_EXPORT_LOGS',
   'SPANSCORE_REDIS_TLS',
@@ -72,11 +72,15 @@ const SWITCHES: ReadonlySet<string> = new Set([
   'SPANSCORE_EXPORT',
 ]);
 
-/** The usual unprefixed names some variables also go by (Langfuse's and other tools'). */
-const UNPREFIXED: Partial<Record<string, string>> = {
+/**
+ * The usual unprefixed names some variables also go by (Langfuse's and other tools'); the
+ * `SPANSCORE_` name wins. `REDIS_URL` stands for `SPANSCORE_REDIS_URL` likewise.
+ */
+export const UNPREFIXED_VARIABLES: Readonly<Partial<Record<string, string>>> = {
   SPANSCORE_REDIS_CLUSTER_NODES: 'REDIS_CLUSTER_NODES',
   SPANSCORE_REDIS_USERNAME: 'REDIS_USERNAME',
   SPANSCORE_REDIS_PASSWORD: 'REDIS_PASSWORD',
+  SPANSCORE_REDIS_URL: 'REDIS_URL',
 };
 
 /**
@@ -102,14 +106,12 @@ export async function loadConfig(
   }
   /** Config variables set, by the name they were actually given as. */
   const fromEnv = new Map<string, string>();
-  const redisUrl = env.SPANSCORE_REDIS_URL ?? env.REDIS_URL;
-  if (redisUrl) set(raw, ['queue', 'redisUrl'], redisUrl);
   for (const [name, path] of Object.entries(CONFIG_ENV)) {
-    const given = env[name] ? name : (UNPREFIXED[name] ?? name);
+    const given = env[name] ? name : (UNPREFIXED_VARIABLES[name] ?? name);
     const value = env[given];
-    if (value === undefined || value === '' || name === 'SPANSCORE_REDIS_URL') continue;
+    if (value === undefined || value === '') continue;
     fromEnv.set(name, given);
-    if (LISTS.has(name))
+    if (LIST_VARIABLES.has(name))
       set(
         raw,
         path,
@@ -118,7 +120,7 @@ export async function loadConfig(
           .map(s => s.trim())
           .filter(Boolean),
       );
-    else if (SWITCHES.has(name)) set(raw, path, parseSwitch(given, value));
+    else if (SWITCH_VARIABLES.has(name)) set(raw, path, parseSwitch(given, value));
     else set(raw, path, value);
   }
   for (const [path, value] of Object.entries(options.overrides ?? {}))

@@ -1,15 +1,27 @@
 import { z } from 'zod';
 
-const scorerRefSchema = z.union([z.string().min(1), z.looseObject({ name: z.string().min(1) })]);
+// Each field's meaning is its `.describe()` text, which the JSON Schema in schema/ carries to
+// editors (`npm run schemas` writes it).
+
+const scorerRefSchema = z
+  .union([z.string().min(1), z.looseObject({ name: z.string().min(1) })])
+  .describe(
+    "A scorer: its name, or `{ name, ...options }` (`threshold`, `normalize` and the scorer's own options).",
+  );
 
 const expectedCallSchema = z.union([
-  z.string().min(1),
+  z.string().min(1).describe('A tool name: called, with any arguments.'),
   z
     .object({
-      name: z.string().min(1),
-      args: z.unknown().optional(),
-      optional: z.boolean().optional(),
-      forbidden: z.boolean().optional(),
+      name: z.string().min(1).describe('The tool.'),
+      args: z
+        .unknown()
+        .optional()
+        .describe(
+          "The arguments expected, compared by the scorer's `args` mode (exact, subset, ignore).",
+        ),
+      optional: z.boolean().optional().describe('May be called or not.'),
+      forbidden: z.boolean().optional().describe('Must not be called.'),
     })
     .strict(),
 ]);
@@ -17,36 +29,90 @@ const expectedCallSchema = z.union([
 /** One test case as written in a suite file. */
 export const testCaseSchema = z
   .object({
-    id: z.union([z.string().min(1), z.number().transform(String)]),
-    input: z.string().optional(),
-    expectedTool: z.string().min(1).optional(),
-    expectedToolOrder: z.array(z.string().min(1)).optional(),
-    strictMode: z.boolean().optional(),
-    expectedTools: z.array(z.string().min(1)).optional(),
-    expectedCalls: z.array(expectedCallSchema).optional(),
-    groundTruth: z.string().optional(),
+    id: z
+      .union([z.string().min(1), z.number().transform(String)])
+      .describe(
+        'The test case id: traces whose test case id attribute holds it are scored against this case.',
+      ),
+    input: z.string().optional().describe('The user request (LLM judges read it).'),
+    expectedTool: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('`tool_call_accuracy`: the tool that must be called.'),
+    expectedToolOrder: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('`tool_call_accuracy` in sequence mode: the tools in this order.'),
+    strictMode: z
+      .boolean()
+      .optional()
+      .describe(
+        '`tool_call_accuracy`: only the expected tool, or only this order, and nothing else.',
+      ),
+    expectedTools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('`tool_correctness`: the exact set of tools called.'),
+    expectedCalls: z
+      .array(expectedCallSchema)
+      .optional()
+      .describe(
+        '`tool_trajectory`: the calls expected, with arguments, optional and forbidden ones.',
+      ),
+    groundTruth: z.string().optional().describe('What the graders compare the output with.'),
     availableTools: z
-      .array(z.object({ name: z.string().min(1), description: z.string().optional() }).strict())
-      .optional(),
-    scorers: z.array(scorerRefSchema).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+      .array(
+        z
+          .object({
+            name: z.string().min(1).describe('The tool.'),
+            description: z.string().optional().describe('What it does (LLM judges read it).'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('The tools the agent had (`tool_call_appropriateness` reads them).'),
+    scorers: z
+      .array(scorerRefSchema)
+      .min(1)
+      .optional()
+      .describe("This case's own scorers, instead of the suite's."),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Anything, for custom scorers.'),
   })
   .strict();
 
 /** A suite file: YAML or JSON. */
 export const suiteSchema = z
   .object({
-    name: z.string().optional(),
-    description: z.string().optional(),
-    /** Tool-name aliases, `{ alias: name }`, compared canonically. */
-    aliases: z.record(z.string(), z.string()).optional(),
-    /** Attributes that carry the test case id; replaces the default list when given. */
-    testCaseIdAttributes: z.array(z.string().min(1)).min(1).optional(),
-    /** Modules (paths relative to the suite file) exporting `defineScorer` scorers. */
-    customScorers: z.array(z.string().min(1)).optional(),
-    /** Scorers run on every test case, unless a case lists its own. */
-    scorers: z.array(scorerRefSchema).default([]),
-    testCases: z.array(testCaseSchema).min(1),
+    $schema: z
+      .string()
+      .optional()
+      .describe('The JSON Schema this file follows, for editors; ignored by spanscore.'),
+    name: z.string().optional().describe("The suite's name, in reports."),
+    description: z.string().optional().describe('What the suite is for.'),
+    aliases: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Tool-name aliases, `{ alias: name }`: compared as one tool.'),
+    testCaseIdAttributes: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'Span attributes that carry the test case id; replaces the default list when given.',
+      ),
+    customScorers: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Modules (paths relative to the suite file) exporting `defineScorer()` scorers.'),
+    scorers: z
+      .array(scorerRefSchema)
+      .default([])
+      .describe('Scorers run on every test case, unless a case lists its own.'),
+    testCases: z.array(testCaseSchema).min(1).describe('The test cases, at least one.'),
   })
   .strict();
 
