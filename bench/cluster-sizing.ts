@@ -8,7 +8,7 @@
  *
  * On this 2-core machine the Redis servers share the cores with the receiver, the workers and the
  * generator, so throughput here measures the pipeline's CPU, not the cluster's ceiling; the Redis
- * CPU per span and bytes per trace are what a capacity plan scales (README, "Capacity plan").
+ * CPU per span and bytes per trace are what a capacity plan scales (docs/operations.md, "Capacity plan").
  *
  * Options: --load-seconds N (default 30).
  */

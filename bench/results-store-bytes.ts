@@ -1,7 +1,7 @@
 /**
  * Redis bytes per stored result and per run record (`npm run bench:results`): scores 2,000 traces
  * of the demo suite (2 scorers each) into the Redis results store under a private prefix, reads
- * MEMORY USAGE of every key it wrote, prints the figures the README quotes, and deletes the keys.
+ * MEMORY USAGE of every key it wrote, prints the figures docs/results-and-dashboards.md and docs/operations.md quote, and deletes the keys.
  */
 import { Redis } from 'ioredis';
 import { createRedisResultsStore } from '../src/results/redis-results-store.js';

@@ -65,7 +65,7 @@ if (args.soak) {
   const probeSeconds = positiveArg('load-seconds') ?? 60;
   const fixedRate = positiveArg('soak-rate');
   // Run records are kept a minute, not the default day: at this rate a day's records alone grow
-  // Redis by about 2 kB per trace for 24 h (see the README's capacity plan), and the soak looks
+  // Redis by about 2 kB per trace for 24 h (see the capacity plan in docs/operations.md), and the soak looks
   // for anything else that grows.
   const resultsRetentionHours = positiveArg('soak-retention-hours') ?? 1 / 60;
   console.log('building dist/ for the soak test (the processes run the built CLI)');

@@ -2,14 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/errors/error-codes.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const documented = [...readme.matchAll(/^\| `(SS_[A-Z_]+)` \| (.+) \|$/gm)].map(m => [
-  m[1]!,
-  m[2]!,
-]);
+const page = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+const documented = [...page.matchAll(/^\| `(SS_[A-Z_]+)` \| (.+) \|$/gm)].map(m => [m[1]!, m[2]!]);
 
 describe('the error catalogue', () => {
-  it('documents every code in the README, with its summary, and nothing else', () => {
+  it('documents every code in docs/errors.md, with its summary, and nothing else', () => {
     expect(Object.fromEntries(documented)).toEqual(
       Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { summary }]) => [code, summary])),
     );

@@ -15,7 +15,7 @@ export interface BatchingOptions {
  * resolves or rejects with its own batch's result, so a failed export fails, and retries, exactly
  * the jobs whose spans were in it (derived span ids make the retry idempotent). `shutdown` sends
  * what is pending first. One HTTP request per trace was the largest cost of the worker's
- * write-back under load (see the README's Performance section).
+ * write-back under load (see docs/performance.md).
  */
 export function withBatching(
   inner: EvaluationExporter,

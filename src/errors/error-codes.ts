@@ -1,7 +1,7 @@
 /**
  * The catalogue of every error spanscore raises on purpose. Each code names one kind of failure;
  * `category` says whose fault it is, which decides retries (only `upstream` is retryable) and exit
- * codes (`input` → 2). `README.md` documents every code; a test keeps the two in sync.
+ * codes (`input` → 2). `docs/errors.md` documents every code; a test keeps the two in sync.
  */
 export const ERROR_CODES = {
   SS_TRACE_INPUT_INVALID: {

@@ -21,7 +21,7 @@ import { decodeSpanDigest } from './span-digest-codec.js';
  * The binary form of span digests in Redis (the span buffer) and in judge jobs: one buffer per
  * batch of spans, written once by the receiver and read once by a worker. A measured hot path:
  * against the JSON codec it replaced it cut the receiver's encoding and the worker's decoding
- * and the bytes Redis moves and keeps (numbers in the README's Performance section).
+ * and the bytes Redis moves and keeps (numbers in docs/performance.md).
  *
  * Layout (version 2), little-endian: a version byte, a varint span count, then per span the
  * strings trace id, span id, parent span id, name, status message, service name and scope name;

@@ -27,7 +27,7 @@ function packageFile(path: string): string {
 /**
  * Serves the results page at `/ui/`: static files read once at start-up, from the package (no
  * CDN: it works offline). The page holds no data; it reads `/api/v1` (with the bearer token the
- * user gives it, when one is configured). Total size: see `results page` in the README.
+ * user gives it, when one is configured). Total size: see docs/results-and-dashboards.md.
  */
 export function registerResultsPage(app: FastifyInstance): void {
   const files = new Map(

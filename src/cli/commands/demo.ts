@@ -25,6 +25,7 @@ const DEMO_SUITE = fileURLToPath(new URL('../../../config/suites/demo.yaml', imp
  */
 export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('demo')
+    .usage('[--serve] [--port PORT]')
     .description(
       'run a sample agent through a local `spanscore serve` and print its scores (no Redis needed)',
     )

@@ -11,6 +11,7 @@ import type { CliIo } from '../io.js';
  */
 export function jobsCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   const jobs = new Command('jobs')
+    .usage('[--config FILE] [--limit N] [--json]')
     .description(
       'list queued, delayed and failed work (bullmq driver); `jobs retry --failed` re-drives failed jobs',
     )
@@ -40,6 +41,7 @@ export function jobsCommand(io: CliIo, setExitCode: (code: number) => void): Com
     });
   jobs.addCommand(
     new Command('retry')
+      .usage('--failed [--filter TEXT] [--queue QUEUE] [--config FILE]')
       .description('move failed jobs back to waiting (workers may keep running)')
       .requiredOption('--failed', 'retry failed jobs (the only kind that can be retried)')
       .option('--filter <text>', 'only jobs whose trace id or failure reason contains TEXT')

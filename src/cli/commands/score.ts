@@ -52,6 +52,9 @@ Examples:
 /** `spanscore score`: score trace files against a suite, offline, with no Redis. */
 export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('score')
+    .usage(
+      '--suite FILE [--format table|json|jsonl|junit|html] [--output FILE] [--config FILE] [--no-progress] [--max-decompressed-mb MB] INPUT...',
+    )
     .description('score OTLP trace files against a suite of test cases, offline')
     .argument('<inputs...>', 'trace files or directories')
     .requiredOption('-s, --suite <file>', 'suite file (YAML or JSON)')

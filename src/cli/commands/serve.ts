@@ -9,6 +9,9 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /** `spanscore serve`: the OTLP receiver plus workers, until SIGTERM/SIGINT. */
 export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('serve')
+    .usage(
+      '[--config FILE] [--suite FILE]... [--port N] [--host HOST] [--results FILE] [--no-worker]',
+    )
     .description(
       'receive OTLP traces on /v1/traces, score complete traces, write evaluation spans back',
     )
@@ -27,7 +30,7 @@ export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Co
 Without Redis (no REDIS_URL), the memory driver runs everything in this process; nothing survives a
 restart. With REDIS_URL the bullmq driver keeps spans and jobs in Redis, and \`spanscore worker\`
 processes on any host share the work. Evaluation spans go to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
-OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: README "Configuration".`,
+OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/configuration.md.`,
     )
     .action(
       async (opts: {
@@ -66,6 +69,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: README
 /** `spanscore worker`: workers only, on the bullmq driver. */
 export function workerCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('worker')
+    .usage('[--config FILE] [--suite FILE]... [--results FILE] [--metrics-port PORT]')
     .description('score traces from the Redis queue (bullmq driver); run as many as you need')
     .option('-c, --config <file>', 'config file (YAML or JSON)')
     .option('-s, --suite <file>', 'suite whose test cases are scored (repeatable)', collect, [])

@@ -47,7 +47,7 @@ const optionsSchema = baseOptionsSchema.extend({
   ignoreKeys: z.array(z.string()).default([]),
   /** `binary`: 1 or 0. `partial`: credit per matched call (its argument score), see `metric`. */
   scoring: z.enum(['binary', 'partial']).default('binary'),
-  /** With partial scoring, which figure is the score. Default: by `match` (see README). */
+  /** With partial scoring, which figure is the score. Default: by `match` (see docs/suites-and-scorers.md). */
   metric: z.enum(['f1', 'precision', 'recall']).optional(),
   /** Minimum argument score for a call to match. Default 1 for binary scoring, any for partial. */
   argsThreshold: z.number().min(0).max(1).optional(),
