@@ -8,6 +8,9 @@
  * separate processes on the local Redis for 60 s each, throughput, ready → exported latency, RSS
  * per process and Redis memory per trace.
  *
+ * Also `spanscore compare` on two run summaries of 1,000 test cases × 3 scorers, per format,
+ * against JSON.parse of the same files.
+ *
  * Options: --rounds N (default 5), --load-seconds N (default 60), --no-load, --profile (CPU
  * profiles of the open-loop run's processes, summarized).
  *
@@ -26,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
 import { summarizeProfile } from './summarize-profile.js';
+import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
@@ -165,6 +169,22 @@ console.log(
   `  decodeOtlpProtobuf vs protobufjs static decode: ${reading.pbRatio.toFixed(2)}× (each in its own isolate; median of ${reading.decodePb.rates.length} alternating rounds' ratios; goal ≥ 1.5×); with every attribute read: ${reading.decodePbRead.ratio.toFixed(2)}×`,
 );
 
+const compare = await compareBench(rounds);
+console.log(
+  `\nspanscore compare, two run summaries of ${fmt(compare.rows)} test case × scorer rows (${fmt(compare.bytesPerFile)} B each), in-process`,
+);
+console.log(
+  `  ${'JSON.parse of both files (baseline)'.padEnd(62)} ${compare.baselineMs.toFixed(1).padStart(9)} ms   1.0×`,
+);
+for (const f of compare.formats)
+  console.log(
+    `  ${`compare --format ${f.format} (read, validate, compare, format)`.padEnd(62)} ${f.medianMs.toFixed(1).padStart(9)} ms   ${(f.medianMs / compare.baselineMs).toFixed(1)}×`,
+  );
+const slowest = Math.max(...compare.formats.map(f => f.medianMs));
+console.log(
+  `  goal < 1 s: ${slowest < 1000 ? 'met' : 'NOT met'} (slowest format ${slowest.toFixed(0)} ms)`,
+);
+
 const e2e = await endToEndBench();
 console.log(
   `\nEnd to end (bullmq driver, local Redis): ${fmt(e2e.spans)} spans in ${fmt(e2e.traces)} traces over HTTP → Redis → worker → scored → evaluation spans exported`,
@@ -266,6 +286,7 @@ const out = {
   rounds,
   scoring,
   reading,
+  compare,
   endToEndShort: e2e,
   load,
 };

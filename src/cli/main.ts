@@ -2,8 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { CliIo } from './io.js';
 import { processIo } from './io.js';
-
-const VERSION = '0.1.0';
+import { SPANSCORE_VERSION } from '../version.js';
 
 /**
  * Runs the `spanscore` command line and returns the exit code (it never calls `process.exit`).
@@ -12,7 +11,7 @@ const VERSION = '0.1.0';
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const program = new Command('spanscore')
     .description('Score how AI agents use tools, from their OpenTelemetry traces.')
-    .version(VERSION)
+    .version(SPANSCORE_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: s => io.stdout.write(s), writeErr: s => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
@@ -23,11 +22,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // Only the command being run is loaded (all of them for help or an unknown command), so a
   // receiver-only `serve` never loads the scorers, the judge client or the demo's OTel SDK.
   const wanted = argv[0] ?? '';
-  const known = ['score', 'serve', 'worker', 'demo', 'jobs'].includes(wanted);
+  const known = ['score', 'compare', 'serve', 'worker', 'demo', 'jobs'].includes(wanted);
   const needs = (...names: string[]): boolean => !known || names.includes(wanted);
   const commands: Command[] = [];
   if (needs('score'))
     commands.push((await import('./commands/score.js')).scoreCommand(io, setExitCode));
+  if (needs('compare'))
+    commands.push((await import('./commands/compare.js')).compareCommand(io, setExitCode));
   if (needs('serve', 'worker')) {
     const { serveCommand, workerCommand } = await import('./commands/serve.js');
     commands.push(serveCommand(io, setExitCode), workerCommand(io, setExitCode));

@@ -6,6 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { EvaluationSpan } from './score-to-span.js';
+import { SPANSCORE_VERSION } from '../version.js';
 
 /** Where evaluation spans go. */
 export interface EvaluationExporterOptions {
@@ -33,7 +34,7 @@ export interface EvaluationExporter {
   shutdown(): Promise<void>;
 }
 
-const SCOPE = { name: 'spanscore', version: '0.1.0' };
+const SCOPE = { name: 'spanscore', version: SPANSCORE_VERSION };
 
 /**
  * Creates the evaluation-span exporter on the OpenTelemetry OTLP/HTTP exporters (protobuf by

@@ -24,6 +24,11 @@ export const ERROR_CODES = {
     category: 'input',
     summary: 'A custom scorer module cannot be loaded or does not export scorers.',
   },
+  SS_SUMMARY_INVALID: {
+    category: 'input',
+    summary:
+      'A run summary (`score --summary`, `compare`) cannot be read, is not one, or is of a version this spanscore does not read.',
+  },
   SS_INGEST_SATURATED: {
     category: 'upstream',
     summary:

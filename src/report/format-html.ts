@@ -1,6 +1,11 @@
+import type { TrialAggregate } from '../decide/aggregate-trials.js';
+import type { ComparisonReport } from '../decide/compare-summaries.js';
 import type { Suite } from '../score/scoring-plan.js';
+import { comparisonSectionHtml } from './format-comparison.js';
+import { hasTrials, passRateText } from './format-table.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { ResultRow, RunSummary } from './result-row.js';
+import { esc, REPORT_CSS as CSS } from './html-parts.js';
 import { toolDiff, type ToolDiffStep } from './tool-diff.js';
 
 /** What the HTML report shows besides its rows. */
@@ -11,6 +16,10 @@ export interface HtmlReportContext {
   unmatched: number;
   /** When the report was made (shown in its header). */
   generatedAt: Date;
+  /** Per test case × scorer, the aggregates of its runs (shown when a case ran more than once). */
+  trials?: readonly TrialAggregate[];
+  /** The comparison with a baseline (`score --baseline`), shown side by side with deltas. */
+  comparison?: ComparisonReport;
 }
 
 /**
@@ -104,6 +113,8 @@ export function formatHtml(rows: readonly ResultRow[], ctx: HtmlReportContext): 
 <table id="matrix"><thead><tr><th scope="col">Test case</th>${scorers.map(x => `<th scope="col">${esc(x)}</th>`).join('')}</tr></thead>
 <tbody>${matrix.join('\n')}</tbody></table>
 </section>
+${ctx.comparison ? comparisonSectionHtml(ctx.comparison) : ''}
+${ctx.trials && hasTrials(ctx.trials) ? trialsHtml(ctx.trials) : ''}
 <section aria-labelledby="failures-title">
 <h2 id="failures-title">Failures (${failures.length})</h2>
 ${
@@ -118,6 +129,21 @@ ${
 </body>
 </html>
 `;
+}
+
+function trialsHtml(trials: readonly TrialAggregate[]): string {
+  const f = (n: number | null): string => (n === null ? '–' : n.toFixed(2));
+  const rows = trials.map(t => {
+    const req = t.required
+      ? `<span class="${t.required.outcome === 'pass' ? 'ok' : 'bad'}">${esc(t.required.outcome.replaceAll('_', ' '))}</span> (≥${t.required.min} runs, ≥${Math.round(t.required.passRate * 100)}%)`
+      : '–';
+    return `<tr data-filter="${esc(`${t.testCaseId} ${t.scorer} ${t.stability}`)}"><th scope="row">${esc(t.testCaseId)}</th><td>${esc(t.scorer)}</td><td class="num">${esc(passRateText(t))}</td><td class="num">${f(t.interval[0])}–${f(t.interval[1])}</td><td class="num">${t.k}</td><td class="num">${f(t.passAtK)}</td><td class="num">${f(t.passHatK)}</td><td>${esc(t.stability.replace('_', ' '))}</td><td>${req}</td></tr>`;
+  });
+  return `<section aria-labelledby="trials-title">
+<h2 id="trials-title">Repeated runs</h2>
+<table id="trials"><thead><tr><th scope="col">Test case</th><th scope="col">Scorer</th><th scope="col" class="num">Pass rate</th><th scope="col" class="num">95% interval</th><th scope="col" class="num">k</th><th scope="col" class="num">pass@k</th><th scope="col" class="num">pass^k</th><th scope="col">Stability</th><th scope="col">Required</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>
+</section>`;
 }
 
 function diffHtml(steps: ToolDiffStep[]): string {
@@ -137,26 +163,6 @@ function pct(pass: number, fail: number): string {
 function rateClass(pass: number, fail: number): string {
   return pass + fail === 0 ? '' : pass / (pass + fail) >= 0.9 ? 'ok' : 'bad';
 }
-
-function esc(text: string): string {
-  return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-
-const CSS = `
-:root{--fg:#1d2433;--muted:#5b6478;--line:#dde1ea;--pass:#17803d;--fail:#b42318;--warn:#b54708;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);background:#f7f8fb}
-body{margin:0}header{background:#fff;border-bottom:1px solid var(--line);padding:1rem 1.5rem}h1{font-size:1.3rem;margin:0}
-h2{font-size:1.05rem;margin:1.5rem 0 .5rem}main{padding:1rem 1.5rem 2rem;max-width:1400px}.muted{color:var(--muted);font-weight:normal}
-.cards{display:flex;flex-wrap:wrap;gap:.75rem;margin:0 0 1rem}.cards div{background:#fff;border:1px solid var(--line);border-radius:6px;padding:.6rem .9rem;min-width:8rem}
-.cards dt{color:var(--muted);font-size:.8rem}.cards dd{margin:0;font-size:1.4rem;font-weight:600}
-.filter{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);max-width:30rem}.filter input{font:inherit;padding:.3rem .4rem}
-table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line)}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
-thead th{background:#eef1f6}.num{text-align:right;font-variant-numeric:tabular-nums}.ok{color:var(--pass);font-weight:600}.bad{color:var(--fail);font-weight:600}
-.cell.pass{background:#dcfae6;color:var(--pass)}.cell.fail,.cell.failed,.cell.missing{background:#fee4e2;color:var(--fail)}.cell.skipped{background:#fef0c7;color:var(--warn)}
-.badge{border-radius:999px;padding:0 .5rem;font-size:.8rem;font-weight:600;background:#fee4e2;color:var(--fail)}
-.diff span{font-family:ui-monospace,monospace;font-size:.85rem;padding:0 .3rem;border-radius:3px}.diff .same{background:#eef1f6}
-.diff .missing{background:#fee4e2;color:var(--fail);text-decoration:line-through}.diff .extra{background:#fef0c7;color:var(--warn)}
-.mono{font-family:ui-monospace,monospace;font-size:.85rem}tr[hidden]{display:none}
-`;
 
 const SCRIPT = `
 document.getElementById('filter').addEventListener('input', function (e) {

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import picocolors from 'picocolors';
+import type { TrialAggregate } from '../decide/aggregate-trials.js';
 import type { ResultRow, RunSummary } from './result-row.js';
 
 const REASON_WIDTH = 64;
@@ -67,4 +68,56 @@ function label(row: ResultRow, pc: Colors): string {
 function truncate(text: string): string {
   const one = text.replace(/\s+/g, ' ');
   return one.length > REASON_WIDTH * 2 ? `${one.slice(0, REASON_WIDTH * 2 - 1)}…` : one;
+}
+
+/** Whether a run has anything to say about repeated runs: a case run more than once, or `trials`. */
+export function hasTrials(trials: readonly TrialAggregate[]): boolean {
+  return trials.some(t => t.runs > 1 || t.required !== undefined);
+}
+
+/** `33% (1/3)`, or `–` with no runs. */
+export function passRateText(t: Pick<TrialAggregate, 'passes' | 'runs'>): string {
+  return t.runs ? `${Math.round((100 * t.passes) / t.runs)}% (${t.passes}/${t.runs})` : '– (0/0)';
+}
+
+const fixed = (n: number | null): string => (n === null ? '–' : n.toFixed(2));
+
+/**
+ * The repeated-runs table: per test case × scorer the runs, pass rate with its 95% interval,
+ * `pass@k` and `pass^k`, stability, and the `trials` requirement's outcome when the suite sets one.
+ */
+export function formatTrialsTable(trials: readonly TrialAggregate[], color = false): string {
+  const pc = picocolors.createColors(color);
+  const table = new Table({
+    head: [
+      'Test case',
+      'Scorer',
+      'Pass rate',
+      '95% interval',
+      'k',
+      'pass@k',
+      'pass^k',
+      'Stability',
+      'Required',
+    ],
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const t of trials) {
+    const required = t.required
+      ? `${t.required.outcome === 'pass' ? pc.green('pass') : pc.red(t.required.outcome === 'fail' ? 'fail' : 'too few runs')} (≥${t.required.min} runs, ≥${Math.round(t.required.passRate * 100)}%)`
+      : pc.dim('–');
+    table.push([
+      t.testCaseId,
+      t.scorer,
+      passRateText(t),
+      `${fixed(t.interval[0])}–${fixed(t.interval[1])}`,
+      String(t.k),
+      fixed(t.passAtK),
+      fixed(t.passHatK),
+      t.stability === 'flaky' ? pc.yellow('flaky') : t.stability.replace('_', ' '),
+      required,
+    ]);
+  }
+  return `Repeated runs\n${table.toString()}\n`;
 }

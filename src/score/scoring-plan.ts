@@ -2,10 +2,22 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
 
+/** What a test case requires of its repeated runs (a suite's or a case's `trials`). */
+export interface TrialsRequirement {
+  /** Runs needed before the case can pass. */
+  min: number;
+  /** Pass rate needed, 0–1. */
+  passRate: number;
+  /** The k of `pass@k` and `pass^k`; default: the runs. */
+  k?: number;
+}
+
 /** A test case with its scorers resolved and their options validated. */
 export interface SuiteCase {
   testCase: TestCase;
   scorers: ResolvedScorer[];
+  /** What its repeated runs must reach (the case's own `trials`, else the suite's). */
+  trials?: TrialsRequirement;
 }
 
 /** A loaded, validated suite (`suite/load-suite.ts` builds it). Immutable after loading. */

@@ -142,7 +142,8 @@ export async function parseSuite(
         });
       }
     }
-    const { scorers: _scorers, expectedCalls, ...rest } = raw;
+    const { scorers: _scorers, expectedCalls, trials: ownTrials, ...rest } = raw;
+    const trials = ownTrials ?? suite.trials;
     void _scorers;
     const testCase: TestCase = {
       ...rest,
@@ -153,7 +154,7 @@ export async function parseSuite(
       }),
       scorers: refs,
     };
-    return { testCase, scorers: resolved };
+    return { testCase, scorers: resolved, ...(trials && { trials }) };
   });
 
   return Object.freeze({

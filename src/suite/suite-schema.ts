@@ -9,6 +9,27 @@ const scorerRefSchema = z
     "A scorer: its name, or `{ name, ...options }` (`threshold`, `normalize` and the scorer's own options).",
   );
 
+const trialsSchema = z
+  .object({
+    min: z.number().int().min(1).default(1).describe('Runs needed before the case can pass.'),
+    passRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe('Pass rate needed over the runs, 0–1 (each scorer on its own).'),
+    k: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('The k of pass@k and pass^k in reports; default: the number of runs.'),
+  })
+  .strict()
+  .describe(
+    'Repeated runs: the case passes when it has at least `min` runs and a pass rate of at least `passRate`; that, not each single result, decides the exit code.',
+  );
+
 const expectedCallSchema = z.union([
   z.string().min(1).describe('A tool name: called, with any arguments.'),
   z
@@ -81,6 +102,7 @@ export const testCaseSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .describe('Anything, for custom scorers.'),
+    trials: trialsSchema.optional(),
   })
   .strict();
 
@@ -112,6 +134,7 @@ export const suiteSchema = z
       .array(scorerRefSchema)
       .default([])
       .describe('Scorers run on every test case, unless a case lists its own.'),
+    trials: trialsSchema.optional(),
     testCases: z.array(testCaseSchema).min(1).describe('The test cases, at least one.'),
   })
   .strict();

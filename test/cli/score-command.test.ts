@@ -96,7 +96,7 @@ describe('spanscore score', () => {
       FIXTURES,
     ]);
     expect(code).toBe(1);
-    const rows = JSON.parse(stdout) as ResultRow[];
+    const rows = (JSON.parse(stdout) as { results: ResultRow[] }).results;
     expect(rows.map(r => [r.testCaseId, r.status, r.score, r.label])).toEqual([
       ['weather-paris', 'scored', 0, 'fail'],
       ['search-then-weather', 'scored', 1, 'pass'],

@@ -80,7 +80,7 @@ describe('the docs', () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
     const commands = [...top.out.matchAll(/^ {2}([a-z]+) \[options\]/gm)].map(m => m[1]!);
-    expect(commands.sort()).toEqual(['demo', 'jobs', 'score', 'serve', 'worker']);
+    expect(commands.sort()).toEqual(['compare', 'demo', 'jobs', 'score', 'serve', 'worker']);
     const codeLines = new Set(
       pages.flatMap(p =>
         [...walk(p.tree)].flatMap(({ node }) =>

@@ -475,12 +475,16 @@ describe('LLM scorers in suites and the CLI', () => {
         if (saved[k] === undefined) delete process.env[k];
         else process.env[k] = saved[k];
     }
-    const rows = JSON.parse(stdout) as Array<{
-      scorer: string;
-      kind: string;
-      score: number;
-      details: { usage: { model: string } };
-    }>;
+    const rows = (
+      JSON.parse(stdout) as {
+        results: Array<{
+          scorer: string;
+          kind: string;
+          score: number;
+          details: { usage: { model: string } };
+        }>;
+      }
+    ).results;
     expect(rows.map(r => [r.scorer, r.kind, r.score, r.details.usage.model])).toEqual([
       ['tool_call_appropriateness', 'llm', 1, 'judge-model-2026'],
       ['rubric', 'llm', 1, 'judge-model-2026'],

@@ -1,21 +1,39 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { readTraceFiles, type InputProblem } from '../../ingest/read-trace-files.js';
+import { aggregateTrials } from '../../decide/aggregate-trials.js';
+import { compareSummaries } from '../../decide/compare-summaries.js';
+import { runExitCode, type FailOn } from '../../decide/run-exit-code.js';
+import {
+  buildRunSummary,
+  formatRunSummary,
+  parseRunSummary,
+  type RunSummary as RunSummaryFile,
+} from '../../decide/run-summary.js';
+import { comparisonSummaryLine, formatComparisonTable } from '../../report/format-comparison.js';
 import { formatJson, formatJsonl } from '../../report/format-json.js';
+import { formatMarkdown } from '../../report/format-markdown.js';
 import { formatHtml } from '../../report/format-html.js';
 import { formatJunit } from '../../report/format-junit.js';
-import { formatSummary, formatTable } from '../../report/format-table.js';
-import { exitCodeFor, summarize, toResultRows } from '../../report/result-row.js';
+import {
+  formatSummary,
+  formatTable,
+  formatTrialsTable,
+  hasTrials,
+} from '../../report/format-table.js';
+import { summarize, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
 import { loadConfig } from '../../config/load-config.js';
 import { createLlmContext } from '../../judge/create-llm-context.js';
 import { loadSuite } from '../../suite/load-suite.js';
+import { SPANSCORE_VERSION } from '../../version.js';
 import { useColor, type CliIo } from '../io.js';
+import { collectLabel, parseAlpha, parsePositive } from '../option-parsers.js';
 
-const FORMATS = ['table', 'json', 'jsonl', 'junit', 'html'] as const;
+const FORMATS = ['table', 'json', 'jsonl', 'junit', 'html', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
 const MAX_PROBLEMS_SHOWN = 20;
 // Below these sizes a run finishes too fast for a progress bar to help.
@@ -39,10 +57,17 @@ reason, toolsUsed, toolSequence and details. junit writes one testcase per test 
 html one self-contained page (a CI artifact): pass rate per scorer, a test case x scorer
 matrix, each failure with its reason, tool diff and trace id, and a filter box.
 
+Several traces of one test case are each scored, then aggregated per test case x scorer: runs,
+pass rate with its 95% Wilson interval, pass@k and pass^k, stability (stable_pass, stable_fail,
+flaky). A suite or case with trials: { min, passRate } passes on its pass rate, not each run.
+--summary FILE writes those aggregates as a run summary to commit as a baseline; --baseline FILE
+compares this run with one (see spanscore compare).
+
 Exit codes:
-  0  every scored result passed
-  1  a result failed, a scorer errored, or a test case had no trace
-  2  usage error, invalid suite, or some input was rejected (the rest is still scored)
+  0  every scored result passed (with --baseline: no regression, see --fail-on)
+  1  a result failed, a scorer errored, or a test case had no trace (or missed its trials
+     requirement); with --baseline: a regression
+  2  usage error, invalid suite or summary, or some input was rejected (the rest is still scored)
 
 Examples:
   spanscore score --suite config/suites/weather-agent.yaml test/fixtures/otlp
@@ -53,7 +78,7 @@ Examples:
 export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('score')
     .usage(
-      '--suite FILE [--format table|json|jsonl|junit|html] [--output FILE] [--config FILE] [--no-progress] [--max-decompressed-mb MB] INPUT...',
+      '--suite FILE [--format table|json|jsonl|junit|html|markdown] [--output FILE] [--summary FILE] [--label KEY=VALUE]... [--baseline FILE] [--fail-on regression|any-regression] [--alpha A] [--config FILE] [--no-progress] [--max-decompressed-mb MB] INPUT...',
     )
     .description('score OTLP trace files against a suite of test cases, offline')
     .argument('<inputs...>', 'trace files or directories')
@@ -61,6 +86,26 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
     .addOption(new Option('-f, --format <format>', 'output format').choices(FORMATS))
     .option('-o, --output <file>', 'write results to a file instead of stdout')
     .option('-c, --config <file>', 'config file: its judge section (model, prices, budget) is used')
+    .option('--summary <file>', 'also write a run summary (JSON) to commit as a baseline')
+    .option(
+      '--label <key=value>',
+      'a label of the run summary, e.g. git.sha=… (repeatable)',
+      collectLabel,
+      {},
+    )
+    .option(
+      '--baseline <file>',
+      'compare with this run summary; the comparison decides the exit code',
+    )
+    .addOption(
+      new Option(
+        '--fail-on <when>',
+        'with --baseline: exit 1 on a significant regression, or on any fall',
+      )
+        .choices(['regression', 'any-regression'])
+        .default('regression'),
+    )
+    .option('--alpha <p>', 'with --baseline: significance level', parseAlpha, 0.05)
     .option('--no-progress', 'never show a progress bar')
     .option(
       '--max-decompressed-mb <mb>',
@@ -79,8 +124,15 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           output?: string;
           progress: boolean;
           maxDecompressedMb: number;
+          summary?: string;
+          label: Record<string, string>;
+          baseline?: string;
+          failOn: FailOn;
+          alpha: number;
         },
       ) => {
+        // Read the baseline first: an unreadable one stops the run before any scoring.
+        const baseline = opts.baseline ? await readSummary(opts.baseline) : undefined;
         const config = await loadConfig(opts.config ? { file: opts.config } : {});
         const llm = createLlmContext(config.judge, { limits: 'process' });
         const suite = await loadSuite(opts.suite, llm ? { llm } : {});
@@ -121,21 +173,52 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
 
         const rows = toResultRows(run, suite);
         const summary = summarize(rows);
-        const text =
-          format === 'table'
-            ? formatTable(rows, summary, run.unmatched.length, !opts.output && useColor(io.stdout))
-            : format === 'json'
-              ? formatJson(rows)
-              : format === 'jsonl'
-                ? formatJsonl(rows)
-                : format === 'html'
-                  ? formatHtml(rows, {
-                      suite,
-                      summary,
-                      unmatched: run.unmatched.length,
-                      generatedAt: new Date(),
-                    })
-                  : formatJunit(rows, suite.name);
+        const trials = aggregateTrials(rows, suite);
+        const now = new Date();
+        const runSummary = buildRunSummary(trials, {
+          suite: suite.name,
+          spanscoreVersion: SPANSCORE_VERSION,
+          createdAt: now,
+          labels: opts.label,
+        });
+        const comparison = baseline
+          ? compareSummaries(baseline, runSummary, { alpha: opts.alpha })
+          : undefined;
+        const color = !opts.output && useColor(io.stdout);
+        let text: string;
+        switch (format) {
+          case 'table':
+            text = formatTable(rows, summary, run.unmatched.length, color);
+            if (hasTrials(trials)) text += `\n${formatTrialsTable(trials, color)}`;
+            if (comparison) text += `\n${formatComparisonTable(comparison, color)}`;
+            break;
+          case 'json':
+            text = formatJson(rows, trials, comparison);
+            break;
+          case 'jsonl':
+            text = formatJsonl(rows);
+            break;
+          case 'html':
+            text = formatHtml(rows, {
+              suite,
+              summary,
+              unmatched: run.unmatched.length,
+              generatedAt: now,
+              trials,
+              ...(comparison && { comparison }),
+            });
+            break;
+          case 'markdown':
+            text = formatMarkdown(rows, {
+              suiteName: suite.name,
+              summary,
+              trials,
+              ...(comparison && { comparison }),
+            });
+            break;
+          case 'junit':
+            text = formatJunit(rows, suite.name, trials);
+        }
         if (opts.output) {
           try {
             await writeFile(opts.output, text);
@@ -147,13 +230,23 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
             );
           }
         } else io.stdout.write(text);
+        if (opts.summary) await writeOut(opts.summary, formatRunSummary(runSummary), '--summary');
         reportProblems(read.problems, io);
         reportProblems(read.warnings, io, 'warning');
-        if (opts.output || format !== 'table')
+        if (opts.output || format !== 'table') {
           io.stderr.write(`${formatSummary(summary, run.unmatched.length, useColor(io.stderr))}\n`);
+          if (comparison) io.stderr.write(`${comparisonSummaryLine(comparison)}\n`);
+        }
         if (read.files === 0 && read.problems.length === 0)
           io.stderr.write('spanscore: no trace files found in the inputs\n');
-        setExitCode(exitCodeFor(summary, read.problems.length));
+        setExitCode(
+          runExitCode({
+            rows,
+            trials,
+            inputProblems: read.problems.length,
+            ...(comparison && { comparison, failOn: opts.failOn }),
+          }),
+        );
       },
     );
 }
@@ -164,6 +257,7 @@ function inferFormat(output: string | undefined, io: CliIo): Format {
   if (ext === '.json') return 'json';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
   if (ext === '.html' || ext === '.htm') return 'html';
+  if (ext === '.md' || ext === '.markdown') return 'markdown';
   return !output && io.stdout.isTTY ? 'table' : 'jsonl';
 }
 
@@ -184,8 +278,35 @@ function reportProblems(
     );
 }
 
-function parsePositive(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
-  return n;
+/** Reads a run summary file (`SS_INPUT_NOT_FOUND` when it cannot be read). */
+export async function readSummary(file: string): Promise<RunSummaryFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new SpanscoreError(
+      'SS_INPUT_NOT_FOUND',
+      `cannot read run summary: ${(error as Error).message}`,
+      {
+        location: { file },
+        cause: error,
+      },
+    );
+  }
+  return parseRunSummary(text, file);
+}
+
+/** Writes an output file (`SS_USAGE` naming the option when it cannot be written). */
+export async function writeOut(file: string, text: string, option: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (error) {
+    throw new SpanscoreError(
+      'SS_USAGE',
+      `cannot write ${option} ${file}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
