@@ -491,6 +491,105 @@ function toolCallsView(run) {
   );
 }
 
+/** `80% (8/10) [0.49–0.94]`: a side's pass rate, counts and 95% interval. */
+function sideText(side) {
+  if (!side) return '–';
+  if (side.passRate === null) return '– (0/0)';
+  const [low, high] = side.interval;
+  return `${Math.round(side.passRate * 100)}% (${side.passes}/${side.runs}) [${low.toFixed(2)}–${high.toFixed(2)}]`;
+}
+
+const VERDICT_ORDER = ['regressed', 'not_comparable', 'improved', 'new', 'removed', 'unchanged'];
+
+function renderComparison(report) {
+  const s = report.summary;
+  $('#compare-summary').textContent =
+    `${s.total} compared: ${s.regressed} regressed, ${s.improved} improved, ${s.unchanged} unchanged ` +
+    `(${s.flips} flip${s.flips === 1 ? '' : 's'}), ${s.new} new, ${s.removed} removed, ` +
+    `${s.not_comparable} not comparable; significant when p < ${report.alpha}` +
+    (report.truncated ? ' (only the newest 100,000 results of a side were read)' : '');
+  const rows = [...report.comparisons]
+    .sort(
+      (a, b) =>
+        VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) ||
+        Number(b.flip) - Number(a.flip),
+    )
+    .map(c => {
+      const delta =
+        c.baseline?.passRate == null || c.current?.passRate == null
+          ? ''
+          : Math.round((c.current.passRate - c.baseline.passRate) * 100);
+      const verdict = c.flip ? `${c.verdict} (flip)` : c.verdict.replace('_', ' ');
+      return h(
+        'tr',
+        { 'data-verdict': c.verdict },
+        h('th', { scope: 'row' }, c.testCaseId),
+        h('td', {}, c.scorer),
+        h('td', { class: 'num' }, sideText(c.baseline)),
+        h('td', { class: 'num' }, sideText(c.current)),
+        h('td', { class: 'num' }, delta === '' ? '' : delta > 0 ? `+${delta}` : String(delta)),
+        h('td', { class: 'num' }, c.pValue === null ? '' : c.pValue.toPrecision(2)),
+        h(
+          'td',
+          {
+            class:
+              c.verdict === 'regressed'
+                ? 'rate-bad'
+                : c.verdict === 'improved'
+                  ? 'rate-ok'
+                  : undefined,
+          },
+          verdict,
+        ),
+      );
+    });
+  $('#comparison').hidden = false;
+  fillTable('comparison', rows, 7);
+}
+
+async function compare() {
+  const form = new FormData($('#compare'));
+  const params = new URLSearchParams({ by: form.get('by') });
+  if (form.get('service')) params.set('service', form.get('service'));
+  if (form.get('by') === 'version') {
+    const [baseline, candidate] = [form.get('baseline').trim(), form.get('candidate').trim()];
+    if (!baseline || !candidate) {
+      $('#compare-summary').textContent = 'Name the two versions to compare.';
+      return;
+    }
+    params.set('baseline', baseline);
+    params.set('candidate', candidate);
+    params.set('window', selected().window);
+  } else {
+    const w = windowMs(selected().window);
+    const now = Date.now();
+    params.set('candidateFrom', String(now - w));
+    params.set('candidateTo', String(now));
+    params.set('baselineFrom', String(now - 2 * w));
+    params.set('baselineTo', String(now - w));
+  }
+  try {
+    renderComparison(await api(`compare?${params}`));
+  } catch (error) {
+    $('#compare-summary').textContent = `Could not compare: ${error.message}`;
+  }
+}
+
+/** Offers the versions seen in the newest results. */
+async function fillVersions() {
+  const page = await api('results?limit=500');
+  const versions = [...new Set(page.results.map(r => r.serviceVersion).filter(Boolean))].sort();
+  $('#versions').replaceChildren(...versions.map(v => h('option', { value: v })));
+  const services = [...new Set(page.results.map(r => r.serviceName))].sort();
+  const select = $('#compare').elements.namedItem('service');
+  const current = select.value;
+  select.replaceChildren(
+    h('option', { value: '' }, 'all'),
+    ...services.map(s => h('option', { value: s }, s)),
+  );
+  select.value = services.includes(current) ? current : '';
+}
+
 function schedule() {
   clearInterval(timer);
   if (filters.elements.namedItem('live').checked) timer = setInterval(refresh, REFRESH_MS);
@@ -504,6 +603,15 @@ $('#lookup').addEventListener('submit', event => {
   event.preventDefault();
   const id = new FormData(event.target).get('traceId').trim().toLowerCase();
   if (id) void showTrace(id);
+});
+$('#compare').addEventListener('submit', event => {
+  event.preventDefault();
+  void compare();
+});
+$('#compare').addEventListener('change', event => {
+  if (event.target.name !== 'by') return;
+  for (const label of document.querySelectorAll('#compare .by-version'))
+    label.hidden = event.target.value !== 'version';
 });
 $('#auth').addEventListener('submit', event => {
   event.preventDefault();
@@ -522,6 +630,7 @@ async function start() {
   }
   await refresh();
   schedule();
+  void fillVersions().catch(() => undefined);
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('trace');
   if (fromHash) void showTrace(fromHash);
 }

@@ -134,6 +134,8 @@ export async function captureTrace<T>(
     toolNames: normalized.toolSequence.map(c => c.name),
     testCaseId: normalized.testCaseId,
     serviceName: normalized.serviceName,
+    serviceVersion: normalized.serviceVersion,
+    deploymentEnvironment: normalized.deploymentEnvironment,
     result,
     aliases,
   };
@@ -143,3 +145,25 @@ export async function captureTrace<T>(
     agentName: { get: () => normalized.agentName, enumerable: false },
   }) as typeof captured & Pick<NormalizedTrace, 'conversation' | 'agentName'>;
 }
+
+/**
+ * Runs `fn` `times` times, one after another, each in a capture of its own (see
+ * {@link captureTrace}), and returns every run's trace in order: an agent is not deterministic,
+ * so repeated runs tell a flaky tool choice from a stable one. `fn` gets the run's index (from
+ * 0). The `spanscore/vitest` matchers take the array, with `{ minPassRate }`.
+ */
+captureTrace.repeat = async function repeat<T>(
+  times: number,
+  fn: (run: number) => T | Promise<T>,
+  options: CaptureTraceOptions = {},
+): Promise<Array<CapturedTrace<Awaited<T>>>> {
+  if (!Number.isInteger(times) || times < 1)
+    throw new TypeError(
+      `captureTrace.repeat: expected a positive whole number of runs, got ${times}`,
+    );
+  if (typeof fn !== 'function')
+    throw new TypeError(`captureTrace.repeat: expected a function, got ${typeof fn}`);
+  const runs: Array<CapturedTrace<Awaited<T>>> = [];
+  for (let run = 0; run < times; run++) runs.push(await captureTrace(() => fn(run), options));
+  return runs;
+};

@@ -18,7 +18,11 @@ import {
  */
 export function spanDigestOf(span: ReadableSpan): SpanDigest {
   const { traceId, spanId } = span.spanContext();
-  const service = span.resource.attributes['service.name'];
+  const resource = span.resource.attributes;
+  const text = (key: string): string => {
+    const value = resource[key];
+    return typeof value === 'string' ? value : '';
+  };
   return {
     traceId,
     spanId,
@@ -35,8 +39,10 @@ export function spanDigestOf(span: ReadableSpan): SpanDigest {
     })),
     statusCode: span.status.code,
     statusMessage: span.status.message ?? '',
-    serviceName: typeof service === 'string' ? service : '',
+    serviceName: text('service.name'),
     scopeName: span.instrumentationScope.name,
+    serviceVersion: text('service.version'),
+    deploymentEnvironment: text('deployment.environment.name') || text('deployment.environment'),
   };
 }
 

@@ -77,18 +77,28 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
       );
     }
     const resource = field(rs, 'resource');
-    let serviceName = '';
+    // What spanscore reads of the resource: the service, its version, where it runs.
+    const facts: Record<string, string> = {};
     if (isObject(resource)) {
       const attrs = field(resource, 'attributes');
       if (Array.isArray(attrs)) {
         for (const kv of attrs) {
-          if (isObject(kv) && kv.key === 'service.name' && isObject(kv.value)) {
+          if (
+            isObject(kv) &&
+            typeof kv.key === 'string' &&
+            RESOURCE_KEYS.has(kv.key) &&
+            isObject(kv.value)
+          ) {
             const v = field(kv.value, 'stringValue', 'string_value');
-            if (typeof v === 'string') serviceName = v;
+            if (typeof v === 'string') facts[kv.key] = v;
           }
         }
       }
     }
+    const serviceName = facts['service.name'] ?? '';
+    const serviceVersion = facts['service.version'] ?? '';
+    const environment =
+      facts['deployment.environment.name'] ?? facts['deployment.environment'] ?? '';
     const scopeSpans = field(rs, 'scopeSpans', 'scope_spans', 'instrumentationLibrarySpans');
     if (scopeSpans === undefined) return;
     if (!Array.isArray(scopeSpans)) {
@@ -121,7 +131,10 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
       list.forEach((span: unknown, i) => {
         const path = `${sPath}.spans[${i}]`;
         try {
-          spans.push(decodeSpan(span, serviceName, scopeName));
+          const digest = decodeSpan(span, serviceName, scopeName);
+          digest.serviceVersion = serviceVersion;
+          digest.deploymentEnvironment = environment;
+          spans.push(digest);
         } catch (error) {
           if (!(error instanceof SpanReject)) throw error;
           rejected.push({
@@ -134,6 +147,14 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
   });
   return { spans, rejected };
 }
+
+/** The resource attributes a span digest carries. */
+const RESOURCE_KEYS: ReadonlySet<string> = new Set([
+  'service.name',
+  'service.version',
+  'deployment.environment.name',
+  'deployment.environment',
+]);
 
 function decodeSpan(span: unknown, serviceName: string, scopeName: string): SpanDigest {
   if (!isObject(span)) throw new SpanReject('', `expected a span object, got ${describe(span)}`);
@@ -171,6 +192,8 @@ function decodeSpan(span: unknown, serviceName: string, scopeName: string): Span
     statusMessage,
     serviceName,
     scopeName,
+    serviceVersion: '',
+    deploymentEnvironment: '',
   };
 }
 

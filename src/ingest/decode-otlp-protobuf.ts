@@ -66,7 +66,7 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodedRequest {
 function readResourceSpans(reader: Reader, end: number, r: number, out: DecodedRequest): void {
   // Spans are decoded as they come. The resource (field 1) may come after the scope spans (field
   // 2) on the wire: the spans decoded before it get its service name afterwards.
-  let serviceName = '';
+  let resource: ResourceFacts = NO_RESOURCE;
   const first = out.spans.length;
   let late = false;
   let s = 0;
@@ -74,36 +74,63 @@ function readResourceSpans(reader: Reader, end: number, r: number, out: DecodedR
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
       const resEnd = reader.lenEnd();
-      serviceName = readServiceName(reader, resEnd) ?? serviceName;
+      resource = readResource(reader, resEnd);
       reader.pos = resEnd;
       late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
       const ssEnd = reader.lenEnd();
-      readScopeSpans(reader, ssEnd, serviceName, r, s++, out);
+      readScopeSpans(reader, ssEnd, resource, r, s++, out);
       reader.pos = ssEnd;
     } else reader.skip(tag);
   }
-  if (late) for (let i = first; i < out.spans.length; i++) out.spans[i]!.serviceName = serviceName;
+  if (late)
+    for (let i = first; i < out.spans.length; i++) {
+      const span = out.spans[i] as WireSpanDigest;
+      span.serviceName = resource.serviceName;
+      span.serviceVersion = resource.serviceVersion;
+      span.deploymentEnvironment = resource.deploymentEnvironment;
+    }
 }
 
-function readServiceName(reader: Reader, end: number): string | undefined {
-  let name: string | undefined;
+/** What spanscore reads of a resource: the service and where it runs. */
+interface ResourceFacts {
+  serviceName: string;
+  serviceVersion: string;
+  deploymentEnvironment: string;
+}
+
+const NO_RESOURCE: ResourceFacts = {
+  serviceName: '',
+  serviceVersion: '',
+  deploymentEnvironment: '',
+};
+
+function readResource(reader: Reader, end: number): ResourceFacts {
+  let serviceName = '';
+  let serviceVersion = '';
+  let environment = '';
+  let legacyEnvironment = '';
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
       const kvEnd = reader.lenEnd();
       const [key, value] = readKeyValue(reader, kvEnd, 0);
-      if (key === 'service.name' && typeof value === 'string') name = value;
+      if (typeof value === 'string') {
+        if (key === 'service.name') serviceName = value;
+        else if (key === 'service.version') serviceVersion = value;
+        else if (key === 'deployment.environment.name') environment = value;
+        else if (key === 'deployment.environment') legacyEnvironment = value;
+      }
       reader.pos = kvEnd;
     } else reader.skip(tag);
   }
-  return name;
+  return { serviceName, serviceVersion, deploymentEnvironment: environment || legacyEnvironment };
 }
 
 function readScopeSpans(
   reader: Reader,
   end: number,
-  serviceName: string,
+  resource: ResourceFacts,
   r: number,
   s: number,
   out: DecodedRequest,
@@ -126,7 +153,7 @@ function readScopeSpans(
     } else if (tag === ((2 << 3) | LEN)) {
       const spanEnd = reader.lenEnd();
       try {
-        out.spans.push(readSpan(reader, spanEnd, serviceName, scopeName));
+        out.spans.push(readSpan(reader, spanEnd, resource, scopeName));
       } catch (error) {
         if (!(error instanceof SpanReject)) throw error;
         const rejected: RejectedSpan = {
@@ -142,7 +169,12 @@ function readScopeSpans(
   if (late) for (let k = first; k < out.spans.length; k++) out.spans[k]!.scopeName = scopeName;
 }
 
-function readSpan(reader: Reader, end: number, serviceName: string, scopeName: string): SpanDigest {
+function readSpan(
+  reader: Reader,
+  end: number,
+  resource: ResourceFacts,
+  scopeName: string,
+): SpanDigest {
   let traceId = '';
   let spanId = '';
   let parentSpanId = '';
@@ -230,8 +262,10 @@ function readSpan(reader: Reader, end: number, serviceName: string, scopeName: s
     events,
     statusCode as StatusCode,
     statusMessage,
-    serviceName,
+    resource.serviceName,
     scopeName,
+    resource.serviceVersion,
+    resource.deploymentEnvironment,
   );
 }
 

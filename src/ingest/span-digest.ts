@@ -38,6 +38,10 @@ export interface SpanDigest {
   statusMessage: string;
   /** The resource's `service.name`, or `''`. */
   serviceName: string;
+  /** The resource's `service.version`, or `''`. */
+  serviceVersion: string;
+  /** The resource's `deployment.environment.name` (or the older `deployment.environment`), or `''`. */
+  deploymentEnvironment: string;
   /** The instrumentation scope's name, or `''`. */
   scopeName: string;
 }

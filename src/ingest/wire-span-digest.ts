@@ -57,6 +57,8 @@ export class WireSpanDigest implements SpanDigest {
     public statusMessage: string,
     public serviceName: string,
     public scopeName: string,
+    public serviceVersion = '',
+    public deploymentEnvironment = '',
   ) {
     this.#buf = recordsBuf;
     this.#start = recordsStart;

@@ -25,6 +25,10 @@ export interface NormalizedTrace {
   readonly conversation: Conversation;
   /** The root span's `service.name`, else the first span's, else `''`. */
   serviceName: string;
+  /** The same span's `service.version` resource attribute, or `''`. */
+  serviceVersion: string;
+  /** The same span's `deployment.environment.name`, or `''`. */
+  deploymentEnvironment: string;
   /** `gen_ai.agent.name` of the root span, else of the first span that has one. */
   readonly agentName: string | undefined;
 }
@@ -68,6 +72,8 @@ export function normalizeTrace(
 class Trace implements NormalizedTrace {
   readonly toolsUsed: string[];
   readonly serviceName: string;
+  readonly serviceVersion: string;
+  readonly deploymentEnvironment: string;
   #conversation: Conversation | undefined;
   #agentName: string | undefined | null = null;
 
@@ -79,7 +85,10 @@ class Trace implements NormalizedTrace {
     readonly testCaseId: string | undefined,
   ) {
     this.toolsUsed = toolsUsed(toolSequence);
-    this.serviceName = root?.serviceName ?? spans[0]?.serviceName ?? '';
+    const resourceOf = root ?? spans[0];
+    this.serviceName = resourceOf?.serviceName ?? '';
+    this.serviceVersion = resourceOf?.serviceVersion ?? '';
+    this.deploymentEnvironment = resourceOf?.deploymentEnvironment ?? '';
   }
 
   /** Read on first access: only evaluation spans need it. */

@@ -40,6 +40,8 @@ const span: fc.Arbitrary<SpanDigest> = fc.record({
   statusMessage: fc.string({ maxLength: 80 }),
   serviceName: fc.string({ maxLength: 50 }),
   scopeName: fc.string({ maxLength: 50 }),
+  serviceVersion: fc.string({ maxLength: 20 }),
+  deploymentEnvironment: fc.string({ maxLength: 20 }),
 });
 
 describe('span batch codec', () => {
@@ -107,6 +109,8 @@ describe('span batch codec', () => {
         statusMessage: 'boom',
         serviceName: 'svc',
         scopeName: 'scope',
+        serviceVersion: '',
+        deploymentEnvironment: '',
       },
     ]);
   });

@@ -23,9 +23,9 @@ import { decodeSpanDigest } from './span-digest-codec.js';
  * against the JSON codec it replaced it cut the receiver's encoding and the worker's decoding
  * and the bytes Redis moves and keeps (numbers in docs/performance.md).
  *
- * Layout (version 2), little-endian: a version byte, a varint span count, then per span the
- * strings trace id, span id, parent span id, name, status message, service name and scope name;
- * kind and status code as bytes; start and end as unsigned 64-bit nanoseconds; attributes; events
+ * Layout (version 3), little-endian: a version byte, a varint span count, then per span the
+ * strings trace id, span id, parent span id, name, status message, service name, scope name,
+ * service version and deployment environment (the last two `''` when absent); kind and status code as bytes; start and end as unsigned 64-bit nanoseconds; attributes; events
  * (name, time, attributes). Strings are a varint byte length and UTF-8.
  *
  * Attributes are a varint byte length and OTLP protobuf: `KeyValue` records of field 9, as in
@@ -35,10 +35,11 @@ import { decodeSpanDigest } from './span-digest-codec.js';
  * every JS number exactly; `null` as an empty value). Read back, a span's attributes are decoded
  * when first read, nested key/value lists without a prototype, like every attributes object.
  *
- * Version 1 (the same, with attributes in a tagged format of its own) is still read, so batches
- * left in Redis across an upgrade are not lost.
+ * Versions 2 (without service version and environment) and 1 (also with attributes in a tagged
+ * format of its own) are still read, so batches left in Redis across an upgrade are not lost.
  */
-const VERSION = 2;
+const VERSION = 3;
+const VERSION_2 = 2;
 const VERSION_1 = 1;
 // Protobuf wire types, for the attribute records.
 const VARINT = 0;
@@ -60,6 +61,8 @@ export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
     w.string(s.statusMessage);
     w.string(s.serviceName);
     w.string(s.scopeName);
+    w.string(s.serviceVersion ?? '');
+    w.string(s.deploymentEnvironment ?? '');
     w.byte(s.kind);
     w.byte(s.statusCode);
     w.u64(s.startTimeUnixNano);
@@ -87,7 +90,7 @@ export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
 export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
   if (buf[0] === 0x7b) return [decodeSpanDigest(buf.toString('utf8'))]; // '{': a JSON digest
   const version = buf[0];
-  if (version !== VERSION && version !== VERSION_1)
+  if (version !== VERSION && version !== VERSION_2 && version !== VERSION_1)
     throw new Error(`span batch: unknown version ${version}`);
   const r = new Reader(buf, 1);
   const count = r.varint();
@@ -100,6 +103,9 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
     const statusMessage = r.string();
     const serviceName = r.string();
     const scopeName = r.string();
+    // Version 3 adds the resource's service.version and deployment environment.
+    const serviceVersion = version === VERSION ? r.string() : '';
+    const deploymentEnvironment = version === VERSION ? r.string() : '';
     const kind = r.byte() as SpanKind;
     const statusCode = r.byte() as StatusCode;
     const startTimeUnixNano = r.u64();
@@ -130,6 +136,8 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
         statusMessage,
         serviceName,
         scopeName,
+        serviceVersion,
+        deploymentEnvironment,
       });
       continue;
     }
@@ -150,6 +158,8 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
         statusMessage,
         serviceName,
         scopeName,
+        serviceVersion,
+        deploymentEnvironment,
       ),
     );
   }

@@ -18,13 +18,17 @@ export function encodeSpanDigest(span: SpanDigest): string {
 export function decodeSpanDigest(text: string): SpanDigest {
   const raw = JSON.parse(text) as Omit<
     SpanDigest,
-    'startTimeUnixNano' | 'endTimeUnixNano' | 'events'
-  > & {
-    startTimeUnixNano: string;
-    endTimeUnixNano: string;
-    events: Array<Omit<SpanDigest['events'][number], 'timeUnixNano'> & { timeUnixNano: string }>;
-  };
+    'startTimeUnixNano' | 'endTimeUnixNano' | 'events' | 'serviceVersion' | 'deploymentEnvironment'
+  > &
+    Partial<Pick<SpanDigest, 'serviceVersion' | 'deploymentEnvironment'>> & {
+      startTimeUnixNano: string;
+      endTimeUnixNano: string;
+      events: Array<Omit<SpanDigest['events'][number], 'timeUnixNano'> & { timeUnixNano: string }>;
+    };
   return {
+    // The JSON digests of earlier releases have no service version or environment.
+    serviceVersion: '',
+    deploymentEnvironment: '',
     ...raw,
     startTimeUnixNano: BigInt(raw.startTimeUnixNano),
     endTimeUnixNano: BigInt(raw.endTimeUnixNano),

@@ -8,6 +8,8 @@ export interface ResultsFilter {
   /** A test case id, or `rule:<name>`. */
   testCase?: string;
   service?: string;
+  /** The evaluated trace's `service.version`. */
+  serviceVersion?: string;
   traceId?: string;
   /** Inclusive bounds on `timeUnixMs`. */
   fromUnixMs?: number;
@@ -68,6 +70,7 @@ export function matchesFilter(r: StoredResult, f: ResultsFilter): boolean {
     (f.status === undefined || r.status === f.status) &&
     (f.testCase === undefined || r.testCaseId === f.testCase) &&
     (f.service === undefined || r.serviceName === f.service) &&
+    (f.serviceVersion === undefined || r.serviceVersion === f.serviceVersion) &&
     (f.traceId === undefined || r.traceId === f.traceId) &&
     (f.fromUnixMs === undefined || r.timeUnixMs >= f.fromUnixMs) &&
     (f.toUnixMs === undefined || r.timeUnixMs <= f.toUnixMs)

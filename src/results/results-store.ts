@@ -104,6 +104,8 @@ export function failedRunRecord(
     reason: failureReason(phase, error),
     testCaseId: previous?.testCaseId ?? null,
     serviceName: previous?.serviceName ?? '',
+    serviceVersion: previous?.serviceVersion ?? null,
+    deploymentEnvironment: previous?.deploymentEnvironment ?? null,
     matched: previous?.matched ?? [],
     awaitingJudge: [],
     receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,

@@ -35,6 +35,10 @@ export interface StoredResult {
   toolsUsed: string[];
   /** The evaluated trace's `service.name`. */
   serviceName: string;
+  /** Its `service.version` (a resource attribute), when it has one: what `compare by=version` groups by. */
+  serviceVersion: string | null;
+  /** Its `deployment.environment.name`, when it has one. */
+  deploymentEnvironment: string | null;
   /** `gen_ai.agent.name` of the evaluated trace, when it has one. */
   agentName: string | null;
   /** The judge's estimated cost in USD, for LLM scorers with a known price. */
@@ -97,6 +101,9 @@ export interface RunRecord {
   /** The test case id found on the trace, if any. */
   testCaseId: string | null;
   serviceName: string;
+  /** The evaluated trace's `service.version` and `deployment.environment.name`, when known. */
+  serviceVersion: string | null;
+  deploymentEnvironment: string | null;
   /** What it was scored against: `suite / test case` or `rule:<name>`. */
   matched: string[];
   /** LLM scorers whose judge pass has not reported yet. */

@@ -45,6 +45,8 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
         toolSequence,
         toolsUsed: r.trace.toolsUsed,
         serviceName: r.trace.serviceName,
+        serviceVersion: r.trace.serviceVersion || null,
+        deploymentEnvironment: r.trace.deploymentEnvironment || null,
         agentName: r.trace.agentName ?? null,
         judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
       });
@@ -93,6 +95,8 @@ export function runRecordPatch(
     reason,
     testCaseId: run.testCaseId ?? null,
     serviceName: run.serviceName,
+    serviceVersion: run.serviceVersion || null,
+    deploymentEnvironment: run.deploymentEnvironment || null,
     matched: run.results.map(r =>
       r.kind === 'rule' ? r.testCaseId : `${r.suite} / ${r.testCaseId}`,
     ),

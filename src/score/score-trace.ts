@@ -102,7 +102,9 @@ export async function scoreTrace(
     reason: match.reason,
     reasonCode: match.reasonCode,
     testCaseId: match.testCaseId,
-    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+    serviceName: (root ?? spans[0])?.serviceName ?? '',
+    serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
+    deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
     results,
   };
   for (const sink of options.sinks ?? []) await sink.write(run);

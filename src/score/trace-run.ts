@@ -50,5 +50,8 @@ export interface TraceRun {
   testCaseId: string | undefined;
   /** The root span's `service.name`, or `''`. */
   serviceName: string;
+  /** The root span's `service.version` and `deployment.environment.name`, or `''`. */
+  serviceVersion: string;
+  deploymentEnvironment: string;
   results: TraceResult[];
 }

@@ -6,6 +6,9 @@ import type { TraceProgress } from '../queue/trace-readiness.js';
 import type { ResultsStore } from '../results/results-store.js';
 import type { RunRecord, StoredResult } from '../results/stored-result.js';
 import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
+import { compareSummaries } from '../decide/compare-summaries.js';
+import { summarizeResults } from '../decide/summarize-results.js';
+import { SPANSCORE_VERSION } from '../version.js';
 
 /** What the results API reads. */
 export interface ResultsApiOptions {
@@ -64,6 +67,7 @@ const resultsQuery = z
     status: z.enum(['scored', 'skipped', 'failed']).optional(),
     testCase: z.string().min(1).optional(),
     service: z.string().min(1).optional(),
+    serviceVersion: z.string().min(1).optional(),
     traceId: z
       .string()
       .regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits')
@@ -78,6 +82,33 @@ const resultsQuery = z
   })
   .strict();
 
+const compareQuery = z
+  .object({
+    by: z.enum(['version', 'window']),
+    baseline: z.string().min(1).optional(),
+    candidate: z.string().min(1).optional(),
+    service: z.string().min(1).optional(),
+    window: duration.optional(),
+    baselineFrom: time.optional(),
+    baselineTo: time.optional(),
+    candidateFrom: time.optional(),
+    candidateTo: time.optional(),
+    alpha: z.coerce.number().gt(0).lt(1).default(0.05),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const need = (keys: Array<keyof typeof q>) => {
+      for (const key of keys)
+        if (q[key] === undefined)
+          ctx.addIssue({ code: 'custom', path: [key], message: `required with by=${q.by}` });
+    };
+    if (q.by === 'version') need(['baseline', 'candidate']);
+    else need(['baselineFrom', 'baselineTo', 'candidateFrom', 'candidateTo']);
+  });
+
+/** Results read for one side of a live comparison, at most. */
+const MAX_COMPARED_RESULTS = 100_000;
+
 const traceParams = z.object({
   traceId: z.string().regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits'),
 });
@@ -89,6 +120,11 @@ const traceParams = z.object({
  *   traces not scored by reason; `export`: whether evaluation spans are exported and the backlog.
  * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`:
  *   results newest first, `nextCursor` for the next page.
+ * - `GET /api/v1/compare?by=version&baseline=V1&candidate=V2[&service=S][&window=1h]` (versions
+ *   are the evaluated traces' `service.version`), or
+ *   `by=window&baselineFrom=&baselineTo=&candidateFrom=&candidateTo=`: the comparison `spanscore compare` makes of two run summaries,
+ *   per test case or rule × scorer, from the stored results (`truncated` when a side had more
+ *   than 100,000).
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
  * - `GET /api/v1/config`: what the page needs (trace link template, retention, driver).
  *
@@ -169,6 +205,69 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
       return { ...summary, export: exportStatus };
     });
 
+    api.get('/compare', async request => {
+      const q = parse(compareQuery, request.query, 'query');
+      const oldest = now() - options.retentionMs;
+      // Each side reads its time range with no other filter and keeps what matches here: the
+      // Redis store scans a bounded number of entries per page: a selective filter could
+      // exhaust with results still to come.
+      const read = async (fromUnixMs: number, toUnixMs?: number) => {
+        const results: StoredResult[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await options.store.results(
+            { fromUnixMs, ...(toUnixMs !== undefined && { toUnixMs }) },
+            500,
+            cursor,
+          );
+          results.push(...page.results);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor && results.length < MAX_COMPARED_RESULTS);
+        return { results, truncated: cursor !== undefined };
+      };
+      const inService = (r: StoredResult) => q.service === undefined || r.serviceName === q.service;
+      let sides: Array<{ label: Record<string, string>; results: StoredResult[] }>;
+      let truncated: boolean;
+      if (q.by === 'version') {
+        const window = await read(Math.max(oldest, now() - (q.window ?? options.retentionMs)));
+        truncated = window.truncated;
+        sides = [q.baseline!, q.candidate!].map(version => ({
+          label: { 'service.version': version },
+          results: window.results.filter(r => inService(r) && r.serviceVersion === version),
+        }));
+      } else {
+        const ranges = (['baseline', 'candidate'] as const).map(side => {
+          const [from, to] = [q[`${side}From`]!, q[`${side}To`]!];
+          if (from > to)
+            throw Object.assign(new Error(`query: ${side}From is after ${side}To`), {
+              statusCode: 400,
+            });
+          return [from, to] as const;
+        });
+        const sideReads = await Promise.all(
+          ranges.map(([from, to]) => read(Math.max(oldest, from), to)),
+        );
+        truncated = sideReads.some(r => r.truncated);
+        sides = sideReads.map((side, i) => ({
+          label: {
+            from: new Date(ranges[i]![0]).toISOString(),
+            to: new Date(ranges[i]![1]).toISOString(),
+          },
+          results: side.results.filter(inService),
+        }));
+      }
+      const [baseline, candidate] = sides.map(side =>
+        summarizeResults(side.results, {
+          suite: q.service ?? '(every service)',
+          createdAt: new Date(now()),
+          labels: side.label,
+          spanscoreVersion: SPANSCORE_VERSION,
+        }),
+      );
+      const report = compareSummaries(baseline!, candidate!, { alpha: q.alpha });
+      return { by: q.by, service: q.service ?? null, truncated, ...report };
+    });
+
     api.get('/results', async request => {
       const q = parse(resultsQuery, request.query, 'query');
       const { limit, cursor, from, to, ...rest } = q;
@@ -200,6 +299,8 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
               : 'received; waiting for its root span to end',
           testCaseId: null,
           serviceName: '',
+          serviceVersion: null,
+          deploymentEnvironment: null,
           matched: [],
           awaitingJudge: [],
           receivedAtUnixMs: pending.firstSeenMs || null,

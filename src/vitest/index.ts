@@ -34,6 +34,7 @@ export type { CaptureTraceOptions, CapturedTrace } from '../capture/capture-trac
 export { toolMatchers } from './tool-matchers.js';
 export type {
   ExpectedToolCall,
+  RepeatOptions,
   ToolMatchers,
   ToolOrderOptions,
   UsedToolsOptions,

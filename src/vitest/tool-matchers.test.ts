@@ -242,3 +242,79 @@ describe('toPassScorer', () => {
     );
   });
 });
+
+describe('repeated runs: captureTrace.repeat and { minPassRate }', () => {
+  /** An agent that searches before booking on every run but those listed as flaky. */
+  const flaky = (skipSearchOn: number[]) => (run: number) => {
+    const [flight] = skipSearchOn.includes(run)
+      ? ['LHR-CDG']
+      : searchFlights({ from: 'LHR', to: 'CDG' });
+    return bookFlight(flight!);
+  };
+
+  it('captures each run in a trace of its own, in order, passing the run index', async () => {
+    const seen: number[] = [];
+    const runs = await captureTrace.repeat(3, run => {
+      seen.push(run);
+      return flaky([1])(run);
+    });
+    expect(seen).toEqual([0, 1, 2]);
+    expect(runs.map(r => r.toolNames)).toEqual([
+      ['searchFlights', 'book_flight'],
+      ['book_flight'],
+      ['searchFlights', 'book_flight'],
+    ]);
+    expect(new Set(runs.map(r => r.traceId)).size).toBe(3);
+    await expect(captureTrace.repeat(0, () => 1)).rejects.toThrow(/positive whole number/);
+  });
+
+  it('passes when enough runs pass, and lists every run with the pass rate when not', async () => {
+    const runs = await captureTrace.repeat(5, flaky([1, 3]));
+    expect(runs).toHaveUsedTools(['search_flights', 'book_flight'], { minPassRate: 0.6 });
+    expect(runs).toHaveCalledTool('search_flights', { to: 'CDG' }, { minPassRate: 0.6 });
+    expect(runs).toHaveCalledToolsInOrder(['search_flights', 'book_flight'], {
+      minPassRate: 0.6,
+    });
+    await expect(runs).toPassScorer(
+      'tool_correctness',
+      { expectedTools: ['search_flights', 'book_flight'] },
+      {},
+      { minPassRate: 0.6 },
+    );
+    const message = strip(
+      failure(() => expect(runs).toHaveUsedTools(['search_flights', 'book_flight'])),
+    );
+    expect(message).toContain(
+      'Expected every one of the 5 runs to pass; 3 passed (60%, 95% interval 23%–88%).',
+    );
+    expect(message).toContain(
+      'run 1 ✓  searchFlights({"from":"LHR","to":"CDG"}) → book_flight("LHR-CDG")',
+    );
+    expect(message).toContain('run 2 ✗  book_flight("LHR-CDG")');
+    expect(message).toContain('run 4 ✗  book_flight("LHR-CDG")');
+    const scorerMessage = strip(
+      await asyncFailure(() =>
+        expect(runs).toPassScorer(
+          'tool_correctness',
+          { expectedTools: ['search_flights', 'book_flight'] },
+          {},
+          { minPassRate: 0.8 },
+        ),
+      ),
+    );
+    expect(scorerMessage).toContain('Expected at least 80% of the 5 runs to pass; 3 passed');
+  });
+
+  it('negates on the pass rate, and refuses a pass rate without several runs', async () => {
+    const runs = await captureTrace.repeat(4, flaky([0, 1, 2]));
+    expect(runs).not.toHaveUsedTools(['search_flights', 'book_flight'], { minPassRate: 0.5 });
+    const single = await captureTrace(() => flaky([])(0));
+    expect(() => expect(single).toHaveUsedTools(['book_flight'], { minPassRate: 0.5 })).toThrow(
+      /minPassRate needs several runs/,
+    );
+    expect(() => expect(runs).toHaveUsedTools(['book_flight'], { minPassRate: 2 })).toThrow(
+      /minPassRate must be a number from 0 to 1/,
+    );
+    expect(() => expect([]).toHaveUsedTools(['book_flight'])).toThrow(/at least one run/);
+  });
+});

@@ -11,6 +11,7 @@ import type { ScoreResult } from '../score/score-result.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
+import { wilsonInterval } from '../decide/trial-statistics.js';
 
 /** One expected call of `toHaveCalledToolsInOrder`: a tool name, or a name with arguments. */
 export type ExpectedToolCall = string | { name: string; args?: unknown };
@@ -36,17 +37,21 @@ export interface ToolOrderOptions {
 
 /**
  * The matchers `spanscore/vitest` adds to `expect`. Every one takes a trace from `captureTrace()`
- * (or any `NormalizedTrace`), compares tool names after spanscore's normalization and the
+ * (or any `NormalizedTrace`), or an array of them from `captureTrace.repeat()` with
+ * `{ minPassRate }` (default: every run must pass), compares tool names after spanscore's normalization and the
  * trace's aliases (`getWeather` ≡ `get_weather` ≡ `functions.get_weather`), and on failure shows
  * the expected and the actual tool sequence, with a diff.
  */
 export interface ToolMatchers<R = unknown> {
   /** The tools used, as a set (order and repeats ignored), are exactly `names` (as `tool_correctness`). */
-  toHaveUsedTools(names: readonly string[], options?: UsedToolsOptions): R;
+  toHaveUsedTools(names: readonly string[], options?: UsedToolsOptions & RepeatOptions): R;
   /** Some call of `name` had arguments containing `args` (a deep subset); any arguments if absent. */
-  toHaveCalledTool(name: string, args?: unknown): R;
+  toHaveCalledTool(name: string, args?: unknown, options?: RepeatOptions): R;
   /** The calls match `calls` in order, `exact` (default) or as a `subsequence` (as `tool_trajectory`). */
-  toHaveCalledToolsInOrder(calls: readonly ExpectedToolCall[], options?: ToolOrderOptions): R;
+  toHaveCalledToolsInOrder(
+    calls: readonly ExpectedToolCall[],
+    options?: ToolOrderOptions & RepeatOptions,
+  ): R;
   /**
    * The scorer (a built-in's name, or any `Scorer`: built-in, `defineScorer`, LLM) labels the
    * trace `pass` for `testCase`. Skipped and failed results do not pass. Async: `await` it.
@@ -55,6 +60,7 @@ export interface ToolMatchers<R = unknown> {
     scorer: Scorer<unknown> | string,
     testCase?: Omit<Partial<TestCase>, 'scorers'>,
     scorerOptions?: Record<string, unknown>,
+    repeat?: RepeatOptions,
   ): Promise<R>;
 }
 
@@ -70,8 +76,16 @@ type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> & {
   aliases?: ReadonlyMap<string, string>;
 };
 
-/** The matcher functions for `expect.extend`, registered by importing `spanscore/vitest`. */
-export const toolMatchers = {
+/** Options for a matcher given several runs (`captureTrace.repeat`). */
+export interface RepeatOptions {
+  /**
+   * The share of runs that must pass, 0–1. @defaultValue 1 (every run)
+   */
+  minPassRate?: number;
+}
+
+/** The matchers on one run; {@link toolMatchers} also takes an array of runs. */
+const singleRunMatchers = {
   toHaveUsedTools(
     this: MatcherState,
     received: unknown,
@@ -252,6 +266,150 @@ export const toolMatchers = {
     };
   },
 };
+
+/**
+ * The matcher functions for `expect.extend`, registered by importing `spanscore/vitest`. Each
+ * takes one run, or an array of runs (`captureTrace.repeat`): then the matcher passes when at
+ * least `minPassRate` of the runs pass (default: all), and a failure lists each run's verdict and
+ * tool sequence, with the pass rate and its 95% Wilson interval.
+ */
+export const toolMatchers = {
+  toHaveUsedTools(
+    this: MatcherState,
+    received: unknown,
+    names: readonly string[],
+    options: UsedToolsOptions & RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveUsedTools', received, options.minPassRate, (state, run) =>
+      singleRunMatchers.toHaveUsedTools.call(state, run, names, options),
+    );
+  },
+
+  toHaveCalledTool(
+    this: MatcherState,
+    received: unknown,
+    name: string,
+    args?: unknown,
+    options: RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveCalledTool', received, options.minPassRate, (state, run) =>
+      singleRunMatchers.toHaveCalledTool.call(state, run, name, args),
+    );
+  },
+
+  toHaveCalledToolsInOrder(
+    this: MatcherState,
+    received: unknown,
+    calls: readonly ExpectedToolCall[],
+    options: ToolOrderOptions & RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveCalledToolsInOrder', received, options.minPassRate, (state, run) =>
+      singleRunMatchers.toHaveCalledToolsInOrder.call(state, run, calls, options),
+    );
+  },
+
+  async toPassScorer(
+    this: MatcherState,
+    received: unknown,
+    scorer: Scorer<unknown> | string,
+    testCase: Omit<Partial<TestCase>, 'scorers'> = {},
+    scorerOptions: Record<string, unknown> = {},
+    repeat: RepeatOptions = {},
+  ): Promise<MatcherOutcome> {
+    const runs = runsOf(received, repeat.minPassRate, 'toPassScorer');
+    if (!runs)
+      return singleRunMatchers.toPassScorer.call(this, received, scorer, testCase, scorerOptions);
+    const outcomes = [];
+    for (const run of runs)
+      outcomes.push(
+        await singleRunMatchers.toPassScorer.call(
+          asserting(this),
+          run,
+          scorer,
+          testCase,
+          scorerOptions,
+        ),
+      );
+    return summarizeRuns(this, 'toPassScorer', runs, outcomes, repeat.minPassRate ?? 1);
+  },
+};
+
+/** `state` as it is for a positive assertion: each run is judged on its own, then counted. */
+function asserting(state: MatcherState): MatcherState {
+  return Object.create(state, { isNot: { value: false } }) as MatcherState;
+}
+
+/**
+ * The runs when `received` is an array (validating `minPassRate`), else `undefined`; a
+ * `minPassRate` given with a single run is a mistake worth an error.
+ */
+function runsOf(
+  received: unknown,
+  minPassRate: number | undefined,
+  matcher: string,
+): unknown[] | undefined {
+  if (
+    minPassRate !== undefined &&
+    (typeof minPassRate !== 'number' || !(minPassRate >= 0 && minPassRate <= 1))
+  )
+    throw new TypeError(
+      `${matcher}: minPassRate must be a number from 0 to 1, got ${String(minPassRate)}`,
+    );
+  if (!Array.isArray(received)) {
+    if (minPassRate !== undefined)
+      throw new TypeError(
+        `${matcher}: minPassRate needs several runs (an array, e.g. from captureTrace.repeat), got ${describe(received)}`,
+      );
+    return undefined;
+  }
+  if (received.length === 0)
+    throw new TypeError(`${matcher}: expected at least one run, got an empty array`);
+  return received as unknown[];
+}
+
+function overRuns(
+  state: MatcherState,
+  matcher: string,
+  received: unknown,
+  minPassRate: number | undefined,
+  one: (state: MatcherState, run: unknown) => MatcherOutcome,
+): MatcherOutcome {
+  const runs = runsOf(received, minPassRate, matcher);
+  if (!runs) return one(state, received);
+  const outcomes = runs.map(run => one(asserting(state), run));
+  return summarizeRuns(state, matcher, runs, outcomes, minPassRate ?? 1);
+}
+
+function summarizeRuns(
+  state: MatcherState,
+  matcher: string,
+  runs: readonly unknown[],
+  outcomes: readonly MatcherOutcome[],
+  minPassRate: number,
+): MatcherOutcome {
+  const passes = outcomes.filter(o => o.pass).length;
+  const rate = passes / runs.length;
+  const pass = rate >= minPassRate;
+  const percent = (n: number): string => `${Math.round(n * 100)}%`;
+  return {
+    pass,
+    message: () => {
+      const [low, high] = wilsonInterval(passes, runs.length);
+      const need = minPassRate === 1 ? 'every one' : `at least ${percent(minPassRate)}`;
+      const lines = [
+        state.utils.matcherHint(`.${matcher}`, 'runs', 'expected', { isNot: state.isNot }),
+        '',
+        `Expected ${state.isNot ? 'fewer than ' : ''}${need} of the ${runs.length} runs to pass; ${passes} passed (${percent(rate)}, 95% interval ${percent(low)}–${percent(high)}).`,
+        '',
+        ...runs.map((run, i) => {
+          const calls = (run as Received).toolSequence;
+          return `  run ${String(i + 1).padStart(String(runs.length).length)} ${outcomes[i]!.pass ? '✓' : '✗'}  ${sequence(calls)}`;
+        }),
+      ];
+      return lines.join('\n');
+    },
+  };
+}
 
 function trajectory(
   trace: Received,

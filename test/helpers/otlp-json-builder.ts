@@ -19,6 +19,8 @@ export interface SpanInput {
   events?: Array<{ name: string; atMs: number; attributes?: Record<string, AttrInput> }>;
   status?: { code: number; message?: string };
   service?: string;
+  /** Resource attributes besides `service.name` (`service.version`, …). */
+  resource?: Record<string, string>;
   scope?: string;
 }
 
@@ -67,17 +69,18 @@ export function otlpSpan(s: SpanInput): Record<string, unknown> {
 
 /** A request holding the spans, grouped by service and scope as exporters do. */
 export function otlpRequest(spans: SpanInput[]): { resourceSpans: unknown[] } {
-  const byService = new Map<string, Map<string, SpanInput[]>>();
+  // Keyed by the resource's attributes as JSON: one resource per distinct service and attributes.
+  const byResource = new Map<string, Map<string, SpanInput[]>>();
   for (const s of spans) {
-    const service = s.service ?? 'test-service';
+    const resource = JSON.stringify({ 'service.name': s.service ?? 'test-service', ...s.resource });
     const scope = s.scope ?? 'test-scope';
-    let scopes = byService.get(service);
-    if (!scopes) byService.set(service, (scopes = new Map()));
+    let scopes = byResource.get(resource);
+    if (!scopes) byResource.set(resource, (scopes = new Map()));
     scopes.set(scope, [...(scopes.get(scope) ?? []), s]);
   }
   return {
-    resourceSpans: [...byService].map(([service, scopes]) => ({
-      resource: { attributes: attrs({ 'service.name': service }) },
+    resourceSpans: [...byResource].map(([resource, scopes]) => ({
+      resource: { attributes: attrs(JSON.parse(resource) as Record<string, string>) },
       scopeSpans: [...scopes].map(([scope, list]) => ({
         scope: { name: scope },
         spans: list.map(otlpSpan),

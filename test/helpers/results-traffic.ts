@@ -12,6 +12,8 @@ export interface KnownRun {
   testCaseId?: string;
   tools: string[];
   service?: string;
+  /** The resource's `service.version`. */
+  version?: string;
   /** false: only the tool spans are sent, so the trace stays pending. @defaultValue true */
   rootEnded?: boolean;
   /** Per tool, the recorded `gen_ai.tool.call.arguments` and `.result` (JSON text). */
@@ -58,6 +60,7 @@ export function runRequest(run: KnownRun): { traceId: string; body: unknown } {
     startMs: 10 + i * 10,
     endMs: 15 + i * 10,
     service,
+    ...(run.version && { resource: { 'service.version': run.version } }),
     attributes: {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': tool,
@@ -76,6 +79,7 @@ export function runRequest(run: KnownRun): { traceId: string; body: unknown } {
       startMs: 0,
       endMs: 100,
       service,
+      ...(run.version && { resource: { 'service.version': run.version } }),
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': run.agentName ?? 'travel',

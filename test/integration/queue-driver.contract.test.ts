@@ -64,6 +64,8 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
       reason: undefined,
       reasonCode: undefined,
       testCaseId: undefined,
+      serviceVersion: '',
+      deploymentEnvironment: '',
       serviceName: '',
       results: [
         {

@@ -119,6 +119,8 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     ]);
     expect(fails.results[1]).toMatchObject({
       testCaseId: 'weather',
+      serviceVersion: null,
+      deploymentEnvironment: null,
       suite: 'travel',
       targetKind: 'test_case',
       status: 'scored',
@@ -197,6 +199,8 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
       reasonCode: undefined,
       testCaseId: 'weather',
       serviceName: trace.serviceName,
+      serviceVersion: '',
+      deploymentEnvironment: '',
       results: [
         {
           phase,

@@ -28,6 +28,7 @@ const SERVICE = '<script>window.__pwned=2</script>svc';
 const AGENT = '<b onmouseover="window.__pwned=3">agent</b>';
 const ARGS = '{"q":"</code><svg onload=window.__pwned=4>"}';
 const RESULT = '"<iframe srcdoc=\\"<script>parent.__pwned=5</script>\\">"';
+const VERSION = '<img src=y onerror="window.__pwned=6">1.0';
 const EVIL: KnownRun = {
   name: 'evil',
   testCaseId: 'wrong-tool',
@@ -36,6 +37,7 @@ const EVIL: KnownRun = {
   agentName: AGENT,
   toolArgs: [ARGS],
   toolResults: [RESULT],
+  version: VERSION,
 };
 
 let browser: Browser;
@@ -79,6 +81,25 @@ describe('text from traces on the results page', () => {
       expect(await page.locator('select[name="service"] option').allTextContents()).toContain(
         SERVICE,
       );
+
+      // The compare view offers the version and the service as the text they are, and compares.
+      const compare = page.locator('#compare');
+      await expect
+        .poll(() =>
+          page.locator('#versions option').evaluateAll(os => os.map(o => o.getAttribute('value'))),
+        )
+        .toEqual([VERSION]);
+      expect(await compare.locator('select[name="service"] option').allTextContents()).toContain(
+        SERVICE,
+      );
+      await compare.locator('input[name="baseline"]').fill(VERSION);
+      await compare.locator('input[name="candidate"]').fill(VERSION);
+      await compare.locator('button[type="submit"]').click();
+      await expect.poll(() => page.locator('#comparison tbody tr').count()).toBe(2);
+      expect(await page.locator('#comparison tbody th').allTextContents()).toEqual([
+        'wrong-tool',
+        'wrong-tool',
+      ]);
 
       await page.locator('input[name="traceId"]').fill(traceId);
       await page.keyboard.press('Enter');
