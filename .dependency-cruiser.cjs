@@ -1,6 +1,6 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser): no import cycles anywhere
- * in `src/`, and the pure core (`normalize`, `score`, `decide`) imports no I/O library, so it runs the same
+ * in `src/`, and the pure core (`normalize`, `score`, `decide`, `record`) imports no I/O library, so it runs the same
  * in the offline CLI, the memory driver, a BullMQ worker and a vitest test. The shape is
  * dependency-cruiser's `IConfiguration`.
  */
@@ -17,8 +17,8 @@ module.exports = {
       name: 'pure-core-no-io',
       severity: 'error',
       comment:
-        'normalize/, score/ and decide/ are pure: Redis, BullMQ, HTTP servers, the OpenAI client, exporters and files belong at the edges (queue/, ingest/, judge/, emit/, server/, cli/).',
-      from: { path: '^src/(normalize|score|decide)/', pathNot: '\\.test\\.ts$' },
+        'normalize/, score/, decide/ and record/ are pure: Redis, BullMQ, HTTP servers, the OpenAI client, exporters and files belong at the edges (queue/, ingest/, judge/, emit/, server/, cli/).',
+      from: { path: '^src/(normalize|score|decide|record)/', pathNot: '\\.test\\.ts$' },
       to: {
         path: [
           '(^|/)node_modules/(ioredis|bullmq|fastify|openai|@fastify/[^/]+|@opentelemetry/exporter-[^/]+)/',

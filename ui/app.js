@@ -424,7 +424,44 @@ async function showTrace(traceId) {
     ...(link ? [link] : []),
     results,
     toolCallsView(run),
+    ...(run.state === 'scored' ? [copyAsTestCase(traceId)] : []),
   );
+}
+
+/**
+ * "Copy as test case": the trace's test case as YAML (by `spanscore suite record`'s rules) on
+ * the clipboard, and shown, to paste under a suite's testCases.
+ */
+function copyAsTestCase(traceId) {
+  const yaml = h('pre', { class: 'test-case', hidden: true });
+  const said = h('span', { class: 'muted', role: 'status' });
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        try {
+          const response = await fetch(
+            `../api/v1/traces/${encodeURIComponent(traceId)}/test-case`,
+            { headers: token ? { authorization: `Bearer ${token}` } : {} },
+          );
+          if (!response.ok)
+            throw new Error((await response.json()).error ?? `HTTP ${response.status}`);
+          const text = await response.text();
+          yaml.textContent = text;
+          yaml.hidden = false;
+          await navigator.clipboard.writeText(text);
+          said.textContent = 'Copied: paste it under testCases in your suite.';
+        } catch (error) {
+          said.textContent = yaml.hidden
+            ? `Could not make the test case: ${error.message}`
+            : 'Select the YAML below to copy it (the clipboard is not available here).';
+        }
+      },
+    },
+    'Copy as test case',
+  );
+  return h('section', { class: 'copy-test-case' }, h('p', {}, button, ' ', said), yaml);
 }
 
 function exportText(status) {

@@ -142,7 +142,14 @@ export async function parseSuite(
         });
       }
     }
-    const { scorers: _scorers, expectedCalls, trials: ownTrials, ...rest } = raw;
+    const {
+      scorers: _scorers,
+      expectedCalls,
+      trials: ownTrials,
+      recordedFrom: _recordedFrom,
+      ...rest
+    } = raw;
+    void _recordedFrom;
     const trials = ownTrials ?? suite.trials;
     void _scorers;
     const testCase: TestCase = {

@@ -103,6 +103,25 @@ export const testCaseSchema = z
       .optional()
       .describe('Anything, for custom scorers.'),
     trials: trialsSchema.optional(),
+    recordedFrom: z
+      .object({
+        traceId: z.string().min(1).describe('The trace the case was recorded from.'),
+        leftOut: z
+          .array(z.string())
+          .optional()
+          .describe('Argument paths left out as volatile (ids, timestamps, UUIDs).'),
+        otherTraces: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('Other traces of the test case that were not recorded.'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Where `spanscore suite record` took the case from (JSON suites; YAML ones say it in a comment).',
+      ),
   })
   .strict();
 

@@ -9,6 +9,8 @@ import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
 import { compareSummaries } from '../decide/compare-summaries.js';
 import { summarizeResults } from '../decide/summarize-results.js';
 import { SPANSCORE_VERSION } from '../version.js';
+import { recordFromRunRecord } from '../record/record-test-cases.js';
+import { renderCaseYaml } from '../record/render-suite.js';
 
 /** What the results API reads. */
 export interface ResultsApiOptions {
@@ -109,6 +111,10 @@ const compareQuery = z
 /** Results read for one side of a live comparison, at most. */
 const MAX_COMPARED_RESULTS = 100_000;
 
+const testCaseQuery = z
+  .object({ args: z.enum(['exact', 'subset', 'ignore']).default('subset') })
+  .strict();
+
 const traceParams = z.object({
   traceId: z.string().regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits'),
 });
@@ -126,6 +132,8 @@ const traceParams = z.object({
  *   per test case or rule × scorer, from the stored results (`truncated` when a side had more
  *   than 100,000).
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
+ * - `GET /api/v1/traces/<traceId>/test-case?args=subset`: the trace's test case as YAML (a
+ *   `testCases` item, by `spanscore suite record`'s rules), for a scored trace; 404 otherwise.
  * - `GET /api/v1/config`: what the page needs (trace link template, retention, driver).
  *
  * A bad query parameter is a 400 naming it; with read tokens, a request without one is a 401 (with
@@ -281,6 +289,24 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         cursor,
       );
       return { ...page, results: page.results.map(withDiff) };
+    });
+
+    api.get('/traces/:traceId/test-case', async (request, reply) => {
+      const { traceId } = parse(traceParams, request.params, 'path');
+      const { args } = parse(testCaseQuery, request.query, 'query');
+      const record = await options.store.run(traceId);
+      if (!record || record.state !== 'scored') {
+        const state =
+          record?.state ?? ((await options.pendingTrace(traceId)) ? 'pending' : undefined);
+        return reply.code(404).send({
+          error: state
+            ? `trace ${traceId} is ${state.replace('_', ' ')}: only a scored trace has its tool calls recorded`
+            : `no run record of trace ${traceId}`,
+        });
+      }
+      return reply
+        .type('application/yaml; charset=utf-8')
+        .send(renderCaseYaml(recordFromRunRecord(record, args)));
     });
 
     api.get('/traces/:traceId', async (request, reply) => {

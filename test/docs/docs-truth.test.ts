@@ -79,8 +79,19 @@ describe('the docs', () => {
   it('show each command with the synopsis its --help prints', async () => {
     const top = await cli(['--help']);
     expect(top.code).toBe(0);
-    const commands = [...top.out.matchAll(/^ {2}([a-z]+) \[options\]/gm)].map(m => m[1]!);
-    expect(commands.sort()).toEqual(['compare', 'demo', 'jobs', 'score', 'serve', 'worker']);
+    const listed = top.out.slice(top.out.indexOf('Commands:'));
+    const commands = [...listed.matchAll(/^ {2}([a-z]+)\b/gm)]
+      .map(m => m[1]!)
+      .filter(c => c !== 'help');
+    expect(commands.sort()).toEqual([
+      'compare',
+      'demo',
+      'jobs',
+      'score',
+      'serve',
+      'suite',
+      'worker',
+    ]);
     const codeLines = new Set(
       pages.flatMap(p =>
         [...walk(p.tree)].flatMap(({ node }) =>
@@ -88,7 +99,7 @@ describe('the docs', () => {
         ),
       ),
     );
-    for (const command of [...commands.map(c => [c]), ['jobs', 'retry']]) {
+    for (const command of [...commands.map(c => [c]), ['jobs', 'retry'], ['suite', 'record']]) {
       const help = await cli([...command, '--help']);
       expect(help.code).toBe(0);
       const usage = /^Usage: (spanscore .+)$/m.exec(help.out)?.[1];
