@@ -36,6 +36,7 @@ export type {
   ExpectedToolCall,
   RepeatOptions,
   ToolMatchers,
+  ToolSnapshotOptions,
   ToolOrderOptions,
   UsedToolsOptions,
 } from './tool-matchers.js';

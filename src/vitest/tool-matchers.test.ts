@@ -318,3 +318,28 @@ describe('repeated runs: captureTrace.repeat and { minPassRate }', () => {
     expect(() => expect([]).toHaveUsedTools(['book_flight'])).toThrow(/at least one run/);
   });
 });
+
+describe('tool snapshots: toMatchToolSnapshot and toMatchInlineToolSnapshot', () => {
+  it('stores the tool sequence in vitest’s snapshot file, one call per line', async () => {
+    const run = await agent();
+    expect(run).toMatchToolSnapshot();
+    expect(run).toMatchToolSnapshot({ args: 'ignore' });
+  });
+
+  it('stores it inline, as vitest does, options first', async () => {
+    const run = await agent();
+    expect(run).toMatchInlineToolSnapshot(
+      { args: 'ignore' },
+      `
+      "
+      searchFlights()
+      book_flight()
+      searchFlights()
+      send_email()
+      "
+    `,
+    );
+    // A mismatch, a new snapshot and \`vitest -u\` are vitest's own: test/package runs them
+    // against the packed package, where a failing run does not fail this suite.
+  });
+});

@@ -1,4 +1,8 @@
+import * as vitest from 'vitest';
 import type { MatcherState } from 'vitest';
+import { toolSnapshot, type ToolSnapshotOptions } from './tool-snapshot.js';
+
+export type { ToolSnapshotOptions } from './tool-snapshot.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ToolCall } from '../normalize/tool-call.js';
@@ -62,6 +66,17 @@ export interface ToolMatchers<R = unknown> {
     scorerOptions?: Record<string, unknown>,
     repeat?: RepeatOptions,
   ): Promise<R>;
+  /**
+   * The run's tool sequence (one call per line, volatile arguments left out or masked) matches the
+   * stored snapshot: vitest's own snapshot files, written on the first run, updated with `-u`.
+   * Needs vitest 4.1 or later.
+   */
+  toMatchToolSnapshot(options?: ToolSnapshotOptions): R;
+  /** The same, stored inline in the test file: `toMatchInlineToolSnapshot(options?, snapshot?)`. */
+  toMatchInlineToolSnapshot(
+    optionsOrSnapshot?: ToolSnapshotOptions | string,
+    inlineSnapshot?: string,
+  ): R;
 }
 
 /** What a matcher returns to vitest (its `MatcherOutcome`). */
@@ -267,6 +282,14 @@ const singleRunMatchers = {
   },
 };
 
+/** vitest's composable snapshot matchers (4.1+), or a clear error on an older vitest. */
+function snapshots(matcher: string): NonNullable<typeof vitest.Snapshots> {
+  // Read through the namespace: on a vitest without it, the import is undefined, not an error.
+  const found = (vitest as { Snapshots?: typeof vitest.Snapshots }).Snapshots;
+  if (!found) throw new TypeError(`${matcher} needs vitest 4.1 or later (its Snapshots helpers)`);
+  return found;
+}
+
 /**
  * The matcher functions for `expect.extend`, registered by importing `spanscore/vitest`. Each
  * takes one run, or an array of runs (`captureTrace.repeat`): then the matcher passes when at
@@ -331,6 +354,41 @@ export const toolMatchers = {
         ),
       );
     return summarizeRuns(this, 'toPassScorer', runs, outcomes, repeat.minPassRate ?? 1);
+  },
+
+  toMatchToolSnapshot(
+    this: MatcherState,
+    received: unknown,
+    options: ToolSnapshotOptions = {},
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toMatchToolSnapshot');
+    return snapshots('toMatchToolSnapshot').toMatchSnapshot.call(
+      this,
+      toolSnapshot(trace.toolSequence, options),
+    );
+  },
+
+  toMatchInlineToolSnapshot(
+    this: MatcherState,
+    received: unknown,
+    optionsOrSnapshot?: ToolSnapshotOptions | string,
+    inlineSnapshot?: string,
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toMatchInlineToolSnapshot');
+    // As vitest's toMatchInlineSnapshot(properties?, snapshot?): it writes the snapshot after
+    // an object first argument, or as the first argument.
+    const [options, snapshot] =
+      typeof optionsOrSnapshot === 'string'
+        ? [{}, optionsOrSnapshot]
+        : [optionsOrSnapshot ?? {}, inlineSnapshot];
+    const serialized = toolSnapshot(trace.toolSequence, options);
+    return snapshot === undefined
+      ? snapshots('toMatchInlineToolSnapshot').toMatchInlineSnapshot.call(this, serialized)
+      : snapshots('toMatchInlineToolSnapshot').toMatchInlineSnapshot.call(
+          this,
+          serialized,
+          snapshot,
+        );
   },
 };
 

@@ -38,6 +38,7 @@ describe('the docs', () => {
         'llm-scorers',
         'operations',
         'performance',
+        'recording',
         'results-and-dashboards',
         'service',
         'suites-and-scorers',

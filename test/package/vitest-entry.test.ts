@@ -36,6 +36,10 @@ export async function typed(run: CapturedTrace<string>): Promise<void> {
   // @ts-expect-error match is 'exact' or 'subsequence'
   expect(run).toHaveCalledToolsInOrder(['a'], { match: 'sorted' });
   await expect(run).toPassScorer('tool_correctness', { expectedTools: ['a'] });
+  expect(run).toMatchToolSnapshot({ args: 'ignore', mask: ['passenger.name'] });
+  // @ts-expect-error args is 'exact', 'subset' or 'ignore'
+  expect(run).toMatchToolSnapshot({ args: 'loose' });
+  expect(run).toMatchInlineToolSnapshot({ args: 'exact' }, '"x"');
 }
 `;
 
@@ -47,6 +51,25 @@ import { travelAgent } from './travel-agent.js';
 it('expects the wrong tools', async () => {
   const run = await captureTrace(() => travelAgent('Book me a flight to NYC'));
   expect(run).toHaveUsedTools(['search_flights', 'cancel_booking']);
+});
+`;
+
+// A tool-sequence snapshot, on disk and inline: the agent books, or (SKIP_SEARCH=1) skips the search.
+const snapshotTest = `
+import { expect, it } from 'vitest';
+import { captureTrace } from 'spanscore/vitest';
+import { bookFlight, searchFlights } from './travel-agent.js';
+
+async function agent() {
+  const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env;
+  const found = env?.SKIP_SEARCH ? [] : await searchFlights({ from: 'LON', to: 'NYC', date: '2026-12-01' });
+  return bookFlight(found[0]?.flight ?? 'LON-NYC-1');
+}
+
+it('books as it did when the snapshot was taken', async () => {
+  const run = await captureTrace(agent);
+  expect(run).toMatchToolSnapshot();
+  expect(run).toMatchInlineToolSnapshot({ args: 'ignore' });
 });
 `;
 
@@ -83,6 +106,7 @@ describe('the packed package in a fresh project, with vitest', () => {
       await copyFile(join(EXAMPLE, file), join(project, file));
     await writeFile(join(project, 'types.ts'), typesFile);
     await writeFile(join(project, 'wrong.test.ts'), failingTest);
+    await writeFile(join(project, 'snapshot.test.ts'), snapshotTest);
     await run(
       'npm',
       [
@@ -102,17 +126,18 @@ describe('the packed package in a fresh project, with vitest', () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  const vitest = (file: string) =>
+  const vitest = (file: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) =>
     run(
       process.execPath,
       [
         'node_modules/vitest/vitest.mjs',
         'run',
         file,
+        ...extra,
         '--reporter=json',
         `--outputFile=${file}.json`,
       ],
-      { cwd: project, env: cleanEnv() },
+      { cwd: project, env: { ...cleanEnv(), ...env } },
     ).then(
       () => ({ code: 0, output: '' }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({
@@ -140,6 +165,34 @@ describe('the packed package in a fresh project, with vitest', () => {
     expect(message).toMatch(/Tools used: +searchFlights, book_flight/);
     expect(message).toContain('missing cancel_booking; unexpected book_flight');
   }, 120_000);
+
+  it('writes a tool snapshot, passes on it, fails when the agent calls another tool, passes after -u', async () => {
+    // Not in CI mode: there vitest refuses to write a snapshot that does not exist yet.
+    const local = { CI: '', GITHUB_ACTIONS: '' };
+    const report = async () =>
+      JSON.parse(await readFile(join(project, 'snapshot.test.ts.json'), 'utf8')) as VitestReport;
+    expect((await vitest('snapshot.test.ts', [], local)).code).toBe(0);
+    const stored = await readFile(join(project, '__snapshots__', 'snapshot.test.ts.snap'), 'utf8');
+    expect(stored).toContain('searchFlights({"date":"2026-12-01","from":"LON","to":"NYC"})');
+    expect(stored).toContain('book_flight("LON-NYC-1")');
+    // The inline snapshot was written into the test file, after the options.
+    expect(await readFile(join(project, 'snapshot.test.ts'), 'utf8')).toMatch(
+      /toMatchInlineToolSnapshot\(\{ args: 'ignore' \}, `\s+"\s+searchFlights\(\)\s+book_flight\(\)\s+"\s+`\)/,
+    );
+    expect((await vitest('snapshot.test.ts', [], local)).code).toBe(0);
+
+    const skipping = { ...local, SKIP_SEARCH: '1' };
+    expect((await vitest('snapshot.test.ts', [], skipping)).code).toBe(1);
+    const message = failuresOf(await report()).join('\n');
+    expect(message).toContain('mismatched');
+    expect((await report()).numFailedTests).toBe(1);
+
+    expect((await vitest('snapshot.test.ts', ['-u'], skipping)).code).toBe(0);
+    expect(
+      await readFile(join(project, '__snapshots__', 'snapshot.test.ts.snap'), 'utf8'),
+    ).not.toContain('searchFlights');
+    expect((await vitest('snapshot.test.ts', [], skipping)).code).toBe(0);
+  }, 180_000);
 
   it('types the matchers on vitest’s Assertion (tsc, strict, against the installed types)', async () => {
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
