@@ -31,6 +31,7 @@ import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js'
 import { summarizeProfile } from './summarize-profile.js';
 import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
+import { inspectBench } from './inspect-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 
@@ -185,6 +186,16 @@ console.log(
   `  goal < 1 s: ${slowest < 1000 ? 'met' : 'NOT met'} (slowest format ${slowest.toFixed(0)} ms)`,
 );
 
+const inspect = await inspectBench(rounds);
+console.log(
+  `\nspanscore inspect against spanscore score, ${fmt(inspect.traces)} traces of a real capture, in-process`,
+);
+console.log(`  ${'score (baseline)'.padEnd(62)} ${fmt(inspect.scoreMs).padStart(9)} ms   1.0×`);
+console.log(
+  `  ${'inspect --format json'.padEnd(62)} ${fmt(inspect.inspectMs).padStart(9)} ms   ${inspect.ratio.toFixed(2)}×`,
+);
+console.log(`  goal ≤ 2× score: ${inspect.ratio <= 2 ? 'met' : 'NOT met'}`);
+
 const e2e = await endToEndBench();
 console.log(
   `\nEnd to end (bullmq driver, local Redis): ${fmt(e2e.spans)} spans in ${fmt(e2e.traces)} traces over HTTP → Redis → worker → scored → evaluation spans exported`,
@@ -287,6 +298,7 @@ const out = {
   scoring,
   reading,
   compare,
+  inspect,
   endToEndShort: e2e,
   load,
 };

@@ -422,10 +422,29 @@ async function showTrace(traceId) {
       facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
     ),
     ...(link ? [link] : []),
+    ...diagnosticsView(run),
     results,
     toolCallsView(run),
     ...(run.state === 'scored' ? [copyAsTestCase(traceId)] : []),
   );
+}
+
+/** Why a score may be wrong for a reason outside the agent (see `spanscore inspect`). */
+function diagnosticsView(run) {
+  const diagnostics = run.diagnostics ?? [];
+  if (diagnostics.length === 0) return [];
+  return [
+    h(
+      'section',
+      { class: 'diagnostics', 'aria-label': 'Diagnostics' },
+      h('h3', {}, 'Diagnostics'),
+      h(
+        'ul',
+        {},
+        diagnostics.map(d => h('li', {}, h('code', {}, d.code), ': ', d.message)),
+      ),
+    ),
+  ];
 }
 
 /**

@@ -22,11 +22,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // Only the command being run is loaded (all of them for help or an unknown command), so a
   // receiver-only `serve` never loads the scorers, the judge client or the demo's OTel SDK.
   const wanted = argv[0] ?? '';
-  const known = ['score', 'compare', 'suite', 'serve', 'worker', 'demo', 'jobs'].includes(wanted);
+  const known = [
+    'score',
+    'compare',
+    'suite',
+    'inspect',
+    'serve',
+    'worker',
+    'demo',
+    'jobs',
+  ].includes(wanted);
   const needs = (...names: string[]): boolean => !known || names.includes(wanted);
   const commands: Command[] = [];
   if (needs('score'))
     commands.push((await import('./commands/score.js')).scoreCommand(io, setExitCode));
+  if (needs('inspect'))
+    commands.push((await import('./commands/inspect.js')).inspectCommand(io, setExitCode));
   if (needs('suite'))
     commands.push((await import('./commands/suite.js')).suiteCommand(io, setExitCode));
   if (needs('compare'))

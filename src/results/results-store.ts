@@ -106,6 +106,7 @@ export function failedRunRecord(
     serviceName: previous?.serviceName ?? '',
     serviceVersion: previous?.serviceVersion ?? null,
     deploymentEnvironment: previous?.deploymentEnvironment ?? null,
+    diagnostics: previous?.diagnostics ?? [],
     matched: previous?.matched ?? [],
     awaitingJudge: [],
     receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,

@@ -104,6 +104,8 @@ export interface RunRecord {
   /** The evaluated trace's `service.version` and `deployment.environment.name`, when known. */
   serviceVersion: string | null;
   deploymentEnvironment: string | null;
+  /** What may be wrong with how the trace records its tool calls (see `spanscore inspect`). */
+  diagnostics: Array<{ code: string; message: string }>;
   /** What it was scored against: `suite / test case` or `rule:<name>`. */
   matched: string[];
   /** LLM scorers whose judge pass has not reported yet. */

@@ -97,6 +97,7 @@ export function runRecordPatch(
     serviceName: run.serviceName,
     serviceVersion: run.serviceVersion || null,
     deploymentEnvironment: run.deploymentEnvironment || null,
+    diagnostics: run.diagnostics,
     matched: run.results.map(r =>
       r.kind === 'rule' ? r.testCaseId : `${r.suite} / ${r.testCaseId}`,
     ),

@@ -1,9 +1,11 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseId } from '../normalize/find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
 import { matchTrace } from './match-trace.js';
 import type { ResultSink } from './result-sink.js';
-import { runScorers } from './run-scorers.js';
+import { runScorers, type ScorerOutcome } from './run-scorers.js';
 import type { ScoringPlan } from './scoring-plan.js';
 import type { ScoringPhase, TraceResult, TraceRun } from './trace-run.js';
 
@@ -55,6 +57,7 @@ export async function scoreTrace(
   };
 
   const results: TraceResult[] = [];
+  let diagnostics: Diagnostic[] | undefined;
   for (const target of match.targets) {
     const selected =
       phase === 'all'
@@ -75,12 +78,10 @@ export async function scoreTrace(
           : findTestCaseId(spans, root),
     );
     const startUnixNano = now();
-    const outcomes = await runScorers(
-      trace,
-      target.testCase,
-      selected,
-      target.aliases,
-      options.propagate,
+    diagnostics ??= diagnoseTrace(trace, spans, idAttributes(plan));
+    const outcomes = withDiagnosis(
+      await runScorers(trace, target.testCase, selected, target.aliases, options.propagate),
+      diagnostics,
     );
     results.push({
       phase,
@@ -105,10 +106,39 @@ export async function scoreTrace(
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
+    diagnostics: diagnostics ?? [],
     results,
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
+}
+
+/** Every attribute a test case id may come from, for the "not on the root span" diagnostic. */
+function idAttributes(plan: ScoringPlan): readonly string[] {
+  if (plan.suites.length === 0) return DEFAULT_TEST_CASE_ID_ATTRIBUTES;
+  return [
+    ...new Set([
+      ...DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+      ...plan.suites.flatMap(s => s.testCaseIdAttributes),
+    ]),
+  ];
+}
+
+/**
+ * A failing result of a trace whose instrumentation recorded no tool call says so in its reason:
+ * "missing get_weather" alone sends the user looking for a bug in the agent.
+ */
+function withDiagnosis(
+  outcomes: ScorerOutcome[],
+  diagnostics: readonly Diagnostic[],
+): ScorerOutcome[] {
+  const blind = diagnostics.find(d => d.code === 'no_tool_calls_recorded');
+  if (!blind) return outcomes;
+  return outcomes.map(o =>
+    o.result.status === 'scored' && o.result.label === 'fail'
+      ? { ...o, result: { ...o.result, reason: `${o.result.reason}; ${blind.message}` } }
+      : o,
+  );
 }
 
 // Suites and rules each build their own alias map; most are empty or equal, and then share one

@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../normalize/inspect-trace.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { NotScoredCode } from './match-trace.js';
 import type { ScorerOutcome } from './run-scorers.js';
@@ -53,5 +54,7 @@ export interface TraceRun {
   /** The root span's `service.version` and `deployment.environment.name`, or `''`. */
   serviceVersion: string;
   deploymentEnvironment: string;
+  /** What may be wrong with how the trace records its tool calls (empty when not scored). */
+  diagnostics: Diagnostic[];
   results: TraceResult[];
 }

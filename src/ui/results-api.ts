@@ -327,6 +327,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
           serviceName: '',
           serviceVersion: null,
           deploymentEnvironment: null,
+          diagnostics: [],
           matched: [],
           awaitingJudge: [],
           receivedAtUnixMs: pending.firstSeenMs || null,

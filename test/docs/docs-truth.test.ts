@@ -87,6 +87,7 @@ describe('the docs', () => {
     expect(commands.sort()).toEqual([
       'compare',
       'demo',
+      'inspect',
       'jobs',
       'score',
       'serve',

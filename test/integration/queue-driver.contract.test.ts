@@ -66,6 +66,7 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
       testCaseId: undefined,
       serviceVersion: '',
       deploymentEnvironment: '',
+      diagnostics: [],
       serviceName: '',
       results: [
         {

@@ -201,6 +201,7 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
       serviceName: trace.serviceName,
       serviceVersion: '',
       deploymentEnvironment: '',
+      diagnostics: [],
       results: [
         {
           phase,

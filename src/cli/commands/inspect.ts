@@ -1,0 +1,115 @@
+import { Command, Option } from 'commander';
+import { readTraceFiles } from '../../ingest/read-trace-files.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../../normalize/find-test-case-id.js';
+import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
+import { inspectTrace, type TraceInspection } from '../../normalize/inspect-trace.js';
+import { textTable } from '../../report/text-table.js';
+import type { CliIo } from '../io.js';
+
+const HELP = `
+For each trace in the inputs (everything score reads): the test case id and the attribute it came
+from, the conventions (extractors) that matched and on how many spans, every tool call (name, raw
+name, source executed/requested, span id, arguments, result; truncated in the table), the tools
+the model was offered, and diagnostics: why a score may be wrong for a reason outside the agent
+(no tool calls recorded although models were called, a test case id only on a child span,
+arguments that do not parse, requested calls no span executed, a span two conventions claim).
+
+--format json prints one object per trace per line: traceId, testCaseId, testCaseIdAttribute,
+conventions, toolCalls, availableTools, diagnostics, and more.
+
+Exit codes:
+  0  inspected
+  2  usage error, some input was rejected, or --trace names a trace not in the inputs
+`;
+
+const CELL = 60;
+const clip = (text: string): string => (text.length <= CELL ? text : `${text.slice(0, CELL - 1)}…`);
+const show = (value: unknown): string =>
+  value === undefined ? '–' : clip(typeof value === 'string' ? value : JSON.stringify(value));
+
+/** `spanscore inspect`: what spanscore reads from each trace, and why a score may be off. */
+export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  return new Command('inspect')
+    .usage('[--format table|json] [--trace ID] [--test-case-id-attribute NAME]... INPUT...')
+    .description(
+      'show what spanscore reads from each trace: test case, conventions, tool calls, diagnostics',
+    )
+    .argument('<inputs...>', 'trace files or directories')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']))
+    .option('--trace <id>', 'only this trace (32 hex digits)')
+    .option(
+      '--test-case-id-attribute <name>',
+      'read test case ids from this attribute (repeatable; replaces the defaults)',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .addHelpText('after', HELP)
+    .action(
+      async (
+        inputs: string[],
+        opts: { format?: 'table' | 'json'; trace?: string; testCaseIdAttribute: string[] },
+      ) => {
+        const read = await readTraceFiles(inputs);
+        for (const p of read.problems)
+          io.stderr.write(
+            `spanscore: rejected ${[p.file, p.record, p.path].filter(Boolean).join(': ')}: ${p.message}\n`,
+          );
+        const attributes = opts.testCaseIdAttribute.length
+          ? opts.testCaseIdAttribute
+          : DEFAULT_TEST_CASE_ID_ATTRIBUTES;
+        let traces = [...groupSpansByTrace(read.spans)];
+        if (opts.trace) {
+          const wanted = opts.trace.toLowerCase();
+          traces = traces.filter(([id]) => id === wanted);
+          if (traces.length === 0) {
+            io.stderr.write(`spanscore: no trace ${opts.trace} in the inputs\n`);
+            setExitCode(2);
+            return;
+          }
+        }
+        const format = opts.format ?? (io.stdout.isTTY ? 'table' : 'json');
+        for (const [traceId, spans] of traces) {
+          const inspection = inspectTrace(traceId, spans, { testCaseIdAttributes: attributes });
+          io.stdout.write(
+            format === 'json' ? `${toJsonLine(inspection)}\n` : `${toTable(inspection)}\n`,
+          );
+        }
+        setExitCode(read.problems.length ? 2 : 0);
+      },
+    );
+}
+
+function toJsonLine(i: TraceInspection): string {
+  return JSON.stringify({
+    ...i,
+    toolCalls: i.toolCalls.map(c => ({ ...c, startTimeUnixNano: c.startTimeUnixNano.toString() })),
+  });
+}
+
+function toTable(i: TraceInspection): string {
+  const lines = [
+    `trace ${i.traceId}: ${i.spans} span(s), ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
+    `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
+    `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
+    `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
+  ];
+  if (i.toolCalls.length) {
+    const table = textTable(
+      ['#', 'tool', 'raw name', 'source', 'span', 'status', 'arguments', 'result'],
+      i.toolCalls.map((c, n) => [
+        String(n + 1),
+        c.name,
+        c.rawName,
+        c.source,
+        c.spanId,
+        c.status === 'error' ? `error: ${clip(c.error ?? '')}` : 'ok',
+        show(c.arguments),
+        show(c.result),
+      ]),
+    );
+    lines.push('', ...table.split('\n').map(l => `  ${l}`));
+  } else lines.push('  tool calls     (none)');
+  if (i.diagnostics.length)
+    lines.push('', '  diagnostics', ...i.diagnostics.map(d => `    ${d.code}: ${d.message}`));
+  return `${lines.join('\n')}\n`;
+}

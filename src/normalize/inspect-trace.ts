@@ -1,0 +1,184 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
+import { EXTRACTORS } from './extractors/index.js';
+import type { ToolCallExtractor } from './extractors/extractor.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from './find-test-case-id.js';
+import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
+import type { ToolCall } from './tool-call.js';
+
+/** What may be wrong with how a trace records its tool calls. */
+export type DiagnosticCode =
+  | 'no_tool_calls_recorded'
+  | 'test_case_id_not_on_root'
+  | 'unparseable_arguments'
+  | 'requested_not_executed'
+  | 'several_conventions_on_one_span';
+
+/** One finding about a trace, for people: why a score may be wrong for a reason outside the agent. */
+export interface Diagnostic {
+  code: DiagnosticCode;
+  message: string;
+}
+
+/** What spanscore read from one trace (`spanscore inspect`). */
+export interface TraceInspection {
+  traceId: string;
+  spans: number;
+  root: { spanId: string; name: string } | null;
+  testCaseId: string | null;
+  /** The attribute the test case id came from, and whether the root span held it. */
+  testCaseIdAttribute: string | null;
+  testCaseIdOnRoot: boolean;
+  /** Spans that called a model (LLM, chat, generation spans of any convention). */
+  modelCalls: number;
+  /** Per convention (extractor) that matched: the spans it read as tool spans, and as model requests. */
+  conventions: Array<{ id: string; executedSpans: number; requestedSpans: number }>;
+  toolCalls: ToolCall[];
+  availableTools: OfferedTool[];
+  diagnostics: Diagnostic[];
+}
+
+/** Attributes and markers of a span that called a model, across the conventions spanscore reads. */
+export function isModelSpan(span: SpanDigest): boolean {
+  const a = span.attributes;
+  const operation = a['gen_ai.operation.name'];
+  if (operation === 'chat' || operation === 'text_completion' || operation === 'generate_content')
+    return true;
+  if (a['openinference.span.kind'] === 'LLM') return true;
+  if (typeof a['llm.request.type'] === 'string') return true;
+  if (a['langfuse.observation.type'] === 'generation') return true;
+  if (a['genkit:metadata:subtype'] === 'model') return true;
+  if (
+    /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/.test(
+      span.name,
+    )
+  )
+    return true;
+  return typeof a['gen_ai.request.model'] === 'string' && operation !== 'execute_tool';
+}
+
+/** A tool result fed back to a model, in any message attribute (`role: tool`, `tool_result`). */
+function recordsToolResults(spans: readonly SpanDigest[]): boolean {
+  for (const span of spans)
+    for (const value of Object.values(span.attributes))
+      if (
+        typeof value === 'string' &&
+        value.length > 10 &&
+        /"role"\s*:\s*"tool"|"type"\s*:\s*"tool_result"|"tool_call_id"/.test(value)
+      )
+        return true;
+  return false;
+}
+
+/**
+ * The diagnostics of a normalized trace: cheap when it has tool calls (no attribute scan), so the
+ * scoring loop can ask for them on every trace.
+ */
+export function diagnoseTrace(
+  trace: Pick<NormalizedTrace, 'toolSequence' | 'root' | 'testCaseId'>,
+  spans: readonly SpanDigest[],
+  testCaseIdAttributes: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const calls = trace.toolSequence;
+  if (calls.length === 0) {
+    const models = spans.filter(isModelSpan).length;
+    if (models > 0 && extractAvailableTools(spans).length === 0 && !recordsToolResults(spans))
+      out.push({
+        code: 'no_tool_calls_recorded',
+        message: `the trace records ${models} model call(s) but no tool calls, tool definitions or tool results: the instrumentation may not record them (see docs/frameworks.md)`,
+      });
+  }
+  if (trace.testCaseId !== undefined && trace.root) {
+    const onRoot = testCaseIdAttributes.some(k => trace.root!.attributes[k] === trace.testCaseId);
+    if (!onRoot)
+      out.push({
+        code: 'test_case_id_not_on_root',
+        message: `the test case id "${trace.testCaseId}" is on a child span, not on the root span "${trace.root.name}": set it on the run's root span so every span of the run is covered`,
+      });
+  }
+  const unparseable = calls.filter(
+    c => typeof c.arguments === 'string' && /^\s*[[{]/.test(c.arguments),
+  );
+  if (unparseable.length)
+    out.push({
+      code: 'unparseable_arguments',
+      message: `arguments of ${unparseable.map(c => c.name).join(', ')} look like JSON but do not parse: they are compared as text`,
+    });
+  const executed = calls.filter(c => c.source === 'executed');
+  const orphans = calls.filter(c => c.source === 'requested');
+  if (executed.length && orphans.length)
+    out.push({
+      code: 'requested_not_executed',
+      message: `the model requested ${orphans.map(c => c.name).join(', ')}, which no tool span executed, while other calls have tool spans: a tool may be untraced`,
+    });
+  return out;
+}
+
+/**
+ * Everything spanscore reads from one trace: the test case id and where it came from, the
+ * conventions that matched, the tool calls, the tools offered, and the diagnostics (with
+ * `several_conventions_on_one_span`, which only this full pass over the extractors can see).
+ */
+export function inspectTrace(
+  traceId: string,
+  spans: readonly SpanDigest[],
+  options: {
+    testCaseIdAttributes?: readonly string[];
+    extractors?: readonly ToolCallExtractor[];
+  } = {},
+): TraceInspection {
+  const attributes = options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES;
+  const extractors = options.extractors ?? EXTRACTORS;
+  const root = findRoot(spans);
+  const trace = normalizeTrace(traceId, spans, { testCaseIdAttributes: attributes, root });
+  let attribute: string | null = null;
+  let onRoot = false;
+  if (trace.testCaseId !== undefined)
+    for (const key of attributes) {
+      if (root?.attributes[key] === trace.testCaseId) {
+        [attribute, onRoot] = [key, true];
+        break;
+      }
+      if (spans.some(s => s.attributes[key] === trace.testCaseId)) {
+        attribute = key;
+        break;
+      }
+    }
+  const counts = new Map<string, { executedSpans: number; requestedSpans: number }>();
+  const count = (id: string) => {
+    let c = counts.get(id);
+    if (!c) counts.set(id, (c = { executedSpans: 0, requestedSpans: 0 }));
+    return c;
+  };
+  const several: string[] = [];
+  for (const span of spans) {
+    const claimed = extractors.filter(e => e.executed?.(span) !== undefined).map(e => e.id);
+    for (const id of claimed) count(id).executedSpans++;
+    if (claimed.length > 1) several.push(`${span.spanId} (${claimed.join(', ')})`);
+    if (claimed.length) continue;
+    for (const e of extractors) {
+      const found = e.requested?.(span);
+      if (found && (found.calls.length || found.results.length)) count(e.id).requestedSpans++;
+    }
+  }
+  const diagnostics = diagnoseTrace(trace, spans, attributes);
+  if (several.length)
+    diagnostics.push({
+      code: 'several_conventions_on_one_span',
+      message: `${several.length} span(s) read as a tool span by more than one convention (the first in the registry wins): ${several.slice(0, 3).join('; ')}`,
+    });
+  return {
+    traceId,
+    spans: spans.length,
+    root: root ? { spanId: root.spanId, name: root.name } : null,
+    testCaseId: trace.testCaseId ?? null,
+    testCaseIdAttribute: attribute,
+    testCaseIdOnRoot: onRoot,
+    modelCalls: spans.filter(isModelSpan).length,
+    conventions: [...counts].map(([id, c]) => ({ id, ...c })),
+    toolCalls: trace.toolSequence,
+    availableTools: extractAvailableTools(spans),
+    diagnostics,
+  };
+}
