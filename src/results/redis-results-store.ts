@@ -26,7 +26,10 @@ import {
 
 /** Stream entries read per XREVRANGE while filtering a results page. */
 const SCAN_BATCH = 500;
-/** At most this many entries are read for one page: a rare filter answers with fewer rows. */
+/**
+ * At most this many entries are read for one page: a rare filter answers with fewer rows (even
+ * none), and a `nextCursor` to go on scanning from where it stopped.
+ */
 const SCAN_LIMIT = 20_000;
 /** How long per-minute counters are summed in the process before they are written. */
 const FLUSH_MS = 1000;
@@ -109,9 +112,15 @@ export function createRedisResultsStore(
   redis: RedisClient,
   prefix: string,
   retention: ResultsRetention,
-  options: { now?: () => number; onError?: (error: Error) => void } = {},
+  options: {
+    now?: () => number;
+    onError?: (error: Error) => void;
+    /** Entries read at most for one results page (tests use a small one). @defaultValue 20,000 */
+    scanLimit?: number;
+  } = {},
 ): ResultsStore {
   const now = options.now ?? Date.now;
+  const scanLimit = options.scanLimit ?? SCAN_LIMIT;
   const stream = `${prefix}:results:{r}:stream`;
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
@@ -303,19 +312,29 @@ export function createRedisResultsStore(
       const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
       let max = cursor ? `(${cursor}` : filter.toUnixMs !== undefined ? `${filter.toUnixMs}` : '+';
       const out: StoredResult[] = [];
-      for (let scanned = 0; scanned < SCAN_LIMIT && out.length <= limit;) {
-        const entries = await redis.xrevrange(stream, max, `${oldest}`, 'COUNT', SCAN_BATCH);
+      // Where the scan stopped with entries left to read: the cursor of a page the scan limit cut.
+      let stoppedAt: string | null = null;
+      for (let scanned = 0; out.length <= limit;) {
+        if (scanned >= scanLimit) {
+          stoppedAt = max.slice(1);
+          break;
+        }
+        const batch = Math.min(SCAN_BATCH, scanLimit - scanned);
+        const entries = await redis.xrevrange(stream, max, `${oldest}`, 'COUNT', batch);
         for (const [id, fields] of entries) {
           const r = { id, ...(JSON.parse(fields[1]!) as Omit<StoredResult, 'id'>) };
           if (matchesFilter(r, filter)) out.push(r);
           if (out.length > limit) break;
         }
         scanned += entries.length;
-        if (entries.length < SCAN_BATCH) break;
+        if (entries.length < batch) break;
         max = `(${entries.at(-1)![0]}`;
       }
       const page = out.slice(0, limit);
-      return { results: page, nextCursor: out.length > limit ? page.at(-1)!.id : null };
+      return {
+        results: page,
+        nextCursor: out.length > limit ? page.at(-1)!.id : stoppedAt,
+      };
     },
     async run(traceId) {
       await flushWrites();

@@ -302,4 +302,32 @@ describe('bounds', () => {
     for (const key of minuteKeys) expect(await redis.commands.pttl(key)).toBeGreaterThan(600_000);
     expect(await redis.commands.xlen(`${prefix}:results:{r}:stream`)).toBe(6);
   });
+
+  it('the redis store gives a cursor when its scan limit cuts a filtered page, so nothing is missed', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    await whenReady(redis.commands);
+    // Two entries scanned per page at most, of six: a page ends where the scan stopped, with a
+    // cursor, and the client reads on to the end of the stream (before, such a page ended with
+    // no cursor, as if nothing were left).
+    const store = createRedisResultsStore(redis.commands, prefix, retention, { scanLimit: 2 });
+    const ids = await feed(store);
+    const found: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.results({ label: 'fail' }, 10, cursor);
+      found.push(...page.results.map(r => `${r.traceId} ${r.scorer}`));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(pages).toBeGreaterThan(1);
+    expect(found.sort()).toEqual(
+      [
+        `${ids['weather-wrong']} tool_call_accuracy`,
+        `${ids['weather-wrong']} tool_correctness`,
+      ].sort(),
+    );
+  });
 });
