@@ -4,20 +4,10 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import type { ComparisonReport } from '../../src/decide/compare-summaries.js';
 import type { RunSummary } from '../../src/decide/run-summary.js';
 import { repeated, writeRuns } from '../helpers/run-files.js';
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-  });
-  return { code, stdout, stderr };
-}
 
 const SUITE = `
 name: trials

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -10,16 +10,6 @@ const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-  });
-  return { code, stdout, stderr };
-}
 
 interface Report {
   counts: Record<string, Record<string, number>>;

@@ -4,25 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../helpers/run-cli.js';
 import type { ResultRow } from '../../src/report/result-row.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'test/fixtures/otlp');
 const WEATHER = join(ROOT, 'config/suites/weather-agent.yaml');
 
-async function run(
-  args: string[],
-  tty = false,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: tty },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-  });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], tty = false) => runCli(args, { tty });
 
 function tempSuite(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-cli-'));

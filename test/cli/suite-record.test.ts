@@ -2,23 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import type { ResultRow } from '../../src/report/result-row.js';
 import { loadSuite } from '../../src/suite/load-suite.js';
 import { repeated, writeRuns } from '../helpers/run-files.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'test/fixtures/otlp');
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-  });
-  return { code, stdout, stderr };
-}
 
 const rowsOf = (jsonl: string): ResultRow[] =>
   jsonl

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
 import { inspectTrace } from '../../src/normalize/inspect-trace.js';
 import type { ResultRow } from '../../src/report/result-row.js';
@@ -10,16 +10,6 @@ import { blindAgentTrace } from '../helpers/blind-trace.js';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
 import { serveWithKnownTraffic } from '../helpers/results-traffic.js';
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: false },
-    stderr: { write: (s: string) => (stderr += s), isTTY: false },
-  });
-  return { code, stdout, stderr };
-}
 
 const decode = (body: unknown) => decodeOtlpJson(body).spans;
 const NO_TOOLS =

@@ -3,21 +3,17 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { runCli } from '../helpers/run-cli.js';
 import { anchorsOf, docPages, markedBlocks, ROOT, walk } from '../helpers/markdown-docs.js';
 
 const exec = promisify(execFile);
 const pages = docPages();
 const byFile = new Map(pages.map(p => [p.file, p]));
 
-/** Runs the CLI in this process, as `spanscore ...args`, and returns what it printed. */
+/** Runs the CLI in this process, as `spanscore ...args`; `--help` writes to stdout. */
 async function cli(args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const sink = { write: (s: string) => ((out += s), true), isTTY: false };
-  const io = { stdout: sink, stderr: sink, env: {} } as unknown as CliIo;
-  const code = await main(args, io);
-  return { code, out };
+  const { code, stdout } = await runCli(args);
+  return { code, out: stdout };
 }
 
 describe('the docs', () => {
