@@ -7,7 +7,7 @@ import {
   type RunSummary,
   type RunSummaryRow,
 } from '../src/decide/run-summary.js';
-import { wilsonInterval } from '../src/decide/trial-statistics.js';
+import { passStatistics } from '../src/decide/trial-statistics.js';
 import { median } from './measure.js';
 
 const CASES = 1000;
@@ -28,12 +28,8 @@ function summary(seed: number, label: string): RunSummary {
         scorerVersion: `${scorer.length.toString(16).padStart(12, '0')}`,
         runs,
         passes,
-        passRate: passes / runs,
-        interval: wilsonInterval(passes, runs),
         k: runs,
-        passAtK: passes ? 1 : 0,
-        passHatK: passes === runs ? 1 : 0,
-        stability: passes === runs ? 'stable_pass' : passes ? 'flaky' : 'stable_fail',
+        ...passStatistics(passes, runs, runs),
         failingTraceIds: passes < runs ? ['a'.repeat(32)] : [],
       });
     }

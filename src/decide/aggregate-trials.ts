@@ -1,10 +1,7 @@
 import type { ResultRow } from '../report/result-row.js';
 import { scorerVersion } from '../score/run-scorers.js';
 import type { Suite, TrialsRequirement } from '../score/scoring-plan.js';
-import { passAtK, passHatK, wilsonInterval } from './trial-statistics.js';
-
-/** How a test case × scorer did over its runs. */
-export type Stability = 'stable_pass' | 'stable_fail' | 'flaky' | 'no_runs';
+import { passStatistics, type Stability } from './trial-statistics.js';
 
 /**
  * The runs of one test case × scorer, aggregated. A run is a trace of the test case the scorer
@@ -68,19 +65,8 @@ export function aggregateTrials(rows: readonly ResultRow[], suite: Suite): Trial
       scorerVersion: resolved ? scorerVersion(resolved) : null,
       runs,
       passes,
-      passRate: runs ? passes / runs : null,
-      interval: wilsonInterval(passes, runs),
       k,
-      passAtK: passAtK(passes, runs, k) ?? null,
-      passHatK: passHatK(passes, runs, k) ?? null,
-      stability:
-        runs === 0
-          ? 'no_runs'
-          : passes === runs
-            ? 'stable_pass'
-            : passes === 0
-              ? 'stable_fail'
-              : 'flaky',
+      ...passStatistics(passes, runs, k),
       failingTraceIds,
     };
     if (requirement)

@@ -86,3 +86,34 @@ export function fisherOneSided(baseline: PassCount, candidate: PassCount): numbe
       : 1 - hypergeometricCdf(candidate.passes - 1, population, passes, candidate.runs);
   return Math.min(1, Math.max(0, p));
 }
+
+/** How a test case × scorer did over its runs. */
+export type Stability = 'stable_pass' | 'stable_fail' | 'flaky' | 'no_runs';
+
+/** What a run summary and a trial aggregate say of `passes` of `runs`, with `k` for `pass@k` and `pass^k`. */
+export interface PassStatistics {
+  /** `passes / runs`; null with no runs. */
+  passRate: number | null;
+  interval: [number, number];
+  passAtK: number | null;
+  passHatK: number | null;
+  stability: Stability;
+}
+
+/** The statistics of `passes` of `runs`, as reports and run summaries give them. */
+export function passStatistics(passes: number, runs: number, k: number): PassStatistics {
+  return {
+    passRate: runs ? passes / runs : null,
+    interval: wilsonInterval(passes, runs),
+    passAtK: passAtK(passes, runs, k) ?? null,
+    passHatK: passHatK(passes, runs, k) ?? null,
+    stability:
+      runs === 0
+        ? 'no_runs'
+        : passes === runs
+          ? 'stable_pass'
+          : passes === 0
+            ? 'stable_fail'
+            : 'flaky',
+  };
+}
