@@ -23,3 +23,8 @@ export function parsePositive(value: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
   return n;
 }
+
+/** A repeatable option: the values so far with this one. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

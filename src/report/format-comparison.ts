@@ -6,6 +6,7 @@ import type {
   Verdict,
 } from '../decide/compare-summaries.js';
 import { esc, REPORT_CSS } from './html-parts.js';
+import { escapeMarkdown } from './escape-markdown.js';
 import { textTable } from './text-table.js';
 
 /** `compare --format`. */
@@ -96,11 +97,6 @@ export function formatComparisonJson(report: ComparisonReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-/** Markdown text from traces and suites: table pipes and markup characters escaped. */
-function md(text: string): string {
-  return text.replace(/[\\`*_[\]<>|#]/g, c => `\\${c}`);
-}
-
 /**
  * `markdown`: for a CI step summary or a pull-request comment. The counts, then sections for
  * regressions, changed scorers, improvements, flips and flaky cases (each with failing trace ids),
@@ -111,7 +107,7 @@ export function formatComparisonMarkdown(report: ComparisonReport): string {
   const lines = [
     `### spanscore: ${s.regressed ? `❌ ${s.regressed} regressed` : '✅ no regression'}`,
     '',
-    `${comparisonSummaryLine(report)}. Baseline ${md(labelText(report.baseline))}, current ${md(labelText(report.current))}; significant when p < ${report.alpha} (one-sided Fisher's exact test).`,
+    `${comparisonSummaryLine(report)}. Baseline ${escapeMarkdown(labelText(report.baseline))}, current ${escapeMarkdown(labelText(report.current))}; significant when p < ${report.alpha} (one-sided Fisher's exact test).`,
     '',
   ];
   const table = (rows: Comparison[]): string[] => [
@@ -119,7 +115,7 @@ export function formatComparisonMarkdown(report: ComparisonReport): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       c =>
-        `| ${md(c.testCaseId)} | ${md(c.scorer)} | ${rate(c.baseline)} | ${rate(c.current)} | ${delta(c)} | ${p(c)} | ${(c.current?.failingTraceIds ?? []).map(id => `\`${md(id)}\``).join(' ')} |`,
+        `| ${escapeMarkdown(c.testCaseId)} | ${escapeMarkdown(c.scorer)} | ${rate(c.baseline)} | ${rate(c.current)} | ${delta(c)} | ${p(c)} | ${(c.current?.failingTraceIds ?? []).map(id => `\`${escapeMarkdown(id)}\``).join(' ')} |`,
     ),
     '',
   ];

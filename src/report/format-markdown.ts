@@ -2,12 +2,8 @@ import type { TrialAggregate } from '../decide/aggregate-trials.js';
 import type { ComparisonReport } from '../decide/compare-summaries.js';
 import { formatComparisonMarkdown } from './format-comparison.js';
 import { hasTrials, passRateText } from './format-table.js';
+import { escapeMarkdown } from './escape-markdown.js';
 import type { ResultRow, RunSummary } from './result-row.js';
-
-/** Markdown text from traces and suites, with table pipes and markup characters escaped. */
-function md(text: string): string {
-  return text.replace(/[\\`*_[\]<>|#]/g, c => `\\${c}`).replace(/\s+/g, ' ');
-}
 
 /**
  * `score --format markdown`: for a CI step summary or a pull-request comment. The counts, the
@@ -27,7 +23,7 @@ export function formatMarkdown(
   const lines: string[] = [];
   if (ctx.comparison) lines.push(formatComparisonMarkdown(ctx.comparison));
   lines.push(
-    `### spanscore results: ${md(ctx.suiteName)}`,
+    `### spanscore results: ${escapeMarkdown(ctx.suiteName)}`,
     '',
     `${s.results} results: ${s.pass} pass, ${s.fail} fail, ${s.skipped} skipped, ${s.failed} scorer errors, ${s.missing} missing.`,
     '',
@@ -38,7 +34,7 @@ export function formatMarkdown(
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...ctx.trials.map(
         t =>
-          `| ${md(t.testCaseId)} | ${md(t.scorer)} | ${passRateText(t)} | ${t.interval[0].toFixed(2)}–${t.interval[1].toFixed(2)} | ${t.passHatK === null ? '–' : t.passHatK.toFixed(2)} (k=${t.k}) | ${t.stability.replace('_', ' ')} | ${t.required ? t.required.outcome.replaceAll('_', ' ') : '–'} |`,
+          `| ${escapeMarkdown(t.testCaseId)} | ${escapeMarkdown(t.scorer)} | ${passRateText(t)} | ${t.interval[0].toFixed(2)}–${t.interval[1].toFixed(2)} | ${t.passHatK === null ? '–' : t.passHatK.toFixed(2)} (k=${t.k}) | ${t.stability.replace('_', ' ')} | ${t.required ? t.required.outcome.replaceAll('_', ' ') : '–'} |`,
       ),
       '',
     );
@@ -54,7 +50,7 @@ export function formatMarkdown(
       '| --- | --- | --- | --- | --- |',
       ...notPassed.map(
         r =>
-          `| ${md(r.testCaseId)} | ${md(r.scorer)} | ${r.status === 'scored' ? 'fail' : r.status} | ${md(r.reason)} | ${r.traceId ? `\`${r.traceId}\`` : '–'} |`,
+          `| ${escapeMarkdown(r.testCaseId)} | ${escapeMarkdown(r.scorer)} | ${r.status === 'scored' ? 'fail' : r.status} | ${escapeMarkdown(r.reason)} | ${r.traceId ? `\`${r.traceId}\`` : '–'} |`,
       ),
       '',
       '</details>',

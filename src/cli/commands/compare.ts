@@ -13,7 +13,8 @@ import {
 } from '../../report/format-comparison.js';
 import { useColor, type CliIo } from '../io.js';
 import { parseAlpha } from '../option-parsers.js';
-import { readSummary, writeOut } from './score.js';
+import { readSummary } from '../read-summary.js';
+import { writeOut } from '../write-out.js';
 
 const HELP = `
 Compares two run summaries (written by spanscore score --summary) per test case x scorer: the

@@ -5,6 +5,8 @@ import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
 import { inspectTrace, type TraceInspection } from '../../normalize/inspect-trace.js';
 import { textTable } from '../../report/text-table.js';
 import type { CliIo } from '../io.js';
+import { collect } from '../option-parsers.js';
+import { reportProblems } from '../report-problems.js';
 
 const HELP = `
 For each trace in the inputs (everything score reads): the test case id and the attribute it came
@@ -40,7 +42,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
     .option(
       '--test-case-id-attribute <name>',
       'read test case ids from this attribute (repeatable; replaces the defaults)',
-      (value: string, previous: string[]) => [...previous, value],
+      collect,
       [],
     )
     .addHelpText('after', HELP)
@@ -50,10 +52,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
         opts: { format?: 'table' | 'json'; trace?: string; testCaseIdAttribute: string[] },
       ) => {
         const read = await readTraceFiles(inputs);
-        for (const p of read.problems)
-          io.stderr.write(
-            `spanscore: rejected ${[p.file, p.record, p.path].filter(Boolean).join(': ')}: ${p.message}\n`,
-          );
+        reportProblems(read.problems, io);
         const attributes = opts.testCaseIdAttribute.length
           ? opts.testCaseIdAttribute
           : DEFAULT_TEST_CASE_ID_ATTRIBUTES;

@@ -1,18 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
-import { SpanscoreError } from '../../errors/spanscore-error.js';
-import { readTraceFiles, type InputProblem } from '../../ingest/read-trace-files.js';
+import { readTraceFiles } from '../../ingest/read-trace-files.js';
 import { aggregateTrials } from '../../decide/aggregate-trials.js';
 import { compareSummaries } from '../../decide/compare-summaries.js';
 import { runExitCode, type FailOn } from '../../decide/run-exit-code.js';
-import {
-  buildRunSummary,
-  formatRunSummary,
-  parseRunSummary,
-  type RunSummary as RunSummaryFile,
-} from '../../decide/run-summary.js';
+import { buildRunSummary, formatRunSummary } from '../../decide/run-summary.js';
 import { comparisonSummaryLine, formatComparisonTable } from '../../report/format-comparison.js';
 import { formatJson, formatJsonl } from '../../report/format-json.js';
 import { formatMarkdown } from '../../report/format-markdown.js';
@@ -31,11 +24,13 @@ import { createLlmContext } from '../../judge/create-llm-context.js';
 import { loadSuite } from '../../suite/load-suite.js';
 import { SPANSCORE_VERSION } from '../../version.js';
 import { useColor, type CliIo } from '../io.js';
+import { readSummary } from '../read-summary.js';
+import { reportProblems } from '../report-problems.js';
+import { writeOut } from '../write-out.js';
 import { collectLabel, parseAlpha, parsePositive } from '../option-parsers.js';
 
 const FORMATS = ['table', 'json', 'jsonl', 'junit', 'html', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
-const MAX_PROBLEMS_SHOWN = 20;
 // Below these sizes a run finishes too fast for a progress bar to help.
 const PROGRESS_MIN_FILES = 50;
 const PROGRESS_MIN_TRACES = 2000;
@@ -219,17 +214,8 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           case 'junit':
             text = formatJunit(rows, suite.name, trials);
         }
-        if (opts.output) {
-          try {
-            await writeFile(opts.output, text);
-          } catch (error) {
-            throw new SpanscoreError(
-              'SS_USAGE',
-              `cannot write --output ${opts.output}: ${(error as Error).message}`,
-              { cause: error },
-            );
-          }
-        } else io.stdout.write(text);
+        if (opts.output) await writeOut(opts.output, text, '--output');
+        else io.stdout.write(text);
         if (opts.summary) await writeOut(opts.summary, formatRunSummary(runSummary), '--summary');
         reportProblems(read.problems, io);
         reportProblems(read.warnings, io, 'warning');
@@ -259,54 +245,4 @@ function inferFormat(output: string | undefined, io: CliIo): Format {
   if (ext === '.html' || ext === '.htm') return 'html';
   if (ext === '.md' || ext === '.markdown') return 'markdown';
   return !output && io.stdout.isTTY ? 'table' : 'jsonl';
-}
-
-function reportProblems(
-  problems: readonly InputProblem[],
-  io: CliIo,
-  kind: 'rejected' | 'warning' = 'rejected',
-): void {
-  for (const p of problems.slice(0, MAX_PROBLEMS_SHOWN)) {
-    const where = [p.file, p.record, p.path].filter(Boolean).join(': ');
-    io.stderr.write(
-      `spanscore: ${kind === 'warning' ? 'warning:' : kind} ${where}: ${p.message}\n`,
-    );
-  }
-  if (problems.length > MAX_PROBLEMS_SHOWN)
-    io.stderr.write(
-      `spanscore: … and ${problems.length - MAX_PROBLEMS_SHOWN} more input ${kind === 'warning' ? 'warnings' : 'problems'}\n`,
-    );
-}
-
-/** Reads a run summary file (`SS_INPUT_NOT_FOUND` when it cannot be read). */
-export async function readSummary(file: string): Promise<RunSummaryFile> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new SpanscoreError(
-      'SS_INPUT_NOT_FOUND',
-      `cannot read run summary: ${(error as Error).message}`,
-      {
-        location: { file },
-        cause: error,
-      },
-    );
-  }
-  return parseRunSummary(text, file);
-}
-
-/** Writes an output file (`SS_USAGE` naming the option when it cannot be written). */
-export async function writeOut(file: string, text: string, option: string): Promise<void> {
-  try {
-    await writeFile(file, text);
-  } catch (error) {
-    throw new SpanscoreError(
-      'SS_USAGE',
-      `cannot write ${option} ${file}: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
 }

@@ -2,9 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
+import { collect } from '../option-parsers.js';
 import type { CliIo } from '../io.js';
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** `spanscore serve`: the OTLP receiver plus workers, until SIGTERM/SIGINT. */
 export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Command {

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command, Option } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
@@ -14,6 +14,9 @@ import {
   renderSuiteYaml,
 } from '../../record/render-suite.js';
 import type { CliIo } from '../io.js';
+import { collect } from '../option-parsers.js';
+import { reportProblems } from '../report-problems.js';
+import { writeOut } from '../write-out.js';
 
 const HELP = `
 Writes a suite with one test case per trace from trace files (everything score reads): the test
@@ -92,10 +95,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
             args: opts.args,
             ...(opts.strict && { strict: true }),
           });
-          for (const p of read.problems)
-            io.stderr.write(
-              `spanscore: rejected ${[p.file, p.record, p.path].filter(Boolean).join(': ')}: ${p.message}\n`,
-            );
+          reportProblems(read.problems, io);
           if (recording.conflicts.length) {
             for (const c of recording.conflicts)
               io.stderr.write(`spanscore: --strict: ${c}; record them one at a time\n`);
@@ -134,17 +134,8 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
               `spanscore suite record: ${recording.cases.length} test case(s) from ${traces.length} trace(s)\n`,
             );
           }
-          if (target) {
-            try {
-              await writeFile(target, text);
-            } catch (error) {
-              throw new SpanscoreError(
-                'SS_USAGE',
-                `cannot write ${target}: ${(error as Error).message}`,
-                { cause: error },
-              );
-            }
-          } else io.stdout.write(text);
+          if (target) await writeOut(target, text, opts.out ? '--out' : '--merge');
+          else io.stdout.write(text);
           if (read.files === 0 && read.problems.length === 0)
             io.stderr.write('spanscore: no trace files found in the inputs\n');
           setExitCode(read.problems.length ? 2 : 0);
@@ -167,8 +158,4 @@ async function readExisting(file: string): Promise<string> {
       },
     );
   }
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
