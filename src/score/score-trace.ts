@@ -113,15 +113,22 @@ export async function scoreTrace(
   return run;
 }
 
+/** Every attribute a test case id may come from, per plan: built once, not per trace. */
+const idAttributesOf = new WeakMap<ScoringPlan, readonly string[]>();
+
 /** Every attribute a test case id may come from, for the "not on the root span" diagnostic. */
 function idAttributes(plan: ScoringPlan): readonly string[] {
-  if (plan.suites.length === 0) return DEFAULT_TEST_CASE_ID_ATTRIBUTES;
-  return [
-    ...new Set([
-      ...DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-      ...plan.suites.flatMap(s => s.testCaseIdAttributes),
-    ]),
-  ];
+  let attributes = idAttributesOf.get(plan);
+  if (!attributes) {
+    attributes = [
+      ...new Set([
+        ...DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+        ...plan.suites.flatMap(s => s.testCaseIdAttributes),
+      ]),
+    ];
+    idAttributesOf.set(plan, attributes);
+  }
+  return attributes;
 }
 
 /**
