@@ -131,6 +131,7 @@ export function mergeSuiteYaml(
     );
   const existing = new Map<string, Node>();
   for (const item of list.items) if (isMap(item)) existing.set(String(item.get('id')), item);
+  checkUpdates(update, existing, file);
 
   // The items' indentation: the column of the first item's "-".
   const first = list.items[0] as Node | undefined;
@@ -168,13 +169,6 @@ export function mergeSuiteYaml(
     edits.push({ start: at, end: at, insert: before + added.map(render).join('') });
     outcome.added.push(...added.map(c => c.id));
   }
-  const missing = update.filter(id => !existing.has(id));
-  if (missing.length)
-    throw new SpanscoreError(
-      'SS_USAGE',
-      `--update names test case(s) the suite does not have: ${missing.join(', ')}`,
-      { location: { file } },
-    );
   let merged = text;
   for (const edit of edits.sort((a, b) => b.start - a.start))
     merged = merged.slice(0, edit.start) + edit.insert + merged.slice(edit.end);
@@ -202,13 +196,7 @@ export function mergeSuiteJson(
     });
   const outcome: MergeOutcome = { text, added: [], updated: [], kept: [] };
   const index = new Map(suite.testCases.map((c, i) => [String(c.id), i]));
-  const missing = update.filter(id => !index.has(id));
-  if (missing.length)
-    throw new SpanscoreError(
-      'SS_USAGE',
-      `--update names test case(s) the suite does not have: ${missing.join(', ')}`,
-      { location: { file } },
-    );
+  checkUpdates(update, index, file);
   for (const c of cases) {
     const i = index.get(c.id);
     if (i === undefined) {
@@ -236,6 +224,21 @@ function recordingCommentStart(text: string, itemLineStart: number): number {
     if (/^\s*# recorded from trace /.test(text.slice(top, itemLineStart))) start = top;
   }
   return start;
+}
+
+/** `--update` may only name cases the suite has. */
+function checkUpdates(
+  update: readonly string[],
+  suiteCases: { has(id: string): boolean },
+  file: string,
+): void {
+  const missing = update.filter(id => !suiteCases.has(id));
+  if (missing.length)
+    throw new SpanscoreError(
+      'SS_USAGE',
+      `--update names test case(s) the suite does not have: ${missing.join(', ')}`,
+      { location: { file } },
+    );
 }
 
 function lineStart(text: string, offset: number): number {
