@@ -13,21 +13,53 @@ import {
 
 const OUT = new URL('../test/fixtures/otlp/', import.meta.url);
 
+/** Turns finished spans into an OTLP/HTTP JSON request body, as an exporter release does. */
+export interface TraceSerializer {
+  serializeRequest(spans: never[]): Uint8Array | undefined;
+}
+
 /**
  * Writes spans as `test/fixtures/otlp/<name>.otlp.json`, serialized exactly as the OTLP/HTTP JSON
  * exporter sends them; `name` carries the framework's version (`captured-langfuse-5.11.1`).
+ * `serializer` is the exporter release matching the framework's OpenTelemetry SDK (a 1.x SDK's
+ * spans need the transformer of its own generation); the current one unless given.
  */
-export function writeFixture(name: string, spans: readonly ReadableSpan[]): void {
+export function writeFixture(
+  name: string,
+  spans: readonly ReadableSpan[],
+  serializer: TraceSerializer = JsonTraceSerializer,
+): void {
   const json = JSON.parse(
-    new TextDecoder().decode(JsonTraceSerializer.serializeRequest([...spans])),
-  ) as unknown;
-  writeFileSync(new URL(`${name}.otlp.json`, OUT), `${JSON.stringify(json, null, 2)}\n`);
-  console.log(`${name}: ${spans.length} spans`);
+    new TextDecoder().decode(serializer.serializeRequest([...spans] as never[])),
+  ) as OtlpJsonRequest;
+  writeFixtureRequest(name, json);
 }
 
-/** The installed version of a package of this workspace, for fixture names. */
-export function versionOf(pkg: string): string {
-  const file = new URL(`./node_modules/${pkg}/package.json`, import.meta.url);
+/** An OTLP/HTTP JSON trace request body, as exporters send it. */
+export interface OtlpJsonRequest {
+  resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }>;
+}
+
+/**
+ * Writes an OTLP/HTTP JSON request as a fixture: for captures whose spans come from several
+ * processes, each exporting its own requests (the MCP server's, received by an OTLP sink), merged
+ * into one request by concatenating their `resourceSpans`.
+ */
+export function writeFixtureRequest(name: string, ...requests: OtlpJsonRequest[]): void {
+  const merged = { resourceSpans: requests.flatMap(r => r.resourceSpans) };
+  const count = merged.resourceSpans
+    .flatMap(r => r.scopeSpans)
+    .reduce((n, s) => n + s.spans.length, 0);
+  writeFileSync(new URL(`${name}.otlp.json`, OUT), `${JSON.stringify(merged, null, 2)}\n`);
+  console.log(`${name}: ${count} spans`);
+}
+
+/**
+ * The installed version of a package of this workspace (or of the folder `root`, for a capture
+ * with its own dependencies), for fixture names.
+ */
+export function versionOf(pkg: string, root = new URL('./', import.meta.url)): string {
+  const file = new URL(`node_modules/${pkg}/package.json`, root);
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 

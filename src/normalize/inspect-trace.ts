@@ -1,10 +1,14 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
 import { EXTRACTORS } from './extractors/index.js';
+import { toolNames } from './canonical-tool-name.js';
+import { stableJson } from './extract-tool-calls.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from './find-test-case-id.js';
+import { isGenkitModelSpan } from './extractors/genkit.js';
+import { isVoltAgentSpan } from './extractors/voltagent.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, locateTestCaseId } from './find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
-import type { ToolCall } from './tool-call.js';
+import type { ExtractedCall, ToolCall } from './tool-call.js';
 
 /** What may be wrong with how a trace records its tool calls. */
 export type DiagnosticCode =
@@ -47,7 +51,7 @@ export function isModelSpan(span: SpanDigest): boolean {
   if (a['openinference.span.kind'] === 'LLM') return true;
   if (typeof a['llm.request.type'] === 'string') return true;
   if (a['langfuse.observation.type'] === 'generation') return true;
-  if (a['genkit:metadata:subtype'] === 'model') return true;
+  if (isGenkitModelSpan(span) || isVoltAgentSpan(span, 'llm')) return true;
   if (
     /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/.test(
       span.name,
@@ -132,19 +136,10 @@ export function inspectTrace(
   const extractors = options.extractors ?? EXTRACTORS;
   const root = findRoot(spans);
   const trace = normalizeTrace(traceId, spans, { testCaseIdAttributes: attributes, root });
-  let attribute: string | null = null;
-  let onRoot = false;
-  if (trace.testCaseId !== undefined)
-    for (const key of attributes) {
-      if (root?.attributes[key] === trace.testCaseId) {
-        [attribute, onRoot] = [key, true];
-        break;
-      }
-      if (spans.some(s => s.attributes[key] === trace.testCaseId)) {
-        attribute = key;
-        break;
-      }
-    }
+  const found =
+    trace.testCaseId === undefined
+      ? undefined
+      : locateTestCaseId(spans, root, attributes, trace.testCaseId);
   const counts = new Map<string, { executedSpans: number; requestedSpans: number }>();
   const count = (id: string) => {
     let c = counts.get(id);
@@ -153,9 +148,14 @@ export function inspectTrace(
   };
   const several: string[] = [];
   for (const span of spans) {
-    const claimed = extractors.filter(e => e.executed?.(span) !== undefined).map(e => e.id);
-    for (const id of claimed) count(id).executedSpans++;
-    if (claimed.length > 1) several.push(`${span.spanId} (${claimed.join(', ')})`);
+    const claimed: Array<{ id: string; calls: ExtractedCall[] }> = [];
+    for (const e of extractors) {
+      const calls = e.executed?.(span);
+      if (calls !== undefined) claimed.push({ id: e.id, calls });
+    }
+    for (const { id } of claimed) count(id).executedSpans++;
+    const conflict = claimed.length > 1 ? disagreement(claimed) : undefined;
+    if (conflict) several.push(`${span.spanId} (${conflict})`);
     if (claimed.length) continue;
     for (const e of extractors) {
       const found = e.requested?.(span);
@@ -166,19 +166,58 @@ export function inspectTrace(
   if (several.length)
     diagnostics.push({
       code: 'several_conventions_on_one_span',
-      message: `${several.length} span(s) read as a tool span by more than one convention (the first in the registry wins): ${several.slice(0, 3).join('; ')}`,
+      message: `${several.length} span(s) read differently by the conventions that claim them (the first in the registry wins): ${several.slice(0, 3).join('; ')}`,
     });
   return {
     traceId,
     spans: spans.length,
     root: root ? { spanId: root.spanId, name: root.name } : null,
     testCaseId: trace.testCaseId ?? null,
-    testCaseIdAttribute: attribute,
-    testCaseIdOnRoot: onRoot,
+    testCaseIdAttribute: found?.attribute ?? null,
+    testCaseIdOnRoot: found?.onRoot ?? false,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: trace.toolSequence,
     availableTools: extractAvailableTools(spans),
     diagnostics,
+  };
+}
+
+/**
+ * How the conventions that claim one span read it differently (tool name, call id or arguments),
+ * or `undefined` when they agree. Several conventions on one span are common and harmless (the AI
+ * SDK's GenAI attributes plus OpenInference's, written by its span processor): only a
+ * disagreement can change what is scored. A field one convention leaves out is no disagreement.
+ */
+function disagreement(claimed: Array<{ id: string; calls: ExtractedCall[] }>): string | undefined {
+  const readings = claimed.map(({ id, calls }) => {
+    const c = calls[0];
+    return {
+      id,
+      name: c ? toolNames(c.rawName).folded : undefined,
+      callId: c?.callId,
+      args: c?.arguments === undefined ? undefined : stableJson(c.arguments),
+    };
+  });
+  const first = readings[0]!;
+  const differ = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && a !== b;
+  const others = readings
+    .slice(1)
+    .filter(
+      r =>
+        differ(r.name, first.name) || differ(r.callId, first.callId) || differ(r.args, first.args),
+    );
+  if (!others.length) return undefined;
+  return [first, ...others].map(r => `${r.id}: ${r.name ?? '(no call)'}`).join(' vs ');
+}
+
+/** A {@link TraceInspection} as JSON can carry it: call start times (bigint) as decimal strings. */
+export function inspectionToJson(i: TraceInspection): Omit<TraceInspection, 'toolCalls'> & {
+  toolCalls: Array<Omit<ToolCall, 'startTimeUnixNano'> & { startTimeUnixNano: string }>;
+} {
+  return {
+    ...i,
+    toolCalls: i.toolCalls.map(c => ({ ...c, startTimeUnixNano: c.startTimeUnixNano.toString() })),
   };
 }

@@ -10,6 +10,7 @@ import type { ExtractedCall } from './tool-call.js';
  * - Anthropic `{type:'tool_use', id, name, input}`; Bedrock/Strands `{toolUse:{toolUseId, name, input}}`
  * - Gemini/ADK `{function_call|functionCall:{id, name, args}}`
  * - LangChain `{name, args, id, type:'tool_call'}`
+ * - Genkit `{toolRequest:{name, ref, input}}`
  */
 export function readToolCall(value: unknown): ExtractedCall | undefined {
   if (!isRecord(value)) return undefined;
@@ -31,10 +32,15 @@ export function readToolCall(value: unknown): ExtractedCall | undefined {
   }
   const fc = value.function_call ?? value.functionCall;
   if (isRecord(fc) && typeof fc.name === 'string') return call(fc.name, fc.id, fc.args);
+  const tr = value.toolRequest;
+  if (isRecord(tr) && typeof tr.name === 'string') return call(tr.name, tr.ref, tr.input);
   return undefined;
 }
 
-/** Reads a tool result entry (`tool_call_response` part, OpenAI `role:'tool'` message, …). */
+/**
+ * Reads a tool result entry (`tool_call_response` part, OpenAI `role:'tool'` message, Anthropic
+ * `tool_result` block, Bedrock `toolResult`, Gemini `functionResponse`, Genkit `toolResponse`).
+ */
 export function readToolResult(
   value: unknown,
 ): { callId: string; result: unknown; isError: boolean } | undefined {
@@ -70,6 +76,13 @@ export function readToolResult(
       isError: false,
     };
   }
+  if (value.type === 'tool_result' && typeof value.tool_use_id === 'string') {
+    return {
+      callId: value.tool_use_id,
+      result: anthropicResultContent(value.content),
+      isError: value.is_error === true,
+    };
+  }
   if (isRecord(value.toolResult) && typeof value.toolResult.toolUseId === 'string') {
     return {
       callId: value.toolResult.toolUseId,
@@ -81,7 +94,23 @@ export function readToolResult(
   if (isRecord(fr) && typeof fr.id === 'string') {
     return { callId: fr.id, result: fr.response, isError: false };
   }
+  const gr = value.toolResponse;
+  if (isRecord(gr) && typeof gr.ref === 'string') {
+    return { callId: gr.ref, result: gr.output, isError: false };
+  }
   return undefined;
+}
+
+// An Anthropic tool_result's content: a string, or blocks whose text parts hold the result.
+function anthropicResultContent(content: unknown): unknown {
+  if (!Array.isArray(content)) return parseMaybeJson(content);
+  const texts = content.filter(
+    (b): b is { type: 'text'; text: string } =>
+      isRecord(b) && b.type === 'text' && typeof b.text === 'string',
+  );
+  return texts.length === content.length && texts.length === 1
+    ? parseMaybeJson(texts[0]!.text)
+    : content;
 }
 
 /**

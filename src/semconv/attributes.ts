@@ -58,6 +58,22 @@ export const MASTRA_ATTRIBUTES = {
   metadataTestCaseId: 'mastra.metadata.testCaseId',
 } as const;
 
+/**
+ * Keys Genkit 1.x writes on its action spans (`@genkit-ai/core/tracing`): what the action is
+ * (`model`, `tool`, `flow`, …), its name and path, its input and output as JSON strings, and how it
+ * ended (`success` or `error`).
+ */
+export const GENKIT_ATTRIBUTES = {
+  subtype: 'genkit:metadata:subtype',
+  name: 'genkit:name',
+  path: 'genkit:path',
+  input: 'genkit:input',
+  output: 'genkit:output',
+  state: 'genkit:state',
+  /** `setCustomMetadataAttribute('testCaseId', id)` inside a flow: set on the flow's span. */
+  metadataTestCaseId: 'genkit:metadata:testCaseId',
+} as const;
+
 export const EVALUATION_ATTRIBUTES = {
   name: 'gen_ai.evaluation.name',
   scoreValue: 'gen_ai.evaluation.score.value',

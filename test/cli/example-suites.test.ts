@@ -11,10 +11,19 @@ const suites = readdirSync(join(ROOT, 'config/suites')).filter(
   f => /\.(ya?ml|json)$/.test(f) && f !== 'demo.yaml',
 );
 
+/**
+ * Captures of instrumentations that record no tool call at all: every expectation fails on them,
+ * as it should (test/diagnostics covers what spanscore says about them).
+ */
+const TOOL_BLIND = new Set(['captured-llamaindex-0.12.1-traceloop-0.27.0.otlp.json']);
+const fixtures = readdirSync(join(ROOT, 'test/fixtures/otlp'))
+  .filter(f => !TOOL_BLIND.has(f))
+  .map(f => join(ROOT, 'test/fixtures/otlp', f));
+
 describe('the example suites in config/suites', () => {
   it.each(suites)('%s passes on the fixtures, every test case found and scored', async file => {
     const suite = await loadSuite(join(ROOT, 'config/suites', file));
-    const read = await readTraceFiles([join(ROOT, 'test/fixtures/otlp')]);
+    const read = await readTraceFiles(fixtures);
     const run = await scoreSuite(read.spans, suite);
     expect(run.missing).toEqual([]);
     const outcomes = run.scored.flatMap(s =>

@@ -14,21 +14,35 @@ const FIXTURES = join(ROOT, 'test/fixtures/otlp');
  */
 const CAPTURES: Record<string, string[]> = {
   'Vercel AI SDK 5, 6': ['captured-vercel-ai-sdk-v5', 'captured-ai-sdk-6.'],
-  'Vercel AI SDK 7': ['captured-ai-sdk-7.'],
+  'Vercel AI SDK 7': ['captured-ai-sdk-7.0.173.'],
+  "Vercel AI SDK 7 through OpenInference's span processor (Phoenix)": [
+    'captured-ai-sdk-7.0.173-openinference-vercel-',
+  ],
   Mastra: ['captured-mastra-'],
   'Langfuse SDK': ['captured-langfuse-'],
   'LangSmith (OTel mode)': ['captured-langsmith-'],
+  Genkit: ['captured-genkit-'],
   'OpenInference (LangChain, OpenAI Agents SDK, OpenAI)': [
     'captured-langchain-openinference-',
     'captured-openai-agents-',
     'captured-openinference-openai',
   ],
+  'LangGraph prebuilt ReAct agent (OpenInference)': ['captured-langgraph-'],
+  'Anthropic SDK (OpenInference)': ['captured-anthropic-'],
+  'MCP client and server (OpenInference)': ['captured-mcp-1.32.2-openinference-'],
+  'MCP client and server (Traceloop)': ['captured-mcp-1.32.2-traceloop-'],
   'OpenLLMetry / Traceloop': ['captured-traceloop-'],
+  'LlamaIndex TS (Traceloop)': ['captured-llamaindex-'],
+  VoltAgent: ['captured-voltagent-'],
+  'Strands Agents (TypeScript)': ['captured-strands-'],
   'Google ADK (TypeScript)': ['captured-google-adk-'],
 };
 
-/** The rows of the "Per framework" table: framework name, and the attribute the id is read as. */
-function rows(): Array<{ framework: string; readAs: string }> {
+/**
+ * The rows of the "Per framework" table: framework name, the versions captured (each a number in
+ * its second column), and the attribute the id is read as.
+ */
+function rows(): Array<{ framework: string; versions: string[]; readAs: string }> {
   const page = readFileSync(join(ROOT, 'docs/frameworks.md'), 'utf8');
   const section = page.slice(page.indexOf('## Per framework'));
   const table = section.slice(
@@ -40,7 +54,11 @@ function rows(): Array<{ framework: string; readAs: string }> {
     .slice(2)
     .map(line => line.split(' | ').map(c => c.replace(/^\| |\s*\|$/g, '')))
     .filter(cells => !cells[0]!.startsWith('anything else'))
-    .map(cells => ({ framework: cells[0]!, readAs: /`([^`]+)`/.exec(cells.at(-1)!)![1]! }));
+    .map(cells => ({
+      framework: cells[0]!,
+      versions: cells[1]!.match(/\d+\.\d+\.\d+/g) ?? [],
+      readAs: /`([^`]+)`/.exec(cells.at(-1)!)![1]!,
+    }));
 }
 
 describe('docs/frameworks.md', () => {
@@ -50,8 +68,8 @@ describe('docs/frameworks.md', () => {
   });
 
   it.each(rows())(
-    '$framework: a capture whose traces carry $readAs',
-    async ({ framework, readAs }) => {
+    '$framework: a capture of its versions whose traces carry $readAs',
+    async ({ framework, versions, readAs }) => {
       const prefixes = CAPTURES[framework];
       expect(
         prefixes,
@@ -59,6 +77,15 @@ describe('docs/frameworks.md', () => {
       ).toBeDefined();
       const files = all.filter(f => prefixes!.some(p => f.startsWith(p)) && f.endsWith('.json'));
       expect(files.length).toBeGreaterThan(0);
+      expect(
+        versions.length,
+        `"${framework}" names no version it was captured with`,
+      ).toBeGreaterThan(0);
+      for (const version of versions)
+        expect(
+          files.some(f => f.includes(`-${version}`)),
+          `"${framework}" says ${version} was captured, but no capture of it is named with it`,
+        ).toBe(true);
       const attributes = new Set<string | null>();
       for (const file of files) {
         const { spans } = await readTraceFiles([join(FIXTURES, file)]);

@@ -30,13 +30,19 @@ type Golden = Record<string, { toolsUsed: string[]; toolSequence: ExpectedCall[]
 const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
   mcp: ['hand-mcp'],
   'google-adk': ['hand-google-adk', 'captured-google-adk-2.0.0'],
-  strands: ['hand-strands'],
+  strands: ['hand-strands', 'captured-strands-1.19.0'],
   'semantic-kernel': ['hand-semantic-kernel'],
   mastra: ['hand-mastra', 'captured-mastra-1.71.0'],
   'pydantic-ai': ['hand-pydantic-ai'],
   langsmith: ['hand-langsmith', 'captured-langsmith-0.12.0'],
   langfuse: ['captured-langfuse-5.11.1'],
-  'gen-ai-execute-tool': ['hand-gen-ai-semconv', 'captured-ai-sdk-7.0.173'],
+  genkit: ['captured-genkit-1.42.0'],
+  voltagent: ['captured-voltagent-2.10.0'],
+  'gen-ai-execute-tool': [
+    'hand-gen-ai-semconv',
+    'captured-ai-sdk-7.0.173',
+    'captured-ai-sdk-7.0.173-openinference-vercel-3.2.1', // GenAI and OpenInference on one span
+  ],
   'vercel-ai-sdk': [
     'captured-vercel-ai-sdk-v5',
     'hand-vercel-ai-sdk-v4-v6',
@@ -47,7 +53,10 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     'hand-nested-instrumentations',
     'captured-langchain-openinference-1.5.14',
     'captured-langchain-openinference-scripted-model-1.5.14',
+    'captured-langgraph-1.7.3-openinference-4.1.1',
+    'captured-mcp-1.32.2-openinference-0.2.33', // the MCP server's TOOL spans in the client's trace
     'captured-openai-agents-0.20.0',
+    'captured-anthropic-1.14.0-openinference-0.2.8', // tool_use blocks on LLM spans only
   ],
   traceloop: [
     'hand-openllmetry-legacy',

@@ -23,6 +23,13 @@ const CAPTURES = [
   'captured-google-adk-2.0.0',
   'captured-mcp-1.32.2-traceloop-0.27.0',
   'captured-mcp-1.32.2-traceloop-0.27.0-shared-session',
+  'captured-genkit-1.42.0',
+  'captured-anthropic-1.14.0-openinference-0.2.8',
+  'captured-ai-sdk-7.0.173-openinference-vercel-3.2.1',
+  'captured-langgraph-1.7.3-openinference-4.1.1',
+  'captured-mcp-1.32.2-openinference-0.2.33',
+  'captured-voltagent-2.10.0',
+  'captured-strands-1.19.0',
 ];
 
 /** Captures with traces of no test case: the MCP client's session trace holding its tool spans. */

@@ -19,6 +19,8 @@ export interface OpenAiCompatibleServer {
 /**
  * Starts the server on 127.0.0.1 on a free port. Replies are taken from `script` in order; when it
  * runs out, the last reply repeats. Real HTTP, so the real `openai` client talks to it unchanged.
+ * A request with `stream: true` gets a scripted completion as server-sent events (see
+ * {@link streamEvents}).
  */
 export async function startOpenAiCompatibleServer(
   script: ScriptedReply[],
@@ -34,11 +36,16 @@ export async function startOpenAiCompatibleServer(
           .end('{"error":{"message":"not found"}}');
         return;
       }
-      requests.push(JSON.parse(body) as Record<string, unknown>);
+      const request = JSON.parse(body) as Record<string, unknown>;
+      requests.push(request);
       times.push(Date.now());
       const reply = script[Math.min(next++, script.length - 1)]!;
       const send = (): void => {
-        if ('completion' in reply) {
+        if ('completion' in reply && request.stream === true) {
+          res
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(streamEvents(reply.completion));
+        } else if ('completion' in reply) {
           res
             .writeHead(200, { 'content-type': 'application/json' })
             .end(JSON.stringify(reply.completion));
@@ -60,6 +67,52 @@ export async function startOpenAiCompatibleServer(
     times,
     close: () => new Promise<void>(resolve => server.close(() => resolve())),
   };
+}
+
+/**
+ * A chat completion as the `chat.completion.chunk` events OpenAI streams: the role, the text, each
+ * tool call in its own chunks (id and name first, then the arguments, keyed by `index`), the
+ * finish reason, the usage, then `[DONE]`.
+ */
+function streamEvents(completion: Record<string, unknown>): string {
+  const choice = (completion.choices as Array<Record<string, unknown>>)[0]!;
+  const message = choice.message as Record<string, unknown>;
+  const calls = (message.tool_calls as ToolCallMessage[] | undefined) ?? [];
+  const chunk = (
+    delta: Record<string, unknown> | undefined,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: completion.created,
+    model: completion.model,
+    choices: delta ? [{ index: 0, delta, finish_reason: null }] : [],
+    ...extra,
+  });
+  const events: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  if (typeof message.content === 'string' && message.content !== '')
+    events.push(chunk({ content: message.content }));
+  calls.forEach((c, index) => {
+    events.push(
+      chunk({
+        tool_calls: [
+          { index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } },
+        ],
+      }),
+      chunk({ tool_calls: [{ index, function: { arguments: c.function.arguments } }] }),
+    );
+  });
+  events.push({
+    ...chunk(undefined),
+    choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason }],
+  });
+  events.push(chunk(undefined, { usage: completion.usage }));
+  return `${events.map(e => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
+interface ToolCallMessage {
+  id: string;
+  function: { name: string; arguments: string };
 }
 
 /** A chat completion whose message asks for tool calls. */

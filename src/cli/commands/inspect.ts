@@ -2,7 +2,11 @@ import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../../normalize/find-test-case-id.js';
 import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
-import { inspectTrace, type TraceInspection } from '../../normalize/inspect-trace.js';
+import {
+  inspectionToJson,
+  inspectTrace,
+  type TraceInspection,
+} from '../../normalize/inspect-trace.js';
 import { textTable } from '../../report/text-table.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
@@ -79,10 +83,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
 }
 
 function toJsonLine(i: TraceInspection): string {
-  return JSON.stringify({
-    ...i,
-    toolCalls: i.toolCalls.map(c => ({ ...c, startTimeUnixNano: c.startTimeUnixNano.toString() })),
-  });
+  return JSON.stringify(inspectionToJson(i));
 }
 
 function toTable(i: TraceInspection): string {

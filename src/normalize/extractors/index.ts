@@ -3,6 +3,7 @@ import { genAiExecuteTool } from './gen-ai-execute-tool.js';
 import { genAiLegacyEvents } from './gen-ai-legacy-events.js';
 import { genAiMessages } from './gen-ai-messages.js';
 import { genAiToolNameFallback } from './gen-ai-tool-name.js';
+import { genkit } from './genkit.js';
 import { googleAdk } from './google-adk.js';
 import { langfuse } from './langfuse.js';
 import { langsmith } from './langsmith.js';
@@ -15,6 +16,7 @@ import { semanticKernel } from './semantic-kernel.js';
 import { strands } from './strands.js';
 import { traceloop } from './traceloop.js';
 import { vercelAiSdk } from './vercel-ai-sdk.js';
+import { voltAgent } from './voltagent.js';
 
 /**
  * Every convention, in the order they are asked. For executed tool spans the first extractor
@@ -29,6 +31,8 @@ export const EXTRACTORS: readonly ToolCallExtractor[] = [
   pydanticAi, // before gen-ai: v2 spans are "running tool" without execute_tool
   langsmith, // langsmith.span.kind=tool also sets execute_tool, with inputs in gen_ai.prompt
   langfuse, // langfuse.observation.type=tool / generation (its SDK's own spans)
+  genkit, // genkit:metadata:subtype=tool / model; no GenAI attributes at all
+  voltAgent, // span.type=tool with tool.name / input / output; no GenAI attributes
   genAiExecuteTool, // OTel GenAI execute_tool, Vercel @ai-sdk/otel v7, Pydantic AI v3+
   vercelAiSdk, // ai.toolCall spans (v4–v6) and ai.response.toolCalls
   openInference, // openinference.span.kind=TOOL; LLM spans' llm.output_messages

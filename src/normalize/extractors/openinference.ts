@@ -5,7 +5,7 @@ import {
   parseMaybeJson,
   stringAttribute,
 } from '../attribute-values.js';
-import { toolCallsIn } from '../message-tool-calls.js';
+import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
@@ -15,7 +15,9 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  * names spans `<tool>.run`), arguments in `input.value`, result in `output.value`. LLM spans
  * record requested calls as `llm.output_messages.<i>.message.tool_calls.<j>.tool_call.*` (with
  * LangChain, also in the serialized AIMessage of `output.value`, the only place with call ids),
- * and replay earlier ones in `llm.input_messages`, where `role=tool` messages carry the results.
+ * and replay earlier ones in `llm.input_messages`, where `role=tool` messages carry the results
+ * (Anthropic's `tool_result` blocks are read from the request body in `input.value`, since the
+ * flattened `user` message keeps only the last block).
  * With LangChain a TOOL span's `output.value` is the serialized ToolMessage (call id, content,
  * status), and a one-argument tool's `input.value` is the bare value: the request's structured
  * arguments replace it when the two pair (`extractToolCalls`).
@@ -58,16 +60,25 @@ export const openInference: ToolCallExtractor = {
       : indexedAttributes(a, 'llm.output_messages').flatMap(messageCalls);
     // Input messages replay the calls of earlier model calls: only their results are read.
     const results: ToolResultSeen[] = [];
+    let blocksFlattened = false;
     indexedAttributes(a, 'llm.input_messages').forEach(message => {
       const id = message['message.tool_call_id'];
-      if (message['message.role'] === 'tool' && typeof id === 'string') {
+      if (typeof id !== 'string') return;
+      if (message['message.role'] === 'tool')
         results.push({
           callId: id,
           result: parseMaybeJson(message['message.content']),
           isError: false,
         });
-      }
+      else if (message['message.role'] === 'user') blocksFlattened = true;
     });
+    // Anthropic's results are `tool_result` blocks in a user message, which the instrumentation
+    // flattens to one id and one content per message (the last block's): the request body in
+    // `input.value` keeps every block.
+    if (blocksFlattened) {
+      const request = parseMaybeJson(a['input.value']);
+      if (isRecord(request)) results.push(...toolResultsIn(request.messages));
+    }
     return { calls, results };
   },
 };

@@ -19,7 +19,8 @@ function isStrands(span: SpanDigest): boolean {
  * (`content` = arguments JSON) and `gen_ai.choice` (`message` = result). Latest-conventions mode:
  * event `gen_ai.client.inference.operation.details` with `gen_ai.input.messages` (a `tool_call`
  * part) and `gen_ai.output.messages` (a `tool_call_response` part). `gen_ai.tool.status=error`
- * marks a failed call.
+ * marks a failed call. The result is the tool result's content blocks (`[{"text": …}]` in Python,
+ * `[{"json": …}]` in TypeScript): a single block is unwrapped to its value.
  */
 export const strands: ToolCallExtractor = {
   id: 'strands',
@@ -32,7 +33,7 @@ export const strands: ToolCallExtractor = {
       if (event.name === 'gen_ai.tool.message' && call.arguments === undefined) {
         call.arguments = parseMaybeJson(a.content);
       } else if (event.name === 'gen_ai.choice' && call.result === undefined) {
-        call.result = parseMaybeJson(a.message);
+        call.result = toolResultContent(parseMaybeJson(a.message));
       } else if (event.name === 'gen_ai.client.inference.operation.details') {
         const [requested] = toolCallsIn(a['gen_ai.input.messages']);
         if (requested && call.arguments === undefined) {
@@ -40,7 +41,7 @@ export const strands: ToolCallExtractor = {
           call.arguments = unwrap(requested.arguments);
         }
         const [response] = toolResultsIn(a['gen_ai.output.messages']);
-        if (response && call.result === undefined) call.result = response.result;
+        if (response && call.result === undefined) call.result = toolResultContent(response.result);
       }
     }
     if (stringAttribute(span.attributes, 'gen_ai.tool.status') === 'error') {
@@ -55,5 +56,16 @@ function unwrap(value: unknown): unknown {
   if (Array.isArray(value) && value.length === 1 && isRecord(value[0]) && 'content' in value[0]) {
     return parseMaybeJson(value[0].content);
   }
+  return value;
+}
+
+// A lone `{json: X}` or `{text: "…"}` content block stands for its value (text parsed if JSON).
+function toolResultContent(value: unknown): unknown {
+  if (!Array.isArray(value) || value.length !== 1 || !isRecord(value[0])) return value;
+  const block = value[0];
+  const keys = Object.keys(block);
+  if (keys.length !== 1) return value;
+  if (keys[0] === 'json') return block.json;
+  if (keys[0] === 'text' && typeof block.text === 'string') return parseMaybeJson(block.text);
   return value;
 }

@@ -1,0 +1,51 @@
+import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import { spanOutcome, type ToolCallExtractor } from './extractor.js';
+
+/**
+ * VoltAgent (`@voltagent/core` 2.x, its own OpenTelemetry observability): a tool execution is a
+ * `tool.execution:<name>` span with `span.type` `tool`, named by `tool.name`, with the model's
+ * call id in `tool.call.id`, the arguments in `input` and the result in `output` (JSON strings);
+ * a failed tool ends with status ERROR. Its model spans (`span.type` `llm`) do not record the calls
+ * the model requested, only the names of the tools offered (`llm.tools`, comma-separated).
+ */
+export const voltAgent: ToolCallExtractor = {
+  id: 'voltagent',
+  executed(span) {
+    if (!isVoltAgentSpan(span, 'tool')) return undefined;
+    const a = span.attributes;
+    const rawName = stringAttribute(a, 'tool.name') ?? span.name.replace(/^tool\.execution:/, '');
+    return [
+      {
+        rawName,
+        callId: stringAttribute(a, 'tool.call.id'),
+        arguments: jsonAttribute(a, 'input'),
+        result: jsonAttribute(a, 'output'),
+        ...spanOutcome(span),
+      },
+    ];
+  },
+};
+
+/**
+ * A span of VoltAgent's tracer of the given `span.type` (`tool`, `llm`, …). The scope name, or the
+ * `entity.type` VoltAgent writes on every span, tells it from other users of a `span.type` key.
+ */
+export function isVoltAgentSpan(span: SpanDigest, type: string): boolean {
+  return (
+    span.attributes['span.type'] === type &&
+    (span.scopeName.startsWith('@voltagent/') || 'entity.type' in span.attributes)
+  );
+}
+
+/** The tool names a VoltAgent model span says were offered (`llm.tools`: `a,b,c`). */
+export function voltAgentOfferedTools(span: SpanDigest): string[] {
+  if (!isVoltAgentSpan(span, 'llm')) return [];
+  const list = span.attributes['llm.tools'];
+  return typeof list === 'string' && list !== ''
+    ? list
+        .split(',')
+        .map(n => n.trim())
+        .filter(n => n !== '')
+    : [];
+}
