@@ -63,6 +63,8 @@ export type { ToolCall, ToolCallSource } from './normalize/tool-call.js';
 export { toolsUsed } from './normalize/tools-used.js';
 export { extractAvailableTools } from './normalize/extract-available-tools.js';
 export type { OfferedTool } from './normalize/extract-available-tools.js';
+export { inspectTrace, inspectionToJson } from './normalize/inspect-trace.js';
+export type { Diagnostic, DiagnosticCode, TraceInspection } from './normalize/inspect-trace.js';
 
 // Score
 export { BUILTIN_SCORERS } from './score/builtin-scorers.js';

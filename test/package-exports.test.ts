@@ -49,6 +49,8 @@ describe('the public surface', () => {
         "findRoot",
         "findTestCaseId",
         "groupSpansByTrace",
+        "inspectTrace",
+        "inspectionToJson",
         "isRootSpan",
         "isSpanscoreError",
         "judgeCacheKey",

@@ -15,7 +15,7 @@ import {
 } from './redis-connection.js';
 import { createRedisExportBacklog } from './redis-export-backlog.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
-import { readPendingTrace } from './redis-span-buffer.js';
+import { readPendingTrace, RedisSpanBuffer } from './redis-span-buffer.js';
 import { createRedisJudgeCache } from './redis-judge-cache.js';
 import { createRedisSpendLedger } from './redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
@@ -51,6 +51,8 @@ export function createBullmqQueueDriver(
   const commands = connect('commands');
   void evictionPolicyWarning(commands).then(w => w && events.log(`spanscore: warning: ${w}`));
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
+  // Reads only (its TTL is never used): for the inspect view of buffered traces.
+  const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, 0);
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
   });
@@ -103,6 +105,11 @@ export function createBullmqQueueDriver(
     results,
     exportBacklog,
     pendingTrace: traceId => readPendingTrace(commands, config.queue.prefix, traceId),
+    async pendingSpans(traceId) {
+      // A plain read: no claim, so the worker that holds the trace is not disturbed.
+      const read = await peekBuffer.read(traceId);
+      return read.progress && !read.progress.scored && read.spans.length ? read.spans : undefined;
+    },
     judgeState: {
       limits: 'queue',
       cache: createRedisJudgeCache(commands, config.queue.prefix, config.judge.cacheTtlSeconds),

@@ -91,6 +91,7 @@ export function createMemoryQueueDriver(
     results,
     exportBacklog,
     pendingTrace: traceId => Promise.resolve(assembler.pending(traceId)),
+    pendingSpans: traceId => Promise.resolve(assembler.pendingSpans(traceId)),
     judgeState: { limits: 'process' },
     startWorkers(s) {
       scorer = s;

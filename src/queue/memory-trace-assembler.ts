@@ -64,6 +64,8 @@ export interface MemoryTraceAssembler extends SpanSink {
    * `undefined` when it holds neither.
    */
   pending(traceId: string): (TraceProgress & { scoring?: boolean }) | undefined;
+  /** The spans of a trace that is buffered or being scored; `undefined` otherwise. */
+  pendingSpans(traceId: string): SpanDigest[] | undefined;
   /** Counters for metrics and tests. */
   stats(): {
     bufferedTraces: number;
@@ -99,7 +101,7 @@ export function createMemoryTraceAssembler(
   >();
   // Traces taken from the buffer and not finished yet (queued, scoring, retrying), and the
   // promises of their attempts, for close().
-  const scoring = new Map<string, TraceProgress>();
+  const scoring = new Map<string, TraceProgress & { spans: SpanDigest[] }>();
   const inflight = new Set<Promise<void>>();
   const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0 };
   let held = 0;
@@ -122,8 +124,8 @@ export function createMemoryTraceAssembler(
     buffer.queued = true;
     buffers.delete(traceId);
     const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
-    scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded });
     const spans = [...buffer.spans.values()];
+    scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded, spans });
     const done = (async () => {
       let exportRetry = false;
       try {
@@ -177,7 +179,18 @@ export function createMemoryTraceAssembler(
       if (b)
         return { firstSeenMs: b.firstSeenMs, lastSeenMs: b.lastSeenMs, rootEnded: b.rootEnded };
       const s = scoring.get(traceId);
-      return s && { ...s, scoring: true };
+      return (
+        s && {
+          firstSeenMs: s.firstSeenMs,
+          lastSeenMs: s.lastSeenMs,
+          rootEnded: s.rootEnded,
+          scoring: true,
+        }
+      );
+    },
+    pendingSpans(traceId) {
+      const b = buffers.get(traceId);
+      return b ? [...b.spans.values()] : scoring.get(traceId)?.spans;
     },
     accept(spans) {
       if (closed) {

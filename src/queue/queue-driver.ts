@@ -84,6 +84,12 @@ export interface QueueDriver {
    * it.
    */
   pendingTrace(traceId: string): Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
+  /**
+   * The spans of a trace that is buffered and not scored yet, or being scored (for the inspect
+   * view of the JSON API); `undefined` once it was scored (its spans are not kept, unless for late
+   * spans) or when the driver holds nothing of it.
+   */
+  pendingSpans(traceId: string): Promise<SpanDigest[] | undefined>;
   /** True when the driver's store answers (`/readyz`). */
   ready(): Promise<boolean>;
   /** Work by state, for `/metrics`: trace jobs, and judge jobs under `judge_<state>`. */

@@ -103,6 +103,7 @@ export function failedRunRecord(
     state: 'failed',
     reason: failureReason(phase, error),
     testCaseId: previous?.testCaseId ?? null,
+    testCaseIdAttribute: previous?.testCaseIdAttribute ?? null,
     serviceName: previous?.serviceName ?? '',
     serviceVersion: previous?.serviceVersion ?? null,
     deploymentEnvironment: previous?.deploymentEnvironment ?? null,

@@ -79,6 +79,8 @@ export interface StoredToolCall {
   status: 'ok' | 'error';
   error: string | null;
   spanId: string;
+  /** The extractor that found it (`spanscore inspect`'s conventions). */
+  convention: string;
   arguments?: string;
   result?: string;
 }
@@ -100,6 +102,8 @@ export interface RunRecord {
   reason: string | null;
   /** The test case id found on the trace, if any. */
   testCaseId: string | null;
+  /** The attribute it was read from (`spanscore inspect`'s `testCaseIdAttribute`). */
+  testCaseIdAttribute: string | null;
   serviceName: string;
   /** The evaluated trace's `service.version` and `deployment.environment.name`, when known. */
   serviceVersion: string | null;

@@ -94,6 +94,7 @@ export function runRecordPatch(
     state: run.state,
     reason,
     testCaseId: run.testCaseId ?? null,
+    testCaseIdAttribute: run.testCaseIdAttribute ?? null,
     serviceName: run.serviceName,
     serviceVersion: run.serviceVersion || null,
     deploymentEnvironment: run.deploymentEnvironment || null,
@@ -118,6 +119,7 @@ function storedToolCall(call: ToolCall, storeContent: boolean): StoredToolCall {
     status: call.status,
     error: call.error ?? null,
     spanId: call.spanId,
+    convention: call.convention,
   };
   if (!storeContent) return out;
   const args = contentText(call.arguments);

@@ -1,12 +1,11 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseId } from '../normalize/find-test-case-id.js';
+import { findTestCaseId, locateTestCaseId } from '../normalize/find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
-import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
 import { matchTrace } from './match-trace.js';
 import type { ResultSink } from './result-sink.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
-import type { ScoringPlan } from './scoring-plan.js';
+import { planTestCaseIdAttributes, type ScoringPlan } from './scoring-plan.js';
 import type { ScoringPhase, TraceResult, TraceRun } from './trace-run.js';
 
 /** Options of {@link scoreTrace}. */
@@ -78,7 +77,7 @@ export async function scoreTrace(
           : findTestCaseId(spans, root),
     );
     const startUnixNano = now();
-    diagnostics ??= diagnoseTrace(trace, spans, idAttributes(plan));
+    diagnostics ??= diagnoseTrace(trace, spans, planTestCaseIdAttributes(plan));
     const outcomes = withDiagnosis(
       await runScorers(trace, target.testCase, selected, target.aliases, options.propagate),
       diagnostics,
@@ -103,6 +102,11 @@ export async function scoreTrace(
     reason: match.reason,
     reasonCode: match.reasonCode,
     testCaseId: match.testCaseId,
+    testCaseIdAttribute:
+      match.testCaseId === undefined
+        ? undefined
+        : locateTestCaseId(spans, root, planTestCaseIdAttributes(plan), match.testCaseId)
+            ?.attribute,
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
@@ -111,24 +115,6 @@ export async function scoreTrace(
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
-}
-
-/** Every attribute a test case id may come from, per plan: built once, not per trace. */
-const idAttributesOf = new WeakMap<ScoringPlan, readonly string[]>();
-
-/** Every attribute a test case id may come from, for the "not on the root span" diagnostic. */
-function idAttributes(plan: ScoringPlan): readonly string[] {
-  let attributes = idAttributesOf.get(plan);
-  if (!attributes) {
-    attributes = [
-      ...new Set([
-        ...DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-        ...plan.suites.flatMap(s => s.testCaseIdAttributes),
-      ]),
-    ];
-    idAttributesOf.set(plan, attributes);
-  }
-  return attributes;
 }
 
 /**

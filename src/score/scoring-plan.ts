@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
 
@@ -47,4 +48,24 @@ export interface ScoringPlan {
   suites: readonly Suite[];
   /** Applied to traces that belong to no suite's test case. */
   rules: readonly ProductionRule[];
+}
+
+const idAttributesOf = new WeakMap<ScoringPlan, readonly string[]>();
+
+/**
+ * Every attribute a plan reads a test case id from: the defaults, then each suite's, each once.
+ * Built once per plan, not per trace.
+ */
+export function planTestCaseIdAttributes(plan: ScoringPlan): readonly string[] {
+  let attributes = idAttributesOf.get(plan);
+  if (!attributes) {
+    attributes = [
+      ...new Set([
+        ...DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+        ...plan.suites.flatMap(s => s.testCaseIdAttributes),
+      ]),
+    ];
+    idAttributesOf.set(plan, attributes);
+  }
+  return attributes;
 }

@@ -9,6 +9,7 @@ import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
 import { isExportGiveUp } from '../queue/export-retry.js';
 import type { ResultSink } from '../score/result-sink.js';
+import { planTestCaseIdAttributes } from '../score/scoring-plan.js';
 import { registerResultsRoutes } from '../ui/register-results-routes.js';
 import type { TraceResult } from '../score/trace-run.js';
 import type { ScoringRuntime } from './scoring-runtime.js';
@@ -151,6 +152,8 @@ export async function startService(
     registerResultsRoutes(app, {
       store: driver.results,
       pendingTrace: traceId => driver.pendingTrace(traceId),
+      pendingSpans: traceId => driver.pendingSpans(traceId),
+      ...(scoring && { testCaseIdAttributes: planTestCaseIdAttributes(scoring.plan) }),
       access,
       corsOrigins: config.results.corsOrigins,
       exportStatus: async () => ({

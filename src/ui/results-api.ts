@@ -1,6 +1,9 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
+import { inspectionToJson, inspectTrace } from '../normalize/inspect-trace.js';
 import { bearerAccess } from '../ingest/bearer-access.js';
 import type { TraceProgress } from '../queue/trace-readiness.js';
 import type { ResultsStore } from '../results/results-store.js';
@@ -17,6 +20,13 @@ export interface ResultsApiOptions {
   store: ResultsStore;
   /** A trace buffered but not scored yet, or being scored, from the queue driver. */
   pendingTrace: (traceId: string) => Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
+  /** The spans of such a trace, for the inspect view; `undefined` once scored. */
+  pendingSpans?: (traceId: string) => Promise<SpanDigest[] | undefined>;
+  /**
+   * The attributes a test case id is read from, for the inspect view of a buffered trace (the
+   * loaded suites' and the defaults). @defaultValue the defaults
+   */
+  testCaseIdAttributes?: readonly string[];
   /**
    * Bearer tokens by scope: with any read token, `/api/v1` needs one (401 without or with an
    * unknown token, 403 with an ingest-only one). @defaultValue none
@@ -134,6 +144,10 @@ const traceParams = z.object({
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
  * - `GET /api/v1/traces/<traceId>/test-case?args=subset`: the trace's test case as YAML (a
  *   `testCases` item, by `spanscore suite record`'s rules), for a scored trace; 404 otherwise.
+ * - `GET /api/v1/traces/<traceId>/inspect`: what `spanscore inspect --format json` shows of the
+ *   trace: read from its spans while it is buffered (`source: "spans"`), from its run record once
+ *   scored (`source: "run record"`: the spans are gone, so the tools offered and the model calls
+ *   are `null`, and conventions are counted from the calls kept); 404 when there is neither.
  * - `GET /api/v1/config`: what the page needs (trace link template, retention, driver).
  *
  * A bad query parameter is a 400 naming it; with read tokens, a request without one is a 401 (with
@@ -309,6 +323,28 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         .send(renderCaseYaml(recordFromRunRecord(record, args)));
     });
 
+    api.get('/traces/:traceId/inspect', async (request, reply) => {
+      const { traceId } = parse(traceParams, request.params, 'path');
+      const record = await options.store.run(traceId);
+      if (!record || record.state === 'pending') {
+        const spans = await options.pendingSpans?.(traceId);
+        if (spans?.length)
+          return {
+            source: 'spans',
+            state: 'pending',
+            ...inspectionToJson(
+              inspectTrace(traceId, spans, {
+                testCaseIdAttributes:
+                  options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+              }),
+            ),
+          };
+        if (!record)
+          return reply.code(404).send({ error: `no spans or run record of trace ${traceId}` });
+      }
+      return inspectionOfRecord(record);
+    });
+
     api.get('/traces/:traceId', async (request, reply) => {
       const { traceId } = parse(traceParams, request.params, 'path');
       const record = await options.store.run(traceId);
@@ -324,6 +360,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
               ? 'received; its root span ended: waiting for late spans to settle'
               : 'received; waiting for its root span to end',
           testCaseId: null,
+          testCaseIdAttribute: null,
           serviceName: '',
           serviceVersion: null,
           deploymentEnvironment: null,
@@ -349,4 +386,37 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
 /** A result as the API returns it: with the expected-vs-actual tool diff when it expects tools. */
 function withDiff(r: StoredResult): StoredResult & { toolDiff: ToolDiffStep[] | null } {
   return { ...r, toolDiff: r.expectedTools ? toolDiff(r.expectedTools, r.toolSequence) : null };
+}
+
+/**
+ * The inspect view of a trace from its run record, once its spans are gone: the conventions are
+ * counted from the calls kept (distinct spans per extractor and source), and what only the spans
+ * tell (the tools offered, the model calls, whether the id is on the root span) is `null`.
+ */
+function inspectionOfRecord(record: RunRecord): Record<string, unknown> {
+  const conventions = new Map<string, { executed: Set<string>; requested: Set<string> }>();
+  for (const call of record.toolCalls) {
+    let c = conventions.get(call.convention);
+    if (!c) conventions.set(call.convention, (c = { executed: new Set(), requested: new Set() }));
+    c[call.source].add(call.spanId);
+  }
+  return {
+    source: 'run record',
+    state: record.state,
+    traceId: record.traceId,
+    spans: null,
+    root: null,
+    testCaseId: record.testCaseId,
+    testCaseIdAttribute: record.testCaseIdAttribute,
+    testCaseIdOnRoot: null,
+    modelCalls: null,
+    conventions: [...conventions].map(([id, c]) => ({
+      id,
+      executedSpans: c.executed.size,
+      requestedSpans: c.requested.size,
+    })),
+    toolCalls: record.toolCalls,
+    availableTools: null,
+    diagnostics: record.diagnostics,
+  };
 }

@@ -1,39 +1,89 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from '../helpers/run-cli.js';
 import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
+import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
 import { inspectTrace } from '../../src/normalize/inspect-trace.js';
 import type { ResultRow } from '../../src/report/result-row.js';
-import { blindAgentTrace } from '../helpers/blind-trace.js';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
 import { serveWithKnownTraffic } from '../helpers/results-traffic.js';
 
 const decode = (body: unknown) => decodeOtlpJson(body).spans;
 const NO_TOOLS =
-  /the trace records 2 model call\(s\) but no tool calls, tool definitions or tool results: the instrumentation may not record them \(see docs\/frameworks\.md\)/;
+  /the trace records (\d) model call\(s\) but no tool calls, tool definitions or tool results: the instrumentation may not record them \(see docs\/frameworks\.md\)/;
+
+/**
+ * Real output of LlamaIndex TS's `OpenAIAgent` traced by Traceloop's LlamaIndex instrumentation
+ * (captures/llamaindex.ts): chat spans with empty assistant text, no tool name anywhere.
+ */
+const LLAMAINDEX = new URL(
+  '../fixtures/otlp/captured-llamaindex-0.12.1-traceloop-0.27.0.otlp.json',
+  import.meta.url,
+).pathname;
+const FRAMEWORK_SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url)
+  .pathname;
+/** The model calls each scenario made (captures/scenarios.ts: its tool turns, then the answer). */
+const MODEL_CALLS: Record<string, number> = {
+  'one-tool': 2,
+  'two-tools-in-order': 3,
+  'same-tool-twice': 2,
+};
 
 describe('why a trace cannot be read', () => {
-  it('says no tool call was recorded although models were called, and that the id is on a child span', () => {
-    const { traceId: id, body } = blindAgentTrace(0x9100, 'weather');
-    const inspection = inspectTrace(id, decode(body));
-    expect(inspection).toMatchObject({
-      testCaseId: 'weather',
-      testCaseIdAttribute: 'spanscore.test_case.id',
-      testCaseIdOnRoot: false,
-      modelCalls: 2,
-      toolCalls: [],
-    });
-    expect(inspection.diagnostics.map(d => d.code)).toEqual([
-      'no_tool_calls_recorded',
-      'test_case_id_not_on_root',
-    ]);
-    expect(inspection.diagnostics[0]!.message).toMatch(NO_TOOLS);
+  it('says no tool call was recorded on the LlamaIndex capture, though the models were called', () => {
+    const spans = decode(JSON.parse(readFileSync(LLAMAINDEX, 'utf8')));
+    const byTrace = groupSpansByTrace(spans);
+    expect(byTrace.size).toBe(3);
+    for (const [id, traceSpans] of byTrace) {
+      const inspection = inspectTrace(id, traceSpans);
+      const calls = MODEL_CALLS[inspection.testCaseId!]!;
+      expect(inspection).toMatchObject({
+        testCaseIdAttribute: 'spanscore.test_case.id',
+        testCaseIdOnRoot: true,
+        modelCalls: calls,
+        toolCalls: [],
+        availableTools: [],
+      });
+      expect(inspection.diagnostics.map(d => d.code)).toEqual(['no_tool_calls_recorded']);
+      expect(inspection.diagnostics[0]!.message).toMatch(NO_TOOLS);
+      expect(NO_TOOLS.exec(inspection.diagnostics[0]!.message)![1]).toBe(String(calls));
+    }
   });
 
-  it('finds unparseable arguments, requests no span executed, and a span two conventions claim', () => {
+  it('says when the test case id is on a child span only', () => {
+    const n = 0x9100;
+    const t = traceId(n);
+    const spans = decode(
+      otlpRequest([
+        { traceId: t, spanId: spanId(n, 1), name: 'agent.run', startMs: 0, endMs: 100 },
+        {
+          traceId: t,
+          spanId: spanId(n, 2),
+          parentSpanId: spanId(n, 1),
+          name: 'execute_tool get_weather',
+          startMs: 10,
+          endMs: 20,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': 'get_weather',
+            'spanscore.test_case.id': 'weather',
+          },
+        },
+      ]),
+    );
+    const inspection = inspectTrace(t, spans);
+    expect(inspection).toMatchObject({ testCaseId: 'weather', testCaseIdOnRoot: false });
+    expect(inspection.diagnostics).toEqual([
+      {
+        code: 'test_case_id_not_on_root',
+        message:
+          'the test case id "weather" is on a child span, not on the root span "agent.run": set it on the run\'s root span so every span of the run is covered',
+      },
+    ]);
+  });
+
+  it('finds unparseable arguments, requests no span executed, and a span two conventions read differently', () => {
     const n = 0x9200;
     const t = traceId(n);
     const spans = decode(
@@ -58,7 +108,7 @@ describe('why a trace cannot be read', () => {
             'gen_ai.tool.name': 'search',
             'gen_ai.tool.call.arguments': '{"q": "paris"',
             'openinference.span.kind': 'TOOL',
-            'tool.name': 'search',
+            'tool.name': 'web_search', // read differently by the two conventions
           },
         },
         {
@@ -80,12 +130,15 @@ describe('why a trace cannot be read', () => {
         },
       ]),
     );
-    const codes = inspectTrace(t, spans).diagnostics.map(d => d.code);
-    expect(codes).toEqual([
+    const { diagnostics } = inspectTrace(t, spans);
+    expect(diagnostics.map(d => d.code)).toEqual([
       'unparseable_arguments',
       'requested_not_executed',
       'several_conventions_on_one_span',
     ]);
+    expect(diagnostics[2]!.message).toContain(
+      `${spanId(n, 2)} (gen-ai-execute-tool: search vs openinference: web_search`,
+    );
   });
 
   it('gives no diagnostic on a well-recorded capture', async () => {
@@ -119,65 +172,127 @@ describe('why a trace cannot be read', () => {
     }
   });
 
-  it('puts the reason in score’s result and in inspect, and names a missing --trace', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spanscore-blind-'));
-    const { traceId: id, body } = blindAgentTrace(0x9300, 'weather');
-    writeFileSync(join(dir, 'trace.json'), JSON.stringify(body));
-    writeFileSync(
-      join(dir, 'suite.yaml'),
-      'scorers: [tool_correctness]\ntestCases:\n  - { id: weather, expectedTools: [get_weather] }\n',
-    );
-    const scored = await run([
-      'score',
-      '--suite',
-      join(dir, 'suite.yaml'),
-      join(dir, 'trace.json'),
-    ]);
+  it('puts the reason in score’s results and in inspect for the LlamaIndex capture', async () => {
+    const scored = await run(['score', '--format', 'json', '--suite', FRAMEWORK_SUITE, LLAMAINDEX]);
     expect(scored.code).toBe(1);
-    const [row] = scored.stdout
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l) as ResultRow);
-    expect(row!.reason).toMatch(/^missing get_weather; /);
-    expect(row!.reason).toMatch(NO_TOOLS);
+    const { results } = JSON.parse(scored.stdout) as { results: ResultRow[] };
+    expect(results).toHaveLength(6); // 3 scenarios × tool_correctness and tool_trajectory
+    for (const row of results) {
+      expect(row.label).toBe('fail');
+      expect(row.reason).toMatch(NO_TOOLS);
+      expect(NO_TOOLS.exec(row.reason)![1]).toBe(String(MODEL_CALLS[row.testCaseId]));
+    }
+    const correctness = results.find(
+      r => r.testCaseId === 'two-tools-in-order' && r.scorer === 'tool_correctness',
+    )!;
+    expect(correctness.reason).toMatch(/^missing search_flights, book_flight; the trace records 3/);
 
-    const table = await run([
-      'inspect',
-      '--format',
-      'table',
-      '--trace',
-      id,
-      join(dir, 'trace.json'),
-    ]);
-    expect(table.stdout).toContain('weather (spanscore.test_case.id, on a child span)');
+    const spans = decode(JSON.parse(readFileSync(LLAMAINDEX, 'utf8')));
+    const id = spans.find(s => s.attributes['spanscore.test_case.id'] === 'one-tool')!.traceId;
+    const table = await run(['inspect', '--format', 'table', '--trace', id, LLAMAINDEX]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('one-tool (spanscore.test_case.id, on the root span)');
     expect(table.stdout).toMatch(/no_tool_calls_recorded: the trace records 2 model call/);
-    const missing = await run(['inspect', '--trace', 'f'.repeat(32), join(dir, 'trace.json')]);
+    const missing = await run(['inspect', '--trace', 'f'.repeat(32), LLAMAINDEX]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`no trace ${'f'.repeat(32)} in the inputs`);
   });
 
-  it('keeps the diagnostics in a live run record', async () => {
-    const served = await serveWithKnownTraffic({}, {}, {});
+  it('keeps the diagnostics in a live run record of the LlamaIndex capture', async () => {
+    const served = await serveWithKnownTraffic({
+      suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname, FRAMEWORK_SUITE],
+    });
     try {
-      const { traceId: id, body } = blindAgentTrace(0x9400, 'weather-lisbon');
+      const body = readFileSync(LLAMAINDEX, 'utf8');
       const sent = await fetch(`${served.origin}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
+        body,
       });
       expect(sent.status).toBe(200);
+      const spans = decode(JSON.parse(body));
+      const id = spans.find(
+        s => s.attributes['spanscore.test_case.id'] === 'two-tools-in-order',
+      )!.traceId;
       let record:
-        { state: string; diagnostics: Array<{ code: string }>; results: ResultRow[] } | undefined;
+        | {
+            state: string;
+            diagnostics: Array<{ code: string; message: string }>;
+            results: ResultRow[];
+          }
+        | undefined;
       await waitFor(async () => {
         const r = await fetch(`${served.origin}/api/v1/traces/${id}`);
         record = r.ok ? ((await r.json()) as typeof record) : undefined;
         return record?.state === 'scored';
-      }, 'the blind trace scored');
-      expect(record!.diagnostics.map(d => d.code)).toEqual([
-        'no_tool_calls_recorded',
-        'test_case_id_not_on_root',
-      ]);
-      expect(record!.results.every(r => NO_TOOLS.test(r.reason))).toBe(true);
+      }, 'the LlamaIndex trace scored');
+      expect(record!.diagnostics.map(d => d.code)).toEqual(['no_tool_calls_recorded']);
+      expect(record!.diagnostics[0]!.message).toMatch(/the trace records 3 model call/);
+      expect(record!.results).toHaveLength(2);
+      expect(record!.results.every(r => r.label === 'fail' && NO_TOOLS.test(r.reason))).toBe(true);
+
+      // The inspect view of the scored trace comes from its run record: its spans are gone.
+      const inspected = (await (
+        await fetch(`${served.origin}/api/v1/traces/${id}/inspect`)
+      ).json()) as Record<string, unknown>;
+      expect(inspected).toMatchObject({
+        source: 'run record',
+        state: 'scored',
+        testCaseId: 'two-tools-in-order',
+        testCaseIdAttribute: 'spanscore.test_case.id',
+        conventions: [],
+        toolCalls: [],
+        availableTools: null,
+        diagnostics: [{ code: 'no_tool_calls_recorded', message: record!.diagnostics[0]!.message }],
+      });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('serves the inspect view of a buffered trace from its spans, of a scored one from its run record', async () => {
+    const served = await serveWithKnownTraffic();
+    try {
+      const get = async (id: string) => {
+        const r = await fetch(`${served.origin}/api/v1/traces/${id}/inspect`);
+        return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+      };
+      // KNOWN_RUNS' "pending" run: one search_flights span, its root never sent.
+      const pending = await get(served.ids.pending!);
+      expect(pending.status).toBe(200);
+      expect(pending.body).toMatchObject({
+        source: 'spans',
+        state: 'pending',
+        spans: 1,
+        root: { name: 'execute_tool search_flights' },
+        testCaseId: 'book-trip',
+        testCaseIdAttribute: 'spanscore.test_case.id',
+        // Every extractor that would claim the span (the first wins): GenAI and its fallback.
+        conventions: [
+          { id: 'gen-ai-execute-tool', executedSpans: 1, requestedSpans: 0 },
+          { id: 'gen-ai-tool-name', executedSpans: 1, requestedSpans: 0 },
+        ],
+        toolCalls: [expect.objectContaining({ name: 'search_flights', source: 'executed' })],
+      });
+      const scored = await get(served.ids['book-ok']!);
+      expect(scored.body).toMatchObject({
+        source: 'run record',
+        state: 'scored',
+        testCaseId: 'book-trip',
+        testCaseIdAttribute: 'spanscore.test_case.id',
+        conventions: [{ id: 'gen-ai-execute-tool', executedSpans: 2, requestedSpans: 0 }],
+        toolCalls: [
+          expect.objectContaining({ name: 'search_flights', convention: 'gen-ai-execute-tool' }),
+          expect.objectContaining({ name: 'book_flight', convention: 'gen-ai-execute-tool' }),
+        ],
+        modelCalls: null,
+      });
+      const none = await get('f'.repeat(32));
+      expect(none).toEqual({
+        status: 404,
+        body: { error: `no spans or run record of trace ${'f'.repeat(32)}` },
+      });
+      expect((await get('not-a-trace-id')).status).toBe(400);
     } finally {
       await served.close();
     }

@@ -64,6 +64,7 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
       reason: undefined,
       reasonCode: undefined,
       testCaseId: undefined,
+      testCaseIdAttribute: undefined,
       serviceVersion: '',
       deploymentEnvironment: '',
       diagnostics: [],
@@ -160,6 +161,22 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
         retriesJudgeErrors: undefined,
       },
     ]);
+  });
+
+  it('hands out the spans of a buffered trace, and none once it is scored', async () => {
+    const { calls, scorer: s } = scorer(false);
+    const { driver } = await start(name, s, { 'assembly.maxWaitMs': 60_000 });
+    const spans = childSpans(46, ['root', 'search', 'book']);
+    await accept(driver, spans.slice(1)); // no root yet: it stays buffered
+    const held = await driver.pendingSpans(traceId(46));
+    expect(held?.map(x => x.name).sort()).toEqual(['book', 'search']);
+    expect(await driver.pendingSpans(traceId(99))).toBeUndefined();
+    await accept(driver, spans.slice(0, 1));
+    await waitFor(() => calls.length > 0, 'the trace to be scored');
+    await waitFor(
+      async () => (await driver.pendingSpans(traceId(46))) === undefined,
+      'the scored trace to leave the buffer',
+    );
   });
 
   it('scores a trace whose root comes after its first check once the root settles, not at maxWaitMs', async () => {

@@ -198,6 +198,7 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
       reason: undefined,
       reasonCode: undefined,
       testCaseId: 'weather',
+      testCaseIdAttribute: 'spanscore.test_case.id',
       serviceName: trace.serviceName,
       serviceVersion: '',
       deploymentEnvironment: '',
