@@ -1,7 +1,8 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser): no import cycles anywhere
  * in `src/`, and the pure core (`normalize`, `score`, `decide`, `record`) imports no I/O library, so it runs the same
- * in the offline CLI, the memory driver, a BullMQ worker and a vitest test. The shape is
+ * in the offline CLI, the memory driver, a BullMQ worker and a vitest test. Redis code sits in
+ * `redis/`, below the stages that use it, and no stage imports another stage's I/O files. The shape is
  * dependency-cruiser's `IConfiguration`.
  */
 module.exports = {
@@ -23,6 +24,41 @@ module.exports = {
         path: [
           '(^|/)node_modules/(ioredis|bullmq|fastify|openai|@fastify/[^/]+|@opentelemetry/exporter-[^/]+)/',
           '^(node:)?(http|https|http2|net|fs|fs/promises|child_process)$',
+        ],
+      },
+    },
+    {
+      name: 'redis-in-one-place',
+      severity: 'error',
+      comment:
+        'Redis code (connections, key naming, Lua scripts, every Redis adapter) lives in redis/: elsewhere, take a RedisClient or an adapter from there. BullMQ, which brings its own Redis use, stays in queue/.',
+      from: { path: '^src/', pathNot: ['^src/redis/', '\\.test\\.ts$'] },
+      to: { path: '(^|/)node_modules/ioredis/' },
+    },
+    {
+      name: 'redis-below-the-stages',
+      severity: 'error',
+      comment:
+        'redis/ sits below the stages that use it: it may implement their interfaces (emit, score, results) and read what ingest and normalize give, never import the drivers, the server, the CLI or the page.',
+      from: { path: '^src/redis/' },
+      to: { path: '^src/(queue|server|cli|ui|config|judge|capture|vitest)/' },
+    },
+    {
+      name: 'no-stage-imports-another-stages-io',
+      severity: 'error',
+      comment:
+        "A stage's I/O files (BullMQ processors and drivers, the OTLP receiver and exporters, the judge's client) are its own: another stage reaches them only through the server or CLI, which wire the stages together.",
+      from: {
+        path: '^src/(normalize|score|decide|record|results|emit|ingest|redis)/',
+        pathNot: '\\.test\\.ts$',
+      },
+      to: {
+        pathNot: '^src/$1/',
+        path: [
+          '^src/queue/(bullmq-|memory-|score-trace|judge)[^/]*\\.ts$',
+          '^src/ingest/otlp-http-receiver\\.ts$',
+          '^src/emit/otlp-evaluation-exporter\\.ts$',
+          '^src/judge/',
         ],
       },
     },

@@ -71,14 +71,14 @@ console.log(
 );
 for (const r of rows) {
   console.log(
-    `  ${r.setup.padEnd(33)} ${fmt(r.run.scoredSpansPerSecond).padStart(14)} ${`${(r.run.scoredSpansPerSecond / single.scoredSpansPerSecond).toFixed(2)}×`.padStart(13)} ${r.run.redisCommandsPerTrace.total.toFixed(1).padStart(11)} ${r.run.redisCpuMicrosPerSpan.toFixed(1).padStart(18)} ${fmt(r.bytesPerTrace).padStart(12)}  ${r.run.redisNodes.map(n => `${(n.commandShare * 100).toFixed(0)}%`).join(' / ')}`,
+    `  ${r.setup.padEnd(33)} ${fmt(r.run.scoredSpansPerSecond).padStart(14)} ${`${(r.run.scoredSpansPerSecond / single.scoredSpansPerSecond).toFixed(2)}×`.padStart(13)} ${r.run.redisCommandsPerTrace!.total.toFixed(1).padStart(11)} ${r.run.redisCpuMicrosPerSpan!.toFixed(1).padStart(18)} ${fmt(r.bytesPerTrace).padStart(12)}  ${r.run.redisNodes!.map(n => `${(n.commandShare * 100).toFixed(0)}%`).join(' / ')}`,
   );
 }
 for (const r of rows)
   console.log(
     `  CPU per scored span, ${r.setup}: ${Object.entries(r.run.cpuMicrosPerSpan)
       .map(([role, us]) => `${role} ${us.toFixed(1)} µs`)
-      .join(', ')}, Redis ${r.run.redisCpuMicrosPerSpan.toFixed(1)} µs`,
+      .join(', ')}, Redis ${r.run.redisCpuMicrosPerSpan!.toFixed(1)} µs`,
   );
 const lost = rows.map(r => r.run.tracesSent - r.run.tracesScored);
 console.log(`  traces lost per run: ${lost.join(', ')}`);

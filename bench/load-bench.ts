@@ -9,7 +9,7 @@ import { decodeOtlpProtobuf } from '../src/ingest/decode-otlp-protobuf.js';
 import { Redis } from 'ioredis';
 import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
 import { traceQueueShards } from '../src/queue/queue-shards.js';
-import { createRedisConnection } from '../src/queue/redis-connection.js';
+import { createRedisConnection } from '../src/redis/redis-connection.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
 import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
@@ -37,6 +37,7 @@ const WARM_UP_MS = 5000;
 
 /** What one load run measured. */
 export interface LoadResult {
+  driver: 'bullmq' | 'memory';
   workers: number;
   /** Open-loop target in spans/s, or 0 for closed loop. */
   rate: number;
@@ -62,9 +63,11 @@ export interface LoadResult {
   slowest: Array<{ acceptedAtS: number; latencyMs: number }>;
   /**
    * The latency split by stage, per trace job (a job holds one request's traces), for the jobs
-   * still in BullMQ's event stream at the end.
+   * whose whole life is still in BullMQ's event stream at the end (it keeps the last 10,000
+   * events: in a closed loop the backlog is longer, and no job may qualify: `jobs` is then 0).
+   * `undefined` with the memory driver (no BullMQ).
    */
-  breakdown: {
+  breakdown?: {
     jobs: number;
     /** From a job's first due time to its first activation (delay promotion and queueing). */
     dueToActiveMs: { p50: number; p99: number };
@@ -81,19 +84,24 @@ export interface LoadResult {
     string,
     { peak: number; firstQuarter: number; lastQuarter: number; slopePerMinute: number }
   >;
-  redisUsedMemoryMb: { peak: number; slopePerMinute: number };
+  /** `undefined` with the memory driver (no Redis), as are the other Redis figures. */
+  redisUsedMemoryMb?: { peak: number; slopePerMinute: number };
   /**
    * Redis work per scored trace, from `INFO commandstats` before and after the run: every
    * command, those run inside Lua scripts included, by name, and in all.
    */
-  redisCommandsPerTrace: { total: number; byCommand: Record<string, number> };
+  redisCommandsPerTrace?: { total: number; byCommand: Record<string, number> };
   /**
    * Per Redis server (one, or each cluster master): its share of the run's commands and the CPU
    * seconds it used (`INFO cpu`, user + system), and the CPU time per scored span in µs.
    */
-  redisNodes: Array<{ node: string; commandShare: number; cpuSeconds: number }>;
-  redisCpuMicrosPerSpan: number;
-  /** CPU time per scored span of each spanscore process (receiver, worker 1, …), in µs. */
+  redisNodes?: Array<{ node: string; commandShare: number; cpuSeconds: number }>;
+  redisCpuMicrosPerSpan?: number;
+  /**
+   * CPU time (user + system) per scored span of each spanscore process (`receiver`, `worker 1`,
+   * …; `serve` with the memory driver) from the load generator's start to the last evaluation
+   * span, in µs: also CPU seconds per million scored spans.
+   */
   cpuMicrosPerSpan: Record<string, number>;
   /**
    * CPU time the hypervisor gave to other guests (`steal` in /proc/stat), as a share of this
@@ -113,8 +121,12 @@ export interface LoadResult {
  */
 export async function loadBench(options: LoadOptions): Promise<LoadResult> {
   const prefix = testPrefix().replace('test', 'bench');
-  // A cluster is the bench's own, thrown away after the run: nothing to clean up there.
-  const redis = options.cluster ? { cleanup: () => Promise.resolve() } : redisFor(prefix);
+  // A cluster is the bench's own, thrown away after the run: nothing to clean up there; the
+  // memory driver uses no Redis.
+  const redis =
+    options.cluster || options.driver === 'memory'
+      ? { cleanup: () => Promise.resolve() }
+      : redisFor(prefix);
   try {
     return await loadRun(options, prefix, redis);
   } catch (error) {
@@ -126,9 +138,17 @@ export async function loadBench(options: LoadOptions): Promise<LoadResult> {
 
 /** Options of {@link loadBench}. */
 export interface LoadOptions {
+  /**
+   * `bullmq`: a receiver and `workers` worker processes on Redis; `memory`: one `spanscore serve`
+   * process with the embedded driver (receiver and workers in it, no Redis; `workers` is 0).
+   * @defaultValue 'bullmq'
+   */
+  driver?: 'bullmq' | 'memory';
   workers: number;
   seconds: number;
   connections?: number;
+  /** `worker.concurrency` of the spanscore processes. @defaultValue 32 */
+  concurrency?: number;
   /** Open-loop target in spans/s; default closed loop (as fast as accepted). */
   rate?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
@@ -145,6 +165,7 @@ async function loadRun(
   redis: { cleanup: () => Promise<void> },
 ): Promise<LoadResult> {
   const connections = options.connections ?? 8;
+  const memory = options.driver === 'memory';
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
   const cases = Array.from(
     { length: 100 },
@@ -178,11 +199,13 @@ async function loadRun(
   writeFileSync(
     join(dir, 'config.yaml'),
     [
-      options.cluster
-        ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
-        : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
+      memory
+        ? 'queue: { driver: memory }'
+        : options.cluster
+          ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
+          : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
-      'worker: { concurrency: 32 }',
+      `worker: { concurrency: ${options.concurrency ?? 32} }`,
       ...(options.resultsRetentionHours !== undefined
         ? [`results: { retentionHours: ${options.resultsRetentionHours} }`]
         : []),
@@ -224,22 +247,27 @@ async function loadRun(
       child.on('exit', code => reject(new Error(`${args[0]} exited ${code}:\n${err}`)));
     });
   };
-  const [receiver, url] = await spawnCli(
-    ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1'],
-    /listening on (\S+) \(bullmq driver\)/,
-  );
+  const [receiver, url] = memory
+    ? await spawnCli(
+        ['serve', '--port', '0', '--host', '127.0.0.1'],
+        /listening on (\S+) \(memory driver\)/,
+      )
+    : await spawnCli(
+        ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1'],
+        /listening on (\S+) \(bullmq driver\)/,
+      );
   const workers: ChildProcess[] = [];
-  for (let i = 0; i < options.workers; i++)
+  for (let i = 0; i < (memory ? 0 : options.workers); i++)
     workers.push((await spawnCli(['worker'], /taking traces from (Redis)/))[0]);
 
-  const roles = new Map<number, string>([[receiver.pid!, 'receiver']]);
+  const roles = new Map<number, string>([[receiver.pid!, memory ? 'serve' : 'receiver']]);
   workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
   const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
-  /** CPU time (user + system) each process has used, at the last sample. */
-  const cpuMs = new Map<string, number>();
   const redisMemory: number[] = [];
   // INFO goes to each server (each cluster master) on its own connection, and is summed.
-  const servers = options.cluster?.masters.map(node => `redis://${node}`) ?? [REDIS_URL];
+  const servers = memory
+    ? []
+    : (options.cluster?.masters.map(node => `redis://${node}`) ?? [REDIS_URL]);
   const infoConnections = servers.map(url => new Redis(url));
   const infoAll = (section: string): Promise<string[]> =>
     Promise.all(infoConnections.map(c => c.info(section)));
@@ -255,8 +283,6 @@ async function loadRun(
       stats => {
         for (const [pid, stat] of Object.entries(stats))
           rss.get(roles.get(Number(pid))!)?.push(stat.memory / 1024 / 1024);
-        for (const [pid, stat] of Object.entries(stats))
-          cpuMs.set(roles.get(Number(pid))!, stat.ctime);
       },
       () => undefined,
     );
@@ -273,6 +299,9 @@ async function loadRun(
 
   const statsBefore = (await infoAll('commandstats')).map(parseCommandStats);
   const cpuBefore = (await infoAll('cpu')).map(parseCpuSeconds);
+  // Each process's CPU time when the load starts: start-up (module loading, connecting) is not
+  // the cost of scoring.
+  const cpuAtStart = await cpuTimes(roles);
   const out = join(dir, 'load.json');
   const started = Date.now();
   const generator = spawn(
@@ -304,6 +333,7 @@ async function loadRun(
   while (exportedAt.size < sent && Date.now() < drainDeadline)
     await new Promise(r => setTimeout(r, 100));
   clearInterval(sample);
+  const cpuAtEnd = await cpuTimes(roles);
   let lastExport = 0;
   for (const at of exportedAt.values()) if (at > lastExport) lastExport = at;
 
@@ -339,16 +369,18 @@ async function loadRun(
   // activation → completed (reading, scoring, export), and how often a job was re-delayed because
   // some of its traces were not complete yet.
   const events: Array<[string, string[]]> = [];
-  const reader = options.cluster
-    ? createRedisConnection({ clusterNodes: options.cluster.masters }, 'bullmq')
-    : infoConnections[0]!;
-  for (const shard of traceQueueShards(prefix, options.cluster?.shards ?? 1, !!options.cluster))
-    events.push(
-      ...((await reader.xrange(`${shard.prefix}:${shard.name}:events`, '-', '+')) as Array<
-        [string, string[]]
-      >),
-    );
-  if (reader !== infoConnections[0]) reader.disconnect();
+  if (!memory) {
+    const reader = options.cluster
+      ? createRedisConnection({ clusterNodes: options.cluster.masters }, 'bullmq')
+      : infoConnections[0]!;
+    for (const shard of traceQueueShards(prefix, options.cluster?.shards ?? 1, !!options.cluster))
+      events.push(
+        ...((await reader.xrange(`${shard.prefix}:${shard.name}:events`, '-', '+')) as Array<
+          [string, string[]]
+        >),
+      );
+    if (reader !== infoConnections[0]) reader.disconnect();
+  }
   for (const c of infoConnections) c.disconnect();
   const jobs = new Map<
     string,
@@ -381,18 +413,20 @@ async function loadRun(
     stages.processing.push(job.completed - job.active!);
     stages.delays.push(job.delays);
   }
-  const breakdown = {
-    jobs: stages.toActive.length,
-    dueToActiveMs: {
-      p50: percentile(stages.toActive, 0.5),
-      p99: percentile(stages.toActive, 0.99),
-    },
-    activeToCompletedMs: {
-      p50: percentile(stages.processing, 0.5),
-      p99: percentile(stages.processing, 0.99),
-    },
-    redelayedShare: stages.delays.filter(d => d > 1).length / Math.max(1, stages.delays.length),
-  };
+  const breakdown = memory
+    ? undefined
+    : {
+        jobs: stages.toActive.length,
+        dueToActiveMs: {
+          p50: percentile(stages.toActive, 0.5),
+          p99: percentile(stages.toActive, 0.99),
+        },
+        activeToCompletedMs: {
+          p50: percentile(stages.processing, 0.5),
+          p99: percentile(stages.processing, 0.99),
+        },
+        redelayedShare: stages.delays.filter(d => d > 1).length / Math.max(1, stages.delays.length),
+      };
 
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(
@@ -408,8 +442,10 @@ async function loadRun(
     const n = Math.max(1, Math.floor(xs.length / 4));
     return median(which === 'first' ? xs.slice(0, n) : xs.slice(-n));
   };
+  const scoredSpans = Math.max(1, exportedAt.size * SPANS_PER_TRACE);
   return {
-    workers: options.workers,
+    driver: memory ? 'memory' : 'bullmq',
+    workers: memory ? 0 : options.workers,
     rate: options.rate ?? 0,
     seconds: load.seconds,
     connections,
@@ -441,23 +477,30 @@ async function loadRun(
         },
       ]),
     ),
-    redisUsedMemoryMb: {
-      peak: Math.max(...redisMemory),
-      slopePerMinute: slopePerMinute(redisMemory, warmUp(redisMemory)),
-    },
-    redisCommandsPerTrace: { total: totalCommands / Math.max(1, exportedAt.size), byCommand },
-    redisNodes,
+    ...(!memory && {
+      redisUsedMemoryMb: {
+        peak: Math.max(...redisMemory),
+        slopePerMinute: slopePerMinute(redisMemory, warmUp(redisMemory)),
+      },
+      redisCommandsPerTrace: { total: totalCommands / Math.max(1, exportedAt.size), byCommand },
+      redisNodes,
+      redisCpuMicrosPerSpan:
+        (redisNodes.reduce((sum, n) => sum + n.cpuSeconds, 0) * 1e6) / scoredSpans,
+    }),
     cpuMicrosPerSpan: Object.fromEntries(
-      [...cpuMs].map(([role, ms]) => [
+      [...cpuAtEnd].map(([role, ms]) => [
         role,
-        (ms * 1000) / Math.max(1, exportedAt.size * SPANS_PER_TRACE),
+        ((ms - (cpuAtStart.get(role) ?? 0)) * 1000) / scoredSpans,
       ]),
     ),
-    redisCpuMicrosPerSpan:
-      (redisNodes.reduce((sum, n) => sum + n.cpuSeconds, 0) * 1e6) /
-      Math.max(1, exportedAt.size * SPANS_PER_TRACE),
     ...(steal.length > 1 && { steal: stealOf(steal, started) }),
   };
+}
+
+/** CPU time (user + system, ms) each process has used so far, by role. */
+async function cpuTimes(roles: ReadonlyMap<number, string>): Promise<Map<string, number>> {
+  const stats = await pidusage([...roles.keys()]);
+  return new Map(Object.entries(stats).map(([pid, stat]) => [roles.get(Number(pid))!, stat.ctime]));
 }
 
 /** This machine's CPU times from the `cpu` line of /proc/stat: steal and the total, in ticks. */

@@ -4,7 +4,7 @@
  * MEMORY USAGE of every key it wrote, prints the figures docs/results-and-dashboards.md and docs/operations.md quote, and deletes the keys.
  */
 import { Redis } from 'ioredis';
-import { createRedisResultsStore } from '../src/results/redis-results-store.js';
+import { createRedisResultsStore } from '../src/redis/redis-results-store.js';
 import { resultsStoreSink } from '../src/results/results-store.js';
 import { scoreTrace } from '../src/score/score-trace.js';
 import { parseSuite } from '../src/suite/load-suite.js';

@@ -28,6 +28,7 @@ import { cpus, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
+import { loadReport, stealLine } from './load-report.js';
 import { summarizeProfile } from './summarize-profile.js';
 import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
@@ -59,11 +60,6 @@ function positiveArg(name: keyof typeof args): number | undefined {
 const rounds = positiveArg('rounds') ?? 5;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
-/** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
-const stealLine = (r: LoadResult): string =>
-  r.steal
-    ? `CPU steal ${(r.steal.share * 100).toFixed(1)}% of the run, worst second ${(r.steal.worstSecondShare * 100).toFixed(0)}% at ${r.steal.worstAtS} s`
-    : 'CPU steal not known (no /proc/stat)';
 
 if (args.soak) {
   const minutes = positiveArg('soak-minutes') ?? 10;
@@ -100,7 +96,7 @@ if (args.soak) {
     );
   console.log(`  ${stealLine(soak)}`);
   console.log(
-    `  Redis used_memory peak ${soak.redisUsedMemoryMb.peak.toFixed(1)} MB, slope ${soak.redisUsedMemoryMb.slopePerMinute.toFixed(3)} MB/min`,
+    `  Redis used_memory peak ${soak.redisUsedMemoryMb!.peak.toFixed(1)} MB, slope ${soak.redisUsedMemoryMb!.slopePerMinute.toFixed(3)} MB/min`,
   );
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   writeFileSync(
@@ -204,8 +200,9 @@ console.log(
   `  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`,
 );
 
-// The load report: separate processes, 60 s each, closed loop (throughput) with 1 and 2 workers,
-// then open loop below the 1-worker capacity (latency when the workers keep up).
+// The load report: separate processes, 60 s each, closed loop (throughput and its cost) with 1
+// and 2 workers, then open loop below the 1-worker capacity (latency when the workers keep up);
+// then the memory driver (one process, no Redis), closed loop and open loop at half of it.
 let load: Record<string, unknown> | undefined;
 if (!args['no-load']) {
   const seconds = positiveArg('load-seconds') ?? 60;
@@ -224,57 +221,18 @@ if (!args['no-load']) {
       ...(profileDir && { profileDir }),
     }),
   );
-  console.log(
-    `\nEnd to end under load (bullmq driver, local Redis; receiver, workers and load generator as separate processes; 512-span OTLP/protobuf requests of 20-span traces; settle window ${200} ms)`,
+  const memoryClosed = await loadBench({ driver: 'memory', workers: 0, seconds });
+  runs.push(memoryClosed);
+  runs.push(
+    await loadBench({
+      driver: 'memory',
+      workers: 0,
+      seconds: Math.max(10, Math.round(seconds / 2)),
+      rate: Math.round(memoryClosed.scoredSpansPerSecond / 2 / 512) * 512,
+    }),
   );
-  console.log(
-    '  run                                   accepted spans/s  scored spans/s   p50 ms   p99 ms   429s  peak RSS MB (receiver / workers)',
-  );
-  for (const r of runs) {
-    const name =
-      r.rate > 0
-        ? `open loop ${fmt(r.rate)} spans/s, ${r.workers} worker`
-        : `closed loop, ${r.workers} worker${r.workers > 1 ? 's' : ''}`;
-    const rss = Object.entries(r.rssMb)
-      .map(([, v]) => v.peak.toFixed(0))
-      .join(' / ');
-    console.log(
-      `  ${`${name}, ${r.seconds.toFixed(0)} s`.padEnd(38)} ${fmt(r.acceptedSpansPerSecond).padStart(16)} ${fmt(r.scoredSpansPerSecond).padStart(15)} ${fmt(r.latencyMs.p50).padStart(8)} ${fmt(r.latencyMs.p99).padStart(8)} ${String(r.rejected429).padStart(6)}  ${rss}`,
-    );
-  }
-  for (const r of runs)
-    console.log(
-      `  latency by stage (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), last ${fmt(r.breakdown.jobs)} jobs): due → job active p50/p99 ${fmt(r.breakdown.dueToActiveMs.p50)}/${fmt(r.breakdown.dueToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`,
-    );
-  for (const r of runs)
-    console.log(
-      `  ${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s): ${fmt(r.latencyMs.overOneSecond)} traces over 1 s; ${stealLine(r)}`,
-    );
-  for (const r of runs) {
-    const top = Object.entries(r.redisCommandsPerTrace.byCommand)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 8)
-      .map(([command, n]) => `${command} ${n.toFixed(1)}`)
-      .join(', ');
-    console.log(
-      `  Redis commands per scored trace (${r.rate > 0 ? 'open' : 'closed'} loop, ${r.workers} worker(s), scripts' own commands included): ${r.redisCommandsPerTrace.total.toFixed(1)} — ${top}`,
-    );
-  }
-  const closed2 = runs[1]!;
-  const open = runs[2]!;
-  console.log(
-    `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} over the whole run (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms), ${open.steadyLatencyMs.p50 <= 50 && open.steadyLatencyMs.p99 <= 250 ? 'met' : 'NOT met'} after its first 5 s (${fmt(open.steadyLatencyMs.p50)}/${fmt(open.steadyLatencyMs.p99)} ms)`,
-  );
-  const peak = Math.max(...runs.flatMap(r => Object.values(r.rssMb).map(v => v.peak)));
-  console.log(
-    `  goal < 256 MB RSS per process: ${peak < 256 ? 'met' : 'NOT met'} (peak ${peak.toFixed(0)} MB); RSS first → last quarter of each run: ${runs
-      .map(r =>
-        Object.entries(r.rssMb)
-          .map(([role, v]) => `${role} ${v.firstQuarter.toFixed(0)}→${v.lastQuarter.toFixed(0)}`)
-          .join(', '),
-      )
-      .join(' | ')}`,
-  );
+  const report = loadReport(runs);
+  for (const line of report.lines) console.log(line);
   console.log(
     `  Redis memory per buffered trace (20 spans, with its BullMQ job): ${fmt(perTrace.bytesPerTrace)} B (${fmt(perTrace.traces)} traces)`,
   );
@@ -286,7 +244,7 @@ if (!args['no-load']) {
         console.log(`    ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.fn}`);
     }
   }
-  load = { runs, redisBytesPerTrace: perTrace };
+  load = { runs, cpuSecondsPerMillionSpans: report.cpu, redisBytesPerTrace: perTrace };
 }
 
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });

@@ -128,8 +128,8 @@ export type {
   BullmqTraceSink,
   BullmqTraceSinkOptions,
 } from './queue/bullmq-trace-assembler.js';
-export { createRedisConnection } from './queue/redis-connection.js';
-export type { RedisClient, RedisTarget } from './queue/redis-connection.js';
+export { createRedisConnection } from './redis/redis-connection.js';
+export type { RedisClient, RedisTarget } from './redis/redis-connection.js';
 export { createScoreTraceWorker } from './queue/score-trace.processor.js';
 export type { ScoreTraceWorkerOptions } from './queue/score-trace.processor.js';
 export { createMemoryTraceAssembler } from './queue/memory-trace-assembler.js';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { judgeQueueLocation, traceQueueShards } from './queue-shards.js';
 import { traceIdsOf, type TraceJobData } from './trace-job.js';
 

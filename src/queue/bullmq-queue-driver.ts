@@ -1,6 +1,6 @@
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { Config } from '../config/config-schema.js';
-import { createRedisResultsStore } from '../results/redis-results-store.js';
+import { createRedisResultsStore } from '../redis/redis-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
 import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
@@ -12,12 +12,12 @@ import {
   evictionPolicyWarning,
   redisTargetOf,
   whenReady,
-} from './redis-connection.js';
-import { createRedisExportBacklog } from './redis-export-backlog.js';
+} from '../redis/redis-connection.js';
+import { createRedisExportBacklog } from '../redis/redis-export-backlog.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
-import { readPendingTrace, RedisSpanBuffer } from './redis-span-buffer.js';
-import { createRedisJudgeCache } from './redis-judge-cache.js';
-import { createRedisSpendLedger } from './redis-spend-ledger.js';
+import { readPendingTrace, RedisSpanBuffer } from '../redis/redis-span-buffer.js';
+import { createRedisJudgeCache } from '../redis/redis-judge-cache.js';
+import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
 

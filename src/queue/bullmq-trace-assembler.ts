@@ -3,10 +3,10 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import { whenReady, type RedisClient } from './redis-connection.js';
+import { whenReady, type RedisClient } from '../redis/redis-connection.js';
 import { SCORE_TRACE_QUEUE, shardOfTrace, traceQueueShards } from './queue-shards.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { RedisSpanBuffer } from './redis-span-buffer.js';
+import { RedisSpanBuffer } from '../redis/redis-span-buffer.js';
 import {
   MAX_TRACES_PER_JOB,
   QUEUED_TRACES,

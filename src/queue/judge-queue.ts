@@ -1,9 +1,9 @@
 import { BACKOFF_STRATEGY, UNBOUNDED_ATTEMPTS, type ExportRetryPolicy } from './export-retry.js';
 import { Queue } from 'bullmq';
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { JUDGE_QUEUE, judgeQueueLocation } from './queue-shards.js';
-import { encodeSpanBatch } from './span-batch-codec.js';
+import { encodeSpanBatch } from '../redis/span-batch-codec.js';
 
 export { JUDGE_QUEUE } from './queue-shards.js';
 

@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { JudgeRateLimit } from '../score/llm/rate-limited-judge.js';
 import { classifyFailure, judgeErrorsToRetry } from './classify-failure.js';
@@ -12,8 +12,8 @@ import {
 import { exportGaveUp } from './score-trace.processor.js';
 import type { JudgeJobData } from './judge-queue.js';
 import { judgeQueueLocation } from './queue-shards.js';
-import { decodeSpanBatch } from './span-batch-codec.js';
-import { decodeSpanDigest } from './span-digest-codec.js';
+import { decodeSpanBatch } from '../redis/span-batch-codec.js';
+import { decodeSpanDigest } from '../redis/span-digest-codec.js';
 
 /** Options of {@link createJudgeWorker}. */
 export interface JudgeWorkerOptions {

@@ -1,12 +1,12 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RedisClient } from './redis-connection.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { BullmqTraceOptions } from './bullmq-trace-assembler.js';
 import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue-shards.js';
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
-import { RedisSpanBuffer, type BufferedTrace } from './redis-span-buffer.js';
+import { RedisSpanBuffer, type BufferedTrace } from '../redis/redis-span-buffer.js';
 import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 

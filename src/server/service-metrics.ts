@@ -1,4 +1,11 @@
-import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type RegistryContentType,
+} from 'prom-client';
 import { createReceiverMetrics, type ReceiverMetrics } from '../ingest/receiver-metrics.js';
 
 /** Everything `/metrics` shows: the receiver's metrics plus assembly, scoring and export. */
@@ -20,7 +27,12 @@ export interface ServiceMetrics extends ReceiverMetrics {
   judgeCostUsd: Counter<'model'>;
 }
 
-/** Creates the service metrics; `jobsByState` and `exportBacklog` are read at each scrape. */
+/**
+ * Creates the service metrics, prom-client's default process metrics included
+ * (`process_cpu_seconds_total`, `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`,
+ * `nodejs_external_memory_bytes`, `nodejs_eventloop_lag_seconds`, …); `jobsByState` and
+ * `exportBacklog` are read at each scrape.
+ */
 export function createServiceMetrics(
   jobsByState?: () => Promise<Record<string, number>>,
   exportBacklog?: () => Promise<{ waiting: number; oldestAgeSeconds: number }>,
@@ -29,6 +41,9 @@ export function createServiceMetrics(
   // OpenMetrics, so the score histogram can carry trace-id exemplars.
   const base = createReceiverMetrics(registry ?? openMetricsRegistry());
   const registers = [base.registry];
+  // The process's own: CPU seconds, resident memory, heap and external memory, event loop lag and
+  // GC, so the cost of a receiver or a worker is read where its throughput is.
+  collectDefaultMetrics({ register: base.registry });
   // Both backlog gauges are collected together at a scrape: they share one read in flight.
   let backlogRead: ReturnType<NonNullable<typeof exportBacklog>> | undefined;
   const backlog = () =>

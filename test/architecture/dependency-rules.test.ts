@@ -100,4 +100,54 @@ describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
     expect(output).not.toContain('peer-ok');
     expect(output).not.toContain('edge.test.ts');
   });
+
+  it('fail when Redis code sits outside redis/, when redis/ reaches up, and when a stage imports another stage’s I/O', async () => {
+    await writeFile(join(dir, 'src/queue/edge.ts'), 'export const y = 1;\n');
+    await rm(join(dir, 'src/queue/edge.test.ts'));
+    await mkdir(join(dir, 'node_modules/ioredis'), { recursive: true });
+    await writeFile(
+      join(dir, 'node_modules/ioredis/package.json'),
+      JSON.stringify({ name: 'ioredis', version: '5.0.0', main: 'index.js' }),
+    );
+    await writeFile(join(dir, 'node_modules/ioredis/index.js'), 'exports.Redis = class {};\n');
+    for (const folder of ['redis', 'results'])
+      await mkdir(join(dir, 'src', folder), { recursive: true });
+    // Allowed: redis/ owns the client; the driver (queue/) uses redis/; redis/ implements a
+    // results interface.
+    await writeFile(join(dir, 'src/results/store.ts'), 'export type Store = { n: number };\n');
+    await writeFile(
+      join(dir, 'src/redis/redis-store.ts'),
+      "import { Redis } from 'ioredis';\nimport type { Store } from '../results/store.js';\nexport const make = (): Store => ({ n: Redis.length });\n",
+    );
+    await writeFile(
+      join(dir, 'src/queue/bullmq-driver.ts'),
+      "import { make } from '../redis/redis-store.js';\nexport const d = make;\n",
+    );
+    expect(await cruise(dir)).toMatchObject({ code: 0 });
+
+    await writeFile(
+      join(dir, 'src/results/redis-elsewhere.ts'),
+      "import { Redis } from 'ioredis';\nexport const r = Redis;\n",
+    );
+    await writeFile(
+      join(dir, 'src/redis/reaches-up.ts'),
+      "import { d } from '../queue/bullmq-driver.js';\nexport const u = d;\n",
+    );
+    await writeFile(
+      join(dir, 'src/results/uses-driver.ts'),
+      "import { d } from '../queue/bullmq-driver.js';\nexport const w = d;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'redis-in-one-place: src/results/redis-elsewhere.ts → node_modules/ioredis',
+    );
+    expect(output).toContain(
+      'redis-below-the-stages: src/redis/reaches-up.ts → src/queue/bullmq-driver.ts',
+    );
+    expect(output).toContain(
+      'no-stage-imports-another-stages-io: src/results/uses-driver.ts → src/queue/bullmq-driver.ts',
+    );
+    expect(output).not.toContain('src/redis/redis-store.ts →');
+  });
 });

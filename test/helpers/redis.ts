@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../../src/queue/redis-connection.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import type { RedisClient } from '../../src/redis/redis-connection.js';
+import { createRedisConnection } from '../../src/redis/redis-connection.js';
 
 /** The Redis the tests use: `REDIS_URL`, else the local one. `.ci/run` makes sure it runs. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -5,9 +5,9 @@ import {
   createBullmqTraceSink,
   type BullmqTraceSink,
 } from '../../src/queue/bullmq-trace-assembler.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/redis/redis-connection.js';
 import { createScoreTraceWorker } from '../../src/queue/score-trace.processor.js';
-import { RedisSpanBuffer } from '../../src/queue/redis-span-buffer.js';
+import { RedisSpanBuffer } from '../../src/redis/redis-span-buffer.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import { JUDGE_QUEUE } from '../../src/queue/judge-queue.js';
-import { whenReady } from '../../src/queue/redis-connection.js';
+import { whenReady } from '../../src/redis/redis-connection.js';
 import { startService, type Service } from '../../src/server/start-service.js';
 import {
   judgeAnswer,

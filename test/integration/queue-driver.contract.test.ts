@@ -4,7 +4,7 @@ import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createJobsClient } from '../../src/queue/bullmq-jobs.js';
 import { createQueueDriver } from '../../src/queue/create-queue-driver.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/redis/redis-connection.js';
 import type { QueueDriver, TraceScorer } from '../../src/queue/queue-driver.js';
 import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
 import { childSpans } from '../helpers/child-spans.js';

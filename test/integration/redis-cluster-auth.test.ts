@@ -4,7 +4,7 @@ import {
   createRedisConnection,
   redisTargetOf,
   whenReady,
-} from '../../src/queue/redis-connection.js';
+} from '../../src/redis/redis-connection.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
 
 describe('a password-protected Redis Cluster', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { traceReadiness } from '../../src/queue/trace-readiness.js';
-import { whenReady } from '../../src/queue/redis-connection.js';
-import { RedisSpanBuffer } from '../../src/queue/redis-span-buffer.js';
+import { whenReady } from '../../src/redis/redis-connection.js';
+import { RedisSpanBuffer } from '../../src/redis/redis-span-buffer.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';

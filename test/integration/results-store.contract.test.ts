@@ -1,13 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
-import { createRedisResultsStore } from '../../src/results/redis-results-store.js';
+import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
 import { scored } from '../../src/score/score-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
 import type { TraceRun } from '../../src/score/trace-run.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
-import { createRedisConnection, whenReady } from '../../src/queue/redis-connection.js';
+import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';

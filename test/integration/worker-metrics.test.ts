@@ -53,6 +53,22 @@ describe('metrics of a worker-only process', () => {
     );
     expect(text).toMatch(/spanscore_traces_not_scored_total\{reason="unknown_test_case"\} 1/);
     expect(text).toMatch(/spanscore_scoring_lag_seconds_count 5/);
+    // Each process's own cost, from prom-client's default metrics, on the worker and the receiver.
+    const receiverText = await (
+      await fetch(receiver.url!.replace('/v1/traces', '/metrics'))
+    ).text();
+    for (const [who, body] of [
+      ['worker', text],
+      ['receiver', receiverText],
+    ] as const)
+      for (const metric of [
+        /^process_cpu_seconds_total \d/m,
+        /^process_resident_memory_bytes [1-9]\d{6,}/m,
+        /^nodejs_heap_size_used_bytes [1-9]\d{5,}/m,
+        /^nodejs_external_memory_bytes \d/m,
+        /^nodejs_eventloop_lag_seconds \d/m,
+      ])
+        expect(body, `${who}: ${String(metric)}`).toMatch(metric);
     expect(await (await fetch(worker.metricsUrl!.replace('/metrics', '/healthz'))).json()).toEqual({
       status: 'ok',
     });

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { createJobsClient, JOB_QUEUE_NAMES, type JobQueueName } from '../../queue/bullmq-jobs.js';
-import { createRedisConnection, redisTargetOf, whenReady } from '../../queue/redis-connection.js';
+import { createRedisConnection, redisTargetOf, whenReady } from '../../redis/redis-connection.js';
 import type { CliIo } from '../io.js';
 
 /**

@@ -2,7 +2,6 @@ import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
-import type { TraceProgress } from './trace-readiness.js';
 
 // KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1),
 // span count, the batch (one encodeSpanBatch buffer).
@@ -61,6 +60,16 @@ if ARGV[1] ~= '' then
 end
 return { redis.call('HGETALL', KEYS[2]), redis.call('LRANGE', KEYS[1], 0, -1) }
 `;
+
+/**
+ * What the buffer knows of a trace's arrival: when its first and latest spans came and whether its
+ * root span has (the queue's readiness rule reads it; the same shape as its `TraceProgress`).
+ */
+export interface BufferProgress {
+  firstSeenMs: number;
+  lastSeenMs: number;
+  rootEnded: boolean;
+}
 
 interface BufferCommands {
   spanscoreAppend(
@@ -233,7 +242,7 @@ export class RedisSpanBuffer {
 
 /** What {@link RedisSpanBuffer.read} knows of one trace. */
 export interface BufferedTrace {
-  progress: (TraceProgress & { scored: boolean }) | undefined;
+  progress: (BufferProgress & { scored: boolean }) | undefined;
   spans: SpanDigest[];
   stored: number;
   appended: number;
@@ -259,7 +268,7 @@ export async function readPendingTrace(
   redis: RedisClient,
   prefix: string,
   traceId: string,
-): Promise<(TraceProgress & { scoring?: boolean }) | undefined> {
+): Promise<(BufferProgress & { scoring?: boolean }) | undefined> {
   const progress = toProgress(await redis.hgetall(metaKeyOf(prefix, traceId)));
   if (!progress) return undefined;
   const { scored, ...rest } = progress;
@@ -268,7 +277,7 @@ export async function readPendingTrace(
 
 function toProgress(
   meta: Record<string, string>,
-): (TraceProgress & { scored: boolean }) | undefined {
+): (BufferProgress & { scored: boolean }) | undefined {
   if (meta.first === undefined)
     return meta.scored === undefined
       ? undefined

@@ -1,4 +1,4 @@
-import { sendBatch, type RedisClient } from '../queue/redis-connection.js';
+import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -7,22 +7,22 @@ import {
   notScoredField,
   resultIncrements,
   summarizeMinutes,
-} from './minute-aggregates.js';
-import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
-import { failedRunRecord, type ResultsRetention, type ResultsStore } from './results-store.js';
+} from '../results/minute-aggregates.js';
+import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
+import { failedRunRecord, type ResultsRetention, type ResultsStore } from '../results/results-store.js';
 import {
   MAX_RESULTS_PER_RUN,
   type ExportOutcome,
   type ExportStatus,
   type RunRecord,
   type StoredResult,
-} from './stored-result.js';
+} from '../results/stored-result.js';
 import {
   hasOutcomes,
   runRecordPatch,
   toStoredResults,
   type RunWrite,
-} from './to-stored-results.js';
+} from '../results/to-stored-results.js';
 
 /** Stream entries read per XREVRANGE while filtering a results page. */
 const SCAN_BATCH = 500;

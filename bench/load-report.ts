@@ -1,0 +1,147 @@
+import type { LoadResult } from './load-bench.js';
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
+export function stealLine(r: LoadResult): string {
+  return r.steal
+    ? `CPU steal ${(r.steal.share * 100).toFixed(1)}% of the run, worst second ${(r.steal.worstSecondShare * 100).toFixed(0)}% at ${r.steal.worstAtS} s`
+    : 'CPU steal not known (no /proc/stat)';
+}
+
+/** A run's name in the report: loop, rate, driver, workers. */
+export function runName(r: LoadResult): string {
+  const who =
+    r.driver === 'memory' ? 'memory driver' : `${r.workers} worker${r.workers > 1 ? 's' : ''}`;
+  return r.rate > 0 ? `open loop ${fmt(r.rate)} spans/s, ${who}` : `closed loop, ${who}`;
+}
+
+/** CPU seconds per million scored spans of one run, by part, and in all. */
+export interface CpuPerMillionSpans {
+  run: string;
+  scoredSpansPerSecond: number;
+  receiver: number;
+  workers: number;
+  redis: number | null;
+  total: number;
+}
+
+/** Splits a run's CPU per scored span (µs, i.e. CPU seconds per million spans) by part. */
+export function cpuPerMillionSpans(r: LoadResult): CpuPerMillionSpans {
+  const parts = Object.entries(r.cpuMicrosPerSpan);
+  const sum = (pick: (role: string) => boolean) =>
+    parts.filter(([role]) => pick(role)).reduce((a, [, us]) => a + us, 0);
+  const receiver = sum(role => role === 'receiver' || role === 'serve');
+  const workers = sum(role => role.startsWith('worker'));
+  const redis = r.redisCpuMicrosPerSpan ?? null;
+  return {
+    run: runName(r),
+    scoredSpansPerSecond: r.scoredSpansPerSecond,
+    receiver,
+    workers,
+    redis,
+    total: receiver + workers + (redis ?? 0),
+  };
+}
+
+/**
+ * The load report's lines, every figure from the runs given, or the line says why it is missing:
+ * throughput and latency per run; CPU seconds per million scored spans of the closed-loop runs
+ * (what the machine pays per span) by receiver, workers and Redis; latency by stage where BullMQ's
+ * event stream holds whole jobs; latency tails and CPU steal; Redis commands per trace; the goals.
+ */
+export function loadReport(runs: readonly LoadResult[]): {
+  lines: string[];
+  cpu: CpuPerMillionSpans[];
+} {
+  const lines: string[] = [
+    '',
+    `End to end under load (receiver, workers and load generator as separate processes on the local Redis, or one \`serve\` with the memory driver; 512-span OTLP/protobuf requests of 20-span traces; settle window 200 ms)`,
+    '  run                                            accepted spans/s  scored spans/s   p50 ms   p99 ms   429s  peak RSS MB',
+  ];
+  for (const r of runs) {
+    const rss = Object.entries(r.rssMb)
+      .map(([role, v]) => `${role} ${v.peak.toFixed(0)}`)
+      .join(', ');
+    // A closed loop keeps a backlog on purpose: its latency measures the queue, not spanscore.
+    const latency =
+      r.rate > 0
+        ? `${fmt(r.latencyMs.p50).padStart(8)} ${fmt(r.latencyMs.p99).padStart(8)}`
+        : `${'–'.padStart(8)} ${'–'.padStart(8)}`;
+    lines.push(
+      `  ${`${runName(r)}, ${r.seconds.toFixed(0)} s`.padEnd(46)} ${fmt(r.acceptedSpansPerSecond).padStart(16)} ${fmt(r.scoredSpansPerSecond).padStart(15)} ${latency} ${String(r.rejected429).padStart(6)}  ${rss}`,
+    );
+  }
+  lines.push(
+    '  (latency: ready → exported; not given for closed-loop runs, whose backlog is the point)',
+  );
+
+  const closed = runs.filter(r => r.rate === 0);
+  const cpu = closed.map(cpuPerMillionSpans);
+  lines.push(
+    '',
+    "  CPU seconds per million scored spans (closed loop, from each process's CPU time over the run)",
+    '  run                                            receiver   workers     Redis     total   scored spans/s',
+  );
+  for (const c of cpu)
+    lines.push(
+      `  ${c.run.padEnd(46)} ${c.receiver.toFixed(1).padStart(8)} ${c.workers.toFixed(1).padStart(9)} ${(c.redis === null ? 'none' : c.redis.toFixed(1)).padStart(9)} ${c.total.toFixed(1).padStart(9)} ${fmt(c.scoredSpansPerSecond).padStart(16)}`,
+    );
+  lines.push('  (memory driver: receiver and workers are one process, under "receiver")');
+
+  lines.push('');
+  for (const r of runs) {
+    if (!r.breakdown) continue; // the memory driver has no BullMQ
+    lines.push(
+      r.breakdown.jobs > 0
+        ? `  latency by stage (${runName(r)}, last ${fmt(r.breakdown.jobs)} jobs): due → job active p50/p99 ${fmt(r.breakdown.dueToActiveMs.p50)}/${fmt(r.breakdown.dueToActiveMs.p99)} ms, active → completed ${fmt(r.breakdown.activeToCompletedMs.p50)}/${fmt(r.breakdown.activeToCompletedMs.p99)} ms, re-delayed ${(r.breakdown.redelayedShare * 100).toFixed(0)}%`
+        : `  latency by stage (${runName(r)}): not measured — no job's whole life (added, active, completed) is among the last 10,000 events BullMQ's event stream keeps${r.rate === 0 ? ', as in a closed loop, whose backlog outlasts them' : ''}`,
+    );
+  }
+  for (const r of runs)
+    lines.push(
+      r.rate > 0
+        ? `  ${runName(r)}: ${fmt(r.latencyMs.overOneSecond)} of ${fmt(r.tracesScored)} traces over 1 s; ${stealLine(r)}`
+        : `  ${runName(r)}: ${stealLine(r)}`,
+    );
+  for (const r of runs) {
+    if (!r.redisCommandsPerTrace) continue;
+    const top = Object.entries(r.redisCommandsPerTrace.byCommand)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([command, n]) => `${command} ${n.toFixed(1)}`)
+      .join(', ');
+    lines.push(
+      `  Redis commands per scored trace (${runName(r)}; scripts' own commands included): ${r.redisCommandsPerTrace.total.toFixed(1)} — ${top}`,
+    );
+  }
+
+  const closed2 = runs.find(r => r.driver === 'bullmq' && r.rate === 0 && r.workers === 2);
+  const open = runs.find(r => r.driver === 'bullmq' && r.rate > 0);
+  if (closed2 && open)
+    lines.push(
+      `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} over the whole run (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms), ${open.steadyLatencyMs.p50 <= 50 && open.steadyLatencyMs.p99 <= 250 ? 'met' : 'NOT met'} after its first 5 s (${fmt(open.steadyLatencyMs.p50)}/${fmt(open.steadyLatencyMs.p99)} ms)`,
+    );
+  const memClosed = runs.find(r => r.driver === 'memory' && r.rate === 0);
+  const memOpen = runs.find(r => r.driver === 'memory' && r.rate > 0);
+  if (memClosed && memOpen) {
+    const memPeak = Math.max(
+      ...[memClosed, memOpen].flatMap(r => Object.values(r.rssMb).map(v => v.peak)),
+    );
+    lines.push(
+      `  memory driver goals: ≥ 100,000 scored spans/s closed loop ${memClosed.scoredSpansPerSecond >= 100_000 ? 'met' : 'NOT met'} (${fmt(memClosed.scoredSpansPerSecond)}); p99 ≤ 250 ms in open loop at half of it ${memOpen.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} (${fmt(memOpen.latencyMs.p99)} ms); RSS ≤ 256 MB ${memPeak <= 256 ? 'met' : 'NOT met'} (peak ${memPeak.toFixed(0)} MB)`,
+    );
+  }
+  const bullmqRuns = runs.filter(r => r.driver === 'bullmq');
+  const peak = Math.max(...bullmqRuns.flatMap(r => Object.values(r.rssMb).map(v => v.peak)));
+  lines.push(
+    `  goal < 256 MB RSS per process (bullmq driver): ${peak < 256 ? 'met' : 'NOT met'} (peak ${peak.toFixed(0)} MB); RSS first → last quarter of each run: ${runs
+      .map(r =>
+        Object.entries(r.rssMb)
+          .map(([role, v]) => `${role} ${v.firstQuarter.toFixed(0)}→${v.lastQuarter.toFixed(0)}`)
+          .join(', '),
+      )
+      .join(' | ')}`,
+  );
+  return { lines, cpu };
+}
