@@ -149,6 +149,15 @@ export interface LoadOptions {
   connections?: number;
   /** `worker.concurrency` of the spanscore processes. @defaultValue 32 */
   concurrency?: number;
+  /** `results.maxResults` and `results.maxRuns` (the memory driver's results store bounds). */
+  results?: { maxResults: number; maxRuns: number };
+  /** `NODE_OPTIONS` of the spanscore processes (e.g. a heap limit). */
+  nodeOptions?: string;
+  /**
+   * The built CLI the spanscore processes run (another commit's, for an A/B comparison).
+   * @defaultValue this tree's dist/cli/bin.js
+   */
+  cli?: string;
   /** Open-loop target in spans/s; default closed loop (as fast as accepted). */
   rate?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
@@ -206,8 +215,20 @@ async function loadRun(
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
       `worker: { concurrency: ${options.concurrency ?? 32} }`,
-      ...(options.resultsRetentionHours !== undefined
-        ? [`results: { retentionHours: ${options.resultsRetentionHours} }`]
+      ...(options.resultsRetentionHours !== undefined || options.results
+        ? [
+            `results: { ${[
+              ...(options.resultsRetentionHours !== undefined
+                ? [`retentionHours: ${options.resultsRetentionHours}`]
+                : []),
+              ...(options.results
+                ? [
+                    `maxResults: ${options.results.maxResults}`,
+                    `maxRuns: ${options.results.maxRuns}`,
+                  ]
+                : []),
+            ].join(', ')} }`,
+          ]
         : []),
       `export: { url: "${sinkUrl}", logResults: false }`,
       'suites: [suite.yaml]',
@@ -225,7 +246,7 @@ async function loadRun(
       process.execPath,
       [
         ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
-        join(ROOT, 'dist/cli/bin.js'),
+        options.cli ?? join(ROOT, 'dist/cli/bin.js'),
         ...args,
         '--config',
         join(dir, 'config.yaml'),
@@ -233,7 +254,11 @@ async function loadRun(
       {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, REDIS_URL: undefined },
+        env: {
+          ...process.env,
+          REDIS_URL: undefined,
+          ...(options.nodeOptions && { NODE_OPTIONS: options.nodeOptions }),
+        },
       },
     );
     children.push(child);

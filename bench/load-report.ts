@@ -134,14 +134,15 @@ export function loadReport(runs: readonly LoadResult[]): {
   }
   const bullmqRuns = runs.filter(r => r.driver === 'bullmq');
   const peak = Math.max(...bullmqRuns.flatMap(r => Object.values(r.rssMb).map(v => v.peak)));
-  lines.push(
-    `  goal < 256 MB RSS per process (bullmq driver): ${peak < 256 ? 'met' : 'NOT met'} (peak ${peak.toFixed(0)} MB); RSS first → last quarter of each run: ${runs
-      .map(r =>
-        Object.entries(r.rssMb)
-          .map(([role, v]) => `${role} ${v.firstQuarter.toFixed(0)}→${v.lastQuarter.toFixed(0)}`)
-          .join(', '),
-      )
-      .join(' | ')}`,
-  );
+  if (bullmqRuns.length)
+    lines.push(
+      `  goal < 256 MB RSS per process (bullmq driver): ${peak < 256 ? 'met' : 'NOT met'} (peak ${peak.toFixed(0)} MB); RSS first → last quarter of each run: ${runs
+        .map(r =>
+          Object.entries(r.rssMb)
+            .map(([role, v]) => `${role} ${v.firstQuarter.toFixed(0)}→${v.lastQuarter.toFixed(0)}`)
+            .join(', '),
+        )
+        .join(' | ')}`,
+    );
   return { lines, cpu };
 }

@@ -235,7 +235,9 @@ export const configSchema = z
           ),
         maxBufferedSpans: positiveInt()
           .default(200_000)
-          .describe('Memory driver: spans held before the receiver answers 429.'),
+          .describe(
+            'Memory driver: spans held (buffered, being scored, or waiting for their evaluation spans to be exported) before the receiver answers 429.',
+          ),
         maxQueuedTraces: positiveInt()
           .default(100_000)
           .describe('BullMQ driver: traces waiting (or delayed) before the receiver answers 429.'),
@@ -247,7 +249,7 @@ export const configSchema = z
         concurrency: positiveInt()
           .default(4)
           .describe(
-            "Traces scored at once per process (BullMQ: taken in jobs of a request's traces, one job per 16).",
+            "Traces scored at once per process (memory: the export of their evaluation spans waits outside this limit; BullMQ: taken in jobs of a request's traces, one job per 16).",
           ),
         attempts: positiveInt()
           .default(5)

@@ -36,12 +36,22 @@ export function createMemoryQueueDriver(
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
     process: async (traceId, spans, { exportRetry }) => {
-      if (!scorer) throw new Error('unreachable: the memory driver scores once workers started');
-      const run = await scorer.score(traceId, spans, scorer.usesJudge ? 'deterministic' : 'all', {
-        exportRetry,
-      });
-      // Queued once: a try that failed to export threw before this line.
-      if (run.results.some(r => r.deferred.length > 0)) queueJudgePass(scorer, traceId, spans);
+      const withScorer = scorer;
+      if (!withScorer)
+        throw new Error('unreachable: the memory driver scores once workers started');
+      const { run, deliver } = await withScorer.scoreThenDeliver(
+        traceId,
+        spans,
+        withScorer.usesJudge ? 'deterministic' : 'all',
+        { exportRetry },
+      );
+      // Delivered outside the scoring slot; the judge pass is queued once it is: a try that
+      // failed to export throws before.
+      return async () => {
+        await deliver();
+        if (run.results.some(r => r.deferred.length > 0))
+          queueJudgePass(withScorer, traceId, spans);
+      };
     },
     concurrency: config.worker.concurrency,
     exportRetry: exportRetryPolicy(config),

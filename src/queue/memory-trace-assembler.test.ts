@@ -178,6 +178,49 @@ describe('memory trace assembler', () => {
     expect(most).toBe(2);
   });
 
+  it('delivers outside the scoring slot: a trace waiting on its export holds no other up', async () => {
+    const scored: string[] = [];
+    let releaseExport!: () => void;
+    const exportDone = new Promise<void>(resolve => (releaseExport = resolve));
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      concurrency: 1,
+      process: id => {
+        scored.push(id);
+        // Every trace's export waits until the backend answers.
+        return Promise.resolve(() => exportDone);
+      },
+    });
+    for (let t = 30; t < 34; t++) await assembler.accept(childSpans(t, ['root']));
+    await vi.advanceTimersByTimeAsync(2000 + 10);
+    // With one slot, all four were scored while the first export still waited.
+    expect(scored).toEqual([traceId(30), traceId(31), traceId(32), traceId(33)]);
+    expect(assembler.stats()).toMatchObject({ scored: 0, heldSpans: 4 });
+    releaseExport();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(assembler.stats()).toMatchObject({ scored: 4, heldSpans: 0 });
+  });
+
+  it('retries a delivery that failed to export, scoring again with exportRetry set', async () => {
+    const attempts: boolean[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      backoffMs: 100,
+      process: (_id, _spans, { exportRetry }) => {
+        attempts.push(exportRetry);
+        return Promise.resolve(() =>
+          attempts.length === 1
+            ? Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'))
+            : Promise.resolve(),
+        );
+      },
+    });
+    await assembler.accept(childSpans(35, ['root']));
+    await vi.advanceTimersByTimeAsync(2000 + 100 + 10);
+    expect(attempts).toEqual([false, true]);
+    expect(assembler.stats()).toMatchObject({ scored: 1, failed: 0, retries: 1 });
+  });
+
   it('close() scores what is buffered now, waits for it, and refuses new spans (503)', async () => {
     const { assembler, processed } = setup();
     await assembler.accept(childSpans(30, ['tool'])); // no root: would wait 30 s

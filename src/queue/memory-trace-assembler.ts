@@ -19,16 +19,22 @@ export interface MemoryTraceAssemblerOptions {
   policy: ReadinessPolicy;
   /**
    * Scores one complete trace; rejects with an `upstream` error to be retried. `exportRetry`:
-   * an earlier try failed to export (see `ScoreOptions.exportRetry`).
+   * an earlier try failed to export (see `ScoreOptions.exportRetry`). It may resolve with the
+   * trace's delivery (the export of its evaluation spans), which then runs outside the scoring
+   * slot: a trace waiting on the network does not keep another from being scored. A delivery that
+   * rejects is retried like a failed scoring.
    */
   process: (
     traceId: string,
     spans: SpanDigest[],
     attempt: { exportRetry: boolean },
-  ) => Promise<unknown>;
-  /** Traces scored at once. @defaultValue 4 */
+  ) => Promise<(() => Promise<void>) | void>;
+  /**
+   * Traces scored at once (their deliveries are not counted: spans held until delivered count
+   * against `maxBufferedSpans`). @defaultValue 4
+   */
   concurrency?: number;
-  /** Spans held (buffered or waiting to be scored) before `accept` answers saturated (429). @defaultValue 200000 */
+  /** Spans held (buffered, being scored or delivered) before `accept` answers saturated (429). @defaultValue 200000 */
   maxBufferedSpans?: number;
   /** Tries per trace for retryable failures (see `classifyFailure`), with exponential backoff. @defaultValue 5 */
   maxAttempts?: number;
@@ -129,22 +135,26 @@ export function createMemoryTraceAssembler(
     const done = (async () => {
       let exportRetry = false;
       try {
-        const attempt = async (): Promise<unknown> => {
+        // Each attempt scores in a slot of the queue; its delivery (the export) and the backoff
+        // between attempts happen outside it, so traces waiting on the tracing backend, or out
+        // an outage of it, never hold up scoring of the others.
+        const attempt = async (): Promise<void> => {
           try {
-            return await options.process(traceId, spans, { exportRetry });
+            const deliver = await queue.add(
+              () => options.process(traceId, spans, { exportRetry }),
+              { throwOnTimeout: true },
+            );
+            if (deliver) await deliver();
           } catch (error) {
             // From now on only the export is retried: the results were recorded.
             if (isExportFailure(error)) exportRetry = true;
             throw error;
           }
         };
-        // Each attempt takes a slot of the queue; the backoff between attempts does not, so
-        // traces whose export waits out a backend outage never hold up scoring of the others.
         await retryWithBackoff(attempt, {
           attempts: options.maxAttempts ?? 5,
           backoffMs: options.backoffMs ?? 1000,
           onRetry: () => counters.retries++,
-          slot: run => queue.add(run, { throwOnTimeout: true }),
           ...(options.exportRetry && { exportRetry: options.exportRetry }),
         });
         counters.scored++;

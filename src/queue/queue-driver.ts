@@ -30,6 +30,17 @@ export interface TraceScorer {
     phase: ScoringPhase,
     options?: ScoreOptions,
   ): Promise<TraceRun>;
+  /**
+   * {@link TraceScorer.score} in two steps: scoring, with the recording sinks (results store,
+   * metrics, files) written, then `deliver` for the delivering ones (evaluation spans, then
+   * hooks), which a driver may run outside its scoring slot. `score` is both, in turn.
+   */
+  scoreThenDeliver(
+    traceId: string,
+    spans: readonly SpanDigest[],
+    phase: ScoringPhase,
+    options?: ScoreOptions,
+  ): Promise<{ run: TraceRun; deliver: () => Promise<void> }>;
   /** Some test case or rule has an LLM scorer: the driver then runs a separate judge pass. */
   readonly usesJudge: boolean;
 }

@@ -146,17 +146,34 @@ export async function createScoringRuntime(
         for (const result of run.results) if (result.outcomes.length) onResult(result);
       },
     });
-  const everySink = [...record, ...deliver];
 
+  const scoreThenDeliver: ScoringRuntime['scoreThenDeliver'] = async (
+    traceId,
+    spans,
+    phase,
+    options = {},
+  ) => {
+    const run = await scoreTrace(traceId, spans, plan, {
+      phase,
+      sinks: options.exportRetry ? [] : record,
+      ...(options.propagate && { propagate: options.propagate }),
+    });
+    return {
+      run,
+      deliver: async () => {
+        for (const sink of deliver) await sink.write(run);
+      },
+    };
+  };
   return {
     plan,
     usesJudge,
-    score: (traceId, spans, phase, options = {}) =>
-      scoreTrace(traceId, spans, plan, {
-        phase,
-        sinks: options.exportRetry ? deliver : everySink,
-        ...(options.propagate && { propagate: options.propagate }),
-      }),
+    scoreThenDeliver,
+    async score(traceId, spans, phase, options) {
+      const { run, deliver } = await scoreThenDeliver(traceId, spans, phase, options);
+      await deliver();
+      return run;
+    },
     async shutdown() {
       await exporter?.shutdown();
       await logSink?.shutdown();

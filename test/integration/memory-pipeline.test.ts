@@ -50,13 +50,14 @@ describe('live pipeline, memory driver: exporter → receiver → assembly → s
     closers.push(() => exporter.shutdown());
     const assembler = createMemoryTraceAssembler({
       policy: { settleMs: 150, maxWaitMs: 5000 },
-      process: (id, spans) =>
-        scoreTrace(
+      process: async (id, spans) => {
+        await scoreTrace(
           id,
           spans,
           { suites: [suite], rules: [] },
           { sinks: [createEvaluationSpanSink(exporter)] },
-        ),
+        );
+      },
     });
     closers.push(() => assembler.close());
     const receiverUrl = await start(createOtlpHttpReceiver({ sink: assembler }));

@@ -86,7 +86,11 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
     };
     return run;
   };
-  return { calls, scorer: { score, usesJudge } satisfies TraceScorer };
+  const scoreThenDeliver: TraceScorer['scoreThenDeliver'] = async (...args) => ({
+    run: await score(...args),
+    deliver: () => Promise.resolve(),
+  });
+  return { calls, scorer: { score, scoreThenDeliver, usesJudge } satisfies TraceScorer };
 }
 
 async function start(

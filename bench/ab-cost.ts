@@ -1,0 +1,102 @@
+/**
+ * The cost of a scored span, this tree against another commit, measured side by side:
+ * `npm run bench -- --ab REV [--ab-rounds N] [--load-seconds S]`. REV is checked out in a
+ * temporary git worktree (sharing this tree's node_modules) and built; then each round runs the
+ * closed-loop load (bullmq driver, 2 workers) on REV's CLI and on this tree's, alternating which
+ * goes first, and the figures are the medians of the rounds: CPU seconds per million scored spans
+ * by receiver, workers and Redis, Redis commands per trace, and scored spans/s.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBench, type LoadResult } from './load-bench.js';
+import { cpuPerMillionSpans } from './load-report.js';
+import { median } from './measure.js';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+/** One side's medians over the rounds. */
+export interface AbSide {
+  label: string;
+  cpu: { receiver: number; workers: number; redis: number; total: number };
+  redisCommandsPerTrace: number;
+  scoredSpansPerSecond: number;
+  /** Each round's total, in order, to show the spread. */
+  totals: number[];
+}
+
+/** What {@link abCost} measured. */
+export interface AbResult {
+  baseline: AbSide;
+  candidate: AbSide;
+  /** candidate / baseline of the median total CPU per million spans. */
+  totalRatio: number;
+  /** Each round's candidate / baseline total, in order. */
+  roundRatios: number[];
+}
+
+/** Builds `rev` in a temporary worktree; returns its CLI and a clean-up. */
+function buildRev(rev: string): { cli: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-ab-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, rev], { cwd: ROOT, stdio: 'ignore' });
+  const remove = () => {
+    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+    return { cli: join(dir, 'dist/cli/bin.js'), remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+function side(label: string, runs: LoadResult[]): AbSide {
+  const parts = runs.map(cpuPerMillionSpans);
+  return {
+    label,
+    cpu: {
+      receiver: median(parts.map(p => p.receiver)),
+      workers: median(parts.map(p => p.workers)),
+      redis: median(parts.map(p => p.redis ?? 0)),
+      total: median(parts.map(p => p.total)),
+    },
+    redisCommandsPerTrace: median(runs.map(r => r.redisCommandsPerTrace?.total ?? 0)),
+    scoredSpansPerSecond: median(runs.map(r => r.scoredSpansPerSecond)),
+    totals: parts.map(p => p.total),
+  };
+}
+
+/** Runs the A/B: `rounds` alternating pairs of closed-loop runs of `seconds` each. */
+export async function abCost(rev: string, rounds: number, seconds: number): Promise<AbResult> {
+  const baseline = buildRev(rev);
+  try {
+    const current = join(ROOT, 'dist/cli/bin.js');
+    const a: LoadResult[] = [];
+    const b: LoadResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+      for (const which of order) {
+        const run = await loadBench({
+          workers: 2,
+          seconds,
+          cli: which === 'a' ? baseline.cli : current,
+        });
+        (which === 'a' ? a : b).push(run);
+      }
+    }
+    const base = side(rev, a);
+    const cand = side('this tree', b);
+    return {
+      baseline: base,
+      candidate: cand,
+      totalRatio: cand.cpu.total / base.cpu.total,
+      roundRatios: base.totals.map((t, i) => cand.totals[i]! / t),
+    };
+  } finally {
+    baseline.remove();
+  }
+}
