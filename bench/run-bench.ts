@@ -21,6 +21,11 @@
  * bench/results/soak.json. `--soak-rate N` soaks at N spans/s instead and skips the closed-loop run
  * (to repeat a soak at the same rate on a machine whose throughput varies from run to run).
  * `--soak-retention-hours H` keeps run records H hours (default 1/60: a minute).
+ *
+ * `--ab REV` runs the cost A/B instead (bench/ab-cost.ts): REV built in a temporary worktree
+ * against this tree, closed loop with 2 workers, `--ab-rounds` (default 3) alternating pairs of
+ * `--load-seconds` (default 30) runs; CPU seconds per million scored spans by part, Redis
+ * commands per trace, throughput, and the ratio. Writes bench/results/ab.json.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +35,7 @@ import { join } from 'node:path';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
 import { loadReport, stealLine } from './load-report.js';
 import { summarizeProfile } from './summarize-profile.js';
+import { abCost } from './ab-cost.js';
 import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
 import { inspectBench } from './inspect-bench.js';
@@ -46,6 +52,8 @@ const { values: args } = parseArgs({
     'soak-minutes': { type: 'string' },
     'soak-rate': { type: 'string' },
     'soak-retention-hours': { type: 'string' },
+    ab: { type: 'string' },
+    'ab-rounds': { type: 'string' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -105,6 +113,34 @@ if (args.soak) {
   );
   console.log('\nwrote bench/results/soak.json');
   process.exit(lost === 0 && soak.errors === 0 ? 0 : 1);
+}
+
+if (args.ab) {
+  const abRounds = positiveArg('ab-rounds') ?? 3;
+  const seconds = positiveArg('load-seconds') ?? 30;
+  console.log(`building dist/ for the A/B (this tree), then ${args.ab} in a temporary worktree`);
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const ab = await abCost(args.ab, abRounds, seconds);
+  console.log(
+    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians`,
+  );
+  console.log(
+    '  side                  receiver   workers     Redis     total  (CPU s per million scored spans)  Redis cmds/trace  scored spans/s',
+  );
+  for (const s of [ab.baseline, ab.candidate])
+    console.log(
+      `  ${`${s === ab.baseline ? 'A' : 'B'} ${s.label}`.padEnd(20)} ${s.cpu.receiver.toFixed(1).padStart(9)} ${s.cpu.workers.toFixed(1).padStart(9)} ${s.cpu.redis.toFixed(1).padStart(9)} ${s.cpu.total.toFixed(1).padStart(9)} ${''.padStart(33)} ${s.redisCommandsPerTrace.toFixed(1).padStart(17)} ${fmt(s.scoredSpansPerSecond).padStart(15)}`,
+    );
+  console.log(
+    `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
+  );
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL('results/ab.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rev: args.ab, seconds, rounds: abRounds, ...ab }, null, 2)}\n`,
+  );
+  console.log('\nwrote bench/results/ab.json');
+  process.exit(0);
 }
 
 console.log(

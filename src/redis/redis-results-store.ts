@@ -9,7 +9,11 @@ import {
   summarizeMinutes,
 } from '../results/minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
-import { failedRunRecord, type ResultsRetention, type ResultsStore } from '../results/results-store.js';
+import {
+  failedRunRecord,
+  type ResultsRetention,
+  type ResultsStore,
+} from '../results/results-store.js';
 import {
   MAX_RESULTS_PER_RUN,
   type ExportOutcome,

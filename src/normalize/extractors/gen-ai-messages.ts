@@ -1,4 +1,5 @@
 import type { Attributes } from '../../ingest/span-digest.js';
+import { parseMaybeJson } from '../attribute-values.js';
 import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
@@ -40,8 +41,10 @@ export const genAiMessages: ToolCallExtractor = {
       }
       if (input !== undefined) {
         seen = true;
-        calls.push(...toolCallsIn(currentTurn(input)));
-        results.push(...toolResultsIn(input));
+        // Parsed once for both reads: the input replays the whole conversation.
+        const messages = parseMaybeJson(input);
+        calls.push(...toolCallsIn(currentTurn(messages)));
+        results.push(...toolResultsIn(messages));
       }
     }
     return seen ? { calls, results } : undefined;
