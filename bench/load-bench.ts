@@ -87,6 +87,12 @@ export interface LoadResult {
   /** `undefined` with the memory driver (no Redis), as are the other Redis figures. */
   redisUsedMemoryMb?: { peak: number; slopePerMinute: number };
   /**
+   * Each process's V8 heap in use and its external memory (Buffers), from its own `/metrics`
+   * (prom-client's `nodejs_heap_size_used_bytes`, `nodejs_external_memory_bytes`) each second:
+   * peak and least-squares slope in MB per minute after the first minute, beside the RSS.
+   */
+  heapMb: Record<string, { peak: number; slopePerMinute: number; externalPeak: number }>;
+  /**
    * Redis work per scored trace, from `INFO commandstats` before and after the run: every
    * command, those run inside Lua scripts included, by name, and in all.
    */
@@ -282,12 +288,25 @@ async function loadRun(
         /listening on (\S+) \(bullmq driver\)/,
       );
   const workers: ChildProcess[] = [];
-  for (let i = 0; i < (memory ? 0 : options.workers); i++)
-    workers.push((await spawnCli(['worker'], /taking traces from (Redis)/))[0]);
+  // Each process's own /metrics (the receiver's port; a worker's --metrics-port), for heap
+  // against RSS.
+  const metricsUrls = new Map<string, string>([
+    [memory ? 'serve' : 'receiver', url.replace(/\/v1\/traces$/, '/metrics')],
+  ]);
+  for (let i = 0; i < (memory ? 0 : options.workers); i++) {
+    const [worker, metricsUrl] = await spawnCli(
+      ['worker', '--metrics-port', '0'],
+      /metrics at (\S+)/,
+    );
+    workers.push(worker);
+    metricsUrls.set(`worker ${i + 1}`, metricsUrl);
+  }
 
   const roles = new Map<number, string>([[receiver.pid!, memory ? 'serve' : 'receiver']]);
   workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
   const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
+  const heap = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
+  const external = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
   const redisMemory: number[] = [];
   // INFO goes to each server (each cluster master) on its own connection, and is summed.
   const servers = memory
@@ -311,6 +330,17 @@ async function loadRun(
       },
       () => undefined,
     );
+    for (const [role, metricsUrl] of metricsUrls)
+      void fetch(metricsUrl).then(
+        async response => {
+          const text = await response.text();
+          const gauge = (name: string): number =>
+            Number(new RegExp(`^${name} ([\\d.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024;
+          heap.get(role)?.push(gauge('nodejs_heap_size_used_bytes'));
+          external.get(role)?.push(gauge('nodejs_external_memory_bytes'));
+        },
+        () => undefined,
+      );
     void infoAll('memory').then(
       infos =>
         redisMemory.push(
@@ -491,6 +521,20 @@ async function loadRun(
       .sort((a, b) => b.latencyMs - a.latencyMs)
       .slice(0, 5),
     breakdown,
+    heapMb: Object.fromEntries(
+      [...heap].map(([role, xs]) => {
+        const ext = external.get(role) ?? [];
+        const seen = xs.filter(Number.isFinite);
+        return [
+          role,
+          {
+            peak: seen.length ? Math.max(...seen) : NaN,
+            slopePerMinute: seen.length > 2 ? slopePerMinute(seen, warmUp(seen)) : NaN,
+            externalPeak: Math.max(...ext.filter(Number.isFinite), 0),
+          },
+        ];
+      }),
+    ),
     rssMb: Object.fromEntries(
       [...rss].map(([role, xs]) => [
         role,

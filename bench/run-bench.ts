@@ -102,6 +102,12 @@ if (args.soak) {
     console.log(
       `  RSS ${role.padEnd(9)} ${v.firstQuarter.toFixed(0)} → ${v.lastQuarter.toFixed(0)} MB (first → last quarter), peak ${v.peak.toFixed(0)} MB, slope ${v.slopePerMinute.toFixed(2)} MB/min`,
     );
+  for (const [role, v] of Object.entries(soak.heapMb))
+    console.log(
+      Number.isFinite(v.peak)
+        ? `  heap ${role.padEnd(9)} peak ${v.peak.toFixed(0)} MB used, slope ${v.slopePerMinute.toFixed(2)} MB/min; external (Buffers) peak ${v.externalPeak.toFixed(0)} MB (from its /metrics)`
+        : `  heap ${role.padEnd(9)} not known: its /metrics did not answer`,
+    );
   console.log(`  ${stealLine(soak)}`);
   console.log(
     `  Redis used_memory peak ${soak.redisUsedMemoryMb!.peak.toFixed(1)} MB, slope ${soak.redisUsedMemoryMb!.slopePerMinute.toFixed(3)} MB/min`,
