@@ -29,34 +29,23 @@ export function findTestCaseId(
   root: SpanDigest | undefined,
   keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
 ): string | undefined {
+  return findTestCaseIdWithAttribute(spans, root, keys)?.id;
+}
+
+/** {@link findTestCaseId}, with the attribute the id was read from. */
+export function findTestCaseIdWithAttribute(
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+): { id: string; attribute: string } | undefined {
   // Direct reads, key by key: walking each span's own keys instead was measured slower.
   for (const key of keys) {
     const fromRoot = root ? stringAttribute(root.attributes, key) : undefined;
-    if (fromRoot !== undefined) return fromRoot;
+    if (fromRoot !== undefined) return { id: fromRoot, attribute: key };
     for (const span of spans) {
       const value = stringAttribute(span.attributes, key);
-      if (value !== undefined) return value;
+      if (value !== undefined) return { id: value, attribute: key };
     }
-  }
-  return undefined;
-}
-
-/**
- * Where a trace's test case id `id` came from: the first of `keys` that carries it on the root
- * span (`onRoot`), else the first that carries it on any span. `undefined` when no span carries it
- * under any of the keys.
- */
-export function locateTestCaseId(
-  spans: readonly SpanDigest[],
-  root: SpanDigest | undefined,
-  keys: readonly string[],
-  id: string,
-): { attribute: string; onRoot: boolean } | undefined {
-  for (const key of keys) {
-    if (root && stringAttribute(root.attributes, key) === id)
-      return { attribute: key, onRoot: true };
-    if (spans.some(s => stringAttribute(s.attributes, key) === id))
-      return { attribute: key, onRoot: false };
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { stringAttribute } from './attribute-values.js';
 import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
 import { EXTRACTORS } from './extractors/index.js';
 import { toolNames } from './canonical-tool-name.js';
@@ -6,7 +7,10 @@ import { stableJson } from './extract-tool-calls.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import { isGenkitModelSpan } from './extractors/genkit.js';
 import { isVoltAgentSpan } from './extractors/voltagent.js';
-import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, locateTestCaseId } from './find-test-case-id.js';
+import {
+  DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+  findTestCaseIdWithAttribute,
+} from './find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
@@ -94,7 +98,9 @@ export function diagnoseTrace(
       });
   }
   if (trace.testCaseId !== undefined && trace.root) {
-    const onRoot = testCaseIdAttributes.some(k => trace.root!.attributes[k] === trace.testCaseId);
+    const onRoot = testCaseIdAttributes.some(
+      k => stringAttribute(trace.root!.attributes, k) === trace.testCaseId,
+    );
     if (!onRoot)
       out.push({
         code: 'test_case_id_not_on_root',
@@ -135,11 +141,8 @@ export function inspectTrace(
   const attributes = options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES;
   const extractors = options.extractors ?? EXTRACTORS;
   const root = findRoot(spans);
-  const trace = normalizeTrace(traceId, spans, { testCaseIdAttributes: attributes, root });
-  const found =
-    trace.testCaseId === undefined
-      ? undefined
-      : locateTestCaseId(spans, root, attributes, trace.testCaseId);
+  const found = findTestCaseIdWithAttribute(spans, root, attributes);
+  const trace = normalizeTrace(traceId, spans, { testCaseId: found?.id, root });
   const counts = new Map<string, { executedSpans: number; requestedSpans: number }>();
   const count = (id: string) => {
     let c = counts.get(id);
@@ -174,7 +177,10 @@ export function inspectTrace(
     root: root ? { spanId: root.spanId, name: root.name } : null,
     testCaseId: trace.testCaseId ?? null,
     testCaseIdAttribute: found?.attribute ?? null,
-    testCaseIdOnRoot: found?.onRoot ?? false,
+    testCaseIdOnRoot:
+      found !== undefined &&
+      root !== undefined &&
+      stringAttribute(root.attributes, found.attribute) === found.id,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: trace.toolSequence,

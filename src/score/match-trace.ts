@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseId } from '../normalize/find-test-case-id.js';
+import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import type { ScoringPlan } from './scoring-plan.js';
 import type { TestCase } from './test-case.js';
@@ -37,6 +37,8 @@ export interface TraceMatch {
   reasonCode: NotScoredCode | undefined;
   /** The first test case id found with any suite's id attributes, known to a suite or not. */
   testCaseId: string | undefined;
+  /** The attribute it was read from. */
+  testCaseIdAttribute: string | undefined;
 }
 
 /**
@@ -52,11 +54,11 @@ export function matchTrace(
   plan: ScoringPlan,
 ): TraceMatch {
   const targets: ScoringTarget[] = [];
-  let foundId: string | undefined;
+  let found: { id: string; attribute: string } | undefined;
   for (const suite of plan.suites) {
-    const id = findTestCaseId(spans, root, suite.testCaseIdAttributes);
-    foundId ??= id;
-    const suiteCase = id === undefined ? undefined : suite.byId.get(id);
+    const inSuite = findTestCaseIdWithAttribute(spans, root, suite.testCaseIdAttributes);
+    found ??= inSuite;
+    const suiteCase = inSuite && suite.byId.get(inSuite.id);
     if (!suiteCase) continue;
     targets.push({
       kind: 'test_case',
@@ -68,9 +70,16 @@ export function matchTrace(
     });
   }
   if (targets.length > 0)
-    return { targets, reason: undefined, reasonCode: undefined, testCaseId: foundId };
+    return {
+      targets,
+      reason: undefined,
+      reasonCode: undefined,
+      testCaseId: found?.id,
+      testCaseIdAttribute: found?.attribute,
+    };
   // Said on the run record even when no suite reads it: the default id attributes.
-  if (plan.suites.length === 0) foundId = findTestCaseId(spans, root);
+  if (plan.suites.length === 0) found = findTestCaseIdWithAttribute(spans, root);
+  const foundId = found?.id;
 
   const sampledOut: string[] = [];
   for (const rule of plan.rules) {
@@ -90,12 +99,19 @@ export function matchTrace(
     });
   }
   if (targets.length > 0)
-    return { targets, reason: undefined, reasonCode: undefined, testCaseId: foundId };
+    return {
+      targets,
+      reason: undefined,
+      reasonCode: undefined,
+      testCaseId: foundId,
+      testCaseIdAttribute: found?.attribute,
+    };
   return {
     targets,
     reason: whyNotMatched(plan, foundId, sampledOut, root),
     reasonCode: notMatchedCode(plan, foundId, sampledOut),
     testCaseId: foundId,
+    testCaseIdAttribute: found?.attribute,
   };
 }
 

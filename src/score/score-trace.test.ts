@@ -203,6 +203,8 @@ describe('scoreTrace: the one per-trace loop', () => {
     expect(run.results.map(r => [r.testCaseId, r.trace.testCaseId])).toEqual([
       ['refund', 'refund'],
     ]);
+    // The run record says where matching read the id.
+    expect(run.testCaseIdAttribute).toBe('run.case');
   });
 
   it('runs the scorers of the phase, and lists the LLM scorers the deterministic phase left', async () => {

@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseId, locateTestCaseId } from '../normalize/find-test-case-id.js';
+import { findTestCaseId } from '../normalize/find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
@@ -102,11 +102,7 @@ export async function scoreTrace(
     reason: match.reason,
     reasonCode: match.reasonCode,
     testCaseId: match.testCaseId,
-    testCaseIdAttribute:
-      match.testCaseId === undefined
-        ? undefined
-        : locateTestCaseId(spans, root, planTestCaseIdAttributes(plan), match.testCaseId)
-            ?.attribute,
+    testCaseIdAttribute: match.testCaseIdAttribute,
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',

@@ -49,7 +49,7 @@ export interface TraceRun {
   reasonCode: NotScoredCode | undefined;
   /** The test case id found on the trace, if any (also when no suite knows it). */
   testCaseId: string | undefined;
-  /** The attribute it was read from (the first of the plan's id attributes that carries it). */
+  /** The attribute matching read it from (see `TraceMatch`). */
   testCaseIdAttribute: string | undefined;
   /** The root span's `service.name`, or `''`. */
   serviceName: string;
