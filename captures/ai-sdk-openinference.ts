@@ -12,8 +12,8 @@ import { OpenTelemetry } from '@ai-sdk/otel';
 import { OpenInferenceSimpleSpanProcessor } from '@arizeai/openinference-vercel';
 import { trace } from '@opentelemetry/api';
 import { generateText, registerTelemetry, stepCountIs, tool } from 'ai';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider(
@@ -33,17 +33,12 @@ registerTelemetry(
   }),
 );
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.fromEntries(
   Object.entries(TOOLS).map(([name, t]) => [
     name,
     tool({
       description: t.description,
-      inputSchema: schemas[name as keyof typeof schemas],
+      inputSchema: toolSchema(name),
       execute: (args: unknown) => Promise.resolve(runTool(name, args)),
     }),
   ]),

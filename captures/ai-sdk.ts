@@ -11,24 +11,18 @@ import { createOpenAICompatible as createOpenAICompatible7 } from '@ai-sdk/opena
 import { OpenTelemetry } from '@ai-sdk/otel';
 import * as ai7 from 'ai';
 import * as ai6 from 'ai6';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider('ai-sdk-travel-agent');
 trace.setGlobalTracerProvider(provider);
 const tracer = provider.getTracer('ai');
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
-
 const definitions = Object.entries(TOOLS).map(([name, t]) => ({
   name,
   description: t.description,
-  inputSchema: schemas[name as keyof typeof schemas],
+  inputSchema: toolSchema(name),
   execute: (args: unknown) => Promise.resolve(runTool(name, args)),
 }));
 const tools6 = Object.fromEntries(definitions.map(({ name, ...d }) => [name, ai6.tool(d)]));

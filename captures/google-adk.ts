@@ -7,8 +7,8 @@
  * framework: an attribute on a parent span.
  */
 import { trace } from '@opentelemetry/api';
-import { z } from 'zod';
 import { SCENARIOS, TOOLS, runTool } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { scriptedGeminiServer } from './scripted-gemini-server.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
@@ -20,17 +20,12 @@ const tracer = provider.getTracer('app');
 // global provider must be set first (as an app's tracing set-up file does) or ADK never sees it.
 const { FunctionTool, InMemoryRunner, LlmAgent } = await import('@google/adk');
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.entries(TOOLS).map(
   ([name, t]) =>
     new FunctionTool({
       name,
       description: t.description,
-      parameters: schemas[name as keyof typeof schemas],
+      parameters: toolSchema(name),
       execute: (input: unknown) => runTool(name, input),
     }),
 );

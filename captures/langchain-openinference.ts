@@ -15,8 +15,8 @@ import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type Scenario } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider('langchain-travel-agent');
@@ -24,16 +24,11 @@ const instrumentation = new LangChainInstrumentation();
 instrumentation.setTracerProvider(provider);
 instrumentation.manuallyInstrument(CallbackManagerModule);
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.entries(TOOLS).map(([name, t]) =>
   tool(async (args: unknown) => Promise.resolve(JSON.stringify(runTool(name, args))), {
     name,
     description: t.description,
-    schema: schemas[name as keyof typeof schemas],
+    schema: toolSchema(name),
   }),
 );
 

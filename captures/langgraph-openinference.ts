@@ -12,8 +12,8 @@ import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider('langgraph-travel-agent');
@@ -21,16 +21,11 @@ const instrumentation = new LangChainInstrumentation();
 instrumentation.setTracerProvider(provider);
 instrumentation.manuallyInstrument(CallbackManagerModule);
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.entries(TOOLS).map(([name, t]) =>
   tool(async (args: unknown) => Promise.resolve(JSON.stringify(runTool(name, args))), {
     name,
     description: t.description,
-    schema: schemas[name as keyof typeof schemas],
+    schema: toolSchema(name),
   }),
 );
 

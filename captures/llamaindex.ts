@@ -11,8 +11,8 @@ import { tool } from '@llamaindex/core/tools';
 import * as llamaindexOpenAI from '@llamaindex/openai';
 import { LlamaIndexInstrumentation } from '@traceloop/instrumentation-llamaindex';
 import * as llamaindex from 'llamaindex';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider('llamaindex-travel-agent');
@@ -22,16 +22,11 @@ instrumentation.setTracerProvider(provider);
 instrumentation.manuallyInstrument(llamaindex as never, llamaindexOpenAI);
 const tracer = provider.getTracer('app');
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.entries(TOOLS).map(([name, t]) =>
   tool({
     name,
     description: t.description,
-    parameters: schemas[name as keyof typeof schemas],
+    parameters: toolSchema(name),
     execute: (args: unknown) => JSON.stringify(runTool(name, args)),
   }),
 );

@@ -12,22 +12,17 @@ import { Observability } from '@mastra/observability';
 import { OtelExporter } from '@mastra/otel-exporter';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const tools = Object.fromEntries(
   Object.entries(TOOLS).map(([name, t]) => [
     name,
     createTool({
       id: name,
       description: t.description,
-      inputSchema: schemas[name as keyof typeof schemas],
+      inputSchema: toolSchema(name),
       execute: (input: unknown) => Promise.resolve(runTool(name, input)),
     }),
   ]),

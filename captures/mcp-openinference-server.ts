@@ -14,8 +14,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { z } from 'zod';
 import { TOOLS, runTool } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 
 const provider = new NodeTracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'travel-tools' }),
@@ -24,18 +24,12 @@ const provider = new NodeTracerProvider({
 provider.register(); // the W3C trace context propagator, which the MCP instrumentation uses
 new MCPInstrumentation().manuallyInstrument({ serverStdioModule: ServerStdioModule });
 
-const shapes = {
-  get_weather: { city: z.string() },
-  search_flights: { from: z.string(), to: z.string(), date: z.string() },
-  book_flight: { flightId: z.string() },
-};
-
 const server = new McpServer({ name: 'travel-tools', version: '1.0.0' });
 for (const [name, t] of Object.entries(TOOLS)) {
   const traced = traceTool((args: unknown) => runTool(name, args), { name });
   server.registerTool(
     name,
-    { description: t.description, inputSchema: shapes[name as keyof typeof shapes] },
+    { description: t.description, inputSchema: toolSchema(name).shape },
     (args: unknown) => ({
       content: [{ type: 'text' as const, text: JSON.stringify(traced(args)) }],
     }),

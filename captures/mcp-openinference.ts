@@ -14,9 +14,9 @@ import * as ClientStdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
 import { propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { MODEL, SCENARIOS, scenarioServer } from './scenarios.js';
+import { runMcpToolLoop, toolsAsFunctions } from './mcp-tool-loop.js';
+import { SCENARIOS, scenarioServer } from './scenarios.js';
 import { startOtlpSink } from './otlp-sink.js';
 import {
   recordingProvider,
@@ -57,36 +57,9 @@ for (const scenario of SCENARIOS) {
           >,
         }),
       );
-      const { tools } = await client.listTools();
-      const functions = tools.map(t => ({
-        type: 'function' as const,
-        function: { name: t.name, description: t.description, parameters: t.inputSchema },
-      }));
-      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: scenario.prompt }];
+      const functions = await toolsAsFunctions(client);
       const before = sink.spanCount();
-      let calls = 0;
-      for (;;) {
-        const completion = await openai.chat.completions.create({
-          model: MODEL,
-          messages,
-          tools: functions,
-        });
-        const message = completion.choices[0]!.message;
-        messages.push(message);
-        if (!message.tool_calls?.length) break;
-        for (const call of message.tool_calls) {
-          if (call.type !== 'function') continue;
-          const result = await client.callTool({
-            name: call.function.name,
-            arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
-          });
-          calls++;
-          const text = (result.content as Array<{ type: string; text?: string }>)
-            .map(c => c.text ?? '')
-            .join('');
-          messages.push({ role: 'tool', tool_call_id: call.id, content: text });
-        }
-      }
+      const calls = await runMcpToolLoop(openai, client, functions, scenario.prompt);
       // The server exports each tool span as it ends: wait for them before it is stopped.
       for (let waited = 0; sink.spanCount() < before + calls; waited += 20) {
         if (waited > 10_000) throw new Error('the MCP server did not export its tool spans');

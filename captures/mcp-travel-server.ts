@@ -5,20 +5,14 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { z } from 'zod';
 import { TOOLS, runTool } from './scenarios.js';
-
-const shapes = {
-  get_weather: { city: z.string() },
-  search_flights: { from: z.string(), to: z.string(), date: z.string() },
-  book_flight: { flightId: z.string() },
-};
+import { toolSchema } from './tool-schemas.js';
 
 const server = new McpServer({ name: 'travel-tools', version: '1.0.0' });
 for (const [name, t] of Object.entries(TOOLS))
   server.registerTool(
     name,
-    { description: t.description, inputSchema: shapes[name as keyof typeof shapes] },
+    { description: t.description, inputSchema: toolSchema(name).shape },
     (args: unknown) => ({
       content: [{ type: 'text' as const, text: JSON.stringify(runTool(name, args)) }],
     }),

@@ -17,8 +17,8 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import * as traceloop from '@traceloop/node-server-sdk';
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { MODEL, SCENARIOS, scenarioServer } from './scenarios.js';
+import { runMcpToolLoop, toolsAsFunctions } from './mcp-tool-loop.js';
+import { SCENARIOS, scenarioServer } from './scenarios.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
 const exporter = new InMemorySpanExporter();
@@ -45,12 +45,7 @@ async function connectTools(): Promise<{
       args: ['--import', 'tsx', new URL('./mcp-travel-server.ts', import.meta.url).pathname],
     }),
   );
-  const { tools } = await client.listTools();
-  const functions = tools.map(t => ({
-    type: 'function' as const,
-    function: { name: t.name, description: t.description, parameters: t.inputSchema },
-  }));
-  return { client, functions };
+  return { client, functions: await toolsAsFunctions(client) };
 }
 
 for (const mode of ['session-per-run', 'shared-session'] as const) {
@@ -65,30 +60,7 @@ for (const mode of ['session-per-run', 'shared-session'] as const) {
       async span => {
         await traceloop.withAgent({ name: 'travel-agent' }, async () => {
           const { client, functions } = shared ?? (await connectTools());
-          const messages: ChatCompletionMessageParam[] = [
-            { role: 'user', content: scenario.prompt },
-          ];
-          for (;;) {
-            const completion = await openai.chat.completions.create({
-              model: MODEL,
-              messages,
-              tools: functions,
-            });
-            const message = completion.choices[0]!.message;
-            messages.push(message);
-            if (!message.tool_calls?.length) break;
-            for (const call of message.tool_calls) {
-              if (call.type !== 'function') continue;
-              const result = await client.callTool({
-                name: call.function.name,
-                arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
-              });
-              const text = (result.content as Array<{ type: string; text?: string }>)
-                .map(c => c.text ?? '')
-                .join('');
-              messages.push({ role: 'tool', tool_call_id: call.id, content: text });
-            }
-          }
+          await runMcpToolLoop(openai, client, functions, scenario.prompt);
           if (!shared) await client.close();
         });
         span.end();

@@ -8,8 +8,8 @@
 import { OpenAIAgentsInstrumentation } from '@arizeai/openinference-instrumentation-openai-agents';
 import * as agents from '@openai/agents';
 import { trace } from '@opentelemetry/api';
-import { z } from 'zod';
 import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
+import { toolSchema } from './tool-schemas.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
 const { provider, exporter } = recordingProvider('openai-agents-travel-agent');
@@ -17,11 +17,6 @@ trace.setGlobalTracerProvider(provider);
 new OpenAIAgentsInstrumentation({ tracerProvider: provider }).manuallyInstrument(agents);
 const tracer = provider.getTracer('app');
 
-const schemas = {
-  get_weather: z.object({ city: z.string() }),
-  search_flights: z.object({ from: z.string(), to: z.string(), date: z.string() }),
-  book_flight: z.object({ flightId: z.string() }),
-};
 const agent = new agents.Agent({
   name: 'travel-agent',
   instructions: 'You help travellers with the weather and flights.',
@@ -30,7 +25,7 @@ const agent = new agents.Agent({
     agents.tool({
       name,
       description: t.description,
-      parameters: schemas[name as keyof typeof schemas],
+      parameters: toolSchema(name),
       execute: (input: unknown) => JSON.stringify(runTool(name, input)),
     }),
   ),
