@@ -16,10 +16,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startRedisCluster } from '../test/helpers/redis-cluster.js';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
+import { fmt } from './measure.js';
 
 const secondsArg = process.argv.indexOf('--load-seconds');
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 30;
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 console.log('building dist/ (the processes run the built CLI)');
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

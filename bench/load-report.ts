@@ -1,6 +1,5 @@
 import type { LoadResult } from './load-bench.js';
-
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+import { fmt } from './measure.js';
 
 /** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
 export function stealLine(r: LoadResult): string {

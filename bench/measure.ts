@@ -76,3 +76,8 @@ export function slopePerMinute(samples: readonly number[], skipSeconds = 0): num
   });
   return (num / den) * 60;
 }
+
+/** A count or rate as the reports print it: rounded, with thousands separators (`57,763`). */
+export function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

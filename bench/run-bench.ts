@@ -41,6 +41,7 @@ import { endToEndBench } from './end-to-end-bench.js';
 import { inspectBench } from './inspect-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
+import { fmt } from './measure.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,7 +67,6 @@ function positiveArg(name: keyof typeof args): number | undefined {
   return n;
 }
 const rounds = positiveArg('rounds') ?? 5;
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 
 if (args.soak) {
