@@ -3,62 +3,40 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
-// KEYS: spans list, meta hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1),
-// span count, the batch (one encodeSpanBatch buffer).
+// One hash per trace holds everything: the span batches (fields `b0`, `b1`, …, one per request
+// that carried spans of the trace; blanked, not deleted, once scored) and the trace's state
+// (`first`, `last`, `root`, `n` spans appended, `k` batches appended, `claim`, `scored`, `late`).
+// One key means one TTL to set, on the first append only, and one HGETALL to read it all: a
+// trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
+
+// KEYS: the trace's hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1), span
+// count, the batch (one encodeSpanBatch buffer).
 // Returns the scored-at time when the trace was already scored (the spans are late), else ''.
 const APPEND = `
-local scored = redis.call('HGET', KEYS[2], 'scored')
-local late = scored ~= false
-if late then
-  redis.call('HINCRBY', KEYS[2], 'late', ARGV[5])
-  if ARGV[4] ~= '1' then return scored end
+local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
+if m[1] then
+  redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
+  if ARGV[4] ~= '1' then return m[1] end
 end
-redis.call('RPUSH', KEYS[1], ARGV[6])
-redis.call('HINCRBY', KEYS[2], 'n', ARGV[5])
-redis.call('HSETNX', KEYS[2], 'first', ARGV[1])
-redis.call('HSET', KEYS[2], 'last', ARGV[1])
-if ARGV[2] == '1' then redis.call('HSET', KEYS[2], 'root', '1') end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-if late then return scored end
+local k = tonumber(m[3] or '0')
+local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1] }
+if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
+if ARGV[2] == '1' then set[#set + 1] = 'root'; set[#set + 1] = '1' end
+redis.call('HSET', KEYS[1], unpack(set))
+if not m[3] or m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if m[1] then return m[1] end
 return ''
 `;
 
-// KEYS: spans list, meta hash. ARGV: scored-at ms, batches scored, spans appended when they were
-// read (the meta hash's `n` then), keep spans (0/1), ttl ms.
-// Marks the trace scored; without keep, removes the scored batches but keeps any that arrived
-// while it was being scored. Returns how many spans arrived while scoring.
-const MARK_SCORED = `
-redis.call('HSET', KEYS[2], 'scored', ARGV[1])
-redis.call('HDEL', KEYS[2], 'first', 'last', 'root')
-local racing = tonumber(redis.call('HGET', KEYS[2], 'n') or '0') - tonumber(ARGV[3])
-if ARGV[4] ~= '1' then
-  redis.call('LTRIM', KEYS[1], tonumber(ARGV[2]), -1)
-  redis.call('HSET', KEYS[2], 'n', racing)
-end
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+// KEYS: the trace's hash. ARGV: scored-at ms, spans appended when they were read (its `n`
+// then), ttl ms. Marks a trace scored whose spans are kept (to rescore with late spans): returns
+// how many spans arrived while it was being scored, and keeps everything `ttlMs` more. Without
+// keeping, marking needs no script (see `markScored`).
+const MARK_SCORED_KEEP = `
+local racing = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') - tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'scored', ARGV[1], 'first', '', 'last', '', 'root', '')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return racing
-`;
-
-// KEYS: spans list, meta hash. ARGV: claimer ('' for none), claim-by-age threshold (ms: a trace
-// first seen at or before it is past its max wait). Returns { meta as a flat field/value list,
-// every batch }, atomically. With a claimer (a job holding many traces), an unscored buffered
-// trace (`first` is set) that no one claimed becomes the claimer's once the claimer can tell when
-// it will be ready without another read: its root arrived (it waits for quiet only) or its max
-// wait passed. Any other trace comes back with its meta only: claimed by another, scored, not
-// buffered, or rootless and young, left for whichever job reads it once its root has arrived.
-const READ = `
-if ARGV[1] ~= '' then
-  local m = redis.call('HMGET', KEYS[2], 'claim', 'first', 'root')
-  if m[1] ~= ARGV[1] then
-    if m[1] or not m[2] or (m[3] ~= '1' and tonumber(m[2]) > tonumber(ARGV[2])) then
-      return { redis.call('HGETALL', KEYS[2]), {} }
-    end
-    redis.call('HSET', KEYS[2], 'claim', ARGV[1])
-  end
-end
-return { redis.call('HGETALL', KEYS[2]), redis.call('LRANGE', KEYS[1], 0, -1) }
 `;
 
 /**
@@ -72,26 +50,19 @@ export interface BufferProgress {
 }
 
 interface BufferCommands {
-  spanscoreAppend(
-    spansKey: string,
-    metaKey: string,
-    ...args: Array<string | Buffer>
-  ): Promise<string>;
-  spanscoreMarkScored(spansKey: string, metaKey: string, ...args: string[]): Promise<number>;
-  spanscoreReadBuffer(
-    spansKey: string,
-    metaKey: string,
-    claimer: string,
-    claimFirstSeenBy: string,
-  ): Promise<[Buffer[], Buffer[]]>;
+  spanscoreAppend(key: string, ...args: Array<string | Buffer>): Promise<string>;
+  spanscoreMarkScoredKeep(key: string, ...args: string[]): Promise<number>;
 }
 
 /**
- * Span digests per trace in Redis: a list of span batches (`encodeSpanBatch`, one per request
- * that carried spans of the trace) and a hash of first/last arrival,
- * root seen, scored-at and late-span count, both under one hash tag (`{traceId}`) so a Redis
- * Cluster keeps them in one slot, both with a TTL so nothing outlives `ttlMs`. Every write is one
- * Lua script call per trace per request: never a call per span.
+ * Span digests per trace in Redis, in one hash per trace (`<prefix>:trace:{traceId}:buffer`, its
+ * hash tag keeping a Redis Cluster's trace in one slot): the span batches (`encodeSpanBatch`, one
+ * per request that carried spans of the trace) beside first/last arrival, root seen, claim,
+ * scored-at and late-span count. Its TTL is set by the first append, so nothing outlives `ttlMs`
+ * from a trace's first span (the scored mark included; a late span after that starts a new
+ * trace). Every call is one Lua script per trace per request, never a call per span, and runs two
+ * or three commands: append (HMGET, HSET, and PEXPIRE on the first), read (HGETALL, and HSET when
+ * it claims), mark scored (HINCRBY, HSET).
  */
 export class RedisSpanBuffer {
   private readonly redis: RedisClient & BufferCommands;
@@ -101,15 +72,14 @@ export class RedisSpanBuffer {
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {
-    redis.defineCommand('spanscoreAppend', { numberOfKeys: 2, lua: APPEND });
-    redis.defineCommand('spanscoreMarkScored', { numberOfKeys: 2, lua: MARK_SCORED });
-    redis.defineCommand('spanscoreRead', { numberOfKeys: 2, lua: READ });
+    redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND });
+    redis.defineCommand('spanscoreMarkScoredKeep', { numberOfKeys: 1, lua: MARK_SCORED_KEEP });
     this.redis = redis as RedisClient & BufferCommands;
   }
 
   /**
-   * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored if its spans
-   * were late (they arrived after scoring), else `undefined`.
+   * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored
+   * if its spans were late (they arrived after scoring), else `undefined`.
    */
   async append(
     byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
@@ -121,8 +91,7 @@ export class RedisSpanBuffer {
       ids.map(traceId => {
         const { spans, rootSeen } = byTrace.get(traceId)!;
         return target.spanscoreAppend(
-          this.spansKey(traceId),
-          this.metaKey(traceId),
+          bufferKeyOf(this.prefix, traceId),
           String(nowMs),
           rootSeen ? '1' : '0',
           String(this.ttlMs),
@@ -141,11 +110,11 @@ export class RedisSpanBuffer {
 
   /**
    * What is known of a trace's arrival (`undefined` when nothing is buffered) and every buffered
-   * span, in one round trip: a worker reads both, atomically, when the trace's job is due, which is nearly
-   * always when the trace is ready. Spans come decoded, in first-arrival order, each span id once
-   * (an exporter that retried a request the receiver had accepted appends its spans twice; the
-   * later copy wins, as in the memory driver). `stored` counts the list entries (batches) read and
-   * `appended` the spans appended so far (duplicates included), for `markScored`.
+   * span, in one round trip: a worker reads both, atomically, when the trace's job is due, which is
+   * nearly always when the trace is ready. Spans come decoded, in first-arrival order, each span id
+   * once (an exporter that retried a request the receiver had accepted appends its spans twice;
+   * the later copy wins, as in the memory driver). `stored` counts the batches appended so far and
+   * `appended` the spans (duplicates included), for `markScored`.
    */
   async read(traceId: string): Promise<BufferedTrace> {
     return (await this.readMany([traceId], '', 0))[0]!;
@@ -156,7 +125,7 @@ export class RedisSpanBuffer {
    * `claimer` (a job holding many traces), so that of two jobs holding one trace only one scores
    * it. An unscored, unclaimed trace becomes the claimer's for good once its root has arrived or
    * it was first seen at or before `claimFirstSeenBy` (now − the max wait): from then on its
-   * claimer can tell when it is ready from its meta alone. Any other trace comes back with
+   * claimer can tell when it is ready from its state alone. Any other trace comes back with
    * `held: false` and no spans: claimed by another (`claimedBy`), scored, not buffered, or
    * rootless and young (no one holds it: the job of the request that brings its root will).
    */
@@ -165,30 +134,57 @@ export class RedisSpanBuffer {
     claimer: string,
     claimFirstSeenBy: number,
   ): Promise<BufferedTrace[]> {
-    const replies = (await sendBatch<BufferCommands>(this.redis, target =>
-      traceIds.map(traceId =>
-        target.spanscoreReadBuffer(
-          this.spansKey(traceId),
-          this.metaKey(traceId),
-          claimer,
-          String(claimFirstSeenBy),
-        ),
-      ),
-    )) as Array<[Buffer[], Buffer[]]>;
-    return replies.map(([fields, batches], i) => {
+    const keys = traceIds.map(traceId => bufferKeyOf(this.prefix, traceId));
+    const hashes = (await sendBatch<RedisClient>(this.redis, target =>
+      keys.map(key => target.hgetallBuffer(key)),
+    )) as Array<Record<string, Buffer>>;
+    const reads = hashes.map(hash => {
+      const { meta, batches } = splitHash(hash);
+      return { meta, batches, held: claimer === '' || meta.claim === claimer };
+    });
+    // An unscored trace no one claimed becomes the claimer's once its root has arrived or its
+    // max wait passed: HSETNX, so of two jobs reading it at once one wins and the other sees
+    // whose it is. (The trace read a moment ago has a TTL; HSETNX on a key that expired in
+    // between would leave a key of one field without one, a race of microseconds at the end of
+    // an unscored trace's life.)
+    const claims = reads.flatMap((read, i) =>
+      claimer !== '' &&
+      read.meta.claim === undefined &&
+      read.meta.first &&
+      (read.meta.root === '1' || Number(read.meta.first) <= claimFirstSeenBy)
+        ? [i]
+        : [],
+    );
+    if (claims.length > 0) {
+      const won = await sendBatch<RedisClient>(this.redis, target =>
+        claims.map(i => target.hsetnx(keys[i]!, 'claim', claimer)),
+      );
+      const lost = claims.filter((_, c) => won[c] !== 1);
+      claims.forEach((i, c) => {
+        if (won[c] === 1)
+          reads[i] = { ...reads[i]!, held: true, meta: { ...reads[i]!.meta, claim: claimer } };
+      });
+      if (lost.length > 0) {
+        const holders = await sendBatch<RedisClient>(this.redis, target =>
+          lost.map(i => target.hget(keys[i]!, 'claim')),
+        );
+        lost.forEach((i, l) => {
+          reads[i]!.meta.claim = String(holders[l]);
+        });
+      }
+    }
+    return reads.map(({ meta, batches, held }, i) => {
       const traceId = traceIds[i]!;
-      const meta: Record<string, string> = {};
-      for (let f = 0; f + 1 < fields.length; f += 2)
-        meta[fields[f]!.toString()] = fields[f + 1]!.toString();
-      const spans = batches.length
-        ? (groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [])
-        : [];
+      const spans =
+        held && batches.length
+          ? (groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [])
+          : [];
       return {
         progress: toProgress(meta),
         spans,
-        stored: batches.length,
+        stored: held ? Number(meta.k ?? 0) : 0,
         appended: Number(meta.n ?? 0),
-        held: claimer === '' || meta.claim === claimer,
+        held,
         ...(claimer !== '' &&
           meta.claim !== undefined &&
           meta.claim !== claimer && { claimedBy: meta.claim }),
@@ -198,45 +194,42 @@ export class RedisSpanBuffer {
 
   /**
    * Marks a trace scored, given what {@link RedisSpanBuffer.read} returned (`stored` batches,
-   * `appended` spans); returns how many spans arrived while it was being scored.
+   * `appended` spans); returns how many spans arrived while it was being scored. Without
+   * `keepSpans`, two commands and no script: the HSET (scored, and the scored batches blanked)
+   * comes first, so an append after it finds the trace scored and counts its spans late without
+   * storing them; the HINCRBY after it then counts exactly the spans stored since the read.
    */
-  markScored(
+  async markScored(
     traceId: string,
     read: { stored: number; appended: number },
     nowMs: number,
     keepSpans: boolean,
   ): Promise<number> {
-    return this.redis.spanscoreMarkScored(
-      this.spansKey(traceId),
-      this.metaKey(traceId),
-      String(nowMs),
-      String(read.stored),
-      String(read.appended),
-      keepSpans ? '1' : '0',
-      String(this.ttlMs),
-    );
+    const key = bufferKeyOf(this.prefix, traceId);
+    if (keepSpans)
+      return this.redis.spanscoreMarkScoredKeep(
+        key,
+        String(nowMs),
+        String(read.appended),
+        String(this.ttlMs),
+      );
+    const fields: string[] = ['scored', String(nowMs), 'first', '', 'last', '', 'root', ''];
+    for (let b = 0; b < read.stored; b++) fields.push(`b${b}`, '');
+    const [, racing] = await sendBatch<RedisClient>(this.redis, target => [
+      target.hset(key, ...fields),
+      target.hincrby(key, 'n', -read.appended),
+    ]);
+    return Number(racing);
   }
 
   /** Keeps a trace's spans and state `ttlMs` more (while its export is retried). */
   async extend(traceId: string, ttlMs: number): Promise<void> {
-    await this.redis
-      .multi()
-      .pexpire(this.spansKey(traceId), ttlMs)
-      .pexpire(this.metaKey(traceId), ttlMs)
-      .exec();
+    await this.redis.pexpire(bufferKeyOf(this.prefix, traceId), ttlMs);
   }
 
   /** Late spans counted for a trace. */
   async lateCount(traceId: string): Promise<number> {
-    return Number((await this.redis.hget(this.metaKey(traceId), 'late')) ?? 0);
-  }
-
-  private spansKey(traceId: string): string {
-    return `${this.prefix}:trace:{${traceId}}:spans`;
-  }
-
-  private metaKey(traceId: string): string {
-    return metaKeyOf(this.prefix, traceId);
+    return Number((await this.redis.hget(bufferKeyOf(this.prefix, traceId), 'late')) ?? 0);
   }
 }
 
@@ -255,12 +248,31 @@ export interface BufferedTrace {
   claimedBy?: string;
 }
 
-function metaKeyOf(prefix: string, traceId: string): string {
-  return `${prefix}:trace:{${traceId}}:meta`;
+/** The key of a trace's buffer hash (exported for tests and tools that inspect Redis). */
+export function bufferKeyOf(prefix: string, traceId: string): string {
+  return `${prefix}:trace:{${traceId}}:buffer`;
+}
+
+/** A buffer hash as HGETALL returns it: its state fields, and its non-blank batches in order. */
+function splitHash(hash: Record<string, Buffer>): {
+  meta: Record<string, string>;
+  batches: Buffer[];
+} {
+  const meta: Record<string, string> = {};
+  const indexed: Array<[number, Buffer]> = [];
+  for (const name in hash) {
+    const value = hash[name]!;
+    if (name.charCodeAt(0) === 98 /* b */) {
+      if (value.length > 0) indexed.push([Number(name.slice(1)), value]);
+    } else meta[name] = value.toString();
+  }
+  // A small hash keeps its fields in insertion order, a large one does not.
+  indexed.sort((a, b) => a[0] - b[0]);
+  return { meta, batches: indexed.map(([, batch]) => batch) };
 }
 
 /**
- * A trace whose spans are buffered (one HGETALL), for run records: `scoring` once a job scored it
+ * A trace whose spans are buffered (one HMGET), for run records: `scoring` once a job scored it
  * (its spans may be kept for late spans or a retried export; its results are being written);
  * `undefined` when nothing is buffered. Works on any connection: no scripts needed.
  */
@@ -269,16 +281,23 @@ export async function readPendingTrace(
   prefix: string,
   traceId: string,
 ): Promise<(BufferProgress & { scoring?: boolean }) | undefined> {
-  const progress = toProgress(await redis.hgetall(metaKeyOf(prefix, traceId)));
+  const fields = ['first', 'last', 'root', 'scored'] as const;
+  const values = await redis.hmget(bufferKeyOf(prefix, traceId), ...fields);
+  const meta: Record<string, string> = {};
+  fields.forEach((f, i) => {
+    if (values[i] !== null && values[i] !== undefined) meta[f] = values[i];
+  });
+  const progress = toProgress(meta);
   if (!progress) return undefined;
   const { scored, ...rest } = progress;
   return scored ? { ...rest, scoring: true } : rest;
 }
 
+/** A trace's state fields as progress; `first` blank or absent: not buffered, or scored. */
 function toProgress(
   meta: Record<string, string>,
 ): (BufferProgress & { scored: boolean }) | undefined {
-  if (meta.first === undefined)
+  if (!meta.first)
     return meta.scored === undefined
       ? undefined
       : { firstSeenMs: 0, lastSeenMs: 0, rootEnded: true, scored: true };

@@ -57,7 +57,7 @@ async function serviceWithOutage(driver: string, overrides: Record<string, unkno
     tools: ['search_web'],
   });
   const pttl = (): Promise<number> =>
-    redis!.commands.pttl(`${redis!.prefix}:trace:{${traceId}}:spans`);
+    redis!.commands.pttl(`${redis!.prefix}:trace:{${traceId}}:buffer`);
   const api = async <T>(path: string): Promise<T> =>
     (await (await fetch(service.url!.replace('/v1/traces', `/api/v1/${path}`))).json()) as T;
   const record = () => api<RunRecord>(`traces/${traceId}`);

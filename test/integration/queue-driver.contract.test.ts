@@ -326,7 +326,7 @@ describe('bullmq driver on a Redis Cluster', () => {
     expect(shardsOn.map(keys => keys.length)).toEqual([1, 1, 1]);
     expect(new Set(shardsOn.flat()).size).toBe(3);
     // Span buffers follow their trace ids' slots: 30 traces land on all three.
-    const buffers = masters.map(m => scan(m.port, `${prefix}:trace:*:spans`).length);
+    const buffers = masters.map(m => scan(m.port, `${prefix}:trace:*:buffer`).length);
     expect(buffers.every(n => n > 0)).toBe(true);
     expect(buffers.reduce((a, b) => a + b, 0)).toBe(30);
     expect((await driver.jobCounts()).delayed).toBe(30);

@@ -50,6 +50,23 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
     expect(names((await b.read(traceId(60))).spans)).toEqual(['root', 'x']);
   });
 
+  it('gives a trace read by two jobs at once to exactly one, and tells the other whose it is', async () => {
+    const { buffer: b } = await buffer();
+    for (let round = 0; round < 20; round++) {
+      const id = traceId(200 + round);
+      const spans = childSpans(200 + round, ['root', 'x']);
+      await b.append(new Map([[id, { spans, rootSeen: true }]]), Date.now(), false);
+      const [[a], [c]] = await Promise.all([
+        b.readMany([id], 'job-a', young()),
+        b.readMany([id], 'job-c', young()),
+      ]);
+      expect([a!.held, c!.held].filter(Boolean)).toHaveLength(1);
+      const [winner, loser] = a!.held ? [a!, c!] : [c!, a!];
+      expect(names(winner.spans)).toEqual(['root', 'x']);
+      expect(loser).toMatchObject({ spans: [], claimedBy: a!.held ? 'job-a' : 'job-c' });
+    }
+  });
+
   it('leaves scored and unknown traces unclaimed, and creates no key for an unknown one', async () => {
     const { buffer: b, redis, prefix } = await buffer();
     const spans = childSpans(61, ['root']);
@@ -62,8 +79,10 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
     expect(scored!.progress?.scored).toBe(true);
     expect(unknown).toMatchObject({ held: false, progress: undefined, spans: [] });
     expect(unknown!.claimedBy).toBeUndefined();
-    expect(await redis.commands.hget(`${prefix}:trace:{${traceId(61)}}:meta`, 'claim')).toBeNull();
-    expect(await redis.commands.exists(`${prefix}:trace:{${traceId(62)}}:meta`)).toBe(0);
+    expect(
+      await redis.commands.hget(`${prefix}:trace:{${traceId(61)}}:buffer`, 'claim'),
+    ).toBeNull();
+    expect(await redis.commands.exists(`${prefix}:trace:{${traceId(62)}}:buffer`)).toBe(0);
   });
 
   it('reads many traces in order, each with its own spans', async () => {
@@ -144,5 +163,104 @@ describe('RedisSpanBuffer claims, on a real Redis', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => {
+  it('keeps the spans that arrived while a trace was scored, and only those', async () => {
+    const { buffer: b } = await buffer();
+    const [root, a, c] = childSpans(70, ['root', 'a', 'c']);
+    const id = traceId(70);
+    await b.append(new Map([[id, { spans: [root!, a!], rootSeen: true }]]), Date.now(), false);
+    const read = await b.read(id);
+    expect(read).toMatchObject({ stored: 1, appended: 2 });
+    // A span arrives while the trace is being scored: it is not late yet.
+    const during = await b.append(
+      new Map([[id, { spans: [c!], rootSeen: false }]]),
+      Date.now(),
+      false,
+    );
+    expect(during.get(id)).toBeUndefined();
+    expect(await b.markScored(id, read, Date.now(), false)).toBe(1);
+
+    const after = await b.read(id);
+    expect(after.progress?.scored).toBe(true);
+    expect(names(after.spans)).toEqual(['c']);
+    expect(after.appended).toBe(1);
+  });
+
+  it('counts late spans without storing them, and returns when the trace was scored', async () => {
+    const { buffer: b, redis, prefix } = await buffer();
+    const [root, late, ...rest] = childSpans(
+      71,
+      ['root', 'late'].concat(Array.from({ length: 20 }, (_, i) => `tool call ${i}`)),
+    );
+    const id = traceId(71);
+    await b.append(new Map([[id, { spans: [root!, ...rest], rootSeen: true }]]), Date.now(), false);
+    const key = `${prefix}:trace:{${id}}:buffer`;
+    const bytesBuffered = (await redis.commands.memory('USAGE', key))!;
+    await b.markScored(id, await b.read(id), 1_700_000_000_123, false);
+    const bytesScored = (await redis.commands.memory('USAGE', key))!;
+
+    const reply = await b.append(
+      new Map([[id, { spans: [late!], rootSeen: false }]]),
+      Date.now(),
+      false,
+    );
+    expect(reply.get(id)).toBe('1700000000123');
+    expect(await b.lateCount(id)).toBe(1);
+    expect((await b.read(id)).spans).toEqual([]);
+    // The scored batch was blanked: what is left is the trace's state.
+    expect(bytesScored).toBeLessThan(bytesBuffered / 3);
+  });
+
+  it('keeps every span with keepSpans and rescoring on, and reads them all again', async () => {
+    const { buffer: b } = await buffer();
+    const [root, a, late] = childSpans(72, ['root', 'a', 'late']);
+    const id = traceId(72);
+    await b.append(new Map([[id, { spans: [root!, a!], rootSeen: true }]]), Date.now(), true);
+    await b.markScored(id, await b.read(id), Date.now(), true);
+    const reply = await b.append(
+      new Map([[id, { spans: [late!], rootSeen: false }]]),
+      Date.now(),
+      true,
+    );
+    expect(reply.get(id)).toBeDefined();
+    const again = await b.read(id);
+    expect(names(again.spans)).toEqual(['a', 'late', 'root']);
+    expect(again.progress?.scored).toBe(true);
+    expect(await b.lateCount(id)).toBe(1);
+  });
+
+  it('reads hundreds of batches in arrival order, the later copy of a span winning', async () => {
+    const { buffer: b } = await buffer();
+    const id = traceId(73);
+    const spans = childSpans(
+      73,
+      Array.from({ length: 300 }, (_, i) => `s${i}`),
+    );
+    // One request per span: 300 batches, more than Redis keeps in a compact, ordered hash.
+    for (const span of spans)
+      await b.append(new Map([[id, { spans: [span], rootSeen: false }]]), Date.now(), false);
+    const again = { ...spans[7]!, name: 'resent' };
+    await b.append(new Map([[id, { spans: [again], rootSeen: false }]]), Date.now(), false);
+    const read = await b.read(id);
+    expect(read).toMatchObject({ stored: 301, appended: 301 });
+    expect(read.spans).toHaveLength(300);
+    expect(read.spans.map(s => s.name)).toEqual(spans.map((s, i) => (i === 7 ? 'resent' : s.name)));
+  });
+
+  it('sets the TTL on a trace’s first span only; scoring with keepSpans renews it', async () => {
+    const { buffer: b, redis, prefix } = await buffer();
+    const id = traceId(74);
+    const key = `${prefix}:trace:{${id}}:buffer`;
+    const [root, a] = childSpans(74, ['root', 'a']);
+    await b.append(new Map([[id, { spans: [a!], rootSeen: false }]]), Date.now(), true);
+    expect(await redis.commands.pttl(key)).toBeGreaterThan(50_000);
+    await redis.commands.pexpire(key, 5_000);
+    await b.append(new Map([[id, { spans: [root!], rootSeen: true }]]), Date.now(), true);
+    expect(await redis.commands.pttl(key)).toBeLessThanOrEqual(5_000);
+    await b.markScored(id, await b.read(id), Date.now(), true);
+    expect(await redis.commands.pttl(key)).toBeGreaterThan(50_000);
   });
 });
