@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
@@ -11,6 +12,7 @@ import {
 import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
 import {
   failedRunRecord,
+  nextExportStatus,
   type ResultsRetention,
   type ResultsStore,
 } from '../results/results-store.js';
@@ -28,89 +30,165 @@ import {
   type RunWrite,
 } from '../results/to-stored-results.js';
 
-/** Stream entries read per XREVRANGE while filtering a results page. */
-const SCAN_BATCH = 500;
+/** Stream entries read per XREVRANGE while filtering a results page (each holds a write's results). */
+const SCAN_BATCH = 20;
 /**
- * At most this many entries are read for one page: a rare filter answers with fewer rows (even
+ * At most this many results are read for one page: a rare filter answers with fewer rows (even
  * none), and a `nextCursor` to go on scanning from where it stopped.
  */
 const SCAN_LIMIT = 20_000;
-/** How long per-minute counters are summed in the process before they are written. */
+/** How often this process writes its per-minute counters. */
 const FLUSH_MS = 1000;
+/** A minute's counters stay in the process this long after it ended, then they are final. */
+const KEEP_MINUTES_MS = 10 * 60_000;
 /** Trace runs are written this long after the first one waiting, or at this many. */
 const WRITE_DELAY_MS = 50;
 const WRITE_BATCH = 256;
+/**
+ * A run whose evaluation spans are being exported waits this long at most for the outcome, to
+ * write both at once (an export takes a few ms; a failing one its timeout and retries).
+ */
+const HOLD_MS = 2000;
 /** Runs kept for the next write while Redis refuses them; beyond, the oldest are dropped. */
 const MAX_QUEUED_RUNS = 10_000;
+/** The stream is trimmed to `maxResults` and the retention at most this often. */
+const TRIM_MS = 1000;
+/**
+ * How far past a page's `toUnixMs` the stream is read: entries are written up to a batch delay
+ * after their results were scored, later after Redis refused a write.
+ */
+const WRITE_SLACK_MS = 60_000;
 
-// KEYS: the run key, its export key. ARGV: record JSON, ttl ms, append (1: keep the results
-// there, the judge pass adds its own), the export state its results start in ('' for a pass with
-// no results: the export key is left as it is), now ms, then one JSON line per result. The value
-// is the record's line, then one line per result: one SET, whatever the number of results.
-const WRITE_RUN = `
-if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[2], 'state', ARGV[4], 'attempts', 0, 'error', '', 'at', ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
-local tail = ''
-if ARGV[3] == '1' then
-  local old = redis.call('GET', KEYS[1])
-  if old then
-    local nl = string.find(old, '\\n', 1, true)
-    if nl then tail = string.sub(old, nl) end
+// A run key's value: its export line, its record's JSON line, then one JSON line per result.
+// The export line is `E` alone (nothing exported for this pass), or
+// `E<state>\t<attempts>\t<updated at ms>\t<last error as a JSON string>`. Values written before
+// this layout start with the record's line, their export state in the hash `<run key>:export`.
+
+// KEYS: the run key. ARGV: export line ('' keeps the one there), record JSON, ttl ms, then one
+// JSON line per result. The judge pass's write: it keeps the results already there.
+const APPEND_RUN = `
+local old = redis.call('GET', KEYS[1])
+local exportLine, tail = 'E', ''
+if old then
+  local a = string.find(old, '\\n', 1, true)
+  if string.sub(old, 1, 1) == 'E' and a then
+    exportLine = string.sub(old, 1, a - 1)
+    local b = string.find(old, '\\n', a + 1, true)
+    if b then tail = string.sub(old, b) end
+  elseif a then
+    tail = string.sub(old, a)
   end
 end
-for i = 6, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
-redis.call('SET', KEYS[1], ARGV[1] .. tail, 'PX', ARGV[2])
+if ARGV[1] ~= '' then exportLine = ARGV[1] end
+for i = 4, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
+redis.call('SET', KEYS[1], exportLine .. '\\n' .. ARGV[2] .. tail, 'PX', ARGV[3])
 return 1
 `;
 
-// KEYS: a run's export key. ARGV: state, error, now ms, ttl ms, attempts to add. Only for a run
-// whose results were written (a pass with no record has no export to report).
+// KEYS: the run key. ARGV: state, now ms, last error (a JSON string), attempts to add.
+// An export outcome that came after its run was written (most are folded into that write): the
+// export line is rewritten in place, the TTL kept. A run whose key is gone is left so.
 const RECORD_EXPORT = `
-redis.call('HINCRBY', KEYS[1], 'attempts', ARGV[5])
-redis.call('HSET', KEYS[1], 'state', ARGV[1], 'error', ARGV[2], 'at', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local old = redis.call('GET', KEYS[1])
+if not old or string.sub(old, 1, 1) ~= 'E' then return 0 end
+local a = string.find(old, '\\n', 1, true)
+if not a then return 0 end
+local attempts = tonumber(string.match(string.sub(old, 1, a - 1), '^E[^\\t]*\\t(%d+)\\t') or '0')
+local line = 'E' .. ARGV[1] .. '\\t' .. (attempts + tonumber(ARGV[4])) .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3]
+redis.call('SET', KEYS[1], line .. string.sub(old, a), 'KEEPTTL')
 return 1
+`;
+
+// KEYS: the stream, its index (a list of "<entry id> <results>"), its results count. ARGV: the
+// entry's result count, its results (JSON lines). One entry per write of many trace runs; the
+// index lets the trim count results without reading entries.
+const ADD_RESULTS = `
+local id = redis.call('XADD', KEYS[1], '*', 'n', ARGV[1], 'r', ARGV[2])
+redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1])
+redis.call('INCRBY', KEYS[3], ARGV[1])
+return id
+`;
+
+// KEYS: the stream, its index, its results count. ARGV: results kept at least, the oldest time
+// kept (ms), index entries looked at most. Drops the oldest entries while those left hold that
+// many results, and any older than the retention. Returns the results dropped.
+const TRIM_RESULTS = `
+local left = tonumber(redis.call('GET', KEYS[3]) or '0')
+local items = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+local dropped, last, k = 0, nil, 0
+for i, item in ipairs(items) do
+  local id, n = string.match(item, '^(%S+) (%d+)$')
+  n = tonumber(n)
+  local ms = tonumber(string.match(id, '^(%d+)'))
+  if ms >= tonumber(ARGV[2]) and left - n < tonumber(ARGV[1]) then break end
+  left = left - n
+  dropped = dropped + n
+  last = id
+  k = i
+end
+if k == 0 then return 0 end
+local ms, seq = string.match(last, '^(%d+)-(%d+)$')
+redis.call('XTRIM', KEYS[1], 'MINID', ms .. '-' .. (tonumber(seq) + 1))
+redis.call('LTRIM', KEYS[2], k, -1)
+if redis.call('DECRBY', KEYS[3], dropped) < 0 then redis.call('SET', KEYS[3], 0) end
+return dropped
 `;
 
 interface RunRecordCommands {
-  spanscoreWriteRun(runKey: string, exportKey: string, ...args: string[]): Promise<number>;
-  spanscoreRecordExport(exportKey: string, ...args: string[]): Promise<number>;
+  spanscoreAppendRun(runKey: string, ...args: string[]): Promise<number>;
+  spanscoreRecordExport(runKey: string, ...args: string[]): Promise<number>;
+  spanscoreAddResults(
+    stream: string,
+    index: string,
+    count: string,
+    ...args: string[]
+  ): Promise<string>;
+  spanscoreTrimResults(
+    stream: string,
+    index: string,
+    count: string,
+    ...args: string[]
+  ): Promise<number>;
 }
 
 /** A write the store holds until its next batch: a pass of the loop, or an export outcome. */
 type QueuedWrite =
-  | {
-      kind: 'run';
-      traceId: string;
-      record: string;
-      append: boolean;
-      exportState: string;
-      atMs: number;
-      results: string[];
-    }
-  | { kind: 'export'; traceId: string; outcome: ExportOutcome; atMs: number };
+  QueuedRun | { kind: 'export'; traceId: string; outcome: ExportOutcome; atMs: number };
+
+/** A pass of the loop, as the store writes it. */
+interface QueuedRun {
+  kind: 'run';
+  traceId: string;
+  record: string;
+  append: boolean;
+  /** The pass's export state; `undefined` when it has nothing to export. */
+  export: ExportStatus | undefined;
+  /** Its export has not reported yet: the write waits for it, HOLD_MS at most. */
+  awaitingExport: boolean;
+  queuedAtMs: number;
+  results: string[];
+}
 
 /**
  * The BullMQ driver's results store, in Redis, bounded and expiring:
- * - `<prefix>:results:{r}:stream`: a stream of results (`XADD … MAXLEN ~ maxResults`, trimmed to
- *   `retentionMs` by `MINID` once a minute); stream ids are the result ids and page cursors, and
- *   their time part lets a time-filtered page read only its range.
+ * - `<prefix>:results:{r}:stream`: a stream with one entry per write (the results of up to 256
+ *   trace runs, as JSON lines), newest last; a result's id is its entry's id and its place in it
+ *   (`<entry id>.<i>`), and a page cursor. `…:index` lists each entry with its result count and
+ *   `…:count` sums them, so the stream is trimmed to `maxResults` results (and to `retentionMs`)
+ *   once a second without reading entries.
  * - `<prefix>:results:{r}:m:<minute>`: a hash of per-minute counters per scorer, test case or rule
- *   and service (see `minute-aggregates.ts`), expiring after `retentionMs`.
- * - `<prefix>:run:{<traceId>}`: the run record's JSON line and one line per result, expiring
- *   after `retentionMs` (one SET per trace run; the judge pass appends its results).
- * - `<prefix>:run:{<traceId>}:export`: a hash of the run's export state (state, attempts, last
- *   error, time), set with the run record and updated by each export attempt.
+ *   and service (see `minute-aggregates.ts`), one field per writing process (`@<id>`: its counts
+ *   of the minute as JSON, rewritten with each flush), expiring after `retentionMs`.
+ * - `<prefix>:run:{<traceId>}`: the run's export line, its record's JSON line and one line per
+ *   result, expiring after `retentionMs`.
  *
- * The results keys share the hash tag `{r}` and a run's keys its trace id's, so a Redis Cluster
- * can hold them. A trace run costs one XADD per result and one script call for its run record,
- * written in batches off the job's path (every 50 ms or 256 runs); the per-minute counters are
- * summed in the process and written once a second. Reads in this process see its own writes;
- * another process may lag by up to that second, and a crashed worker loses at most its last
- * unwritten batch of results and run records (written before the trace's export, so such a
- * trace is scored again by the job BullMQ recovers, and its results written then).
+ * A trace run costs one SET: its record, with the export outcome when that came before the
+ * write (nearly always: writes wait up to 50 ms, an export takes a few), and its share of one
+ * script call per batch for the stream; an export outcome that came later rewrites the export
+ * line (one script call). Per-minute counters cost two commands a second per process whatever
+ * the traffic. Reads in this process see its own writes; another process may lag by up to a
+ * second, and a crashed worker loses at most its last unwritten batch of results and run records
+ * and its last second of counters.
  */
 export function createRedisResultsStore(
   redis: RedisClient,
@@ -119,116 +197,168 @@ export function createRedisResultsStore(
   options: {
     now?: () => number;
     onError?: (error: Error) => void;
-    /** Entries read at most for one results page (tests use a small one). @defaultValue 20,000 */
+    /** Results read at most for one results page (tests use a small one). @defaultValue 20,000 */
     scanLimit?: number;
   } = {},
 ): ResultsStore {
   const now = options.now ?? Date.now;
   const scanLimit = options.scanLimit ?? SCAN_LIMIT;
   const stream = `${prefix}:results:{r}:stream`;
+  const streamIndex = `${prefix}:results:{r}:index`;
+  const streamCount = `${prefix}:results:{r}:count`;
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
-  const exportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
+  const legacyExportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
   const ttl = retention.retentionMs;
   const commands = redis as RedisClient & RunRecordCommands;
-  commands.defineCommand('spanscoreWriteRun', { numberOfKeys: 2, lua: WRITE_RUN });
+  commands.defineCommand('spanscoreAppendRun', { numberOfKeys: 1, lua: APPEND_RUN });
   commands.defineCommand('spanscoreRecordExport', { numberOfKeys: 1, lua: RECORD_EXPORT });
+  commands.defineCommand('spanscoreAddResults', { numberOfKeys: 3, lua: ADD_RESULTS });
+  commands.defineCommand('spanscoreTrimResults', { numberOfKeys: 3, lua: TRIM_RESULTS });
   let lastTrimMs = 0;
 
-  // Per-minute counters are summed here and written once a second (one MULTI whatever the
-  // traffic), not per result; a flush that fails is merged back and retried with the next one.
-  let pending = new Map<number, Map<string, number>>();
+  // Per-minute counters: this process's counts of each recent minute, summed here; each flush
+  // (once a second) rewrites the minutes that changed, one hash field per process. A minute is
+  // kept here until KEEP_MINUTES_MS after it ended; a count for it after that goes to a new field.
+  const writer = `@${randomBytes(6).toString('hex')}`;
+  let generation = 0;
+  const minutes = new Map<number, { field: string; counts: Map<string, number>; dirty: boolean }>();
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   const count = (minute: number, field: string, by: number): void => {
-    let fields = pending.get(minute);
-    if (!fields) pending.set(minute, (fields = new Map<string, number>()));
-    fields.set(field, (fields.get(field) ?? 0) + by);
+    let m = minutes.get(minute);
+    if (!m) {
+      // A minute this process let go of (KEEP_MINUTES_MS) and counts again: a field of its own,
+      // not to overwrite what it wrote before.
+      const recent = minute >= now() - KEEP_MINUTES_MS - MINUTE_MS;
+      m = {
+        field: recent ? writer : `${writer}.${++generation}`,
+        counts: new Map(),
+        dirty: false,
+      };
+      minutes.set(minute, m);
+    }
+    m.counts.set(field, (m.counts.get(field) ?? 0) + by);
+    m.dirty = true;
     flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
   };
   const flush = (): Promise<void> => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
-    const batch = pending;
-    pending = new Map();
-    if (batch.size === 0) return flushing;
     flushing = flushing.then(async () => {
+      const dirty = [...minutes].filter(([, m]) => m.dirty);
+      if (dirty.length === 0) return;
       const tx = redis.multi();
-      for (const [minute, fields] of batch) {
-        for (const [field, by] of fields) tx.hincrbyfloat(minuteKey(minute), field, by);
+      for (const [minute, m] of dirty) {
+        m.dirty = false;
+        tx.hset(minuteKey(minute), m.field, JSON.stringify(Object.fromEntries(m.counts)));
         tx.pexpire(minuteKey(minute), ttl + MINUTE_MS);
       }
       try {
         await tx.exec();
       } catch (error) {
-        for (const [minute, fields] of batch)
-          for (const [field, by] of fields) count(minute, field, by);
+        for (const [, m] of dirty) m.dirty = true;
+        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
         options.onError?.(error as Error);
       }
+      const oldest = now() - KEEP_MINUTES_MS - MINUTE_MS;
+      for (const [minute, m] of minutes) if (minute < oldest && !m.dirty) minutes.delete(minute);
     });
     return flushing;
   };
 
-  const writeRun = (record: Omit<RunRecord, 'results'>, append: boolean): Promise<unknown> =>
-    commands.spanscoreWriteRun(
-      runKey(record.traceId),
-      exportKey(record.traceId),
-      JSON.stringify(record),
-      String(ttl),
-      append ? '1' : '0',
-      '',
-      String(now()),
-    );
-
   // Trace runs are written in batches, off the job's path: the sink encodes a run (each result
   // once, shared by the stream and the run record) and returns; every WRITE_DELAY_MS, or at
-  // WRITE_BATCH runs, one pipeline writes them. A failed write keeps its runs for the next one,
-  // up to MAX_QUEUED_RUNS (the oldest are then dropped, and logged).
+  // WRITE_BATCH runs, one pipeline writes them. An export outcome for a run still waiting is
+  // folded into its write. A failed write keeps its runs for the next one, up to MAX_QUEUED_RUNS
+  // (the oldest are then dropped, and logged).
   let queued: QueuedWrite[] = [];
+  /** The latest queued run write of each trace, while it waits. */
+  const waitingRuns = new Map<string, QueuedRun>();
+  /** Writes held back by the last flush (they wait for their export's outcome). */
+  let heldCount = 0;
   let writeTimer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
-  const flushWrites = (): Promise<void> => {
+  /**
+   * Writes what is queued: all of it when `force` (a read of this process's own writes), else
+   * all but the runs still waiting for their export's first outcome (for at most HOLD_MS), and
+   * anything queued after them for the same trace, which must reach Redis after them.
+   */
+  const flushWrites = (force = false): Promise<void> => {
     clearTimeout(writeTimer);
     writeTimer = undefined;
-    const batch = queued;
-    queued = [];
+    const t = now();
+    const batch: QueuedWrite[] = [];
+    const held: QueuedWrite[] = [];
+    const heldTraces = new Set<string>();
+    for (const w of queued) {
+      if (
+        !force &&
+        (heldTraces.has(w.traceId) ||
+          (w.kind === 'run' && w.awaitingExport && t - w.queuedAtMs < HOLD_MS))
+      ) {
+        held.push(w);
+        heldTraces.add(w.traceId);
+        continue;
+      }
+      batch.push(w);
+      if (w.kind === 'run' && waitingRuns.get(w.traceId) === w) waitingRuns.delete(w.traceId);
+    }
+    queued = held;
+    heldCount = held.length;
+    if (held.length > 0) writeTimer = setTimeout(() => void flushWrites(), WRITE_DELAY_MS).unref();
     if (batch.length === 0) return writing;
     writing = writing.then(async () => {
-      // One batch (`sendBatch`): a run record's key is on its trace id's slot, not the stream's.
-      const t = now();
-      const trim = t - lastTrimMs > MINUTE_MS;
+      const trim = t - lastTrimMs > TRIM_MS;
       if (trim) lastTrimMs = t;
+      const results = batch.flatMap(w => (w.kind === 'run' ? w.results : []));
       try {
+        // One batch (`sendBatch`): a run record's key is on its trace id's slot, the stream's
+        // keys on `{r}`.
         await sendBatch<typeof commands>(redis, target => [
-          ...batch.flatMap(w =>
-            w.kind === 'export'
-              ? [
-                  target.spanscoreRecordExport(
-                    exportKey(w.traceId),
-                    w.outcome.state,
-                    w.outcome.state === 'exported' ? '' : w.outcome.error,
-                    String(w.atMs),
-                    String(ttl),
-                    w.outcome.state === 'failed' ? '0' : '1',
-                  ),
-                ]
-              : [
-                  ...w.results.map(r =>
-                    target.xadd(stream, 'MAXLEN', '~', retention.maxResults, '*', 'r', r),
-                  ),
-                  target.spanscoreWriteRun(
-                    runKey(w.traceId),
-                    exportKey(w.traceId),
-                    w.record,
-                    String(ttl),
-                    w.append ? '1' : '0',
-                    w.exportState,
-                    String(w.atMs),
-                    ...w.results,
-                  ),
-                ],
-          ),
-          ...(trim ? [target.xtrim(stream, 'MINID', '~', t - ttl)] : []),
+          ...batch.map(w => {
+            if (w.kind === 'export')
+              return target.spanscoreRecordExport(
+                runKey(w.traceId),
+                w.outcome.state,
+                String(w.atMs),
+                JSON.stringify(w.outcome.state === 'exported' ? '' : w.outcome.error),
+                w.outcome.state === 'failed' ? '0' : '1',
+              );
+            const line = exportLine(w.export);
+            return w.append
+              ? target.spanscoreAppendRun(
+                  runKey(w.traceId),
+                  w.export ? line : '',
+                  w.record,
+                  String(ttl),
+                  ...w.results,
+                )
+              : target.set(runKey(w.traceId), [line, w.record, ...w.results].join('\n'), 'PX', ttl);
+          }),
+          ...(results.length
+            ? [
+                target.spanscoreAddResults(
+                  stream,
+                  streamIndex,
+                  streamCount,
+                  String(results.length),
+                  results.join('\n'),
+                ),
+              ]
+            : []),
+          ...(trim
+            ? [
+                target.spanscoreTrimResults(
+                  stream,
+                  streamIndex,
+                  streamCount,
+                  String(retention.maxResults),
+                  String(t - ttl),
+                  '1000',
+                ),
+              ]
+            : []),
         ]);
       } catch (error) {
         queued = [...batch, ...queued];
@@ -246,14 +376,14 @@ export function createRedisResultsStore(
 
   const enqueue = (w: QueuedWrite): void => {
     queued.push(w);
-    if (queued.length >= WRITE_BATCH) void flushWrites();
+    if (queued.length - heldCount >= WRITE_BATCH) void flushWrites();
     else writeTimer ??= setTimeout(() => void flushWrites(), WRITE_DELAY_MS).unref();
   };
 
   function write(run: TraceRun, how: Pick<RunWrite, 'exportState'>): void {
     const t = now();
     const results = toStoredResults(run);
-    enqueue({
+    const w: QueuedRun = {
       kind: 'run',
       traceId: run.traceId,
       record: JSON.stringify({
@@ -262,17 +392,22 @@ export function createRedisResultsStore(
       }),
       // The judge pass adds its results to the first pass's; any other pass replaces them.
       append: run.phase === 'llm',
-      exportState: hasOutcomes(run) ? how.exportState : '',
-      atMs: t,
+      export: hasOutcomes(run)
+        ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
+        : undefined,
+      awaitingExport: hasOutcomes(run) && how.exportState === 'pending',
+      queuedAtMs: t,
       results: results.map(r => JSON.stringify(r)),
-    });
+    };
+    enqueue(w);
+    waitingRuns.set(run.traceId, w);
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
   }
 
   const flushAll = async (): Promise<void> => {
-    await flushWrites();
+    await flushWrites(true);
     await flush();
   };
 
@@ -281,58 +416,84 @@ export function createRedisResultsStore(
     write,
     close: flushAll,
     recordExport(traceId, outcome) {
+      const waiting = waitingRuns.get(traceId);
+      if (waiting?.export) {
+        waiting.export = nextExportStatus(waiting.export, outcome, now());
+        waiting.awaitingExport = false;
+      }
       // Queued behind the run's own write, so the two reach Redis in order.
-      enqueue({ kind: 'export', traceId, outcome, atMs: now() });
+      else enqueue({ kind: 'export', traceId, outcome, atMs: now() });
       return Promise.resolve();
     },
     async recordFailure(traceId, phase, error) {
       const t = now();
       count(minuteOf(t), FAILED_FIELD, 1);
-      await flushWrites();
+      await flushWrites(true);
       const previous = await readRun(traceId);
-      // The failure replaces the record's line and keeps the results written before it.
-      await writeRun(failedRunRecord(traceId, phase, error, previous, t), true);
+      // The failure replaces the record's line and keeps the results and export written before it.
+      await commands.spanscoreAppendRun(
+        runKey(traceId),
+        '',
+        JSON.stringify(failedRunRecord(traceId, phase, error, previous, t)),
+        String(ttl),
+      );
     },
     async summary(fromUnixMs, toUnixMs, filter = {}) {
       await flushAll();
       const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
-      const minutes: number[] = [];
-      for (let m = from; m <= toUnixMs; m += MINUTE_MS) minutes.push(m);
+      const wanted: number[] = [];
+      for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
       const pipeline = redis.pipeline();
-      for (const m of minutes) pipeline.hgetall(minuteKey(m));
+      for (const m of wanted) pipeline.hgetall(minuteKey(m));
       const replies = (await pipeline.exec()) ?? [];
-      const picked = minutes.map((minuteUnixMs, i) => {
+      const picked = wanted.map((minuteUnixMs, i) => {
         const [error, hash] = replies[i] ?? [];
         if (error) throw error;
-        const fields = new Map<string, number>();
-        for (const [k, v] of Object.entries((hash ?? {}) as Record<string, string>))
-          fields.set(k, Number(v));
-        return { minuteUnixMs, fields };
+        return { minuteUnixMs, fields: sumMinute(hash as Record<string, string>) };
       });
       return summarizeMinutes(picked, fromUnixMs, toUnixMs, filter);
     },
     async results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
-      await flushWrites();
+      await flushWrites(true);
       const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
-      let max = cursor ? `(${cursor}` : filter.toUnixMs !== undefined ? `${filter.toUnixMs}` : '+';
+      // Where the page starts: a result id (`<entry id>.<i>`) continues with that entry's results
+      // before `i`, then older entries; an id of the layout before (an entry id) with older entries.
+      const at = cursor?.lastIndexOf('.') ?? -1;
+      let max =
+        cursor === undefined
+          ? filter.toUnixMs !== undefined
+            ? `${filter.toUnixMs + WRITE_SLACK_MS}`
+            : '+'
+          : at > 0
+            ? cursor.slice(0, at)
+            : `(${cursor}`;
+      const startEntry = cursor !== undefined && at > 0 ? cursor.slice(0, at) : undefined;
+      const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
       const out: StoredResult[] = [];
-      // Where the scan stopped with entries left to read: the cursor of a page the scan limit cut.
+      // Where the scan stopped with results left to read: the cursor of a page the scan limit cut.
       let stoppedAt: string | null = null;
-      for (let scanned = 0; out.length <= limit;) {
-        if (scanned >= scanLimit) {
-          stoppedAt = max.slice(1);
-          break;
-        }
-        const batch = Math.min(SCAN_BATCH, scanLimit - scanned);
-        const entries = await redis.xrevrange(stream, max, `${oldest}`, 'COUNT', batch);
+      let scanned = 0;
+      scan: for (;;) {
+        const entries = await redis.xrevrange(stream, max, `${oldest}`, 'COUNT', SCAN_BATCH);
         for (const [id, fields] of entries) {
-          const r = { id, ...(JSON.parse(fields[1]!) as Omit<StoredResult, 'id'>) };
-          if (matchesFilter(r, filter)) out.push(r);
-          if (out.length > limit) break;
+          const lines = entryResults(fields);
+          for (
+            let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1;
+            i >= 0;
+            i--
+          ) {
+            if (out.length > limit) break scan;
+            if (scanned >= scanLimit) {
+              stoppedAt = `${id}.${i + 1}`;
+              break scan;
+            }
+            scanned++;
+            const r = { id: `${id}.${i}`, ...(JSON.parse(lines[i]!) as Omit<StoredResult, 'id'>) };
+            if (matchesFilter(r, filter)) out.push(r);
+          }
+          max = `(${id}`;
         }
-        scanned += entries.length;
-        if (entries.length < batch) break;
-        max = `(${entries.at(-1)![0]}`;
+        if (entries.length < SCAN_BATCH) break;
       }
       const page = out.slice(0, limit);
       return {
@@ -341,23 +502,60 @@ export function createRedisResultsStore(
       };
     },
     async run(traceId) {
-      await flushWrites();
+      await flushWrites(true);
       return readRun(traceId);
     },
   };
 
-  /** A run record and its export state: two keys on the trace's slot, in one round trip. */
+  /** A run record, with the export hash of the layout before when its value has no export line. */
   async function readRun(traceId: string): Promise<RunRecord | undefined> {
-    const replies = await redis.multi().get(runKey(traceId)).hgetall(exportKey(traceId)).exec();
-    const [[runError, raw] = [null, null], [exportError, hash] = [null, {}]] = replies ?? [];
-    if (runError) throw runError;
-    if (exportError) throw exportError;
+    const raw = await redis.get(runKey(traceId));
     if (typeof raw !== 'string') return undefined;
-    return { ...parseRun(traceId, raw), export: exportStatusOf(hash as Record<string, string>) };
+    if (raw.startsWith('E')) return parseRun(traceId, raw);
+    const hash = await redis.hgetall(legacyExportKey(traceId));
+    return { ...parseRun(traceId, `E\n${raw}`), export: exportStatusOf(hash) };
   }
 }
 
-/** The export hash as a status; `null` when the run has none (nothing to export). */
+/** A stream entry's results as JSON lines (an entry of the layout before holds one, in `r`). */
+function entryResults(fields: string[]): string[] {
+  for (let f = 0; f + 1 < fields.length; f += 2)
+    if (fields[f] === 'r') return fields[f + 1]!.split('\n');
+  return [];
+}
+
+/** A minute hash's fields summed: each process's counts (`@…`: JSON), and plain counters. */
+function sumMinute(hash: Record<string, string>): Map<string, number> {
+  const fields = new Map<string, number>();
+  const add = (k: string, v: number): void => void fields.set(k, (fields.get(k) ?? 0) + v);
+  for (const [k, v] of Object.entries(hash ?? {})) {
+    if (k.startsWith('@'))
+      for (const [f, n] of Object.entries(JSON.parse(v) as Record<string, number>)) add(f, n);
+    else add(k, Number(v));
+  }
+  return fields;
+}
+
+/** A run's export line (see the run key's layout above). */
+function exportLine(status: ExportStatus | undefined): string {
+  if (!status) return 'E';
+  return `E${status.state}\t${status.attempts}\t${status.updatedAtUnixMs}\t${JSON.stringify(status.lastError ?? '')}`;
+}
+
+/** An export line as a status; `null` for a pass with nothing to export. */
+function parseExportLine(line: string): ExportStatus | null {
+  const m = /^E([^\t]+)\t(\d+)\t(\d+)\t(.*)$/.exec(line);
+  if (!m) return null;
+  const error = JSON.parse(m[4]!) as string;
+  return {
+    state: m[1] as ExportStatus['state'],
+    attempts: Number(m[2]),
+    lastError: error === '' ? null : error,
+    updatedAtUnixMs: Number(m[3]),
+  };
+}
+
+/** The export hash of the layout before as a status; `null` when the run has none. */
 function exportStatusOf(hash: Record<string, string>): ExportStatus | null {
   if (!hash.state) return null;
   return {
@@ -368,12 +566,13 @@ function exportStatusOf(hash: Record<string, string>): ExportStatus | null {
   };
 }
 
-/** A run key's value: the record's JSON line, then one line per result (the newest kept). */
+/** A run key's value: the export line, the record's JSON line, then one line per result. */
 function parseRun(traceId: string, raw: string): RunRecord {
-  const [record, ...results] = raw.split('\n');
+  const [exportText, record, ...results] = raw.split('\n');
   const fields = JSON.parse(record!) as Omit<RunRecord, 'results'>;
   return {
     ...fields,
+    export: parseExportLine(exportText!),
     // Records written before tool calls were kept have neither field.
     toolCalls: fields.toolCalls ?? [],
     contentKept: fields.contentKept ?? true,

@@ -89,7 +89,7 @@ const resultsQuery = z
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z
       .string()
-      .regex(/^\d+(-\d+)?$/, 'expected a cursor from a previous page')
+      .regex(/^\d+(-\d+)?(\.\d+)?$/, 'expected a cursor from a previous page')
       .optional(),
   })
   .strict();

@@ -203,5 +203,25 @@ describe('the results API with the bullmq driver', () => {
     expect(oldUnknown.body).toMatchObject({ state: 'not_scored' });
     const pending = await get(second.origin, `/api/v1/traces/${second.ids.pending}`);
     expect(pending.body).toMatchObject({ state: 'pending' });
+
+    // Paged 7 at a time through both runs' 20 results (stream entries hold many): each once.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await get(
+        second.origin,
+        `/api/v1/results?limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      const rows = page.body.results as Array<{
+        traceId: string;
+        scorer: string;
+        timeUnixMs: number;
+      }>;
+      seen.push(...rows.map(r => `${r.traceId} ${r.scorer}`));
+      cursor = page.body.nextCursor as string | null;
+    } while (cursor);
+    expect(seen).toHaveLength(20);
+    expect(new Set(seen).size).toBe(20);
   });
 });
