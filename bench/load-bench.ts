@@ -38,6 +38,8 @@ const WARM_UP_MS = 5000;
 /** What one load run measured. */
 export interface LoadResult {
   driver: 'bullmq' | 'memory';
+  /** Whether the spanscore processes wrote the results store (`results.write`). */
+  resultsWrite: boolean;
   workers: number;
   /** Open-loop target in spans/s, or 0 for closed loop. */
   rate: number;
@@ -170,6 +172,11 @@ export interface LoadOptions {
   profileDir?: string;
   /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
   resultsRetentionHours?: number;
+  /**
+   * `results.write`: false runs without the results store (to measure its share of the cost).
+   * @defaultValue true
+   */
+  resultsWrite?: boolean;
   /** Run on this Redis Cluster (`host:port` of every master) with this many queue shards. */
   cluster?: { masters: string[]; shards: number };
 }
@@ -221,21 +228,15 @@ async function loadRun(
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
       `worker: { concurrency: ${options.concurrency ?? 32} }`,
-      ...(options.resultsRetentionHours !== undefined || options.results
-        ? [
-            `results: { ${[
-              ...(options.resultsRetentionHours !== undefined
-                ? [`retentionHours: ${options.resultsRetentionHours}`]
-                : []),
-              ...(options.results
-                ? [
-                    `maxResults: ${options.results.maxResults}`,
-                    `maxRuns: ${options.results.maxRuns}`,
-                  ]
-                : []),
-            ].join(', ')} }`,
-          ]
-        : []),
+      `results: { ${[
+        ...(options.resultsRetentionHours !== undefined
+          ? [`retentionHours: ${options.resultsRetentionHours}`]
+          : []),
+        ...(options.results
+          ? [`maxResults: ${options.results.maxResults}`, `maxRuns: ${options.results.maxRuns}`]
+          : []),
+        `write: ${options.resultsWrite ?? true}`,
+      ].join(', ')} }`,
       `export: { url: "${sinkUrl}", logResults: false }`,
       'suites: [suite.yaml]',
       '',
@@ -500,6 +501,7 @@ async function loadRun(
   const scoredSpans = Math.max(1, exportedAt.size * SPANS_PER_TRACE);
   return {
     driver: memory ? 'memory' : 'bullmq',
+    resultsWrite: options.resultsWrite ?? true,
     workers: memory ? 0 : options.workers,
     rate: options.rate ?? 0,
     seconds: load.seconds,

@@ -12,7 +12,27 @@ export function stealLine(r: LoadResult): string {
 export function runName(r: LoadResult): string {
   const who =
     r.driver === 'memory' ? 'memory driver' : `${r.workers} worker${r.workers > 1 ? 's' : ''}`;
-  return r.rate > 0 ? `open loop ${fmt(r.rate)} spans/s, ${who}` : `closed loop, ${who}`;
+  const store = r.resultsWrite === false ? ', results store off' : '';
+  return r.rate > 0
+    ? `open loop ${fmt(r.rate)} spans/s, ${who}${store}`
+    : `closed loop, ${who}${store}`;
+}
+
+/**
+ * What the results store costs, from two closed-loop runs alike but for it: its share of the CPU
+ * per scored span (with − without, over with) and of throughput (the spans/s it takes away, over
+ * the spans/s without it). Either is negative when the run with it happened to do better.
+ */
+export function resultsStoreShare(
+  withStore: CpuPerMillionSpans,
+  withoutStore: CpuPerMillionSpans,
+): { cpu: number; throughput: number } {
+  return {
+    cpu: (withStore.total - withoutStore.total) / withStore.total,
+    throughput:
+      (withoutStore.scoredSpansPerSecond - withStore.scoredSpansPerSecond) /
+      withoutStore.scoredSpansPerSecond,
+  };
 }
 
 /** CPU seconds per million scored spans of one run, by part, and in all. */
@@ -121,6 +141,14 @@ export function loadReport(runs: readonly LoadResult[]): {
     lines.push(
       `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} over the whole run (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms), ${open.steadyLatencyMs.p50 <= 50 && open.steadyLatencyMs.p99 <= 250 ? 'met' : 'NOT met'} after its first 5 s (${fmt(open.steadyLatencyMs.p50)}/${fmt(open.steadyLatencyMs.p99)} ms)`,
     );
+  const withStore = cpu.find(c => c.run === 'closed loop, 2 workers');
+  const withoutStore = cpu.find(c => c.run === 'closed loop, 2 workers, results store off');
+  if (withStore && withoutStore) {
+    const share = resultsStoreShare(withStore, withoutStore);
+    lines.push(
+      `  the results store's share (closed loop, 2 workers, with and without it): ${(share.cpu * 100).toFixed(1)}% of the CPU per scored span, ${(share.throughput * 100).toFixed(1)}% of throughput; goal ≤ 5% of throughput: ${share.throughput <= 0.05 ? 'met' : 'NOT met'}`,
+    );
+  }
   const memClosed = runs.find(r => r.driver === 'memory' && r.rate === 0);
   const memOpen = runs.find(r => r.driver === 'memory' && r.rate > 0);
   if (memClosed && memOpen) {

@@ -243,7 +243,7 @@ console.log(
 );
 
 // The load report: separate processes, 60 s each, closed loop (throughput and its cost) with 1
-// and 2 workers, then open loop below the 1-worker capacity (latency when the workers keep up);
+// and 2 workers, and with 2 without the results store (its share), then open loop below the 1-worker capacity (latency when the workers keep up);
 // then the memory driver (one process, no Redis), closed loop and open loop at half of it.
 let load: Record<string, unknown> | undefined;
 if (!args['no-load']) {
@@ -254,6 +254,8 @@ if (!args['no-load']) {
   const perTrace = await redisBytesPerTrace();
   const runs: LoadResult[] = [];
   for (const workers of [1, 2]) runs.push(await loadBench({ workers, seconds }));
+  // The same 2-worker closed loop without the results store: its share of the cost.
+  runs.push(await loadBench({ workers: 2, seconds, resultsWrite: false }));
   const sustainable = Math.round((runs[0]!.scoredSpansPerSecond * 0.6) / 512) * 512;
   runs.push(
     await loadBench({

@@ -412,6 +412,12 @@ export const configSchema = z
           .describe(
             'Keep tool-call arguments and results in run records. Off: they are scored all the same but never stored; run records keep tool names only and say so.',
           ),
+        write: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Write this process's results and run records to the results store. Off: traces are scored, exported and counted in `/metrics` as usual, but nothing is kept for `/api/v1` and `/ui/` (they show what other processes wrote): for workers of a deployment that reads results in its tracing backend only, and to measure what the store costs.",
+          ),
       })
       .strict()
       .prefault({}),

@@ -28,6 +28,7 @@ export const CONFIG_ENV = {
   SPANSCORE_RESULTS_PUBLIC: ['results', 'public'],
   SPANSCORE_CORS_ORIGINS: ['results', 'corsOrigins'],
   SPANSCORE_STORE_CONTENT: ['results', 'storeContent'],
+  SPANSCORE_RESULTS_WRITE: ['results', 'write'],
   SPANSCORE_EXPORT: ['export', 'enabled'],
   SPANSCORE_SETTLE_MS: ['assembly', 'settleMs'],
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],

@@ -14,6 +14,7 @@ import { createResultsFileSink } from '../emit/results-file-sink.js';
 import { createLlmContext } from '../judge/create-llm-context.js';
 import type { JudgeState, TraceScorer } from '../queue/queue-driver.js';
 import { resultsStoreSink, type ResultsStore } from '../results/results-store.js';
+import type { ExportOutcome } from '../results/stored-result.js';
 import type { ResultSink } from '../score/result-sink.js';
 import { scoreTrace } from '../score/score-trace.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
@@ -117,7 +118,7 @@ export async function createScoringRuntime(
   });
   const exportState = exporting ? 'pending' : 'disabled';
   const record: ResultSink[] = [
-    resultsStoreSink(results, { exportState }),
+    ...(config.results.write ? [resultsStoreSink(results, { exportState })] : []),
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
@@ -135,7 +136,10 @@ export async function createScoringRuntime(
     deliver.push(
       createEvaluationSpanSink(exporter, {
         backlog: exportBacklog,
-        report: (traceId, outcome) => results.recordExport(traceId, outcome),
+        ...(config.results.write && {
+          report: (traceId: string, outcome: ExportOutcome) =>
+            results.recordExport(traceId, outcome),
+        }),
       }),
     );
   const onResult = hooks.onResult;

@@ -92,6 +92,7 @@ export async function startService(
       // its export failed, or failed.
       const report = (e: unknown): void => log(`spanscore: results store: ${(e as Error).message}`);
       driver.exportBacklog.settled(traceId).catch(report);
+      if (!config.results.write) return;
       (exportGaveUp
         ? driver.results.recordExport(traceId, {
             state: 'failed',

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { startService } from '../../src/server/start-service.js';
+import { ROOT } from '../helpers/markdown-docs.js';
 import { REDIS_URL, redisFor, testPrefix } from '../helpers/redis.js';
-import { serveWithKnownTraffic } from '../helpers/results-traffic.js';
+import { KNOWN_RUNS, runRequest, serveWithKnownTraffic } from '../helpers/results-traffic.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -178,6 +182,59 @@ describe('the results API on the serve port (memory driver)', () => {
     expect(await page.text()).toContain('<title>spanscore results</title>');
     const chartLib = await fetch(`${origin}/ui/uplot.min.js`);
     expect(chartLib.headers.get('content-type')).toContain('javascript');
+  });
+});
+
+describe('results.write off', () => {
+  it('scores, exports and counts every trace, and keeps nothing in the results store', async () => {
+    const exported = new Set<string>();
+    const config = await loadConfig({
+      overrides: {
+        'receiver.port': 0,
+        'receiver.host': '127.0.0.1',
+        'assembly.settleMs': 100,
+        'export.logResults': false,
+        'results.write': false,
+        suites: [join(ROOT, 'config/suites/demo.yaml')],
+      },
+    });
+    const service = await startService(
+      config,
+      { receiver: true, workers: true },
+      {
+        log: () => undefined,
+        exporter: {
+          export: spans => {
+            for (const span of spans) exported.add(span.traceId);
+            return Promise.resolve();
+          },
+          shutdown: () => Promise.resolve(),
+        },
+      },
+    );
+    closers.push(() => service.close());
+    const origin = new URL(service.url!).origin;
+    const ids: Record<string, string> = {};
+    for (const run of KNOWN_RUNS) {
+      const { traceId, body } = runRequest(run);
+      ids[run.name] = traceId;
+      const response = await fetch(`${origin}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+    }
+    // The five finished traces of a known test case (the other two: no such case, no root yet).
+    const scored = ['weather-ok', 'book-ok', 'book-wrong-order', 'wrong-tool', 'weather-extra'];
+    await vi.waitFor(() => expect(exported.size).toBe(scored.length), { timeout: 20_000 });
+    expect([...exported].sort()).toEqual(scored.map(n => ids[n]).sort());
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    expect(metrics).toMatch(/^spanscore_traces_scored_total\S* [1-9]/m);
+    expect((await get(origin, '/api/v1/summary?window=1h')).body.total).toMatchObject({ count: 0 });
+    expect((await get(origin, '/api/v1/results')).body.results).toEqual([]);
+    expect((await get(origin, `/api/v1/traces/${ids['book-ok']}`)).status).toBe(404);
+    expect((await get(origin, `/api/v1/traces/${ids['unknown-case']}`)).status).toBe(404);
   });
 });
 
