@@ -228,15 +228,25 @@ async function loadRun(
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
       `worker: { concurrency: ${options.concurrency ?? 32} }`,
-      `results: { ${[
-        ...(options.resultsRetentionHours !== undefined
-          ? [`retentionHours: ${options.resultsRetentionHours}`]
-          : []),
-        ...(options.results
-          ? [`maxResults: ${options.results.maxResults}`, `maxRuns: ${options.results.maxRuns}`]
-          : []),
-        `write: ${options.resultsWrite ?? true}`,
-      ].join(', ')} }`,
+      // Only what differs from the defaults: another commit's CLI (an A/B) may not know a field.
+      ...(options.resultsRetentionHours !== undefined ||
+      options.results ||
+      options.resultsWrite === false
+        ? [
+            `results: { ${[
+              ...(options.resultsRetentionHours !== undefined
+                ? [`retentionHours: ${options.resultsRetentionHours}`]
+                : []),
+              ...(options.results
+                ? [
+                    `maxResults: ${options.results.maxResults}`,
+                    `maxRuns: ${options.results.maxRuns}`,
+                  ]
+                : []),
+              ...(options.resultsWrite === false ? ['write: false'] : []),
+            ].join(', ')} }`,
+          ]
+        : []),
       `export: { url: "${sinkUrl}", logResults: false }`,
       'suites: [suite.yaml]',
       '',
