@@ -25,10 +25,18 @@
  * `--ab REV` runs the cost A/B instead (bench/ab-cost.ts): REV built in a temporary worktree
  * against this tree, closed loop with 2 workers, `--ab-rounds` (default 3) alternating pairs of
  * `--load-seconds` (default 30) runs; CPU seconds per million scored spans by part, Redis
- * commands per trace, throughput, and the ratio. Writes bench/results/ab.json.
+ * commands per trace, throughput, and the ratio. Writes bench/results/ab.json, and the same as
+ * the `ab` field of bench/results/latest.json when a full run wrote one.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
@@ -141,11 +149,27 @@ if (args.ab) {
     `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
   );
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  const abRecord = {
+    date: new Date().toISOString(),
+    node: process.version,
+    rev: args.ab,
+    seconds,
+    rounds: abRounds,
+    ...ab,
+  };
   writeFileSync(
     new URL('results/ab.json', import.meta.url),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rev: args.ab, seconds, rounds: abRounds, ...ab }, null, 2)}\n`,
+    `${JSON.stringify(abRecord, null, 2)}\n`,
   );
-  console.log('\nwrote bench/results/ab.json');
+  // Beside the full run's figures too, so latest.json holds the cost comparison with the rest.
+  const latest = new URL('results/latest.json', import.meta.url);
+  if (existsSync(latest)) {
+    const full = JSON.parse(readFileSync(latest, 'utf8')) as Record<string, unknown>;
+    writeFileSync(latest, `${JSON.stringify({ ...full, ab: abRecord }, null, 2)}\n`);
+  }
+  console.log(
+    `\nwrote bench/results/ab.json${existsSync(latest) ? ' and its `ab` field in bench/results/latest.json' : ''}`,
+  );
   process.exit(0);
 }
 
@@ -288,7 +312,14 @@ if (!args['no-load']) {
         console.log(`    ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.fn}`);
     }
   }
-  load = { runs, cpuSecondsPerMillionSpans: report.cpu, redisBytesPerTrace: perTrace };
+  load = {
+    runs,
+    cpuSecondsPerMillionSpans: report.cpu,
+    resultsStoreShare: report.resultsStoreShare ?? null,
+    redisCommandsPerTrace: runs.find(r => r.driver === 'bullmq' && r.workers === 2 && r.rate === 0)
+      ?.redisCommandsPerTrace?.total,
+    redisBytesPerTrace: perTrace,
+  };
 }
 
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
