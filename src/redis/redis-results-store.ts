@@ -183,7 +183,7 @@ interface QueuedRun {
  *   result, expiring after `retentionMs`.
  *
  * A trace run costs one SET: its record, with the export outcome when that came before the
- * write (nearly always: writes wait up to 50 ms, an export takes a few), and its share of one
+ * write (nearly always: a run waits up to 2 s for its export's outcome), and its share of one
  * script call per batch for the stream; an export outcome that came later rewrites the export
  * line (one script call). Per-minute counters cost two commands a second per process whatever
  * the traffic. Reads in this process see its own writes; another process may lag by up to a

@@ -60,9 +60,9 @@ interface BufferCommands {
  * per request that carried spans of the trace) beside first/last arrival, root seen, claim,
  * scored-at and late-span count. Its TTL is set by the first append, so nothing outlives `ttlMs`
  * from a trace's first span (the scored mark included; a late span after that starts a new
- * trace). Every call is one Lua script per trace per request, never a call per span, and runs two
- * or three commands: append (HMGET, HSET, and PEXPIRE on the first), read (HGETALL, and HSET when
- * it claims), mark scored (HINCRBY, HSET).
+ * trace). Never a call per span: an append is one script call per trace per request (HMGET, HSET,
+ * and PEXPIRE on the first), a read one HGETALL (and an HSETNX when it claims), marking scored an
+ * HSET then an HINCRBY (a script of three commands when the spans are kept).
  */
 export class RedisSpanBuffer {
   private readonly redis: RedisClient & BufferCommands;
@@ -123,7 +123,8 @@ export class RedisSpanBuffer {
   /**
    * {@link RedisSpanBuffer.read} for many traces in one batch (`sendBatch`), in order, by a
    * `claimer` (a job holding many traces), so that of two jobs holding one trace only one scores
-   * it. An unscored, unclaimed trace becomes the claimer's for good once its root has arrived or
+   * it; the claims it takes are a second batch, and one more names the holder of any trace
+   * another job claimed in between. An unscored, unclaimed trace becomes the claimer's for good once its root has arrived or
    * it was first seen at or before `claimFirstSeenBy` (now − the max wait): from then on its
    * claimer can tell when it is ready from its state alone. Any other trace comes back with
    * `held: false` and no spans: claimed by another (`claimedBy`), scored, not buffered, or

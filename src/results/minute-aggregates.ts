@@ -3,8 +3,9 @@ import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
 
 /**
  * Per-minute counters behind `GET /api/v1/summary`, the same in both stores: a minute is a flat
- * map of field → number (a Redis hash, or a `Map` in memory), so writes are plain increments and
- * a summary reads only the minutes of its window, however many results they hold.
+ * map of field → number (a `Map` in memory; in Redis, each writing process's map as one JSON field
+ * of the minute's hash, summed when read), so writes are plain increments and a summary reads
+ * only the minutes of its window, however many results they hold.
  *
  * Fields: `r␟<group>␟<metric>` per result group (scorer, target, service) with metrics `n`,
  * `pass`, `fail`, `skip`, `err`, `sum` (scores) and `cost` (judge USD); `ns␟<reason>` per trace
