@@ -28,14 +28,14 @@ if m[1] then return m[1] end
 return ''
 `;
 
-// KEYS: the trace's hash. ARGV: scored-at ms, spans appended when they were read (its `n`
-// then), ttl ms. Marks a trace scored whose spans are kept (to rescore with late spans): returns
-// how many spans arrived while it was being scored, and keeps everything `ttlMs` more. Without
-// keeping, marking needs no script (see `markScored`).
+// KEYS: the trace's hash. ARGV: spans appended when they were read (its `n` then), ttl ms, then
+// the fields that mark it scored (field, value, …). Marks a trace scored whose spans are kept (to
+// rescore with late spans): returns how many spans arrived while it was being scored, and keeps
+// everything `ttlMs` more. Without keeping, marking needs no script (see `markScored`).
 const MARK_SCORED_KEEP = `
-local racing = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') - tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'scored', ARGV[1], 'first', '', 'last', '', 'root', '')
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local racing = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') - tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return racing
 `;
 
@@ -139,10 +139,7 @@ export class RedisSpanBuffer {
     const hashes = (await sendBatch<RedisClient>(this.redis, target =>
       keys.map(key => target.hgetallBuffer(key)),
     )) as Array<Record<string, Buffer>>;
-    const reads = hashes.map(hash => {
-      const { meta, batches } = splitHash(hash);
-      return { meta, batches, held: claimer === '' || meta.claim === claimer };
-    });
+    const reads = hashes.map(splitHash);
     // An unscored trace no one claimed becomes the claimer's once its root has arrived or its
     // max wait passed: HSETNX, so of two jobs reading it at once one wins and the other sees
     // whose it is. (The trace read a moment ago has a TTL; HSETNX on a key that expired in
@@ -160,11 +157,10 @@ export class RedisSpanBuffer {
       const won = await sendBatch<RedisClient>(this.redis, target =>
         claims.map(i => target.hsetnx(keys[i]!, 'claim', claimer)),
       );
-      const lost = claims.filter((_, c) => won[c] !== 1);
       claims.forEach((i, c) => {
-        if (won[c] === 1)
-          reads[i] = { ...reads[i]!, held: true, meta: { ...reads[i]!.meta, claim: claimer } };
+        if (won[c] === 1) reads[i]!.meta.claim = claimer;
       });
+      const lost = claims.filter((_, c) => won[c] !== 1);
       if (lost.length > 0) {
         const holders = await sendBatch<RedisClient>(this.redis, target =>
           lost.map(i => target.hget(keys[i]!, 'claim')),
@@ -174,8 +170,9 @@ export class RedisSpanBuffer {
         });
       }
     }
-    return reads.map(({ meta, batches, held }, i) => {
+    return reads.map(({ meta, batches }, i) => {
       const traceId = traceIds[i]!;
+      const held = claimer === '' || meta.claim === claimer;
       const spans =
         held && batches.length
           ? (groupSpansByTrace(batches.flatMap(decodeSpanBatch)).get(traceId) ?? [])
@@ -207,14 +204,14 @@ export class RedisSpanBuffer {
     keepSpans: boolean,
   ): Promise<number> {
     const key = bufferKeyOf(this.prefix, traceId);
+    const fields: string[] = ['scored', String(nowMs), 'first', '', 'last', '', 'root', ''];
     if (keepSpans)
       return this.redis.spanscoreMarkScoredKeep(
         key,
-        String(nowMs),
         String(read.appended),
         String(this.ttlMs),
+        ...fields,
       );
-    const fields: string[] = ['scored', String(nowMs), 'first', '', 'last', '', 'root', ''];
     for (let b = 0; b < read.stored; b++) fields.push(`b${b}`, '');
     const [, racing] = await sendBatch<RedisClient>(this.redis, target => [
       target.hset(key, ...fields),
