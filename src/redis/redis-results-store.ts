@@ -317,14 +317,17 @@ export function createRedisResultsStore(
         // keys on `{r}`.
         await sendBatch<typeof commands>(redis, target => [
           ...batch.map(w => {
-            if (w.kind === 'export')
+            if (w.kind === 'export') {
+              // The outcome as a first attempt's status: its attempts are the ones to add.
+              const status = nextExportStatus(null, w.outcome, w.atMs);
               return target.spanscoreRecordExport(
                 runKey(w.traceId),
-                w.outcome.state,
-                String(w.atMs),
-                JSON.stringify(w.outcome.state === 'exported' ? '' : w.outcome.error),
-                w.outcome.state === 'failed' ? '0' : '1',
+                status.state,
+                String(status.updatedAtUnixMs),
+                JSON.stringify(status.lastError ?? ''),
+                String(status.attempts),
               );
+            }
             const line = exportLine(w.export);
             return w.append
               ? target.spanscoreAppendRun(
@@ -459,16 +462,15 @@ export function createRedisResultsStore(
       // Where the page starts: a result id (`<entry id>.<i>`) continues with that entry's results
       // before `i`, then older entries; an id of the layout before (an entry id) with older entries.
       const at = cursor?.lastIndexOf('.') ?? -1;
-      let max =
-        cursor === undefined
-          ? filter.toUnixMs !== undefined
-            ? `${filter.toUnixMs + WRITE_SLACK_MS}`
-            : '+'
-          : at > 0
-            ? cursor.slice(0, at)
-            : `(${cursor}`;
-      const startEntry = cursor !== undefined && at > 0 ? cursor.slice(0, at) : undefined;
+      const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
       const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
+      let max =
+        startEntry ??
+        (cursor !== undefined
+          ? `(${cursor}`
+          : filter.toUnixMs !== undefined
+            ? `${filter.toUnixMs + WRITE_SLACK_MS}`
+            : '+');
       const out: StoredResult[] = [];
       // Where the scan stopped with results left to read: the cursor of a page the scan limit cut.
       let stoppedAt: string | null = null;
