@@ -74,6 +74,8 @@ export function loadReport(runs: readonly LoadResult[]): {
   cpu: CpuPerMillionSpans[];
   /** When the runs include the 2-worker closed loop with and without the results store. */
   resultsStoreShare?: { cpu: number; throughput: number };
+  /** Redis commands per scored trace in the 2-worker closed loop, when the runs include it. */
+  redisCommandsPerTrace?: number;
 } {
   const lines: string[] = [
     '',
@@ -137,15 +139,23 @@ export function loadReport(runs: readonly LoadResult[]): {
     );
   }
 
-  const closed2 = runs.find(r => r.driver === 'bullmq' && r.rate === 0 && r.workers === 2);
+  /** The 2-worker closed loop with the results store written or not. */
+  const closed2With = (resultsWrite: boolean): LoadResult | undefined =>
+    runs.find(
+      r =>
+        r.driver === 'bullmq' && r.rate === 0 && r.workers === 2 && r.resultsWrite === resultsWrite,
+    );
+  const closed2 = closed2With(true);
   const open = runs.find(r => r.driver === 'bullmq' && r.rate > 0);
   if (closed2 && open)
     lines.push(
       `  goal ≥ 40,000 scored spans/s (closed loop, 2 workers): ${closed2.scoredSpansPerSecond >= 40_000 ? 'met' : 'NOT met'} (${fmt(closed2.scoredSpansPerSecond)}); p50/p99 ready → exported ≤ 50/250 ms (open loop): ${open.latencyMs.p50 <= 50 && open.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} over the whole run (${fmt(open.latencyMs.p50)}/${fmt(open.latencyMs.p99)} ms), ${open.steadyLatencyMs.p50 <= 50 && open.steadyLatencyMs.p99 <= 250 ? 'met' : 'NOT met'} after its first 5 s (${fmt(open.steadyLatencyMs.p50)}/${fmt(open.steadyLatencyMs.p99)} ms)`,
     );
-  const withStore = cpu.find(c => c.run === 'closed loop, 2 workers');
-  const withoutStore = cpu.find(c => c.run === 'closed loop, 2 workers, results store off');
-  const share = withStore && withoutStore ? resultsStoreShare(withStore, withoutStore) : undefined;
+  const withoutStore = closed2With(false);
+  const share =
+    closed2 && withoutStore
+      ? resultsStoreShare(cpuPerMillionSpans(closed2), cpuPerMillionSpans(withoutStore))
+      : undefined;
   if (share) {
     lines.push(
       `  the results store's share (closed loop, 2 workers, with and without it): ${(share.cpu * 100).toFixed(1)}% of the CPU per scored span, ${(share.throughput * 100).toFixed(1)}% of throughput; goal ≤ 5% of throughput: ${share.throughput <= 0.05 ? 'met' : 'NOT met'}`,
@@ -173,5 +183,11 @@ export function loadReport(runs: readonly LoadResult[]): {
         )
         .join(' | ')}`,
     );
-  return { lines, cpu, ...(share && { resultsStoreShare: share }) };
+  const commands = closed2?.redisCommandsPerTrace?.total;
+  return {
+    lines,
+    cpu,
+    ...(share && { resultsStoreShare: share }),
+    ...(commands !== undefined && { redisCommandsPerTrace: commands }),
+  };
 }

@@ -163,12 +163,13 @@ if (args.ab) {
   );
   // Beside the full run's figures too, so latest.json holds the cost comparison with the rest.
   const latest = new URL('results/latest.json', import.meta.url);
-  if (existsSync(latest)) {
+  const fullRun = existsSync(latest);
+  if (fullRun) {
     const full = JSON.parse(readFileSync(latest, 'utf8')) as Record<string, unknown>;
     writeFileSync(latest, `${JSON.stringify({ ...full, ab: abRecord }, null, 2)}\n`);
   }
   console.log(
-    `\nwrote bench/results/ab.json${existsSync(latest) ? ' and its `ab` field in bench/results/latest.json' : ''}`,
+    `\nwrote bench/results/ab.json${fullRun ? ' and its `ab` field in bench/results/latest.json' : ''}`,
   );
   process.exit(0);
 }
@@ -267,8 +268,9 @@ console.log(
 );
 
 // The load report: separate processes, 60 s each, closed loop (throughput and its cost) with 1
-// and 2 workers, and with 2 without the results store (its share), then open loop below the 1-worker capacity (latency when the workers keep up);
-// then the memory driver (one process, no Redis), closed loop and open loop at half of it.
+// and 2 workers, and with 2 without the results store (its share), then open loop below the
+// 1-worker capacity (latency when the workers keep up); then the memory driver (one process, no
+// Redis), closed loop and open loop at half of it.
 let load: Record<string, unknown> | undefined;
 if (!args['no-load']) {
   const seconds = positiveArg('load-seconds') ?? 60;
@@ -316,8 +318,7 @@ if (!args['no-load']) {
     runs,
     cpuSecondsPerMillionSpans: report.cpu,
     resultsStoreShare: report.resultsStoreShare ?? null,
-    redisCommandsPerTrace: runs.find(r => r.driver === 'bullmq' && r.workers === 2 && r.rate === 0)
-      ?.redisCommandsPerTrace?.total,
+    redisCommandsPerTrace: report.redisCommandsPerTrace ?? null,
     redisBytesPerTrace: perTrace,
   };
 }
