@@ -200,6 +200,16 @@ export const configSchema = z
           .describe(
             'Largest request body, compressed or not (413 above it; OTLP recommends 64 MiB).',
           ),
+        maxSpansPerRequest: positiveInt()
+          .default(16_384)
+          .describe(
+            'Spans in one request, valid or not (413 above it, counted while decoding, so a small gzip body that unpacks to millions of empty spans is refused early). Also per request read from a file by `score`, `inspect` and `suite record`.',
+          ),
+        maxItemsPerRequest: positiveInt()
+          .default(1_000_000)
+          .describe(
+            'Nested items in one request: resources, scopes, spans, events, attributes and values inside list attributes (protobuf), objects and arrays (JSON, counted before parsing). 413 above it.',
+          ),
         authTokens: z
           .array(z.string().min(1))
           .default([])
@@ -237,6 +247,19 @@ export const configSchema = z
           .default(200_000)
           .describe(
             'Memory driver: spans held (buffered, being scored, or waiting for their evaluation spans to be exported) before the receiver answers 429.',
+          ),
+        maxSpansPerTrace: positiveInt()
+          .default(10_000)
+          .describe(
+            "Spans kept of one trace: past it a trace's further spans are refused (reported in the request's `partialSuccess`), the trace is scored with the spans it has, and its run record says it was truncated. One giant trace cannot fill the buffer for everyone.",
+          ),
+        maxServiceShare: z.coerce
+          .number()
+          .gt(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Memory driver: the share of `maxBufferedSpans` one service (`service.name`) may hold while others send; past it that service's requests get 429 and the others' still 200. 1: no per-service limit.",
           ),
         maxQueuedTraces: positiveInt()
           .default(100_000)

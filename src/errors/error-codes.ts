@@ -8,6 +8,11 @@ export const ERROR_CODES = {
     category: 'input',
     summary: 'A trace file or request is not valid OTLP (JSON or protobuf).',
   },
+  SS_TRACE_INPUT_TOO_LARGE: {
+    category: 'input',
+    summary:
+      'A trace request or file holds more spans or nested items than a request may (`receiver.maxSpansPerRequest`, `receiver.maxItemsPerRequest`); the receiver answers 413.',
+  },
   SS_INPUT_NOT_FOUND: {
     category: 'input',
     summary: 'An input path does not exist or cannot be read.',

@@ -191,7 +191,7 @@ describe('decodeOtlpJson', () => {
   });
 
   it('treats an empty request as valid and empty', () => {
-    expect(decodeOtlpJson({})).toEqual({ spans: [], rejected: [] });
+    expect(decodeOtlpJson({})).toEqual({ spans: [], rejected: [], rejectedCount: 0 });
   });
 
   it('fuzz: any JSON value either decodes or throws SS_TRACE_INPUT_INVALID', () => {

@@ -1,4 +1,5 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
+import { DEFAULT_DECODE_LIMITS, tooManySpans, type DecodeLimits } from './decode-limits.js';
 import type {
   AttributeValue,
   Attributes,
@@ -46,8 +47,14 @@ class SpanReject extends Error {
  * integers as strings or numbers, ids in hex (any case) or base64. Unknown fields are ignored.
  * A span with a bad id, time or attribute is rejected alone, with the path of the bad field;
  * a request that is not an `ExportTraceServiceRequest` at all throws `SS_TRACE_INPUT_INVALID`.
+ * More than `limits.maxSpans` spans throws `SS_TRACE_INPUT_TOO_LARGE`; only the first
+ * `limits.maxRejectedDetails` rejected spans are reported one by one. (Objects built by
+ * `JSON.parse` already exist: check the text with `checkJsonItems` before parsing it.)
  */
-export function decodeOtlpJson(request: unknown): DecodedRequest {
+export function decodeOtlpJson(
+  request: unknown,
+  limits: Readonly<DecodeLimits> = DEFAULT_DECODE_LIMITS,
+): DecodedRequest {
   if (!isObject(request)) {
     throw new SpanscoreError(
       'SS_TRACE_INPUT_INVALID',
@@ -56,8 +63,9 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
   }
   const spans: SpanDigest[] = [];
   const rejected: RejectedSpan[] = [];
+  let rejectedCount = 0;
   const resourceSpans = field(request, 'resourceSpans', 'resource_spans');
-  if (resourceSpans === undefined) return { spans, rejected };
+  if (resourceSpans === undefined) return { spans, rejected, rejectedCount };
   if (!Array.isArray(resourceSpans)) {
     throw new SpanscoreError(
       'SS_TRACE_INPUT_INVALID',
@@ -129,7 +137,7 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
         );
       }
       list.forEach((span: unknown, i) => {
-        const path = `${sPath}.spans[${i}]`;
+        if (spans.length + rejectedCount >= limits.maxSpans) throw tooManySpans(limits);
         try {
           const digest = decodeSpan(span, serviceName, scopeName);
           digest.serviceVersion = serviceVersion;
@@ -137,6 +145,8 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
           spans.push(digest);
         } catch (error) {
           if (!(error instanceof SpanReject)) throw error;
+          if (rejectedCount++ >= limits.maxRejectedDetails) return;
+          const path = `${sPath}.spans[${i}]`;
           rejected.push({
             path: error.field ? `${path}.${error.field}` : path,
             reason: error.message,
@@ -145,7 +155,7 @@ export function decodeOtlpJson(request: unknown): DecodedRequest {
       });
     });
   });
-  return { spans, rejected };
+  return { spans, rejected, rejectedCount };
 }
 
 /** The resource attributes a span digest carries. */

@@ -139,7 +139,11 @@ describe('decodeOtlpProtobuf', () => {
   });
 
   it('decodes an empty request to nothing', () => {
-    expect(decodeOtlpProtobuf(new Uint8Array(0))).toEqual({ spans: [], rejected: [] });
+    expect(decodeOtlpProtobuf(new Uint8Array(0))).toEqual({
+      spans: [],
+      rejected: [],
+      rejectedCount: 0,
+    });
   });
 
   it('throws SS_TRACE_INPUT_INVALID with the byte offset when a length runs past the end', () => {

@@ -5,6 +5,12 @@ import {
   readKeyValueInto,
   SPAN_ATTRIBUTES_FIELD,
 } from './protobuf-key-value.js';
+import {
+  DEFAULT_DECODE_LIMITS,
+  tooManyItems,
+  tooManySpans,
+  type DecodeLimits,
+} from './decode-limits.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
 import type {
   DecodedRequest,
@@ -36,17 +42,25 @@ const LEN = 2;
  * that break the framing of the request itself (a length past the end, a bad wire type) throw
  * `SS_TRACE_INPUT_INVALID`, since nothing after that point can be trusted.
  */
-export function decodeOtlpProtobuf(bytes: Uint8Array): DecodedRequest {
+export function decodeOtlpProtobuf(
+  bytes: Uint8Array,
+  limits: Readonly<DecodeLimits> = DEFAULT_DECODE_LIMITS,
+): DecodedRequest {
   const buf = Buffer.isBuffer(bytes)
     ? bytes
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reader = new Reader(buf);
-  const out: DecodedRequest = { spans: [], rejected: [] };
+  reader.itemsLeft = limits.maxItems;
+  reader.onItemsExceeded = () => {
+    throw tooManyItems(limits);
+  };
+  const out: Decoding = { spans: [], rejected: [], rejectedCount: 0, limits };
   try {
     let r = 0;
     while (reader.pos < buf.length) {
       const tag = reader.varint32();
       if (tag === ((1 << 3) | LEN)) {
+        reader.item();
         const end = reader.lenEnd();
         readResourceSpans(reader, end, r++, out);
         reader.pos = end;
@@ -60,10 +74,15 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodedRequest {
       { cause: error },
     );
   }
-  return out;
+  return { spans: out.spans, rejected: out.rejected, rejectedCount: out.rejectedCount };
 }
 
-function readResourceSpans(reader: Reader, end: number, r: number, out: DecodedRequest): void {
+/** A request being decoded, and the limits it is decoded under. */
+interface Decoding extends DecodedRequest {
+  limits: Readonly<DecodeLimits>;
+}
+
+function readResourceSpans(reader: Reader, end: number, r: number, out: Decoding): void {
   // Spans are decoded as they come. The resource (field 1) may come after the scope spans (field
   // 2) on the wire: the spans decoded before it get its service name afterwards.
   let resource: ResourceFacts = NO_RESOURCE;
@@ -78,6 +97,7 @@ function readResourceSpans(reader: Reader, end: number, r: number, out: DecodedR
       reader.pos = resEnd;
       late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
+      reader.item();
       const ssEnd = reader.lenEnd();
       readScopeSpans(reader, ssEnd, resource, r, s++, out);
       reader.pos = ssEnd;
@@ -113,6 +133,7 @@ function readResource(reader: Reader, end: number): ResourceFacts {
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
+      reader.item();
       const kvEnd = reader.lenEnd();
       const [key, value] = readKeyValue(reader, kvEnd, 0);
       if (typeof value === 'string') {
@@ -133,7 +154,7 @@ function readScopeSpans(
   resource: ResourceFacts,
   r: number,
   s: number,
-  out: DecodedRequest,
+  out: Decoding,
 ): void {
   // As in readResourceSpans: a scope (field 1) after some spans is given to them afterwards.
   let scopeName = '';
@@ -151,16 +172,21 @@ function readScopeSpans(
       }
       late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
+      reader.item();
+      if (out.spans.length + out.rejectedCount >= out.limits.maxSpans)
+        throw tooManySpans(out.limits);
       const spanEnd = reader.lenEnd();
       try {
         out.spans.push(readSpan(reader, spanEnd, resource, scopeName));
       } catch (error) {
         if (!(error instanceof SpanReject)) throw error;
-        const rejected: RejectedSpan = {
-          path: `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`,
-          reason: error.message,
-        };
-        out.rejected.push(rejected);
+        if (out.rejectedCount++ < out.limits.maxRejectedDetails) {
+          const rejected: RejectedSpan = {
+            path: `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`,
+            reason: error.message,
+          };
+          out.rejected.push(rejected);
+        }
       }
       reader.pos = spanEnd;
       i++;
@@ -216,6 +242,7 @@ function readSpan(
         stop = reader.fixed64();
         break;
       case (SPAN_ATTRIBUTES_FIELD << 3) | LEN: {
+        reader.item();
         const kvEnd = reader.lenEnd();
         checkKeyValue(reader, kvEnd, 0);
         reader.pos = kvEnd;
@@ -224,6 +251,7 @@ function readSpan(
         break;
       }
       case (11 << 3) | LEN: {
+        reader.item();
         const evEnd = reader.lenEnd();
         events.push(readEvent(reader, evEnd));
         reader.pos = evEnd;
@@ -277,8 +305,10 @@ function readEvent(reader: Reader, end: number): SpanEventDigest {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | FIXED64)) time = reader.fixed64();
     else if (tag === ((2 << 3) | LEN)) name = reader.recurring();
-    else if (tag === ((3 << 3) | LEN)) readKeyValueInto(reader, attributes, 0);
-    else reader.skip(tag);
+    else if (tag === ((3 << 3) | LEN)) {
+      reader.item();
+      readKeyValueInto(reader, attributes, 0);
+    } else reader.skip(tag);
   }
   return { name, timeUnixNano: time, attributes };
 }

@@ -2,13 +2,15 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
+import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
 import type { ReceiverMetrics } from './receiver-metrics.js';
 import type { DecodedRequest } from './span-digest.js';
-import type { SpanSink } from './span-sink.js';
+import type { PartlyRefused, SpanSink } from './span-sink.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -42,8 +44,18 @@ export interface OtlpHttpReceiverOptions {
   ready?: () => Promise<boolean>;
   /** Prometheus metrics; `GET /metrics` serves their registry. */
   metrics?: ReceiverMetrics;
+  /**
+   * What one request may cost to decode (spans, nested items, rejected spans reported); past a
+   * limit the request is refused whole with 413. @defaultValue `DEFAULT_DECODE_LIMITS`
+   */
+  limits?: Readonly<DecodeLimits>;
   /** Fastify's logger option. @defaultValue false */
   logger?: boolean;
+  /**
+   * Where the receiver says what senders get wrong (a body that is JSON but no OTLP export, a
+   * request past a limit): at most one line per kind a minute.
+   */
+  log?: (line: string) => void;
 }
 
 /**
@@ -60,6 +72,8 @@ export interface OtlpHttpReceiverOptions {
  */
 export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): FastifyInstance {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const limits = options.limits ?? DEFAULT_DECODE_LIMITS;
+  const warn = rateLimitedLog(options.log ?? (() => {}));
   const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'ingest');
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
 
@@ -179,11 +193,23 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
 
     let decoded: DecodedRequest;
     try {
-      decoded =
-        format === 'protobuf'
-          ? decodeOtlpProtobuf(body)
-          : decodeOtlpJson(JSON.parse(body.toString('utf8')));
+      if (format === 'protobuf') decoded = decodeOtlpProtobuf(body, limits);
+      else {
+        checkJsonItems(body, limits);
+        const parsed: unknown = JSON.parse(body.toString('utf8'));
+        decoded = decodeOtlpJson(parsed, limits);
+        if (isNotOtlp(parsed)) {
+          options.metrics?.requestsEmpty.inc({ reason: 'not_otlp' });
+          const keys = Object.keys(parsed).slice(0, 5).join(', ');
+          warn(
+            'not_otlp',
+            () =>
+              `spanscore: POST /v1/traces: a JSON body with no resourceSpans (it has ${keys || 'no keys'}) was read as an empty export (200): is the sender sending OTLP traces?`,
+          );
+        }
+      }
     } catch (error) {
+      const tooLarge = isSpanscoreError(error) && error.code === 'SS_TRACE_INPUT_TOO_LARGE';
       const message =
         error instanceof SyntaxError
           ? `invalid JSON: ${error.message}`
@@ -191,13 +217,21 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
             ? error.message
             : undefined;
       if (message === undefined) throw error;
-      options.metrics?.requestsRejected.inc();
-      return send(reply, 400, encodeStatus(GRPC.INVALID_ARGUMENT, message, format), format);
+      options.metrics?.requestsRejected.inc({ reason: tooLarge ? 'too_large' : 'invalid' });
+      if (tooLarge)
+        warn('too_large', () => `spanscore: POST /v1/traces: refused (413): ${message}`);
+      return send(
+        reply,
+        tooLarge ? 413 : 400,
+        encodeStatus(tooLarge ? GRPC.RESOURCE_EXHAUSTED : GRPC.INVALID_ARGUMENT, message, format),
+        format,
+      );
     }
 
+    let partly: PartlyRefused | void = undefined;
     if (decoded.spans.length > 0) {
       try {
-        await options.sink.accept(decoded.spans);
+        partly = await options.sink.accept(decoded.spans);
       } catch (error) {
         if (
           isSpanscoreError(error) &&
@@ -223,15 +257,18 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
         throw error;
       }
     }
-    options.metrics?.spansReceived.inc(decoded.spans.length);
-    if (decoded.rejected.length > 0) options.metrics?.spansRejected.inc(decoded.rejected.length);
-    const first = decoded.rejected[0];
-    const partial = first
-      ? {
-          rejectedSpans: decoded.rejected.length,
-          errorMessage: `${decoded.rejected.length} span(s) rejected; first: ${first.path}: ${first.reason}`,
-        }
-      : undefined;
+    const refused = partly ? partly.refusedSpans : 0;
+    options.metrics?.spansReceived.inc(decoded.spans.length - refused);
+    if (decoded.rejectedCount > 0) options.metrics?.spansRejected.inc(decoded.rejectedCount);
+    if (partly) options.metrics?.spansRefused.inc({ reason: 'trace_too_large' }, refused);
+    const messages = [
+      ...(decoded.rejectedCount > 0 ? [rejectionMessage(decoded)] : []),
+      ...(partly ? [`${partly.refusedSpans} span(s) not kept: ${partly.reason}`] : []),
+    ];
+    const partial =
+      messages.length > 0
+        ? { rejectedSpans: decoded.rejectedCount + refused, errorMessage: messages.join('; ') }
+        : undefined;
     return send(reply, 200, encodeExportResponse(partial, format), format);
   }
 
@@ -247,6 +284,26 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       .send(await options.metrics.registry.metrics());
   });
   return app;
+}
+
+/** A JSON object that is no trace export: nothing of `resourceSpans` in any spelling. */
+function isNotOtlp(parsed: unknown): parsed is Record<string, unknown> {
+  return (
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    !('resourceSpans' in parsed) &&
+    !('resource_spans' in parsed)
+  );
+}
+
+/**
+ * `partialSuccess.errorMessage`: how many spans were rejected, and where and why the first one
+ * was, so the message stays small however many there are.
+ */
+function rejectionMessage(decoded: DecodedRequest): string {
+  const first = decoded.rejected[0];
+  return `${decoded.rejectedCount} span(s) rejected${first ? `; first: ${first.path}: ${first.reason}` : ''}`;
 }
 
 function formatOf(request: FastifyRequest): 'json' | 'protobuf' {

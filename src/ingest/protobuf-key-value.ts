@@ -76,6 +76,7 @@ function checkRecords(
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === wanted) {
+      reader.item();
       const recordEnd = reader.lenEnd();
       check(reader, recordEnd, depth);
       reader.pos = recordEnd;
@@ -139,6 +140,7 @@ function readAnyValue(reader: ProtobufReader, end: number, depth: number): Attri
         while (reader.pos < arrEnd) {
           const t = reader.varint32();
           if (t === ((1 << 3) | LEN)) {
+            reader.item();
             const itemEnd = reader.lenEnd();
             items.push(readAnyValue(reader, itemEnd, depth + 1));
             reader.pos = itemEnd;
@@ -152,8 +154,10 @@ function readAnyValue(reader: ProtobufReader, end: number, depth: number): Attri
         const obj = emptyAttributes();
         while (reader.pos < listEnd) {
           const t = reader.varint32();
-          if (t === ((1 << 3) | LEN)) readKeyValueInto(reader, obj, depth + 1);
-          else reader.skip(t);
+          if (t === ((1 << 3) | LEN)) {
+            reader.item();
+            readKeyValueInto(reader, obj, depth + 1);
+          } else reader.skip(t);
         }
         value = obj;
         break;

@@ -59,6 +59,15 @@ export class ProtobufReader {
   private traceId = '';
   private parentIdAt = -1;
   private parentId = '';
+  /**
+   * Nested items this reader may still walk (see {@link ProtobufReader.item}); unbounded unless
+   * set. The OTLP decoder sets it from `DecodeLimits.maxItems`.
+   */
+  itemsLeft = Infinity;
+  /** Called when {@link ProtobufReader.item} passes the budget; throws. */
+  onItemsExceeded: () => never = () => {
+    throw new Error('too many items');
+  };
   /** `end`: where the message ends (the buffer's end unless given); nothing past it is read. */
   constructor(
     readonly buf: Buffer,
@@ -110,6 +119,11 @@ export class ProtobufReader {
       shift += 7n;
     }
     throw new Error('varint longer than 10 bytes');
+  }
+
+  /** Counts one nested item (a message or a value in a list) against {@link ProtobufReader.itemsLeft}. */
+  item(): void {
+    if (--this.itemsLeft < 0) this.onItemsExceeded();
   }
 
   lenEnd(): number {

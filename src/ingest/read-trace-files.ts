@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import type { SpanDigest } from './span-digest.js';
@@ -36,6 +37,12 @@ export interface TraceFilesResult {
 export interface ReadTraceFilesOptions {
   /** Largest decompressed size accepted for a gzip file; protects against gzip bombs. Default 1 GiB. */
   maxDecompressedBytes?: number;
+  /**
+   * What each request in a file may cost to decode, as in the receiver; a `.json` file read
+   * whole (not as lines) may hold `maxItems` × 16 objects and arrays in all.
+   * @defaultValue `DEFAULT_DECODE_LIMITS`
+   */
+  limits?: Readonly<DecodeLimits>;
   /** Called after each file, e.g. to drive a progress bar. */
   onFile?: (file: string, done: number, total: number) => void;
 }
@@ -85,7 +92,7 @@ export async function readTraceFiles(
     try {
       const raw = await readFile(file);
       result.bytes += raw.length;
-      readOne(file, raw, max, result);
+      readOne(file, raw, max, options.limits ?? DEFAULT_DECODE_LIMITS, result);
     } catch (error) {
       result.problems.push({ file, message: (error as Error).message });
     }
@@ -108,7 +115,13 @@ async function listTraceFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-function readOne(file: string, raw: Buffer, maxBytes: number, result: TraceFilesResult): void {
+function readOne(
+  file: string,
+  raw: Buffer,
+  maxBytes: number,
+  limits: Readonly<DecodeLimits>,
+  result: TraceFilesResult,
+): void {
   let data = raw;
   let name = file;
   if (raw.length >= 2 && raw[0] === 0x1f && raw[1] === 0x8b) {
@@ -127,42 +140,63 @@ function readOne(file: string, raw: Buffer, maxBytes: number, result: TraceFiles
   }
   const ext = extname(name);
   if (ext === '.pb' || ext === '.binpb' || ext === '.protobuf') {
-    addRequest(file, undefined, () => decodeOtlpProtobuf(data), result);
+    addRequest(file, undefined, () => decodeOtlpProtobuf(data, limits), result);
     return;
   }
   const text = data.toString('utf8');
-  if (ext === '.jsonl' || ext === '.ndjson') return readLines(file, text, result);
+  if (ext === '.jsonl' || ext === '.ndjson') return readLines(file, text, limits, result);
   if (ext === '.json' || looksLikeJson(data)) {
     let parsed: unknown;
+    try {
+      checkJsonItems(data, { ...limits, maxItems: limits.maxItems * 16 });
+    } catch (error) {
+      result.problems.push({ file, message: (error as Error).message });
+      return;
+    }
     try {
       parsed = JSON.parse(text);
     } catch (error) {
       // A .json file holding several JSON documents, one per line, is JSON Lines.
       if (text.trim().includes('\n') && isJsonLine(text.trimStart().split('\n', 1)[0]!))
-        return readLines(file, text, result);
+        return readLines(file, text, limits, result);
       throw new Error(`invalid JSON: ${(error as Error).message}`, { cause: error });
     }
     if (Array.isArray(parsed))
-      parsed.forEach((req: unknown, i) => addJsonRequest(file, `request ${i + 1}`, req, result));
-    else addJsonRequest(file, undefined, parsed, result);
+      parsed.forEach((req: unknown, i) =>
+        addJsonRequest(file, `request ${i + 1}`, req, limits, result),
+      );
+    else addJsonRequest(file, undefined, parsed, limits, result);
     return;
   }
-  addRequest(file, undefined, () => decodeOtlpProtobuf(data), result);
+  addRequest(file, undefined, () => decodeOtlpProtobuf(data, limits), result);
 }
 
-function readLines(file: string, text: string, result: TraceFilesResult): void {
+function readLines(
+  file: string,
+  text: string,
+  limits: Readonly<DecodeLimits>,
+  result: TraceFilesResult,
+): void {
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const record = `line ${i + 1}`;
     let parsed: unknown;
     try {
+      checkJsonItems(line, limits);
       parsed = JSON.parse(line);
     } catch (error) {
-      result.problems.push({ file, record, message: `invalid JSON: ${(error as Error).message}` });
+      result.problems.push({
+        file,
+        record,
+        message:
+          error instanceof SyntaxError
+            ? `invalid JSON: ${error.message}`
+            : (error as Error).message,
+      });
       return;
     }
-    addJsonRequest(file, record, parsed, result);
+    addJsonRequest(file, record, parsed, limits, result);
   });
 }
 
@@ -170,6 +204,7 @@ function addJsonRequest(
   file: string,
   record: string | undefined,
   request: unknown,
+  limits: Readonly<DecodeLimits>,
   result: TraceFilesResult,
 ): void {
   if (
@@ -186,7 +221,7 @@ function addJsonRequest(
       message: `not an OTLP trace export: no resourceSpans${keys.length ? ` (it has ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''})` : ''}; read as zero spans`,
     });
   }
-  addRequest(file, record, () => decodeOtlpJson(request), result);
+  addRequest(file, record, () => decodeOtlpJson(request, limits), result);
 }
 
 function addRequest(
@@ -201,6 +236,13 @@ function addRequest(
     for (const span of decoded.spans) result.spans.push(span);
     for (const r of decoded.rejected)
       result.problems.push({ file, ...(record && { record }), path: r.path, message: r.reason });
+    const unreported = decoded.rejectedCount - decoded.rejected.length;
+    if (unreported > 0)
+      result.problems.push({
+        file,
+        ...(record && { record }),
+        message: `and ${unreported} more rejected span(s), not listed one by one`,
+      });
   } catch (error) {
     if (!isSpanscoreError(error) && !(error instanceof RangeError)) throw error;
     const path = isSpanscoreError(error) ? error.location?.path : undefined;

@@ -6,7 +6,8 @@ export interface ReceiverMetrics {
   spansReceived: Counter;
   spansRejected: Counter;
   spansRefused: Counter<'reason'>;
-  requestsRejected: Counter;
+  requestsRejected: Counter<'reason'>;
+  requestsEmpty: Counter<'reason'>;
   requestDuration: Histogram<'status'>;
 }
 
@@ -34,7 +35,14 @@ export function createReceiverMetrics(
     }),
     requestsRejected: new Counter({
       name: 'spanscore_requests_rejected_total',
-      help: 'OTLP requests refused whole (400)',
+      help: 'OTLP requests refused whole: invalid (400) or past a request limit (too_large, 413)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    requestsEmpty: new Counter({
+      name: 'spanscore_requests_empty_total',
+      help: 'OTLP requests answered 200 that held nothing to score (not_otlp: JSON with no resourceSpans)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

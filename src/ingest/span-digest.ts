@@ -55,7 +55,10 @@ export interface RejectedSpan {
 /** What one decoded request yields: accepted spans and the spans refused one by one. */
 export interface DecodedRequest {
   spans: SpanDigest[];
+  /** The first refused spans, with why and where (at most `DecodeLimits.maxRejectedDetails`). */
   rejected: RejectedSpan[];
+  /** Every refused span, those past the detailed ones included. */
+  rejectedCount: number;
 }
 
 /**

@@ -7,5 +7,15 @@ import type { SpanDigest } from './span-digest.js';
  * instead of losing data. Anything else is a 500.
  */
 export interface SpanSink {
-  accept(spans: SpanDigest[]): Promise<void>;
+  /**
+   * Stores the spans, or refuses the batch whole (see above). Spans it stores only in part come
+   * back as {@link PartlyRefused}: the receiver reports them in `partialSuccess`.
+   */
+  accept(spans: SpanDigest[]): Promise<PartlyRefused | void>;
+}
+
+/** Spans of an accepted batch that were not kept, and why (e.g. a trace past its span limit). */
+export interface PartlyRefused {
+  refusedSpans: number;
+  reason: string;
 }

@@ -5,6 +5,7 @@ import { resolveAccess } from '../config/resolve-access.js';
 import { resolveExport } from '../config/resolve-export.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
+import { DEFAULT_DECODE_LIMITS } from '../ingest/decode-limits.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
 import { isExportGiveUp } from '../queue/export-retry.js';
@@ -146,6 +147,12 @@ export async function startService(
     app = createOtlpHttpReceiver({
       sink: driver.sink,
       maxBodyBytes: config.receiver.maxBodyBytes,
+      limits: {
+        maxSpans: config.receiver.maxSpansPerRequest,
+        maxItems: config.receiver.maxItemsPerRequest,
+        maxRejectedDetails: DEFAULT_DECODE_LIMITS.maxRejectedDetails,
+      },
+      log,
       tokens: { ingest: access.ingestTokens, read: access.readTokens },
       ready: () => driver.ready(),
       metrics,

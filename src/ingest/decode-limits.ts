@@ -1,0 +1,69 @@
+import { SpanscoreError } from '../errors/spanscore-error.js';
+
+/**
+ * What one OTLP request may cost to decode. Checked while decoding, so an amplified body (a few
+ * kilobytes of gzip that unpack to millions of empty spans or attributes) is refused after a
+ * bounded amount of work instead of being expanded into memory. The same limits apply to the
+ * receiver's requests and to each request read from a file offline.
+ */
+export interface DecodeLimits {
+  /** Spans in one request, accepted and rejected alike; more is `SS_TRACE_INPUT_TOO_LARGE` (413). */
+  maxSpans: number;
+  /**
+   * Nested items in one request: resources, scopes, spans, events, attributes and each value
+   * inside an array or key-value list attribute (protobuf); objects and arrays (JSON, counted
+   * before parsing). More is `SS_TRACE_INPUT_TOO_LARGE` (413).
+   */
+  maxItems: number;
+  /** Rejected spans reported one by one (path and reason); the rest are only counted. */
+  maxRejectedDetails: number;
+}
+
+/**
+ * The defaults: 16,384 spans (twice an OpenTelemetry Collector batch, 32 SDK batches), a million
+ * items (about 60 per span at the span limit; a typical agent span has 20–40), 20 reasons. At
+ * the decoder's measured rate a request at these limits decodes in a few tens of milliseconds.
+ */
+export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = {
+  maxSpans: 16_384,
+  maxItems: 1_000_000,
+  maxRejectedDetails: 20,
+};
+
+/** The error a decoder throws when a request passes `limits.maxSpans`. */
+export function tooManySpans(limits: Readonly<DecodeLimits>): SpanscoreError {
+  return new SpanscoreError(
+    'SS_TRACE_INPUT_TOO_LARGE',
+    `the request holds more than ${limits.maxSpans} spans (receiver.maxSpansPerRequest): send smaller batches`,
+  );
+}
+
+/** The error a decoder throws when a request passes `limits.maxItems`. */
+export function tooManyItems(limits: Readonly<DecodeLimits>): SpanscoreError {
+  return new SpanscoreError(
+    'SS_TRACE_INPUT_TOO_LARGE',
+    `the request holds more than ${limits.maxItems} nested items (resources, scopes, spans, events, attributes and values; receiver.maxItemsPerRequest): send smaller batches`,
+  );
+}
+
+/**
+ * Counts the objects and arrays of a JSON text (its `{` and `[` bytes, those inside strings
+ * included, so never fewer than there are) and throws `SS_TRACE_INPUT_TOO_LARGE` past
+ * `limits.maxItems`, before `JSON.parse` builds them: ten million `{}` in 30 MB would take
+ * seconds and gigabytes to parse.
+ */
+export function checkJsonItems(text: Uint8Array | string, limits: Readonly<DecodeLimits>): void {
+  let items = 0;
+  const max = limits.maxItems;
+  if (typeof text === 'string') {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if ((c === 0x7b || c === 0x5b) && ++items > max) throw tooManyItems(limits);
+    }
+    return;
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if ((c === 0x7b || c === 0x5b) && ++items > max) throw tooManyItems(limits);
+  }
+}
