@@ -20,7 +20,9 @@ export type DiagnosticCode =
   | 'test_case_id_not_on_root'
   | 'unparseable_arguments'
   | 'requested_not_executed'
-  | 'several_conventions_on_one_span';
+  | 'several_conventions_on_one_span'
+  /** Added by the queue, not found here: spans past `assembly.maxSpansPerTrace` were refused. */
+  | 'trace_truncated';
 
 /** One finding about a trace, for people: why a score may be wrong for a reason outside the agent. */
 export interface Diagnostic {

@@ -35,7 +35,7 @@ export function createMemoryQueueDriver(
   const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
-    process: async (traceId, spans, { exportRetry }) => {
+    process: async (traceId, spans, { exportRetry, notes }) => {
       const withScorer = scorer;
       if (!withScorer)
         throw new Error('unreachable: the memory driver scores once workers started');
@@ -43,7 +43,7 @@ export function createMemoryQueueDriver(
         traceId,
         spans,
         withScorer.usesJudge ? 'deterministic' : 'all',
-        { exportRetry },
+        { exportRetry, notes },
       );
       // Delivered outside the scoring slot; the judge pass is queued once it is: a try that
       // failed to export throws before.
@@ -58,6 +58,8 @@ export function createMemoryQueueDriver(
     maxAttempts: config.worker.attempts,
     backoffMs: config.worker.backoffMs,
     maxBufferedSpans: config.assembly.maxBufferedSpans,
+    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
+    maxServiceShare: config.assembly.maxServiceShare,
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
     onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),

@@ -178,7 +178,7 @@ describe('memory trace assembler', () => {
     expect(most).toBe(2);
   });
 
-  it('delivers outside the scoring slot: a trace waiting on its export holds no other up', async () => {
+  it('delivers outside the scoring slot: a trace waiting on its export holds no other up, nor its spans', async () => {
     const scored: string[] = [];
     let releaseExport!: () => void;
     const exportDone = new Promise<void>(resolve => (releaseExport = resolve));
@@ -195,21 +195,23 @@ describe('memory trace assembler', () => {
     await vi.advanceTimersByTimeAsync(2000 + 10);
     // With one slot, all four were scored while the first export still waited.
     expect(scored).toEqual([traceId(30), traceId(31), traceId(32), traceId(33)]);
-    expect(assembler.stats()).toMatchObject({ scored: 0, heldSpans: 4 });
+    // Their source spans are released once scored: what waits is the delivery alone.
+    expect(assembler.stats()).toMatchObject({ scored: 0, heldSpans: 0, waitingDeliveries: 4 });
     releaseExport();
     await vi.advanceTimersByTimeAsync(1);
-    expect(assembler.stats()).toMatchObject({ scored: 4, heldSpans: 0 });
+    expect(assembler.stats()).toMatchObject({ scored: 4, heldSpans: 0, waitingDeliveries: 0 });
   });
 
-  it('retries a delivery that failed to export, scoring again with exportRetry set', async () => {
-    const attempts: boolean[] = [];
+  it('retries a delivery that failed to export on its own, without scoring again', async () => {
+    let scorings = 0;
+    let deliveries = 0;
     const assembler = createMemoryTraceAssembler({
       policy,
       backoffMs: 100,
-      process: (_id, _spans, { exportRetry }) => {
-        attempts.push(exportRetry);
+      process: () => {
+        scorings++;
         return Promise.resolve(() =>
-          attempts.length === 1
+          ++deliveries === 1
             ? Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'))
             : Promise.resolve(),
         );
@@ -217,8 +219,110 @@ describe('memory trace assembler', () => {
     });
     await assembler.accept(childSpans(35, ['root']));
     await vi.advanceTimersByTimeAsync(2000 + 100 + 10);
-    expect(attempts).toEqual([false, true]);
+    expect([scorings, deliveries]).toEqual([1, 2]);
     expect(assembler.stats()).toMatchObject({ scored: 1, failed: 0, retries: 1 });
+  });
+
+  it('an export outage never blocks ingest: spans of traces waiting on it are not held', async () => {
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      maxBufferedSpans: 3,
+      process: () =>
+        Promise.resolve(() =>
+          Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down')),
+        ),
+      exportRetry: { maxAgeMs: 3_600_000, maxBackoffMs: 60_000 },
+    });
+    for (let t = 40; t < 46; t++) {
+      await assembler.accept(childSpans(t, ['root', 'tool']));
+      await vi.advanceTimersByTimeAsync(2010);
+    }
+    expect(assembler.stats()).toMatchObject({ heldSpans: 0, waitingDeliveries: 6, failed: 0 });
+  });
+
+  it('past maxWaitingDeliveries, a scored trace is not delivered and ends failed with the reason', async () => {
+    const failures: string[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      maxWaitingDeliveries: 2,
+      process: () => Promise.resolve(() => new Promise<void>(() => {})), // the backend never answers
+      onFailed: (_id, error) => failures.push((error as Error).message),
+    });
+    for (let t = 50; t < 53; t++) await assembler.accept(childSpans(t, ['root']));
+    await vi.advanceTimersByTimeAsync(2010);
+    expect(assembler.stats()).toMatchObject({ waitingDeliveries: 2, failed: 1 });
+    expect(failures).toEqual([
+      'not exported: 2 scored traces already wait for the tracing backend (at most 2)',
+    ]);
+  });
+
+  it('keeps maxSpansPerTrace spans of a trace, refuses the rest, and says so to its scoring', async () => {
+    const notes: string[][] = [];
+    const sizes: number[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      maxSpansPerTrace: 3,
+      process: (_id, spans, attempt) => {
+        sizes.push(spans.length);
+        notes.push(attempt.notes.map(n => `${n.code}: ${n.message}`));
+        return Promise.resolve();
+      },
+    });
+    expect(await assembler.accept(childSpans(60, ['a', 'b']))).toBeUndefined();
+    expect(await assembler.accept(childSpans(60, ['c', 'd', 'root']))).toEqual({
+      refusedSpans: 2,
+      reason: 'trace(s) past assembly.maxSpansPerTrace (3 spans): later spans are not kept',
+    });
+    expect(assembler.stats()).toMatchObject({ heldSpans: 3, truncatedSpans: 2 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sizes).toEqual([3]);
+    expect(notes).toEqual([
+      [
+        'trace_truncated: the trace has more spans than a trace may keep (assembly.maxSpansPerTrace 3): 2 later span(s) were refused, and it was scored with its first 3',
+      ],
+    ]);
+  });
+
+  it('refuses a service past its share of the buffer while others send, and still accepts the others', async () => {
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      maxBufferedSpans: 10,
+      maxServiceShare: 0.5,
+      process: () => Promise.resolve(),
+    });
+    const from = (service: string, t: number, names: string[]) =>
+      childSpans(t, names).map(span => Object.assign(span, { serviceName: service }));
+    // Alone, a service may use the whole buffer.
+    await assembler.accept(from('big', 70, ['a', 'b', 'c', 'd', 'e', 'f']));
+    await assembler.accept(from('small', 71, ['a']));
+    await expect(assembler.accept(from('big', 72, ['a']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      message: expect.stringContaining('service "big" holds 6 buffered spans'),
+    });
+    await assembler.accept(from('small', 73, ['a', 'b']));
+    expect(assembler.stats().heldSpans).toBe(9);
+  });
+
+  it('close() does not wait out export retries: a scored trace is not unfinished, its delivery ends failed', async () => {
+    const failures: string[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      process: () =>
+        Promise.resolve(() =>
+          Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'connect ECONNREFUSED')),
+        ),
+      exportRetry: { maxAgeMs: 3_600_000, maxBackoffMs: 60_000 },
+      onFailed: (_id, error) => failures.push((error as Error).message),
+    });
+    await assembler.accept(childSpans(80, ['root']));
+    await vi.advanceTimersByTimeAsync(2010); // scored; its export failed and waits for a retry
+    expect(assembler.stats()).toMatchObject({ waitingDeliveries: 1, failed: 0 });
+    const closing = assembler.close(10_000);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await closing).toEqual({ unfinished: 0 });
+    expect(failures).toEqual([
+      'not exported: the process stopped while the export was being retried (connect ECONNREFUSED)',
+    ]);
   });
 
   it('close() scores what is buffered now, waits for it, and refuses new spans (503)', async () => {

@@ -1,9 +1,10 @@
 import PQueue from 'p-queue';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
-import type { SpanSink } from '../ingest/span-sink.js';
+import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
+import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
-import { isExportFailure, type ExportRetryPolicy } from './export-retry.js';
+import type { ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 import {
   isRootSpan,
@@ -27,15 +28,34 @@ export interface MemoryTraceAssemblerOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    attempt: { exportRetry: boolean },
+    attempt: { exportRetry: boolean; notes: Diagnostic[] },
   ) => Promise<(() => Promise<void>) | void>;
-  /**
-   * Traces scored at once (their deliveries are not counted: spans held until delivered count
-   * against `maxBufferedSpans`). @defaultValue 4
-   */
+  /** Traces scored at once (their deliveries wait outside this limit). @defaultValue 4 */
   concurrency?: number;
-  /** Spans held (buffered, being scored or delivered) before `accept` answers saturated (429). @defaultValue 200000 */
+  /**
+   * Spans held (buffered or being scored) before `accept` answers saturated (429). A trace's
+   * spans are released once it is scored: what waits for the tracing backend is its delivery,
+   * bounded by `maxWaitingDeliveries`, so an export outage never blocks ingest.
+   * @defaultValue 200000
+   */
   maxBufferedSpans?: number;
+  /**
+   * Spans kept of one trace; past it the trace's further spans are refused (`accept` says how
+   * many) and its scoring is told so in `notes` (a `trace_truncated` diagnostic). @defaultValue 10000
+   */
+  maxSpansPerTrace?: number;
+  /**
+   * The share of `maxBufferedSpans` one service may hold while another service's spans are held
+   * too; past it that service's batches are refused (429) and the others' still accepted.
+   * @defaultValue 1 (no per-service limit)
+   */
+  maxServiceShare?: number;
+  /**
+   * Scored traces whose delivery (the export of their evaluation spans) may wait for a retry at
+   * once; a trace scored past it is not delivered, and ends failed with the reason (its results
+   * are stored). @defaultValue 10000
+   */
+  maxWaitingDeliveries?: number;
   /** Tries per trace for retryable failures (see `classifyFailure`), with exponential backoff. @defaultValue 5 */
   maxAttempts?: number;
   /** First retry delay; doubles each time. @defaultValue 1000 */
@@ -59,11 +79,20 @@ interface Buffered {
   rootEnded: boolean;
   timer: NodeJS.Timeout | undefined;
   queued: boolean;
+  /** The service its spans are counted against (the first span's). */
+  service: string;
+  /** Spans refused past `maxSpansPerTrace`. */
+  truncated: number;
 }
 
 /** The embedded, in-process queue driver: a {@link SpanSink} that assembles, schedules and scores. */
 export interface MemoryTraceAssembler extends SpanSink {
-  /** Scores every buffered trace now and waits, up to `deadlineMs`, for all scoring to finish. */
+  /**
+   * Scores every buffered trace now and waits, up to `deadlineMs`, for all scoring to finish;
+   * deliveries waiting for a retry are not retried again (each ends failed, with the reason).
+   * `unfinished`: traces whose scoring had not finished by the deadline; a scored trace is never
+   * one of them.
+   */
   close(deadlineMs?: number): Promise<{ unfinished: number }>;
   /**
    * A buffered trace's progress, or a trace being scored (`scoring`, retries included);
@@ -76,6 +105,10 @@ export interface MemoryTraceAssembler extends SpanSink {
   stats(): {
     bufferedTraces: number;
     heldSpans: number;
+    /** Scored traces whose evaluation spans wait for delivery (or a retry of it). */
+    waitingDeliveries: number;
+    /** Spans refused because their trace passed `maxSpansPerTrace`. */
+    truncatedSpans: number;
     scored: number;
     lateSpans: number;
     failed: number;
@@ -97,6 +130,14 @@ export function createMemoryTraceAssembler(
 ): MemoryTraceAssembler {
   const now = options.now ?? Date.now;
   const maxHeld = options.maxBufferedSpans ?? 200_000;
+  const maxPerTrace = options.maxSpansPerTrace ?? 10_000;
+  const maxPerService = Math.floor(maxHeld * (options.maxServiceShare ?? 1));
+  const maxWaitingDeliveries = options.maxWaitingDeliveries ?? 10_000;
+  // Aborted by close(): backoffs end, and nothing is tried again.
+  const stopping = new AbortController();
+  // Spans held per service, for `maxServiceShare`.
+  const heldBy = new Map<string, number>();
+  const gate = eventLoopGate();
   const lateWindowMs = options.lateWindowMs ?? options.policy.maxWaitMs;
   const queue = new PQueue({ concurrency: options.concurrency ?? 4 });
   const buffers = new Map<string, Buffered>();
@@ -109,9 +150,17 @@ export function createMemoryTraceAssembler(
   // promises of their attempts, for close().
   const scoring = new Map<string, TraceProgress & { spans: SpanDigest[] }>();
   const inflight = new Set<Promise<void>>();
-  const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0 };
+  const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0, truncatedSpans: 0 };
   let held = 0;
+  let waitingDeliveries = 0;
   let closed = false;
+
+  function hold(service: string, n: number): void {
+    held += n;
+    const by = (heldBy.get(service) ?? 0) + n;
+    if (by > 0) heldBy.set(service, by);
+    else heldBy.delete(service);
+  }
 
   function schedule(traceId: string, buffer: Buffered): void {
     clearTimeout(buffer.timer);
@@ -131,30 +180,75 @@ export function createMemoryTraceAssembler(
     buffers.delete(traceId);
     const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
     const spans = [...buffer.spans.values()];
+    const notes: Diagnostic[] =
+      buffer.truncated > 0
+        ? [
+            {
+              code: 'trace_truncated',
+              message: `the trace has more spans than a trace may keep (assembly.maxSpansPerTrace ${maxPerTrace}): ${buffer.truncated} later span(s) were refused, and it was scored with its first ${spans.length}`,
+            },
+          ]
+        : [];
     scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded, spans });
+    const retry = {
+      attempts: options.maxAttempts ?? 5,
+      backoffMs: options.backoffMs ?? 1000,
+      onRetry: () => counters.retries++,
+      signal: stopping.signal,
+    };
     const done = (async () => {
-      let exportRetry = false;
+      let deliver: (() => Promise<void>) | void;
       try {
-        // Each attempt scores in a slot of the queue; its delivery (the export) and the backoff
-        // between attempts happen outside it, so traces waiting on the tracing backend, or out
-        // an outage of it, never hold up scoring of the others.
-        const attempt = async (): Promise<void> => {
-          try {
-            const deliver = await queue.add(
-              () => options.process(traceId, spans, { exportRetry }),
+        // Each attempt scores in a slot of the queue, after a turn of the event loop, so that a
+        // burst of ready traces never keeps the receiver (and /healthz) from answering.
+        deliver = await retryWithBackoff(
+          () =>
+            queue.add(
+              async () => {
+                await gate();
+                return options.process(traceId, spans, { exportRetry: false, notes });
+              },
               { throwOnTimeout: true },
-            );
-            if (deliver) await deliver();
-          } catch (error) {
-            // From now on only the export is retried: the results were recorded.
-            if (isExportFailure(error)) exportRetry = true;
-            throw error;
-          }
-        };
-        await retryWithBackoff(attempt, {
-          attempts: options.maxAttempts ?? 5,
-          backoffMs: options.backoffMs ?? 1000,
-          onRetry: () => counters.retries++,
+            ),
+          retry,
+        );
+      } catch (error) {
+        counters.failed++;
+        options.onFailed?.(traceId, error);
+        return;
+      } finally {
+        // Scored (or failed): its source spans are released at once, whatever its delivery does.
+        scoring.delete(traceId);
+        hold(buffer.service, -spans.length);
+        scored.set(traceId, {
+          expiresAtMs: now() + lateWindowMs,
+          spans: options.rescoreLateSpans ? buffer.spans : undefined,
+        });
+        sweep();
+      }
+      if (!deliver) {
+        counters.scored++;
+        return;
+      }
+      // The delivery (the export) runs outside the scoring slot and is retried on its own, by
+      // age for export failures, so traces waiting on the tracing backend, or out an outage of
+      // it, never hold up scoring of the others, nor the buffer.
+      if (waitingDeliveries >= maxWaitingDeliveries) {
+        counters.failed++;
+        options.onFailed?.(
+          traceId,
+          new SpanscoreError(
+            'SS_EXPORT_FAILED',
+            `not exported: ${waitingDeliveries} scored traces already wait for the tracing backend (at most ${maxWaitingDeliveries})`,
+          ),
+        );
+        return;
+      }
+      waitingDeliveries++;
+      const send = deliver;
+      try {
+        await retryWithBackoff(() => send(), {
+          ...retry,
           ...(options.exportRetry && { exportRetry: options.exportRetry }),
         });
         counters.scored++;
@@ -162,13 +256,7 @@ export function createMemoryTraceAssembler(
         counters.failed++;
         options.onFailed?.(traceId, error);
       } finally {
-        scoring.delete(traceId);
-        held -= spans.length;
-        scored.set(traceId, {
-          expiresAtMs: now() + lateWindowMs,
-          spans: options.rescoreLateSpans ? buffer.spans : undefined,
-        });
-        sweep();
+        waitingDeliveries--;
       }
     })();
     inflight.add(done);
@@ -202,7 +290,7 @@ export function createMemoryTraceAssembler(
       const b = buffers.get(traceId);
       return b ? [...b.spans.values()] : scoring.get(traceId)?.spans;
     },
-    accept(spans) {
+    accept(spans): Promise<PartlyRefused | void> {
       if (closed) {
         return Promise.reject(
           new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
@@ -219,11 +307,25 @@ export function createMemoryTraceAssembler(
           ),
         );
       }
+      // A service past its share while others' spans are held is refused alone: one agent
+      // flooding the buffer does not lock the others out.
+      const service = spans[0]?.serviceName ?? '';
+      const byService = heldBy.get(service) ?? 0;
+      if (byService + spans.length > maxPerService && held - byService > 0) {
+        return Promise.reject(
+          new SpanscoreError(
+            'SS_INGEST_SATURATED',
+            `service "${service}" holds ${byService} buffered spans, its share of the buffer (assembly.maxServiceShare of ${maxHeld}) while other services send`,
+            { retryAfterSeconds: 1 },
+          ),
+        );
+      }
       // Spans from the protobuf decoder keep their request's body until their attributes are
       // read: decoded here, as scoring would read them anyway, so that a span held for seconds
       // (or, with rescoring, for the late window) holds its own attributes, not the whole body.
       for (const span of spans) void span.attributes;
       const t = now();
+      let refused = 0;
       for (const [traceId, batch] of groupSpansByTrace(spans)) {
         let buffer = buffers.get(traceId);
         const done = scored.get(traceId);
@@ -240,8 +342,10 @@ export function createMemoryTraceAssembler(
             rootEnded: true,
             timer: undefined,
             queued: false,
+            service: batch[0]!.serviceName,
+            truncated: 0,
           };
-          held += buffer.spans.size;
+          hold(buffer.service, buffer.spans.size);
           buffers.set(traceId, buffer);
         }
         if (!buffer) {
@@ -252,13 +356,24 @@ export function createMemoryTraceAssembler(
             rootEnded: false,
             timer: undefined,
             queued: false,
+            service: batch[0]!.serviceName,
+            truncated: 0,
           };
           buffers.set(traceId, buffer);
         }
+        let added = 0;
         for (const span of batch) {
-          if (!buffer.spans.has(span.spanId)) held++;
+          if (!buffer.spans.has(span.spanId)) {
+            if (buffer.spans.size >= maxPerTrace) {
+              buffer.truncated++;
+              refused++;
+              continue;
+            }
+            added++;
+          }
           buffer.spans.set(span.spanId, span);
         }
+        hold(buffer.service, added);
         buffer.lastSeenMs = t;
         if (!buffer.rootEnded) {
           const ids = new Set(buffer.spans.keys());
@@ -266,12 +381,22 @@ export function createMemoryTraceAssembler(
         }
         schedule(traceId, buffer);
       }
-      return Promise.resolve();
+      counters.truncatedSpans += refused;
+      return Promise.resolve(
+        refused > 0
+          ? {
+              refusedSpans: refused,
+              reason: `trace(s) past assembly.maxSpansPerTrace (${maxPerTrace} spans): later spans are not kept`,
+            }
+          : undefined,
+      );
     },
 
     async close(deadlineMs = 10_000) {
       closed = true;
       for (const [traceId, buffer] of [...buffers]) enqueue(traceId, buffer);
+      // What waits for a retry is not retried again: a delivery under way may still finish.
+      stopping.abort();
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
         Promise.all([...inflight]).then(() => true),
@@ -281,6 +406,38 @@ export function createMemoryTraceAssembler(
       return { unfinished: finished ? 0 : scoring.size };
     },
 
-    stats: () => ({ bufferedTraces: buffers.size, heldSpans: held, ...counters }),
+    stats: () => ({
+      bufferedTraces: buffers.size,
+      heldSpans: held,
+      waitingDeliveries,
+      ...counters,
+    }),
+  };
+}
+
+// Taken when this module loads, before a test can fake them: the yield below is about the real
+// event loop.
+const realNow = performance.now.bind(performance);
+const realSetImmediate = setImmediate;
+
+/**
+ * A gate that resolves at once, unless work has run for `sliceMs` or more since the event loop
+ * last took a turn: then after the turn (timers and I/O first). Ready traces are scored one after
+ * another in microtasks; without it a burst of them keeps the receiver, and `/healthz`, waiting
+ * for seconds.
+ */
+function eventLoopGate(sliceMs = 10): () => Promise<void> {
+  let sliceStartMs = 0;
+  let inSlice = false;
+  return () => {
+    if (!inSlice) {
+      // A fresh stretch of work: it starts now, and ends at the loop's next turn.
+      inSlice = true;
+      sliceStartMs = realNow();
+      realSetImmediate(() => (inSlice = false));
+      return Promise.resolve();
+    }
+    if (realNow() - sliceStartMs < sliceMs) return Promise.resolve();
+    return new Promise(resolve => realSetImmediate(resolve));
   };
 }

@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SpanSink } from '../ingest/span-sink.js';
+import type { Diagnostic } from '../normalize/inspect-trace.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { ResultsStore } from '../results/results-store.js';
 import type { JudgeCache } from '../score/llm/judge-cache.js';
@@ -17,6 +18,8 @@ export interface ScoreOptions {
    * after one that failed with `SS_EXPORT_FAILED` (see `isExportFailure`).
    */
   exportRetry?: boolean;
+  /** What the driver knows of the trace that reading it cannot tell (e.g. it was truncated): added to its diagnostics. */
+  notes?: readonly Diagnostic[];
 }
 
 /**

@@ -22,6 +22,12 @@ export interface RetryOptions {
    * happen outside it, so a backoff never holds a slot. @defaultValue runs it at once
    */
   slot?: <T>(attempt: () => Promise<T>) => Promise<T>;
+  /**
+   * Aborted (at shutdown): no further attempt is made. The wait under way ends at once and the
+   * call rejects with the last error, an export failure as `SS_EXPORT_FAILED` saying it was not
+   * retried because the process stopped.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -45,8 +51,9 @@ export async function retryWithBackoff<T>(
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.action === 'fail') throw error;
+      if (options.signal?.aborted) throw stopped(error);
       if (failure.action === 'rate_limited') {
-        await sleep(failure.pauseMs);
+        await sleep(failure.pauseMs, options.signal);
         continue;
       }
       if (options.exportRetry && isExportFailure(error)) {
@@ -61,18 +68,41 @@ export async function retryWithBackoff<T>(
         options.onRetry?.(error, attempt);
         await sleep(
           backoffDelay(++exportRetries, options.backoffMs, options.exportRetry.maxBackoffMs),
+          options.signal,
         );
+        if (options.signal?.aborted) throw stopped(error);
         continue;
       }
       if (attempt >= options.attempts) throw error;
       options.onRetry?.(error, attempt);
-      await sleep(options.backoffMs * 2 ** (attempt - 1));
+      await sleep(options.backoffMs * 2 ** (attempt - 1), options.signal);
+      if (options.signal?.aborted) throw stopped(error);
       attempt++;
     }
   }
 }
 
+/** The error a retry loop ends with when it was stopped before its next attempt. */
+function stopped(error: unknown): unknown {
+  if (!isExportFailure(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new SpanscoreError(
+    'SS_EXPORT_FAILED',
+    `not exported: the process stopped while the export was being retried (${message})`,
+    { cause: error },
+  );
+}
+
 // The global timer, not node:timers/promises: the clock tests fake is the global one.
-function sleep(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms));
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise(resolve => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

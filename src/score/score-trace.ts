@@ -16,6 +16,8 @@ export interface ScoreTraceOptions {
   sinks?: readonly ResultSink[];
   /** Scorer errors to reject with instead of reporting as `failed` (see `runScorers`). */
   propagate?: (error: unknown) => boolean;
+  /** Findings the caller made before scoring (a queue truncating a trace), kept in the run's diagnostics. */
+  notes?: readonly Diagnostic[];
   /** The clock, in Unix nanoseconds. */
   now?: () => bigint;
 }
@@ -106,7 +108,7 @@ export async function scoreTrace(
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
-    diagnostics: diagnostics ?? [],
+    diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
     results,
   };
   for (const sink of options.sinks ?? []) await sink.write(run);

@@ -161,6 +161,7 @@ export async function createScoringRuntime(
       phase,
       sinks: options.exportRetry ? [] : record,
       ...(options.propagate && { propagate: options.propagate }),
+      ...(options.notes && { notes: options.notes }),
     });
     return {
       run,
