@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import picocolors from 'picocolors';
 import type { TrialAggregate } from '../decide/aggregate-trials.js';
 import type { ResultRow, RunSummary } from './result-row.js';
+import { terminalText } from './terminal-text.js';
 
 const REASON_WIDTH = 64;
 
@@ -28,8 +29,8 @@ export function formatTable(
   });
   for (const row of rows) {
     table.push([
-      row.testCaseId,
-      row.scorer,
+      terminalText(row.testCaseId),
+      terminalText(row.scorer),
       row.score === null ? '-' : String(row.score),
       label(row, pc),
       truncate(row.reason),
@@ -66,7 +67,7 @@ function label(row: ResultRow, pc: Colors): string {
 }
 
 function truncate(text: string): string {
-  const one = text.replace(/\s+/g, ' ');
+  const one = terminalText(text);
   return one.length > REASON_WIDTH * 2 ? `${one.slice(0, REASON_WIDTH * 2 - 1)}…` : one;
 }
 
