@@ -45,21 +45,31 @@ export interface ResultsApiOptions {
   now?: () => number;
 }
 
-const time = z.union([
-  z
-    .string()
-    .regex(/^\d{10,16}$/)
-    .transform(Number),
-  z.iso.datetime({ offset: true }).transform(s => Date.parse(s)),
-]);
+/** The largest time a JavaScript `Date` holds (the year 275760), in Unix milliseconds. */
+const MAX_TIME_MS = 8_640_000_000_000_000;
+
+const time = z
+  .union([
+    z
+      .string()
+      .regex(/^\d{10,16}$/)
+      .transform(Number),
+    z.iso.datetime({ offset: true }).transform(s => Date.parse(s)),
+  ])
+  .refine(ms => Number.isFinite(ms) && ms <= MAX_TIME_MS, {
+    message: `expected a time no later than ${MAX_TIME_MS} (Unix ms, the year 275760)`,
+  });
 const duration = z
   .string()
-  .regex(/^\d+(m|h|d)$/, 'expected a duration such as 15m, 1h or 7d')
+  .regex(/^\d{1,12}(m|h|d)$/, 'expected a duration such as 15m, 1h or 7d')
   .transform(
     s =>
       Number(s.slice(0, -1)) *
       { m: 60_000, h: 3_600_000, d: 86_400_000 }[s.at(-1) as 'm' | 'h' | 'd'],
-  );
+  )
+  .refine(ms => ms <= MAX_TIME_MS, {
+    message: 'expected a duration shorter than 100 million days',
+  });
 
 const summaryQuery = z
   .object({
@@ -89,7 +99,7 @@ const resultsQuery = z
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z
       .string()
-      .regex(/^\d+(-\d+)?(\.\d+)?$/, 'expected a cursor from a previous page')
+      .regex(/^\d{1,16}(-\d{1,16})?(\.\d{1,6})?$/, 'expected a cursor from a previous page')
       .optional(),
   })
   .strict();

@@ -125,6 +125,14 @@ describe('the results API on the serve port (memory driver)', () => {
       ['/api/v1/summary?window=1y', 'expected a duration such as 15m, 1h or 7d'],
       ['/api/v1/summary?from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z', 'from is after to'],
       ['/api/v1/traces/XYZ', 'path parameter "traceId": expected 32 lower-case hex digits'],
+      // Past the largest date: 400, not a 500 from `new Date(…).toISOString()`.
+      [
+        '/api/v1/compare?by=window&baselineFrom=8640000000000001&baselineTo=8640000000000002&candidateFrom=1&candidateTo=2',
+        'query parameter "baselineFrom": expected a time no later than',
+      ],
+      ['/api/v1/results?to=9999999999999999', 'query parameter "to": expected a time no later'],
+      ['/api/v1/summary?window=999999999999d', 'expected a duration shorter than'],
+      ['/api/v1/results?cursor=99999999999999999999-1', 'expected a cursor from a previous page'],
     ];
     for (const [path, message] of cases) {
       const { status, body } = await get(origin, path);
@@ -150,12 +158,31 @@ describe('the results API on the serve port (memory driver)', () => {
       'window',
       'x',
     ];
+    const value = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.stringMatching(/^\d{1,20}(-\d{1,20})?[mhd]?$/), // numbers of every size, up to out of range
+      fc.constantFrom('version', 'window'),
+    );
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('results', 'summary'),
-        fc.array(fc.tuple(fc.constantFrom(...keys), fc.string({ maxLength: 40 })), {
-          maxLength: 4,
-        }),
+        fc.constantFrom('results', 'summary', 'compare'),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(
+              ...keys,
+              'by',
+              'baselineFrom',
+              'baselineTo',
+              'candidateFrom',
+              'candidateTo',
+              'alpha',
+              'baseline',
+              'candidate',
+            ),
+            value,
+          ),
+          { maxLength: 6 },
+        ),
         async (endpoint, params) => {
           const { status, body } = await get(
             origin,
@@ -165,7 +192,7 @@ describe('the results API on the serve port (memory driver)', () => {
           if (status === 400) expect(typeof body.error).toBe('string');
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 
