@@ -10,3 +10,9 @@ for (const stream of [process.stdout, process.stderr])
   });
 
 process.exitCode = await main(process.argv.slice(2));
+
+// Every command has finished its work and written its output by now. A handle that something
+// left open (a keep-alive socket of an exporter, a client still reconnecting) must not keep the
+// process from exiting: give it two seconds, then exit with the command's code. (Writes to files,
+// pipes and terminals are synchronous on Linux and macOS, so nothing written is cut short.)
+setTimeout(() => process.exit(), 2000).unref();

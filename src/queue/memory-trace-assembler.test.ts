@@ -325,6 +325,26 @@ describe('memory trace assembler', () => {
     ]);
   });
 
+  it('close() waits deliveryGraceMs for an export under way, then ends it failed', async () => {
+    const failures: string[] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      deliveryGraceMs: 2000,
+      process: () => Promise.resolve(() => new Promise<void>(() => {})), // never answers
+      onFailed: (_id, error) => failures.push((error as Error).message),
+    });
+    await assembler.accept(childSpans(81, ['root']));
+    await vi.advanceTimersByTimeAsync(2010);
+    let closed = false;
+    const closing = assembler.close(10_000).then(r => ((closed = true), r));
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(closed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await closing).toEqual({ unfinished: 0 });
+    expect(failures).toEqual(['not exported: the process stopped while the export was under way']);
+    expect(assembler.stats()).toMatchObject({ scored: 0, failed: 1 });
+  });
+
   it('close() scores what is buffered now, waits for it, and refuses new spans (503)', async () => {
     const { assembler, processed } = setup();
     await assembler.accept(childSpans(30, ['tool'])); // no root: would wait 30 s

@@ -68,6 +68,11 @@ export interface MemoryTraceAssemblerOptions {
   onLateSpans?: (traceId: string, count: number) => void;
   /** Called when a trace could not be scored (after retries, or at once for non-retryable errors). */
   onFailed?: (traceId: string, error: unknown) => void;
+  /**
+   * At `close`, how long deliveries under way are waited for once scoring has finished; those
+   * still under way then end failed. @defaultValue 2000
+   */
+  deliveryGraceMs?: number;
   /** The clock in milliseconds. @defaultValue Date.now */
   now?: () => number;
 }
@@ -150,6 +155,10 @@ export function createMemoryTraceAssembler(
   // promises of their attempts, for close().
   const scoring = new Map<string, TraceProgress & { spans: SpanDigest[] }>();
   const inflight = new Set<Promise<void>>();
+  // The scoring phase of each trace taken from the buffer, and the deliveries under way (each as
+  // the function that ends it), for close().
+  const scoringPhases = new Set<Promise<void>>();
+  const delivering = new Set<(error?: unknown) => void>();
   const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0, truncatedSpans: 0 };
   let held = 0;
   let waitingDeliveries = 0;
@@ -196,6 +205,9 @@ export function createMemoryTraceAssembler(
       onRetry: () => counters.retries++,
       signal: stopping.signal,
     };
+    let scoredNow!: () => void;
+    const scoringDone = new Promise<void>(resolve => (scoredNow = resolve));
+    scoringPhases.add(scoringDone);
     const done = (async () => {
       let deliver: (() => Promise<void>) | void;
       try {
@@ -219,6 +231,8 @@ export function createMemoryTraceAssembler(
       } finally {
         // Scored (or failed): its source spans are released at once, whatever its delivery does.
         scoring.delete(traceId);
+        scoringPhases.delete(scoringDone);
+        scoredNow();
         hold(buffer.service, -spans.length);
         scored.set(traceId, {
           expiresAtMs: now() + lateWindowMs,
@@ -246,17 +260,30 @@ export function createMemoryTraceAssembler(
       }
       waitingDeliveries++;
       const send = deliver;
+      // At shutdown a delivery still under way after the grace is given up (see close()); what
+      // it does after that is not counted twice.
+      let ended = false;
+      const end = (error?: unknown): void => {
+        if (ended) return;
+        ended = true;
+        if (error === undefined) counters.scored++;
+        else {
+          counters.failed++;
+          options.onFailed?.(traceId, error);
+        }
+      };
+      delivering.add(end);
       try {
         await retryWithBackoff(() => send(), {
           ...retry,
           ...(options.exportRetry && { exportRetry: options.exportRetry }),
         });
-        counters.scored++;
+        end();
       } catch (error) {
-        counters.failed++;
-        options.onFailed?.(traceId, error);
+        end(error);
       } finally {
         waitingDeliveries--;
+        delivering.delete(end);
       }
     })();
     inflight.add(done);
@@ -397,13 +424,32 @@ export function createMemoryTraceAssembler(
       for (const [traceId, buffer] of [...buffers]) enqueue(traceId, buffer);
       // What waits for a retry is not retried again: a delivery under way may still finish.
       stopping.abort();
-      let timer: NodeJS.Timeout | undefined;
-      const finished = await Promise.race([
-        Promise.all([...inflight]).then(() => true),
-        new Promise<boolean>(resolve => (timer = setTimeout(() => resolve(false), deadlineMs))),
-      ]);
-      clearTimeout(timer);
-      return { unfinished: finished ? 0 : scoring.size };
+      const started = Date.now();
+      const within = async (work: Promise<unknown>, ms: number): Promise<void> => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          work,
+          new Promise<void>(resolve => (timer = setTimeout(resolve, Math.max(0, ms)))),
+        ]);
+        clearTimeout(timer);
+      };
+      // Scoring first, for the whole deadline; then the deliveries under way, for what is left of
+      // it but at most `deliveryGraceMs`: an export to an endpoint that does not answer may take
+      // the exporter's own timeout, which shutdown does not wait out.
+      await within(Promise.all([...scoringPhases]), deadlineMs);
+      const unfinished = scoring.size;
+      await within(
+        Promise.all([...inflight]),
+        Math.min(deadlineMs - (Date.now() - started), options.deliveryGraceMs ?? 2000),
+      );
+      for (const end of [...delivering])
+        end(
+          new SpanscoreError(
+            'SS_EXPORT_FAILED',
+            'not exported: the process stopped while the export was under way',
+          ),
+        );
+      return { unfinished };
     },
 
     stats: () => ({

@@ -180,9 +180,28 @@ export async function createScoringRuntime(
       return run;
     },
     async shutdown() {
-      await exporter?.shutdown();
+      // Every delivery has ended by now (the driver closed first); what the exporter still has
+      // under way is an export the driver gave up on, which shutdown does not wait out.
+      await settledWithin(exporter?.shutdown(), EXPORTER_SHUTDOWN_MS);
       await logSink?.shutdown();
       await resultsFile.close();
     },
   };
+}
+
+/** How long shutdown waits for the OTLP exporter to let go of requests under way. */
+const EXPORTER_SHUTDOWN_MS = 1000;
+
+/** Waits for `work` (its failure ignored) at most `ms`. */
+async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!work) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>(resolve => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }
