@@ -261,12 +261,43 @@ export const configSchema = z
           .describe(
             "Memory driver: the share of `maxBufferedSpans` one service (`service.name`) may hold while others send; past it that service's requests get 429 and the others' still 200. 1: no per-service limit.",
           ),
+        unscoredTtlMs: positiveInt()
+          .default(24 * 3_600_000)
+          .describe(
+            "BullMQ driver: how long a trace's spans stay in Redis while no worker has scored it. Far longer than any outage the receiver accepts traffic through (see `admission`); a trace still not scored then ends `expired`, with the reason, in its run record and `spanscore_traces_expired_total`.",
+          ),
         maxQueuedTraces: positiveInt()
           .default(100_000)
           .describe('BullMQ driver: traces waiting (or delayed) before the receiver answers 429.'),
       })
       .strict()
       .prefault({}),
+    admission: z
+      .object({
+        maxBacklogAgeMs: positiveInt()
+          .default(900_000)
+          .describe(
+            'BullMQ driver: the receiver answers 503 with Retry-After while the oldest unscored trace has waited longer than this (workers down or too few), instead of accepting traces it might not score. 15 minutes holds a 10-minute worker outage.',
+          ),
+        workerAbsenceMs: positiveInt()
+          .default(900_000)
+          .describe(
+            'BullMQ driver: the receiver answers 503 with Retry-After once no worker has been seen (each writes a heartbeat every 5 s) for this long, counted from its own start when none has been.',
+          ),
+        maxRedisMemoryRatio: z.coerce
+          .number()
+          .gt(0)
+          .max(1)
+          .default(0.9)
+          .describe(
+            "BullMQ driver: the receiver answers 503 with Retry-After while Redis's `used_memory` is at least this share of its `maxmemory` (the fullest master of a cluster), before Redis itself refuses writes.",
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'What the receiver accepts: it refuses (503 + Retry-After, so OTLP exporters retry) what the backlog could not keep. Also `assembly.maxQueuedTraces` (429).',
+      ),
     worker: z
       .object({
         concurrency: positiveInt()

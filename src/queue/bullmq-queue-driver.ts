@@ -19,6 +19,7 @@ import { readPendingTrace, RedisSpanBuffer } from '../redis/redis-span-buffer.js
 import { createRedisJudgeCache } from '../redis/redis-judge-cache.js';
 import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
 import { createScoreTraceWorker } from './score-trace.processor.js';
+import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
@@ -52,7 +53,10 @@ export function createBullmqQueueDriver(
   void evictionPolicyWarning(commands).then(w => w && events.log(`spanscore: warning: ${w}`));
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
   // Reads only (its TTL is never used): for the inspect view of buffered traces.
-  const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, 0);
+  const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, {
+    unscoredTtlMs: 0,
+    scoredTtlMs: 0,
+  });
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
   });
@@ -62,6 +66,7 @@ export function createBullmqQueueDriver(
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     exportRetry: exportRetryPolicy(config),
     shards: config.queue.shards,
+    unscoredTtlMs: config.assembly.unscoredTtlMs,
   };
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
@@ -72,6 +77,8 @@ export function createBullmqQueueDriver(
       redis: commands,
       queueConnection: connect('bullmq'),
       maxQueuedTraces: config.assembly.maxQueuedTraces,
+      admission: config.admission,
+      onRefused: refusal => events.onAdmissionRefused(refusal.reason, refusal.message),
       attempts: config.worker.attempts,
       backoffMs: config.worker.backoffMs,
       onError: e => events.log(`spanscore: queue: ${e.message}`),
@@ -130,6 +137,9 @@ export function createBullmqQueueDriver(
       // split between them (trace ids spread evenly over the shards) and taken in jobs of a
       // request's traces, on one blocking-capable connection each.
       const perShard = jobsAtOnce(Math.ceil(config.worker.concurrency / config.queue.shards));
+      // Receivers refuse traffic once no worker has been seen for a while (admission).
+      const stopHeartbeat = startWorkerHeartbeat(commands, config.queue.prefix);
+      closers.unshift(() => Promise.resolve(stopHeartbeat()));
       for (let shard = 0; shard < config.queue.shards; shard++) {
         const worker = createScoreTraceWorker({
           ...shared,
@@ -150,6 +160,7 @@ export function createBullmqQueueDriver(
           stalledIntervalMs: config.worker.stalledIntervalMs,
           onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
           onError: e => events.log(`spanscore: worker: ${e.message}`),
+          onExpired: (traceId, reason) => events.onTraceExpired(traceId, reason),
         });
         worker.on('failed', onJobFailed('deterministic'));
         // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.

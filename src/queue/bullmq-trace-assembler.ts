@@ -6,7 +6,7 @@ import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { whenReady, type RedisClient } from '../redis/redis-connection.js';
 import { SCORE_TRACE_QUEUE, shardOfTrace, traceQueueShards } from './queue-shards.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { RedisSpanBuffer } from '../redis/redis-span-buffer.js';
+import { RedisSpanBuffer, type BufferTtls } from '../redis/redis-span-buffer.js';
 import {
   MAX_TRACES_PER_JOB,
   QUEUED_TRACES,
@@ -16,8 +16,27 @@ import {
   type TraceJobData,
 } from './trace-job.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
+import { readRedisMemory } from '../redis/redis-memory.js';
+import { lastWorkerSeen } from '../redis/worker-heartbeat.js';
+import {
+  admissionVerdict,
+  type AdmissionLimits,
+  type BacklogState,
+  type Refusal,
+} from './backlog-admission.js';
 
 export { SCORE_TRACE_QUEUE } from './queue-shards.js';
+
+/**
+ * The span buffer's TTLs both sides use: `unscoredTtlMs` (24 h by default) while a trace waits to
+ * be scored, and the late window, 2 × `maxWaitMs` + 60 s, once it is.
+ */
+export function bufferTtls(options: BullmqTraceOptions): BufferTtls {
+  return {
+    unscoredTtlMs: options.unscoredTtlMs ?? 24 * 3_600_000,
+    scoredTtlMs: 2 * options.policy.maxWaitMs + 60_000,
+  };
+}
 
 /** Options shared by the BullMQ sink and worker; both sides must agree on them. */
 export interface BullmqTraceOptions {
@@ -26,8 +45,12 @@ export interface BullmqTraceOptions {
   policy: ReadinessPolicy;
   /** Keep scored traces' spans for the late window and rescore when late spans arrive. @defaultValue false */
   rescoreLateSpans?: boolean;
-  /** How long buffered spans and trace state live in Redis. @defaultValue 2 × maxWaitMs + 60 s */
-  ttlMs?: number;
+  /**
+   * How long a trace's spans are kept in Redis while no worker has scored it: long past any
+   * outage the receiver accepts traffic through; a trace not scored by then ends `expired`.
+   * @defaultValue 24 h
+   */
+  unscoredTtlMs?: number;
   /** Export failures are retried by age; other failures `attempts` times. */
   exportRetry?: ExportRetryPolicy;
   /** Trace queues, each trace in one by its id (see `traceQueueShards`). @defaultValue 1 */
@@ -48,6 +71,13 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
    * jobs counts twice). @defaultValue 100000
    */
   maxQueuedTraces?: number;
+  /**
+   * The other limits of admission (see `admissionVerdict`): the oldest unscored trace's age,
+   * Redis memory, worker absence. @defaultValue 15 min, 0.9, 15 min
+   */
+  admission?: Partial<Omit<AdmissionLimits, 'maxQueuedTraces'>>;
+  /** A request was refused by admission (for the metric and the log). */
+  onRefused?: (refusal: Refusal) => void;
   /** Tries per trace and the first backoff (exponential). @defaultValue 5 and 1000 ms */
   attempts?: number;
   backoffMs?: number;
@@ -77,44 +107,68 @@ export interface BullmqTraceSink extends SpanSink {
  */
 export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTraceSink {
   const prefix = options.prefix ?? 'spanscore';
-  const buffer = new RedisSpanBuffer(
-    options.redis,
-    prefix,
-    options.ttlMs ?? 2 * options.policy.maxWaitMs + 60_000,
-  );
+  const buffer = new RedisSpanBuffer(options.redis, prefix, bufferTtls(options));
   const shards = traceQueueShards(prefix, options.shards ?? 1, options.redis.isCluster);
   const queues = shards.map(
     shard => new Queue(shard.name, { connection: options.queueConnection, prefix: shard.prefix }),
   );
-  const maxQueued = options.maxQueuedTraces ?? 100_000;
+  const limits: AdmissionLimits = {
+    maxQueuedTraces: options.maxQueuedTraces ?? 100_000,
+    maxBacklogAgeMs: options.admission?.maxBacklogAgeMs ?? 900_000,
+    maxRedisMemoryRatio: options.admission?.maxRedisMemoryRatio ?? 0.9,
+    workerAbsenceMs: options.admission?.workerAbsenceMs ?? 900_000,
+  };
+  const startedAtMs = Date.now();
   const jobOptions = traceJobOptions(options, options.policy.settleMs);
-  let backlog = { count: 0, at: 0 };
+  let backlog: { state: BacklogState; at: number } | undefined;
   const counter = options.redis as RedisClient & {
-    spanscoreQueuedTraces(wait: string, delayed: string, prioritized: string): Promise<number>;
+    spanscoreQueuedTraces(
+      wait: string,
+      delayed: string,
+      prioritized: string,
+      base: string,
+    ): Promise<[number, string]>;
   };
   counter.defineCommand('spanscoreQueuedTraces', { numberOfKeys: 3, lua: QUEUED_TRACES });
 
   for (const queue of queues) queue.on('error', error => options.onError?.(error));
 
-  async function queued(): Promise<number> {
-    // One count per second at most: a Redis call per request would cost more than the check saves.
+  async function backlogState(): Promise<BacklogState> {
+    // Read once a second at most: a Redis call per request would cost more than the check saves.
     // Counted on the fail-fast connection, from BullMQ's key layout (wait list, delayed and
     // prioritized sets: traces by job id, `QUEUED_TRACES`), because the queue's own connection
-    // waits out a Redis outage. One script call per shard: a shard's keys share a slot on a cluster.
-    if (Date.now() - backlog.at > 1000) {
-      const perShard = await Promise.all(
-        shards.map(shard => {
-          const base = `${shard.prefix}:${shard.name}`;
-          return counter.spanscoreQueuedTraces(
-            `${base}:wait`,
-            `${base}:delayed`,
-            `${base}:prioritized`,
-          );
-        }),
-      );
-      backlog = { count: perShard.reduce((a, b) => a + Number(b), 0), at: Date.now() };
+    // waits out a Redis outage. One script call per shard: a shard's keys share a slot on a
+    // cluster. Redis memory (INFO of every master) and the workers' heartbeat beside it.
+    if (!backlog || Date.now() - backlog.at > 1000) {
+      const [perShard, memory, workerSeenAtMs] = await Promise.all([
+        Promise.all(
+          shards.map(shard => {
+            const base = `${shard.prefix}:${shard.name}`;
+            return counter.spanscoreQueuedTraces(
+              `${base}:wait`,
+              `${base}:delayed`,
+              `${base}:prioritized`,
+              base,
+            );
+          }),
+        ),
+        readRedisMemory(options.redis),
+        lastWorkerSeen(options.redis, prefix),
+      ]);
+      const oldest = perShard
+        .map(([, at]) => (at === '' ? Infinity : Number(at)))
+        .reduce((a, b) => Math.min(a, b), Infinity);
+      backlog = {
+        state: {
+          queuedTraces: perShard.reduce((a, [n]) => a + Number(n), 0),
+          oldestQueuedAtMs: Number.isFinite(oldest) ? oldest : undefined,
+          redisMemoryRatio: memory.ratio,
+          workerSeenAtMs,
+        },
+        at: Date.now(),
+      };
     }
-    return backlog.count;
+    return backlog.state;
   }
 
   /** A trace job as `addBulk` takes it. */
@@ -130,11 +184,13 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
     async accept(spans: SpanDigest[]) {
       try {
         await whenReady(options.redis);
-        if ((await queued()) >= maxQueued) {
+        const refusal = admissionVerdict(await backlogState(), limits, Date.now(), startedAtMs);
+        if (refusal) {
+          options.onRefused?.(refusal);
           throw new SpanscoreError(
-            'SS_INGEST_SATURATED',
-            `${backlog.count} traces are waiting to be scored (limit ${maxQueued})`,
-            { retryAfterSeconds: 2 },
+            refusal.status === 429 ? 'SS_INGEST_SATURATED' : 'SS_INGEST_UNAVAILABLE',
+            refusal.message,
+            { retryAfterSeconds: refusal.retryAfterSeconds },
           );
         }
         const byTrace = new Map<string, { spans: SpanDigest[]; rootSeen: boolean }>();

@@ -71,6 +71,13 @@ export interface DriverEvents {
    * service takes it out of `exportBacklog` and records it in `results`.
    */
   onTraceFailed(traceId: string, phase: ScoringPhase, error: unknown): void;
+  /**
+   * A trace the receiver accepted can no longer be scored: its spans are gone. Also called for a
+   * trace scored long enough ago that its scored mark is gone: the service checks its run record.
+   */
+  onTraceExpired(traceId: string, reason: string): void;
+  /** The receiver refused a request because the backlog could not keep it (503/429). */
+  onAdmissionRefused(reason: string, message: string): void;
 }
 
 /**

@@ -2,7 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import type { RedisClient } from '../redis/redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
-import type { BullmqTraceOptions } from './bullmq-trace-assembler.js';
+import { bufferTtls, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
 import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue-shards.js';
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
@@ -53,6 +53,11 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   backoffMs?: number;
   /** Connection errors of the worker (BullMQ reconnects by itself). */
   onError?: (error: Error) => void;
+  /**
+   * A job found no spans of a trace it holds: gone past the buffer's TTL, or evicted by Redis (or
+   * scored, by another job, so long ago that its scored mark is gone too: the listener checks).
+   */
+  onExpired?: (traceId: string, reason: string) => void;
 }
 
 /**
@@ -72,11 +77,7 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
  */
 export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker<TraceJobData> {
   const prefix = options.prefix ?? 'spanscore';
-  const buffer = new RedisSpanBuffer(
-    options.redis,
-    prefix,
-    options.ttlMs ?? 2 * options.policy.maxWaitMs + 60_000,
-  );
+  const buffer = new RedisSpanBuffer(options.redis, prefix, bufferTtls(options));
   const keep = options.rescoreLateSpans === true;
   const where: QueueLocation | undefined = traceQueueShards(
     prefix,
@@ -115,7 +116,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       throw new UnrecoverableError(job.data.failedReason);
     const read = await buffer.read(traceId);
     const { progress, spans } = read;
-    if (!progress) return { skipped: 'no spans buffered (expired)' };
+    if (!progress) {
+      options.onExpired?.(traceId, expiredReason(job));
+      return { skipped: 'no spans buffered (expired)' };
+    }
     if (progress.scored && 'handedOver' in job.data)
       return { skipped: 'scored by the job that handed it over' };
     if (!progress.scored) {
@@ -179,8 +183,9 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     const waiting: string[] = [];
     let recheckAtMs = Infinity;
     reads.forEach((read, i) => {
-      // Expired, scored, or held by another job (it was in that job's request too).
-      if (!read.progress || read.progress.scored || read.claimedBy !== undefined) return;
+      if (!read.progress) return options.onExpired?.(traceIds[i]!, expiredReason(job));
+      // Scored, or held by another job (it was in that job's request too).
+      if (read.progress.scored || read.claimedBy !== undefined) return;
       const readiness = traceReadiness(read.progress, now, options.policy);
       if (readiness.ready && read.held) ready.push([traceIds[i]!, read]);
       else {
@@ -261,4 +266,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
   // The queue shares the worker's connection, which the driver closes after the worker.
   worker.on('closed', () => void queue.close().catch(() => undefined));
   return worker;
+}
+
+/** Why a job found nothing of a trace it holds, for the trace's run record. */
+function expiredReason(job: Job<TraceJobData>): string {
+  const waitedS = Math.round((Date.now() - job.timestamp) / 1000);
+  return `its spans were no longer in Redis when a worker took its job, ${waitedS} s after it was accepted (kept at most assembly.unscoredTtlMs; or evicted: Redis needs maxmemory-policy noeviction)`;
 }

@@ -59,21 +59,37 @@ export function rescoreJobId(traceId: string, scoredAtMs: number | string): stri
 }
 
 /**
- * The traces waiting, delayed or prioritized in one shard's queue. KEYS: the queue's `wait`
- * list, `delayed` and `prioritized` sets. One pass over their job ids, once a second at most.
+ * The traces waiting, delayed or prioritized in one shard's queue, and when the oldest request
+ * job among them was queued. KEYS: the queue's `wait` list, `delayed` and `prioritized` sets.
+ * ARGV: the queue's key base (`<prefix>:<name>`; a job's hash is `<base>:<id>`, in the same slot).
+ * One pass over their job ids, once a second at most. The oldest: the request job (`b…`) nearest
+ * the wait list's tail (BullMQ takes from the tail) and the one due first in `delayed`, by their
+ * `timestamp`; a trace's own job (a retried export, a rescore) does not count, so an export
+ * outage does not make the backlog look old. Returns the traces and the oldest queued-at ms (or empty).
  */
 export const QUEUED_TRACES = `
 local total = 0
-local function add(ids)
-  for _, id in ipairs(ids) do
-    local n = string.match(id, '^b(%d+)%-')
-    total = total + (tonumber(n) or 1)
-  end
+local function count(id)
+  local n = string.match(id, '^b(%d+)%-')
+  total = total + (tonumber(n) or 1)
+  return n ~= nil
 end
-add(redis.call('LRANGE', KEYS[1], 0, -1))
-add(redis.call('ZRANGE', KEYS[2], 0, -1))
-add(redis.call('ZRANGE', KEYS[3], 0, -1))
-return total
+local oldest = nil
+local function consider(id)
+  local t = tonumber(redis.call('HGET', ARGV[1] .. ':' .. id, 'timestamp') or '')
+  if t and (not oldest or t < oldest) then oldest = t end
+end
+local wait = redis.call('LRANGE', KEYS[1], 0, -1)
+local found = false
+for i = #wait, 1, -1 do
+  if count(wait[i]) and not found then found = true; consider(wait[i]) end
+end
+found = false
+for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if count(id) and not found then found = true; consider(id) end
+end
+for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do count(id) end
+return { total, oldest and tostring(oldest) or '' }
 `;
 
 /** Retries of trace jobs: how many and how far apart, the same wherever a trace job is added. */

@@ -11,6 +11,8 @@ import {
 } from '../results/minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
 import {
+  endedRunRecord,
+  EXPIRED_REASON,
   failedRunRecord,
   nextExportStatus,
   type ResultsRetention,
@@ -438,6 +440,18 @@ export function createRedisResultsStore(
         runKey(traceId),
         '',
         JSON.stringify(failedRunRecord(traceId, phase, error, previous, t)),
+        String(ttl),
+      );
+    },
+    async recordExpired(traceId, reason) {
+      const t = now();
+      count(minuteOf(t), notScoredField(EXPIRED_REASON), 1);
+      await flushWrites(true);
+      const previous = await readRun(traceId);
+      await commands.spanscoreAppendRun(
+        runKey(traceId),
+        '',
+        JSON.stringify(endedRunRecord(traceId, 'expired', reason, previous, t)),
         String(ttl),
       );
     },

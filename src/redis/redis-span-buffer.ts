@@ -9,8 +9,8 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // One key means one TTL to set, on the first append only, and one HGETALL to read it all: a
 // trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
 
-// KEYS: the trace's hash. ARGV: now ms, root seen (0/1), ttl ms, keep late spans (0/1), span
-// count, the batch (one encodeSpanBatch buffer).
+// KEYS: the trace's hash. ARGV: now ms, root seen (0/1), unscored ttl ms, keep late spans (0/1),
+// span count, the batch (one encodeSpanBatch buffer), scored ttl ms.
 // Returns the scored-at time when the trace was already scored (the spans are late), else ''.
 const APPEND = `
 local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
@@ -23,7 +23,8 @@ local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumb
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
 if ARGV[2] == '1' then set[#set + 1] = 'root'; set[#set + 1] = '1' end
 redis.call('HSET', KEYS[1], unpack(set))
-if not m[3] or m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[7])
+elseif not m[3] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 if m[1] then return m[1] end
 return ''
 `;
@@ -55,23 +56,36 @@ interface BufferCommands {
 }
 
 /**
+ * How long a trace's hash lives: `unscoredTtlMs` from its first span while no worker has scored
+ * it (long: its job may wait out a worker outage; the receiver's admission refuses traffic long
+ * before, see `admission.maxBacklogAgeMs`), `scoredTtlMs` from its scoring once scored (the late
+ * window: spans after that start a new trace).
+ */
+export interface BufferTtls {
+  unscoredTtlMs: number;
+  scoredTtlMs: number;
+}
+
+/**
  * Span digests per trace in Redis, in one hash per trace (`<prefix>:trace:{traceId}:buffer`, its
  * hash tag keeping a Redis Cluster's trace in one slot): the span batches (`encodeSpanBatch`, one
  * per request that carried spans of the trace) beside first/last arrival, root seen, claim,
- * scored-at and late-span count. Its TTL is set by the first append, so nothing outlives `ttlMs`
- * from a trace's first span (the scored mark included; a late span after that starts a new
- * trace). Never a call per span: an append is one script call per trace per request (HMGET, HSET,
- * and PEXPIRE on the first), a read one HGETALL (and an HSETNX when it claims), marking scored an
- * HSET then an HINCRBY (a script of three commands when the spans are kept).
+ * scored-at and late-span count. Its TTL ({@link BufferTtls}) is set by the first append and
+ * replaced when it is scored. Never a call per span: an append is one script call per trace per
+ * request (HMGET, HSET, and PEXPIRE on the first), a read one HGETALL (and an HSETNX when it
+ * claims), marking scored an HSET, an HINCRBY and a PEXPIRE in one round trip (a script of three
+ * commands when the spans are kept).
  */
 export class RedisSpanBuffer {
   private readonly redis: RedisClient & BufferCommands;
+  private readonly ttls: BufferTtls;
 
   constructor(
     redis: RedisClient,
     private readonly prefix: string,
-    private readonly ttlMs: number,
+    ttls: BufferTtls,
   ) {
+    this.ttls = ttls;
     redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND });
     redis.defineCommand('spanscoreMarkScoredKeep', { numberOfKeys: 1, lua: MARK_SCORED_KEEP });
     this.redis = redis as RedisClient & BufferCommands;
@@ -94,10 +108,11 @@ export class RedisSpanBuffer {
           bufferKeyOf(this.prefix, traceId),
           String(nowMs),
           rootSeen ? '1' : '0',
-          String(this.ttlMs),
+          String(this.ttls.unscoredTtlMs),
           keepLate ? '1' : '0',
           String(spans.length),
           encodeSpanBatch(spans),
+          String(this.ttls.scoredTtlMs),
         );
       }),
     );
@@ -209,13 +224,14 @@ export class RedisSpanBuffer {
       return this.redis.spanscoreMarkScoredKeep(
         key,
         String(read.appended),
-        String(this.ttlMs),
+        String(this.ttls.scoredTtlMs),
         ...fields,
       );
     for (let b = 0; b < read.stored; b++) fields.push(`b${b}`, '');
     const [, racing] = await sendBatch<RedisClient>(this.redis, target => [
       target.hset(key, ...fields),
       target.hincrby(key, 'n', -read.appended),
+      target.pexpire(key, this.ttls.scoredTtlMs),
     ]);
     return Number(racing);
   }

@@ -8,6 +8,8 @@ import {
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
 import {
+  endedRunRecord,
+  EXPIRED_REASON,
   failedRunRecord,
   nextExportStatus,
   type ResultsRetention,
@@ -93,6 +95,16 @@ export function createMemoryResultsStore(
       const previous = runs.get(traceId);
       putRun({
         ...failedRunRecord(traceId, phase, error, previous, t),
+        results: previous?.results ?? [],
+      });
+      return Promise.resolve();
+    },
+    recordExpired(traceId, reason) {
+      const t = now();
+      bump(t, notScoredField(EXPIRED_REASON), 1);
+      const previous = runs.get(traceId);
+      putRun({
+        ...endedRunRecord(traceId, 'expired', reason, previous, t),
         results: previous?.results ?? [],
       });
       return Promise.resolve();

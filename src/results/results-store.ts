@@ -39,6 +39,11 @@ export interface ResultsStore {
   recordExport(traceId: string, outcome: ExportOutcome): Promise<void>;
   /** Marks a trace failed after its last attempt, with the error. */
   recordFailure(traceId: string, phase: ScoringPhase, error: unknown): Promise<void>;
+  /**
+   * Marks a trace expired: it was accepted, but its spans were gone (past the buffer's TTL, or
+   * evicted) when a worker took its job. Counted among the traces not scored, as `expired`.
+   */
+  recordExpired(traceId: string, reason: string): Promise<void>;
   /** Counts over `[fromUnixMs, toUnixMs]`, per scorer, test case or rule, service and minute. */
   summary(fromUnixMs: number, toUnixMs: number, filter?: SummaryFilter): Promise<Summary>;
   /** Newest first, after `cursor` (a result id), at most `limit`. */
@@ -95,13 +100,30 @@ export function failedRunRecord(
   previous: Omit<RunRecord, 'results'> | undefined,
   nowUnixMs: number,
 ): Omit<RunRecord, 'results'> {
+  return endedRunRecord(traceId, 'failed', failureReason(phase, error), previous, nowUnixMs);
+}
+
+/** The summary field counting expired traces (among those not scored). */
+export const EXPIRED_REASON = 'expired';
+
+/**
+ * The run record of a trace that ended without being scored (`failed` or `expired`), with the
+ * reason, keeping what was known of it.
+ */
+export function endedRunRecord(
+  traceId: string,
+  state: 'failed' | 'expired',
+  reason: string,
+  previous: Omit<RunRecord, 'results'> | undefined,
+  nowUnixMs: number,
+): Omit<RunRecord, 'results'> {
   return {
     export: previous?.export ?? null,
     toolCalls: previous?.toolCalls ?? [],
     contentKept: previous?.contentKept ?? true,
     traceId,
-    state: 'failed',
-    reason: failureReason(phase, error),
+    state,
+    reason,
     testCaseId: previous?.testCaseId ?? null,
     testCaseIdAttribute: previous?.testCaseIdAttribute ?? null,
     serviceName: previous?.serviceName ?? '',

@@ -91,8 +91,11 @@ export const MAX_CONTENT_CHARS = 2000;
 /** Tool calls kept in a run record; a trace with more keeps its first ones. */
 export const MAX_TOOL_CALLS_PER_RUN = 200;
 
-/** Where a trace is in its life: waiting, scored, matched nothing, or failed after retries. */
-export type RunState = 'pending' | 'scored' | 'not_scored' | 'failed';
+/**
+ * Where a trace is in its life: waiting, scored, matched nothing, failed after retries, or
+ * expired (accepted, but its spans were gone before a worker could score it).
+ */
+export type RunState = 'pending' | 'scored' | 'not_scored' | 'failed' | 'expired';
 
 /** What happened to one trace, kept as long as its results, also when it was not scored. */
 export interface RunRecord {

@@ -12,6 +12,8 @@ import { createReceiverMetrics, type ReceiverMetrics } from '../ingest/receiver-
 export interface ServiceMetrics extends ReceiverMetrics {
   tracesScored: Counter;
   traceFailures: Counter;
+  tracesExpired: Counter;
+  admissionRefusals: Counter<'reason'>;
   lateSpans: Counter;
   exportFailures: Counter;
   scores: Counter<'scorer' | 'status' | 'label'>;
@@ -60,6 +62,17 @@ export function createServiceMetrics(
     traceFailures: new Counter({
       name: 'spanscore_trace_failures_total',
       help: 'Traces that could not be scored after retries',
+      registers,
+    }),
+    tracesExpired: new Counter({
+      name: 'spanscore_traces_expired_total',
+      help: 'Traces accepted whose spans were gone before a worker could score them (each has an expired run record)',
+      registers,
+    }),
+    admissionRefusals: new Counter({
+      name: 'spanscore_admission_refusals_total',
+      help: 'Requests refused with 503 + Retry-After because the backlog could not keep them, by reason (backlog_age, redis_memory, no_workers)',
+      labelNames: ['reason'],
       registers,
     }),
     lateSpans: new Counter({

@@ -14,6 +14,7 @@ import { planTestCaseIdAttributes } from '../score/scoring-plan.js';
 import { registerResultsRoutes } from '../ui/register-results-routes.js';
 import type { TraceResult } from '../score/trace-run.js';
 import type { ScoringRuntime } from './scoring-runtime.js';
+import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { createServiceMetrics } from './service-metrics.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
@@ -73,8 +74,28 @@ export async function startService(
     () => counts.of?.() ?? Promise.resolve({}),
     () => counts.backlog?.() ?? Promise.resolve({ waiting: 0, oldestAgeSeconds: 0 }),
   );
+  const warnOnce = rateLimitedLog(log);
   const driver = await createQueueDriver(config, role, {
     log,
+    onAdmissionRefused(reason, message) {
+      metrics.admissionRefusals.inc({ reason });
+      warnOnce(
+        `refused:${reason}`,
+        () => `spanscore: refusing traces (503/429, Retry-After): ${message}`,
+      );
+    },
+    onTraceExpired(traceId, reason) {
+      // A job also finds nothing of a trace another job scored long ago: its run record says so.
+      void driver.results
+        .run(traceId)
+        .then(async record => {
+          if (record && record.state !== 'pending') return;
+          metrics.tracesExpired.inc();
+          warnOnce('expired', () => `spanscore: trace ${traceId} expired unscored: ${reason}`);
+          if (config.results.write) await driver.results.recordExpired(traceId, reason);
+        })
+        .catch((e: unknown) => log(`spanscore: results store: ${(e as Error).message}`));
+    },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
       log(

@@ -7,7 +7,8 @@ import {
 } from '../../src/queue/bullmq-trace-assembler.js';
 import { createRedisConnection } from '../../src/redis/redis-connection.js';
 import { createScoreTraceWorker } from '../../src/queue/score-trace.processor.js';
-import { RedisSpanBuffer } from '../../src/redis/redis-span-buffer.js';
+import { bufferKeyOf, RedisSpanBuffer } from '../../src/redis/redis-span-buffer.js';
+import { startWorkerHeartbeat } from '../../src/redis/worker-heartbeat.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -24,6 +25,8 @@ function driver(
     rescoreLateSpans?: boolean;
     maxQueuedTraces?: number;
     startWorker?: boolean;
+    unscoredTtlMs?: number;
+    admission?: { maxBacklogAgeMs?: number; workerAbsenceMs?: number };
     process?: (id: string, s: SpanDigest[]) => Promise<unknown>;
   } = {},
 ) {
@@ -38,13 +41,20 @@ function driver(
       processed.push({ traceId: id, names: list.map(s => s.name).sort() }),
       Promise.resolve()
     ));
-  const shared = { prefix, policy, rescoreLateSpans: options.rescoreLateSpans ?? false };
+  const shared = {
+    prefix,
+    policy,
+    rescoreLateSpans: options.rescoreLateSpans ?? false,
+    ...(options.unscoredTtlMs && { unscoredTtlMs: options.unscoredTtlMs }),
+  };
+  const expired: Array<[string, string]> = [];
   const sink: BullmqTraceSink = createBullmqTraceSink({
     ...shared,
     redis: redis.commands,
     queueConnection: redis.bullmq(),
     backoffMs: 100,
     ...(options.maxQueuedTraces && { maxQueuedTraces: options.maxQueuedTraces }),
+    ...(options.admission && { admission: options.admission }),
   });
   cleanups.push(() => sink.close());
   const startWorker = () => {
@@ -54,6 +64,7 @@ function driver(
       workerConnection: redis.bullmq(),
       process,
       onLateSpans: (id, n) => late.push([id, n]),
+      onExpired: (id, reason) => expired.push([id, reason]),
     });
     cleanups.push(() => worker.close());
     return worker;
@@ -63,8 +74,14 @@ function driver(
     sink,
     processed,
     late,
+    expired,
+    redis,
+    prefix,
     startWorker,
-    buffer: new RedisSpanBuffer(redis.commands, prefix, 60_000),
+    buffer: new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+    }),
   };
 }
 
@@ -188,6 +205,76 @@ describe('bullmq driver on a real Redis', () => {
     startWorker();
     await waitFor(() => processed.length === 1, 'the late-started worker');
     expect(processed[0]!.names).toEqual(['root', 'x']);
+  });
+
+  it("keeps an unscored trace's spans for unscoredTtlMs, far past the late window, which starts once it is scored", async () => {
+    const { sink, processed, startWorker, redis, prefix } = driver({ startWorker: false });
+    await sink.accept(childSpans(9, ['root', 'x']));
+    const key = bufferKeyOf(prefix, traceId(9));
+    // Waiting for a worker: kept a day, not 2 × maxWaitMs + 60 s (63 s here) as before.
+    expect(await redis.commands.pttl(key)).toBeGreaterThan(23 * 3_600_000);
+    startWorker();
+    await waitFor(() => processed.length === 1, 'the trace to be scored');
+    await waitFor(
+      async () => (await redis.commands.hexists(key, 'scored')) === 1,
+      'the scored mark',
+    );
+    const ttl = await redis.commands.pttl(key);
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(2 * policy.maxWaitMs + 60_000);
+  });
+
+  it('reports a trace whose spans were gone when a worker took its job as expired, with the reason', async () => {
+    const { sink, processed, expired, startWorker } = driver({
+      startWorker: false,
+      unscoredTtlMs: 400,
+    });
+    await sink.accept([...childSpans(10, ['root']), ...childSpans(11, ['root'])]);
+    await new Promise(r => setTimeout(r, 800));
+    startWorker();
+    await waitFor(() => expired.length === 2, 'both traces reported expired');
+    expect(processed).toEqual([]);
+    expect(expired.map(([id]) => id).sort()).toEqual([traceId(10), traceId(11)]);
+    expect(expired[0]![1]).toMatch(
+      /^its spans were no longer in Redis when a worker took its job, \d+ s after it was accepted/,
+    );
+  });
+
+  it('refuses (503) while the oldest unscored trace is older than maxBacklogAgeMs, and takes traffic again once it is scored', async () => {
+    const { sink, processed, startWorker } = driver({
+      startWorker: false,
+      admission: { maxBacklogAgeMs: 600 },
+    });
+    await sink.accept(childSpans(12, ['root']));
+    await new Promise(r => setTimeout(r, 1200)); // past the age, and the once-a-second reading
+    await expect(sink.accept(childSpans(13, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_UNAVAILABLE',
+      retryAfterSeconds: 30,
+      message: expect.stringMatching(
+        /^the oldest unscored trace has waited \d+ s \(admission\.maxBacklogAgeMs 600 ms\): the workers are down or too few$/,
+      ),
+    });
+    startWorker();
+    await waitFor(() => processed.length === 1, 'the waiting trace to be scored');
+    await new Promise(r => setTimeout(r, 1100));
+    await sink.accept(childSpans(14, ['root']));
+    await waitFor(() => processed.length === 2, 'the next trace to be scored');
+  });
+
+  it('refuses (503) once no worker has been seen for workerAbsenceMs, and accepts again when one beats', async () => {
+    const { sink, redis, prefix } = driver({
+      startWorker: false,
+      admission: { workerAbsenceMs: 300 },
+    });
+    await new Promise(r => setTimeout(r, 400));
+    await expect(sink.accept(childSpans(15, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_UNAVAILABLE',
+      message: expect.stringContaining('no worker has been seen for'),
+    });
+    const stop = startWorkerHeartbeat(redis.commands, prefix, 100);
+    cleanups.push(() => Promise.resolve(stop()));
+    await new Promise(r => setTimeout(r, 1100));
+    await sink.accept(childSpans(15, ['root']));
   });
 
   it('counts queued traces, not jobs, against maxQueuedTraces', async () => {

@@ -135,6 +135,8 @@ async function start(
       log: () => undefined,
       onLateSpans: (id, count) => late.push([id, count]),
       onTraceFailed: (id, phase, error) => failed.push([id, phase, (error as Error).message]),
+      onTraceExpired: (id, reason) => failed.push([id, 'deterministic', `expired: ${reason}`]),
+      onAdmissionRefused: () => undefined,
     },
   );
   driver.startWorkers(s);

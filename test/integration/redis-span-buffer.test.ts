@@ -17,7 +17,14 @@ async function buffer() {
   const redis = redisFor(prefix);
   cleanups.push(redis.cleanup);
   await whenReady(redis.commands); // a fail-fast connection refuses commands until connected
-  return { buffer: new RedisSpanBuffer(redis.commands, prefix, 60_000), redis, prefix };
+  return {
+    buffer: new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+    }),
+    redis,
+    prefix,
+  };
 }
 
 /** A claim-by-age threshold that only a trace first seen 30 s ago or earlier passes. */

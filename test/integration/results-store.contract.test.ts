@@ -179,6 +179,18 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     });
     expect(failed!.results).toHaveLength(2);
     expect((await store.summary(Date.now() - 60_000, Date.now() + 1000)).failedTraces).toBe(1);
+
+    // A trace accepted and never scored: its record says expired and why, and the summary counts it.
+    const lost = 'e'.repeat(32);
+    await store.recordExpired(lost, 'its spans were no longer in Redis');
+    expect(await store.run(lost)).toMatchObject({
+      traceId: lost,
+      state: 'expired',
+      reason: 'its spans were no longer in Redis',
+      results: [],
+    });
+    const summary = await store.summary(Date.now() - 60_000, Date.now() + 1000);
+    expect(summary.notScored).toContainEqual({ reason: 'expired', count: 1 });
   });
 });
 
