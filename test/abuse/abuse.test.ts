@@ -1,0 +1,195 @@
+/**
+ * The abuse suite: what an attacker (or a broken exporter) sends to a real `spanscore serve`
+ * (memory driver, as a process): amplified bodies, deep nesting, one giant trace then a small one
+ * from another sender, a burst of 100,000 tiny traces while `/healthz` is polled. Each case asserts
+ * the answer, that the process lives and answers `/healthz`, and that its RSS stays under
+ * {@link RSS_BOUND_MB}. Hostile text in every report format is in hostile-report-text.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  deepJson,
+  emptyAttributesProtobuf,
+  emptyScopesProtobuf,
+  emptySpansJson,
+  emptySpansProtobuf,
+  gzip,
+} from '../helpers/amplified-bodies.js';
+import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { useProcessFixtures } from '../helpers/process-fixtures.js';
+import { waitFor } from '../helpers/redis.js';
+
+/**
+ * The most memory the process may hold in any case here (the 31 KB request alone took it past
+ * 4.6 GB before; a burst of 100,000 held traces peaks at 600–850 MB with the default bounds).
+ */
+const RSS_BOUND_MB = 1024;
+/** The slowest `/healthz` answer allowed during the burst (it took up to 7 s before). */
+const HEALTHZ_BUDGET_MS = 1500;
+
+const { run } = useProcessFixtures();
+
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+  return Number(kb) / 1024;
+}
+
+async function serve(env: Record<string, string> = {}) {
+  const cli = run(['serve', '--port', '0', '--host', '127.0.0.1'], {
+    SPANSCORE_EXPORT: 'false',
+    SPANSCORE_SETTLE_MS: '100',
+    ...env,
+  });
+  const url = (await cli.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+  const origin = new URL(url).origin;
+  return { cli, url, origin, pid: cli.child.pid! };
+}
+
+const post = (url: string, body: Buffer, type: string, gzipped = false) =>
+  fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': type, ...(gzipped && { 'content-encoding': 'gzip' }) },
+  });
+
+/** `count` one-span traces (each span its trace's root) of `service`, as OTLP/JSON. */
+function tinyTraces(first: number, count: number, service = 'burst'): Buffer {
+  return Buffer.from(
+    JSON.stringify(
+      otlpRequest(
+        Array.from({ length: count }, (_, i) => ({
+          traceId: traceId(first + i),
+          spanId: spanId(first + i, 1),
+          name: 'invoke_agent',
+          startMs: 0,
+          endMs: 1,
+          service,
+        })),
+      ),
+    ),
+  );
+}
+
+describe('hostile requests against a live serve', () => {
+  it('refuses amplified bodies early (413 within a second), and keeps serving', async () => {
+    const { url, origin, pid } = await serve();
+    const PB = 'application/x-protobuf';
+    const cases: Array<[string, Buffer, string, number, RegExp]> = [
+      [
+        '16 M empty spans, 31 KB gzip',
+        gzip(emptySpansProtobuf(16_000_000)),
+        PB,
+        413,
+        /more than 16384 spans/,
+      ],
+      ['8 M empty scopes', gzip(emptyScopesProtobuf(8_000_000)), PB, 413, /nested items/],
+      [
+        'a span with 8 M empty attributes',
+        gzip(emptyAttributesProtobuf(8_000_000)),
+        PB,
+        413,
+        /nested items/,
+      ],
+      [
+        '10 M empty JSON spans',
+        gzip(emptySpansJson(10_000_000)),
+        'application/json',
+        413,
+        /nested items/,
+      ],
+    ];
+    for (const [name, body, type, status, message] of cases) {
+      expect(body.length, name).toBeLessThan(64 * 1024);
+      const started = performance.now();
+      const response = await post(url, body, type, true);
+      const tookMs = performance.now() - started;
+      expect({ name, status: response.status }).toEqual({ name, status });
+      expect(Buffer.from(await response.arrayBuffer()).toString('latin1'), name).toMatch(message);
+      expect(tookMs, name).toBeLessThan(1000);
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    }
+    // Nesting past 32 levels: the span is rejected alone, with where and why.
+    const deep = await post(url, deepJson(1000), 'application/json');
+    expect(deep.status).toBe(200);
+    expect(await deep.json()).toMatchObject({
+      partialSuccess: {
+        rejectedSpans: '1',
+        errorMessage: expect.stringContaining('nested deeper than 32 levels'),
+      },
+    });
+    expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
+  });
+
+  it('one giant trace cannot lock another sender out: past its cap its spans are refused, others get 200', async () => {
+    const { url, origin, pid } = await serve({
+      // Evaluation spans would wait for an unreachable backend: the giant trace's spans must not.
+      SPANSCORE_EXPORT: 'true',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces',
+      SPANSCORE_MAX_WAIT_MS: '60000',
+    });
+    const giant = traceId(900_000_000);
+    let refused = 0;
+    for (let chunk = 0; chunk < 20; chunk++) {
+      const spans = Array.from({ length: 10_000 }, (_, i) => ({
+        traceId: giant,
+        spanId: spanId(900_000_000, chunk * 10_000 + i + 2),
+        parentSpanId: spanId(900_000_000, 1),
+        name: 'step',
+        startMs: 0,
+        endMs: 1,
+        service: 'giant',
+      }));
+      const response = await post(
+        url,
+        Buffer.from(JSON.stringify(otlpRequest(spans))),
+        'application/json',
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { partialSuccess?: { rejectedSpans?: string } };
+      refused += Number(body.partialSuccess?.rejectedSpans ?? 0);
+    }
+    expect(refused).toBe(190_000); // 200,000 sent, 10,000 kept (assembly.maxSpansPerTrace)
+    console.log(`abuse: giant trace: RSS ${Math.round(rssMb(pid))} MB`);
+    const small = await post(url, tinyTraces(1, 1, 'small-agent'), 'application/json');
+    expect(small.status).toBe(200);
+    const metrics = await (await fetch(`${origin}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^spanscore_spans_backpressure_total\{reason="trace_too_large"\} 190000$/m,
+    );
+    expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
+  });
+
+  it('a burst of 100,000 tiny traces: all accepted and scored, /healthz answers within its budget', async () => {
+    const { url, origin, pid } = await serve();
+    let polling = true;
+    let slowestMs = 0;
+    let polls = 0;
+    const poller = (async () => {
+      while (polling) {
+        const started = performance.now();
+        const response = await fetch(`${origin}/healthz`);
+        expect(response.status).toBe(200);
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        polls++;
+        await new Promise(r => setTimeout(r, 50));
+      }
+    })();
+    for (let first = 1; first <= 100_000; first += 10_000) {
+      const response = await post(url, tinyTraces(first, 10_000), 'application/json');
+      expect(response.status).toBe(200);
+    }
+    const scored = async () => {
+      const text = await (await fetch(`${origin}/metrics`)).text();
+      return Number(/^spanscore_traces_not_scored_total\S* (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    await waitFor(async () => (await scored()) >= 100_000, 'all 100,000 traces handled', 60_000);
+    polling = false;
+    await poller;
+    console.log(
+      `abuse: burst of 100,000 traces: slowest /healthz ${Math.round(slowestMs)} ms over ${polls} polls, RSS ${Math.round(rssMb(pid))} MB`,
+    );
+    expect(polls).toBeGreaterThan(20);
+    expect(slowestMs).toBeLessThan(HEALTHZ_BUDGET_MS);
+    expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
+  }, 120_000);
+});
