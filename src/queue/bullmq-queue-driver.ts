@@ -67,6 +67,7 @@ export function createBullmqQueueDriver(
     exportRetry: exportRetryPolicy(config),
     shards: config.queue.shards,
     unscoredTtlMs: config.assembly.unscoredTtlMs,
+    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
   };
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
@@ -146,9 +147,10 @@ export function createBullmqQueueDriver(
           shard,
           redis: commands,
           workerConnection: connect('bullmq'),
-          process: async (traceId, spans, { exportRetry }) => {
+          process: async (traceId, spans, { exportRetry, notes }) => {
             const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all', {
               exportRetry,
+              notes,
             });
             if (judgeQueue && run.results.some(r => r.deferred.length > 0))
               await judgeQueue.enqueue(traceId, spans);

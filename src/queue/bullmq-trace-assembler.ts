@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
-import type { SpanSink } from '../ingest/span-sink.js';
+import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { whenReady, type RedisClient } from '../redis/redis-connection.js';
 import { SCORE_TRACE_QUEUE, shardOfTrace, traceQueueShards } from './queue-shards.js';
@@ -35,6 +35,7 @@ export function bufferTtls(options: BullmqTraceOptions): BufferTtls {
   return {
     unscoredTtlMs: options.unscoredTtlMs ?? 24 * 3_600_000,
     scoredTtlMs: 2 * options.policy.maxWaitMs + 60_000,
+    maxSpansPerTrace: options.maxSpansPerTrace ?? 10_000,
   };
 }
 
@@ -55,6 +56,8 @@ export interface BullmqTraceOptions {
   exportRetry?: ExportRetryPolicy;
   /** Trace queues, each trace in one by its id (see `traceQueueShards`). @defaultValue 1 */
   shards?: number;
+  /** Spans kept of one trace (see `BufferTtls.maxSpansPerTrace`). @defaultValue 10000 */
+  maxSpansPerTrace?: number;
 }
 
 /** Options of {@link createBullmqTraceSink}. */
@@ -181,7 +184,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
   return {
     queue: queues[0]!,
     queues,
-    async accept(spans: SpanDigest[]) {
+    async accept(spans: SpanDigest[]): Promise<PartlyRefused | void> {
       try {
         await whenReady(options.redis);
         const refusal = admissionVerdict(await backlogState(), limits, Date.now(), startedAtMs);
@@ -204,9 +207,14 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.
         const fresh: string[][] = queues.map(() => []);
         const jobs: Array<Array<ReturnType<typeof job>>> = queues.map(() => []);
+        let refused = 0;
         for (const traceId of byTrace.keys()) {
           const shard = shardOfTrace(traceId, queues.length);
           const scoredAt = late.get(traceId);
+          if (scoredAt === '-') {
+            refused += byTrace.get(traceId)!.spans.length;
+            continue;
+          }
           if (scoredAt === undefined) {
             fresh[shard]!.push(traceId);
             continue;
@@ -225,6 +233,11 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         await Promise.all(
           jobs.flatMap((list, shard) => (list.length ? [queues[shard]!.addBulk(list)] : [])),
         );
+        if (refused > 0)
+          return {
+            refusedSpans: refused,
+            reason: `trace(s) past assembly.maxSpansPerTrace (${bufferTtls(options).maxSpansPerTrace} spans): later spans are not kept`,
+          };
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;
         throw new SpanscoreError('SS_INGEST_UNAVAILABLE', `Redis: ${(error as Error).message}`, {

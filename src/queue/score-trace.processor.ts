@@ -2,6 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import type { RedisClient } from '../redis/redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
+import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { bufferTtls, type BullmqTraceOptions } from './bullmq-trace-assembler.js';
 import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue-shards.js';
 import { classifyFailure } from './classify-failure.js';
@@ -39,7 +40,7 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    attempt: { exportRetry: boolean },
+    attempt: { exportRetry: boolean; notes: Diagnostic[] },
   ) => Promise<unknown>;
   /** Traces scored at once by this worker. @defaultValue 4 */
   concurrency?: number;
@@ -131,7 +132,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     }
     const exportRetry = 'exportRetry' in job.data && job.data.exportRetry === true;
     try {
-      await options.process(traceId, spans, { exportRetry });
+      await options.process(traceId, spans, { exportRetry, notes: truncationNotes(read, options) });
     } catch (error) {
       if (classifyFailure(error).action === 'fail')
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
@@ -201,7 +202,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     const outcomes = await Promise.allSettled(
       ready.map(async ([traceId, read]) => {
         try {
-          await options.process(traceId, read.spans, { exportRetry: false });
+          await options.process(traceId, read.spans, {
+            exportRetry: false,
+            notes: truncationNotes(read, options),
+          });
         } catch (error) {
           // Handed over to a job of its own: retried from there after the first backoff, or,
           // when retrying cannot help, failed there at once with the reason, for `spanscore jobs`.
@@ -272,4 +276,15 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
 function expiredReason(job: Job<TraceJobData>): string {
   const waitedS = Math.round((Date.now() - job.timestamp) / 1000);
   return `its spans were no longer in Redis when a worker took its job, ${waitedS} s after it was accepted (kept at most assembly.unscoredTtlMs; or evicted: Redis needs maxmemory-policy noeviction)`;
+}
+
+/** What the worker tells scoring of a trace whose later spans were not kept (`maxSpansPerTrace`). */
+function truncationNotes(read: BufferedTrace, options: BullmqTraceOptions): Diagnostic[] {
+  if (read.dropped === 0) return [];
+  return [
+    {
+      code: 'trace_truncated',
+      message: `the trace has more spans than a trace may keep (assembly.maxSpansPerTrace ${bufferTtls(options).maxSpansPerTrace}): ${read.dropped} later span(s) were refused, and it was scored with its first ${read.spans.length}`,
+    },
+  ];
 }

@@ -59,19 +59,20 @@ export function rescoreJobId(traceId: string, scoredAtMs: number | string): stri
 }
 
 /**
- * The traces waiting, delayed or prioritized in one shard's queue, and when the oldest request
- * job among them was queued. KEYS: the queue's `wait` list, `delayed` and `prioritized` sets.
+ * The traces of request jobs waiting, delayed or prioritized in one shard's queue, and when the
+ * oldest of those jobs was queued. A trace's own job (a retried export, a rescore, a handed-over
+ * failure) is not counted: an outage of the tracing backend, whose retries wait as such jobs for
+ * up to an hour, must not make the receiver refuse traffic. KEYS: the queue's `wait` list, `delayed` and `prioritized` sets.
  * ARGV: the queue's key base (`<prefix>:<name>`; a job's hash is `<base>:<id>`, in the same slot).
  * One pass over their job ids, once a second at most. The oldest: the request job (`b…`) nearest
  * the wait list's tail (BullMQ takes from the tail) and the one due first in `delayed`, by their
- * `timestamp`; a trace's own job (a retried export, a rescore) does not count, so an export
- * outage does not make the backlog look old. Returns the traces and the oldest queued-at ms (or empty).
+ * `timestamp`. Returns the traces and the oldest queued-at ms (or empty).
  */
 export const QUEUED_TRACES = `
 local total = 0
 local function count(id)
-  local n = string.match(id, '^b(%d+)%-')
-  total = total + (tonumber(n) or 1)
+  local n = tonumber(string.match(id, '^b(%d+)%-'))
+  if n then total = total + n end
   return n ~= nil
 end
 local oldest = nil

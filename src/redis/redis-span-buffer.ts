@@ -10,13 +10,18 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
 
 // KEYS: the trace's hash. ARGV: now ms, root seen (0/1), unscored ttl ms, keep late spans (0/1),
-// span count, the batch (one encodeSpanBatch buffer), scored ttl ms.
-// Returns the scored-at time when the trace was already scored (the spans are late), else ''.
+// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace.
+// Returns the scored-at time when the trace was already scored (the spans are late); '-' when
+// the trace already holds its most spans (the batch is not kept, its spans counted in `dropped`);
+// else ''.
 const APPEND = `
 local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
 if m[1] then
   redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
   if ARGV[4] ~= '1' then return m[1] end
+elseif tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
+  redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[5])
+  return '-'
 end
 local k = tonumber(m[3] or '0')
 local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1] }
@@ -64,6 +69,11 @@ interface BufferCommands {
 export interface BufferTtls {
   unscoredTtlMs: number;
   scoredTtlMs: number;
+  /**
+   * Spans kept of one trace: a request's batch for a trace that already holds this many is not
+   * stored (the batch that crosses it is kept whole), and counted. @defaultValue no limit
+   */
+  maxSpansPerTrace?: number;
 }
 
 /**
@@ -93,7 +103,8 @@ export class RedisSpanBuffer {
 
   /**
    * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored
-   * if its spans were late (they arrived after scoring), else `undefined`.
+   * if its spans were late (they arrived after scoring), `'-'` if they were not kept because the
+   * trace holds `maxSpansPerTrace` spans already, else `undefined`.
    */
   async append(
     byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
@@ -113,6 +124,7 @@ export class RedisSpanBuffer {
           String(spans.length),
           encodeSpanBatch(spans),
           String(this.ttls.scoredTtlMs),
+          String(this.ttls.maxSpansPerTrace ?? Number.MAX_SAFE_INTEGER),
         );
       }),
     );
@@ -197,6 +209,7 @@ export class RedisSpanBuffer {
         spans,
         stored: held ? Number(meta.k ?? 0) : 0,
         appended: Number(meta.n ?? 0),
+        dropped: Number(meta.dropped ?? 0),
         held,
         ...(claimer !== '' &&
           meta.claim !== undefined &&
@@ -253,6 +266,8 @@ export interface BufferedTrace {
   spans: SpanDigest[];
   stored: number;
   appended: number;
+  /** Spans not kept because the trace held `maxSpansPerTrace` already. */
+  dropped: number;
   /**
    * False when read with a claimer that does not hold the trace (see
    * {@link RedisSpanBuffer.readMany}): such a read carries no spans. Always true without one.

@@ -17,7 +17,7 @@ import {
 } from '../helpers/amplified-bodies.js';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
-import { waitFor } from '../helpers/redis.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 
 /**
  * The most memory the process may hold in any case here (the 31 KB request alone took it past
@@ -27,7 +27,7 @@ const RSS_BOUND_MB = 1024;
 /** The slowest `/healthz` answer allowed during the burst (it took up to 7 s before). */
 const HEALTHZ_BUDGET_MS = 1500;
 
-const { run } = useProcessFixtures();
+const { run, cleanups } = useProcessFixtures();
 
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
@@ -40,7 +40,7 @@ async function serve(env: Record<string, string> = {}) {
     SPANSCORE_SETTLE_MS: '100',
     ...env,
   });
-  const url = (await cli.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+  const url = (await cli.waitForLine(/listening on (\S+) \((memory|bullmq) driver\)/))[1]!;
   const origin = new URL(url).origin;
   return { cli, url, origin, pid: cli.child.pid! };
 }
@@ -120,44 +120,55 @@ describe('hostile requests against a live serve', () => {
     expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
   });
 
-  it('one giant trace cannot lock another sender out: past its cap its spans are refused, others get 200', async () => {
-    const { url, origin, pid } = await serve({
-      // Evaluation spans would wait for an unreachable backend: the giant trace's spans must not.
-      SPANSCORE_EXPORT: 'true',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces',
-      SPANSCORE_MAX_WAIT_MS: '60000',
-    });
-    const giant = traceId(900_000_000);
-    let refused = 0;
-    for (let chunk = 0; chunk < 20; chunk++) {
-      const spans = Array.from({ length: 10_000 }, (_, i) => ({
-        traceId: giant,
-        spanId: spanId(900_000_000, chunk * 10_000 + i + 2),
-        parentSpanId: spanId(900_000_000, 1),
-        name: 'step',
-        startMs: 0,
-        endMs: 1,
-        service: 'giant',
-      }));
-      const response = await post(
-        url,
-        Buffer.from(JSON.stringify(otlpRequest(spans))),
-        'application/json',
+  it.each(['memory', 'bullmq'])(
+    '%s driver: one giant trace cannot lock another sender out: past its cap its spans are refused, others get 200',
+    async driver => {
+      const redisEnv: Record<string, string> = {};
+      if (driver === 'bullmq') {
+        const prefix = testPrefix();
+        const redis = redisFor(prefix);
+        cleanups.push(() => redis.cleanup());
+        Object.assign(redisEnv, { REDIS_URL, SPANSCORE_REDIS_PREFIX: prefix });
+      }
+      const { url, origin, pid } = await serve({
+        ...redisEnv,
+        // Evaluation spans would wait for an unreachable backend: the giant trace's spans must not.
+        SPANSCORE_EXPORT: 'true',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces',
+        SPANSCORE_MAX_WAIT_MS: '60000',
+      });
+      const giant = traceId(900_000_000);
+      let refused = 0;
+      for (let chunk = 0; chunk < 20; chunk++) {
+        const spans = Array.from({ length: 10_000 }, (_, i) => ({
+          traceId: giant,
+          spanId: spanId(900_000_000, chunk * 10_000 + i + 2),
+          parentSpanId: spanId(900_000_000, 1),
+          name: 'step',
+          startMs: 0,
+          endMs: 1,
+          service: 'giant',
+        }));
+        const response = await post(
+          url,
+          Buffer.from(JSON.stringify(otlpRequest(spans))),
+          'application/json',
+        );
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as { partialSuccess?: { rejectedSpans?: string } };
+        refused += Number(body.partialSuccess?.rejectedSpans ?? 0);
+      }
+      expect(refused).toBe(190_000); // 200,000 sent, 10,000 kept (assembly.maxSpansPerTrace)
+      console.log(`abuse: giant trace (${driver}): RSS ${Math.round(rssMb(pid))} MB`);
+      const small = await post(url, tinyTraces(1, 1, 'small-agent'), 'application/json');
+      expect(small.status).toBe(200);
+      const metrics = await (await fetch(`${origin}/metrics`)).text();
+      expect(metrics).toMatch(
+        /^spanscore_spans_backpressure_total\{reason="trace_too_large"\} 190000$/m,
       );
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as { partialSuccess?: { rejectedSpans?: string } };
-      refused += Number(body.partialSuccess?.rejectedSpans ?? 0);
-    }
-    expect(refused).toBe(190_000); // 200,000 sent, 10,000 kept (assembly.maxSpansPerTrace)
-    console.log(`abuse: giant trace: RSS ${Math.round(rssMb(pid))} MB`);
-    const small = await post(url, tinyTraces(1, 1, 'small-agent'), 'application/json');
-    expect(small.status).toBe(200);
-    const metrics = await (await fetch(`${origin}/metrics`)).text();
-    expect(metrics).toMatch(
-      /^spanscore_spans_backpressure_total\{reason="trace_too_large"\} 190000$/m,
-    );
-    expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
-  });
+      expect(rssMb(pid)).toBeLessThan(RSS_BOUND_MB);
+    },
+  );
 
   it('a burst of 100,000 tiny traces: all accepted and scored, /healthz answers within its budget', async () => {
     const { url, origin, pid } = await serve();

@@ -27,7 +27,12 @@ function driver(
     startWorker?: boolean;
     unscoredTtlMs?: number;
     admission?: { maxBacklogAgeMs?: number; workerAbsenceMs?: number };
-    process?: (id: string, s: SpanDigest[]) => Promise<unknown>;
+    maxSpansPerTrace?: number;
+    process?: (
+      id: string,
+      s: SpanDigest[],
+      attempt: { exportRetry: boolean; notes: Array<{ code: string; message: string }> },
+    ) => Promise<unknown>;
   } = {},
 ) {
   const prefix = testPrefix();
@@ -46,6 +51,7 @@ function driver(
     policy,
     rescoreLateSpans: options.rescoreLateSpans ?? false,
     ...(options.unscoredTtlMs && { unscoredTtlMs: options.unscoredTtlMs }),
+    ...(options.maxSpansPerTrace && { maxSpansPerTrace: options.maxSpansPerTrace }),
   };
   const expired: Array<[string, string]> = [];
   const sink: BullmqTraceSink = createBullmqTraceSink({
@@ -275,6 +281,47 @@ describe('bullmq driver on a real Redis', () => {
     cleanups.push(() => Promise.resolve(stop()));
     await new Promise(r => setTimeout(r, 1100));
     await sink.accept(childSpans(15, ['root']));
+  });
+
+  it("does not count a trace's own jobs (export retries waiting out an outage) against maxQueuedTraces", async () => {
+    const { sink } = driver({ startWorker: false, maxQueuedTraces: 2 });
+    for (let t = 40; t < 45; t++)
+      await sink.queue.add(
+        'score-trace',
+        { traceId: traceId(t), handedOver: true, exportRetry: true },
+        { jobId: traceId(t), delay: 60_000 },
+      );
+    await sink.accept(childSpans(46, ['root']));
+    await new Promise(r => setTimeout(r, 1100));
+    await sink.accept(childSpans(47, ['root'])); // 1 trace of a request queued: accepted
+  });
+
+  it('keeps the spans of requests that reach maxSpansPerTrace, refuses the later ones, and tells scoring', async () => {
+    const seen: Array<{ spans: number; notes: string[] }> = [];
+    const { sink, startWorker } = driver({
+      startWorker: false,
+      maxSpansPerTrace: 3,
+      process: (_id, spans, attempt) => {
+        seen.push({ spans: spans.length, notes: attempt.notes.map(n => n.message) });
+        return Promise.resolve();
+      },
+    });
+    expect(await sink.accept(childSpans(48, ['a', 'b']))).toBeUndefined();
+    expect(await sink.accept(childSpans(48, ['c', 'd']))).toBeUndefined(); // crosses it: kept whole
+    expect(await sink.accept(childSpans(48, ['e', 'root']))).toEqual({
+      refusedSpans: 2,
+      reason: 'trace(s) past assembly.maxSpansPerTrace (3 spans): later spans are not kept',
+    });
+    startWorker();
+    await waitFor(() => seen.length === 1, 'the truncated trace to be scored', 15_000);
+    expect(seen).toEqual([
+      {
+        spans: 4,
+        notes: [
+          'the trace has more spans than a trace may keep (assembly.maxSpansPerTrace 3): 2 later span(s) were refused, and it was scored with its first 4',
+        ],
+      },
+    ]);
   });
 
   it('counts queued traces, not jobs, against maxQueuedTraces', async () => {
