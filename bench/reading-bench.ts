@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { context, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { checkJsonItems, DEFAULT_DECODE_LIMITS } from '../src/ingest/decode-limits.js';
 import { decodeOtlpJson } from '../src/ingest/decode-otlp-json.js';
 import { readTraceFiles } from '../src/ingest/read-trace-files.js';
 import { recordingProvider } from '../test/helpers/sdk-spans.js';
@@ -137,10 +138,15 @@ export async function readingBench(rounds: number) {
     () => json.forEach(b => void (JSON.parse(b.toString('utf8')) as unknown)),
     rounds,
   );
+  // The receiver's JSON path: the item count before parsing (decode limits), then the parse.
   const decodeJson = medianRate(
-    'JSON.parse + decodeOtlpJson (bytes → digests)',
+    'checkJsonItems + JSON.parse + decodeOtlpJson (bytes → digests)',
     spanCount,
-    () => json.forEach(b => decodeOtlpJson(JSON.parse(b.toString('utf8')))),
+    () =>
+      json.forEach(b => {
+        checkJsonItems(b, DEFAULT_DECODE_LIMITS);
+        decodeOtlpJson(JSON.parse(b.toString('utf8')));
+      }),
     rounds,
   );
 

@@ -50,11 +50,14 @@ export function tooManyItems(limits: Readonly<DecodeLimits>): SpanscoreError {
  * Counts the objects and arrays of a JSON text (its `{` and `[` bytes, those inside strings
  * included, so never fewer than there are) and throws `SS_TRACE_INPUT_TOO_LARGE` past
  * `limits.maxItems`, before `JSON.parse` builds them: ten million `{}` in 30 MB would take
- * seconds and gigabytes to parse.
+ * seconds and gigabytes to parse. A text of at most `maxItems` characters is not scanned.
  */
 export function checkJsonItems(text: Uint8Array | string, limits: Readonly<DecodeLimits>): void {
-  let items = 0;
   const max = limits.maxItems;
+  // Every object or array takes at least one character: a text no longer than the limit cannot
+  // pass it, and ordinary requests (a few hundred kilobytes) are not scanned at all.
+  if (text.length <= max) return;
+  let items = 0;
   if (typeof text === 'string') {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);

@@ -51,7 +51,7 @@ export function decodeOtlpProtobuf(
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reader = new Reader(buf);
   reader.itemsLeft = limits.maxItems;
-  reader.onItemsExceeded = () => {
+  reader.itemsExceeded = () => {
     throw tooManyItems(limits);
   };
   const out: Decoding = { spans: [], rejected: [], rejectedCount: 0, limits };

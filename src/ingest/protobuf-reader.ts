@@ -64,10 +64,6 @@ export class ProtobufReader {
    * set. The OTLP decoder sets it from `DecodeLimits.maxItems`.
    */
   itemsLeft = Infinity;
-  /** Called when {@link ProtobufReader.item} passes the budget; throws. */
-  onItemsExceeded: () => never = () => {
-    throw new Error('too many items');
-  };
   /** `end`: where the message ends (the buffer's end unless given); nothing past it is read. */
   constructor(
     readonly buf: Buffer,
@@ -123,7 +119,16 @@ export class ProtobufReader {
 
   /** Counts one nested item (a message or a value in a list) against {@link ProtobufReader.itemsLeft}. */
   item(): void {
-    if (--this.itemsLeft < 0) this.onItemsExceeded();
+    if (--this.itemsLeft < 0) this.itemsExceeded();
+  }
+
+  /**
+   * Called when {@link ProtobufReader.item} passes the budget; throws. A method, not a field, so
+   * that making a reader (one per span whose attributes are read) allocates nothing more; the
+   * OTLP decoder replaces it on its own reader with the error that names the limit.
+   */
+  itemsExceeded(): never {
+    throw new Error('too many items');
   }
 
   lenEnd(): number {
