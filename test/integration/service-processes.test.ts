@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -54,6 +55,18 @@ describe('spanscore serve (memory driver), as a process', () => {
         .map(r => r.label),
     ).toEqual(['fail', 'fail']);
     expect(otlp.spans).toHaveLength(4);
+  });
+
+  it('on a busy port says so in one line with the --port hint, exit 2, before starting anything', async () => {
+    const busy = createServer();
+    await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise(resolve => busy.close(resolve)));
+    const { port } = busy.address() as { port: number };
+    const serve = run(['serve', '--port', String(port), '--host', '127.0.0.1']);
+    expect(await serve.exited).toBe(2);
+    expect(serve.stderr()).toBe(
+      `spanscore: port ${port} is already in use on 127.0.0.1: start serve on another one with --port N (or SPANSCORE_PORT), or stop what listens there\n`,
+    );
   });
 
   it('refuses a bad configuration with a message naming the variable, exit 2', async () => {

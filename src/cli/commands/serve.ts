@@ -1,4 +1,6 @@
+import { createServer } from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
+import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { loadConfig } from '../../config/load-config.js';
 import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
@@ -50,6 +52,8 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
           },
         });
         const log = (line: string): unknown => io.stderr.write(`${line}\n`);
+        // A busy port is the commonest first error: said in one line, before anything starts.
+        await assertPortFree(config.receiver.port, config.receiver.host);
         const service = await startService(
           config,
           { receiver: true, workers: opts.worker },
@@ -106,6 +110,31 @@ export function workerCommand(io: CliIo, setExitCode: (code: number) => void): C
         setExitCode(await stopped);
       },
     );
+}
+
+/**
+ * Throws `SS_USAGE` (exit 2) with the `--port` hint when `port` cannot be listened on at `host`
+ * (in use, or not allowed). Port 0 (any free port) always can.
+ */
+async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ port, host, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SpanscoreError(
+      'SS_USAGE',
+      code === 'EADDRINUSE'
+        ? `port ${port} is already in use on ${host}: start serve on another one with --port N (or SPANSCORE_PORT), or stop what listens there`
+        : `cannot listen on ${host}:${port} (${code ?? (error as Error).message}): choose another port with --port N, or another address with --host`,
+    );
+  } finally {
+    await new Promise(resolve => probe.close(resolve));
+  }
 }
 
 function parsePort(value: string): number {
