@@ -17,6 +17,7 @@ import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
 import { createGraderScorer } from '../../src/score/graders/create-grader-scorer.js';
+import { emptySpansJson, emptySpansProtobuf, gzip } from '../helpers/amplified-bodies.js';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 import { agentTrace } from '../helpers/trace-builder.js';
@@ -340,6 +341,25 @@ describe('bad input: the file reader', () => {
     const bomb = await readTraceFiles([dir], { maxDecompressedBytes: 1024 * 1024 });
     expect(bomb.spans).toHaveLength(0);
     expect(bomb.problems[0]!.message).toMatch(/decompress|exceeds/i);
+  });
+
+  it('an amplified file (32 KB of gzip, 16 million empty spans) is refused by the request limits, naming the file', async () => {
+    count('amplified trace file');
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-fuzz-amplified-'));
+    writeFileSync(join(dir, 'spans.pb.gz'), gzip(emptySpansProtobuf(16_000_000)));
+    writeFileSync(join(dir, 'spans.json.gz'), gzip(emptySpansJson(10_000_000)));
+    const read = await readTraceFiles([dir]);
+    expect(read.spans).toHaveLength(0);
+    expect(read.problems.map(p => [p.file.slice(dir.length + 1), p.message])).toEqual([
+      [
+        'spans.json.gz',
+        'the request holds more than 4000000 nested items (resources, scopes, spans, events, attributes and values; receiver.maxItemsPerRequest): send smaller batches',
+      ],
+      [
+        'spans.pb.gz',
+        'the request holds more than 16384 spans (receiver.maxSpansPerRequest): send smaller batches',
+      ],
+    ]);
   });
 });
 

@@ -293,6 +293,29 @@ describe('OTLP/HTTP receiver responses', () => {
     ).toContain('spanscore_spans_backpressure_total{reason="unavailable"} 1');
   });
 
+  it('a JSON body with no resourceSpans is an empty export (200), counted, and logged once a minute', async () => {
+    const metrics = createReceiverMetrics();
+    const lines: string[] = [];
+    const sink = recordingSink();
+    const app = createOtlpHttpReceiver({ sink, metrics, log: line => lines.push(line) });
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ nope: 1, data: [] }),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    await app.close();
+    expect(
+      await metrics.registry.getSingleMetricAsString('spanscore_requests_empty_total'),
+    ).toContain('spanscore_requests_empty_total{reason="not_otlp"} 3');
+    expect(lines).toEqual([
+      'spanscore: POST /v1/traces: a JSON body with no resourceSpans (it has nope, data) was read as an empty export (200): is the sender sending OTLP traces?',
+    ]);
+  });
+
   it('serves /healthz, /readyz and /metrics', async () => {
     let ready = false;
     const metrics = createReceiverMetrics();
