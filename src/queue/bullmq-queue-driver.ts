@@ -54,8 +54,8 @@ export function createBullmqQueueDriver(
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
   // Reads only (its TTL is never used): for the inspect view of buffered traces.
   const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, {
-    unscoredTtlMs: 0,
-    scoredTtlMs: 0,
+    unscoredTtlMs: config.assembly.unscoredTtlMs,
+    scoredTtlMs: 2 * config.assembly.maxWaitMs + 60_000,
   });
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),

@@ -55,9 +55,36 @@ export interface BufferProgress {
   rootEnded: boolean;
 }
 
+// The layout of the release before this one (version 1): a list of batches
+// (`<prefix>:trace:{id}:spans`) and a hash of state (`…:meta`: n, first, last, root, claim,
+// scored, late). KEYS: the trace's hash (version 2), the old list, the old hash. ARGV: the
+// unscored TTL ms. Moves a trace written in version 1 into its version-2 hash, atomically, unless
+// that hash exists already; returns 1 when it moved one. Kept for one release, so that workers of
+// this one score what receivers of the previous one buffered (a rolling upgrade under traffic).
+const MIGRATE_V1 = `
+if tonumber(ARGV[1]) <= 0 or redis.call('EXISTS', KEYS[3]) == 0 or redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local meta = redis.call('HGETALL', KEYS[3])
+local scored = false
+for i = 1, #meta, 2 do
+  local f = meta[i]
+  if f == 'n' or f == 'first' or f == 'last' or f == 'root' or f == 'claim' or f == 'scored' or f == 'late' then
+    redis.call('HSET', KEYS[1], f, meta[i + 1])
+    if f == 'scored' then scored = true end
+  end
+end
+local batches = redis.call('LRANGE', KEYS[2], 0, -1)
+for i, batch in ipairs(batches) do redis.call('HSET', KEYS[1], 'b' .. (i - 1), batch) end
+redis.call('HSET', KEYS[1], 'k', #batches)
+local ttl = redis.call('PTTL', KEYS[3])
+if scored and ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) else redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+redis.call('DEL', KEYS[2], KEYS[3])
+return 1
+`;
+
 interface BufferCommands {
   spanscoreAppend(key: string, ...args: Array<string | Buffer>): Promise<string>;
   spanscoreMarkScoredKeep(key: string, ...args: string[]): Promise<number>;
+  spanscoreMigrateV1(key: string, spans: string, meta: string, ttlMs: string): Promise<number>;
 }
 
 /**
@@ -98,6 +125,7 @@ export class RedisSpanBuffer {
     this.ttls = ttls;
     redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND });
     redis.defineCommand('spanscoreMarkScoredKeep', { numberOfKeys: 1, lua: MARK_SCORED_KEEP });
+    redis.defineCommand('spanscoreMigrateV1', { numberOfKeys: 3, lua: MIGRATE_V1 });
     this.redis = redis as RedisClient & BufferCommands;
   }
 
@@ -166,6 +194,28 @@ export class RedisSpanBuffer {
     const hashes = (await sendBatch<RedisClient>(this.redis, target =>
       keys.map(key => target.hgetallBuffer(key)),
     )) as Array<Record<string, Buffer>>;
+    // A trace with no hash may have been buffered by a receiver of the previous release: moved
+    // into this layout, then read again. (Only traces missing here pay for the look.)
+    const missing = hashes.flatMap((hash, i) => (Object.keys(hash).length === 0 ? [i] : []));
+    if (missing.length > 0) {
+      const moved = await sendBatch<BufferCommands>(this.redis, target =>
+        missing.map(i =>
+          target.spanscoreMigrateV1(
+            keys[i]!,
+            `${this.prefix}:trace:{${traceIds[i]!}}:spans`,
+            `${this.prefix}:trace:{${traceIds[i]!}}:meta`,
+            String(this.ttls.unscoredTtlMs),
+          ),
+        ),
+      );
+      const again = missing.filter((_, m) => Number(moved[m]) === 1);
+      if (again.length > 0) {
+        const reread = (await sendBatch<RedisClient>(this.redis, target =>
+          again.map(i => target.hgetallBuffer(keys[i]!)),
+        )) as Array<Record<string, Buffer>>;
+        again.forEach((i, r) => (hashes[i] = reread[r]!));
+      }
+    }
     const reads = hashes.map(splitHash);
     // An unscored trace no one claimed becomes the claimer's once its root has arrived or its
     // max wait passed: HSETNX, so of two jobs reading it at once one wins and the other sees
