@@ -49,8 +49,11 @@ export interface LoadResult {
   acceptedSpansPerSecond: number;
   /** Spans of traces scored and exported, per second, from the first request to the last span. */
   scoredSpansPerSecond: number;
+  /** Traces whose every request the receiver accepted (200). */
   tracesSent: number;
   tracesScored: number;
+  /** Accepted traces that ended expired (`spanscore_traces_expired_total`, summed over processes). */
+  tracesExpired: number;
   rejected429: number;
   rejected503: number;
   errors: number;
@@ -400,6 +403,14 @@ async function loadRun(
     await new Promise(r => setTimeout(r, 100));
   clearInterval(sample);
   const cpuAtEnd = await cpuTimes(roles);
+  // Accepted means scored: what ended expired instead, by every process's own count.
+  let tracesExpired = 0;
+  for (const metricsUrl of metricsUrls.values()) {
+    const text = await fetch(metricsUrl)
+      .then(r => r.text())
+      .catch(() => '');
+    tracesExpired += Number(/^spanscore_traces_expired_total (\d+)/m.exec(text)?.[1] ?? 0);
+  }
   let lastExport = 0;
   for (const at of exportedAt.values()) if (at > lastExport) lastExport = at;
 
@@ -520,6 +531,7 @@ async function loadRun(
     scoredSpansPerSecond: (exportedAt.size * SPANS_PER_TRACE) / ((lastExport - started) / 1000),
     tracesSent: sent,
     tracesScored: exportedAt.size,
+    tracesExpired,
     rejected429: load.rejected429,
     rejected503: load.rejected503,
     errors: load.errors,

@@ -97,7 +97,14 @@ export function loadReport(runs: readonly LoadResult[]): {
   }
   lines.push(
     '  (latency: ready → exported; not given for closed-loop runs, whose backlog is the point)',
+    '',
+    '  Accepted means scored: traces accepted, requests refused (429/503 with Retry-After), traces scored, expired, and still queued when the report was taken (60 s after the load)',
+    '  run                                             accepted   refused    scored   expired   queued',
   );
+  for (const r of runs)
+    lines.push(
+      `  ${runName(r).padEnd(46)} ${fmt(r.tracesSent).padStart(9)} ${fmt(r.rejected429 + r.rejected503).padStart(9)} ${fmt(r.tracesScored).padStart(9)} ${fmt(r.tracesExpired ?? 0).padStart(9)} ${fmt(Math.max(0, r.tracesSent - r.tracesScored - (r.tracesExpired ?? 0))).padStart(8)}`,
+    );
 
   const closed = runs.filter(r => r.rate === 0);
   const cpu = closed.map(cpuPerMillionSpans);
