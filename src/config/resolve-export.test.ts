@@ -36,6 +36,7 @@ describe('resolveExport', () => {
       enabled: true,
       url: 'http://localhost:4318/v1/traces',
       explicit: false,
+      source: 'the OTLP default: nothing set',
     });
     expect(await target({}, {}, { receiver: false })).toMatchObject({ enabled: true });
   });
@@ -45,19 +46,23 @@ describe('resolveExport', () => {
       enabled: true,
       url: 'http://collector:4318/v1/traces',
       explicit: true,
+      source: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     });
     expect(
       await target({
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/v1/traces',
       }),
-    ).toMatchObject({ url: 'http://tempo:4318/v1/traces' });
+    ).toMatchObject({
+      url: 'http://tempo:4318/v1/traces',
+      source: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    });
     expect(
       await target(
         { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/v1/traces' },
         { 'export.url': 'http://jaeger:4318/v1/traces' },
       ),
-    ).toMatchObject({ url: 'http://jaeger:4318/v1/traces' });
+    ).toMatchObject({ url: 'http://jaeger:4318/v1/traces', source: 'export.url' });
   });
 
   it('is off on purpose with SPANSCORE_EXPORT=off, whatever the endpoint', async () => {

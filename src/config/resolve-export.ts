@@ -6,7 +6,18 @@ export const DEFAULT_TRACES_ENDPOINT = 'http://localhost:4318/v1/traces';
 
 /** Where evaluation spans go, or why they do not. */
 export type ExportTarget =
-  { enabled: true; url: string; explicit: boolean } | { enabled: false; reason: string };
+  | {
+      enabled: true;
+      url: string;
+      explicit: boolean;
+      /** Where the endpoint came from, for the start-up line. */
+      source:
+        | 'export.url'
+        | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+        | 'OTEL_EXPORTER_OTLP_ENDPOINT'
+        | 'the OTLP default: nothing set';
+    }
+  | { enabled: false; reason: string };
 
 /** The line start-up prints when evaluation spans are not exported. */
 export const NOT_EXPORTED =
@@ -28,17 +39,31 @@ export function resolveExport(
   if (!config.export.enabled)
     return { enabled: false, reason: `${NOT_EXPORTED} (export.enabled is off)` };
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined;
   const given =
-    config.export.url ??
-    (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined) ??
-    (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+    config.export.url ?? traces ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  const source = config.export.url
+    ? 'export.url'
+    : traces
+      ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+      : base
+        ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+        : 'the OTLP default: nothing set';
   const url = given ?? DEFAULT_TRACES_ENDPOINT;
   if (role.receiver && pointsAtItself(url, config.receiver.port))
     return {
       enabled: false,
       reason: `${NOT_EXPORTED} (${url} is this service's own receiver)`,
     };
-  return { enabled: true, url, explicit: given !== undefined };
+  return { enabled: true, url, explicit: given !== undefined, source };
+}
+
+/**
+ * The start-up line that says where evaluation spans go, and why there: every process that scores
+ * prints it (or the line of {@link NOT_EXPORTED} when they go nowhere).
+ */
+export function exportTargetLine(target: Extract<ExportTarget, { enabled: true }>): string {
+  return `evaluation spans go to ${target.url} (${target.source}; SPANSCORE_EXPORT=false turns export off)`;
 }
 
 function pointsAtItself(url: string, port: number): boolean {

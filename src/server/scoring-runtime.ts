@@ -20,6 +20,7 @@ import { scoreTrace } from '../score/score-trace.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
 import type { TraceResult } from '../score/trace-run.js';
 import { loadSuite } from '../suite/load-suite.js';
+import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { resolveRules } from '../suite/production-rules.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -103,10 +104,17 @@ export async function createScoringRuntime(
         }),
       { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
     );
+    const failureLog = rateLimitedLog(log);
+    const where = exportTarget.enabled ? exportTarget.url : 'the configured exporter';
     exporter = withExportBreaker({
       export: spans =>
         batched.export(spans).catch((error: unknown) => {
           metrics.exportFailures.inc();
+          failureLog(
+            'export',
+            () =>
+              `spanscore: exporting evaluation spans to ${where} failed: ${(error as Error).message} (retried; results are stored; SPANSCORE_EXPORT=false turns export off)`,
+          );
           throw error;
         }),
       shutdown: () => batched.shutdown(),

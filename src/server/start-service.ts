@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config/config-schema.js';
 import { resolveAccess } from '../config/resolve-access.js';
-import { resolveExport } from '../config/resolve-export.js';
+import { exportTargetLine, resolveExport } from '../config/resolve-export.js';
+import { probeEndpoint } from '../emit/probe-endpoint.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { DEFAULT_DECODE_LIMITS } from '../ingest/decode-limits.js';
@@ -126,8 +127,19 @@ export async function startService(
   });
   const access = resolveAccess(config);
   const exportTarget = resolveExport(config, process.env, role);
-  if (role.workers && !exportTarget.enabled && !hooks.exporter)
-    log(`spanscore: ${exportTarget.reason}`);
+  if (role.workers && !hooks.exporter) {
+    if (!exportTarget.enabled) log(`spanscore: ${exportTarget.reason}`);
+    else {
+      log(`spanscore: ${exportTargetLine(exportTarget)}`);
+      // Said now rather than at the first failed export, minutes later.
+      void probeEndpoint(exportTarget.url).then(problem => {
+        if (problem)
+          log(
+            `spanscore: warning: nothing answers at ${exportTarget.url} (${problem}): evaluation spans wait and are retried until it does; set OTEL_EXPORTER_OTLP_ENDPOINT, or SPANSCORE_EXPORT=false`,
+          );
+      });
+    }
+  }
   if (role.receiver) for (const note of access.notes) log(note);
 
   counts.of = () => driver.jobCounts();

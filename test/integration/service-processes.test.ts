@@ -57,6 +57,42 @@ describe('spanscore serve (memory driver), as a process', () => {
     expect(otlp.spans).toHaveLength(4);
   });
 
+  it('on a non-default port says where evaluation spans go and why, warns when nothing answers there, and logs a failed export', async () => {
+    const dead = createServer();
+    await new Promise<void>(resolve => dead.listen(0, '127.0.0.1', resolve));
+    const { port } = dead.address() as { port: number };
+    await new Promise(resolve => dead.close(resolve));
+    const endpoint = `http://127.0.0.1:${port}/v1/traces`;
+    const serve = run(['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE], {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
+      SPANSCORE_SETTLE_MS: '100',
+    });
+    const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+    expect(serve.stderr()).toContain(
+      `spanscore: evaluation spans go to ${endpoint} (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; SPANSCORE_EXPORT=false turns export off)\n`,
+    );
+    await serve.waitForLine(
+      new RegExp(
+        `warning: nothing answers at ${endpoint.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)`,
+      ),
+    );
+    await sendSpans(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
+    await sendSpans(url, sdkAgentTrace('book-trip', ['search_flights', 'book_flight']));
+    await serve.waitForLine(/exporting evaluation spans to \S+ failed: .*ECONNREFUSED/, 30_000);
+    // Once a minute at most, however many exports fail.
+    expect(serve.stderr().match(/exporting evaluation spans to/g)).toHaveLength(1);
+
+    // Nothing set at all, on a port other than 4318: the OTLP default, and it says so.
+    const other = run(['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+    });
+    await other.waitForLine(/listening on/);
+    expect(other.stderr()).toContain(
+      'spanscore: evaluation spans go to http://localhost:4318/v1/traces (the OTLP default: nothing set; SPANSCORE_EXPORT=false turns export off)\n',
+    );
+  });
+
   it('on a busy port says so in one line with the --port hint, exit 2, before starting anything', async () => {
     const busy = createServer();
     await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve));
