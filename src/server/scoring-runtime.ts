@@ -21,6 +21,7 @@ import type { ScoringPlan } from '../score/scoring-plan.js';
 import type { TraceResult } from '../score/trace-run.js';
 import { loadSuite } from '../suite/load-suite.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
+import { closestIds } from '../score/closest-ids.js';
 import { resolveRules } from '../suite/production-rules.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -130,6 +131,21 @@ export async function createScoringRuntime(
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
+  // A run tagged with a test case id no suite has: said once per id an hour, with the ids it was
+  // most likely meant to be.
+  const unknownIdLog = rateLimitedLog(log, 3_600_000);
+  const knownIds = plan.suites.flatMap(s => [...s.byId.keys()]);
+  record.push({
+    name: 'unknown-test-case-log',
+    write: run => {
+      const id = run.testCaseId;
+      if (run.state !== 'not_scored' || run.reasonCode !== 'unknown_test_case' || !id) return;
+      unknownIdLog(`unknown:${id}`, () => {
+        const near = closestIds(id, knownIds);
+        return `spanscore: trace ${run.traceId} has test case id "${id}", which no loaded suite has${near.length ? ` (closest: ${near.join(', ')})` : ''}: mistyped, or its suite not loaded (--suite)?`;
+      });
+    },
+  });
   const logSink = config.export.logs
     ? createEvaluationLogSink({
         ...(config.export.logsUrl && { url: config.export.logsUrl }),

@@ -211,6 +211,26 @@ describe('spanscore score', () => {
     expect(stderr).toMatch(message);
   });
 
+  it('refuses --fail-on or --alpha without --baseline (exit 2) instead of ignoring them', async () => {
+    for (const option of [
+      ['--fail-on', 'any-regression'],
+      ['--alpha', '0.1'],
+    ]) {
+      const { code, stdout, stderr } = await run([
+        'score',
+        '--suite',
+        WEATHER,
+        ...option,
+        FIXTURES,
+      ]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(
+        `spanscore: ${option[0]} needs --baseline FILE: it applies to the comparison with a baseline run summary, which decides the exit code`,
+      );
+    }
+  });
+
   it('--help explains inputs, output fields and exit codes, and exits 0', async () => {
     const { code, stdout } = await run(['score', '--help']);
     expect(code).toBe(0);

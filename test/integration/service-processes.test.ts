@@ -93,6 +93,25 @@ describe('spanscore serve (memory driver), as a process', () => {
     );
   });
 
+  it('says once which test case id matched no suite, and the ids it was most likely meant to be', async () => {
+    const serve = run(['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE], {
+      SPANSCORE_EXPORT: 'false',
+      SPANSCORE_SETTLE_MS: '100',
+    });
+    const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+    await sendSpans(url, sdkAgentTrace('weather-lisbn', ['get_weather']));
+    await sendSpans(url, sdkAgentTrace('weather-lisbn', ['get_weather']));
+    await serve.waitForLine(/which no loaded suite has/);
+    await new Promise(r => setTimeout(r, 500)); // the second trace is handled too
+    expect(
+      serve
+        .stderr()
+        .match(
+          /has test case id "weather-lisbn", which no loaded suite has \(closest: weather-lisbon[,)]/g,
+        ),
+    ).toHaveLength(1);
+  });
+
   it('on a busy port says so in one line with the --port hint, exit 2, before starting anything', async () => {
     const busy = createServer();
     await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve));

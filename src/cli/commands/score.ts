@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
+import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
 import { aggregateTrials } from '../../decide/aggregate-trials.js';
@@ -125,7 +126,19 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           failOn: FailOn;
           alpha: number;
         },
+        command: Command,
       ) => {
+        // An option that does nothing without another is a mistake to say, not to ignore.
+        if (!opts.baseline)
+          for (const [option, flag] of [
+            ['failOn', '--fail-on'],
+            ['alpha', '--alpha'],
+          ] as const)
+            if (command.getOptionValueSource(option) === 'cli')
+              throw new SpanscoreError(
+                'SS_USAGE',
+                `${flag} needs --baseline FILE: it applies to the comparison with a baseline run summary, which decides the exit code`,
+              );
         // Read the baseline first: an unreadable one stops the run before any scoring.
         const baseline = opts.baseline ? await readSummary(opts.baseline) : undefined;
         const config = await loadConfig(opts.config ? { file: opts.config } : {});
