@@ -86,6 +86,12 @@ testCases:
       /testCases\[0\]: unknown field\(s\) "expectedtools"/,
     ],
     [
+      'a misspelled required key, named with the key it was meant to be',
+      'name: x\ntestcases:\n  - id: a\n',
+      'SS_SUITE_INVALID',
+      /^suite\.yaml: line 1: \(top level\): unknown field\(s\) "testcases" \(did you mean "testCases"\?\)$/,
+    ],
+    [
       'an unknown scorer',
       'scorers: [tool_corectness]\ntestCases:\n  - id: a\n',
       'SS_SCORER_UNKNOWN',

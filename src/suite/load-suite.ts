@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { describeZodIssue } from '../config/describe-zod-issue.js';
+import { closestIds } from '../score/closest-ids.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
@@ -68,8 +69,8 @@ export async function parseSuite(
   };
   const parsed = suiteSchema.safeParse(doc.toJS());
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SpanscoreError('SS_SUITE_INVALID', describeIssue(issue), {
+    const issue = firstIssue(parsed.error.issues);
+    throw new SpanscoreError('SS_SUITE_INVALID', describeIssue(issue, parsed.error.issues), {
       location: where(issue.path),
     });
   }
@@ -190,9 +191,39 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/**
+ * The issue to report: an unknown key before anything else, since it usually explains the rest (a
+ * misspelled `testcases:` is also a missing `testCases`).
+ */
+function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+  return issues.find(i => i.code === 'unrecognized_keys') ?? issues[0]!;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, all: readonly z.core.$ZodIssue[]): string {
   if (issue.code === 'invalid_union') {
     return 'expected a scorer name or { name, ...options }, or an expected call name or { name, args?, optional?, forbidden? }';
+  }
+  if (issue.code === 'unrecognized_keys') {
+    // Required keys missing beside it, in the same object: what the unknown ones probably meant.
+    const depth = issue.path.length;
+    const missing = all
+      .filter(
+        i =>
+          i.code === 'invalid_type' &&
+          i.path.length === depth + 1 &&
+          i.path.slice(0, depth).every((p, k) => p === issue.path[k]) &&
+          i.message.endsWith('received undefined'),
+      )
+      .map(i => String(i.path[depth]));
+    const hints = issue.keys.flatMap(key => {
+      const near = closestIds(key, missing, 1)[0];
+      return near === undefined ? [] : [{ key, near }];
+    });
+    const meant =
+      hints.length === 1 && issue.keys.length === 1
+        ? `"${hints[0]!.near}"`
+        : hints.map(h => `"${h.near}" for "${h.key}"`).join(', ');
+    return `${describeZodIssue(issue)}${hints.length ? ` (did you mean ${meant}?)` : ''}`;
   }
   return describeZodIssue(issue);
 }
