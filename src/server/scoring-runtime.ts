@@ -106,7 +106,8 @@ export async function createScoringRuntime(
       { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
     );
     const failureLog = rateLimitedLog(log);
-    const where = exportTarget.enabled ? exportTarget.url : 'the configured exporter';
+    const where =
+      !hooks.exporter && exportTarget.enabled ? exportTarget.url : 'the configured exporter';
     exporter = withExportBreaker({
       export: spans =>
         batched.export(spans).catch((error: unknown) => {

@@ -223,7 +223,15 @@ describe('fault injection', () => {
       30_000,
     );
     expect([...new Set(receivedIds(otlp))].sort()).toEqual(expectedIds(runs));
-    expect(failures[0]).toMatch(/attempt \d+ failed: exporting \d+ evaluation span\(s\) failed/);
+    expect(failures.find(l => l.includes(' attempt '))).toMatch(
+      /attempt \d+ failed: exporting \d+ evaluation span\(s\) failed/,
+    );
+    // The failing export is also said once, where it goes and how to turn export off.
+    expect(failures.filter(l => l.startsWith('spanscore: exporting evaluation spans'))).toEqual([
+      expect.stringMatching(
+        /^spanscore: exporting evaluation spans to the configured exporter failed: .*\(retried; results are stored; SPANSCORE_EXPORT=false turns export off\)$/,
+      ),
+    ]);
   });
 
   it('SIGTERM under load: the worker finishes or hands back its jobs, a new worker scores the rest, nothing is lost or doubled', async () => {
