@@ -25,7 +25,7 @@ export function formatMarkdown(
   lines.push(
     `### spanscore results: ${escapeMarkdown(ctx.suiteName)}`,
     '',
-    `${s.results} results: ${s.pass} pass, ${s.fail} fail, ${s.skipped} skipped, ${s.failed} scorer errors, ${s.missing} missing.`,
+    `${s.results} results: ${s.pass} passed, ${s.fail} failed, ${s.skipped} skipped, ${s.failed} scorer ${s.failed === 1 ? 'error' : 'errors'}, ${s.missing} missing.`,
     '',
   );
   if (hasTrials(ctx.trials)) {

@@ -42,11 +42,12 @@ export function formatTable(
 /** The totals line, also printed to stderr when results go to a file. */
 export function formatSummary(s: RunSummary, unmatchedTraces: number, color = false): string {
   const pc = picocolors.createColors(color);
+  // "failed" is a result that did not pass; a scorer that could not score is an error.
   const parts = [
-    pc.green(`${s.pass} pass`),
-    (s.fail ? pc.red : pc.dim)(`${s.fail} fail`),
+    pc.green(`${s.pass} passed`),
+    (s.fail ? pc.red : pc.dim)(`${s.fail} failed`),
     pc.dim(`${s.skipped} skipped`),
-    (s.failed ? pc.red : pc.dim)(`${s.failed} failed`),
+    (s.failed ? pc.red : pc.dim)(`${s.failed} ${s.failed === 1 ? 'error' : 'errors'}`),
     (s.missing ? pc.red : pc.dim)(`${s.missing} missing`),
   ];
   const extra = unmatchedTraces ? `; ${unmatchedTraces} trace(s) matched no test case` : '';

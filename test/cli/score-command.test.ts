@@ -71,7 +71,7 @@ describe('spanscore score', () => {
       startTimeUnixNano: expect.stringMatching(/^\d+$/),
     });
     expect(stderr).toMatch(
-      /^13 results: 13 pass, 0 fail, 0 skipped, 0 failed, 0 missing; \d+ trace\(s\) matched no test case\n$/,
+      /^13 results: 13 passed, 0 failed, 0 skipped, 0 errors, 0 missing; \d+ trace\(s\) matched no test case\n$/,
     );
   });
 
@@ -142,7 +142,7 @@ describe('spanscore score', () => {
     const stdout = stripVTControlCharacters(colored);
     expect(stdout).toMatch(/Test case\s+│ Scorer\s+│ Score\s+│ Result\s+│ Reason/);
     expect(stdout).toMatch(/weather-paris\s+│ tool_correctness\s+│ 0\s+│ fail/);
-    expect(stdout).toMatch(/3 results: 1 pass, 1 fail, 0 skipped, 0 failed, 1 missing/);
+    expect(stdout).toMatch(/3 results: 1 passed, 1 failed, 0 skipped, 0 errors, 1 missing/);
   });
 
   it('--output infers the format from the extension and writes the file', async () => {

@@ -276,7 +276,7 @@ describe('spanscore demo', () => {
   it("runs on a fresh clone with no Redis: the sample agent's three test cases are scored and written back", async () => {
     const demo = run(['demo'], { REDIS_URL: undefined });
     expect(await demo.exited).toBe(0);
-    expect(demo.stdout()).toMatch(/6 results: 4 pass, 2 fail/);
+    expect(demo.stdout()).toMatch(/6 results: 4 passed, 2 failed, 0 skipped, 0 errors/);
     expect(demo.stdout()).toMatch(/wrong-tool\s+│ tool_call_accuracy │ 0\s+│ fail/);
     expect(demo.stderr()).toContain('6 evaluation spans were written back');
   });
