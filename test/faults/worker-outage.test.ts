@@ -64,7 +64,10 @@ describe('a worker outage longer than the old span TTL, under steady traffic', (
 
     const scored = () => new Set(resultRows(results).map(r => r.traceId));
     await waitFor(
-      () => accepted.every(id => scored().has(id)),
+      () => {
+        const done = scored();
+        return accepted.every(id => done.has(id));
+      },
       `all ${accepted.length} accepted traces scored`,
       60_000,
     );
