@@ -162,6 +162,8 @@ export interface LoadOptions {
   concurrency?: number;
   /** `results.maxResults` and `results.maxRuns` (the memory driver's results store bounds). */
   results?: { maxResults: number; maxRuns: number };
+  /** `assembly.maxBufferedSpans` (memory driver); default the service's. */
+  maxBufferedSpans?: number;
   /** `NODE_OPTIONS` of the spanscore processes (e.g. a heap limit). */
   nodeOptions?: string;
   /**
@@ -229,7 +231,7 @@ async function loadRun(
         : options.cluster
           ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
-      `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000 }`,
+      `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000${options.maxBufferedSpans ? `, maxBufferedSpans: ${options.maxBufferedSpans}` : ''} }`,
       `worker: { concurrency: ${options.concurrency ?? 32} }`,
       // Only what differs from the defaults: another commit's CLI (an A/B) may not know a field.
       ...(options.resultsRetentionHours !== undefined ||
