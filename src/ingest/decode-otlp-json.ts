@@ -158,6 +158,21 @@ export function decodeOtlpJson(
   return { spans, rejected, rejectedCount };
 }
 
+/**
+ * A JSON object that is no trace export: nothing of `resourceSpans` in any spelling. It decodes
+ * as an empty export (as the protobuf JSON mapping reads it), which is also what any other JSON
+ * object looks like, so the receiver and the file reader say so.
+ */
+export function isNotTraceExport(parsed: unknown): parsed is Record<string, unknown> {
+  return (
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    !('resourceSpans' in parsed) &&
+    !('resource_spans' in parsed)
+  );
+}
+
 /** The resource attributes a span digest carries. */
 const RESOURCE_KEYS: ReadonlySet<string> = new Set([
   'service.name',

@@ -5,7 +5,7 @@ import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
-import { decodeOtlpJson } from './decode-otlp-json.js';
+import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
 import type { ReceiverMetrics } from './receiver-metrics.js';
@@ -198,7 +198,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
         checkJsonItems(body, limits);
         const parsed: unknown = JSON.parse(body.toString('utf8'));
         decoded = decodeOtlpJson(parsed, limits);
-        if (isNotOtlp(parsed)) {
+        if (isNotTraceExport(parsed)) {
           options.metrics?.requestsEmpty.inc({ reason: 'not_otlp' });
           const keys = Object.keys(parsed).slice(0, 5).join(', ');
           warn(
@@ -284,17 +284,6 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       .send(await options.metrics.registry.metrics());
   });
   return app;
-}
-
-/** A JSON object that is no trace export: nothing of `resourceSpans` in any spelling. */
-function isNotOtlp(parsed: unknown): parsed is Record<string, unknown> {
-  return (
-    typeof parsed === 'object' &&
-    parsed !== null &&
-    !Array.isArray(parsed) &&
-    !('resourceSpans' in parsed) &&
-    !('resource_spans' in parsed)
-  );
 }
 
 /**

@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
-import { decodeOtlpJson } from './decode-otlp-json.js';
+import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import type { SpanDigest } from './span-digest.js';
 
@@ -208,13 +208,7 @@ function addJsonRequest(
   limits: Readonly<DecodeLimits>,
   result: TraceFilesResult,
 ): void {
-  if (
-    typeof request === 'object' &&
-    request !== null &&
-    !Array.isArray(request) &&
-    !('resourceSpans' in request) &&
-    !('resource_spans' in request)
-  ) {
+  if (isNotTraceExport(request)) {
     const keys = Object.keys(request);
     result.warnings.push({
       file,
