@@ -2,7 +2,11 @@ import type { RedisClient } from '../redis/redis-connection.js';
 import type { Config } from '../config/config-schema.js';
 import { createRedisResultsStore } from '../redis/redis-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
-import { createBullmqTraceSink, type BullmqTraceSink } from './bullmq-trace-assembler.js';
+import {
+  bufferTtls,
+  createBullmqTraceSink,
+  type BullmqTraceSink,
+} from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
@@ -52,11 +56,6 @@ export function createBullmqQueueDriver(
   const commands = connect('commands');
   void evictionPolicyWarning(commands).then(w => w && events.log(`spanscore: warning: ${w}`));
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
-  // Reads only (its TTL is never used): for the inspect view of buffered traces.
-  const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, {
-    unscoredTtlMs: config.assembly.unscoredTtlMs,
-    scoredTtlMs: 2 * config.assembly.maxWaitMs + 60_000,
-  });
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
   });
@@ -69,6 +68,9 @@ export function createBullmqQueueDriver(
     unscoredTtlMs: config.assembly.unscoredTtlMs,
     maxSpansPerTrace: config.assembly.maxSpansPerTrace,
   };
+  // For the inspect view of buffered traces: plain reads, which may move a trace buffered in the
+  // previous layout into this one (with the TTLs the workers use).
+  const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, bufferTtls(shared));
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
   let judgeQueue: JudgeQueue | undefined;

@@ -17,6 +17,7 @@ import {
 } from './trace-job.js';
 import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
 import { readRedisMemory } from '../redis/redis-memory.js';
+import { refusedPastCap } from './span-cap.js';
 import { lastWorkerSeen } from '../redis/worker-heartbeat.js';
 import {
   admissionVerdict,
@@ -28,10 +29,11 @@ import {
 export { SCORE_TRACE_QUEUE } from './queue-shards.js';
 
 /**
- * The span buffer's TTLs both sides use: `unscoredTtlMs` (24 h by default) while a trace waits to
- * be scored, and the late window, 2 × `maxWaitMs` + 60 s, once it is.
+ * The span buffer's TTLs and span cap every side uses (receiver, worker, the inspect view's
+ * reads): `unscoredTtlMs` (24 h by default) while a trace waits to be scored, the late window,
+ * 2 × `maxWaitMs` + 60 s, once it is, and `maxSpansPerTrace` (10,000).
  */
-export function bufferTtls(options: BullmqTraceOptions): BufferTtls {
+export function bufferTtls(options: BullmqTraceOptions): Required<BufferTtls> {
   return {
     unscoredTtlMs: options.unscoredTtlMs ?? 24 * 3_600_000,
     scoredTtlMs: 2 * options.policy.maxWaitMs + 60_000,
@@ -110,7 +112,8 @@ export interface BullmqTraceSink extends SpanSink {
  */
 export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTraceSink {
   const prefix = options.prefix ?? 'spanscore';
-  const buffer = new RedisSpanBuffer(options.redis, prefix, bufferTtls(options));
+  const ttls = bufferTtls(options);
+  const buffer = new RedisSpanBuffer(options.redis, prefix, ttls);
   const shards = traceQueueShards(prefix, options.shards ?? 1, options.redis.isCluster);
   const queues = shards.map(
     shard => new Queue(shard.name, { connection: options.queueConnection, prefix: shard.prefix }),
@@ -233,11 +236,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         await Promise.all(
           jobs.flatMap((list, shard) => (list.length ? [queues[shard]!.addBulk(list)] : [])),
         );
-        if (refused > 0)
-          return {
-            refusedSpans: refused,
-            reason: `trace(s) past assembly.maxSpansPerTrace (${bufferTtls(options).maxSpansPerTrace} spans): later spans are not kept`,
-          };
+        return refusedPastCap(refused, ttls.maxSpansPerTrace);
       } catch (error) {
         if (error instanceof SpanscoreError) throw error;
         throw new SpanscoreError('SS_INGEST_UNAVAILABLE', `Redis: ${(error as Error).message}`, {

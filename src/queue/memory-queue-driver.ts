@@ -10,6 +10,7 @@ import { isExportFailure } from './export-retry.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
+import { settledWithin } from './settled-within.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -35,7 +36,7 @@ export function createMemoryQueueDriver(
   const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
     policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
-    process: async (traceId, spans, { exportRetry, notes }) => {
+    process: async (traceId, spans, { notes }) => {
       const withScorer = scorer;
       if (!withScorer)
         throw new Error('unreachable: the memory driver scores once workers started');
@@ -43,7 +44,7 @@ export function createMemoryQueueDriver(
         traceId,
         spans,
         withScorer.usesJudge ? 'deterministic' : 'all',
-        { exportRetry, notes },
+        { notes },
       );
       // Delivered outside the scoring slot; the judge pass is queued once it is: a try that
       // failed to export throws before.
@@ -122,17 +123,10 @@ export function createMemoryQueueDriver(
     async close(deadlineMs) {
       const started = Date.now();
       const { unfinished } = await assembler.close(deadlineMs);
-      let timer: NodeJS.Timeout | undefined;
-      const judged = await Promise.race([
-        Promise.all([...judgePasses]).then(() => true),
-        new Promise<boolean>(resolve => {
-          timer = setTimeout(
-            () => resolve(false),
-            Math.max(0, deadlineMs - (Date.now() - started)),
-          );
-        }),
-      ]);
-      clearTimeout(timer);
+      const judged = await settledWithin(
+        Promise.all([...judgePasses]),
+        deadlineMs - (Date.now() - started),
+      );
       return { unfinished: unfinished + (judged ? 0 : judgePasses.size) };
     },
   };

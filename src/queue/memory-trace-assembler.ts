@@ -6,6 +6,8 @@ import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
+import { settledWithin } from './settled-within.js';
+import { refusedPastCap, truncationNotes } from './span-cap.js';
 import {
   isRootSpan,
   traceReadiness,
@@ -19,8 +21,7 @@ export interface MemoryTraceAssemblerOptions {
   exportRetry?: ExportRetryPolicy;
   policy: ReadinessPolicy;
   /**
-   * Scores one complete trace; rejects with an `upstream` error to be retried. `exportRetry`:
-   * an earlier try failed to export (see `ScoreOptions.exportRetry`). It may resolve with the
+   * Scores one complete trace; rejects with an `upstream` error to be retried. It may resolve with the
    * trace's delivery (the export of its evaluation spans), which then runs outside the scoring
    * slot: a trace waiting on the network does not keep another from being scored. A delivery that
    * rejects is retried like a failed scoring.
@@ -28,7 +29,7 @@ export interface MemoryTraceAssemblerOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    attempt: { exportRetry: boolean; notes: Diagnostic[] },
+    attempt: { notes: Diagnostic[] },
   ) => Promise<(() => Promise<void>) | void>;
   /** Traces scored at once (their deliveries wait outside this limit). @defaultValue 4 */
   concurrency?: number;
@@ -189,15 +190,7 @@ export function createMemoryTraceAssembler(
     buffers.delete(traceId);
     const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
     const spans = [...buffer.spans.values()];
-    const notes: Diagnostic[] =
-      buffer.truncated > 0
-        ? [
-            {
-              code: 'trace_truncated',
-              message: `the trace has more spans than a trace may keep (assembly.maxSpansPerTrace ${maxPerTrace}): ${buffer.truncated} later span(s) were refused, and it was scored with its first ${spans.length}`,
-            },
-          ]
-        : [];
+    const notes = truncationNotes(maxPerTrace, buffer.truncated, spans.length);
     scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded, spans });
     const retry = {
       attempts: options.maxAttempts ?? 5,
@@ -218,7 +211,7 @@ export function createMemoryTraceAssembler(
             queue.add(
               async () => {
                 await gate();
-                return options.process(traceId, spans, { exportRetry: false, notes });
+                return options.process(traceId, spans, { notes });
               },
               { throwOnTimeout: true },
             ),
@@ -409,14 +402,7 @@ export function createMemoryTraceAssembler(
         schedule(traceId, buffer);
       }
       counters.truncatedSpans += refused;
-      return Promise.resolve(
-        refused > 0
-          ? {
-              refusedSpans: refused,
-              reason: `trace(s) past assembly.maxSpansPerTrace (${maxPerTrace} spans): later spans are not kept`,
-            }
-          : undefined,
-      );
+      return Promise.resolve(refusedPastCap(refused, maxPerTrace));
     },
 
     async close(deadlineMs = 10_000) {
@@ -425,20 +411,12 @@ export function createMemoryTraceAssembler(
       // What waits for a retry is not retried again: a delivery under way may still finish.
       stopping.abort();
       const started = Date.now();
-      const within = async (work: Promise<unknown>, ms: number): Promise<void> => {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          work,
-          new Promise<void>(resolve => (timer = setTimeout(resolve, Math.max(0, ms)))),
-        ]);
-        clearTimeout(timer);
-      };
       // Scoring first, for the whole deadline; then the deliveries under way, for what is left of
       // it but at most `deliveryGraceMs`: an export to an endpoint that does not answer may take
       // the exporter's own timeout, which shutdown does not wait out.
-      await within(Promise.all([...scoringPhases]), deadlineMs);
+      await settledWithin(Promise.all([...scoringPhases]), deadlineMs);
       const unfinished = scoring.size;
-      await within(
+      await settledWithin(
         Promise.all([...inflight]),
         Math.min(deadlineMs - (Date.now() - started), options.deliveryGraceMs ?? 2000),
       );

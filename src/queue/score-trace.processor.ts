@@ -10,6 +10,7 @@ import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer, type BufferedTrace } from '../redis/redis-span-buffer.js';
 import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
+import { truncationNotes } from './span-cap.js';
 
 /**
  * The error a job fails with when retrying cannot help: BullMQ's `UnrecoverableError` with
@@ -78,7 +79,11 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
  */
 export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker<TraceJobData> {
   const prefix = options.prefix ?? 'spanscore';
-  const buffer = new RedisSpanBuffer(options.redis, prefix, bufferTtls(options));
+  const ttls = bufferTtls(options);
+  const buffer = new RedisSpanBuffer(options.redis, prefix, ttls);
+  /** What scoring is told of a trace whose later spans were not kept (`maxSpansPerTrace`). */
+  const notesOf = (read: BufferedTrace) =>
+    truncationNotes(ttls.maxSpansPerTrace, read.dropped, read.spans.length);
   const keep = options.rescoreLateSpans === true;
   const where: QueueLocation | undefined = traceQueueShards(
     prefix,
@@ -132,7 +137,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     }
     const exportRetry = 'exportRetry' in job.data && job.data.exportRetry === true;
     try {
-      await options.process(traceId, spans, { exportRetry, notes: truncationNotes(read, options) });
+      await options.process(traceId, spans, { exportRetry, notes: notesOf(read) });
     } catch (error) {
       if (classifyFailure(error).action === 'fail')
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
@@ -204,7 +209,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
         try {
           await options.process(traceId, read.spans, {
             exportRetry: false,
-            notes: truncationNotes(read, options),
+            notes: notesOf(read),
           });
         } catch (error) {
           // Handed over to a job of its own: retried from there after the first backoff, or,
@@ -276,15 +281,4 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
 function expiredReason(job: Job<TraceJobData>): string {
   const waitedS = Math.round((Date.now() - job.timestamp) / 1000);
   return `its spans were no longer in Redis when a worker took its job, ${waitedS} s after it was accepted (kept at most assembly.unscoredTtlMs; or evicted: Redis needs maxmemory-policy noeviction)`;
-}
-
-/** What the worker tells scoring of a trace whose later spans were not kept (`maxSpansPerTrace`). */
-function truncationNotes(read: BufferedTrace, options: BullmqTraceOptions): Diagnostic[] {
-  if (read.dropped === 0) return [];
-  return [
-    {
-      code: 'trace_truncated',
-      message: `the trace has more spans than a trace may keep (assembly.maxSpansPerTrace ${bufferTtls(options).maxSpansPerTrace}): ${read.dropped} later span(s) were refused, and it was scored with its first ${read.spans.length}`,
-    },
-  ];
 }

@@ -23,6 +23,7 @@ import { loadSuite } from '../suite/load-suite.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { closestIds } from '../score/closest-ids.js';
 import { resolveRules } from '../suite/production-rules.js';
+import { settledWithin } from '../queue/settled-within.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** What a process that scores traces holds: the plan, the judge, the result sinks. */
@@ -216,17 +217,3 @@ export async function createScoringRuntime(
 
 /** How long shutdown waits for the OTLP exporter to let go of requests under way. */
 const EXPORTER_SHUTDOWN_MS = 1000;
-
-/** Waits for `work` (its failure ignored) at most `ms`. */
-async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<void> {
-  if (!work) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work.catch(() => undefined),
-    new Promise<void>(resolve => {
-      timer = setTimeout(resolve, ms);
-      timer.unref();
-    }),
-  ]);
-  clearTimeout(timer);
-}
