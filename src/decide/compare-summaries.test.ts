@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSummaries, failsOn } from './compare-summaries.js';
+import { compareSummaries } from './compare-summaries.js';
 import type { RunSummary, RunSummaryRow } from './run-summary.js';
 
 function row(
@@ -88,15 +88,28 @@ describe('compareSummaries', () => {
     });
     // Removed rows come after the current run's.
     expect(report.comparisons.at(-1)!.testCaseId).toBe('gone');
-    expect(failsOn(report, 'regression')).toBe(true);
+    // No --fail-on: informational, listing what --fail-on regression would fail on.
+    expect(report.decision).toEqual({
+      failOn: null,
+      outcome: 'informational',
+      failing: [
+        { testCaseId: 'worse', scorer: 'tool_correctness', verdict: 'regressed', flip: false },
+      ],
+    });
   });
 
   it('fails on any fall only when asked, and never on a changed scorer', () => {
-    const flip = compareSummaries(summary(row('a', 1, 1)), summary(row('a', 1, 0)));
-    expect(failsOn(flip, 'regression')).toBe(false);
-    expect(failsOn(flip, 'any-regression')).toBe(true);
-    const changed = compareSummaries(summary(row('a', 9, 9, 'v1')), summary(row('a', 9, 0, 'v2')));
-    expect(failsOn(changed, 'any-regression')).toBe(false);
+    const flip = (failOn: 'regression' | 'any-regression') =>
+      compareSummaries(summary(row('a', 1, 1)), summary(row('a', 1, 0)), { failOn }).decision;
+    expect(flip('regression')).toMatchObject({ outcome: 'passed', failing: [] });
+    expect(flip('any-regression')).toMatchObject({
+      outcome: 'failed',
+      failing: [{ testCaseId: 'a', verdict: 'unchanged', flip: true }],
+    });
+    const changed = compareSummaries(summary(row('a', 9, 9, 'v1')), summary(row('a', 9, 0, 'v2')), {
+      failOn: 'any-regression',
+    });
+    expect(changed.decision.outcome).toBe('passed');
   });
 
   it('respects alpha', () => {

@@ -37,6 +37,20 @@ export interface Comparison {
 /** Counts per verdict, and the flips among the unchanged. */
 export type ComparisonSummary = Record<Verdict, number> & { flips: number; total: number };
 
+/** What a comparison fails on (`--fail-on`): a significant regression, or any fall of a pass rate. */
+export type FailOn = 'regression' | 'any-regression';
+
+/**
+ * The verdict that decides the exit code, under the `--fail-on` given: `failed` (exit 1),
+ * `passed` (exit 0), or `informational` (no `--fail-on`: exit 0 whatever moved). `failing` lists
+ * the rows that fail it, or, when informational, the rows `--fail-on regression` would fail on.
+ */
+export interface ComparisonDecision {
+  failOn: FailOn | null;
+  outcome: 'failed' | 'passed' | 'informational';
+  failing: Array<{ testCaseId: string; scorer: string; verdict: Verdict; flip: boolean }>;
+}
+
 /** What `compare` prints as JSON. */
 export interface ComparisonReport {
   baseline: { suite: string; createdAt: string; labels: Record<string, string> };
@@ -44,6 +58,7 @@ export interface ComparisonReport {
   alpha: number;
   comparisons: Comparison[];
   summary: ComparisonSummary;
+  decision: ComparisonDecision;
 }
 
 const side = (row: RunSummaryRow): ComparedSide => ({
@@ -64,7 +79,7 @@ const side = (row: RunSummaryRow): ComparedSide => ({
 export function compareSummaries(
   baseline: RunSummary,
   current: RunSummary,
-  options: { alpha?: number } = {},
+  options: { alpha?: number; failOn?: FailOn } = {},
 ): ComparisonReport {
   const alpha = options.alpha ?? 0.05;
   const key = (r: RunSummaryRow): string => `${r.testCaseId}\u0000${r.scorer}`;
@@ -92,7 +107,23 @@ export function compareSummaries(
     if (c.flip) summary.flips++;
   }
   const meta = (s: RunSummary) => ({ suite: s.suite, createdAt: s.createdAt, labels: s.labels });
-  return { baseline: meta(baseline), current: meta(current), alpha, comparisons, summary };
+  const failOn = options.failOn ?? null;
+  const failing = comparisons
+    .filter(c => fallsUnder(c, failOn ?? 'regression'))
+    .map(c => ({ testCaseId: c.testCaseId, scorer: c.scorer, verdict: c.verdict, flip: c.flip }));
+  const decision: ComparisonDecision = {
+    failOn,
+    outcome: failOn === null ? 'informational' : failing.length ? 'failed' : 'passed',
+    failing,
+  };
+  return {
+    baseline: meta(baseline),
+    current: meta(current),
+    alpha,
+    comparisons,
+    summary,
+    decision,
+  };
 }
 
 function compareRow(
@@ -140,14 +171,9 @@ function compareRow(
   };
 }
 
-/** Whether `compare --fail-on` fails: any `regressed` verdict, or any comparable row whose rate fell. */
-export function failsOn(
-  report: ComparisonReport,
-  failOn: 'regression' | 'any-regression',
-): boolean {
-  return report.comparisons.some(c =>
-    failOn === 'regression'
-      ? c.verdict === 'regressed'
-      : c.verdict !== 'not_comparable' && c.direction === 'down',
-  );
+/** Whether one row fails `--fail-on`: a `regressed` verdict, or any comparable row whose rate fell. */
+function fallsUnder(c: Comparison, failOn: FailOn): boolean {
+  return failOn === 'regression'
+    ? c.verdict === 'regressed'
+    : c.verdict !== 'not_comparable' && c.direction === 'down';
 }

@@ -1,13 +1,10 @@
 import type { ResultRow } from '../report/result-row.js';
 import type { TrialAggregate } from './aggregate-trials.js';
-import { failsOn, type ComparisonReport } from './compare-summaries.js';
-
-/** What `spanscore score` fails on when it compares with a baseline (`--fail-on`). */
-export type FailOn = 'regression' | 'any-regression';
+import type { ComparisonReport } from './compare-summaries.js';
 
 /**
  * The exit code of `spanscore score`: 2 when any input was rejected. Else, with a baseline, the
- * comparison decides (1 when `failOn` finds a regression): a case that failed before and still
+ * comparison's decision decides (1 when it failed under its `--fail-on`): a case that failed before and still
  * fails does not fail the build, a worse one does. Without one, each test case × scorer with a
  * `trials` requirement fails when the requirement is not met (too few runs included), and every
  * other result as before: 1 for a fail label, a scorer error or a test case with no trace.
@@ -17,10 +14,9 @@ export function runExitCode(run: {
   trials: readonly TrialAggregate[];
   inputProblems: number;
   comparison?: ComparisonReport;
-  failOn?: FailOn;
 }): 0 | 1 | 2 {
   if (run.inputProblems > 0) return 2;
-  if (run.comparison) return failsOn(run.comparison, run.failOn ?? 'regression') ? 1 : 0;
+  if (run.comparison) return run.comparison.decision.outcome === 'failed' ? 1 : 0;
   const required = new Set(
     run.trials.filter(t => t.required).map(t => `${t.testCaseId}\u0000${t.scorer}`),
   );

@@ -42,6 +42,40 @@ export function comparisonSummaryLine(report: ComparisonReport): string {
   return `${s.total} compared: ${s.regressed} regressed, ${s.improved} improved, ${s.unchanged} unchanged (${s.flips} flip${s.flips === 1 ? '' : 's'}), ${s.new} new, ${s.removed} removed, ${s.not_comparable} not comparable`;
 }
 
+/**
+ * The verdict that decides the exit code, in words, under the `--fail-on` given, e.g.
+ * `failed --fail-on regression: 2 regressed` or `passed --fail-on any-regression: no pass rate
+ * fell`. Without `--fail-on` it says what moved and that it does not fail the run.
+ */
+export function comparisonVerdictLine(report: ComparisonReport): string {
+  const { failOn, outcome, failing } = report.decision;
+  const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const what =
+    failOn === 'any-regression'
+      ? failing.length
+        ? `${count(failing.length, 'pass rate', 'pass rates')} fell (${failing.filter(f => f.verdict === 'regressed').length} regressed, ${count(failing.filter(f => f.flip).length, 'flip')})`
+        : 'no pass rate fell'
+      : failing.length
+        ? `${failing.length} regressed`
+        : report.summary.flips
+          ? `no significant regression (${count(report.summary.flips, 'flip')}, not significant)`
+          : 'no regression';
+  if (outcome === 'informational') return `${what}; no --fail-on, so this does not fail the run`;
+  return `${outcome} --fail-on ${failOn}: ${what}`;
+}
+
+/** The mark before the verdict: ❌ failed, ✅ passed, ℹ️ informational. */
+function verdictMark(report: ComparisonReport): string {
+  return { failed: '❌', passed: '✅', informational: 'ℹ️' }[report.decision.outcome];
+}
+
+/** `test case × scorer` of each row that failed the verdict, for the formats that list them. */
+function failingNames(report: ComparisonReport): string[] {
+  return report.decision.outcome === 'failed'
+    ? report.decision.failing.map(f => `${f.testCaseId} × ${f.scorer}`)
+    : [];
+}
+
 /** Comparisons most in need of a look first: regressions, then changed scorers, …, unchanged. */
 function sorted(report: ComparisonReport): Comparison[] {
   return [...report.comparisons].sort(
@@ -89,10 +123,12 @@ export function formatComparisonTable(report: ComparisonReport, color = false): 
   const note = left
     ? `${left} unchanged row(s) that did not move are not shown (--format json lists every row)\n`
     : '';
-  return `${shown.length ? table : '(nothing to compare)'}\n${note}${comparisonSummaryLine(report)}\n`;
+  const failed = failingNames(report);
+  const verdict = `${report.decision.outcome === 'failed' ? pc.red(comparisonVerdictLine(report)) : comparisonVerdictLine(report)}${failed.length ? `:\n${failed.map(f => `  ${f}`).join('\n')}` : ''}`;
+  return `${shown.length ? table : '(nothing to compare)'}\n${note}${comparisonSummaryLine(report)}\n${verdict}\n`;
 }
 
-/** `json`: `{ baseline, current, alpha, comparisons, summary }`. */
+/** `json`: `{ baseline, current, alpha, comparisons, summary, decision }`. */
 export function formatComparisonJson(report: ComparisonReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
@@ -103,10 +139,11 @@ export function formatComparisonJson(report: ComparisonReport): string {
  * then every other row folded away.
  */
 export function formatComparisonMarkdown(report: ComparisonReport): string {
-  const s = report.summary;
   const lines = [
-    `### spanscore: ${s.regressed ? `❌ ${s.regressed} regressed` : '✅ no regression'}`,
+    `### spanscore: ${verdictMark(report)} ${escapeMarkdown(comparisonVerdictLine(report))}`,
     '',
+    ...failingNames(report).map(f => `- ${escapeMarkdown(f)}`),
+    ...(failingNames(report).length ? [''] : []),
     `${comparisonSummaryLine(report)}. Baseline ${escapeMarkdown(labelText(report.baseline))}, current ${escapeMarkdown(labelText(report.current))}; significant when p < ${report.alpha} (one-sided Fisher's exact test).`,
     '',
   ];
@@ -179,7 +216,14 @@ export function comparisonSectionHtml(report: ComparisonReport): string {
   });
   return `<section aria-labelledby="comparison-title">
 <h2 id="comparison-title">Against the baseline</h2>
-<p id="comparison-summary">${esc(comparisonSummaryLine(report))}. Baseline ${esc(labelText(report.baseline))}; significant when p &lt; ${report.alpha}.</p>
+<p id="comparison-verdict" class="${report.decision.outcome === 'failed' ? 'bad' : report.decision.outcome === 'passed' ? 'ok' : ''}" data-outcome="${report.decision.outcome}"><strong>${verdictMark(report)} ${esc(comparisonVerdictLine(report))}</strong></p>
+${
+  failingNames(report).length
+    ? `<ul id="comparison-failing">${failingNames(report)
+        .map(f => `<li>${esc(f)}</li>`)
+        .join('')}</ul>\n`
+    : ''
+}<p id="comparison-summary">${esc(comparisonSummaryLine(report))}. Baseline ${esc(labelText(report.baseline))}; significant when p &lt; ${report.alpha}.</p>
 <table id="comparison"><thead><tr><th scope="col">Test case</th><th scope="col">Scorer</th><th scope="col" class="num">Baseline</th><th scope="col" class="num">Current</th><th scope="col" class="num">Δ pts</th><th scope="col" class="num">p</th><th scope="col">Verdict</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 </section>`;

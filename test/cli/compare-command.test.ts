@@ -202,7 +202,9 @@ describe('run summaries and spanscore compare', () => {
 
     expect((await run(['compare', baseline, current, '--fail-on', 'regression'])).code).toBe(1);
     const md = await run(['compare', baseline, current, '--format', 'markdown']);
-    expect(md.stdout).toContain('### spanscore: ❌ 1 regressed');
+    expect(md.stdout).toContain(
+      '### spanscore: ℹ️ 1 regressed; no --fail-on, so this does not fail the run',
+    );
     // Regressions first, then improvements, then the flip: never hidden.
     const order = ['#### Regressed', '#### Improved', '#### Flips'].map(h => md.stdout.indexOf(h));
     expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
@@ -228,6 +230,156 @@ describe('run summaries and spanscore compare', () => {
     expect(table.stdout).toMatch(
       /^search +tool_correctness +100% \(1\/1\) +0% \(0\/1\) +-100 +0\.50 +unchanged \(flip\)$/m,
     );
+  });
+
+  it('states, in every format, the verdict that decides the exit code under each --fail-on', async () => {
+    const summaryOf = async (name: string, runs: Parameters<typeof writeRuns>[2]) => {
+      const file = join(dir, `${name}.json`);
+      await score(name, runs, '--summary', file);
+      return file;
+    };
+    const currents = {
+      // weather regressed (10/10 → 2/10), search flipped (1/1 → 0/1), book improved.
+      regressed: await summaryOf('v-regressed', [
+        ...repeated('weather', 10, 2, W, X),
+        ...repeated('search', 1, 0, S, X),
+        ...repeated('book', 10, 9, B, X),
+      ]),
+      // Only search fell, by one run: not significant.
+      flip: await summaryOf('v-flip', [
+        ...repeated('weather', 10, 10, W, X),
+        ...repeated('search', 1, 0, S, X),
+        ...repeated('book', 10, 1, B, X),
+      ]),
+      // The baseline's own pass counts.
+      same: await summaryOf('v-same', [
+        ...repeated('weather', 10, 10, W, X),
+        ...repeated('search', 1, 1, S, X),
+        ...repeated('book', 10, 1, B, X),
+      ]),
+    };
+    const cases: Array<{
+      current: keyof typeof currents;
+      failOn: 'regression' | 'any-regression' | null;
+      code: number;
+      verdict: string;
+      failing: string[];
+    }> = [
+      {
+        current: 'regressed',
+        failOn: null,
+        code: 0,
+        verdict: '1 regressed; no --fail-on, so this does not fail the run',
+        failing: [],
+      },
+      {
+        current: 'regressed',
+        failOn: 'regression',
+        code: 1,
+        verdict: 'failed --fail-on regression: 1 regressed',
+        failing: ['weather × tool_correctness'],
+      },
+      {
+        current: 'regressed',
+        failOn: 'any-regression',
+        code: 1,
+        verdict: 'failed --fail-on any-regression: 2 pass rates fell (1 regressed, 1 flip)',
+        failing: ['weather × tool_correctness', 'search × tool_correctness'],
+      },
+      {
+        current: 'flip',
+        failOn: null,
+        code: 0,
+        verdict:
+          'no significant regression (1 flip, not significant); no --fail-on, so this does not fail the run',
+        failing: [],
+      },
+      {
+        current: 'flip',
+        failOn: 'regression',
+        code: 0,
+        verdict: 'passed --fail-on regression: no significant regression (1 flip, not significant)',
+        failing: [],
+      },
+      {
+        current: 'flip',
+        failOn: 'any-regression',
+        code: 1,
+        verdict: 'failed --fail-on any-regression: 1 pass rate fell (0 regressed, 1 flip)',
+        failing: ['search × tool_correctness'],
+      },
+      {
+        current: 'same',
+        failOn: null,
+        code: 0,
+        verdict: 'no regression; no --fail-on, so this does not fail the run',
+        failing: [],
+      },
+      {
+        current: 'same',
+        failOn: 'regression',
+        code: 0,
+        verdict: 'passed --fail-on regression: no regression',
+        failing: [],
+      },
+      {
+        current: 'same',
+        failOn: 'any-regression',
+        code: 0,
+        verdict: 'passed --fail-on any-regression: no pass rate fell',
+        failing: [],
+      },
+    ];
+    for (const c of cases) {
+      const args = [
+        'compare',
+        baseline,
+        currents[c.current],
+        ...(c.failOn ? ['--fail-on', c.failOn] : []),
+      ];
+      const mark = c.failOn === null ? 'ℹ️' : c.code ? '❌' : '✅';
+      const outcome = c.failOn === null ? 'informational' : c.code ? 'failed' : 'passed';
+      const at = `${c.current} --fail-on ${c.failOn}`;
+
+      const table = await run([...args, '--format', 'table']);
+      expect(table.code, at).toBe(c.code);
+      const tail = table.stdout.trimEnd().split('\n');
+      const verdictAt = tail.indexOf(`${c.verdict}${c.failing.length ? ':' : ''}`);
+      expect(verdictAt, `${at}\n${table.stdout}`).toBeGreaterThan(0);
+      expect(tail.slice(verdictAt + 1).map(l => l.trim())).toEqual(c.failing);
+
+      const md = await run([...args, '--format', 'markdown']);
+      expect(md.code, at).toBe(c.code);
+      const mdLines = md.stdout.split('\n');
+      expect(mdLines[0], at).toBe(`### spanscore: ${mark} ${c.verdict}`);
+      expect(
+        mdLines.filter(l => l.startsWith('- ')),
+        at,
+      ).toEqual(c.failing.map(f => `- ${f.replaceAll('_', '\\_')}`)); // Markdown-escaped
+
+      const json = await run([...args, '--format', 'json']);
+      expect(json.code, at).toBe(c.code);
+      const report = JSON.parse(json.stdout) as ComparisonReport;
+      expect(report.decision.failOn, at).toBe(c.failOn);
+      expect(report.decision.outcome, at).toBe(outcome);
+      if (c.failOn)
+        expect(
+          report.decision.failing.map(f => `${f.testCaseId} × ${f.scorer}`),
+          at,
+        ).toEqual(c.failing);
+
+      const html = await run([...args, '--format', 'html']);
+      expect(html.code, at).toBe(c.code);
+      const verdict =
+        /<p id="comparison-verdict"[^>]*data-outcome="(\w+)"><strong>(.*?)<\/strong><\/p>/.exec(
+          html.stdout,
+        );
+      expect(verdict?.slice(1), at).toEqual([outcome, `${mark} ${c.verdict}`]);
+      const items = [...html.stdout.matchAll(/<ul id="comparison-failing">(.*?)<\/ul>/g)].flatMap(
+        m => [...m[1]!.matchAll(/<li>(.*?)<\/li>/g)].map(li => li[1]),
+      );
+      expect(items, at).toEqual(c.failing);
+    }
   });
 
   it('never calls a changed scorer configuration a regression, and names new and removed cases', async () => {
@@ -336,7 +488,8 @@ describe('run summaries and spanscore compare', () => {
       'markdown',
     );
     expect(worse.code).toBe(1);
-    expect(worse.stdout).toContain('### spanscore: ❌ 1 regressed');
+    // score's --fail-on defaults to regression: the heading says the run failed on it.
+    expect(worse.stdout).toContain('### spanscore: ❌ failed --fail-on regression: 1 regressed');
     expect(worse.stdout).toContain('### spanscore results: trials');
 
     const unreadable = await score(

@@ -1,10 +1,10 @@
 import { extname } from 'node:path';
 import { Command, Option } from 'commander';
-import { compareSummaries, failsOn } from '../../decide/compare-summaries.js';
-import type { FailOn } from '../../decide/run-exit-code.js';
+import { compareSummaries, type FailOn } from '../../decide/compare-summaries.js';
 import {
   COMPARISON_FORMATS,
   comparisonSummaryLine,
+  comparisonVerdictLine,
   formatComparisonHtml,
   formatComparisonJson,
   formatComparisonMarkdown,
@@ -61,7 +61,10 @@ export function compareCommand(io: CliIo, setExitCode: (code: number) => void): 
       ) => {
         const baseline = await readSummary(baselineFile);
         const current = await readSummary(currentFile);
-        const report = compareSummaries(baseline, current, { alpha: opts.alpha });
+        const report = compareSummaries(baseline, current, {
+          alpha: opts.alpha,
+          ...(opts.failOn && { failOn: opts.failOn }),
+        });
         const format = opts.format ?? inferFormat(opts.output);
         const text =
           format === 'json'
@@ -73,9 +76,9 @@ export function compareCommand(io: CliIo, setExitCode: (code: number) => void): 
                 : formatComparisonTable(report, !opts.output && useColor(io.stdout));
         if (opts.output) {
           await writeOut(opts.output, text, '--output');
-          io.stderr.write(`${comparisonSummaryLine(report)}\n`);
+          io.stderr.write(`${comparisonSummaryLine(report)}\n${comparisonVerdictLine(report)}\n`);
         } else io.stdout.write(text);
-        setExitCode(opts.failOn && failsOn(report, opts.failOn) ? 1 : 0);
+        setExitCode(report.decision.outcome === 'failed' ? 1 : 0);
       },
     );
 }

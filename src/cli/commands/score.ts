@@ -4,10 +4,14 @@ import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
 import { aggregateTrials } from '../../decide/aggregate-trials.js';
-import { compareSummaries } from '../../decide/compare-summaries.js';
-import { runExitCode, type FailOn } from '../../decide/run-exit-code.js';
+import { compareSummaries, type FailOn } from '../../decide/compare-summaries.js';
+import { runExitCode } from '../../decide/run-exit-code.js';
 import { buildRunSummary, formatRunSummary } from '../../decide/run-summary.js';
-import { comparisonSummaryLine, formatComparisonTable } from '../../report/format-comparison.js';
+import {
+  comparisonSummaryLine,
+  comparisonVerdictLine,
+  formatComparisonTable,
+} from '../../report/format-comparison.js';
 import { formatJson, formatJsonl } from '../../report/format-json.js';
 import { formatMarkdown } from '../../report/format-markdown.js';
 import { formatHtml } from '../../report/format-html.js';
@@ -190,7 +194,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           labels: opts.label,
         });
         const comparison = baseline
-          ? compareSummaries(baseline, runSummary, { alpha: opts.alpha })
+          ? compareSummaries(baseline, runSummary, { alpha: opts.alpha, failOn: opts.failOn })
           : undefined;
         const color = !opts.output && useColor(io.stdout);
         let text: string;
@@ -234,7 +238,10 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         reportProblems(read.warnings, io, 'warning');
         if (opts.output || format !== 'table') {
           io.stderr.write(`${formatSummary(summary, run.unmatched.length, useColor(io.stderr))}\n`);
-          if (comparison) io.stderr.write(`${comparisonSummaryLine(comparison)}\n`);
+          if (comparison)
+            io.stderr.write(
+              `${comparisonSummaryLine(comparison)}\n${comparisonVerdictLine(comparison)}\n`,
+            );
         }
         if (read.files === 0 && read.problems.length === 0)
           io.stderr.write('spanscore: no trace files found in the inputs\n');
@@ -243,7 +250,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
             rows,
             trials,
             inputProblems: read.problems.length,
-            ...(comparison && { comparison, failOn: opts.failOn }),
+            ...(comparison && { comparison }),
           }),
         );
       },
