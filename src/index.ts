@@ -16,6 +16,7 @@ export type { TraceOptions } from './capture/traced.js';
 export { currentTestCaseId, withTestCase } from './capture/with-test-case.js';
 export { captureTrace } from './capture/capture-trace.js';
 export type { CaptureTraceOptions, CapturedTrace } from './capture/capture-trace.js';
+export { TraceFileExporter } from './capture/trace-file-exporter.js';
 
 // Errors
 export { ERROR_CODES } from './errors/error-codes.js';

@@ -15,6 +15,7 @@ describe('the public surface', () => {
         "SPANSCORE_ATTRIBUTES",
         "SpanscoreError",
         "TEST_CASE_ID_ATTRIBUTE",
+        "TraceFileExporter",
         "buildAliasMap",
         "canonicalToolName",
         "captureTrace",

@@ -8,10 +8,9 @@ export interface SuiteHead {
   args: RecordedArgsMode;
   /** Written when given, so that scoring reads the test case ids where recording did. */
   testCaseIdAttributes?: readonly string[];
+  /** The suite JSON Schema editors load: a path relative to the written file, or a URL. */
+  schema: string;
 }
-
-/** The published JSON Schema a recorded YAML suite declares, for editors. */
-const SCHEMA_URL = 'https://unpkg.com/spanscore/schema/suite.schema.json';
 
 /** The scorers of a recorded suite: the tool set, and every call in order with its arguments. */
 function scorersOf(args: RecordedArgsMode): unknown[] {
@@ -62,7 +61,7 @@ export function renderSuiteYaml(cases: readonly RecordedCase[], head: SuiteHead)
     scorers: scorersOf(head.args),
     testCases: cases.map(c => caseObject(c, false)),
   });
-  doc.commentBefore = ` yaml-language-server: $schema=${SCHEMA_URL}\n Recorded by spanscore suite record: review the expectations before committing them.`;
+  doc.commentBefore = ` yaml-language-server: $schema=${head.schema}\n Recorded by spanscore suite record: review the expectations before committing them.`;
   const list = doc.get('testCases', true) as YAMLSeq;
   list.items.forEach((item, i) => {
     styleCase(item);
@@ -86,7 +85,7 @@ export function renderCaseYaml(c: RecordedCase): string {
 /** A new JSON suite of the recorded cases; `recordedFrom` names each case's trace. */
 export function renderSuiteJson(cases: readonly RecordedCase[], head: SuiteHead): string {
   const suite = {
-    $schema: SCHEMA_URL,
+    $schema: head.schema,
     name: head.name,
     ...(head.testCaseIdAttributes?.length && {
       testCaseIdAttributes: [...head.testCaseIdAttributes],

@@ -1,13 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from '../helpers/run-cli.js';
 import type { ResultRow } from '../../src/report/result-row.js';
 import { loadSuite } from '../../src/suite/load-suite.js';
 import { repeated, writeRuns } from '../helpers/run-files.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
 const FIXTURES = join(ROOT, 'test/fixtures/otlp');
 
 const rowsOf = (jsonl: string): ResultRow[] =>
@@ -54,9 +61,10 @@ describe('spanscore suite record', () => {
     const suite = join(dir, 'book.yaml');
     expect((await run(['suite', 'record', '--out', suite, '--name', 'book', sub])).code).toBe(0);
     const text = readFileSync(suite, 'utf8');
-    expect(text).toMatch(
-      /^# yaml-language-server: \$schema=https:\/\/unpkg\.com\/spanscore\/schema\/suite\.schema\.json$/m,
-    );
+    // No spanscore installed above the suite: the schema of the spanscore that wrote it, by a
+    // path relative to the suite that resolves.
+    const [, schema] = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text) ?? [];
+    expect(resolve(dirname(suite), schema!)).toBe(join(ROOT, 'schema', 'suite.schema.json'));
     expect(text).toContain('name: book');
     expect(text).toMatch(/# recorded from trace [0-9a-f]{32}\n {2}- id: book\n/);
     expect(text).toContain('expectedTools: [ search_flights, book_flight ]');
@@ -69,6 +77,29 @@ describe('spanscore suite record', () => {
       ['tool_correctness', 'fail'],
       ['tool_trajectory', 'fail'],
     ]);
+  });
+
+  it("points $schema at the installed package's schema, relative to the suite file", async () => {
+    const project = mkdtempSync(join(dir, 'project-'));
+    mkdirSync(join(project, 'node_modules', 'spanscore', 'schema'), { recursive: true });
+    copyFileSync(
+      join(ROOT, 'schema', 'suite.schema.json'),
+      join(project, 'node_modules', 'spanscore', 'schema', 'suite.schema.json'),
+    );
+    const sub = mkdtempSync(join(dir, 'schema-'));
+    writeRuns(sub, 'good.json', repeated('book', 1, 1, ['book_flight'], []));
+    for (const [out, expected] of [
+      [
+        'evals/suite.yaml',
+        '# yaml-language-server: $schema=../node_modules/spanscore/schema/suite.schema.json',
+      ],
+      ['suite.json', '"$schema": "node_modules/spanscore/schema/suite.schema.json"'],
+    ] as const) {
+      const file = join(project, out);
+      mkdirSync(dirname(file), { recursive: true });
+      expect((await run(['suite', 'record', '--out', file, sub])).code).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain(expected);
+    }
   });
 
   it('leaves volatile arguments out, names them, and keeps the round trip with the next run', async () => {

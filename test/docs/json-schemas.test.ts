@@ -46,7 +46,9 @@ describe('the JSON Schemas of suites and config files', () => {
   });
 
   it('accept every suite the docs show, which loadSuite loads too', async () => {
-    const blocks = docPages().flatMap(p => markedBlocks(p, /^<!-- suite -->$/));
+    const blocks = docPages().flatMap(p =>
+      markedBlocks(p, /^<!-- (suite|guide: save \S+\.ya?ml) -->$/),
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(1);
     const dir = await mkdtemp(join(tmpdir(), 'spanscore-doc-suite-'));
     try {

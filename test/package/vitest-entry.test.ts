@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packedPackage } from '../helpers/packed-package.js';
 
 // What a user gets from the registry: the packed tarball, installed with vitest into a fresh
 // project, its own test files run by its own vitest and typechecked against the published types.
@@ -93,11 +94,7 @@ describe('the packed package in a fresh project, with vitest', () => {
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'spanscore-vitest-'));
-    await run('npm', ['run', 'build'], { cwd: ROOT });
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', project], {
-      cwd: ROOT,
-    });
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    const tarball = await packedPackage();
     await writeFile(
       join(project, 'package.json'),
       JSON.stringify({ name: 'agent-app', private: true, type: 'module' }),
@@ -114,7 +111,7 @@ describe('the packed package in a fresh project, with vitest', () => {
         '--no-audit',
         '--no-fund',
         '--prefer-offline',
-        `./${filename}`,
+        tarball,
         `vitest@${await version('vitest')}`,
         `vite@${await version('vite')}`,
       ],

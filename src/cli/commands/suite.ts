@@ -16,6 +16,7 @@ import {
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
 import { reportProblems } from '../report-problems.js';
+import { suiteSchemaPath } from '../suite-schema-path.js';
 import { writeOut } from '../write-out.js';
 
 const HELP = `
@@ -123,6 +124,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
             const head = {
               name: opts.name,
               args: opts.args,
+              schema: suiteSchemaPath(target),
               ...(opts.testCaseIdAttribute.length && {
                 testCaseIdAttributes: opts.testCaseIdAttribute,
               }),

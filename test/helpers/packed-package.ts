@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/**
+ * The path of spanscore as `npm pack` writes it (`spanscore-<version>.tgz`, built by `prepack`),
+ * packed once per test run whichever test file asks first: the others wait for it, so two files
+ * never build into `dist/` at once. The folder is the run's (test/setup/package-dir.global.ts).
+ */
+export async function packedPackage(): Promise<string> {
+  const dir = inject('packageDir');
+  const lock = join(dir, 'packing.lock');
+  const done = join(dir, 'packed.json');
+  try {
+    await mkdir(lock);
+  } catch {
+    // Another file is packing: wait for its result (a build takes about 10 s).
+    for (let i = 0; i < 2400; i++) {
+      const packed = await readFile(done, 'utf8').catch(() => null);
+      if (packed !== null) return (JSON.parse(packed) as { file: string }).file;
+      await new Promise(r => setTimeout(r, 100));
+    }
+    throw new Error(`spanscore was not packed into ${dir} within 4 minutes`);
+  }
+  try {
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    const file = join(dir, filename);
+    await writeFile(done, JSON.stringify({ file }));
+    return file;
+  } catch (error) {
+    await rm(lock, { recursive: true, force: true });
+    throw error;
+  }
+}
