@@ -164,6 +164,8 @@ export interface LoadOptions {
   results?: { maxResults: number; maxRuns: number };
   /** `assembly.maxBufferedSpans` (memory driver); default the service's. */
   maxBufferedSpans?: number;
+  /** `queue.memoryHeapMb` (memory driver; 0: Node's own heap); default the service's. */
+  memoryHeapMb?: number;
   /** `NODE_OPTIONS` of the spanscore processes (e.g. a heap limit). */
   nodeOptions?: string;
   /**
@@ -227,7 +229,7 @@ async function loadRun(
     join(dir, 'config.yaml'),
     [
       memory
-        ? 'queue: { driver: memory }'
+        ? `queue: { driver: memory${options.memoryHeapMb !== undefined ? `, memoryHeapMb: ${options.memoryHeapMb}` : ''} }`
         : options.cluster
           ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
@@ -320,6 +322,9 @@ async function loadRun(
 
   const roles = new Map<number, string>([[receiver.pid!, memory ? 'serve' : 'receiver']]);
   workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
+  // A process a role started (the memory driver's `serve` runs the service in a child with a
+  // bounded heap) counts toward that role: its memory is the sum of the two.
+  for (const [pid, role] of [...roles]) for (const child of childPids(pid)) roles.set(child, role);
   const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
   const heap = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
   const external = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
@@ -341,8 +346,12 @@ async function loadRun(
     sampleSteal();
     void pidusage([...roles.keys()]).then(
       stats => {
-        for (const [pid, stat] of Object.entries(stats))
-          rss.get(roles.get(Number(pid))!)?.push(stat.memory / 1024 / 1024);
+        const sums = new Map<string, number>();
+        for (const [pid, stat] of Object.entries(stats)) {
+          const role = roles.get(Number(pid))!;
+          sums.set(role, (sums.get(role) ?? 0) + stat.memory / 1024 / 1024);
+        }
+        for (const [role, mb] of sums) rss.get(role)?.push(mb);
       },
       () => undefined,
     );
@@ -698,4 +707,17 @@ export async function redisBytesPerTrace(
   }
   await redis.cleanup();
   return { traces, bytesPerTrace: (after - before) / traces };
+}
+
+/** The processes `pid` started (Linux: `/proc/<pid>/task/<pid>/children`; elsewhere none). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
 }

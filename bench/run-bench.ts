@@ -301,8 +301,23 @@ if (!args['no-load']) {
       rate: Math.round(memoryClosed.scoredSpansPerSecond / 2 / 512) * 512,
     }),
   );
+  // The same closed loop as the embedded default ran before its bounds: Node's own heap, 200,000
+  // buffered spans, 50,000 results and 20,000 run records. What the bounds cost and save.
+  const memoryFormer = await loadBench({
+    driver: 'memory',
+    workers: 0,
+    seconds: Math.max(10, Math.round(seconds / 2)),
+    memoryHeapMb: 0,
+    maxBufferedSpans: 200_000,
+    results: { maxResults: 50_000, maxRuns: 20_000 },
+  });
   const report = loadReport(runs);
   for (const line of report.lines) console.log(line);
+  const peakOf = (r: typeof memoryClosed): number =>
+    Math.max(...Object.values(r.rssMb).map(v => v.peak));
+  console.log(
+    `  memory driver, closed loop, default bounds (queue.memoryHeapMb 192) vs Node's heap and the former bounds: peak RSS ${peakOf(memoryClosed).toFixed(0)} vs ${peakOf(memoryFormer).toFixed(0)} MB (${(peakOf(memoryClosed) / peakOf(memoryFormer)).toFixed(2)}×), scored ${fmt(memoryClosed.scoredSpansPerSecond)} vs ${fmt(memoryFormer.scoredSpansPerSecond)} spans/s (${(memoryClosed.scoredSpansPerSecond / memoryFormer.scoredSpansPerSecond).toFixed(2)}×), expired ${memoryClosed.tracesExpired} vs ${memoryFormer.tracesExpired}`,
+  );
   console.log(
     `  Redis memory per buffered trace (20 spans, with its BullMQ job): ${fmt(perTrace.bytesPerTrace)} B (${fmt(perTrace.traces)} traces)`,
   );

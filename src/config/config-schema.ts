@@ -130,6 +130,14 @@ export const configSchema = z
           .describe(
             'The queue between receiver and scorers. Default: `bullmq` when a Redis URL or Cluster nodes are set, else the embedded `memory` driver (one process, nothing kept across restarts).',
           ),
+        memoryHeapMb: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .default(192)
+          .describe(
+            "Memory driver: the V8 heap `serve` runs with, in MB, so that the embedded service stays small under any load (`serve` and the service it starts peaked at 262 MB RSS together at full load on the benchmark, with the default bounds). `serve` starts itself again with `--max-old-space-size` when Node's own limit is larger; a `--max-old-space-size` of yours (`NODE_OPTIONS`) is kept as it is. 0: Node's own limit. Raise it with `assembly.maxBufferedSpans` or `results.maxResults`.",
+          ),
         redisUrl: z
           .string()
           .url()
@@ -244,7 +252,7 @@ export const configSchema = z
             'Score a trace again when spans arrive after it was scored (else they are counted and dropped).',
           ),
         maxBufferedSpans: positiveInt()
-          .default(200_000)
+          .default(25_000)
           .describe(
             'Memory driver: spans held (buffered, being scored, or waiting for their evaluation spans to be exported) before the receiver answers 429.',
           ),
@@ -423,14 +431,14 @@ export const configSchema = z
     results: z
       .object({
         maxResults: positiveInt()
-          .default(50_000)
+          .optional()
           .describe(
-            'Most recent results kept for `/api/v1` and `/ui/` (memory: a ring; BullMQ: a capped Redis stream).',
+            'Most recent results kept for `/api/v1` and `/ui/` (memory: a ring; BullMQ: a capped Redis stream). Default: 10,000 with the memory driver (it holds them in its bounded heap), 50,000 with BullMQ.',
           ),
         maxRuns: positiveInt()
-          .default(20_000)
+          .optional()
           .describe(
-            'Run records kept by the memory driver (Redis expires them by `retentionHours`).',
+            'Run records kept by the memory driver (Redis expires them by `retentionHours`). Default: 5,000.',
           ),
         retentionHours: z.coerce
           .number()

@@ -135,7 +135,7 @@ export function createMemoryTraceAssembler(
   options: MemoryTraceAssemblerOptions,
 ): MemoryTraceAssembler {
   const now = options.now ?? Date.now;
-  const maxHeld = options.maxBufferedSpans ?? 200_000;
+  const maxHeld = options.maxBufferedSpans ?? 25_000;
   const maxPerTrace = options.maxSpansPerTrace ?? 10_000;
   const maxPerService = Math.floor(maxHeld * (options.maxServiceShare ?? 1));
   const maxWaitingDeliveries = options.maxWaitingDeliveries ?? 10_000;

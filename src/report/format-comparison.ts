@@ -44,8 +44,9 @@ export function comparisonSummaryLine(report: ComparisonReport): string {
 
 /**
  * The verdict that decides the exit code, in words, under the `--fail-on` given, e.g.
- * `failed --fail-on regression: 2 regressed` or `passed --fail-on any-regression: no pass rate
- * fell`. Without `--fail-on` it says what moved and that it does not fail the run.
+ * `failed --fail-on regression: 2 regressed` or
+ * `passed --fail-on any-regression: no pass rate fell`. Without `--fail-on` it says what moved
+ * and that it does not fail the run.
  */
 export function comparisonVerdictLine(report: ComparisonReport): string {
   const { failOn, outcome, failing } = report.decision;

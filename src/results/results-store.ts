@@ -68,11 +68,15 @@ export function failureReason(phase: ScoringPhase, error: unknown): string {
   return `${phase === 'llm' ? 'the judge pass' : 'scoring'} failed after its retries: ${message}`;
 }
 
-/** The retention the config asks for. */
+/**
+ * The retention the config asks for. Unset bounds depend on the driver: the memory driver holds
+ * its results in a heap of `queue.memoryHeapMb`, so it keeps fewer.
+ */
 export function resultsRetention(config: Readonly<Config>): ResultsRetention {
+  const memory = (config.queue.driver ?? 'memory') === 'memory';
   return {
-    maxResults: config.results.maxResults,
-    maxRuns: config.results.maxRuns,
+    maxResults: config.results.maxResults ?? (memory ? 10_000 : 50_000),
+    maxRuns: config.results.maxRuns ?? 5_000,
     retentionMs: config.results.retentionHours * 3_600_000,
     storeContent: config.results.storeContent,
   };

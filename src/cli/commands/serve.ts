@@ -1,10 +1,18 @@
 import { createServer } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { loadConfig } from '../../config/load-config.js';
-import { untilShutdown } from '../../server/graceful-shutdown.js';
-import { startService } from '../../server/start-service.js';
+import type { Service, startService as StartServiceFn } from '../../server/start-service.js';
+
+type StartService = typeof StartServiceFn;
 import { collect } from '../option-parsers.js';
+import {
+  boundedHeapMb,
+  needsHeapBound,
+  runWithBoundedHeap,
+  stopWhenParentDies,
+} from '../bounded-heap.js';
 import type { CliIo } from '../io.js';
 
 /** `spanscore serve`: the OTLP receiver plus workers, until SIGTERM/SIGINT. */
@@ -54,6 +62,15 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         const log = (line: string): unknown => io.stderr.write(`${line}\n`);
         // A busy port is the commonest first error: said in one line, before anything starts.
         await assertPortFree(config.receiver.port, config.receiver.host);
+        const memory = config.queue.driver === 'memory';
+        if (memory && needsHeapBound(config.queue.memoryHeapMb)) {
+          setExitCode(await runWithBoundedHeap(config.queue.memoryHeapMb, log));
+          return;
+        }
+        if (boundedHeapMb() !== null) stopWhenParentDies();
+        // Loaded here, not above: a `serve` that only starts itself again with a bounded heap
+        // stays a small process (about 50 MB) beside the service.
+        const { startService, untilShutdown } = await serviceModules();
         const service = await startService(
           config,
           { receiver: true, workers: opts.worker },
@@ -62,6 +79,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         // Signals are handled before the service says it is ready: a supervisor (or a test)
         // that stops it right after that line gets a clean shutdown.
         const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
+        if (memory) log(heapLine(config.queue.memoryHeapMb));
         log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
         log(`spanscore serve: results page at ${browsable(service.uiUrl!)}`);
         setExitCode(await stopped);
@@ -101,6 +119,7 @@ export function workerCommand(io: CliIo, setExitCode: (code: number) => void): C
           setExitCode(2);
           return;
         }
+        const { startService, untilShutdown } = await serviceModules();
         const service = await startService(config, { receiver: false, workers: true }, { log });
         const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
         log(
@@ -147,4 +166,31 @@ function parsePort(value: string): number {
 /** A URL a browser on this machine opens: a wildcard listen address becomes localhost. */
 function browsable(url: string): string {
   return url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
+}
+
+/** What the memory driver's heap is bounded by, and the setting that changes it. */
+function heapLine(memoryHeapMb: number): string {
+  const bounded = boundedHeapMb();
+  if (bounded !== null)
+    return `spanscore: memory driver: V8 heap bounded to ${bounded} MB (queue.memoryHeapMb, SPANSCORE_MEMORY_HEAP_MB; raise it with the buffer and results bounds)`;
+  const limit = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
+  return memoryHeapMb === 0
+    ? `spanscore: memory driver: V8 heap limit ${limit} MB, Node's own (queue.memoryHeapMb: 0)`
+    : `spanscore: memory driver: V8 heap limit ${limit} MB, from --max-old-space-size (kept instead of queue.memoryHeapMb ${memoryHeapMb})`;
+}
+
+/** The service and its shutdown, loaded when a command runs them. */
+async function serviceModules(): Promise<{
+  startService: StartService;
+  untilShutdown: (
+    service: Service,
+    deadlineMs: number,
+    log: (line: string) => void,
+  ) => Promise<number>;
+}> {
+  const [{ startService }, { untilShutdown }] = await Promise.all([
+    import('../../server/start-service.js'),
+    import('../../server/graceful-shutdown.js'),
+  ]);
+  return { startService, untilShutdown };
 }
