@@ -6,7 +6,8 @@ import {
   MASTRA_ATTRIBUTES,
   SPANSCORE_ATTRIBUTES,
 } from '../semconv/attributes.js';
-import { stringAttribute } from './attribute-values.js';
+import type { Attributes } from '../ingest/span-digest.js';
+import { isRecord, parseMaybeJson, stringAttribute } from './attribute-values.js';
 
 /** The attributes that tie a trace to a test case, checked in this order on every span. */
 export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
@@ -18,7 +19,51 @@ export const DEFAULT_TEST_CASE_ID_ATTRIBUTES: readonly string[] = [
   MASTRA_ATTRIBUTES.metadataTestCaseId, // generate(…, { tracingOptions: { metadata: { testCaseId } } })
   LANGSMITH_ATTRIBUTES.metadataTestCaseId, // traceable(fn, { metadata: { testCaseId } })
   GENKIT_ATTRIBUTES.metadataTestCaseId, // setCustomMetadataAttribute('testCaseId', id) in a flow
+  'metadata.testCaseId', // OpenInference: `metadata` = '{"testCaseId": …}' (Mastra through Arize, LangChain's RunnableConfig)
 ];
+
+/** Where a test case id was read: the attribute asked for, and the JSON attribute and key it was in. */
+export interface TestCaseIdSource {
+  id: string;
+  /** The name asked for, e.g. `metadata.testCaseId`. */
+  attribute: string;
+  /** When no attribute has the whole name: the JSON-object attribute (`metadata`) and the key in it (`testCaseId`). */
+  inJson?: { attribute: string; key: string };
+}
+
+/**
+ * The test case id an attribute name finds on one span: the attribute of that whole name, else
+ * (for a dotted name) the key inside a JSON-object attribute: `metadata.testCaseId` finds
+ * `testCaseId` in `metadata = '{"testCaseId":"x"}'` (or in a key-value list value), trying the
+ * longest attribute name first (`a.b` holding `{"c":…}` before `a` holding `{"b":{"c":…}}` or
+ * `{"b.c":…}`). A string (non-empty) or a number; anything else is no id.
+ */
+export function readTestCaseId(
+  attributes: Attributes,
+  name: string,
+): { id: string; inJson?: { attribute: string; key: string } } | undefined {
+  const direct = stringAttribute(attributes, name);
+  if (direct !== undefined) return { id: direct };
+  for (let dot = name.lastIndexOf('.'); dot > 0; dot = name.lastIndexOf('.', dot - 1)) {
+    const holder = attributes[name.slice(0, dot)];
+    if (holder === undefined || holder === null) continue;
+    if (typeof holder === 'string' && !holder.trimStart().startsWith('{')) continue;
+    const key = name.slice(dot + 1);
+    const id = idAt(parseMaybeJson(holder), key);
+    if (id !== undefined) return { id, inJson: { attribute: name.slice(0, dot), key } };
+  }
+  return undefined;
+}
+
+/** The string or number at `path` in a parsed object: the whole path as one key, else split at dots. */
+function idAt(value: unknown, path: string): string | undefined {
+  if (!isRecord(value)) return undefined;
+  const whole = value[path];
+  if (typeof whole === 'string' && whole !== '') return whole;
+  if (typeof whole === 'number') return String(whole);
+  const dot = path.indexOf('.');
+  return dot === -1 ? undefined : idAt(value[path.slice(0, dot)], path.slice(dot + 1));
+}
 
 /**
  * The test case id of a trace: for each key in order, the root span's value, else the first span
@@ -32,12 +77,16 @@ export function findTestCaseId(
   return findTestCaseIdWithAttribute(spans, root, keys)?.id;
 }
 
-/** {@link findTestCaseId}, with the attribute the id was read from. */
+/**
+ * {@link findTestCaseId}, with where the id was read. For each name in order: the root span's
+ * attribute of that name, then any span's; then the same inside JSON-object attributes
+ * ({@link readTestCaseId}), so a name found whole anywhere wins over one found in JSON.
+ */
 export function findTestCaseIdWithAttribute(
   spans: readonly SpanDigest[],
   root: SpanDigest | undefined,
   keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-): { id: string; attribute: string } | undefined {
+): TestCaseIdSource | undefined {
   // Direct reads, key by key: walking each span's own keys instead was measured slower.
   for (const key of keys) {
     const fromRoot = root ? stringAttribute(root.attributes, key) : undefined;
@@ -45,6 +94,11 @@ export function findTestCaseIdWithAttribute(
     for (const span of spans) {
       const value = stringAttribute(span.attributes, key);
       if (value !== undefined) return { id: value, attribute: key };
+    }
+    if (!key.includes('.')) continue;
+    for (const span of root ? [root, ...spans] : spans) {
+      const found = readTestCaseId(span.attributes, key);
+      if (found) return { ...found, attribute: key };
     }
   }
   return undefined;

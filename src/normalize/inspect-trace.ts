@@ -1,5 +1,4 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { stringAttribute } from './attribute-values.js';
 import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
 import { EXTRACTORS } from './extractors/index.js';
 import { toolNames } from './canonical-tool-name.js';
@@ -10,6 +9,7 @@ import { isVoltAgentSpan } from './extractors/voltagent.js';
 import {
   DEFAULT_TEST_CASE_ID_ATTRIBUTES,
   findTestCaseIdWithAttribute,
+  readTestCaseId,
 } from './find-test-case-id.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
@@ -38,6 +38,11 @@ export interface TraceInspection {
   testCaseId: string | null;
   /** The attribute the test case id came from, and whether the root span held it. */
   testCaseIdAttribute: string | null;
+  /**
+   * When the id was a key inside a JSON-object attribute (`metadata = '{"testCaseId":…}'` for
+   * `metadata.testCaseId`): that attribute and key; null when an attribute had the whole name.
+   */
+  testCaseIdInJson: { attribute: string; key: string } | null;
   testCaseIdOnRoot: boolean;
   /** Spans that called a model (LLM, chat, generation spans of any convention). */
   modelCalls: number;
@@ -101,7 +106,7 @@ export function diagnoseTrace(
   }
   if (trace.testCaseId !== undefined && trace.root) {
     const onRoot = testCaseIdAttributes.some(
-      k => stringAttribute(trace.root!.attributes, k) === trace.testCaseId,
+      k => readTestCaseId(trace.root!.attributes, k)?.id === trace.testCaseId,
     );
     if (!onRoot)
       out.push({
@@ -179,10 +184,11 @@ export function inspectTrace(
     root: root ? { spanId: root.spanId, name: root.name } : null,
     testCaseId: trace.testCaseId ?? null,
     testCaseIdAttribute: found?.attribute ?? null,
+    testCaseIdInJson: found?.inJson ?? null,
     testCaseIdOnRoot:
       found !== undefined &&
       root !== undefined &&
-      stringAttribute(root.attributes, found.attribute) === found.id,
+      readTestCaseId(root.attributes, found.attribute)?.id === found.id,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: trace.toolSequence,

@@ -123,7 +123,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       rules: [],
       testCaseId: undefined,
       reason:
-        'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id, langfuse.trace.metadata.testCaseId, mastra.metadata.testCaseId, langsmith.metadata.testCaseId, genkit:metadata:testCaseId)',
+        'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id, langfuse.trace.metadata.testCaseId, mastra.metadata.testCaseId, langsmith.metadata.testCaseId, genkit:metadata:testCaseId, metadata.testCaseId)',
       code: 'no_test_case_id',
     },
     {
@@ -149,7 +149,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       rules: [{ name: 'tenth', sampleRate: 0, scorers: ['tool_trajectory'] }],
       testCaseId: undefined,
       reason:
-        'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id, langfuse.trace.metadata.testCaseId, mastra.metadata.testCaseId, langsmith.metadata.testCaseId, genkit:metadata:testCaseId); sampled out by rule tenth',
+        'no test case id attribute (spanscore.test_case.id, ai.telemetry.metadata.testCaseId, test_case.id, gen_ai.test_case.id, langfuse.trace.metadata.testCaseId, mastra.metadata.testCaseId, langsmith.metadata.testCaseId, genkit:metadata:testCaseId, metadata.testCaseId); sampled out by rule tenth',
       code: 'sampled_out',
     },
   ])(

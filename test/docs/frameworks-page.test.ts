@@ -28,6 +28,9 @@ const CAPTURES: Record<string, string[]> = {
     'captured-openinference-openai',
   ],
   'LangGraph prebuilt ReAct agent (OpenInference)': ['captured-langgraph-'],
+  'LangChain and LangGraph (OpenInference), tagged in RunnableConfig metadata': [
+    'captured-langgraph-1.7.3-openinference-4.1.1-metadata',
+  ],
   'Anthropic SDK (OpenInference)': ['captured-anthropic-'],
   'MCP client and server (OpenInference)': ['captured-mcp-1.32.2-openinference-'],
   'MCP client and server (Traceloop)': ['captured-mcp-1.32.2-traceloop-'],

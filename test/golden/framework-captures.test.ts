@@ -27,6 +27,7 @@ const CAPTURES = [
   'captured-anthropic-1.14.0-openinference-0.2.8',
   'captured-ai-sdk-7.0.173-openinference-vercel-3.2.1',
   'captured-langgraph-1.7.3-openinference-4.1.1',
+  'captured-langgraph-1.7.3-openinference-4.1.1-metadata',
   'captured-mcp-1.32.2-openinference-0.2.33',
   'captured-voltagent-2.10.0',
   'captured-strands-1.19.0',

@@ -89,7 +89,7 @@ function toJsonLine(i: TraceInspection): string {
 function toTable(i: TraceInspection): string {
   const lines = [
     `trace ${i.traceId}: ${i.spans} span(s), ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
-    `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
+    `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdInJson ? `: key ${i.testCaseIdInJson.key} of the JSON attribute ${i.testCaseIdInJson.attribute}` : ''}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
     `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
     `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
   ];
