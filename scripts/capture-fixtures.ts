@@ -267,6 +267,7 @@ const WORKSPACE_CAPTURES = [
   'ai-sdk.ts',
   'traceloop.ts',
   'mastra.ts',
+  'mastra-arize.ts',
   'langsmith.ts',
   'openai-agents.ts',
   'google-adk.ts',

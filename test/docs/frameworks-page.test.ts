@@ -19,6 +19,7 @@ const CAPTURES: Record<string, string[]> = {
     'captured-ai-sdk-7.0.173-openinference-vercel-',
   ],
   Mastra: ['captured-mastra-'],
+  'Mastra through Arize or Phoenix (OpenInference)': ['captured-mastra-1.71.0-arize-'],
   'Langfuse SDK': ['captured-langfuse-'],
   'LangSmith (OTel mode)': ['captured-langsmith-'],
   Genkit: ['captured-genkit-'],

@@ -57,6 +57,10 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     'captured-mcp-1.32.2-openinference-0.2.33', // the MCP server's TOOL spans in the client's trace
     'captured-openai-agents-0.20.0',
     'captured-anthropic-1.14.0-openinference-0.2.8', // tool_use blocks on LLM spans only
+    // Mastra's tool spans as @mastra/arize rewrites them: OpenInference TOOL spans (with a
+    // leftover mastra.span.type), the executed call kept over the model's request; a thrown tool.
+    'captured-mastra-1.71.0-arize-1.3.8',
+    'captured-mastra-1.71.0-arize-1.3.8-tool-error',
   ],
   traceloop: [
     'hand-openllmetry-legacy',

@@ -18,6 +18,7 @@ const CAPTURES = [
   'captured-ai-sdk-7.0.173',
   'captured-traceloop-sdk-0.27.0',
   'captured-mastra-1.71.0',
+  'captured-mastra-1.71.0-arize-1.3.8',
   'captured-langsmith-0.12.0',
   'captured-openai-agents-0.20.0',
   'captured-google-adk-2.0.0',

@@ -9,6 +9,7 @@ const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
  * `mastra.span.type` `tool_call` or `mcp_tool_call`. The tool name is the entity name, else its
  * id (so `weatherTool` or `weather-tool`); arguments and result are JSON strings. Requested calls
  * sit in `gen_ai.output.messages` on model spans and are read by the GenAI messages extractor.
+ * A tool span it cannot read (no GenAI tool attributes) is not claimed.
  */
 export const mastra: ToolCallExtractor = {
   id: 'mastra',
@@ -19,6 +20,9 @@ export const mastra: ToolCallExtractor = {
       isExecuteToolSpan(span) || 'gen_ai.tool.name' in span.attributes
         ? readExecuteToolSpan(span)
         : undefined;
-    return call ? [call] : [];
+    // Through `@mastra/arize` the same span carries OpenInference's TOOL attributes instead of
+    // GenAI ones: leave it to the OpenInference extractor rather than claim it with no call
+    // (which left only the model's request, with no result or error).
+    return call ? [call] : undefined;
   },
 };
