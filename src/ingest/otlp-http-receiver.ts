@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { isSpanscoreError, type SpanscoreError } from '../errors/spanscore-error.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
@@ -74,6 +74,32 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const limits = options.limits ?? DEFAULT_DECODE_LIMITS;
   const warn = rateLimitedLog(options.log ?? (() => {}));
+
+  /** 429 (buffer full) or 503 (store down) with Retry-After: the exporter keeps and resends. */
+  const refuse = (
+    reply: FastifyReply,
+    error: SpanscoreError,
+    format: 'json' | 'protobuf',
+    spans: number,
+  ): number => {
+    const code = error.code === 'SS_INGEST_SATURATED' ? 429 : 503;
+    reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))));
+    if (spans > 0)
+      options.metrics?.spansRefused.inc(
+        { reason: code === 429 ? 'saturated' : 'unavailable' },
+        spans,
+      );
+    return send(
+      reply,
+      code,
+      encodeStatus(
+        code === 429 ? GRPC.RESOURCE_EXHAUSTED : GRPC.UNAVAILABLE,
+        error.message,
+        format,
+      ),
+      format,
+    );
+  };
   const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'ingest');
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
 
@@ -148,6 +174,14 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
         ),
         format,
       );
+    }
+    // A full buffer refuses before anything is decoded: retries against it cost nothing.
+    const refusal = options.sink.refusesNow?.();
+    if (refusal) {
+      options.metrics?.requestsRejected.inc({
+        reason: refusal.code === 'SS_INGEST_SATURATED' ? 'saturated' : 'unavailable',
+      });
+      return refuse(reply, refusal, format, 0);
     }
     let body = request.body as Buffer;
     const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
@@ -233,27 +267,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       try {
         partly = await options.sink.accept(decoded.spans);
       } catch (error) {
-        if (
-          isSpanscoreError(error) &&
-          (error.code === 'SS_INGEST_SATURATED' || error.code === 'SS_INGEST_UNAVAILABLE')
-        ) {
-          const code = error.code === 'SS_INGEST_SATURATED' ? 429 : 503;
-          reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))));
-          options.metrics?.spansRefused.inc(
-            { reason: code === 429 ? 'saturated' : 'unavailable' },
-            decoded.spans.length,
-          );
-          return send(
-            reply,
-            code,
-            encodeStatus(
-              code === 429 ? GRPC.RESOURCE_EXHAUSTED : GRPC.UNAVAILABLE,
-              error.message,
-              format,
-            ),
-            format,
-          );
-        }
+        if (isBackpressure(error)) return refuse(reply, error, format, decoded.spans.length);
         throw error;
       }
     }
@@ -312,4 +326,12 @@ function send(
     .type(format === 'json' ? JSON_TYPE : PROTOBUF)
     .send(body);
   return status;
+}
+
+/** A refusal the sender should retry: the buffer is full, or the store is unavailable. */
+function isBackpressure(error: unknown): error is SpanscoreError {
+  return (
+    isSpanscoreError(error) &&
+    (error.code === 'SS_INGEST_SATURATED' || error.code === 'SS_INGEST_UNAVAILABLE')
+  );
 }

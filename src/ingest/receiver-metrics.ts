@@ -35,7 +35,7 @@ export function createReceiverMetrics(
     }),
     requestsRejected: new Counter({
       name: 'spanscore_requests_rejected_total',
-      help: 'OTLP requests refused whole: invalid (400) or past a request limit (too_large, 413)',
+      help: 'OTLP requests refused whole: invalid (400), past a request limit (too_large, 413), or refused undecoded while the buffer is full (saturated, 429) or the receiver stops (unavailable, 503)',
       labelNames: ['reason'],
       registers: [registry],
     }),

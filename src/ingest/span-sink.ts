@@ -1,3 +1,4 @@
+import type { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from './span-digest.js';
 
 /**
@@ -12,6 +13,13 @@ export interface SpanSink {
    * back as {@link PartlyRefused}: the receiver reports them in `partialSuccess`.
    */
   accept(spans: SpanDigest[]): Promise<PartlyRefused | void>;
+  /**
+   * The refusal `accept` would give any batch now (the buffer is full, or the sink is shutting
+   * down), or `undefined`. Cheap: the receiver asks before it decodes a request, so a sender
+   * retrying against a full buffer costs no decoding. Optional: without it every request is
+   * decoded and `accept` decides.
+   */
+  refusesNow?(): SpanscoreError | undefined;
 }
 
 /** Spans of an accepted batch that were not kept, and why (e.g. a trace past its span limit). */

@@ -310,6 +310,19 @@ export function createMemoryTraceAssembler(
       const b = buffers.get(traceId);
       return b ? [...b.spans.values()] : scoring.get(traceId)?.spans;
     },
+    refusesNow() {
+      if (closed)
+        return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
+          retryAfterSeconds: 5,
+        });
+      if (held >= maxHeld)
+        return new SpanscoreError(
+          'SS_INGEST_SATURATED',
+          `the span buffer holds ${held} of at most ${maxHeld} spans`,
+          { retryAfterSeconds: 1 },
+        );
+      return undefined;
+    },
     accept(spans): Promise<PartlyRefused | void> {
       if (closed) {
         return Promise.reject(

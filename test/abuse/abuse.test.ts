@@ -30,8 +30,12 @@ const RSS_BOUND_MB = 1024;
  * giant trace 242 MB, burst 312 MB; without the bound the burst took 600–850 MB.
  */
 const MEMORY_DRIVER_RSS_BOUND_MB = 400;
-/** The slowest `/healthz` answer allowed during the burst (it took up to 7 s before). */
-const HEALTHZ_BUDGET_MS = 1500;
+/**
+ * The slowest `/healthz` answer allowed during the burst: it took up to 7 s before the scoring slot
+ * yielded. Measured since, with the service in its bounded heap: 0.5–0.6 s alone, 0.8–1.5 s with
+ * another test file beside it (CI runs two), so the bound leaves room for a loaded machine.
+ */
+const HEALTHZ_BUDGET_MS = 3000;
 
 const { run, cleanups } = useProcessFixtures();
 
@@ -202,8 +206,8 @@ describe('hostile requests against a live serve', () => {
         await new Promise(r => setTimeout(r, 50));
       }
     })();
-    // As an OTLP exporter sends: a request refused while the buffer is full (429, with
-    // Retry-After) is sent again, so every trace is accepted in the end.
+    // As an OTLP exporter sends: a request refused while the buffer is full (429) is sent again
+    // after its Retry-After, so every trace is accepted in the end.
     let refusals = 0;
     for (let first = 1; first <= 100_000; first += 10_000) {
       for (;;) {
@@ -213,7 +217,7 @@ describe('hostile requests against a live serve', () => {
         const retryAfter = Number(response.headers.get('retry-after'));
         expect(retryAfter).toBeGreaterThan(0);
         refusals++;
-        await new Promise(r => setTimeout(r, 200));
+        await new Promise(r => setTimeout(r, retryAfter * 1000));
       }
     }
     const scored = async () => {

@@ -293,6 +293,37 @@ describe('OTLP/HTTP receiver responses', () => {
     ).toContain('spanscore_spans_backpressure_total{reason="unavailable"} 1');
   });
 
+  it('while the sink says it is full, refuses (429, Retry-After) before decoding: even a body that would not decode', async () => {
+    const metrics = createReceiverMetrics();
+    let full = true;
+    const sink = Object.assign(recordingSink(), {
+      refusesNow: () =>
+        full
+          ? new SpanscoreError(
+              'SS_INGEST_SATURATED',
+              'the span buffer holds 4 of at most 4 spans',
+              {
+                retryAfterSeconds: 1,
+              },
+            )
+          : undefined,
+    });
+    const garbage = await inject({ sink, metrics }, Buffer.from([0xff, 0xff, 0xff]), {
+      'content-type': 'application/x-protobuf',
+    });
+    expect([garbage.statusCode, garbage.headers['retry-after']]).toEqual([429, '1']);
+    expect(sink.calls).toBe(0);
+    expect(
+      await metrics.registry.getSingleMetricAsString('spanscore_requests_rejected_total'),
+    ).toContain('spanscore_requests_rejected_total{reason="saturated"} 1');
+    // Room again: the same garbage is decoded, and refused as what it is.
+    full = false;
+    const decoded = await inject({ sink, metrics }, Buffer.from([0xff, 0xff, 0xff]), {
+      'content-type': 'application/x-protobuf',
+    });
+    expect(decoded.statusCode).toBe(400);
+  });
+
   it('a JSON body with no resourceSpans is an empty export (200), counted, and logged once a minute', async () => {
     const metrics = createReceiverMetrics();
     const lines: string[] = [];
