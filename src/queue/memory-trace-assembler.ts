@@ -291,6 +291,24 @@ export function createMemoryTraceAssembler(
     }
   }
 
+  /**
+   * The refusal of a batch of `incoming` spans as a whole, whatever it holds: shutting down (503),
+   * or the buffer past `maxBufferedSpans` with it (429). `undefined` when it may go on.
+   */
+  function refusalFor(incoming: number): SpanscoreError | undefined {
+    if (closed)
+      return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
+        retryAfterSeconds: 5,
+      });
+    if (held + incoming > maxHeld)
+      return new SpanscoreError(
+        'SS_INGEST_SATURATED',
+        `the span buffer holds ${held} of at most ${maxHeld} spans`,
+        { retryAfterSeconds: 1 },
+      );
+    return undefined;
+  }
+
   return {
     pending(traceId) {
       const b = buffers.get(traceId);
@@ -311,35 +329,11 @@ export function createMemoryTraceAssembler(
       return b ? [...b.spans.values()] : scoring.get(traceId)?.spans;
     },
     refusesNow() {
-      if (closed)
-        return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
-          retryAfterSeconds: 5,
-        });
-      if (held >= maxHeld)
-        return new SpanscoreError(
-          'SS_INGEST_SATURATED',
-          `the span buffer holds ${held} of at most ${maxHeld} spans`,
-          { retryAfterSeconds: 1 },
-        );
-      return undefined;
+      return refusalFor(1);
     },
     accept(spans): Promise<PartlyRefused | void> {
-      if (closed) {
-        return Promise.reject(
-          new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
-            retryAfterSeconds: 5,
-          }),
-        );
-      }
-      if (held + spans.length > maxHeld) {
-        return Promise.reject(
-          new SpanscoreError(
-            'SS_INGEST_SATURATED',
-            `the span buffer holds ${held} of at most ${maxHeld} spans`,
-            { retryAfterSeconds: 1 },
-          ),
-        );
-      }
+      const refusal = refusalFor(spans.length);
+      if (refusal) return Promise.reject(refusal);
       // A service past its share while others' spans are held is refused alone: one agent
       // flooding the buffer does not lock the others out.
       const service = spans[0]?.serviceName ?? '';
