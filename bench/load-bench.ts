@@ -11,6 +11,7 @@ import { createBullmqTraceSink } from '../src/queue/bullmq-trace-assembler.js';
 import { traceQueueShards } from '../src/queue/queue-shards.js';
 import { createRedisConnection } from '../src/redis/redis-connection.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
+import { childPids } from '../test/helpers/process-tree.js';
 import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
 
@@ -707,17 +708,4 @@ export async function redisBytesPerTrace(
   }
   await redis.cleanup();
   return { traces, bytesPerTrace: (after - before) / traces };
-}
-
-/** The processes `pid` started (Linux: `/proc/<pid>/task/<pid>/children`; elsewhere none). */
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 }

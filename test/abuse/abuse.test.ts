@@ -5,7 +5,6 @@
  * the answer, that the process lives and answers `/healthz`, and that its RSS stays under
  * {@link RSS_BOUND_MB}. Hostile text in every report format is in hostile-report-text.test.ts.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   deepJson,
@@ -17,6 +16,7 @@ import {
 } from '../helpers/amplified-bodies.js';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
+import { treeRssMb } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 
 /**
@@ -39,19 +39,8 @@ const HEALTHZ_BUDGET_MS = 3000;
 
 const { run, cleanups } = useProcessFixtures();
 
-/**
- * The RSS of `pid` and every process it started, in MB: the memory driver's `serve` runs the
- * service in a child with a bounded heap, and both count.
- */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
-  return Number(kb) / 1024 + children.reduce((sum, child) => sum + rssMb(child), 0);
-}
+/** The RSS of `serve` with the service it starts (the memory driver's bounded heap): both count. */
+const rssMb = treeRssMb;
 
 async function serve(env: Record<string, string> = {}) {
   const cli = run(['serve', '--port', '0', '--host', '127.0.0.1'], {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
+import { childPids } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 import { sendSpans } from '../helpers/send-spans.js';
@@ -8,13 +9,6 @@ import { sendSpans } from '../helpers/send-spans.js';
 const { run, cleanups } = useProcessFixtures();
 const DEMO_SUITE = 'config/suites/demo.yaml';
 
-/** The processes `pid` started (Linux). */
-const childPids = (pid: number): number[] =>
-  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
 const cmdline = (pid: number): string[] =>
   readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 const alive = (pid: number): boolean => {
