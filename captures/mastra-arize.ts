@@ -15,10 +15,9 @@ import type { AddressInfo } from 'node:net';
 import { ArizeExporter } from '@mastra/arize';
 import { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
-import { createTool } from '@mastra/core/tools';
 import { Observability } from '@mastra/observability';
-import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer, type Scenario } from './scenarios.js';
-import { toolSchema } from './tool-schemas.js';
+import { mastraTools } from './mastra-tools.js';
+import { MODEL, SCENARIOS, runTool, scenarioServer, type Scenario } from './scenarios.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { versionOf, writeFixture } from './write-fixture.js';
 
@@ -37,21 +36,12 @@ const sink = createServer((req, res) => {
 await new Promise<void>(resolve => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/v1/traces`;
 
-const tools = Object.fromEntries(
-  Object.entries(TOOLS).map(([name, t]) => [
-    name,
-    createTool({
-      id: name,
-      description: t.description,
-      inputSchema: toolSchema(name),
-      execute: (input: unknown) => {
-        if ((input as { city?: string }).city === 'Atlantis')
-          throw new Error('no weather station in Atlantis');
-        return Promise.resolve(runTool(name, input));
-      },
-    }),
-  ]),
-);
+// The same tools, but `get_weather` throws for Atlantis (the `-tool-error` run).
+const tools = mastraTools((name, input) => {
+  if ((input as { city?: string }).city === 'Atlantis')
+    throw new Error('no weather station in Atlantis');
+  return runTool(name, input);
+});
 
 let patched = false;
 async function run(scenario: Scenario): Promise<void> {

@@ -7,26 +7,15 @@
  */
 import { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
-import { createTool } from '@mastra/core/tools';
 import { Observability } from '@mastra/observability';
 import { OtelExporter } from '@mastra/otel-exporter';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { MODEL, SCENARIOS, TOOLS, runTool, scenarioServer } from './scenarios.js';
-import { toolSchema } from './tool-schemas.js';
+import { mastraTools } from './mastra-tools.js';
+import { MODEL, SCENARIOS, scenarioServer } from './scenarios.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
-const tools = Object.fromEntries(
-  Object.entries(TOOLS).map(([name, t]) => [
-    name,
-    createTool({
-      id: name,
-      description: t.description,
-      inputSchema: toolSchema(name),
-      execute: (input: unknown) => Promise.resolve(runTool(name, input)),
-    }),
-  ]),
-);
+const tools = mastraTools();
 
 // Not InMemorySpanExporter: the OTel exporter shuts its exporter down with the Mastra instance,
 // and InMemorySpanExporter forgets its spans on shutdown.

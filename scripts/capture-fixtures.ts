@@ -276,7 +276,6 @@ const WORKSPACE_CAPTURES = [
   'anthropic.ts',
   'ai-sdk-openinference.ts',
   'langgraph-openinference.ts',
-  'langgraph-openinference-metadata.ts',
   'mcp-openinference.ts',
   'llamaindex.ts',
 ];
