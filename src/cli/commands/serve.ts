@@ -3,9 +3,8 @@ import { getHeapStatistics } from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { loadConfig } from '../../config/load-config.js';
-import type { Service, startService as StartServiceFn } from '../../server/start-service.js';
-
-type StartService = typeof StartServiceFn;
+import type { untilShutdown as UntilShutdown } from '../../server/graceful-shutdown.js';
+import type { startService as StartService } from '../../server/start-service.js';
 import { collect } from '../option-parsers.js';
 import {
   boundedHeapMb,
@@ -181,12 +180,8 @@ function heapLine(memoryHeapMb: number): string {
 
 /** The service and its shutdown, loaded when a command runs them. */
 async function serviceModules(): Promise<{
-  startService: StartService;
-  untilShutdown: (
-    service: Service,
-    deadlineMs: number,
-    log: (line: string) => void,
-  ) => Promise<number>;
+  startService: typeof StartService;
+  untilShutdown: typeof UntilShutdown;
 }> {
   const [{ startService }, { untilShutdown }] = await Promise.all([
     import('../../server/start-service.js'),
