@@ -54,6 +54,49 @@ export function writeFixtureRequest(name: string, ...requests: OtlpJsonRequest[]
   console.log(`${name}: ${count} spans`);
 }
 
+/** An OTLP/HTTP JSON logs request body, as exporters send it. */
+export interface OtlpJsonLogsRequest {
+  resourceLogs: Array<{ scopeLogs: Array<{ logRecords: unknown[] }> }>;
+}
+
+/**
+ * Writes what an app sent over OTLP/HTTP as both signals, as `test/fixtures/otlp/<name>.otlp.json`:
+ * a JSON array of two requests, every trace request merged into one `ExportTraceServiceRequest`
+ * and every logs request into one `ExportLogsServiceRequest`, each as the exporters sent them.
+ */
+export function writeSignalsFixture(
+  name: string,
+  traces: readonly OtlpJsonRequest[],
+  logs: readonly OtlpJsonLogsRequest[],
+): void {
+  const spans = { resourceSpans: traces.flatMap(r => r.resourceSpans) };
+  const records = { resourceLogs: logs.flatMap(r => r.resourceLogs) };
+  const count = (n: number, s: { spans?: unknown[]; logRecords?: unknown[] }): number =>
+    n + (s.spans ?? s.logRecords ?? []).length;
+  writeFileSync(
+    new URL(`${name}.otlp.json`, OUT),
+    `${JSON.stringify([spans, records], null, 2)}\n`,
+  );
+  console.log(
+    `${name}: ${spans.resourceSpans.flatMap(r => r.scopeSpans).reduce(count, 0)} spans, ` +
+      `${records.resourceLogs.flatMap(r => r.scopeLogs).reduce(count, 0)} log records`,
+  );
+}
+
+/**
+ * Writes the protobuf bodies an app exported as `<name>.otlp.pb` (traces) and `<name>.logs.pb`
+ * (logs), each the requests' bytes concatenated: protobuf merges concatenated messages, so each
+ * file is one request holding every `resourceSpans` / `resourceLogs` sent.
+ */
+export function writeProtobufFixture(
+  name: string,
+  traces: readonly Buffer[],
+  logs: readonly Buffer[],
+): void {
+  writeFileSync(new URL(`${name}.otlp.pb`, OUT), Buffer.concat(traces));
+  writeFileSync(new URL(`${name}.logs.pb`, OUT), Buffer.concat(logs));
+}
+
 /**
  * The installed version of a package of this workspace (or of the folder `root`, for a capture
  * with its own dependencies), for fixture names.

@@ -13,7 +13,9 @@
  *   bridge), Google ADK for TypeScript, an MCP client/server pair (Traceloop's instrumentation, and
  *   OpenInference's), Genkit, the Anthropic SDK (OpenInference), the AI SDK 7 through
  *   OpenInference's Vercel span processor, LangGraph's prebuilt ReAct agent (OpenInference),
- *   LlamaIndex TS (Traceloop), VoltAgent and Strands Agents for TypeScript.
+ *   LlamaIndex TS (Traceloop), VoltAgent and Strands Agents for TypeScript, and the OpenAI
+ *   instrumentations that write messages as OTLP log records (OpenTelemetry's, Elastic's EDOT,
+ *   OpenLIT), exported over OTLP/HTTP to a local sink, traces and logs.
  *
  * Run: `npm run capture-fixtures`. It rewrites test/fixtures/otlp/captured-*; review the diff.
  */
@@ -278,16 +280,21 @@ const WORKSPACE_CAPTURES = [
   'langgraph-openinference.ts',
   'mcp-openinference.ts',
   'llamaindex.ts',
+  'opentelemetry-openai.ts',
 ];
 
 /**
  * Captures with their own folder (package.json and lockfile) below the workspace: VoltAgent needs
  * `ai` 6 where the workspace pins 7; Strands pins OpenTelemetry exporter releases the workspace
- * does not, and needs Node.js 22 or newer.
+ * does not, and needs Node.js 22 or newer; Elastic's OpenAI instrumentation instruments `openai`
+ * 4 only (the workspace pins 6); OpenLIT brings its own OpenTelemetry SDK and instrumentation
+ * peers that need `@opentelemetry/api` 1.10 (the workspace pins 1.9).
  */
 const OWN_FOLDER_CAPTURES = [
   { folder: 'voltagent', script: 'voltagent.ts', node22: false },
   { folder: 'strands', script: 'strands.ts', node22: true },
+  { folder: 'elastic', script: 'elastic-openai.ts', node22: false },
+  { folder: 'openlit', script: 'openlit.ts', node22: false },
 ];
 
 /**

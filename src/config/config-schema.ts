@@ -222,7 +222,7 @@ export const configSchema = z
           .array(z.string().min(1))
           .default([])
           .describe(
-            'Ingest tokens: when any is set, `POST /v1/traces` needs one of them as its bearer token (401 without, 403 with a read-only token). A list, so a token rotates without downtime: add the new one, move the agents over, remove the old one.',
+            'Ingest tokens: when any is set, `POST /v1/traces` (and `/v1/logs`, `/v1/metrics`) needs one of them as its bearer token (401 without, 403 with a read-only token). A list, so a token rotates without downtime: add the new one, move the agents over, remove the old one.',
           ),
         authToken: z
           .string()

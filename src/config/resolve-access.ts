@@ -2,7 +2,7 @@ import type { Config } from './config-schema.js';
 
 /** Who may do what on the serve port, as the configuration says. */
 export interface AccessPolicy {
-  /** Tokens for `POST /v1/traces`; empty: ingest is open. */
+  /** Tokens for `POST /v1/traces`, `/v1/logs` and `/v1/metrics`; empty: ingest is open. */
   ingestTokens: readonly string[];
   /** Tokens for `/api/v1`; empty: the results API needs none (see `loopbackOnly`). */
   readTokens: readonly string[];

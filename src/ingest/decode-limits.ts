@@ -7,7 +7,10 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
  * receiver's requests and to each request read from a file offline.
  */
 export interface DecodeLimits {
-  /** Spans in one request, accepted and rejected alike; more is `SS_TRACE_INPUT_TOO_LARGE` (413). */
+  /**
+   * Spans in one request, accepted and rejected alike (log records in a logs request, kept or
+   * dropped alike); more is `SS_TRACE_INPUT_TOO_LARGE` (413).
+   */
   maxSpans: number;
   /**
    * Nested items in one request: resources, scopes, spans, events, attributes and each value
@@ -35,6 +38,14 @@ export function tooManySpans(limits: Readonly<DecodeLimits>): SpanscoreError {
   return new SpanscoreError(
     'SS_TRACE_INPUT_TOO_LARGE',
     `the request holds more than ${limits.maxSpans} spans (receiver.maxSpansPerRequest): send smaller batches`,
+  );
+}
+
+/** The error a logs decoder throws when a request holds more than `limits.maxSpans` records. */
+export function tooManyLogRecords(limits: Readonly<DecodeLimits>): SpanscoreError {
+  return new SpanscoreError(
+    'SS_TRACE_INPUT_TOO_LARGE',
+    `the request holds more than ${limits.maxSpans} log records (receiver.maxSpansPerRequest bounds log records too): send smaller batches`,
   );
 }
 

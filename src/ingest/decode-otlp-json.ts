@@ -29,8 +29,8 @@ const STATUS_CODES: Record<string, StatusCode> = {
   STATUS_CODE_ERROR: 2,
 };
 
-/** Thrown inside one span's decoding; turned into a {@link RejectedSpan}. */
-class SpanReject extends Error {
+/** Thrown inside one span's (or log record's) decoding; turned into a {@link RejectedSpan}. */
+export class JsonItemReject extends Error {
   constructor(
     readonly field: string,
     reason: string,
@@ -84,29 +84,7 @@ export function decodeOtlpJson(
         },
       );
     }
-    const resource = field(rs, 'resource');
-    // What spanscore reads of the resource: the service, its version, where it runs.
-    const facts: Record<string, string> = {};
-    if (isObject(resource)) {
-      const attrs = field(resource, 'attributes');
-      if (Array.isArray(attrs)) {
-        for (const kv of attrs) {
-          if (
-            isObject(kv) &&
-            typeof kv.key === 'string' &&
-            RESOURCE_KEYS.has(kv.key) &&
-            isObject(kv.value)
-          ) {
-            const v = field(kv.value, 'stringValue', 'string_value');
-            if (typeof v === 'string') facts[kv.key] = v;
-          }
-        }
-      }
-    }
-    const serviceName = facts['service.name'] ?? '';
-    const serviceVersion = facts['service.version'] ?? '';
-    const environment =
-      facts['deployment.environment.name'] ?? facts['deployment.environment'] ?? '';
+    const { serviceName, serviceVersion, deploymentEnvironment: environment } = resourceFacts(rs);
     const scopeSpans = field(rs, 'scopeSpans', 'scope_spans', 'instrumentationLibrarySpans');
     if (scopeSpans === undefined) return;
     if (!Array.isArray(scopeSpans)) {
@@ -144,7 +122,7 @@ export function decodeOtlpJson(
           digest.deploymentEnvironment = environment;
           spans.push(digest);
         } catch (error) {
-          if (!(error instanceof SpanReject)) throw error;
+          if (!(error instanceof JsonItemReject)) throw error;
           if (rejectedCount++ >= limits.maxRejectedDetails) return;
           const path = `${sPath}.spans[${i}]`;
           rejected.push({
@@ -173,6 +151,38 @@ export function isNotTraceExport(parsed: unknown): parsed is Record<string, unkn
   );
 }
 
+/** What a span digest carries of a `resourceSpans` (or `resourceLogs`) entry's resource. */
+export function resourceFacts(rs: Record<string, unknown>): {
+  serviceName: string;
+  serviceVersion: string;
+  deploymentEnvironment: string;
+} {
+  const resource = field(rs, 'resource');
+  const facts: Record<string, string> = {};
+  if (isObject(resource)) {
+    const attrs = field(resource, 'attributes');
+    if (Array.isArray(attrs)) {
+      for (const kv of attrs) {
+        if (
+          isObject(kv) &&
+          typeof kv.key === 'string' &&
+          RESOURCE_KEYS.has(kv.key) &&
+          isObject(kv.value)
+        ) {
+          const v = field(kv.value, 'stringValue', 'string_value');
+          if (typeof v === 'string') facts[kv.key] = v;
+        }
+      }
+    }
+  }
+  return {
+    serviceName: facts['service.name'] ?? '',
+    serviceVersion: facts['service.version'] ?? '',
+    deploymentEnvironment:
+      facts['deployment.environment.name'] ?? facts['deployment.environment'] ?? '',
+  };
+}
+
 /** The resource attributes a span digest carries. */
 const RESOURCE_KEYS: ReadonlySet<string> = new Set([
   'service.name',
@@ -182,13 +192,14 @@ const RESOURCE_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 function decodeSpan(span: unknown, serviceName: string, scopeName: string): SpanDigest {
-  if (!isObject(span)) throw new SpanReject('', `expected a span object, got ${describe(span)}`);
+  if (!isObject(span))
+    throw new JsonItemReject('', `expected a span object, got ${describe(span)}`);
   const traceId = decodeId(field(span, 'traceId', 'trace_id'), 16, 'traceId', true);
   const spanId = decodeId(field(span, 'spanId', 'span_id'), 8, 'spanId', true);
   const parentSpanId = decodeId(field(span, 'parentSpanId', 'parent_span_id'), 8, 'parentSpanId');
   const name = field(span, 'name') ?? '';
   if (typeof name !== 'string')
-    throw new SpanReject('name', `expected a string, got ${describe(name)}`);
+    throw new JsonItemReject('name', `expected a string, got ${describe(name)}`);
   const status = field(span, 'status');
   let statusCode: StatusCode = 0;
   let statusMessage = '';
@@ -225,12 +236,13 @@ function decodeSpan(span: unknown, serviceName: string, scopeName: string): Span
 function decodeEvents(events: unknown): SpanEventDigest[] {
   if (events === undefined || events === null) return [];
   if (!Array.isArray(events))
-    throw new SpanReject('events', `expected an array, got ${describe(events)}`);
+    throw new JsonItemReject('events', `expected an array, got ${describe(events)}`);
   return events.map((event: unknown, i) => {
     const path = `events[${i}]`;
-    if (!isObject(event)) throw new SpanReject(path, `expected an object, got ${describe(event)}`);
+    if (!isObject(event))
+      throw new JsonItemReject(path, `expected an object, got ${describe(event)}`);
     const name = field(event, 'name') ?? '';
-    if (typeof name !== 'string') throw new SpanReject(`${path}.name`, 'expected a string');
+    if (typeof name !== 'string') throw new JsonItemReject(`${path}.name`, 'expected a string');
     return {
       name,
       timeUnixNano: decodeNanos(
@@ -242,36 +254,40 @@ function decodeEvents(events: unknown): SpanEventDigest[] {
   });
 }
 
-function decodeAttributes(list: unknown, path: string): Attributes {
+export function decodeAttributes(list: unknown, path: string): Attributes {
   const out = emptyAttributes();
   if (list === undefined || list === null) return out;
-  if (!Array.isArray(list)) throw new SpanReject(path, `expected an array, got ${describe(list)}`);
+  if (!Array.isArray(list))
+    throw new JsonItemReject(path, `expected an array, got ${describe(list)}`);
   list.forEach((kv: unknown, i) => {
     if (!isObject(kv) || typeof kv.key !== 'string') {
-      throw new SpanReject(`${path}[${i}]`, 'expected a KeyValue with a string "key"');
+      throw new JsonItemReject(`${path}[${i}]`, 'expected a KeyValue with a string "key"');
     }
     setAttribute(out, kv.key, decodeAnyValue(kv.value, `${path}[${i}].value`, 0));
   });
   return out;
 }
 
-function decodeAnyValue(value: unknown, path: string, depth: number): AttributeValue {
+export function decodeAnyValue(value: unknown, path: string, depth: number): AttributeValue {
   if (depth > MAX_ANY_VALUE_DEPTH) {
-    throw new SpanReject(path, `attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
+    throw new JsonItemReject(
+      path,
+      `attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`,
+    );
   }
   if (value === undefined || value === null) return null;
   if (!isObject(value))
-    throw new SpanReject(path, `expected an AnyValue object, got ${describe(value)}`);
+    throw new JsonItemReject(path, `expected an AnyValue object, got ${describe(value)}`);
   for (const key in value) {
     const v = value[key];
     switch (key) {
       case 'stringValue':
       case 'string_value':
-        if (typeof v !== 'string') throw new SpanReject(path, `${key} must be a string`);
+        if (typeof v !== 'string') throw new JsonItemReject(path, `${key} must be a string`);
         return v;
       case 'boolValue':
       case 'bool_value':
-        if (typeof v !== 'boolean') throw new SpanReject(path, `${key} must be a boolean`);
+        if (typeof v !== 'boolean') throw new JsonItemReject(path, `${key} must be a boolean`);
         return v;
       case 'intValue':
       case 'int_value':
@@ -284,7 +300,7 @@ function decodeAnyValue(value: unknown, path: string, depth: number): AttributeV
         const values = isObject(v) ? v.values : undefined;
         if (values === undefined) return [];
         if (!Array.isArray(values))
-          throw new SpanReject(path, 'arrayValue.values must be an array');
+          throw new JsonItemReject(path, 'arrayValue.values must be an array');
         return values.map((item: unknown, i) =>
           decodeAnyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1),
         );
@@ -295,10 +311,10 @@ function decodeAnyValue(value: unknown, path: string, depth: number): AttributeV
         const out: Record<string, AttributeValue> = {};
         if (values === undefined) return out;
         if (!Array.isArray(values))
-          throw new SpanReject(path, 'kvlistValue.values must be an array');
+          throw new JsonItemReject(path, 'kvlistValue.values must be an array');
         values.forEach((kv: unknown, i) => {
           if (!isObject(kv) || typeof kv.key !== 'string') {
-            throw new SpanReject(
+            throw new JsonItemReject(
               `${path}.kvlistValue.values[${i}]`,
               'expected a KeyValue with a string "key"',
             );
@@ -313,7 +329,7 @@ function decodeAnyValue(value: unknown, path: string, depth: number): AttributeV
       }
       case 'bytesValue':
       case 'bytes_value':
-        if (typeof v !== 'string') throw new SpanReject(path, `${key} must be a base64 string`);
+        if (typeof v !== 'string') throw new JsonItemReject(path, `${key} must be a base64 string`);
         return v;
       default:
       // Unknown fields are ignored, as OTLP/JSON requires.
@@ -325,17 +341,17 @@ function decodeAnyValue(value: unknown, path: string, depth: number): AttributeV
 const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-function decodeId(value: unknown, bytes: number, name: string, required = false): string {
+export function decodeId(value: unknown, bytes: number, name: string, required = false): string {
   if (value === undefined || value === null || value === '') {
-    if (required) throw new SpanReject(name, 'is missing');
+    if (required) throw new JsonItemReject(name, 'is missing');
     return '';
   }
   if (typeof value !== 'string')
-    throw new SpanReject(name, `expected a hex string, got ${describe(value)}`);
+    throw new JsonItemReject(name, `expected a hex string, got ${describe(value)}`);
   if (value.length === bytes * 2 && HEX.test(value)) {
     const id = value.toLowerCase();
     if (/^0+$/.test(id)) {
-      if (required) throw new SpanReject(name, 'is all zeros, which OTLP defines as invalid');
+      if (required) throw new JsonItemReject(name, 'is all zeros, which OTLP defines as invalid');
       return '';
     }
     return id;
@@ -345,7 +361,7 @@ function decodeId(value: unknown, bytes: number, name: string, required = false)
     const buffer = Buffer.from(value, 'base64');
     if (buffer.length === bytes) return decodeId(buffer.toString('hex'), bytes, name, required);
   }
-  throw new SpanReject(
+  throw new JsonItemReject(
     name,
     `expected ${bytes * 2} hex characters, got ${JSON.stringify(value.slice(0, 80))}`,
   );
@@ -367,7 +383,7 @@ function decodeEnum(
       if (full === upper || full.endsWith(`_${upper}`)) return number;
     }
   }
-  throw new SpanReject(
+  throw new JsonItemReject(
     name,
     `expected one of ${Object.keys(names).join(', ')} or 0..${max}, got ${describe(value)}`,
   );
@@ -376,7 +392,7 @@ function decodeEnum(
 const DIGITS = /^\d{1,20}$/;
 const MAX_U64 = 2n ** 64n - 1n;
 
-function decodeNanos(value: unknown, name: string): bigint {
+export function decodeNanos(value: unknown, name: string): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (
@@ -391,7 +407,7 @@ function decodeNanos(value: unknown, name: string): bigint {
     const n = BigInt(value);
     if (n <= MAX_U64) return n;
   }
-  throw new SpanReject(
+  throw new JsonItemReject(
     name,
     `expected an unsigned 64-bit integer (string or number), got ${describe(value)}`,
   );
@@ -404,7 +420,7 @@ function decodeInt(value: unknown, path: string): number | string {
     // Beyond 2^53 a number would silently change the value; keep the exact digits instead.
     return Number.isSafeInteger(n) ? n : value;
   }
-  throw new SpanReject(
+  throw new JsonItemReject(
     path,
     `intValue must be an integer or a string of digits, got ${describe(value)}`,
   );
@@ -415,10 +431,10 @@ function decodeDouble(value: unknown, path: string): number | string {
   if (value === 'NaN' || value === 'Infinity' || value === '-Infinity') return value;
   if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
     return Number(value);
-  throw new SpanReject(path, `doubleValue must be a number, got ${describe(value)}`);
+  throw new JsonItemReject(path, `doubleValue must be a number, got ${describe(value)}`);
 }
 
-function field(obj: Record<string, unknown>, ...names: string[]): unknown {
+export function field(obj: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) {
     const v = obj[name];
     if (v !== undefined) return v;
@@ -426,11 +442,11 @@ function field(obj: Record<string, unknown>, ...names: string[]): unknown {
   return undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;

@@ -113,19 +113,19 @@ function readResourceSpans(reader: Reader, end: number, r: number, out: Decoding
 }
 
 /** What spanscore reads of a resource: the service and where it runs. */
-interface ResourceFacts {
+export interface ResourceFacts {
   serviceName: string;
   serviceVersion: string;
   deploymentEnvironment: string;
 }
 
-const NO_RESOURCE: ResourceFacts = {
+export const NO_RESOURCE: ResourceFacts = {
   serviceName: '',
   serviceVersion: '',
   deploymentEnvironment: '',
 };
 
-function readResource(reader: Reader, end: number): ResourceFacts {
+export function readResource(reader: Reader, end: number): ResourceFacts {
   let serviceName = '';
   let serviceVersion = '';
   let environment = '';

@@ -1,25 +1,32 @@
 /**
  * Encodes OTLP/HTTP response bodies in the request's own content type, as the OTLP specification
- * requires: an `ExportTraceServiceResponse` (with `partial_success` when spans were rejected) for
- * 200, a `google.rpc.Status` for errors.
+ * requires: an `ExportTraceServiceResponse` or `ExportLogsServiceResponse` (with `partial_success`
+ * when items were rejected) for 200, a `google.rpc.Status` for errors.
  */
 
-/** What a 200 reports: how many spans were rejected, and why. */
+/** What a 200 reports: how many items (spans, log records) were rejected, and why. */
 export interface PartialSuccess {
-  rejectedSpans: number;
+  rejected: number;
   errorMessage: string;
 }
 
-/** `ExportTraceServiceResponse`: empty on full success (the spec: partial_success MUST be unset). */
+/**
+ * `ExportTraceServiceResponse` (`signal` traces) or `ExportLogsServiceResponse` (logs): empty on
+ * full success (the spec: partial_success MUST be unset). Both partial successes hold the count
+ * in field 1 and the message in field 2; only their JSON names differ.
+ */
 export function encodeExportResponse(
   partial: PartialSuccess | undefined,
   format: 'json' | 'protobuf',
+  signal: 'traces' | 'logs' = 'traces',
 ): Buffer {
   if (format === 'json') {
     const body = partial
       ? {
           partialSuccess: {
-            rejectedSpans: String(partial.rejectedSpans),
+            [signal === 'traces' ? 'rejectedSpans' : 'rejectedLogRecords']: String(
+              partial.rejected,
+            ),
             errorMessage: partial.errorMessage,
           },
         }
@@ -27,9 +34,10 @@ export function encodeExportResponse(
     return Buffer.from(JSON.stringify(body));
   }
   if (!partial) return Buffer.alloc(0);
-  // ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; } in field 1.
+  // Export{Trace,Logs}PartialSuccess { int64 rejected_{spans,log_records} = 1; string
+  // error_message = 2; } in field 1.
   const inner = Buffer.concat([
-    field(1, varint(partial.rejectedSpans)),
+    field(1, varint(partial.rejected)),
     lengthDelimited(2, Buffer.from(partial.errorMessage)),
   ]);
   return lengthDelimited(1, inner);

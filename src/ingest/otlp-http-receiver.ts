@@ -6,7 +6,10 @@ import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
+import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
+import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+import type { DecodedLogs } from './log-event-carrier.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
 import type { ReceiverMetrics } from './receiver-metrics.js';
 import type { DecodedRequest } from './span-digest.js';
@@ -59,8 +62,12 @@ export interface OtlpHttpReceiverOptions {
 }
 
 /**
- * The OTLP/HTTP trace receiver: `POST /v1/traces` with `application/x-protobuf` or
+ * The OTLP/HTTP receiver: `POST /v1/traces` and `POST /v1/logs` with `application/x-protobuf` or
  * `application/json` bodies, optionally gzip-compressed, answered in the request's content type.
+ * Logs: the GenAI events (`gen_ai.*` records with a trace id) are kept with their trace, as
+ * carrier spans; every other record is answered 200, dropped and counted. `POST /v1/metrics` is
+ * accepted and dropped (counted), so an app sending all signals to one endpoint sees no errors.
+ * Both signals share tokens, limits, backpressure and error answers:
  *
  * - 200 with an empty `ExportTraceServiceResponse`, or `partialSuccess` (`rejectedSpans`, and a
  *   message naming the first bad span's field) when some spans were refused; the rest are kept.
@@ -145,36 +152,54 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     return send(reply, 500, encodeStatus(GRPC.INTERNAL, 'internal error', format), format);
   });
 
-  app.post('/v1/traces', async (request, reply) => {
+  for (const signal of [TRACES, LOGS])
+    app.post(signal.path, async (request, reply) => {
+      const format = formatOf(request);
+      const started = process.hrtime.bigint();
+      const status = await handleExport(request, reply, format, signal);
+      options.metrics?.requestDuration.observe(
+        { status: String(status) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+      return reply;
+    });
+
+  // Metrics are not read: accepted (with the same token check) and dropped, so an app that sends
+  // every signal to one endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) logs no export errors.
+  app.post('/v1/metrics', (request, reply) => {
     const format = formatOf(request);
-    const started = process.hrtime.bigint();
-    const status = await handleExport(request, reply, format);
-    options.metrics?.requestDuration.observe(
-      { status: String(status) },
-      Number(process.hrtime.bigint() - started) / 1e9,
-    );
-    return reply;
+    const access = authorized(request.headers.authorization);
+    if (!access.allowed) return deny(reply, access, format);
+    options.metrics?.requestsDropped.inc({ signal: 'metrics' });
+    return send(reply, 200, Buffer.from(format === 'json' ? '{}' : ''), format);
   });
+
+  function deny(
+    reply: FastifyReply,
+    access: { status: 401 | 403; message: string },
+    format: 'json' | 'protobuf',
+  ): number {
+    if (access.status === 401) reply.header('www-authenticate', 'Bearer');
+    return send(
+      reply,
+      access.status,
+      encodeStatus(
+        access.status === 401 ? GRPC.UNAUTHENTICATED : GRPC.PERMISSION_DENIED,
+        access.message,
+        format,
+      ),
+      format,
+    );
+  }
 
   async function handleExport(
     request: FastifyRequest,
     reply: FastifyReply,
     format: 'json' | 'protobuf',
+    signal: Signal,
   ): Promise<number> {
     const access = authorized(request.headers.authorization);
-    if (!access.allowed) {
-      if (access.status === 401) reply.header('www-authenticate', 'Bearer');
-      return send(
-        reply,
-        access.status,
-        encodeStatus(
-          access.status === 401 ? GRPC.UNAUTHENTICATED : GRPC.PERMISSION_DENIED,
-          access.message,
-          format,
-        ),
-        format,
-      );
-    }
+    if (!access.allowed) return deny(reply, access, format);
     // A full buffer refuses before anything is decoded: retries against it cost nothing.
     const refusal = options.sink.refusesNow?.();
     if (refusal) {
@@ -227,18 +252,18 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
 
     let decoded: DecodedRequest;
     try {
-      if (format === 'protobuf') decoded = decodeOtlpProtobuf(body, limits);
+      if (format === 'protobuf') decoded = signal.decodeProtobuf(body, limits);
       else {
         checkJsonItems(body, limits);
         const parsed: unknown = JSON.parse(body.toString('utf8'));
-        decoded = decodeOtlpJson(parsed, limits);
-        if (isNotTraceExport(parsed)) {
+        decoded = signal.decodeJson(parsed, limits);
+        if (signal.isNotExport(parsed)) {
           options.metrics?.requestsEmpty.inc({ reason: 'not_otlp' });
           const keys = Object.keys(parsed).slice(0, 5).join(', ');
           warn(
-            'not_otlp',
+            `not_otlp ${signal.path}`,
             () =>
-              `spanscore: POST /v1/traces: a JSON body with no resourceSpans (it has ${keys || 'no keys'}) was read as an empty export (200): is the sender sending OTLP traces?`,
+              `spanscore: POST ${signal.path}: a JSON body with no ${signal.field} (it has ${keys || 'no keys'}) was read as an empty export (200): is the sender sending OTLP ${signal.name}?`,
           );
         }
       }
@@ -253,7 +278,10 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       if (message === undefined) throw error;
       options.metrics?.requestsRejected.inc({ reason: tooLarge ? 'too_large' : 'invalid' });
       if (tooLarge)
-        warn('too_large', () => `spanscore: POST /v1/traces: refused (413): ${message}`);
+        warn(
+          `too_large ${signal.path}`,
+          () => `spanscore: POST ${signal.path}: refused (413): ${message}`,
+        );
       return send(
         reply,
         tooLarge ? 413 : 400,
@@ -272,18 +300,17 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       }
     }
     const refused = partly ? partly.refusedSpans : 0;
-    options.metrics?.spansReceived.inc(decoded.spans.length - refused);
-    if (decoded.rejectedCount > 0) options.metrics?.spansRejected.inc(decoded.rejectedCount);
+    if (options.metrics) signal.count(options.metrics, decoded, refused);
     if (partly) options.metrics?.spansRefused.inc({ reason: 'trace_too_large' }, refused);
     const messages = [
-      ...(decoded.rejectedCount > 0 ? [rejectionMessage(decoded)] : []),
-      ...(partly ? [`${partly.refusedSpans} span(s) not kept: ${partly.reason}`] : []),
+      ...(decoded.rejectedCount > 0 ? [rejectionMessage(decoded, signal.noun)] : []),
+      ...(partly ? [`${partly.refusedSpans} ${signal.noun}(s) not kept: ${partly.reason}`] : []),
     ];
     const partial =
       messages.length > 0
-        ? { rejectedSpans: decoded.rejectedCount + refused, errorMessage: messages.join('; ') }
+        ? { rejected: decoded.rejectedCount + refused, errorMessage: messages.join('; ') }
         : undefined;
-    return send(reply, 200, encodeExportResponse(partial, format), format);
+    return send(reply, 200, encodeExportResponse(partial, format, signal.name), format);
   }
 
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
@@ -304,10 +331,57 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
  * `partialSuccess.errorMessage`: how many spans were rejected, and where and why the first one
  * was, so the message stays small however many there are.
  */
-function rejectionMessage(decoded: DecodedRequest): string {
+function rejectionMessage(decoded: DecodedRequest, noun: string): string {
   const first = decoded.rejected[0];
-  return `${decoded.rejectedCount} span(s) rejected${first ? `; first: ${first.path}: ${first.reason}` : ''}`;
+  return `${decoded.rejectedCount} ${noun}(s) rejected${first ? `; first: ${first.path}: ${first.reason}` : ''}`;
 }
+
+/** What differs between the two signals the receiver reads. */
+interface Signal {
+  name: 'traces' | 'logs';
+  path: '/v1/traces' | '/v1/logs';
+  /** The request's top-level field, for the warning about JSON that is no export. */
+  field: 'resourceSpans' | 'resourceLogs';
+  noun: 'span' | 'log record';
+  decodeProtobuf(body: Buffer, limits: Readonly<DecodeLimits>): DecodedRequest;
+  decodeJson(parsed: unknown, limits: Readonly<DecodeLimits>): DecodedRequest;
+  isNotExport(parsed: unknown): parsed is Record<string, unknown>;
+  /** Counts an accepted request's items, `refused` of them not kept by the sink. */
+  count(metrics: ReceiverMetrics, decoded: DecodedRequest, refused: number): void;
+}
+
+const TRACES: Signal = {
+  name: 'traces',
+  path: '/v1/traces',
+  field: 'resourceSpans',
+  noun: 'span',
+  decodeProtobuf: decodeOtlpProtobuf,
+  decodeJson: decodeOtlpJson,
+  isNotExport: isNotTraceExport,
+  count(metrics, decoded, refused) {
+    metrics.spansReceived.inc(decoded.spans.length - refused);
+    if (decoded.rejectedCount > 0) metrics.spansRejected.inc(decoded.rejectedCount);
+  },
+};
+
+/** GenAI log records are kept as carrier spans (see `log-event-carrier.ts`); the rest dropped. */
+const LOGS: Signal = {
+  name: 'logs',
+  path: '/v1/logs',
+  field: 'resourceLogs',
+  noun: 'log record',
+  decodeProtobuf: decodeOtlpProtobufLogs,
+  decodeJson: decodeOtlpJsonLogs,
+  isNotExport: isNotLogsExport,
+  count(metrics, decoded, refused) {
+    const logs = decoded as DecodedLogs;
+    metrics.logRecordsReceived.inc(logs.spans.length - refused);
+    for (const [reason, n] of Object.entries(logs.dropped))
+      if (n > 0) metrics.logRecordsDropped.inc({ reason }, n);
+    if (logs.rejectedCount > 0)
+      metrics.logRecordsDropped.inc({ reason: 'invalid' }, logs.rejectedCount);
+  },
+};
 
 function formatOf(request: FastifyRequest): 'json' | 'protobuf' {
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith(JSON_TYPE)

@@ -114,7 +114,7 @@ export function checkAttributeRecords(reader: ProtobufReader, end: number, field
   checkRecords(reader, end, field, checkKeyValue, 0);
 }
 
-function readAnyValue(reader: ProtobufReader, end: number, depth: number): AttributeValue {
+export function readAnyValue(reader: ProtobufReader, end: number, depth: number): AttributeValue {
   if (depth > MAX_ANY_VALUE_DEPTH) {
     throw new SpanReject(`attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`);
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -18,7 +18,30 @@ function dir(files: Record<string, string | Buffer>): string {
   return d;
 }
 
+const CAPTURE = new URL(
+  '../../test/fixtures/otlp/captured-opentelemetry-openai-0.21.0',
+  import.meta.url,
+).pathname;
+
 describe('readTraceFiles', () => {
+  it('reads trace and logs requests mixed, as JSON Lines (gzip) and as .otlp.pb beside .logs.pb', async () => {
+    // What the OpenTelemetry OpenAI instrumentation sent: 10 spans, 25 GenAI log records.
+    const [traces, logs] = JSON.parse(readFileSync(`${CAPTURE}.otlp.json`, 'utf8')) as unknown[];
+    const d = dir({
+      'run.jsonl.gz': gzipSync(`${JSON.stringify(logs)}\n${JSON.stringify(traces)}\n`),
+      'pb/run.otlp.pb': readFileSync(`${CAPTURE}.otlp.pb`),
+      'pb/run.logs.pb': readFileSync(`${CAPTURE}.logs.pb`),
+    });
+    const lines = await readTraceFiles([join(d, 'run.jsonl.gz')]);
+    expect(lines.problems).toEqual([]);
+    expect([lines.requests, lines.logRecords, lines.spans.length]).toEqual([2, 25, 35]);
+    const pb = await readTraceFiles([join(d, 'pb')]);
+    expect(pb.problems).toEqual([]);
+    expect([pb.requests, pb.logRecords, pb.spans.length]).toEqual([2, 25, 35]);
+    // A logs request read as a trace request would give no span with a GenAI event name.
+    expect(pb.spans.filter(s => s.name === 'gen_ai.choice')).toHaveLength(7);
+  });
+
   it('reads JSON, JSON Lines, gzip and nested directories, in name order, skipping other files', async () => {
     const d = dir({
       'a.json': JSON.stringify(request(1, 'from-json')),
@@ -106,17 +129,19 @@ describe('readTraceFiles', () => {
     expect(out.warnings).toEqual([
       {
         file: join(d, 'empty.json'),
-        message: 'not an OTLP trace export: no resourceSpans; read as zero spans',
+        message:
+          'not an OTLP trace or logs export: no resourceSpans or resourceLogs; read as zero spans',
       },
       {
         file: join(d, 'lines.jsonl'),
         record: 'line 2',
         message:
-          'not an OTLP trace export: no resourceSpans (it has spans, a, b, c, d, …); read as zero spans',
+          'not an OTLP trace or logs export: no resourceSpans or resourceLogs (it has spans, a, b, c, d, …); read as zero spans',
       },
       {
         file: join(d, 'nope.json'),
-        message: 'not an OTLP trace export: no resourceSpans (it has nope); read as zero spans',
+        message:
+          'not an OTLP trace or logs export: no resourceSpans or resourceLogs (it has nope); read as zero spans',
       },
     ]);
   });

@@ -4,8 +4,11 @@ import { gunzipSync } from 'node:zlib';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
+import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
+import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
-import type { SpanDigest } from './span-digest.js';
+import type { DecodedLogs } from './log-event-carrier.js';
+import type { DecodedRequest, SpanDigest } from './span-digest.js';
 
 /** Something in the input that could not be read: a file, a request or line, or one span. */
 export interface InputProblem {
@@ -29,6 +32,8 @@ export interface TraceFilesResult {
   warnings: InputProblem[];
   files: number;
   requests: number;
+  /** GenAI log records read (from logs requests), kept in `spans` as carriers of their trace. */
+  logRecords: number;
   /** Bytes read from disk (compressed size for gzip files). */
   bytes: number;
 }
@@ -54,9 +59,13 @@ const TRACE_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson', '.pb', '.binpb',
  * Reads OTLP trace exports from files and directories (recursively, in name order).
  *
  * Formats, by extension after an optional `.gz` (gzip is also recognized by its magic bytes):
- * `.json` one `ExportTraceServiceRequest` (or an array of them; a file that turns out to be JSON
- * Lines is read as such), `.jsonl`/`.ndjson` one request per line, `.pb`/`.binpb`/`.protobuf` one
- * binary protobuf request. Directories contribute only files with these extensions.
+ * `.json` one `ExportTraceServiceRequest` or `ExportLogsServiceRequest` (or an array of them, the
+ * two mixed; a file that turns out to be JSON Lines is read as such), `.jsonl`/`.ndjson` one
+ * request per line (what the Collector's file exporter writes, traces and logs mixed),
+ * `.pb`/`.binpb`/`.protobuf` one binary protobuf request: an `ExportLogsServiceRequest` when the
+ * name says so (`run.logs.pb`), else an `ExportTraceServiceRequest`. Log requests keep their GenAI
+ * events (as carriers of their trace, counted in `logRecords`); other records are skipped.
+ * Directories contribute only files with these extensions.
  *
  * Nothing malformed stops the run: a bad file, line or span becomes an {@link InputProblem} that
  * names the file, the record and the field, and everything else is still returned.
@@ -71,6 +80,7 @@ export async function readTraceFiles(
     warnings: [],
     files: 0,
     requests: 0,
+    logRecords: 0,
     bytes: 0,
   };
   const files: string[] = [];
@@ -141,7 +151,14 @@ function readOne(
   }
   const ext = extname(name);
   if (ext === '.pb' || ext === '.binpb' || ext === '.protobuf') {
-    addRequest(file, undefined, () => decodeOtlpProtobuf(data, limits), result);
+    // Protobuf names no message type: a logs request is told by its name (`run.logs.pb`).
+    const logs = /\.logs\.[a-z]+$/.test(name);
+    addRequest(
+      file,
+      undefined,
+      () => (logs ? decodeOtlpProtobufLogs(data, limits) : decodeOtlpProtobuf(data, limits)),
+      result,
+    );
     return;
   }
   const text = data.toString('utf8');
@@ -208,12 +225,16 @@ function addJsonRequest(
   limits: Readonly<DecodeLimits>,
   result: TraceFilesResult,
 ): void {
+  if (!isNotLogsExport(request)) {
+    addRequest(file, record, () => decodeOtlpJsonLogs(request, limits), result);
+    return;
+  }
   if (isNotTraceExport(request)) {
     const keys = Object.keys(request);
     result.warnings.push({
       file,
       ...(record && { record }),
-      message: `not an OTLP trace export: no resourceSpans${keys.length ? ` (it has ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''})` : ''}; read as zero spans`,
+      message: `not an OTLP trace or logs export: no resourceSpans or resourceLogs${keys.length ? ` (it has ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''})` : ''}; read as zero spans`,
     });
   }
   addRequest(file, record, () => decodeOtlpJson(request, limits), result);
@@ -222,13 +243,14 @@ function addJsonRequest(
 function addRequest(
   file: string,
   record: string | undefined,
-  decode: () => ReturnType<typeof decodeOtlpJson>,
+  decode: () => DecodedRequest | DecodedLogs,
   result: TraceFilesResult,
 ): void {
   result.requests++;
   try {
     const decoded = decode();
     for (const span of decoded.spans) result.spans.push(span);
+    if ('records' in decoded) result.logRecords += decoded.spans.length;
     for (const r of decoded.rejected)
       result.problems.push({ file, ...(record && { record }), path: r.path, message: r.reason });
     const unreported = decoded.rejectedCount - decoded.rejected.length;
@@ -236,7 +258,7 @@ function addRequest(
       result.problems.push({
         file,
         ...(record && { record }),
-        message: `and ${unreported} more rejected span(s), not listed one by one`,
+        message: `and ${unreported} more rejected ${'records' in decoded ? 'log record' : 'span'}(s), not listed one by one`,
       });
   } catch (error) {
     if (!isSpanscoreError(error) && !(error instanceof RangeError)) throw error;

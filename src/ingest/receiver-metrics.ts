@@ -9,6 +9,9 @@ export interface ReceiverMetrics {
   requestsRejected: Counter<'reason'>;
   requestsEmpty: Counter<'reason'>;
   requestDuration: Histogram<'status'>;
+  logRecordsReceived: Counter;
+  logRecordsDropped: Counter<'reason'>;
+  requestsDropped: Counter<'signal'>;
 }
 
 /** Creates the receiver metrics (prefixed `spanscore_`) in `registry` (a new one by default). */
@@ -43,6 +46,23 @@ export function createReceiverMetrics(
       name: 'spanscore_requests_empty_total',
       help: 'OTLP requests answered 200 that held nothing to score (not_otlp: JSON with no resourceSpans)',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    logRecordsReceived: new Counter({
+      name: 'spanscore_log_records_received_total',
+      help: 'GenAI log records (OTLP logs: gen_ai.* events with a trace id) accepted and kept with their trace; in the span buffer and its backpressure metrics each counts as a span',
+      registers: [registry],
+    }),
+    logRecordsDropped: new Counter({
+      name: 'spanscore_log_records_dropped_total',
+      help: 'OTLP log records answered 200 and not kept: not_gen_ai (no gen_ai.* event name), evaluation (gen_ai.evaluation.* events), no_trace_id',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    requestsDropped: new Counter({
+      name: 'spanscore_requests_dropped_total',
+      help: 'OTLP requests of a signal spanscore does not read (metrics), answered 200 and dropped so that an app sending every signal to one endpoint logs no export errors',
+      labelNames: ['signal'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

@@ -126,6 +126,7 @@ function toToolCall(
     startTimeUnixNano: start,
     source,
     convention,
+    signal: c.signal,
   };
 }
 

@@ -1,4 +1,5 @@
-import type { SpanDigest } from '../ingest/span-digest.js';
+import { LOG_RECORD_ATTRIBUTE } from '../ingest/log-event-carrier.js';
+import type { SpanDigest, SpanEventDigest } from '../ingest/span-digest.js';
 import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
 import { EXTRACTORS } from './extractors/index.js';
 import { toolNames } from './canonical-tool-name.js';
@@ -11,6 +12,7 @@ import {
   findTestCaseIdWithAttribute,
   readTestCaseId,
 } from './find-test-case-id.js';
+import { joinLogEvents } from './join-log-events.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
@@ -33,7 +35,10 @@ export interface Diagnostic {
 /** What spanscore read from one trace (`spanscore inspect`). */
 export interface TraceInspection {
   traceId: string;
+  /** Spans, log records joined to them not counted (see `logRecords`). */
   spans: number;
+  /** GenAI log records joined to the trace's spans as events (the OTLP logs signal). */
+  logRecords: number;
   root: { spanId: string; name: string } | null;
   testCaseId: string | null;
   /** The attribute the test case id came from, and whether the root span held it. */
@@ -72,6 +77,37 @@ export function isModelSpan(span: SpanDigest): boolean {
   return typeof a['gen_ai.request.model'] === 'string' && operation !== 'execute_tool';
 }
 
+/**
+ * Instrumentation scopes that write a model call's messages (its tool calls among them) as OTLP
+ * log records, not on the span: the OpenTelemetry project's GenAI instrumentations (JS and
+ * Python) and Elastic's EDOT OpenAI instrumentation.
+ */
+const LOGS_WRITERS: ReadonlySet<string> = new Set([
+  '@opentelemetry/instrumentation-openai',
+  '@elastic/opentelemetry-instrumentation-openai',
+  'opentelemetry.instrumentation.openai_v2',
+  'opentelemetry.instrumentation.google_genai',
+  'opentelemetry.instrumentation.vertexai',
+  'elasticotel.instrumentation.openai',
+]);
+
+/**
+ * The scope of a model span that writes its messages as log records, when no log record of the
+ * trace was joined to it: the trace's tool calls are in the logs spanscore did not receive.
+ */
+function logsAwaited(
+  models: readonly SpanDigest[],
+  spans: readonly SpanDigest[],
+): string | undefined {
+  const writer = models.find(s => LOGS_WRITERS.has(s.scopeName))?.scopeName;
+  if (!writer) return undefined;
+  return spans.some(s => s.events.some(isLogRecordEvent)) ? undefined : writer;
+}
+
+function isLogRecordEvent(event: SpanEventDigest): boolean {
+  return event.attributes[LOG_RECORD_ATTRIBUTE] === true;
+}
+
 /** A tool result fed back to a model, in any message attribute (`role: tool`, `tool_result`). */
 function recordsToolResults(spans: readonly SpanDigest[]): boolean {
   for (const span of spans)
@@ -97,11 +133,21 @@ export function diagnoseTrace(
   const out: Diagnostic[] = [];
   const calls = trace.toolSequence;
   if (calls.length === 0) {
-    const models = spans.filter(isModelSpan).length;
-    if (models > 0 && extractAvailableTools(spans).length === 0 && !recordsToolResults(spans))
+    const models = spans.filter(isModelSpan);
+    const writer = logsAwaited(models, spans);
+    if (writer)
       out.push({
         code: 'no_tool_calls_recorded',
-        message: `the trace records ${models} model call(s) but no tool calls, tool definitions or tool results: the instrumentation may not record them (see docs/frameworks.md)`,
+        message: `the trace records ${models.length} model call(s) from ${writer}, which writes the messages and tool calls as OTLP log records, and no log record of this trace arrived: send logs to spanscore too (OTEL_EXPORTER_OTLP_ENDPOINT covers both signals; see "Sending logs" in docs/frameworks.md)`,
+      });
+    else if (
+      models.length > 0 &&
+      extractAvailableTools(spans).length === 0 &&
+      !recordsToolResults(spans)
+    )
+      out.push({
+        code: 'no_tool_calls_recorded',
+        message: `the trace records ${models.length} model call(s) but no tool calls, tool definitions or tool results: the instrumentation may not record them (see docs/frameworks.md)`,
       });
   }
   if (trace.testCaseId !== undefined && trace.root) {
@@ -139,7 +185,7 @@ export function diagnoseTrace(
  */
 export function inspectTrace(
   traceId: string,
-  spans: readonly SpanDigest[],
+  traceSpans: readonly SpanDigest[],
   options: {
     testCaseIdAttributes?: readonly string[];
     extractors?: readonly ToolCallExtractor[];
@@ -147,6 +193,7 @@ export function inspectTrace(
 ): TraceInspection {
   const attributes = options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES;
   const extractors = options.extractors ?? EXTRACTORS;
+  const spans = joinLogEvents(traceSpans);
   const root = findRoot(spans);
   const found = findTestCaseIdWithAttribute(spans, root, attributes);
   const trace = normalizeTrace(traceId, spans, { testCaseId: found?.id, root });
@@ -181,6 +228,7 @@ export function inspectTrace(
   return {
     traceId,
     spans: spans.length,
+    logRecords: spans.reduce((n, s) => n + s.events.filter(isLogRecordEvent).length, 0),
     root: root ? { spanId: root.spanId, name: root.name } : null,
     testCaseId: trace.testCaseId ?? null,
     testCaseIdAttribute: found?.attribute ?? null,

@@ -128,8 +128,48 @@ export function toolResultsIn(
   value: unknown,
 ): Array<{ callId: string; result: unknown; isError: boolean }> {
   const out: Array<{ callId: string; result: unknown; isError: boolean }> = [];
-  collect(parseMaybeJson(value), 0, out, readToolResult);
+  const messages = parseMaybeJson(value);
+  collect(messages, 0, out, readToolResult);
+  if (Array.isArray(messages)) resultsByPosition(messages, out);
   return out;
+}
+
+/**
+ * Tool messages that name no call (OpenLIT records OpenAI's `role: tool` messages as
+ * `{role: 'tool', parts: [{type: 'text', content}]}`, the `tool_call_id` dropped): the k-th such
+ * message after an assistant message answers its k-th tool call, as the Chat Completions API
+ * orders them. Calls already answered by id are skipped.
+ */
+function resultsByPosition(
+  messages: readonly unknown[],
+  out: Array<{ callId: string; result: unknown; isError: boolean }>,
+): void {
+  const answered = new Set(out.map(r => r.callId));
+  let pending: string[] = [];
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    if (message.role === 'assistant') {
+      pending = toolCallsIn(message)
+        .map(c => c.callId)
+        .filter((id): id is string => typeof id === 'string' && !answered.has(id));
+    } else if (message.role === 'tool' && readToolResult(message) === undefined) {
+      const text = onlyText(message.parts ?? message.content);
+      const id = pending.shift();
+      if (id === undefined || text === undefined || toolResultsIn(message).length > 0) continue;
+      out.push({ callId: id, result: parseMaybeJson(text), isError: false });
+      answered.add(id);
+    }
+  }
+}
+
+// The text of content that is one text part (or a plain string), else undefined.
+function onlyText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const part: unknown = content[0];
+  if (!isRecord(part) || part.type !== 'text') return undefined;
+  const text = part.content ?? part.text;
+  return typeof text === 'string' ? text : undefined;
 }
 
 const NESTED_KEYS = [

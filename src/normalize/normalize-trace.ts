@@ -5,6 +5,7 @@ import { extractConversation, type Conversation } from './extract-conversation.j
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
+import { joinLogEvents } from './join-log-events.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
@@ -44,12 +45,17 @@ export interface NormalizeOptions {
   root?: SpanDigest | undefined;
 }
 
-/** Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. */
+/**
+ * Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. GenAI
+ * log events kept as carriers are joined to their spans first ({@link joinLogEvents}); a caller
+ * passing `root` must have joined them itself.
+ */
 export function normalizeTrace(
   traceId: string,
-  spans: readonly SpanDigest[],
+  traceSpans: readonly SpanDigest[],
   options: NormalizeOptions = {},
 ): NormalizedTrace {
+  const spans = joinLogEvents(traceSpans);
   const root = 'root' in options ? options.root : findRoot(spans);
   const toolSequence = extractToolCalls(spans, options);
   return new Trace(

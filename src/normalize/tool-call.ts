@@ -29,6 +29,11 @@ export interface ToolCall {
   source: ToolCallSource;
   /** Id of the extractor that found the call, e.g. `vercel-ai-sdk`. */
   convention: string;
+  /**
+   * `logs` when the call was read from a GenAI log record (the OTLP logs signal) joined to its
+   * span, `undefined` when from a span or span event.
+   */
+  signal?: 'logs' | undefined;
 }
 
 /** What an extractor reports before names are normalized and duplicates merged. */
@@ -39,4 +44,6 @@ export interface ExtractedCall {
   result?: unknown;
   status?: 'ok' | 'error';
   error?: string | undefined;
+  /** `logs` when read from a log record joined as a span event (see `ToolCall.signal`). */
+  signal?: 'logs' | undefined;
 }

@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseId } from '../normalize/find-test-case-id.js';
+import { joinLogEvents } from '../normalize/join-log-events.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
@@ -34,10 +35,12 @@ export interface ScoreTraceOptions {
  */
 export async function scoreTrace(
   traceId: string,
-  spans: readonly SpanDigest[],
+  traceSpans: readonly SpanDigest[],
   plan: ScoringPlan,
   options: ScoreTraceOptions = {},
 ): Promise<TraceRun> {
+  // GenAI log events (carried as spans by the queue) become events of the spans they name.
+  const spans = joinLogEvents(traceSpans);
   const now = options.now ?? unixNanoNow;
   const phase = options.phase ?? 'all';
   const root = findRoot(spans);

@@ -186,7 +186,7 @@ describe('spanscore score', () => {
     const withWarning = await run(['score', '--suite', WEATHER, dir]);
     const without = await run(['score', '--suite', WEATHER, join(dir, 'good.json')]);
     expect(withWarning.stderr).toContain(
-      `spanscore: warning: ${join(dir, 'results.json')}: not an OTLP trace export: no resourceSpans (it has nope); read as zero spans`,
+      `spanscore: warning: ${join(dir, 'results.json')}: not an OTLP trace or logs export: no resourceSpans or resourceLogs (it has nope); read as zero spans`,
     );
     expect(without.stderr).not.toContain('warning');
     expect(withWarning.code).toBe(without.code);

@@ -1,4 +1,5 @@
 import {
+  existsSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -25,17 +26,26 @@ const rowsOf = (jsonl: string): ResultRow[] =>
     .map(l => JSON.parse(l) as ResultRow);
 
 const dir = mkdtempSync(join(tmpdir(), 'spanscore-record-'));
-const captures = readdirSync(FIXTURES).filter(f => f.startsWith('captured-'));
+// A capture's logs request (`.logs.pb`) is read with its traces request (`.otlp.pb`).
+const captures = readdirSync(FIXTURES).filter(
+  f => f.startsWith('captured-') && !f.endsWith('.logs.pb'),
+);
+const withLogs = (fixture: string): string[] => {
+  const logs = join(FIXTURES, fixture.replace(/\.otlp\.pb$/, '.logs.pb'));
+  return fixture.endsWith('.otlp.pb') && existsSync(logs)
+    ? [join(FIXTURES, fixture), logs]
+    : [join(FIXTURES, fixture)];
+};
 
 describe('spanscore suite record', () => {
   it.each(captures)(
     '%s: record, then score the same traces: every recorded case passes',
     async fixture => {
       const suite = join(dir, `${fixture}.yaml`);
-      const recorded = await run(['suite', 'record', '--out', suite, join(FIXTURES, fixture)]);
+      const recorded = await run(['suite', 'record', '--out', suite, ...withLogs(fixture)]);
       expect(recorded.code).toBe(0);
       const loaded = await loadSuite(suite);
-      const scored = await run(['score', '--suite', suite, join(FIXTURES, fixture)]);
+      const scored = await run(['score', '--suite', suite, ...withLogs(fixture)]);
       const rows = rowsOf(scored.stdout);
       // A trace without a test case id is recorded under a made-up id, which its runs do not carry:
       // the warning says so, and it is the only case not scored.

@@ -5,7 +5,7 @@
  * The judge's faults (429, 500, garbage, hangs) are in test/integration/llm-worker.test.ts and
  * llm-judge.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -232,6 +232,63 @@ describe('fault injection', () => {
         /^spanscore: exporting evaluation spans to the configured exporter failed: .*\(retried; results are stored; SPANSCORE_EXPORT=false turns export off\)$/,
       ),
     ]);
+  });
+
+  it("a worker killed with SIGKILL while a trace's log records wait in Redis for its spans: a new worker scores the trace with the tool calls of its logs", async () => {
+    const prefix = testPrefix();
+    cleanups.push(redisFor(prefix).cleanup);
+    const otlp = await backend();
+    const results = join(mkdtempSync(join(tmpdir(), 'spanscore-logs-kill-')), 'r.jsonl');
+    const suite = join(ROOT, 'config/suites/framework-captures.yaml');
+    const env = bullmqCliEnv(prefix, otlp.url, { SPANSCORE_SETTLE_MS: '500' });
+    const serve = run(
+      ['serve', '--no-worker', '--port', '0', '--host', '127.0.0.1', '--suite', suite],
+      env,
+    );
+    const url = (await serve.waitForLine(/listening on (\S+) \(bullmq driver\)/))[1]!;
+    const victim = run(['worker', '--suite', suite, '--results', results], env);
+    await victim.waitForLine(/taking traces from Redis/);
+    // What the OpenTelemetry OpenAI instrumentation sent: the logs first, as its 1 s log batches
+    // usually beat the 5 s span batches.
+    const [traces, logs] = JSON.parse(
+      readFileSync(
+        join(ROOT, 'test/fixtures/otlp/captured-opentelemetry-openai-0.21.0.otlp.json'),
+        'utf8',
+      ),
+    ) as [unknown, unknown];
+    const post = (path: string, body: unknown) =>
+      fetch(url.replace(/\/v1\/traces$/, path), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/v1/logs', logs)).status).toBe(200);
+    await new Promise(r => setTimeout(r, 300)); // the worker holds the traces' readiness jobs
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    expect(resultRows(results)).toEqual([]);
+    expect((await post('/v1/traces', traces)).status).toBe(200);
+
+    const rescuer = run(['worker', '--suite', suite, '--results', results], env);
+    await rescuer.waitForLine(/taking traces from Redis/);
+    await waitFor(() => resultRows(results).length === 6, 'three runs × two scorers', 20_000);
+    const rows = resultRows(results);
+    expect(rows.map(r => `${r.testCaseId} ${r.scorer} ${r.label}`).sort()).toEqual([
+      'one-tool tool_correctness pass',
+      'one-tool tool_trajectory pass',
+      'same-tool-twice tool_correctness pass',
+      'same-tool-twice tool_trajectory pass',
+      'two-tools-in-order tool_correctness pass',
+      'two-tools-in-order tool_trajectory pass',
+    ]);
+    expect(rows.find(r => r.testCaseId === 'two-tools-in-order')!.toolsUsed).toEqual([
+      'search_flights',
+      'book_flight',
+    ]);
+    rescuer.child.kill('SIGTERM');
+    serve.child.kill('SIGTERM');
+    expect(await rescuer.exited).toBe(0);
+    expect(await serve.exited).toBe(0);
   });
 
   it('SIGTERM under load: the worker finishes or hands back its jobs, a new worker scores the rest, nothing is lost or doubled', async () => {

@@ -19,6 +19,8 @@ interface ExpectedCall {
   error?: string;
   source: 'executed' | 'requested';
   convention: string;
+  /** `logs` when read from a GenAI log record (the OTLP logs signal). */
+  signal?: 'logs';
 }
 type Golden = Record<string, { toolsUsed: string[]; toolSequence: ExpectedCall[] }>;
 
@@ -72,8 +74,17 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     'captured-traceloop-openai',
     // MCP calls whose spans went to the client's session trace: the run keeps the requests.
     'captured-mcp-1.32.2-traceloop-0.27.0-shared-session',
+    // OpenLIT: messages on the span and again in operation-details log records; results in
+    // `role: tool` messages without call ids.
+    'captured-openlit-1.15.0',
   ],
-  'gen-ai-legacy-events': ['hand-gen-ai-legacy-events'],
+  'gen-ai-legacy-events': [
+    'hand-gen-ai-legacy-events',
+    // The same events as OTLP log records: the OpenTelemetry and Elastic OpenAI instrumentations.
+    'captured-opentelemetry-openai-0.21.0',
+    'captured-opentelemetry-openai-0.21.0-no-content',
+    'captured-elastic-openai-0.5.1-openai-4.104.0',
+  ],
   'gen-ai-tool-name': ['hand-gen-ai-tool-name-fallback'],
 };
 
@@ -81,8 +92,8 @@ const pairs = readdirSync(EXPECTED)
   .filter(f => f.endsWith('.tool-calls.json'))
   .map(f => f.replace('.tool-calls.json', ''));
 
-async function tracesOf(file: URL): Promise<Map<string, NormalizedTrace>> {
-  const read = await readTraceFiles([file.pathname]);
+async function tracesOf(...files: URL[]): Promise<Map<string, NormalizedTrace>> {
+  const read = await readTraceFiles(files.map(f => f.pathname));
   expect(read.problems).toEqual([]);
   const out = new Map<string, NormalizedTrace>();
   for (const [traceId, spans] of groupSpansByTrace(read.spans)) {
@@ -122,18 +133,22 @@ describe('golden fixtures: every convention yields the expected tool calls', () 
     },
   );
 
+  // Each pair's JSON file, and its protobuf files when captured too: the traces request, and the
+  // logs request beside it (`.logs.pb`) for captures whose calls are in log records.
   const files = pairs.flatMap(name => {
-    const list = [{ name, file: new URL(`${name}.otlp.json`, FIXTURES) }];
+    const list = [{ name, files: [new URL(`${name}.otlp.json`, FIXTURES)] }];
     const pb = new URL(`${name}.otlp.pb`, FIXTURES);
-    if (existsSync(pb)) list.push({ name: `${name} (protobuf)`, file: pb });
+    const logs = new URL(`${name}.logs.pb`, FIXTURES);
+    if (existsSync(pb))
+      list.push({ name: `${name} (protobuf)`, files: existsSync(logs) ? [pb, logs] : [pb] });
     return list.map(entry => ({ ...entry, golden: name }));
   });
 
-  it.each(files)('$name', async ({ file, golden }) => {
+  it.each(files)('$name', async ({ files: inputs, golden }) => {
     const expected = JSON.parse(
       readFileSync(new URL(`${golden}.tool-calls.json`, EXPECTED), 'utf8'),
     ) as Golden;
-    const traces = await tracesOf(file);
+    const traces = await tracesOf(...inputs);
     expect([...traces.keys()].sort()).toEqual(Object.keys(expected).sort());
     for (const [testCaseId, want] of Object.entries(expected)) {
       const trace = traces.get(testCaseId)!;
@@ -152,6 +167,7 @@ describe('golden fixtures: every convention yields the expected tool calls', () 
         if (w.error !== undefined) expect(got.error, where).toBe(w.error);
         expect(got.source, where).toBe(w.source);
         expect(got.convention, where).toBe(w.convention);
+        expect(got.signal, where).toBe(w.signal);
       });
     }
   });

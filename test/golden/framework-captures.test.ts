@@ -32,6 +32,10 @@ const CAPTURES = [
   'captured-mcp-1.32.2-openinference-0.2.33',
   'captured-voltagent-2.10.0',
   'captured-strands-1.19.0',
+  // Tool calls in OTLP log records (the messages of each chat span), joined to their spans.
+  'captured-opentelemetry-openai-0.21.0',
+  'captured-elastic-openai-0.5.1-openai-4.104.0',
+  'captured-openlit-1.15.0',
 ];
 
 /** Captures with traces of no test case: the MCP client's session trace holding its tool spans. */
@@ -89,6 +93,52 @@ describe.each(CAPTURES)('framework capture %s', name => {
       'one-tool': 'fail',
       'two-tools-in-order': 'fail',
       'same-tool-twice': 'fail',
+    });
+  });
+});
+
+describe('framework capture captured-opentelemetry-openai-0.21.0-no-content', () => {
+  // Without message content the log records keep each call's tool name and id, not its arguments.
+  const name = 'captured-opentelemetry-openai-0.21.0-no-content';
+  const NAMES_ONLY = `
+scorers: [tool_correctness, { name: tool_trajectory, match: exact, args: ignore }]
+testCases:
+  - { id: one-tool, expectedTools: [get_weather], expectedCalls: [{ name: get_weather }] }
+  - id: two-tools-in-order
+    expectedTools: [search_flights, book_flight]
+    expectedCalls: [{ name: search_flights }, { name: book_flight }]
+  - id: same-tool-twice
+    expectedTools: [get_weather]
+    expectedCalls: [{ name: get_weather }, { name: get_weather }]
+`;
+
+  it('passes on tool names and order, and fails when the order or count is wrong', async () => {
+    const read = await readTraceFiles([fixture(name)]);
+    expect(read.problems).toEqual([]);
+    expect(read.logRecords).toBe(25);
+    const labels = async (yaml: string) =>
+      Object.fromEntries(
+        (await scoreSuite(read.spans, await parseSuite(yaml, 'names.yaml', '.'))).scored.flatMap(
+          t =>
+            t.outcomes.map(o => [
+              `${t.testCaseId} ${o.scorer}`,
+              o.result.status === 'scored' && o.result.label,
+            ]),
+        ),
+      );
+    expect(await labels(NAMES_ONLY)).toEqual({
+      'one-tool tool_correctness': 'pass',
+      'one-tool tool_trajectory': 'pass',
+      'two-tools-in-order tool_correctness': 'pass',
+      'two-tools-in-order tool_trajectory': 'pass',
+      'same-tool-twice tool_correctness': 'pass',
+      'same-tool-twice tool_trajectory': 'pass',
+    });
+    const wrong = await labels(WRONG.replace('args: subset', 'args: ignore'));
+    expect(wrong).toEqual({
+      'one-tool tool_trajectory': 'pass', // only the city was wrong, and arguments are not recorded
+      'two-tools-in-order tool_trajectory': 'fail',
+      'same-tool-twice tool_trajectory': 'fail',
     });
   });
 });

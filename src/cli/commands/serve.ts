@@ -21,7 +21,7 @@ export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Co
       '[--config FILE] [--suite FILE]... [--port N] [--host HOST] [--results FILE] [--no-worker]',
     )
     .description(
-      'receive OTLP traces on /v1/traces, score complete traces, write evaluation spans back',
+      'receive OTLP traces on /v1/traces (and GenAI log events on /v1/logs), score complete traces, write evaluation spans back',
     )
     .option('-c, --config <file>', 'config file (YAML or JSON)')
     .option('-s, --suite <file>', 'suite whose test cases are scored (repeatable)', collect, [])

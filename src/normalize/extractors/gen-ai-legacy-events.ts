@@ -1,3 +1,4 @@
+import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import { isRecord, parseMaybeJson } from '../attribute-values.js';
 import { readToolResult, toolCallsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
@@ -7,7 +8,9 @@ const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
 
 /**
  * The deprecated (semconv ≤1.36) per-message span events, still emitted by Semantic Kernel,
- * Strands (default mode) and older ADK: `gen_ai.choice` and `gen_ai.assistant.message` carry the
+ * Strands (default mode) and older ADK, and the same events as OTLP log records (the OpenTelemetry
+ * GenAI instrumentations: payload in the record's `body`), joined to their span by
+ * `joinLogEvents`: `gen_ai.choice` and `gen_ai.assistant.message` carry the
  * model's `tool_calls` (OpenAI shape, arguments as a JSON string, or Bedrock `toolUse` blocks);
  * `gen_ai.tool.message` carries a result and its call `id`. The payload sits in an attribute
  * (`gen_ai.event.content` for Semantic Kernel, `message` for Strands) or in the attributes
@@ -24,7 +27,10 @@ export const genAiLegacyEvents: ToolCallExtractor = {
     for (const event of span.events) {
       if (event.name === 'gen_ai.choice' || event.name === 'gen_ai.assistant.message') {
         seen = true;
-        calls.push(...toolCallsIn(payload(event.attributes)));
+        const found = toolCallsIn(payload(event.attributes));
+        if (event.attributes[LOG_RECORD_ATTRIBUTE] === true)
+          for (const call of found) call.signal = 'logs';
+        calls.push(...found);
       } else if (event.name === 'gen_ai.tool.message') {
         seen = true;
         const p = toolMessagePayload(event.attributes);

@@ -1,3 +1,4 @@
+import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
 import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
@@ -11,7 +12,8 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
  * Vercel `@ai-sdk/otel`, Strands and ADK in latest-conventions mode: `tool_call` parts in
  * `gen_ai.output.messages`, and in `gen_ai.input.messages` of the current turn (after the last
  * user message; earlier turns belong to earlier traces). `tool_call_response` parts carry results.
- * The same attributes are also read from the `gen_ai.client.inference.operation.details` event.
+ * The same attributes are also read from the `gen_ai.client.inference.operation.details` event,
+ * a span event or a log record joined to its span (OpenLIT, the OpenTelemetry instrumentations).
  */
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
@@ -35,6 +37,7 @@ export const genAiMessages: ToolCallExtractor = {
       const input = a['gen_ai.input.messages'];
       // A tool span's own messages (Strands) describe its execution, not a model request.
       if (a['gen_ai.operation.name'] === 'execute_tool') continue;
+      const first = calls.length;
       if (output !== undefined) {
         seen = true;
         calls.push(...toolCallsIn(output));
@@ -46,6 +49,8 @@ export const genAiMessages: ToolCallExtractor = {
         calls.push(...toolCallsIn(currentTurn(messages)));
         results.push(...toolResultsIn(messages));
       }
+      if (a[LOG_RECORD_ATTRIBUTE] === true)
+        for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
     }
     return seen ? { calls, results } : undefined;
   },

@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { TraceResult } from '../../src/score/trace-run.js';
+import { startService } from '../../src/server/start-service.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+
+/**
+ * The logs signal through a live service on both drivers: what the OpenTelemetry OpenAI
+ * instrumentation's exporters sent (captures/opentelemetry-openai.ts: a `chat` span per model
+ * call, the messages as log records) posted to `/v1/traces` and `/v1/logs` in either order, as
+ * JSON and as protobuf. Every scenario is scored with its tool calls from the logs: the capture
+ * suite passes, a deliberately wrong one fails.
+ */
+const ROOT = new URL('../../', import.meta.url).pathname;
+const FIXTURES = join(ROOT, 'test/fixtures/otlp');
+const CAPTURE = 'captured-opentelemetry-openai-0.21.0';
+const SUITE = join(ROOT, 'config/suites/framework-captures.yaml');
+const WRONG = `
+name: wrong
+scorers: [{ name: tool_trajectory, match: exact, args: subset }]
+testCases:
+  - id: one-tool
+    expectedCalls: [{ name: get_weather, args: { city: Lisbon } }]
+  - id: two-tools-in-order
+    expectedCalls: [{ name: book_flight }, { name: search_flights }]
+  - id: same-tool-twice
+    expectedCalls: [{ name: get_weather, args: { city: Paris } }]
+`;
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+/** One export request: the signal's path, its content type and body. */
+interface Post {
+  path: '/v1/traces' | '/v1/logs';
+  type: string;
+  body: Buffer;
+}
+
+function capturedPosts(format: 'json' | 'protobuf'): { traces: Post; logs: Post } {
+  if (format === 'protobuf')
+    return {
+      traces: {
+        path: '/v1/traces',
+        type: 'application/x-protobuf',
+        body: readFileSync(join(FIXTURES, `${CAPTURE}.otlp.pb`)),
+      },
+      logs: {
+        path: '/v1/logs',
+        type: 'application/x-protobuf',
+        body: readFileSync(join(FIXTURES, `${CAPTURE}.logs.pb`)),
+      },
+    };
+  const [traces, logs] = JSON.parse(
+    readFileSync(join(FIXTURES, `${CAPTURE}.otlp.json`), 'utf8'),
+  ) as [unknown, unknown];
+  const json = (path: Post['path'], body: unknown): Post => ({
+    path,
+    type: 'application/json',
+    body: Buffer.from(JSON.stringify(body)),
+  });
+  return { traces: json('/v1/traces', traces), logs: json('/v1/logs', logs) };
+}
+
+async function startLive(driver: 'memory' | 'bullmq') {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-logs-'));
+  writeFileSync(join(dir, 'wrong.yaml'), WRONG);
+  const prefix = testPrefix();
+  if (driver === 'bullmq') closers.push(redisFor(prefix).cleanup);
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      'queue.driver': driver,
+      ...(driver === 'bullmq' && { 'queue.redisUrl': REDIS_URL, 'queue.prefix': prefix }),
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 1000,
+      'export.enabled': false,
+      'export.logResults': false,
+      suites: [SUITE, join(dir, 'wrong.yaml')],
+    },
+  });
+  const results: TraceResult[] = [];
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    { log: () => undefined, onResult: r => results.push(r) },
+  );
+  closers.push(() => service.close());
+  return { origin: new URL(service.url!).origin, results };
+}
+
+const labels = (results: TraceResult[]) =>
+  Object.fromEntries(
+    results.flatMap(r =>
+      r.outcomes.map(o => [
+        `${r.suite} ${r.testCaseId} ${o.scorer}`,
+        o.result.status === 'scored' ? o.result.label : o.result.status,
+      ]),
+    ),
+  );
+
+describe.each(['memory', 'bullmq'] as const)(
+  'the logs signal through serve (%s driver)',
+  driver => {
+    it.each([
+      ['json', 'traces first'],
+      ['json', 'logs first'],
+      ['protobuf', 'logs first'],
+      ['protobuf', 'traces first'],
+    ] as const)(
+      '%s, %s: each run is scored with the tool calls of its log records',
+      async (format, order) => {
+        const { origin, results } = await startLive(driver);
+        const { traces, logs } = capturedPosts(format);
+        for (const post of order === 'traces first' ? [traces, logs] : [logs, traces]) {
+          const response = await fetch(`${origin}${post.path}`, {
+            method: 'POST',
+            headers: { 'content-type': post.type },
+            body: post.body,
+          });
+          expect(response.status, post.path).toBe(200);
+        }
+        await waitFor(() => results.length === 6, 'three runs scored by two suites', 20_000);
+        expect(labels(results)).toEqual({
+          'framework-captures one-tool tool_correctness': 'pass',
+          'framework-captures one-tool tool_trajectory': 'pass',
+          'framework-captures two-tools-in-order tool_correctness': 'pass',
+          'framework-captures two-tools-in-order tool_trajectory': 'pass',
+          'framework-captures same-tool-twice tool_correctness': 'pass',
+          'framework-captures same-tool-twice tool_trajectory': 'pass',
+          'wrong one-tool tool_trajectory': 'fail',
+          'wrong two-tools-in-order tool_trajectory': 'fail',
+          'wrong same-tool-twice tool_trajectory': 'fail',
+        });
+        const twoTools = results.find(r => r.testCaseId === 'two-tools-in-order')!;
+        expect(twoTools.trace.toolSequence.map(c => [c.name, c.signal, c.result])).toEqual([
+          [
+            'search_flights',
+            'logs',
+            { flights: [{ id: 'TP541', from: 'BER', to: 'LIS', date: '2026-12-01' }] },
+          ],
+          ['book_flight', 'logs', { confirmation: 'CONF-TP541' }],
+        ]);
+      },
+    );
+  },
+);
