@@ -1,13 +1,19 @@
 /**
  * Writes the HAND-BUILT fixtures in test/fixtures/otlp/hand-*.otlp.json: traces in the shapes
  * frameworks that cannot run here (Python: Pydantic AI, Google ADK, Strands, LangSmith, Logfire,
- * Semantic Kernel, OpenLLMetry's legacy attributes; Mastra's exporter; MCP) emit, one module per
+ * Semantic Kernel, OpenLLMetry's legacy attributes, the OpenTelemetry openai-v2 instrumentation's
+ * log records; Mastra's exporter; MCP) emit, one module per
  * convention in scripts/hand-fixtures/, written from the sources cited in
  * ../shared/reference/otel-tool-conventions.md §2. Real captures are `captured-*`
  * (scripts/capture-fixtures.ts). Run: `npx tsx scripts/build-hand-fixtures.ts`.
  */
 import { writeFileSync } from 'node:fs';
-import { otlpRequest } from '../test/helpers/otlp-json-builder.js';
+import {
+  otlpLogsRequest,
+  otlpRequest,
+  type LogInput,
+  type SpanInput,
+} from '../test/helpers/otlp-json-builder.js';
 import { fixture as genAiLegacyEvents } from './hand-fixtures/gen-ai-legacy-events.js';
 import { fixture as genAiSemconv } from './hand-fixtures/gen-ai-semconv.js';
 import { fixture as genAiToolNameFallback } from './hand-fixtures/gen-ai-tool-name-fallback.js';
@@ -19,13 +25,14 @@ import { fixture as mcp } from './hand-fixtures/mcp.js';
 import { fixture as nestedInstrumentations } from './hand-fixtures/nested-instrumentations.js';
 import { fixture as openllmetryLegacy } from './hand-fixtures/openllmetry-legacy.js';
 import { fixture as pydanticAi } from './hand-fixtures/pydantic-ai.js';
+import { fixture as pythonOpenAiV2Logs } from './hand-fixtures/python-openai-v2-logs.js';
 import { fixture as semanticKernel } from './hand-fixtures/semantic-kernel.js';
 import { fixture as strands } from './hand-fixtures/strands.js';
 import { fixture as vercelAiSdkV4V6 } from './hand-fixtures/vercel-ai-sdk-v4-v6.js';
 
 const OUT = new URL('../test/fixtures/otlp/', import.meta.url);
 
-const fixtures = [
+const fixtures: Array<{ name: string; spans: SpanInput[]; logs?: LogInput[] }> = [
   genAiSemconv,
   mastra,
   pydanticAi,
@@ -40,12 +47,13 @@ const fixtures = [
   vercelAiSdkV4V6,
   genAiToolNameFallback,
   genAiLegacyEvents,
+  pythonOpenAiV2Logs,
 ];
 
-for (const { name, spans } of fixtures) {
-  writeFileSync(
-    new URL(`${name}.otlp.json`, OUT),
-    `${JSON.stringify(otlpRequest(spans), null, 2)}\n`,
-  );
+// A fixture with log records is a JSON array of two requests, traces then logs, as an app
+// sending both signals exports them.
+for (const { name, spans, logs } of fixtures) {
+  const body = logs ? [otlpRequest(spans), otlpLogsRequest(logs)] : otlpRequest(spans);
+  writeFileSync(new URL(`${name}.otlp.json`, OUT), `${JSON.stringify(body, null, 2)}\n`);
 }
 console.log(`wrote ${fixtures.length} hand-built fixtures`);

@@ -52,15 +52,16 @@ describe('deployment files (no Docker engine here: checked as far as spanscore i
     await service.close();
   });
 
-  it('the Collector forwards traces to both Tempo and spanscore', () => {
+  it('the Collector forwards traces to both Tempo and spanscore, and logs to spanscore', () => {
     const collector = parse(readFileSync(`${ROOT}config/docker/otel-collector.yaml`, 'utf8')) as {
-      service: { pipelines: { traces: { exporters: string[] } } };
+      service: { pipelines: { traces: { exporters: string[] }; logs: { exporters: string[] } } };
       exporters: Record<string, { endpoint: string }>;
     };
     expect(collector.service.pipelines.traces.exporters).toEqual([
       'otlp/tempo',
       'otlphttp/spanscore',
     ]);
+    expect(collector.service.pipelines.logs.exporters).toEqual(['otlphttp/spanscore']);
     expect(collector.exporters['otlphttp/spanscore']!.endpoint).toBe('http://spanscore:4318');
   });
 });

@@ -10,6 +10,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { installLogRouting } from './capture-routing-logger-provider.js';
 import { activeCaptureSession } from './capture-session.js';
 
 const ROUTING = Symbol.for('spanscore.capture-routing-provider');
@@ -82,7 +83,8 @@ let contextChecked = false;
  * Makes `captureTrace()` work in this process; cheap to call before every capture. Registers an
  * AsyncLocalStorage context manager unless one is registered, and puts the routing provider in
  * front of whatever tracer provider the OpenTelemetry API delegates to (the application's, or
- * none): spans outside a capture still reach the application's provider.
+ * none): spans outside a capture still reach the application's provider. The same for the logs
+ * API's logger provider (`installLogRouting`), with the same limits.
  *
  * Limits, both from how the OpenTelemetry API hands out tracers:
  * - With no application provider registered, the router registers itself as the global provider,
@@ -105,6 +107,7 @@ export function installCaptureRouting(): void {
       );
     contextChecked = true;
   }
+  installLogRouting();
   const proxy = trace.getTracerProvider() as Partial<DelegatingProvider> & TracerProvider;
   if (typeof proxy.getDelegateTracer !== 'function' || typeof proxy.setDelegate !== 'function')
     throw new Error(

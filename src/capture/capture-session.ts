@@ -1,4 +1,5 @@
 import { context, createContextKey, type Context, type TracerProvider } from '@opentelemetry/api';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
 
 /**
  * The context key under which `captureTrace()` puts its session. `createContextKey` is
@@ -11,6 +12,8 @@ export const CAPTURE_SESSION_KEY = createContextKey('spanscore.capture-session')
 export interface CaptureSession {
   /** The session's own tracer provider; every span started in the session's context uses it. */
   readonly provider: TracerProvider;
+  /** The session's own logger provider, for log records emitted in its context. */
+  readonly loggerProvider: LoggerProvider;
   /** `traced()` records arguments and results unless its options say otherwise. */
   readonly captureContent: boolean;
 }

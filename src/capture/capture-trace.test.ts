@@ -1,4 +1,5 @@
 import { trace as otelTrace } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
 import { generateText, stepCountIs, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -27,7 +28,65 @@ async function travelAgent(to: string): Promise<string> {
   return `booked ${booking.booked}`;
 }
 
+/**
+ * A model call as the OpenTelemetry OpenAI instrumentation records it: a `chat` span, and the
+ * messages as log records emitted in its context, through a logger it took from the API when it
+ * was constructed (before any capture). `calls` are the model's tool calls.
+ */
+const instrumentationLogger = logs.getLogger('@opentelemetry/instrumentation-openai', '0.21.0');
+async function chatAsTheOtelInstrumentation(
+  calls: Array<{ id: string; name: string; arguments: string }>,
+): Promise<void> {
+  const tracer = otelTrace.getTracer('@opentelemetry/instrumentation-openai');
+  await tracer.startActiveSpan('chat gpt-4o', { kind: 2 }, async span => {
+    span.setAttributes({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' });
+    await tick();
+    instrumentationLogger.emit({
+      eventName: 'gen_ai.choice',
+      body: {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: {
+          tool_calls: calls.map(c => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        },
+      },
+    });
+    // Not a GenAI event: not part of the capture.
+    instrumentationLogger.emit({ body: 'request done', severityText: 'DEBUG' });
+    span.end();
+  });
+}
+
 describe('captureTrace', () => {
+  it('captures the tool calls an instrumentation writes as GenAI log records, each capture its own', async () => {
+    const [paris, lisbon] = await Promise.all([
+      captureTrace(() =>
+        chatAsTheOtelInstrumentation([
+          { id: 'call_p', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        ]),
+      ),
+      captureTrace(() =>
+        chatAsTheOtelInstrumentation([
+          { id: 'call_l', name: 'get_weather', arguments: '{"city":"Lisbon"}' },
+          { id: 'call_f', name: 'search_flights', arguments: '{"to":"LIS"}' },
+        ]),
+      ),
+    ]);
+    expect(paris.toolSequence.map(c => [c.name, c.callId, c.arguments, c.signal])).toEqual([
+      ['get_weather', 'call_p', { city: 'Paris' }, 'logs'],
+    ]);
+    expect(lisbon.toolsUsed).toEqual(['get_weather', 'search_flights']);
+    // The records became events of the chat span, not spans of their own.
+    expect(paris.spans.map(s => s.name).sort()).toEqual(['capture_trace', 'chat gpt-4o']);
+    expect(paris.spans.find(s => s.name === 'chat gpt-4o')!.events.map(e => e.name)).toEqual([
+      'gen_ai.choice',
+    ]);
+  });
+
   it('returns the tool sequence with arguments and results, the tools used, the spans and the result', async () => {
     const run = await captureTrace(() => travelAgent('CDG'));
     expect(run.result).toBe('booked AF1');

@@ -1,6 +1,11 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  InMemoryLogRecordExporter,
+  LoggerProvider,
+  SimpleLogRecordProcessor,
+} from '@opentelemetry/sdk-logs';
+import {
   BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
@@ -12,6 +17,7 @@ import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { TRACER_NAME } from './capture-constants.js';
 import { installCaptureRouting } from './capture-routing-provider.js';
 import { CAPTURE_SESSION_KEY, type CaptureSession } from './capture-session.js';
+import { logCarrierOf } from './log-carrier-of.js';
 import { spanDigestOf } from './span-digest-of.js';
 
 /** Options of {@link captureTrace}. */
@@ -52,7 +58,9 @@ export interface CapturedTrace<T = unknown> extends NormalizedTrace {
 /**
  * Runs `fn` and captures every span started inside it — `traced()` / `@trace` tools and any
  * OpenTelemetry-instrumented library called from it (the Vercel AI SDK with telemetry on, an
- * OpenInference instrumentation, …) — in memory, for this call only. Concurrent captures (vitest's
+ * OpenInference instrumentation, …) — in memory, for this call only, with the GenAI log records
+ * emitted inside it through the OpenTelemetry logs API (the OpenTelemetry GenAI instrumentations
+ * write a model call's messages, its tool calls among them, as such records). Concurrent captures (vitest's
  * `it.concurrent`) never see each other's spans: each runs in its own async context, with its own
  * tracer provider. The spans share one trace, under a root span named `options.name`.
  *
@@ -86,7 +94,16 @@ export async function captureTrace<T>(
     resource: resourceFromAttributes({ 'service.name': options.serviceName ?? 'agent-under-test' }),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
-  const session: CaptureSession = { provider, captureContent: options.captureContent ?? true };
+  const logExporter = new InMemoryLogRecordExporter();
+  const loggerProvider = new LoggerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? 'agent-under-test' }),
+    processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+  });
+  const session: CaptureSession = {
+    provider,
+    loggerProvider,
+    captureContent: options.captureContent ?? true,
+  };
   let ctx = context.active().setValue(CAPTURE_SESSION_KEY, session);
   const rootAttributes: Record<string, string> = {};
   if (options.testCaseId) {
@@ -115,13 +132,22 @@ export async function captureTrace<T>(
     });
     root.end();
     await provider.shutdown();
+    await loggerProvider.shutdown();
     throw error;
   }
   root.end();
+  const traceId = root.spanContext().traceId;
   const spans = exporter.getFinishedSpans().map(spanDigestOf);
+  // GenAI log records of this trace (the OpenTelemetry instrumentations' messages), as carriers
+  // that normalization joins to their spans.
+  for (const record of logExporter.getFinishedLogRecords()) {
+    const carrier = logCarrierOf(record);
+    if (carrier?.traceId === traceId) spans.push(carrier);
+  }
   await provider.shutdown();
+  await loggerProvider.shutdown();
   const aliases = buildAliasMap(options.aliases);
-  const normalized = normalizeTrace(root.spanContext().traceId, spans, {
+  const normalized = normalizeTrace(traceId, spans, {
     aliases,
     ...(options.extractors ? { extractors: options.extractors } : {}),
   });

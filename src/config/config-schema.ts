@@ -254,7 +254,7 @@ export const configSchema = z
         maxBufferedSpans: positiveInt()
           .default(25_000)
           .describe(
-            'Memory driver: spans held (buffered, being scored, or waiting for their evaluation spans to be exported) before the receiver answers 429.',
+            'Memory driver: spans held (buffered or being scored; a kept GenAI log record counts as a span) before the receiver answers 429.',
           ),
         maxSpansPerTrace: positiveInt()
           .default(10_000)

@@ -276,10 +276,20 @@ function disagreement(claimed: Array<{ id: string; calls: ExtractedCall[] }>): s
 
 /** A {@link TraceInspection} as JSON can carry it: call start times (bigint) as decimal strings. */
 export function inspectionToJson(i: TraceInspection): Omit<TraceInspection, 'toolCalls'> & {
-  toolCalls: Array<Omit<ToolCall, 'startTimeUnixNano'> & { startTimeUnixNano: string }>;
+  toolCalls: Array<
+    Omit<ToolCall, 'startTimeUnixNano' | 'signal'> & {
+      startTimeUnixNano: string;
+      /** The signal the call was read from: spans (and span events), or GenAI log records. */
+      signal: 'spans' | 'logs';
+    }
+  >;
 } {
   return {
     ...i,
-    toolCalls: i.toolCalls.map(c => ({ ...c, startTimeUnixNano: c.startTimeUnixNano.toString() })),
+    toolCalls: i.toolCalls.map(c => ({
+      ...c,
+      startTimeUnixNano: c.startTimeUnixNano.toString(),
+      signal: c.signal ?? 'spans',
+    })),
   };
 }

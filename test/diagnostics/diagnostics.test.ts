@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from '../helpers/run-cli.js';
 import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
+import { decodeOtlpJsonLogs } from '../../src/ingest/decode-otlp-logs-json.js';
 import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
 import { inspectTrace } from '../../src/normalize/inspect-trace.js';
 import type { ResultRow } from '../../src/report/result-row.js';
@@ -19,6 +20,11 @@ const NO_TOOLS =
  */
 const LLAMAINDEX = new URL(
   '../fixtures/otlp/captured-llamaindex-0.12.1-traceloop-0.27.0.otlp.json',
+  import.meta.url,
+).pathname;
+/** The OpenTelemetry OpenAI instrumentation's capture: spans and log records (JSON array of both). */
+const OTEL_OPENAI = new URL(
+  '../fixtures/otlp/captured-opentelemetry-openai-0.21.0.otlp.json',
   import.meta.url,
 ).pathname;
 const FRAMEWORK_SUITE = new URL('../../config/suites/framework-captures.yaml', import.meta.url)
@@ -49,6 +55,45 @@ describe('why a trace cannot be read', () => {
       expect(inspection.diagnostics[0]!.message).toMatch(NO_TOOLS);
       expect(NO_TOOLS.exec(inspection.diagnostics[0]!.message)![1]).toBe(String(calls));
     }
+  });
+
+  it('says to send logs too when the model spans come from an instrumentation that writes calls as logs', async () => {
+    // captures/opentelemetry-openai.ts: the chat spans, and the messages as log records.
+    const [traces, logs] = JSON.parse(readFileSync(OTEL_OPENAI, 'utf8')) as unknown[];
+    for (const [id, traceSpans] of groupSpansByTrace(decode(traces))) {
+      const inspection = inspectTrace(id, traceSpans);
+      expect(inspection.toolCalls).toEqual([]);
+      expect(inspection.diagnostics).toEqual([
+        {
+          code: 'no_tool_calls_recorded',
+          message: `the trace records ${MODEL_CALLS[inspection.testCaseId!]} model call(s) from @opentelemetry/instrumentation-openai, which writes the messages and tool calls as OTLP log records, and no log record of this trace arrived: send logs to spanscore too (OTEL_EXPORTER_OTLP_ENDPOINT covers both signals; see "Sending logs" in docs/frameworks.md)`,
+        },
+      ]);
+    }
+    const both = [...decode(traces), ...decodeOtlpJsonLogs(logs).spans];
+    for (const [id, traceSpans] of groupSpansByTrace(both)) {
+      const inspection = inspectTrace(id, traceSpans);
+      expect(inspection.diagnostics).toEqual([]);
+      expect(inspection.toolCalls.length).toBeGreaterThan(0);
+    }
+    // inspect names the log records and, per call, the signal that carried it.
+    const oneTool = [...groupSpansByTrace(both)].find(
+      ([id, spans]) => inspectTrace(id, spans).testCaseId === 'one-tool',
+    )![0];
+    const table = await run(['inspect', OTEL_OPENAI, '--trace', oneTool, '--format', 'table']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(
+      `trace ${oneTool}: 3 span(s), 6 GenAI log record(s), 2 model call(s), root "travel-run"`,
+    );
+    expect(table.stdout).toContain('requested (log record)');
+    const json = await run(['inspect', OTEL_OPENAI, '--format', 'json']);
+    const calls = json.stdout
+      .trim()
+      .split('\n')
+      .flatMap(
+        l => (JSON.parse(l) as { toolCalls: Array<{ name: string; signal: string }> }).toolCalls,
+      );
+    expect(calls.map(c => c.signal)).toEqual(Array(5).fill('logs'));
   });
 
   it('says when the test case id is on a child span only', () => {

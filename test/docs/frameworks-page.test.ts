@@ -40,6 +40,11 @@ const CAPTURES: Record<string, string[]> = {
   VoltAgent: ['captured-voltagent-'],
   'Strands Agents (TypeScript)': ['captured-strands-'],
   'Google ADK (TypeScript)': ['captured-google-adk-'],
+  "OpenTelemetry's OpenAI instrumentation (messages as log records)": [
+    'captured-opentelemetry-openai-',
+  ],
+  "Elastic's EDOT OpenAI instrumentation (messages as log records)": ['captured-elastic-openai-'],
+  OpenLIT: ['captured-openlit-'],
 };
 
 /**

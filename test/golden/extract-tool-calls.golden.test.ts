@@ -77,6 +77,8 @@ const FIXTURES_BY_EXTRACTOR: Record<string, string[]> = {
     // OpenLIT: messages on the span and again in operation-details log records; results in
     // `role: tool` messages without call ids.
     'captured-openlit-1.15.0',
+    // Python's openai-v2 instrumentation: the messages only in operation-details log records.
+    'hand-python-openai-v2-logs',
   ],
   'gen-ai-legacy-events': [
     'hand-gen-ai-legacy-events',

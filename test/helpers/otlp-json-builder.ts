@@ -93,3 +93,46 @@ export function otlpRequest(spans: SpanInput[]): { resourceSpans: unknown[] } {
 export const traceId = (n: number): string => n.toString(16).padStart(32, '0').replace(/^0/, 'a');
 export const spanId = (t: number, n: number): string =>
   `${t.toString(16).padStart(8, '0')}${n.toString(16).padStart(8, '0')}`.replace(/^0/, 'b');
+
+/** One OTLP log record, for a logs request (`otlpLogsRequest`). */
+export interface LogInput {
+  traceId?: string;
+  spanId?: string;
+  /** The record's `eventName` field; older SDKs put it in the `event.name` attribute instead. */
+  eventName?: string;
+  atMs: number;
+  body?: AttrInput;
+  attributes?: Record<string, AttrInput>;
+  service?: string;
+  scope?: string;
+}
+
+/** An OTLP/JSON `ExportLogsServiceRequest` holding the records, grouped by service and scope. */
+export function otlpLogsRequest(records: LogInput[]): { resourceLogs: unknown[] } {
+  const byService = new Map<string, Map<string, LogInput[]>>();
+  for (const r of records) {
+    const service = r.service ?? 'test-service';
+    const scope = r.scope ?? 'test-scope';
+    let scopes = byService.get(service);
+    if (!scopes) byService.set(service, (scopes = new Map()));
+    scopes.set(scope, [...(scopes.get(scope) ?? []), r]);
+  }
+  return {
+    resourceLogs: [...byService].map(([service, scopes]) => ({
+      resource: { attributes: attrs({ 'service.name': service }) },
+      scopeLogs: [...scopes].map(([scope, list]) => ({
+        scope: { name: scope },
+        logRecords: list.map(r => ({
+          timeUnixNano: nanos(r.atMs),
+          observedTimeUnixNano: nanos(r.atMs),
+          severityNumber: 9,
+          ...(r.eventName && { eventName: r.eventName }),
+          ...(r.body !== undefined && { body: anyValue(r.body) }),
+          attributes: attrs(r.attributes),
+          ...(r.traceId && { traceId: r.traceId }),
+          ...(r.spanId && { spanId: r.spanId }),
+        })),
+      })),
+    })),
+  };
+}

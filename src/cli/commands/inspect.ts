@@ -15,13 +15,14 @@ import { reportProblems } from '../report-problems.js';
 const HELP = `
 For each trace in the inputs (everything score reads): the test case id and the attribute it came
 from, the conventions (extractors) that matched and on how many spans, every tool call (name, raw
-name, source executed/requested, span id, arguments, result; truncated in the table), the tools
-the model was offered, and diagnostics: why a score may be wrong for a reason outside the agent
+name, source executed/requested and whether a GenAI log record carried it, span id, arguments,
+result; truncated in the table), the tools the model was offered, and diagnostics: why a score may be wrong for a reason outside the agent
 (no tool calls recorded although models were called, a test case id only on a child span,
 arguments that do not parse, requested calls no span executed, a span two conventions claim).
 
 --format json prints one object per trace per line: traceId, testCaseId, testCaseIdAttribute,
-conventions, toolCalls, availableTools, diagnostics, and more.
+conventions, toolCalls (each with signal: spans or logs), availableTools, diagnostics, and more.
+Files may hold OTLP logs requests beside trace requests (JSON, JSON Lines, name.logs.pb).
 
 Exit codes:
   0  inspected
@@ -88,7 +89,7 @@ function toJsonLine(i: TraceInspection): string {
 
 function toTable(i: TraceInspection): string {
   const lines = [
-    `trace ${i.traceId}: ${i.spans} span(s), ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
+    `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
     `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdInJson ? `: key ${i.testCaseIdInJson.key} of the JSON attribute ${i.testCaseIdInJson.attribute}` : ''}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
     `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
     `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
@@ -100,7 +101,7 @@ function toTable(i: TraceInspection): string {
         String(n + 1),
         c.name,
         c.rawName,
-        c.source,
+        c.signal === 'logs' ? `${c.source} (log record)` : c.source,
         c.spanId,
         c.status === 'error' ? `error: ${clip(c.error ?? '')}` : 'ok',
         show(c.arguments),
