@@ -47,6 +47,7 @@ import { abCost } from './ab-cost.js';
 import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
 import { inspectBench } from './inspect-bench.js';
+import { logsBench } from './logs-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 import { fmt } from './measure.js';
@@ -233,6 +234,25 @@ console.log(
   `  decodeOtlpProtobuf vs protobufjs static decode: ${reading.pbRatio.toFixed(2)}× (each in its own isolate; median of ${reading.decodePb.rates.length} alternating rounds' ratios; goal ≥ 1.5×); with every attribute read: ${reading.decodePbRead.ratio.toFixed(2)}×`,
 );
 
+const logs = await logsBench(rounds);
+console.log(
+  `\nThe logs signal, ${fmt(logs.records)} log records in ${logs.recordsPerRequest}-record requests as the OpenTelemetry OpenAI instrumentation sends them (${(logs.keptShare * 100).toFixed(0)}% GenAI events kept, the rest application log lines; ${logs.bytesPerRecord.protobuf.toFixed(0)} B/record protobuf, ${logs.bytesPerRecord.json.toFixed(0)} B/record JSON)`,
+);
+for (const r of [logs.parseOnly, logs.decodeJson, logs.decodePb, logs.decodeSpans])
+  console.log(
+    `  ${r.label.padEnd(62)} ${fmt(r.median).padStart(12)} per s   ${ratio(r.median, logs.parseOnly.median)}`,
+  );
+console.log('  (ratios against JSON.parse alone of the JSON logs payloads)');
+console.log(
+  `  ${logs.acceptLogs.label.padEnd(62)} ${fmt(logs.acceptLogs.median).padStart(12)} per s   ${(logs.acceptLogs.median / logs.acceptSpans.median).toFixed(2)}× traces`,
+);
+console.log(
+  `  ${logs.acceptSpans.label.padEnd(62)} ${fmt(logs.acceptSpans.median).padStart(12)} per s   1.00×`,
+);
+console.log(
+  `  joining log records at assembly, ${logs.chatsPerTrace} chat calls per trace: ${fmt(logs.normalizeInLogs.median)} traces/s normalized against ${fmt(logs.normalizeOnSpans.median)} with the same calls on the spans (${(logs.normalizeOnSpans.median / logs.normalizeInLogs.median).toFixed(2)}× the time; ${(1e6 / logs.normalizeInLogs.median).toFixed(1)} vs ${(1e6 / logs.normalizeOnSpans.median).toFixed(1)} µs a trace)`,
+);
+
 const compare = await compareBench(rounds);
 console.log(
   `\nspanscore compare, two run summaries of ${fmt(compare.rows)} test case × scorer rows (${fmt(compare.bytesPerFile)} B each), in-process`,
@@ -346,6 +366,7 @@ const out = {
   rounds,
   scoring,
   reading,
+  logs,
   compare,
   inspect,
   endToEndShort: e2e,

@@ -68,7 +68,7 @@ function capturedPosts(format: 'json' | 'protobuf'): { traces: Post; logs: Post 
   return { traces: json('/v1/traces', traces), logs: json('/v1/logs', logs) };
 }
 
-async function startLive(driver: 'memory' | 'bullmq') {
+async function startLive(driver: 'memory' | 'bullmq', more: Record<string, unknown> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-logs-'));
   writeFileSync(join(dir, 'wrong.yaml'), WRONG);
   const prefix = testPrefix();
@@ -84,16 +84,18 @@ async function startLive(driver: 'memory' | 'bullmq') {
       'export.enabled': false,
       'export.logResults': false,
       suites: [SUITE, join(dir, 'wrong.yaml')],
+      ...more,
     },
   });
   const results: TraceResult[] = [];
+  const lines: string[] = [];
   const service = await startService(
     config,
     { receiver: true, workers: true },
-    { log: () => undefined, onResult: r => results.push(r) },
+    { log: line => lines.push(line), onResult: r => results.push(r) },
   );
   closers.push(() => service.close());
-  return { origin: new URL(service.url!).origin, results };
+  return { origin: new URL(service.url!).origin, results, lines };
 }
 
 const labels = (results: TraceResult[]) =>
@@ -150,5 +152,44 @@ describe.each(['memory', 'bullmq'] as const)(
         ]);
       },
     );
+  },
+);
+
+describe.each(['memory', 'bullmq'] as const)(
+  'log records after their trace was scored (%s driver)',
+  driver => {
+    it('are late spans: counted, and with rescoreLateSpans the trace is scored again with their calls', async () => {
+      const { origin, results, lines } = await startLive(driver, {
+        'assembly.settleMs': 200,
+        'assembly.rescoreLateSpans': true,
+      });
+      const { traces, logs } = capturedPosts('json');
+      const post = (p: Post) =>
+        fetch(`${origin}${p.path}`, {
+          method: 'POST',
+          headers: { 'content-type': p.type },
+          body: p.body,
+        });
+      expect((await post(traces)).status).toBe(200);
+      await waitFor(() => results.length === 6, 'the runs scored without their logs', 20_000);
+      const first = results.find(
+        r => r.suite === 'framework-captures' && r.testCaseId === 'one-tool',
+      )!;
+      expect(first.trace.toolSequence).toEqual([]);
+      expect((await post(logs)).status).toBe(200);
+      await waitFor(() => results.length === 12, 'the runs scored again with their logs', 20_000);
+      expect(lines.filter(l => / late span\(s\) for trace .*: rescoring$/.test(l))).toHaveLength(3);
+      const again = results
+        .slice(6)
+        .find(r => r.suite === 'framework-captures' && r.testCaseId === 'one-tool')!;
+      expect(again.trace.toolSequence.map(c => [c.name, c.signal])).toEqual([
+        ['get_weather', 'logs'],
+      ]);
+      expect(labels(results.slice(6))).toMatchObject({
+        'framework-captures one-tool tool_trajectory': 'pass',
+        'framework-captures two-tools-in-order tool_trajectory': 'pass',
+        'framework-captures same-tool-twice tool_trajectory': 'pass',
+      });
+    });
   },
 );
