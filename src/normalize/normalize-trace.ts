@@ -5,8 +5,8 @@ import { extractConversation, type Conversation } from './extract-conversation.j
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
+import { findRoot } from './find-root.js';
 import { joinLogEvents } from './join-log-events.js';
-import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
 
@@ -115,14 +115,4 @@ class Trace implements NormalizedTrace {
   }
 }
 
-/** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
-export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
-  const byId = new SpanIndex(spans);
-  let root: SpanDigest | undefined;
-  for (const span of spans) {
-    const parent = span.parentSpanId;
-    if (parent !== '' && byId.get(parent) !== undefined) continue;
-    if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;
-  }
-  return root;
-}
+export { findRoot };
