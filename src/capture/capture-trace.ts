@@ -157,6 +157,8 @@ export async function captureTrace<T>(
     spans: normalized.spans,
     toolSequence: normalized.toolSequence,
     toolsUsed: normalized.toolsUsed,
+    handoffs: normalized.handoffs,
+    agents: normalized.agents,
     toolNames: normalized.toolSequence.map(c => c.name),
     testCaseId: normalized.testCaseId,
     serviceName: normalized.serviceName,

@@ -12,6 +12,7 @@ import {
   findTestCaseIdWithAttribute,
   readTestCaseId,
 } from './find-test-case-id.js';
+import type { Handoff } from './attribute-agents.js';
 import { joinLogEvents } from './join-log-events.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
@@ -54,6 +55,10 @@ export interface TraceInspection {
   /** Per convention (extractor) that matched: the spans it read as tool spans, and as model requests. */
   conventions: Array<{ id: string; executedSpans: number; requestedSpans: number }>;
   toolCalls: ToolCall[];
+  /** The agents' names in the order they took control (the route); empty without agent spans. */
+  agents: string[];
+  /** Control passed between agents, kept out of `toolCalls`. */
+  handoffs: Handoff[];
   availableTools: OfferedTool[];
   diagnostics: Diagnostic[];
 }
@@ -240,6 +245,8 @@ export function inspectTrace(
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: trace.toolSequence,
+    agents: trace.agents.map(t => t.agent),
+    handoffs: trace.handoffs,
     availableTools: extractAvailableTools(spans),
     diagnostics,
   };
@@ -275,7 +282,11 @@ function disagreement(claimed: Array<{ id: string; calls: ExtractedCall[] }>): s
 }
 
 /** A {@link TraceInspection} as JSON can carry it: call start times (bigint) as decimal strings. */
-export function inspectionToJson(i: TraceInspection): Omit<TraceInspection, 'toolCalls'> & {
+export function inspectionToJson(i: TraceInspection): Omit<
+  TraceInspection,
+  'toolCalls' | 'handoffs'
+> & {
+  handoffs: Array<Omit<Handoff, 'startTimeUnixNano'> & { startTimeUnixNano: string }>;
   toolCalls: Array<
     Omit<ToolCall, 'startTimeUnixNano' | 'signal'> & {
       startTimeUnixNano: string;
@@ -291,5 +302,6 @@ export function inspectionToJson(i: TraceInspection): Omit<TraceInspection, 'too
       startTimeUnixNano: c.startTimeUnixNano.toString(),
       signal: c.signal ?? 'spans',
     })),
+    handoffs: i.handoffs.map(h => ({ ...h, startTimeUnixNano: h.startTimeUnixNano.toString() })),
   };
 }

@@ -2,6 +2,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { GEN_AI_TOOL_ATTRIBUTES } from '../semconv/attributes.js';
 import { stringAttribute } from './attribute-values.js';
 import { extractConversation, type Conversation } from './extract-conversation.js';
+import { attributeAgents, type AgentTurn, type Handoff } from './attribute-agents.js';
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
@@ -20,6 +21,13 @@ export interface NormalizedTrace {
   toolSequence: ToolCall[];
   /** Canonical, deduped, first-call order, spelled as first seen (the `tools_used`). */
   toolsUsed: string[];
+  /** Control passed between agents, in order; never in `toolSequence` or `toolsUsed`. */
+  handoffs: Handoff[];
+  /**
+   * The agents in the order they took control, each with the handoff that gave it control (the
+   * route); empty when the trace has no agent spans.
+   */
+  agents: AgentTurn[];
   /** The test case id from the first matching attribute, if any. */
   testCaseId: string | undefined;
   /** What the agent was asked and answered; read from the spans on first access. */
@@ -57,12 +65,17 @@ export function normalizeTrace(
 ): NormalizedTrace {
   const spans = joinLogEvents(traceSpans);
   const root = 'root' in options ? options.root : findRoot(spans);
-  const toolSequence = extractToolCalls(spans, options);
+  const { toolSequence, handoffs, agents } = attributeAgents(
+    spans,
+    extractToolCalls(spans, options),
+  );
   return new Trace(
     traceId,
     root,
     spans,
     toolSequence,
+    handoffs,
+    agents,
     'testCaseId' in options
       ? options.testCaseId
       : findTestCaseId(
@@ -88,6 +101,8 @@ class Trace implements NormalizedTrace {
     readonly root: SpanDigest | undefined,
     readonly spans: readonly SpanDigest[],
     readonly toolSequence: ToolCall[],
+    readonly handoffs: Handoff[],
+    readonly agents: AgentTurn[],
     readonly testCaseId: string | undefined,
   ) {
     this.toolsUsed = toolsUsed(toolSequence);

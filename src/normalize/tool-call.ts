@@ -34,6 +34,11 @@ export interface ToolCall {
    * span, `undefined` when from a span or span event.
    */
   signal?: 'logs' | undefined;
+  /**
+   * The agent that made the call: the nearest enclosing agent span (`invoke_agent`, OpenInference
+   * `AGENT`, …); `undefined` when no agent span encloses it (the trace's `agentName` then).
+   */
+  agent?: string | undefined;
 }
 
 /** What an extractor reports before names are normalized and duplicates merged. */

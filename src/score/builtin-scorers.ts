@@ -1,3 +1,4 @@
+import { agentRouting } from './deterministic/agent-routing.js';
 import { toolCallAccuracy } from './deterministic/tool-call-accuracy.js';
 import { toolCorrectness } from './deterministic/tool-correctness.js';
 import { toolTrajectory } from './deterministic/tool-trajectory.js';
@@ -13,6 +14,7 @@ export const BUILTIN_SCORERS: ReadonlyMap<string, Scorer<unknown>> = new Map<
     toolCallAccuracy,
     toolCorrectness,
     toolTrajectory,
+    agentRouting,
     createGraderScorer('exact_match'),
     createGraderScorer('contains'),
     createGraderScorer('regex_match'),

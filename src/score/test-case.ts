@@ -5,8 +5,10 @@ export interface ExpectedCall {
   args?: unknown;
   /** The call may be absent without failing; if present it is not an extra call. */
   optional?: boolean;
-  /** The call must not happen. */
+  /** The call must not happen (with `agent`: must not be made by that agent). */
   forbidden?: boolean;
+  /** The agent that must make the call (multi-agent traces: see `ToolCall.agent`). */
+  agent?: string;
 }
 
 /** A tool the agent could have called, for LLM judges. */
@@ -30,6 +32,8 @@ export interface TestCase {
   strictMode?: boolean;
   expectedTools?: string[];
   expectedCalls?: ExpectedCall[];
+  /** `agent_routing`: the agents expected to take control, in order (the route). */
+  expectedAgents?: string[];
   groundTruth?: string;
   availableTools?: AvailableTool[];
   /** The scorers that run on this case (suite defaults merged with the case's own). */

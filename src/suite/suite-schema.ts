@@ -42,7 +42,17 @@ const expectedCallSchema = z.union([
           "The arguments expected, compared by the scorer's `args` mode (exact, subset, ignore).",
         ),
       optional: z.boolean().optional().describe('May be called or not.'),
-      forbidden: z.boolean().optional().describe('Must not be called.'),
+      forbidden: z
+        .boolean()
+        .optional()
+        .describe('Must not be called (with `agent`: must not be called by that agent).'),
+      agent: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Multi-agent traces: the agent that must make the call (the nearest enclosing agent span); the right tool called by another agent is a miss.',
+        ),
     })
     .strict(),
 ]);
@@ -80,6 +90,12 @@ export const testCaseSchema = z
       .optional()
       .describe(
         '`tool_trajectory`: the calls expected, with arguments, optional and forbidden ones.',
+      ),
+    expectedAgents: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        '`agent_routing`: the agents expected to take control, in order (the route); an agent the run returns to need not be listed again.',
       ),
     groundTruth: z.string().optional().describe('What the graders compare the output with.'),
     availableTools: z

@@ -87,6 +87,19 @@ function toJsonLine(i: TraceInspection): string {
   return JSON.stringify(inspectionToJson(i));
 }
 
+/** The route: `triage → billing (transfer_to_billing) → triage`. */
+function routeText(i: TraceInspection): string {
+  const handoffs = [...i.handoffs];
+  return i.agents
+    .map((agent, n) => {
+      if (n === 0) return agent;
+      const at = handoffs.findIndex(h => h.to === agent);
+      const via = at >= 0 ? handoffs.splice(at, 1)[0]!.rawName : undefined;
+      return via ? `${agent} (${via})` : agent;
+    })
+    .join(' → ');
+}
+
 function toTable(i: TraceInspection): string {
   const lines = [
     `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
@@ -94,12 +107,24 @@ function toTable(i: TraceInspection): string {
     `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
     `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
   ];
+  if (i.agents.length) lines.push(`  agents         ${routeText(i)}`);
   if (i.toolCalls.length) {
     const table = textTable(
-      ['#', 'tool', 'raw name', 'source', 'span', 'status', 'arguments', 'result'],
+      [
+        '#',
+        'tool',
+        ...(i.agents.length ? ['agent'] : []),
+        'raw name',
+        'source',
+        'span',
+        'status',
+        'arguments',
+        'result',
+      ],
       i.toolCalls.map((c, n) => [
         String(n + 1),
         c.name,
+        ...(i.agents.length ? [c.agent ?? '–'] : []),
         c.rawName,
         c.signal === 'logs' ? `${c.source} (log record)` : c.source,
         c.spanId,

@@ -19,6 +19,7 @@ const expectedCallSchema = z.union([
     args: z.unknown().optional(),
     optional: z.boolean().optional(),
     forbidden: z.boolean().optional(),
+    agent: z.string().min(1).optional(),
   }),
 ]);
 
@@ -95,10 +96,17 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
     const threshold = options.threshold ?? 1;
     const actual = trace.toolSequence;
     const shown = (c: ToolCall): string => (options.normalize ? c.name : c.rawName);
-    const forbidden = new Set([
-      ...options.forbiddenTools.map(key.expected),
-      ...expectedAll.filter(e => e.forbidden).map(e => key.expected(e.name)),
-    ]);
+    // The agent of a call: its own, else the trace's (a single-agent trace's calls).
+    const agentOf = (c: ToolCall): string | undefined => c.agent ?? trace.agentName;
+    const forbidden = new Map<string, Array<string | undefined>>();
+    const forbid = (name: string, agent: string | undefined): void => {
+      const k = key.expected(name);
+      forbidden.set(k, [...(forbidden.get(k) ?? []), agent]);
+    };
+    for (const name of options.forbiddenTools) forbid(name, undefined);
+    for (const e of expectedAll) if (e.forbidden) forbid(e.name, e.agent);
+    const isForbidden = (c: ToolCall): boolean =>
+      forbidden.get(key.call(c))?.some(a => a === undefined || a === agentOf(c)) ?? false;
     const expected = expectedAll.filter(e => !e.forbidden);
     const overrides = new Map(
       Object.entries(options.argsOverrides).map(([k, v]) => [
@@ -107,7 +115,13 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
       ]),
     );
 
-    const forbiddenCalled = actual.filter(c => forbidden.has(key.call(c))).map(shown);
+    const forbiddenCalled = actual
+      .filter(isForbidden)
+      .map(c =>
+        expectedAll.some(e => e.forbidden && e.agent)
+          ? `${shown(c)} by ${agentOf(c) ?? 'no agent'}`
+          : shown(c),
+      );
     const budgetExceeded = options.maxCalls !== undefined && actual.length > options.maxCalls;
 
     const argsThreshold = options.argsThreshold ?? (options.scoring === 'binary' ? 1 : 0);
@@ -118,6 +132,8 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
       const ignore = [...options.ignoreKeys, ...(o?.ignoreKeys ?? [])];
       return actual.map(c => {
         if (key.call(c) !== ek) return 0;
+        // A right tool called by the wrong agent is a miss.
+        if (e.agent !== undefined && agentOf(c) !== e.agent) return 0;
         const s = e.args === undefined ? 1 : compareArguments(e.args, c.arguments, mode, ignore);
         // A tiny bonus keeps a name match with argument score 0 matchable in partial scoring.
         return s >= argsThreshold ? s + 1e-9 : 0;
@@ -159,6 +175,9 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
       })),
       missingTools: missing.map(e => e.name),
       unexpectedTools: extra.map(shown),
+      ...(expected.some(e => e.agent) && {
+        wrongAgent: wrongAgents(missing, extra, key.expected, key.call, agentOf),
+      }),
       forbiddenCalled,
       callCount: actual.length,
       maxCalls: options.maxCalls,
@@ -195,14 +214,44 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
       score = round2(metric === 'f1' ? f1 : metric === 'precision' ? precision : recall);
       details.metric = metric;
     }
+    const misrouted = (details.wrongAgent ?? []) as WrongAgent[];
+    const reason = explain(options.match, missing, extra.map(shown), structureOk, ordered);
     return scored(
       score,
       threshold,
-      explain(options.match, missing, extra.map(shown), structureOk, ordered),
+      misrouted.length
+        ? `${reason}; ${misrouted.map(w => `${w.tool} was called by ${w.calledBy ?? 'no agent'}, expected by ${w.expected}`).join('; ')}`
+        : reason,
       details,
     );
   },
 };
+
+/** An expected call made, but by another agent than the one the test case names. */
+interface WrongAgent {
+  tool: string;
+  expected: string;
+  calledBy: string | undefined;
+}
+
+function wrongAgents(
+  missing: readonly ExpectedCall[],
+  extra: readonly ToolCall[],
+  expectedKey: (name: string) => string,
+  callKey: (call: ToolCall) => string,
+  agentOf: (call: ToolCall) => string | undefined,
+): WrongAgent[] {
+  const out: WrongAgent[] = [];
+  const unclaimed = [...extra];
+  for (const e of missing) {
+    if (e.agent === undefined) continue;
+    const at = unclaimed.findIndex(c => callKey(c) === expectedKey(e.name));
+    if (at < 0) continue;
+    const [call] = unclaimed.splice(at, 1);
+    out.push({ tool: e.name, expected: e.agent, calledBy: agentOf(call!) });
+  }
+  return out;
+}
 
 function explain(
   match: string,

@@ -1,0 +1,171 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { agentSpanName } from './agent-span-name.js';
+import { handoffTarget } from './handoff-target.js';
+import { isRecord, parseMaybeJson } from './attribute-values.js';
+import { SpanIndex } from './span-index.js';
+import type { ToolCall } from './tool-call.js';
+
+/** Control passed from one agent to another (`transfer_to_billing`, `handoff to billing`). */
+export interface Handoff {
+  /** The agent that handed off: the one that made the call, `undefined` when none is known. */
+  from: string | undefined;
+  to: string;
+  /** The handoff tool's call id, when recorded. */
+  callId: string | undefined;
+  /** The handoff tool's name, as the trace spelled it. */
+  rawName: string;
+  spanId: string;
+  startTimeUnixNano: bigint;
+  /** `executed` when a span ran the handoff, `requested` when only the model's request shows it. */
+  source: ToolCall['source'];
+}
+
+/** One agent's turn in a trace's route: an agent, and the handoff that gave it control. */
+export interface AgentTurn {
+  agent: string;
+  startTimeUnixNano: bigint;
+  /** How control reached it; `undefined` for the first agent, or a return without a handoff. */
+  handoff: Handoff | undefined;
+}
+
+/** What {@link attributeAgents} gives a trace. */
+export interface AgentAttribution {
+  /** The tool calls, handoffs left out, each with its `agent`. */
+  toolSequence: ToolCall[];
+  handoffs: Handoff[];
+  /** The agents in the order they took control (a return to an earlier agent is a new turn). */
+  agents: AgentTurn[];
+}
+
+/**
+ * Gives each tool call the agent that made it, the nearest enclosing agent span (see
+ * `agentSpanName`), and takes the handoffs (see `handoffTarget`) out of the tool calls: a handoff
+ * requested by the model and the span that ran it are one handoff. The route is the agent spans
+ * in start order, each consecutive run of one agent a turn; an agent span that only encloses
+ * other agents (the OpenAI Agents SDK's workflow span, a container) is not a turn of its own.
+ * A trace without agent spans keeps its calls as they are, with no route. Pure.
+ */
+export function attributeAgents(spans: readonly SpanDigest[], calls: ToolCall[]): AgentAttribution {
+  const agentBySpan = agentSpans(spans);
+  if (agentBySpan.size === 0) return { toolSequence: calls, handoffs: [], agents: [] };
+  const byId = new SpanIndex(spans);
+  const agentOf = (spanId: string): { spanId: string; name: string } | undefined => {
+    let id = spanId;
+    for (let hops = 0; id !== '' && hops < 64; hops++) {
+      const name = agentBySpan.get(id);
+      if (name !== undefined) return { spanId: id, name };
+      id = byId.get(id)?.parentSpanId ?? '';
+    }
+    return undefined;
+  };
+  const names = new Set(agentBySpan.values());
+  const toolSequence: ToolCall[] = [];
+  const handoffs: Handoff[] = [];
+  const active = new Set<string>(); // agent spans that made a call or a handoff themselves
+  for (const call of calls) {
+    const owner = agentOf(call.spanId);
+    if (owner) {
+      call.agent = owner.name;
+      active.add(owner.spanId);
+    }
+    const to = handoffTarget(call, names);
+    if (to === undefined) {
+      toolSequence.push(call);
+      continue;
+    }
+    const from = fromAgent(call) ?? call.agent;
+    const last = handoffs.at(-1);
+    // The model's request and the span that ran it (or two conventions reporting one) are one.
+    if (last && last.to === to && last.from === from && sameHandoff(last, call)) {
+      last.callId ??= call.callId;
+      if (call.source === 'executed') {
+        last.source = 'executed';
+        last.spanId = call.spanId;
+      }
+      continue;
+    }
+    handoffs.push({
+      from,
+      to,
+      callId: call.callId,
+      rawName: call.rawName,
+      spanId: call.spanId,
+      startTimeUnixNano: call.startTimeUnixNano,
+      source: call.source,
+    });
+  }
+  return {
+    toolSequence,
+    handoffs,
+    agents: route(byId, agentBySpan, active, agentOf, handoffs),
+  };
+}
+
+/** Agent spans by span id, with the agent each stands for. */
+function agentSpans(spans: readonly SpanDigest[]): Map<string, string> {
+  let childNames: Map<string, Set<string>> | undefined;
+  const hasSameNamedChild = (span: SpanDigest): boolean => {
+    if (!childNames) {
+      childNames = new Map();
+      for (const s of spans) {
+        let set = childNames.get(s.parentSpanId);
+        if (!set) childNames.set(s.parentSpanId, (set = new Set()));
+        set.add(s.name);
+      }
+    }
+    return childNames.get(span.spanId)?.has(span.name) ?? false;
+  };
+  const out = new Map<string, string>();
+  for (const span of spans) {
+    const name = agentSpanName(span, hasSameNamedChild);
+    if (name !== undefined) out.set(span.spanId, name);
+  }
+  return out;
+}
+
+/** The agent a handoff span says it came from (OpenInference: input `{"from_agent": …}`). */
+function fromAgent(call: ToolCall): string | undefined {
+  const args = parseMaybeJson(call.arguments);
+  return isRecord(args) && typeof args.from_agent === 'string' ? args.from_agent : undefined;
+}
+
+function sameHandoff(handoff: Handoff, call: ToolCall): boolean {
+  if (handoff.callId !== undefined && call.callId !== undefined)
+    return handoff.callId === call.callId;
+  return handoff.source !== call.source;
+}
+
+function route(
+  byId: SpanIndex,
+  agentBySpan: ReadonlyMap<string, string>,
+  active: ReadonlySet<string>,
+  agentOf: (spanId: string) => { spanId: string; name: string } | undefined,
+  handoffs: readonly Handoff[],
+): AgentTurn[] {
+  // Agent spans that enclose another agent span: containers, unless they acted themselves.
+  const agentSpans = [...agentBySpan.keys()].map(id => byId.get(id)!);
+  const enclosing = new Set<string>();
+  for (const span of agentSpans) {
+    const parent = span.parentSpanId === '' ? undefined : agentOf(span.parentSpanId);
+    if (parent) enclosing.add(parent.spanId);
+  }
+  const turns = agentSpans
+    .filter(s => !enclosing.has(s.spanId) || active.has(s.spanId))
+    .sort((a, b) =>
+      a.startTimeUnixNano < b.startTimeUnixNano
+        ? -1
+        : a.startTimeUnixNano > b.startTimeUnixNano
+          ? 1
+          : 0,
+    );
+  const out: AgentTurn[] = [];
+  const unused = [...handoffs];
+  for (const span of turns) {
+    const agent = agentBySpan.get(span.spanId)!;
+    if (out.at(-1)?.agent === agent) continue;
+    const at = unused.findIndex(h => h.to === agent);
+    const handoff = at >= 0 && out.length > 0 ? unused.splice(at, 1)[0] : undefined;
+    out.push({ agent, startTimeUnixNano: span.startTimeUnixNano, handoff });
+  }
+  return out;
+}

@@ -1,0 +1,29 @@
+import { isRecord, parseMaybeJson } from './attribute-values.js';
+import type { ToolCall } from './tool-call.js';
+
+/**
+ * The agent a tool call hands the conversation to, when the call is a handoff, else `undefined`.
+ * Handoffs are tools to the model, and each framework names its own:
+ * - `transfer_to_<agent>` (the OpenAI Agents SDK, LangGraph's supervisor) and
+ *   `transfer_back_to_<agent>` (a LangGraph worker returning to its supervisor): a handoff when
+ *   `<agent>` is an agent of the trace, so a tool that happens to be named `transfer_to_savings`
+ *   stays a tool;
+ * - Google ADK's `transfer_to_agent` with `{ agent_name }`;
+ * - the OpenInference bridge of the OpenAI Agents SDK: a tool span `handoff to <agent>`
+ *   (`tool.name` `handoff_to_<agent>`, output `{"to_agent": …}`), always a handoff.
+ */
+export function handoffTarget(call: ToolCall, agents: ReadonlySet<string>): string | undefined {
+  const name = call.rawName;
+  if (name === 'transfer_to_agent') {
+    const args = parseMaybeJson(call.arguments);
+    return isRecord(args) && typeof args.agent_name === 'string' ? args.agent_name : undefined;
+  }
+  const transfer = /^transfer_(?:back_)?to_(.+)$/.exec(name);
+  if (transfer) return agents.has(transfer[1]!) ? transfer[1] : undefined;
+  const handoff = /^handoff[ _]to[ _](.+)$/.exec(name);
+  if (handoff) {
+    const result = parseMaybeJson(call.result);
+    return isRecord(result) && typeof result.to_agent === 'string' ? result.to_agent : handoff[1];
+  }
+  return undefined;
+}
