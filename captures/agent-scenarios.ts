@@ -70,14 +70,20 @@ export interface AgentScenario {
   answer: string;
 }
 
-/** The scenarios, for a framework whose handoff tool to the billing agent is `handoffTool`. */
-export function agentScenarios(handoffTool: string): AgentScenario[] {
+/**
+ * The scenarios, for a framework whose handoff tool to the billing agent is `handoffTool`, called
+ * with `handoffArguments` (Mastra's sub-agent tools take the sub-agent's `prompt`).
+ */
+export function agentScenarios(
+  handoffTool: string,
+  handoffArguments: Record<string, unknown> = {},
+): AgentScenario[] {
   return [
     {
       testCaseId: 'handoff-to-billing',
       prompt: 'I was charged twice for order 42. Please refund the extra charge.',
       turns: [
-        [{ id: 'call_handoff', name: handoffTool, arguments: {} }],
+        [{ id: 'call_handoff', name: handoffTool, arguments: handoffArguments }],
         [{ id: 'call_lookup', name: 'lookup_order', arguments: { orderId: '42' } }],
         [{ id: 'call_refund', name: 'issue_refund', arguments: { orderId: '42', amount: 20 } }],
       ],

@@ -7,7 +7,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../test/helpers/openai-compatible-server.js';
-import type { Scenario } from './scenarios.js';
+/** What the server answers from: a scenario's model turns (tool calls), then its answer. */
+export interface GeminiScript {
+  turns: ReadonlyArray<ReadonlyArray<{ id: string; name: string; arguments: unknown }>>;
+  answer: string;
+}
 
 export interface ScriptedGeminiServer {
   baseURL: string;
@@ -18,7 +22,7 @@ export interface ScriptedGeminiServer {
 
 /** Starts the server on 127.0.0.1: the scenario's turns in order, then its answer. */
 export async function scriptedGeminiServer(
-  scenario: Scenario,
+  scenario: GeminiScript,
   model: string,
 ): Promise<ScriptedGeminiServer> {
   const replies = [

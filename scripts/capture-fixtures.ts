@@ -281,6 +281,11 @@ const WORKSPACE_CAPTURES = [
   'mcp-openinference.ts',
   'llamaindex.ts',
   'opentelemetry-openai.ts',
+  // Multi-agent teams (captures/agent-scenarios.ts): a handoff, and a run that stays put.
+  'openai-agents-handoffs.ts',
+  'langgraph-supervisor.ts',
+  'mastra-agents.ts',
+  'google-adk-agents.ts',
 ];
 
 /**
@@ -292,6 +297,7 @@ const WORKSPACE_CAPTURES = [
  */
 const OWN_FOLDER_CAPTURES = [
   { folder: 'voltagent', script: 'voltagent.ts', node22: false },
+  { folder: 'voltagent', script: 'voltagent-agents.ts', node22: false },
   { folder: 'strands', script: 'strands.ts', node22: true },
   { folder: 'elastic', script: 'elastic-openai.ts', node22: false },
   { folder: 'openlit', script: 'openlit.ts', node22: false },

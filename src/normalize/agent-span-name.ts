@@ -9,7 +9,8 @@ import { jsonAttribute, stringAttribute } from './attribute-values.js';
  * - OpenInference `AGENT` (the OpenAI Agents SDK's agents through its bridge, `traceAgent`):
  *   `agent.name`, else `graph.node.id`, else the span name;
  * - VoltAgent: the span with `entity.type=agent` and no `span.type` (its llm and tool spans
- *   carry the agent's entity too), named by `entity.name`;
+ *   carry the agent's entity too), named by `subagent.name` on a sub-agent's span (which keeps
+ *   its supervisor's entity), else `entity.name`;
  * - OpenLLMetry `traceloop.span.kind=agent`: `traceloop.entity.name`; Langfuse
  *   `langfuse.observation.type=agent`: the span name;
  * - LangGraph (OpenInference): a graph node whose span runs a subgraph of the same name, as
@@ -31,7 +32,7 @@ export function agentSpanName(
   if (kind === 'AGENT')
     return stringAttribute(a, 'agent.name') ?? stringAttribute(a, 'graph.node.id') ?? span.name;
   if (a['entity.type'] === 'agent' && a['span.type'] === undefined)
-    return stringAttribute(a, 'entity.name');
+    return stringAttribute(a, 'subagent.name') ?? stringAttribute(a, 'entity.name');
   if (a['traceloop.span.kind'] === 'agent') return stringAttribute(a, 'traceloop.entity.name');
   if (a['langfuse.observation.type'] === 'agent') return span.name || undefined;
   if (kind === 'CHAIN' && a.metadata !== undefined && hasSameNamedChild(span)) {

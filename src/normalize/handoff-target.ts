@@ -8,7 +8,10 @@ import type { ToolCall } from './tool-call.js';
  *   `transfer_back_to_<agent>` (a LangGraph worker returning to its supervisor): a handoff when
  *   `<agent>` is an agent of the trace, so a tool that happens to be named `transfer_to_savings`
  *   stays a tool;
- * - Google ADK's `transfer_to_agent` with `{ agent_name }`;
+ * - Google ADK's `transfer_to_agent` with `{ agent_name }` (`{ agentName }` in TypeScript); VoltAgent's `delegate_task` with
+ *   `{ targetAgents }` (the first of them);
+ * - Mastra's sub-agents as tools, `agent-<agent>` (a delegation: the sub-agent answers back), when
+ *   `<agent>` is an agent of the trace;
  * - the OpenInference bridge of the OpenAI Agents SDK: a tool span `handoff to <agent>`
  *   (`tool.name` `handoff_to_<agent>`, output `{"to_agent": …}`), always a handoff.
  */
@@ -16,9 +19,17 @@ export function handoffTarget(call: ToolCall, agents: ReadonlySet<string>): stri
   const name = call.rawName;
   if (name === 'transfer_to_agent') {
     const args = parseMaybeJson(call.arguments);
-    return isRecord(args) && typeof args.agent_name === 'string' ? args.agent_name : undefined;
+    // Python names the argument `agent_name`, TypeScript `agentName`.
+    const target = isRecord(args) ? (args.agent_name ?? args.agentName) : undefined;
+    return typeof target === 'string' ? target : undefined;
   }
-  const transfer = /^transfer_(?:back_)?to_(.+)$/.exec(name);
+  if (name === 'delegate_task') {
+    const args = parseMaybeJson(call.arguments);
+    const targets = isRecord(args) ? args.targetAgents : undefined;
+    const target = Array.isArray(targets) ? targets[0] : undefined;
+    return typeof target === 'string' && agents.has(target) ? target : undefined;
+  }
+  const transfer = /^(?:transfer_(?:back_)?to_|agent-)(.+)$/.exec(name);
   if (transfer) return agents.has(transfer[1]!) ? transfer[1] : undefined;
   const handoff = /^handoff[ _]to[ _](.+)$/.exec(name);
   if (handoff) {
