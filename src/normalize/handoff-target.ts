@@ -26,7 +26,7 @@ export function handoffTarget(call: ToolCall, agents: ReadonlySet<string>): stri
   if (name === 'delegate_task') {
     const args = parseMaybeJson(call.arguments);
     const targets = isRecord(args) ? args.targetAgents : undefined;
-    const target = Array.isArray(targets) ? targets[0] : undefined;
+    const target: unknown = Array.isArray(targets) ? (targets as unknown[])[0] : undefined;
     return typeof target === 'string' && agents.has(target) ? target : undefined;
   }
   const transfer = /^(?:transfer_(?:back_)?to_|agent-)(.+)$/.exec(name);
