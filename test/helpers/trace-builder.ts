@@ -79,3 +79,71 @@ export function agentTrace(
   });
   return normalizeTrace(t, decodeOtlpJson(otlpRequest(spans)).spans);
 }
+
+/** One agent's turn for {@link teamTrace}: its tool calls, then a handoff (`transfer_to_<to>`). */
+export interface TeamTurn {
+  agent: string;
+  calls?: CallInput[];
+  handoffTo?: string;
+}
+
+/**
+ * A multi-agent trace, OTel GenAI style: under a root span, one `invoke_agent <name>` span per
+ * turn (with `gen_ai.agent.name`), in order, each holding its `execute_tool` spans, a handoff
+ * being an `execute_tool transfer_to_<agent>` span; run through the real decoder and normalizer.
+ */
+export function teamTrace(
+  turns: TeamTurn[],
+  options: { testCaseId?: string } = {},
+): NormalizedTrace {
+  const n = next++;
+  const t = traceId(n);
+  let s = 1;
+  const root = spanId(n, s++);
+  const spans: SpanInput[] = [
+    {
+      traceId: t,
+      spanId: root,
+      name: 'support-run',
+      startMs: 0,
+      endMs: 100_000,
+      attributes: options.testCaseId ? { 'spanscore.test_case.id': options.testCaseId } : {},
+    },
+  ];
+  let at = 1;
+  turns.forEach(turn => {
+    const agentSpan = spanId(n, s++);
+    const start = at;
+    const tool = (name: string, args?: unknown): void => {
+      spans.push({
+        traceId: t,
+        spanId: spanId(n, s++),
+        parentSpanId: agentSpan,
+        name: `execute_tool ${name}`,
+        startMs: at,
+        endMs: at + 1,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': name,
+          'gen_ai.tool.call.id': `call_${s}`,
+          ...(args !== undefined && { 'gen_ai.tool.call.arguments': JSON.stringify(args) }),
+        },
+      });
+      at += 2;
+    };
+    at += 1;
+    for (const c of turn.calls ?? []) typeof c === 'string' ? tool(c) : tool(c.name, c.args);
+    if (turn.handoffTo) tool(`transfer_to_${turn.handoffTo}`, {});
+    spans.push({
+      traceId: t,
+      spanId: agentSpan,
+      parentSpanId: root,
+      name: `invoke_agent ${turn.agent}`,
+      startMs: start,
+      endMs: at,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': turn.agent },
+    });
+    at += 1;
+  });
+  return normalizeTrace(t, decodeOtlpJson(otlpRequest(spans)).spans);
+}

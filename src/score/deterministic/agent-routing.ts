@@ -32,9 +32,10 @@ export type AgentRoutingOptions = z.infer<typeof optionsSchema>;
  * order they took control, see `NormalizedTrace.agents`) with `expectedAgents`, matched one to
  * one as trajectories are (an order-preserving alignment for `exact` and `in_order`, an optimal
  * assignment for `any_order`), with the same precision, recall and F1 for partial credit. Each
- * handoff is checked too: it went where it should when its target follows its source in the
- * expected route (or is a return to an agent that already ran); the others are listed in the
- * details and the reason. Agent names compare exactly.
+ * handoff is checked too: in order, it went where it should when its target follows its source
+ * in the expected route (or is a return to an agent that already ran); in any order, when its
+ * target is an expected agent. The others are listed in the details and the reason, and fail a
+ * binary score. Agent names compare exactly.
  *
  * Skipped without `expectedAgents`; a trace that records no agents scores 0 and says so.
  */
@@ -75,7 +76,9 @@ export const agentRouting: Scorer<AgentRoutingOptions> = {
     const precision = route.length ? pairs.length / route.length : 0;
     const recall = expected.length ? pairs.length / expected.length : route.length ? 0 : 1;
     const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-    const wrongHandoffs = misdirected(trace.handoffs, expected);
+    const wrongHandoffs = ordered
+      ? misdirected(trace.handoffs, expected)
+      : trace.handoffs.filter(h => !expected.includes(h.to));
     const structureOk =
       missing.length === 0 && (options.match === 'in_order' || extra.length === 0);
     Object.assign(details, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentTrace, type CallInput } from '../../../test/helpers/trace-builder.js';
+import { agentTrace, teamTrace, type CallInput } from '../../../test/helpers/trace-builder.js';
 import type { ScoreResult } from '../score-result.js';
 import type { ExpectedCall } from '../test-case.js';
 import { toolTrajectory } from './tool-trajectory.js';
@@ -190,5 +190,47 @@ describe('tool_trajectory: optional, forbidden, budget', () => {
   });
   it('is skipped with no expectedCalls, forbiddenTools or maxCalls', () => {
     expect(value(score(['a'], undefined))).toBe('skipped');
+  });
+});
+
+describe('tool_trajectory: agents', () => {
+  const team = teamTrace([
+    { agent: 'triage', calls: ['lookup_faq'], handoffTo: 'billing' },
+    { agent: 'billing', calls: ['lookup_order', 'issue_refund'] },
+  ]);
+  const run = (expectedCalls: ExpectedCall[], options: Record<string, unknown> = {}) =>
+    toolTrajectory.score({
+      trace: team,
+      testCase: { id: 't', scorers: [], expectedCalls },
+      options: toolTrajectory.parseOptions({ match: 'in_order', ...options }),
+      aliases: new Map(),
+    }) as ScoreResult;
+
+  it('matches a call by the named agent, and misses the right tool by another agent', () => {
+    expect(value(run([{ name: 'issue_refund', agent: 'billing' }]))).toBe(1);
+    const r = run([{ name: 'lookup_faq', agent: 'billing' }]);
+    expect(r.status === 'scored' && [r.score, r.reason]).toEqual([
+      0,
+      'trajectory does not match (in_order); missing or out of order: lookup_faq; unexpected or out of order: lookup_faq, lookup_order, issue_refund; lookup_faq was called by triage, expected by billing',
+    ]);
+    expect(r.status === 'scored' && r.details.wrongAgent).toEqual([
+      { tool: 'lookup_faq', expected: 'billing', calledBy: 'triage' },
+    ]);
+  });
+
+  it('forbids a tool to one agent only', () => {
+    expect(value(run([{ name: 'issue_refund', agent: 'triage', forbidden: true }]))).toBe(1);
+    const r = run([{ name: 'issue_refund', agent: 'billing', forbidden: true }]);
+    expect(r.status === 'scored' && [r.score, r.reason]).toEqual([
+      0,
+      'forbidden tool called: issue_refund by billing',
+    ]);
+  });
+
+  it('leaves the handoff out of the trajectory: no unexpected transfer_to_billing', () => {
+    const r = run([{ name: 'lookup_faq' }, { name: 'lookup_order' }, { name: 'issue_refund' }], {
+      match: 'exact',
+    });
+    expect(r.status === 'scored' && [r.score, r.details.unexpectedTools]).toEqual([1, []]);
   });
 });
