@@ -7,6 +7,8 @@ export type RecordedArgsMode = 'exact' | 'subset' | 'ignore';
 /** One expected call as recorded: the tool and its stable arguments. */
 export interface RecordedCall {
   name: string;
+  /** The agent that made the call, in a trace with agent spans. */
+  agent?: string;
   args?: unknown;
 }
 
@@ -17,6 +19,8 @@ export interface RecordedCase {
   input?: string;
   expectedTools: string[];
   expectedCalls: RecordedCall[];
+  /** The route, when the trace has agent spans: the agents at their first takeover, in order. */
+  expectedAgents?: string[];
   /** The trace it was recorded from. */
   recordedFrom: string;
   /** Argument paths left out as volatile (`book_flight.requestId`). */
@@ -46,7 +50,8 @@ export interface Recording {
  * Turns traces into test cases, one per test case id, in the order their earliest traces
  * started: the tools used (`expectedTools`) and every call in order with its arguments
  * (`expectedCalls`), volatile arguments left out (see `stableArguments`), with `args: 'ignore'`
- * none. A trace without a test case id gets one made from its root span's name and its trace id,
+ * none. In a trace with agent spans each call names its agent, and the route is recorded as
+ * `expectedAgents` (each agent at its first takeover, as `agent_routing` compares by default). A trace without a test case id gets one made from its root span's name and its trace id,
  * stable across recordings of the same trace. Pure.
  */
 export function recordTestCases(
@@ -69,19 +74,24 @@ export function recordTestCases(
     }
     const leftOut: string[] = [];
     const expectedCalls = trace.toolSequence.map((call): RecordedCall => {
-      if (options.args === 'ignore') return { name: call.name };
+      const named = {
+        name: call.name,
+        ...(trace.agents.length && call.agent !== undefined && { agent: call.agent }),
+      };
+      if (options.args === 'ignore') return named;
       const stable = stableArguments(call.arguments);
       leftOut.push(...stable.leftOut.map(path => `${call.name}.${path}`));
-      return stable.args === undefined
-        ? { name: call.name }
-        : { name: call.name, args: stable.args };
+      return stable.args === undefined ? named : { ...named, args: stable.args };
     });
+    const route = trace.agents.map(t => t.agent);
+    const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
     const input = trace.conversation.userInput;
     byId.set(id, {
       id,
       ...(input !== undefined && { input }),
       expectedTools: [...trace.toolsUsed],
       expectedCalls,
+      ...(expectedAgents.length && { expectedAgents }),
       recordedFrom: trace.traceId,
       leftOut,
       otherTraces: 0,

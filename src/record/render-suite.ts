@@ -12,9 +12,16 @@ export interface SuiteHead {
   schema: string;
 }
 
-/** The scorers of a recorded suite: the tool set, and every call in order with its arguments. */
-function scorersOf(args: RecordedArgsMode): unknown[] {
-  return ['tool_correctness', { name: 'tool_trajectory', match: 'exact', args }];
+/**
+ * The scorers of a recorded suite: the tool set, and every call in order with its arguments; and
+ * the route, when a case recorded one.
+ */
+function scorersOf(args: RecordedArgsMode, cases: readonly RecordedCase[]): unknown[] {
+  return [
+    'tool_correctness',
+    { name: 'tool_trajectory', match: 'exact', args },
+    ...(cases.some(c => c.expectedAgents) ? ['agent_routing'] : []),
+  ];
 }
 
 /** A case as a suite holds it (no recording facts: those go in a comment or `recordedFrom`). */
@@ -24,6 +31,7 @@ function caseObject(c: RecordedCase, withRecordedFrom: boolean): Record<string, 
     ...(c.input !== undefined && { input: c.input }),
     expectedTools: c.expectedTools,
     expectedCalls: c.expectedCalls,
+    ...(c.expectedAgents && { expectedAgents: c.expectedAgents }),
     ...(withRecordedFrom && {
       recordedFrom: {
         traceId: c.recordedFrom,
@@ -47,6 +55,8 @@ function styleCase(node: unknown): void {
   if (!isMap(node)) return;
   const tools = node.get('expectedTools', true);
   if (isSeq(tools)) tools.flow = true;
+  const agents = node.get('expectedAgents', true);
+  if (isSeq(agents)) agents.flow = true;
   const calls = node.get('expectedCalls', true);
   if (isSeq(calls)) for (const call of calls.items) if (isMap(call)) call.flow = true;
 }
@@ -58,7 +68,7 @@ export function renderSuiteYaml(cases: readonly RecordedCase[], head: SuiteHead)
     ...(head.testCaseIdAttributes?.length && {
       testCaseIdAttributes: [...head.testCaseIdAttributes],
     }),
-    scorers: scorersOf(head.args),
+    scorers: scorersOf(head.args, cases),
     testCases: cases.map(c => caseObject(c, false)),
   });
   doc.commentBefore = ` yaml-language-server: $schema=${head.schema}\n Recorded by spanscore suite record: review the expectations before committing them.`;
@@ -90,7 +100,7 @@ export function renderSuiteJson(cases: readonly RecordedCase[], head: SuiteHead)
     ...(head.testCaseIdAttributes?.length && {
       testCaseIdAttributes: [...head.testCaseIdAttributes],
     }),
-    scorers: scorersOf(head.args),
+    scorers: scorersOf(head.args, cases),
     testCases: cases.map(c => caseObject(c, true)),
   };
   return `${JSON.stringify(suite, null, 2)}\n`;

@@ -14,6 +14,12 @@
  *   expect(run).toHaveCalledToolsInOrder(['search_flights', 'book_flight']);
  *   await expect(run).toPassScorer('tool_trajectory', { expectedCalls: [{ name: 'book_flight' }] });
  * });
+ *
+ * it('hands refunds to billing', async () => {
+ *   const run = await captureTrace(() => team.run('Refund order 42'));
+ *   expect(run).toHaveRoutedTo(['triage', 'billing']);
+ *   expect(run).toHaveCalledTool('issue_refund', { agent: 'billing' });
+ * });
  * ```
  *
  * @packageDocumentation
@@ -33,8 +39,10 @@ export { captureTrace } from '../capture/capture-trace.js';
 export type { CaptureTraceOptions, CapturedTrace } from '../capture/capture-trace.js';
 export { toolMatchers } from './tool-matchers.js';
 export type {
+  CalledByAgent,
   ExpectedToolCall,
   RepeatOptions,
+  RoutedToOptions,
   ToolMatchers,
   ToolSnapshotOptions,
   ToolOrderOptions,

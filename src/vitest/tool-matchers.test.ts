@@ -1,3 +1,4 @@
+import { trace as otelTrace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { traced } from '../capture/traced.js';
 import { createOpenAiJudge } from '../judge/openai-judge.js';
@@ -155,7 +156,7 @@ describe('toHaveCalledToolsInOrder', () => {
   it('says what is wrong with a bad expectation', async () => {
     const run = await agent();
     expect(() => expect(run).toHaveCalledToolsInOrder([42 as never])).toThrow(
-      'toHaveCalledToolsInOrder: calls[0] is neither a name nor { name, args }',
+      'toHaveCalledToolsInOrder: calls[0] is neither a name nor { name, args?, agent? }',
     );
     expect(() => expect(run).toHaveCalledToolsInOrder(['a'], { match: 'sorted' as never })).toThrow(
       `match must be 'exact' or 'subsequence', got "sorted"`,
@@ -341,5 +342,63 @@ describe('tool snapshots: toMatchToolSnapshot and toMatchInlineToolSnapshot', ()
     );
     // A mismatch, a new snapshot and \`vitest -u\` are vitest's own: test/package runs them
     // against the packed package, where a failing run does not fail this suite.
+  });
+});
+
+describe('agents: toHaveCalledTool({ agent }) and toHaveRoutedTo', () => {
+  const lookupOrder = traced('lookup_order', (id: string) => ({ id, charged: [20, 20] }));
+  const issueRefund = traced('issue_refund', (id: string) => ({ refund: `R-${id}` }));
+  const transferToBilling = traced('transfer_to_billing', () => 'billing');
+  /** A triage agent handing a refund to billing, as GenAI `invoke_agent` spans. */
+  const inAgent = <T>(name: string, fn: () => T): T =>
+    otelTrace
+      .getTracer('team')
+      .startActiveSpan(
+        `invoke_agent ${name}`,
+        { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name } },
+        span => {
+          const out = fn();
+          span.end();
+          return out;
+        },
+      );
+  const team = () =>
+    captureTrace(() => {
+      inAgent('triage', () => transferToBilling());
+      return inAgent('billing', () => {
+        lookupOrder('42');
+        return issueRefund('42');
+      });
+    });
+
+  it('passes for the agent that made the call, and fails naming the one that did', async () => {
+    const run = await team();
+    expect(run).toHaveCalledTool('issue_refund', { agent: 'billing' });
+    expect(run).toHaveCalledTool('issue_refund', { agent: 'billing', args: '42' });
+    expect(run).not.toHaveCalledTool('issue_refund', { agent: 'triage' });
+    expect(
+      strip(failure(() => expect(run).toHaveCalledTool('issue_refund', { agent: 'triage' }))),
+    ).toContain('issue_refund was called by billing, not by triage');
+    expect(run).toHaveCalledToolsInOrder([
+      { name: 'lookup_order', agent: 'billing' },
+      { name: 'issue_refund', agent: 'billing' },
+    ]);
+    expect(run).not.toHaveCalledToolsInOrder([
+      { name: 'lookup_order', agent: 'triage' },
+      { name: 'issue_refund', agent: 'billing' },
+    ]);
+  });
+
+  it('compares the route, and shows it when it differs', async () => {
+    const run = await team();
+    expect(run).toHaveRoutedTo(['triage', 'billing']);
+    expect(run).toHaveRoutedTo(['billing', 'triage'], { match: 'any_order' });
+    const message = strip(failure(() => expect(run).toHaveRoutedTo(['triage', 'sales'])));
+    expect(message).toContain('Expected the route to be triage → sales (exact)');
+    expect(message).toMatch(/Route: +triage, billing/);
+    expect(message).toContain('missing or out of order: sales');
+    expect(() => expect(run).toHaveRoutedTo('triage' as never)).toThrow(
+      'toHaveRoutedTo: expected an array of agent names',
+    );
   });
 });

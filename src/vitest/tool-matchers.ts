@@ -9,6 +9,7 @@ import type { ToolCall } from '../normalize/tool-call.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
 import { compareArguments, type ArgumentMode } from '../score/deterministic/compare-arguments.js';
 import { nameKey } from '../score/name-key.js';
+import { agentRouting } from '../score/deterministic/agent-routing.js';
 import { toolCorrectness } from '../score/deterministic/tool-correctness.js';
 import { toolTrajectory } from '../score/deterministic/tool-trajectory.js';
 import type { ScoreResult } from '../score/score-result.js';
@@ -17,8 +18,28 @@ import type { Scorer } from '../score/scorer.js';
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
 import { wilsonInterval } from '../decide/trial-statistics.js';
 
-/** One expected call of `toHaveCalledToolsInOrder`: a tool name, or a name with arguments. */
-export type ExpectedToolCall = string | { name: string; args?: unknown };
+/**
+ * One expected call of `toHaveCalledToolsInOrder`: a tool name, or a name with arguments and the
+ * agent that must make it.
+ */
+export type ExpectedToolCall = string | { name: string; args?: unknown; agent?: string };
+
+/**
+ * The second argument of `toHaveCalledTool` when it names the agent: `{ agent }`, or
+ * `{ agent, args }`. Any other value is the arguments expected.
+ */
+export interface CalledByAgent {
+  agent: string;
+  args?: unknown;
+}
+
+/** Options of `toHaveRoutedTo`. */
+export interface RoutedToOptions {
+  /** How the route compares with `agents` (see the `agent_routing` scorer). @defaultValue 'exact' */
+  match?: 'exact' | 'in_order' | 'any_order';
+  /** `count`: a return to an earlier agent is a step too. @defaultValue 'ignore' */
+  returns?: 'ignore' | 'count';
+}
 
 /** Options of `toHaveUsedTools`. */
 export interface UsedToolsOptions {
@@ -49,8 +70,16 @@ export interface ToolOrderOptions {
 export interface ToolMatchers<R = unknown> {
   /** The tools used, as a set (order and repeats ignored), are exactly `names` (as `tool_correctness`). */
   toHaveUsedTools(names: readonly string[], options?: UsedToolsOptions & RepeatOptions): R;
-  /** Some call of `name` had arguments containing `args` (a deep subset); any arguments if absent. */
+  /**
+   * Some call of `name` had arguments containing `args` (a deep subset); any arguments if absent.
+   * `{ agent }` or `{ agent, args }` as the second argument also asks that `agent` made the call.
+   */
   toHaveCalledTool(name: string, args?: unknown, options?: RepeatOptions): R;
+  /**
+   * The agents took control in this order (the trace's route, as the `agent_routing` scorer reads
+   * it): `exact` by default; an agent the run returns to need not be listed again.
+   */
+  toHaveRoutedTo(agents: readonly string[], options?: RoutedToOptions & RepeatOptions): R;
   /** The calls match `calls` in order, `exact` (default) or as a `subsequence` (as `tool_trajectory`). */
   toHaveCalledToolsInOrder(
     calls: readonly ExpectedToolCall[],
@@ -87,9 +116,10 @@ interface MatcherOutcome {
   expected?: unknown;
 }
 
-type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> & {
-  aliases?: ReadonlyMap<string, string>;
-};
+type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> &
+  Partial<Pick<NormalizedTrace, 'agents' | 'handoffs' | 'agentName'>> & {
+    aliases?: ReadonlyMap<string, string>;
+  };
 
 /** Options for a matcher given several runs (`captureTrace.repeat`). */
 export interface RepeatOptions {
@@ -141,25 +171,35 @@ const singleRunMatchers = {
     this: MatcherState,
     received: unknown,
     name: string,
-    args?: unknown,
+    argsOrAgent?: unknown,
   ): MatcherOutcome {
     const trace = asTrace(received, 'toHaveCalledTool');
     if (typeof name !== 'string' || name === '')
       throw new TypeError('toHaveCalledTool: expected a tool name');
+    const byAgent = asCalledByAgent(argsOrAgent);
+    const agent = byAgent?.agent;
+    const args = byAgent ? byAgent.args : argsOrAgent;
     const key = nameKey(true, aliasesOf(trace, undefined));
-    const calls = trace.toolSequence.filter(c => key.call(c) === key.expected(name));
+    const named = trace.toolSequence.filter(c => key.call(c) === key.expected(name));
+    const calls =
+      agent === undefined ? named : named.filter(c => (c.agent ?? trace.agentName) === agent);
     const hits =
       args === undefined
         ? calls
         : calls.filter(c => compareArguments(args, c.arguments, 'subset') === 1);
     const pass = hits.length > 0;
-    const shown = args === undefined ? name : `${name}(${json(args)})`;
+    const shown = `${args === undefined ? name : `${name}(${json(args)})`}${agent === undefined ? '' : ` by ${agent}`}`;
     const subset = args === undefined ? '' : ' (arguments as a subset)';
+    const others = named
+      .filter(c => !calls.includes(c))
+      .map(c => c.agent ?? trace.agentName ?? 'no agent');
     const detail = pass
       ? `matching call${hits.length > 1 ? 's' : ''}: ${sequence(hits)}`
       : calls.length === 0
-        ? `${name} was never called`
-        : `${calls.length} call${calls.length > 1 ? 's' : ''} of ${name}, none with arguments containing ${json(args)}: ${sequence(calls)}`;
+        ? named.length === 0
+          ? `${name} was never called`
+          : `${name} was called by ${[...new Set(others)].join(', ')}, not by ${agent}`
+        : `${calls.length} call${calls.length > 1 ? 's' : ''} of ${name}${agent === undefined ? '' : ` by ${agent}`}, none with arguments containing ${json(args)}: ${sequence(calls)}`;
     return {
       pass,
       message: () =>
@@ -192,11 +232,20 @@ const singleRunMatchers = {
       );
     const expected = (calls as unknown[]).map((c, i): ExpectedCall => {
       if (typeof c === 'string') return { name: c };
-      const call = c as { name?: unknown; args?: unknown } | null;
-      if (call && typeof call === 'object' && typeof call.name === 'string')
-        return call.args === undefined ? { name: call.name } : { name: call.name, args: call.args };
+      const call = c as { name?: unknown; args?: unknown; agent?: unknown } | null;
+      if (
+        call &&
+        typeof call === 'object' &&
+        typeof call.name === 'string' &&
+        (call.agent === undefined || typeof call.agent === 'string')
+      )
+        return {
+          name: call.name,
+          ...(call.args !== undefined && { args: call.args }),
+          ...(typeof call.agent === 'string' && { agent: call.agent }),
+        };
       throw new TypeError(
-        `toHaveCalledToolsInOrder: calls[${i}] is neither a name nor { name, args }`,
+        `toHaveCalledToolsInOrder: calls[${i}] is neither a name nor { name, args?, agent? }`,
       );
     });
     const result = trajectory(
@@ -217,11 +266,50 @@ const singleRunMatchers = {
       message: () =>
         report(this, 'toHaveCalledToolsInOrder', {
           claim: this.isNot ? `Expected the calls not to be ${how}` : `Expected the calls ${how}`,
-          expected: expected.map(e =>
-            e.args === undefined ? e.name : `${e.name}(${json(e.args)})`,
+          expected: expected.map(
+            e =>
+              `${e.args === undefined ? e.name : `${e.name}(${json(e.args)})`}${e.agent === undefined ? '' : ` by ${e.agent}`}`,
           ),
           actualLabel: 'Calls',
           actual,
+          detail: pass ? undefined : reasonOf(result),
+          trace,
+        }),
+    };
+  },
+
+  toHaveRoutedTo(
+    this: MatcherState,
+    received: unknown,
+    agents: readonly string[],
+    options: RoutedToOptions = {},
+  ): MatcherOutcome {
+    const trace = asTrace(received, 'toHaveRoutedTo');
+    const given: unknown = agents;
+    if (!Array.isArray(given) || given.some((a: unknown) => typeof a !== 'string' || a === ''))
+      throw new TypeError('toHaveRoutedTo: expected an array of agent names');
+    const result = agentRouting.score({
+      trace: { agents: [], handoffs: [], ...trace } as NormalizedTrace,
+      testCase: undefined,
+      options: agentRouting.parseOptions({
+        expectedAgents: agents,
+        ...(options.match && { match: options.match }),
+        ...(options.returns && { returns: options.returns }),
+      }),
+      aliases: new Map(),
+    }) as ScoreResult;
+    const pass = result.status === 'scored' && result.label === 'pass';
+    const route = (trace.agents ?? []).map(t => t.agent);
+    return {
+      pass,
+      actual: route,
+      expected: [...agents],
+      message: () =>
+        report(this, 'toHaveRoutedTo', {
+          claim: `Expected the route ${this.isNot ? 'not ' : ''}to be ${agents.join(' → ')} (${options.match ?? 'exact'})`,
+          expected: [...agents],
+          actualLabel: 'Route',
+          actual: route,
           detail: pass ? undefined : reasonOf(result),
           trace,
         }),
@@ -328,6 +416,17 @@ export const toolMatchers = {
   ): MatcherOutcome {
     return overRuns(this, 'toHaveCalledToolsInOrder', received, options.minPassRate, (state, run) =>
       singleRunMatchers.toHaveCalledToolsInOrder.call(state, run, calls, options),
+    );
+  },
+
+  toHaveRoutedTo(
+    this: MatcherState,
+    received: unknown,
+    agents: readonly string[],
+    options: RoutedToOptions & RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveRoutedTo', received, options.minPassRate, (state, run) =>
+      singleRunMatchers.toHaveRoutedTo.call(state, run, agents, options),
     );
   },
 
@@ -482,6 +581,16 @@ function trajectory(
     options: toolTrajectory.parseOptions({ expectedCalls, match, args }),
     aliases: aliases ?? new Map(),
   }) as ScoreResult;
+}
+
+/** `{ agent }` or `{ agent, args }`: the second argument of `toHaveCalledTool` naming the agent. */
+function asCalledByAgent(value: unknown): CalledByAgent | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const agent = (value as { agent?: unknown }).agent;
+  return typeof agent === 'string' && keys.every(k => k === 'agent' || k === 'args')
+    ? (value as CalledByAgent)
+    : undefined;
 }
 
 function asTrace(received: unknown, matcher: string): Received {

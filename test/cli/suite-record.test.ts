@@ -57,10 +57,12 @@ describe('spanscore suite record', () => {
         expect(mine.map(r => [r.scorer, r.label])).toEqual([
           ['tool_correctness', 'pass'],
           ['tool_trajectory', 'pass'],
+          // Traces with agent spans record their route too.
+          ...(c.testCase.expectedAgents ? [['agent_routing', 'pass']] : []),
         ]);
       }
       expect(rows.filter(r => r.status === 'missing').map(r => r.testCaseId)).toEqual(
-        generated.flatMap(id => [id, id]),
+        generated.flatMap(id => loaded.byId.get(id)!.scorers.map(() => id)),
       );
     },
   );
@@ -162,12 +164,15 @@ describe('spanscore suite record', () => {
     );
     const json = JSON.parse(readFileSync(suite, 'utf8')) as {
       scorers: unknown[];
-      testCases: Array<{ id: string; recordedFrom: { traceId: string } }>;
+      testCases: Array<{ id: string; recordedFrom: { traceId: string }; expectedAgents: string[] }>;
     };
+    // Langfuse's agent observation is an agent span: its route is recorded and scored too.
     expect(json.scorers).toEqual([
       'tool_correctness',
       { name: 'tool_trajectory', match: 'exact', args: 'exact' },
+      'agent_routing',
     ]);
+    expect(json.testCases[0]!.expectedAgents).toEqual(['travel-agent']);
     expect(json.testCases.map(c => c.id)).toEqual([
       'one-tool',
       'two-tools-in-order',
