@@ -132,7 +132,10 @@ export function teamTrace(
       at += 2;
     };
     at += 1;
-    for (const c of turn.calls ?? []) typeof c === 'string' ? tool(c) : tool(c.name, c.args);
+    for (const c of turn.calls ?? []) {
+      if (typeof c === 'string') tool(c);
+      else tool(c.name, c.args);
+    }
     if (turn.handoffTo) tool(`transfer_to_${turn.handoffTo}`, {});
     spans.push({
       traceId: t,
