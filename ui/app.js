@@ -496,9 +496,29 @@ function exportText(status) {
   return h('span', {}, state, ' ', detail ?? '');
 }
 
+/**
+ * The route of a multi-agent trace: `triage → billing (transfer_to_billing) → triage`, each
+ * agent with the handoff tool that gave it control.
+ */
+function routeView(run) {
+  const turns = run.agents ?? [];
+  if (turns.length === 0) return null;
+  return h(
+    'p',
+    { class: 'route' },
+    h('strong', {}, 'Route: '),
+    turns.flatMap((t, i) => [
+      ...(i > 0 ? [' → '] : []),
+      h('span', { class: 'agent' }, t.agent),
+      ...(t.handoff ? [' ', h('span', { class: 'muted' }, `(${t.handoff})`)] : []),
+    ]),
+  );
+}
+
 function toolCallsView(run) {
   const calls = run.toolCalls ?? [];
-  if (calls.length === 0) return h('p', { class: 'muted' }, 'No tool calls recorded.');
+  if (calls.length === 0)
+    return h('div', {}, routeView(run), h('p', { class: 'muted' }, 'No tool calls recorded.'));
   const note = run.contentKept
     ? null
     : h(
@@ -508,38 +528,57 @@ function toolCallsView(run) {
       );
   const content = text =>
     text === undefined ? h('span', { class: 'muted' }, '–') : h('code', {}, text);
+  const columns = ['#', 'Tool', 'Source', 'Status', 'Arguments', 'Result'];
+  const row = (c, i) =>
+    h(
+      'tr',
+      {},
+      h('td', { class: 'num' }, i + 1),
+      h('th', { scope: 'row', title: c.rawName }, c.name),
+      h('td', {}, c.source),
+      h('td', {}, c.status === 'error' ? `error${c.error ? `: ${c.error}` : ''}` : 'ok'),
+      h('td', {}, content(c.arguments)),
+      h('td', {}, content(c.result)),
+    );
+  // A multi-agent trace: one group of rows per agent's consecutive calls, headed by the agent.
+  const groups = [];
+  calls.forEach((c, i) => {
+    const agent = run.agents ? (c.agent ?? '(no agent)') : undefined;
+    const last = groups[groups.length - 1];
+    if (last && last.agent === agent) last.rows.push(row(c, i));
+    else groups.push({ agent, rows: [row(c, i)] });
+  });
   return h(
     'div',
     {},
+    routeView(run),
     h(
       'table',
       { class: 'calls' },
-      h('caption', {}, 'Tool calls, in order'),
+      h('caption', {}, run.agents ? 'Tool calls, in order, by agent' : 'Tool calls, in order'),
       h(
         'thead',
         {},
         h(
           'tr',
           {},
-          ['#', 'Tool', 'Source', 'Status', 'Arguments', 'Result'].map(c =>
-            h('th', { scope: 'col' }, c),
-          ),
+          columns.map(c => h('th', { scope: 'col' }, c)),
         ),
       ),
-      h(
-        'tbody',
-        {},
-        calls.map((c, i) =>
-          h(
-            'tr',
-            {},
-            h('td', { class: 'num' }, i + 1),
-            h('th', { scope: 'row', title: c.rawName }, c.name),
-            h('td', {}, c.source),
-            h('td', {}, c.status === 'error' ? `error${c.error ? `: ${c.error}` : ''}` : 'ok'),
-            h('td', {}, content(c.arguments)),
-            h('td', {}, content(c.result)),
-          ),
+      groups.map(g =>
+        h(
+          'tbody',
+          {},
+          ...(g.agent === undefined
+            ? []
+            : [
+                h(
+                  'tr',
+                  { class: 'agent-group' },
+                  h('th', { scope: 'rowgroup', colspan: columns.length }, g.agent),
+                ),
+              ]),
+          g.rows,
         ),
       ),
     ),

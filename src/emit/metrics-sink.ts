@@ -1,4 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
+import { failingAgents } from '../score/failing-agents.js';
 import type { ResultSink } from '../score/result-sink.js';
 
 /** The metrics {@link createMetricsSink} feeds (the service's `/metrics`). */
@@ -7,6 +8,9 @@ export interface ScoreCounters {
   scores: Counter<'scorer' | 'status' | 'label'>;
   evaluations: Counter<'scorer' | 'target' | 'label' | 'service'>;
   evaluationScore: Histogram<'scorer' | 'target' | 'service'>;
+  /** Results of multi-agent traces, once per agent of the route; `blamed` counts failures it caused. */
+  agentEvaluations: Counter<'scorer' | 'agent' | 'label'>;
+  agentFailures: Counter<'scorer' | 'agent'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
 }
@@ -15,6 +19,8 @@ export interface ScoreCounters {
 export interface MetricsSinkOptions {
   /** Evaluated services labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
   maxServices?: number;
+  /** Agents labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
+  maxAgents?: number;
   now?: () => number;
 }
 
@@ -23,22 +29,18 @@ export interface MetricsSinkOptions {
  * its deterministic scorers (the `llm` pass adds only its outcomes), with its scoring lag (from its
  * last span's end). Every outcome counts by scorer, test case or rule (`target`), label and
  * evaluated service, and a score goes into `gen_ai_evaluation_score` with the trace id as an
- * exemplar. A trace not scored counts by reason code. Cardinality stays bounded: targets come from
- * the suites and rules, services past `maxServices` fold into `other`.
+ * exemplar. A result of a multi-agent trace also counts once per agent of its route, and against
+ * the agents it blames (see `failingAgents`). A trace not scored counts by reason code.
+ * Cardinality stays bounded: targets come from the suites and rules, services past `maxServices`
+ * and agents past `maxAgents` fold into `other`.
  */
 export function createMetricsSink(
   metrics: ScoreCounters,
   options: MetricsSinkOptions = {},
 ): ResultSink {
-  const maxServices = options.maxServices ?? 20;
   const now = options.now ?? Date.now;
-  const services = new Set<string>();
-  const serviceLabel = (name: string): string => {
-    if (services.has(name)) return name;
-    if (services.size >= maxServices) return 'other';
-    services.add(name);
-    return name;
-  };
+  const serviceLabel = boundedLabel(options.maxServices ?? 20);
+  const agentLabel = boundedLabel(options.maxAgents ?? 20);
   return {
     name: 'metrics',
     write(run) {
@@ -70,6 +72,12 @@ export function createMetricsSink(
             label: r.status === 'scored' ? r.label : '',
           });
           metrics.evaluations.inc({ scorer, target, label, service });
+          if (result.trace.agents.length) {
+            const route = new Set(result.trace.agents.map(t => agentLabel(t.agent)));
+            for (const agent of route) metrics.agentEvaluations.inc({ scorer, agent, label });
+            for (const agent of failingAgents(r))
+              metrics.agentFailures.inc({ scorer, agent: agentLabel(agent) });
+          }
           if (r.status === 'scored')
             metrics.evaluationScore.observe({
               labels: { scorer, target, service },
@@ -80,5 +88,16 @@ export function createMetricsSink(
         }
       }
     },
+  };
+}
+
+/** A label of at most `max` distinct values in this process; the rest are `other`. */
+function boundedLabel(max: number): (name: string) => string {
+  const seen = new Set<string>();
+  return name => {
+    if (seen.has(name)) return name;
+    if (seen.size >= max) return 'other';
+    seen.add(name);
+    return name;
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { failingAgents } from '../score/failing-agents.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
@@ -79,6 +80,11 @@ export function scoreToSpan(
   if (trace.serviceName) attributes[A.evaluatedServiceName] = trace.serviceName;
   const agentName = trace.agentName;
   if (agentName) attributes[A.evaluatedAgentName] = agentName;
+  if (trace.agents.length) {
+    attributes[A.agents] = trace.agents.map(t => t.agent);
+    const blamed = failingAgents(result);
+    if (blamed.length) attributes[A.failingAgents] = blamed;
+  }
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = testCaseId;
   const expected = expectedTools(testCase);

@@ -132,8 +132,10 @@ function generatedIdOf(trace: NormalizedTrace): string {
 export interface RecordableRun {
   traceId: string;
   testCaseId: string | null;
-  toolCalls: ReadonlyArray<{ name: string; arguments?: string }>;
+  toolCalls: ReadonlyArray<{ name: string; arguments?: string; agent?: string }>;
   contentKept: boolean;
+  /** The route, for a trace with agent spans. */
+  agents?: ReadonlyArray<{ agent: string }>;
 }
 
 /**
@@ -145,18 +147,24 @@ export interface RecordableRun {
 export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode): RecordedCase {
   const leftOut: string[] = [];
   const expectedCalls = run.toolCalls.map((call): RecordedCall => {
-    if (args === 'ignore' || call.arguments === undefined) return { name: call.name };
+    const named = {
+      name: call.name,
+      ...(run.agents?.length && call.agent !== undefined && { agent: call.agent }),
+    };
+    if (args === 'ignore' || call.arguments === undefined) return named;
     let parsed: unknown;
     try {
       parsed = JSON.parse(call.arguments);
     } catch {
       leftOut.push(`${call.name}.(arguments not kept whole)`);
-      return { name: call.name };
+      return named;
     }
     const stable = stableArguments(parsed);
     leftOut.push(...stable.leftOut.map(path => `${call.name}.${path}`));
-    return stable.args === undefined ? { name: call.name } : { name: call.name, args: stable.args };
+    return stable.args === undefined ? named : { ...named, args: stable.args };
   });
+  const route = (run.agents ?? []).map(t => t.agent);
+  const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
   if (!run.contentKept && args !== 'ignore')
     leftOut.push('(arguments: not stored by this service)');
   const seen = new Set<string>();
@@ -167,6 +175,7 @@ export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode):
     id: run.testCaseId ?? `trace-${run.traceId.slice(0, 8)}`,
     expectedTools,
     expectedCalls,
+    ...(expectedAgents.length && { expectedAgents }),
     recordedFrom: run.traceId,
     leftOut,
     otherTraces: 0,

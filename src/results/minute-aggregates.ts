@@ -8,8 +8,10 @@ import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
  * only the minutes of its window, however many results they hold.
  *
  * Fields: `r␟<group>␟<metric>` per result group (scorer, target, service) with metrics `n`,
- * `pass`, `fail`, `skip`, `err`, `sum` (scores) and `cost` (judge USD); `ns␟<reason>` per trace
- * not scored; `failed` per trace failed after retries.
+ * `pass`, `fail`, `skip`, `err`, `sum` (scores) and `cost` (judge USD); `a␟<group>␟<metric>` per
+ * agent of a result's route (scorer, test case, service, agent) with the same metrics and
+ * `blame`, the failures that agent is blamed for; `ns␟<reason>` per trace not scored; `failed`
+ * per trace failed after retries. Minutes written before agents were read have no `a` fields.
  */
 export const MINUTE_MS = 60_000;
 
@@ -29,6 +31,15 @@ export function resultIncrements(r: Omit<StoredResult, 'id'>): Array<[field: str
     out.push([f(r.label === 'pass' ? 'pass' : 'fail'), 1], [f('sum'), r.score ?? 0]);
   } else out.push([f(r.status === 'skipped' ? 'skip' : 'err'), 1]);
   if (r.judgeCostUsd) out.push([f('cost'), r.judgeCostUsd]);
+  for (const agent of r.agents ?? []) {
+    const g = JSON.stringify([r.scorer, r.testCaseId, r.serviceName, agent]);
+    const a = (metric: string): string => `a${SEP}${g}${SEP}${metric}`;
+    out.push([a('n'), 1]);
+    if (r.status === 'scored')
+      out.push([a(r.label === 'pass' ? 'pass' : 'fail'), 1], [a('sum'), r.score ?? 0]);
+    else out.push([a(r.status === 'skipped' ? 'skip' : 'err'), 1]);
+    if (r.failingAgents?.includes(agent)) out.push([a('blame'), 1]);
+  }
   return out;
 }
 
@@ -54,6 +65,7 @@ export function summarizeMinutes(
   const byScorer = new Map<string, Counts>();
   const byTarget = new Map<string, Counts>();
   const byService = new Map<string, Counts>();
+  const byAgent = new Map<string, Counts>();
   const timeline = new Map<
     string,
     { minuteUnixMs: number; scorer: string; pass: number; fail: number }
@@ -71,6 +83,17 @@ export function summarizeMinutes(
       const parts = field.split(SEP);
       if (parts[0] === 'ns') {
         notScored.set(parts[1]!, (notScored.get(parts[1]!) ?? 0) + value);
+        continue;
+      }
+      if (parts[0] === 'a' && parts.length === 3) {
+        const [scorer, testCaseId, serviceName, agent] = JSON.parse(parts[1]!) as string[];
+        if (
+          (filter.scorer !== undefined && scorer !== filter.scorer) ||
+          (filter.testCase !== undefined && testCaseId !== filter.testCase) ||
+          (filter.service !== undefined && serviceName !== filter.service)
+        )
+          continue;
+        add(getOr(byAgent, agent!), parts[2] as keyof Counts, value);
         continue;
       }
       if (parts[0] !== 'r' || parts.length !== 3) continue;
@@ -115,6 +138,9 @@ export function summarizeMinutes(
       })
       .sort((a, b) => a.testCaseId.localeCompare(b.testCaseId) || a.scorer.localeCompare(b.scorer)),
     byService: [...byService].map(([serviceName, c]) => ({ serviceName, ...finish(c) })),
+    byAgent: [...byAgent]
+      .map(([agent, c]) => ({ agent, ...finish(c), blamed: c.blame }))
+      .sort((a, b) => a.agent.localeCompare(b.agent)),
     timeline: [...timeline.values()],
     notScored: [...notScored]
       .map(([reason, count]) => ({ reason, count }))
@@ -131,10 +157,11 @@ interface Counts {
   err: number;
   sum: number;
   cost: number;
+  blame: number;
 }
 
 function emptyGroup(): Counts {
-  return { n: 0, pass: 0, fail: 0, skip: 0, err: 0, sum: 0, cost: 0 };
+  return { n: 0, pass: 0, fail: 0, skip: 0, err: 0, sum: 0, cost: 0, blame: 0 };
 }
 
 function getOr(map: Map<string, Counts>, key: string): Counts {

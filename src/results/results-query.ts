@@ -54,6 +54,12 @@ export interface Summary {
     }
   >;
   byService: Array<SummaryGroup & { serviceName: string }>;
+  /**
+   * Per agent: the results of the traces whose route went through it, and how many failures it is
+   * blamed for (`blamed`: it made the wrong call, or handed off the wrong way). Empty without
+   * multi-agent traces.
+   */
+  byAgent: Array<SummaryGroup & { agent: string; blamed: number }>;
   /** Per minute and scorer, oldest first, for the pass-rate chart. */
   timeline: Array<{ minuteUnixMs: number; scorer: string; pass: number; fail: number }>;
   /** Traces that matched nothing, by reason, in the window. */

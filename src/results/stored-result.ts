@@ -41,6 +41,14 @@ export interface StoredResult {
   deploymentEnvironment: string | null;
   /** `gen_ai.agent.name` of the evaluated trace, when it has one. */
   agentName: string | null;
+  /**
+   * The agents of the evaluated trace's route, in the order they took control (each once; at
+   * most {@link MAX_AGENTS_PER_RESULT}); empty for a trace without agent spans. Results of stores
+   * written before agents were read have none.
+   */
+  agents?: string[];
+  /** The agents a failing result blames (see `failingAgents`): who made the wrong call. */
+  failingAgents?: string[];
   /** The judge's estimated cost in USD, for LLM scorers with a known price. */
   judgeCostUsd: number | null;
 }
@@ -81,9 +89,14 @@ export interface StoredToolCall {
   spanId: string;
   /** The extractor that found it (`spanscore inspect`'s conventions). */
   convention: string;
+  /** The agent that made the call, in a trace with agent spans. */
+  agent?: string;
   arguments?: string;
   result?: string;
 }
+
+/** Agents kept per result (a route through more agents keeps its first ones). */
+export const MAX_AGENTS_PER_RESULT = 16;
 
 /** Characters of a tool call's arguments or result kept in a run record. */
 export const MAX_CONTENT_CHARS = 2000;
@@ -126,6 +139,11 @@ export interface RunRecord {
   toolCalls: StoredToolCall[];
   /** False when `results.storeContent` is off: `toolCalls` hold no arguments or results. */
   contentKept: boolean;
+  /**
+   * The route: the agents in the order they took control, each with the handoff tool that gave
+   * it control (`null` for the first, or a return without one). Absent without agent spans.
+   */
+  agents?: Array<{ agent: string; handoff: string | null }>;
   /** Its results, newest last (capped at {@link MAX_RESULTS_PER_RUN}). */
   results: StoredResult[];
 }

@@ -1,7 +1,9 @@
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
+import { failingAgents } from '../score/failing-agents.js';
 import {
+  MAX_AGENTS_PER_RESULT,
   MAX_CONTENT_CHARS,
   MAX_TOOL_CALLS_PER_RUN,
   type ExportState,
@@ -21,6 +23,8 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
     const expected = expectedToolsOf(r.testCase) ?? null;
     const toolSequence = r.trace.toolSequence.map(c => c.name);
+    const turns = r.trace.agents.map(t => t.agent);
+    const agents = turns.filter((a, i) => turns.indexOf(a) === i).slice(0, MAX_AGENTS_PER_RESULT);
     for (const o of r.outcomes) {
       const result = o.result;
       const usage =
@@ -48,6 +52,10 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
         serviceVersion: r.trace.serviceVersion || null,
         deploymentEnvironment: r.trace.deploymentEnvironment || null,
         agentName: r.trace.agentName ?? null,
+        ...(agents.length && {
+          agents,
+          failingAgents: failingAgents(result).slice(0, MAX_AGENTS_PER_RESULT),
+        }),
         judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
       });
     }
@@ -108,6 +116,12 @@ export function runRecordPatch(
       .slice(0, MAX_TOOL_CALLS_PER_RUN)
       .map(c => storedToolCall(c, storeContent)),
     contentKept: storeContent,
+    ...(run.results[0]?.trace.agents.length && {
+      agents: run.results[0].trace.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
+        agent: t.agent,
+        handoff: t.handoff?.rawName ?? null,
+      })),
+    }),
   };
 }
 
@@ -120,6 +134,7 @@ function storedToolCall(call: ToolCall, storeContent: boolean): StoredToolCall {
     error: call.error ?? null,
     spanId: call.spanId,
     convention: call.convention,
+    ...(call.agent !== undefined && { agent: call.agent }),
   };
   if (!storeContent) return out;
   const args = contentText(call.arguments);

@@ -88,6 +88,10 @@ export const EVALUATION_ATTRIBUTES = {
   evaluatedServiceName: 'spanscore.evaluated.service.name',
   /** The evaluated trace's `gen_ai.agent.name`, when a span has one. */
   evaluatedAgentName: 'spanscore.evaluated.agent.name',
+  /** The evaluated trace's route: its agents in the order they took control (multi-agent). */
+  agents: 'spanscore.agents',
+  /** The agents a failing result blames: who made the wrong call, or handed off the wrong way. */
+  failingAgents: 'spanscore.failing_agents',
   testCaseId: SPANSCORE_ATTRIBUTES.testCaseId,
   toolsUsed: 'spanscore.tools_used',
   toolSequence: 'spanscore.tool_sequence',

@@ -19,6 +19,8 @@ export interface ServiceMetrics extends ReceiverMetrics {
   scores: Counter<'scorer' | 'status' | 'label'>;
   evaluations: Counter<'scorer' | 'target' | 'label' | 'service'>;
   evaluationScore: Histogram<'scorer' | 'target' | 'service'>;
+  agentEvaluations: Counter<'scorer' | 'agent' | 'label'>;
+  agentFailures: Counter<'scorer' | 'agent'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
   jobs: Gauge<'state'>;
@@ -103,6 +105,18 @@ export function createServiceMetrics(
       labelNames: ['scorer', 'target', 'service'],
       buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
       enableExemplars: true,
+      registers,
+    }),
+    agentEvaluations: new Counter({
+      name: 'spanscore_agent_evaluations_total',
+      help: 'Results of multi-agent traces by scorer, agent of the route (each agent the run went through; past 20 agents, other) and label',
+      labelNames: ['scorer', 'agent', 'label'],
+      registers,
+    }),
+    agentFailures: new Counter({
+      name: 'spanscore_agent_failures_total',
+      help: 'Failing results by scorer and the agent they blame: the agent that made the wrong call, or handed off the wrong way',
+      labelNames: ['scorer', 'agent'],
       registers,
     }),
     scoringLag: new Histogram({

@@ -115,13 +115,12 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
       ]),
     );
 
-    const forbiddenCalled = actual
-      .filter(isForbidden)
-      .map(c =>
-        expectedAll.some(e => e.forbidden && e.agent)
-          ? `${shown(c)} by ${agentOf(c) ?? 'no agent'}`
-          : shown(c),
-      );
+    const forbiddenCalls = actual.filter(isForbidden);
+    const forbiddenCalled = forbiddenCalls.map(c =>
+      expectedAll.some(e => e.forbidden && e.agent)
+        ? `${shown(c)} by ${agentOf(c) ?? 'no agent'}`
+        : shown(c),
+    );
     const budgetExceeded = options.maxCalls !== undefined && actual.length > options.maxCalls;
 
     const argsThreshold = options.argsThreshold ?? (options.scoring === 'binary' ? 1 : 0);
@@ -179,6 +178,9 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
         wrongAgent: wrongAgents(missing, extra, key.expected, key.call, agentOf),
       }),
       forbiddenCalled,
+      ...(forbiddenCalls.length && {
+        forbiddenAgents: [...new Set(forbiddenCalls.map(agentOf).filter(a => a !== undefined))],
+      }),
       callCount: actual.length,
       maxCalls: options.maxCalls,
     };

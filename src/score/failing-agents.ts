@@ -1,0 +1,27 @@
+import type { ScoreResult } from './score-result.js';
+
+/**
+ * The agents a failing result blames, from the details the agent-aware scorers write: the agent
+ * that made a call another agent should have made (`tool_trajectory`'s `wrongAgent`), the agent
+ * that made a forbidden call, the source of a handoff that went the wrong way and an agent that
+ * should not have taken control (`agent_routing`). Empty for a result that did not fail, or whose
+ * failure names no agent. Deduped, in the order found.
+ */
+export function failingAgents(result: ScoreResult): string[] {
+  if (result.status !== 'scored' || result.label !== 'fail') return [];
+  const d = result.details;
+  const out: string[] = [];
+  const add = (agent: unknown): void => {
+    if (typeof agent === 'string' && agent !== '' && !out.includes(agent)) out.push(agent);
+  };
+  for (const w of list(d.wrongAgent)) add((w as { calledBy?: unknown }).calledBy);
+  for (const f of list(d.forbiddenAgents)) add(f);
+  for (const h of list(d.handoffs))
+    if ((h as { expected?: unknown }).expected === false) add((h as { from?: unknown }).from);
+  for (const a of list(d.unexpectedAgents)) add(a);
+  return out;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : [];
+}
