@@ -28,7 +28,11 @@ export function agentSpanName(
       stringAttribute(a, 'gen_ai.agent.id') ??
       afterPrefix(span.name, 'invoke_agent ')
     );
+  // A span another GenAI operation marks (chat, execute_tool) is no agent span: most spans of a
+  // GenAI trace are answered here, before the other conventions' attributes are read.
+  if (operation !== undefined) return undefined;
   const kind = a['openinference.span.kind'];
+  if (kind !== undefined && kind !== 'AGENT' && kind !== 'CHAIN') return undefined;
   if (kind === 'AGENT')
     return stringAttribute(a, 'agent.name') ?? stringAttribute(a, 'graph.node.id') ?? span.name;
   if (a['entity.type'] === 'agent' && a['span.type'] === undefined)
