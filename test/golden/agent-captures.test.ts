@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
 import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
 import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
 import { normalizeTrace, type NormalizedTrace } from '../../src/normalize/normalize-trace.js';
@@ -116,5 +117,40 @@ describe.each(Object.entries(CAPTURES))('multi-agent capture %s', (name, expecte
     expect(refund.status === 'scored' && refund.reason).toContain(
       'issue_refund was called by billing, expected by triage',
     );
+  });
+});
+
+describe('spanscore inspect on a multi-agent capture', () => {
+  it('shows each call’s agent and the route, in the table and in JSON', async () => {
+    const file = fixture('captured-openai-agents-0.20.0-handoffs');
+    const json = await runCli(['inspect', file, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const traces = json.stdout
+      .trim()
+      .split('\n')
+      .map(
+        l =>
+          JSON.parse(l) as {
+            testCaseId: string;
+            agents: string[];
+            handoffs: Array<{ from: string; to: string; rawName: string }>;
+            toolCalls: Array<{ name: string; agent: string }>;
+            diagnostics: unknown[];
+          },
+      );
+    const handoff = traces.find(t => t.testCaseId === 'handoff-to-billing')!;
+    expect(handoff.agents).toEqual(['triage', 'billing']);
+    expect(handoff.handoffs.map(h => [h.from, h.to, h.rawName])).toEqual([
+      ['triage', 'billing', 'transfer_to_billing'],
+    ]);
+    expect(handoff.toolCalls.map(c => [c.name, c.agent])).toEqual([
+      ['lookup_order', 'billing'],
+      ['issue_refund', 'billing'],
+    ]);
+    // The handoff is no tool: no "requested but not executed" call, no untraced-tool diagnostic.
+    expect(handoff.diagnostics).toEqual([]);
+    const table = await runCli(['inspect', file, '--format', 'table']);
+    expect(table.stdout).toContain('agents         triage → billing (transfer_to_billing)');
+    expect(table.stdout).toMatch(/^ +1 +lookup_order +billing +lookup_order +executed /m);
   });
 });

@@ -18,6 +18,12 @@ import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'test/fixtures/otlp');
 const CAPTURE = 'captured-opentelemetry-openai-0.21.0';
+/** Every capture whose tool calls are in log records, each a JSON array of [traces, logs]. */
+const LOG_CAPTURES = [
+  CAPTURE,
+  'captured-elastic-openai-0.5.1-openai-4.104.0',
+  'captured-openlit-1.15.0',
+];
 const SUITE = join(ROOT, 'config/suites/framework-captures.yaml');
 const WRONG = `
 name: wrong
@@ -43,22 +49,25 @@ interface Post {
   body: Buffer;
 }
 
-function capturedPosts(format: 'json' | 'protobuf'): { traces: Post; logs: Post } {
+function capturedPosts(
+  format: 'json' | 'protobuf',
+  capture = CAPTURE,
+): { traces: Post; logs: Post } {
   if (format === 'protobuf')
     return {
       traces: {
         path: '/v1/traces',
         type: 'application/x-protobuf',
-        body: readFileSync(join(FIXTURES, `${CAPTURE}.otlp.pb`)),
+        body: readFileSync(join(FIXTURES, `${capture}.otlp.pb`)),
       },
       logs: {
         path: '/v1/logs',
         type: 'application/x-protobuf',
-        body: readFileSync(join(FIXTURES, `${CAPTURE}.logs.pb`)),
+        body: readFileSync(join(FIXTURES, `${capture}.logs.pb`)),
       },
     };
   const [traces, logs] = JSON.parse(
-    readFileSync(join(FIXTURES, `${CAPTURE}.otlp.json`), 'utf8'),
+    readFileSync(join(FIXTURES, `${capture}.otlp.json`), 'utf8'),
   ) as [unknown, unknown];
   const json = (path: Post['path'], body: unknown): Post => ({
     path,
@@ -112,15 +121,17 @@ describe.each(['memory', 'bullmq'] as const)(
   'the logs signal through serve (%s driver)',
   driver => {
     it.each([
-      ['json', 'traces first'],
-      ['json', 'logs first'],
-      ['protobuf', 'logs first'],
-      ['protobuf', 'traces first'],
+      ...LOG_CAPTURES.flatMap(capture =>
+        (['traces first', 'logs first'] as const).map(order => [capture, 'json', order] as const),
+      ),
+      [CAPTURE, 'protobuf', 'logs first'],
+      [CAPTURE, 'protobuf', 'traces first'],
+      ['captured-elastic-openai-0.5.1-openai-4.104.0', 'protobuf', 'logs first'],
     ] as const)(
-      '%s, %s: each run is scored with the tool calls of its log records',
-      async (format, order) => {
+      '%s, %s, %s: each run is scored with the tool calls of its log records',
+      async (capture, format, order) => {
         const { origin, results } = await startLive(driver);
-        const { traces, logs } = capturedPosts(format);
+        const { traces, logs } = capturedPosts(format, capture);
         for (const post of order === 'traces first' ? [traces, logs] : [logs, traces]) {
           const response = await fetch(`${origin}${post.path}`, {
             method: 'POST',
@@ -142,13 +153,15 @@ describe.each(['memory', 'bullmq'] as const)(
           'wrong same-tool-twice tool_trajectory': 'fail',
         });
         const twoTools = results.find(r => r.testCaseId === 'two-tools-in-order')!;
+        // OpenLIT records the messages on its chat spans too: those are read first.
+        const signal = capture === 'captured-openlit-1.15.0' ? undefined : 'logs';
         expect(twoTools.trace.toolSequence.map(c => [c.name, c.signal, c.result])).toEqual([
           [
             'search_flights',
-            'logs',
+            signal,
             { flights: [{ id: 'TP541', from: 'BER', to: 'LIS', date: '2026-12-01' }] },
           ],
-          ['book_flight', 'logs', { confirmation: 'CONF-TP541' }],
+          ['book_flight', signal, { confirmation: 'CONF-TP541' }],
         ]);
       },
     );
