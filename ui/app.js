@@ -496,13 +496,18 @@ function exportText(status) {
   return h('span', {}, state, ' ', detail ?? '');
 }
 
+/** A trace whose route went through more than one agent. */
+function isTeam(run) {
+  return new Set((run.agents ?? []).map(t => t.agent)).size > 1;
+}
+
 /**
  * The route of a multi-agent trace: `triage → billing (transfer_to_billing) → triage`, each
  * agent with the handoff tool that gave it control.
  */
 function routeView(run) {
-  const turns = run.agents ?? [];
-  if (turns.length === 0) return null;
+  if (!isTeam(run)) return null;
+  const turns = run.agents;
   return h(
     'p',
     { class: 'route' },
@@ -541,9 +546,10 @@ function toolCallsView(run) {
       h('td', {}, content(c.result)),
     );
   // A multi-agent trace: one group of rows per agent's consecutive calls, headed by the agent.
+  const team = isTeam(run);
   const groups = [];
   calls.forEach((c, i) => {
-    const agent = run.agents ? (c.agent ?? '(no agent)') : undefined;
+    const agent = team ? (c.agent ?? '(no agent)') : undefined;
     const last = groups[groups.length - 1];
     if (last && last.agent === agent) last.rows.push(row(c, i));
     else groups.push({ agent, rows: [row(c, i)] });
@@ -555,7 +561,7 @@ function toolCallsView(run) {
     h(
       'table',
       { class: 'calls' },
-      h('caption', {}, run.agents ? 'Tool calls, in order, by agent' : 'Tool calls, in order'),
+      h('caption', {}, team ? 'Tool calls, in order, by agent' : 'Tool calls, in order'),
       h(
         'thead',
         {},

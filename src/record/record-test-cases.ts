@@ -50,8 +50,9 @@ export interface Recording {
  * Turns traces into test cases, one per test case id, in the order their earliest traces
  * started: the tools used (`expectedTools`) and every call in order with its arguments
  * (`expectedCalls`), volatile arguments left out (see `stableArguments`), with `args: 'ignore'`
- * none. In a trace with agent spans each call names its agent, and the route is recorded as
- * `expectedAgents` (each agent at its first takeover, as `agent_routing` compares by default). A trace without a test case id gets one made from its root span's name and its trace id,
+ * none. When some trace's route went through several agents (a team), each call names its agent
+ * and each route is recorded as `expectedAgents` (each agent at its first takeover, as
+ * `agent_routing` compares by default). A trace without a test case id gets one made from its root span's name and its trace id,
  * stable across recordings of the same trace. Pure.
  */
 export function recordTestCases(
@@ -64,6 +65,7 @@ export function recordTestCases(
   });
   const byId = new Map<string, RecordedCase>();
   const warnings: string[] = [];
+  const teams = traces.some(t => new Set(t.agents.map(a => a.agent)).size > 1);
   for (const trace of ordered) {
     const generatedId = trace.testCaseId === undefined;
     const id = trace.testCaseId ?? generatedIdOf(trace);
@@ -73,25 +75,29 @@ export function recordTestCases(
       continue;
     }
     const leftOut: string[] = [];
+    const route = trace.agents.map(t => t.agent);
+    const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
+    // Agents are recorded for a team only (some recorded run went through several agents): in a
+    // one-agent application they would say nothing more. A team's run that stayed with one agent
+    // records that route too.
+    const team = teams && expectedAgents.length > 0;
     const expectedCalls = trace.toolSequence.map((call): RecordedCall => {
       const named = {
         name: call.name,
-        ...(trace.agents.length && call.agent !== undefined && { agent: call.agent }),
+        ...(team && call.agent !== undefined && { agent: call.agent }),
       };
       if (options.args === 'ignore') return named;
       const stable = stableArguments(call.arguments);
       leftOut.push(...stable.leftOut.map(path => `${call.name}.${path}`));
       return stable.args === undefined ? named : { ...named, args: stable.args };
     });
-    const route = trace.agents.map(t => t.agent);
-    const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
     const input = trace.conversation.userInput;
     byId.set(id, {
       id,
       ...(input !== undefined && { input }),
       expectedTools: [...trace.toolsUsed],
       expectedCalls,
-      ...(expectedAgents.length && { expectedAgents }),
+      ...(team && { expectedAgents }),
       recordedFrom: trace.traceId,
       leftOut,
       otherTraces: 0,
@@ -146,10 +152,13 @@ export interface RecordableRun {
  */
 export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode): RecordedCase {
   const leftOut: string[] = [];
+  const route = (run.agents ?? []).map(t => t.agent);
+  const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
+  const team = expectedAgents.length > 1;
   const expectedCalls = run.toolCalls.map((call): RecordedCall => {
     const named = {
       name: call.name,
-      ...(run.agents?.length && call.agent !== undefined && { agent: call.agent }),
+      ...(team && call.agent !== undefined && { agent: call.agent }),
     };
     if (args === 'ignore' || call.arguments === undefined) return named;
     let parsed: unknown;
@@ -163,8 +172,6 @@ export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode):
     leftOut.push(...stable.leftOut.map(path => `${call.name}.${path}`));
     return stable.args === undefined ? named : { ...named, args: stable.args };
   });
-  const route = (run.agents ?? []).map(t => t.agent);
-  const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
   if (!run.contentKept && args !== 'ignore')
     leftOut.push('(arguments: not stored by this service)');
   const seen = new Set<string>();
@@ -175,7 +182,7 @@ export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode):
     id: run.testCaseId ?? `trace-${run.traceId.slice(0, 8)}`,
     expectedTools,
     expectedCalls,
-    ...(expectedAgents.length && { expectedAgents }),
+    ...(team && { expectedAgents }),
     recordedFrom: run.traceId,
     leftOut,
     otherTraces: 0,
