@@ -47,7 +47,7 @@ export interface AgentAttribution {
  */
 export function attributeAgents(spans: readonly SpanDigest[], calls: ToolCall[]): AgentAttribution {
   const agentBySpan = agentSpans(spans);
-  if (agentBySpan.size === 0) return { toolSequence: calls, handoffs: [], agents: [] };
+  if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const byId = new SpanIndex(spans);
   const agentOf = (spanId: string): { spanId: string; name: string } | undefined => {
     let id = spanId;
@@ -101,24 +101,28 @@ export function attributeAgents(spans: readonly SpanDigest[], calls: ToolCall[])
   };
 }
 
-/** Agent spans by span id, with the agent each stands for. */
-function agentSpans(spans: readonly SpanDigest[]): Map<string, string> {
+// The result of a trace without agent spans, shared (nothing writes to it): most traces.
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
+function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
+  let out: Map<string, string> | undefined;
   let childNames: Map<string, Set<string>> | undefined;
-  const hasSameNamedChild = (span: SpanDigest): boolean => {
-    if (!childNames) {
-      childNames = new Map();
-      for (const s of spans) {
-        let set = childNames.get(s.parentSpanId);
-        if (!set) childNames.set(s.parentSpanId, (set = new Set()));
-        set.add(s.name);
-      }
-    }
-    return childNames.get(span.spanId)?.has(span.name) ?? false;
-  };
-  const out = new Map<string, string>();
+  let hasSameNamedChild: ((span: SpanDigest) => boolean) | undefined;
   for (const span of spans) {
+    hasSameNamedChild ??= (s: SpanDigest): boolean => {
+      if (!childNames) {
+        childNames = new Map();
+        for (const c of spans) {
+          let set = childNames.get(c.parentSpanId);
+          if (!set) childNames.set(c.parentSpanId, (set = new Set()));
+          set.add(c.name);
+        }
+      }
+      return childNames.get(s.spanId)?.has(s.name) ?? false;
+    };
     const name = agentSpanName(span, hasSameNamedChild);
-    if (name !== undefined) out.set(span.spanId, name);
+    if (name !== undefined) (out ??= new Map()).set(span.spanId, name);
   }
   return out;
 }

@@ -17,6 +17,15 @@ import type { ToolCall } from './tool-call.js';
  */
 export function handoffTarget(call: ToolCall, agents: ReadonlySet<string>): string | undefined {
   const name = call.rawName;
+  // Most calls are tools: answered by their first letter, before any pattern runs.
+  const first = name.charCodeAt(0);
+  if (
+    first !== 116 /* t */ &&
+    first !== 104 /* h */ &&
+    first !== 97 /* a */ &&
+    first !== 100 /* d */
+  )
+    return undefined;
   if (name === 'transfer_to_agent') {
     const args = parseMaybeJson(call.arguments);
     // Python names the argument `agent_name`, TypeScript `agentName`.
