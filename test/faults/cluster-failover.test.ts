@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluationSpanId } from '../../src/emit/score-to-span.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
-import { testPrefix, waitFor } from '../helpers/redis.js';
+import { testPrefix } from '../helpers/redis.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
 import { sendSpans } from '../helpers/send-spans.js';
 
@@ -87,11 +87,14 @@ describe('Redis Cluster failover', () => {
       .sort();
     const received = (): string[] =>
       [...new Set(otlp.spans.map(s => `${s.traceId}/${s.spanId}`))].sort();
-    await waitFor(
-      () => received().length >= expected.length,
-      `evaluation spans of all ${accepted.length} accepted traces`,
-      60_000,
-    ).catch(() => undefined);
+    // Until every evaluation span is in, while they keep coming: on a loaded machine the jobs the
+    // failover interrupted run again only after their locks expire and the stalled check finds
+    // them. A lost trace stops the progress, and is reported as missing 30 s later.
+    for (let count = -1, progressAt = Date.now(); received().length < expected.length;) {
+      if (received().length !== count) [count, progressAt] = [received().length, Date.now()];
+      if (Date.now() - progressAt > 30_000) break;
+      await new Promise(r => setTimeout(r, 250));
+    }
     const missing = expected.filter(id => !received().includes(id));
     expect({ missing: missing.length, of: expected.length }).toEqual({
       missing: 0,
@@ -104,5 +107,5 @@ describe('Redis Cluster failover', () => {
     console.info(
       `cluster failover: ${accepted.length} traces accepted, ${slowed} sends slowed past 1 s (slowest ${Math.max(...tookMs)} ms), all evaluated`,
     );
-  }, 150_000);
+  }, 240_000);
 });
