@@ -1,14 +1,15 @@
-import { SpanscoreError } from '../errors/spanscore-error.js';
+import { DEFAULT_DECODE_LIMITS, tooManyLogRecords, type DecodeLimits } from './decode-limits.js';
 import {
-  DEFAULT_DECODE_LIMITS,
-  tooManyItems,
-  tooManyLogRecords,
-  type DecodeLimits,
-} from './decode-limits.js';
-import { NO_RESOURCE, readResource, type ResourceFacts } from './decode-otlp-protobuf.js';
+  NO_RESOURCE,
+  readExportRequest,
+  readResource,
+  readScopeName,
+  type ResourceFacts,
+} from './decode-otlp-protobuf.js';
 import { logEventCarrier, logRecordDrop, noDrops, type DecodedLogs } from './log-event-carrier.js';
 import { readAnyValue, readKeyValueInto } from './protobuf-key-value.js';
-import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
+import type { ProtobufReader as Reader } from './protobuf-reader.js';
+import { SpanReject } from './protobuf-reader.js';
 import type { AttributeValue, SpanDigest } from './span-digest.js';
 import { emptyAttributes } from './span-digest.js';
 
@@ -31,14 +32,6 @@ export function decodeOtlpProtobufLogs(
   bytes: Uint8Array,
   limits: Readonly<DecodeLimits> = DEFAULT_DECODE_LIMITS,
 ): DecodedLogs {
-  const buf = Buffer.isBuffer(bytes)
-    ? bytes
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const reader = new Reader(buf);
-  reader.itemsLeft = limits.maxItems;
-  reader.itemsExceeded = () => {
-    throw tooManyItems(limits);
-  };
   const out: Decoding = {
     spans: [],
     rejected: [],
@@ -47,25 +40,7 @@ export function decodeOtlpProtobufLogs(
     dropped: noDrops(),
     limits,
   };
-  try {
-    let r = 0;
-    while (reader.pos < buf.length) {
-      const tag = reader.varint32();
-      if (tag === ((1 << 3) | LEN)) {
-        reader.item();
-        const end = reader.lenEnd();
-        readResourceLogs(reader, end, r++, out);
-        reader.pos = end;
-      } else reader.skip(tag);
-    }
-  } catch (error) {
-    if (error instanceof SpanscoreError) throw error;
-    throw new SpanscoreError(
-      'SS_TRACE_INPUT_INVALID',
-      `invalid protobuf at byte ${reader.pos}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
+  readExportRequest(bytes, limits, (reader, end, r) => readResourceLogs(reader, end, r, out));
   return {
     spans: out.spans,
     rejected: out.rejected,
@@ -114,12 +89,7 @@ function readScopeLogs(
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
-      const scopeEnd = reader.lenEnd();
-      while (reader.pos < scopeEnd) {
-        const t = reader.varint32();
-        if (t === ((1 << 3) | LEN)) scopeName = reader.recurring();
-        else reader.skip(t);
-      }
+      scopeName = readScopeName(reader, reader.lenEnd());
       for (let k = first; k < out.spans.length; k++) out.spans[k]!.scopeName = scopeName;
     } else if (tag === ((2 << 3) | LEN)) {
       reader.item();

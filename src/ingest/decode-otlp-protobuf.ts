@@ -46,6 +46,22 @@ export function decodeOtlpProtobuf(
   bytes: Uint8Array,
   limits: Readonly<DecodeLimits> = DEFAULT_DECODE_LIMITS,
 ): DecodedRequest {
+  const out: Decoding = { spans: [], rejected: [], rejectedCount: 0, limits };
+  readExportRequest(bytes, limits, (reader, end, r) => readResourceSpans(reader, end, r, out));
+  return { spans: out.spans, rejected: out.rejected, rejectedCount: out.rejectedCount };
+}
+
+/**
+ * The frame every OTLP export request shares (`Export{Trace,Logs}ServiceRequest`): each
+ * `resource_{spans,logs}` entry (field 1) handed to `readEntry` with its end and index, under
+ * `limits.maxItems` nested items. Bytes that break the framing throw `SS_TRACE_INPUT_INVALID`
+ * naming the byte; a `SpanscoreError` from `readEntry` (a limit) passes through.
+ */
+export function readExportRequest(
+  bytes: Uint8Array,
+  limits: Readonly<DecodeLimits>,
+  readEntry: (reader: Reader, end: number, index: number) => void,
+): void {
   const buf = Buffer.isBuffer(bytes)
     ? bytes
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -54,7 +70,6 @@ export function decodeOtlpProtobuf(
   reader.itemsExceeded = () => {
     throw tooManyItems(limits);
   };
-  const out: Decoding = { spans: [], rejected: [], rejectedCount: 0, limits };
   try {
     let r = 0;
     while (reader.pos < buf.length) {
@@ -62,7 +77,7 @@ export function decodeOtlpProtobuf(
       if (tag === ((1 << 3) | LEN)) {
         reader.item();
         const end = reader.lenEnd();
-        readResourceSpans(reader, end, r++, out);
+        readEntry(reader, end, r++);
         reader.pos = end;
       } else reader.skip(tag);
     }
@@ -74,7 +89,17 @@ export function decodeOtlpProtobuf(
       { cause: error },
     );
   }
-  return { spans: out.spans, rejected: out.rejected, rejectedCount: out.rejectedCount };
+}
+
+/** The name of an `InstrumentationScope` (field 1) at the reader's position, up to `end`. */
+export function readScopeName(reader: Reader, end: number): string {
+  let name = '';
+  while (reader.pos < end) {
+    const t = reader.varint32();
+    if (t === ((1 << 3) | LEN)) name = reader.recurring();
+    else reader.skip(t);
+  }
+  return name;
 }
 
 /** A request being decoded, and the limits it is decoded under. */
@@ -164,12 +189,7 @@ function readScopeSpans(
   while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) {
-      const scopeEnd = reader.lenEnd();
-      while (reader.pos < scopeEnd) {
-        const t = reader.varint32();
-        if (t === ((1 << 3) | LEN)) scopeName = reader.recurring();
-        else reader.skip(t);
-      }
+      scopeName = readScopeName(reader, reader.lenEnd());
       late = out.spans.length > first;
     } else if (tag === ((2 << 3) | LEN)) {
       reader.item();
