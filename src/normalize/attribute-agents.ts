@@ -104,6 +104,16 @@ export function attributeAgents(spans: readonly SpanDigest[], calls: ToolCall[])
 // The result of a trace without agent spans, shared (nothing writes to it): most traces.
 const NONE: never[] = Object.freeze([]) as unknown as never[];
 
+/**
+ * The agents of a route, each once, at its first takeover: `triage → billing → triage` gives
+ * `[triage, billing]`, the route `agent_routing` compares by default and `suite record` writes.
+ */
+export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[] {
+  const out: string[] = [];
+  for (const { agent } of turns) if (!out.includes(agent)) out.push(agent);
+  return out;
+}
+
 /** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
 function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
   let out: Map<string, string> | undefined;

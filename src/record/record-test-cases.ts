@@ -1,3 +1,4 @@
+import { agentsInOrder } from '../normalize/attribute-agents.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { stableArguments } from './volatile-arguments.js';
 
@@ -65,7 +66,7 @@ export function recordTestCases(
   });
   const byId = new Map<string, RecordedCase>();
   const warnings: string[] = [];
-  const teams = traces.some(t => new Set(t.agents.map(a => a.agent)).size > 1);
+  const teams = traces.some(t => agentsInOrder(t.agents).length > 1);
   for (const trace of ordered) {
     const generatedId = trace.testCaseId === undefined;
     const id = trace.testCaseId ?? generatedIdOf(trace);
@@ -75,8 +76,7 @@ export function recordTestCases(
       continue;
     }
     const leftOut: string[] = [];
-    const route = trace.agents.map(t => t.agent);
-    const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
+    const expectedAgents = agentsInOrder(trace.agents);
     // Agents are recorded for a team only (some recorded run went through several agents): in a
     // one-agent application they would say nothing more. A team's run that stayed with one agent
     // records that route too.
@@ -152,8 +152,7 @@ export interface RecordableRun {
  */
 export function recordFromRunRecord(run: RecordableRun, args: RecordedArgsMode): RecordedCase {
   const leftOut: string[] = [];
-  const route = (run.agents ?? []).map(t => t.agent);
-  const expectedAgents = route.filter((agent, i) => route.indexOf(agent) === i);
+  const expectedAgents = agentsInOrder(run.agents ?? []);
   const team = expectedAgents.length > 1;
   const expectedCalls = run.toolCalls.map((call): RecordedCall => {
     const named = {

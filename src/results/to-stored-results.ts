@@ -1,6 +1,7 @@
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
+import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
 import {
   MAX_AGENTS_PER_RESULT,
@@ -23,8 +24,7 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
     const expected = expectedToolsOf(r.testCase) ?? null;
     const toolSequence = r.trace.toolSequence.map(c => c.name);
-    const turns = r.trace.agents.map(t => t.agent);
-    const agents = turns.filter((a, i) => turns.indexOf(a) === i).slice(0, MAX_AGENTS_PER_RESULT);
+    const agents = agentsInOrder(r.trace.agents).slice(0, MAX_AGENTS_PER_RESULT);
     for (const o of r.outcomes) {
       const result = o.result;
       const usage =

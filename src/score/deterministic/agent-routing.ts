@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Handoff } from '../../normalize/attribute-agents.js';
+import { agentsInOrder, type Handoff } from '../../normalize/attribute-agents.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, scored, skipped } from '../score-result.js';
@@ -49,8 +49,7 @@ export const agentRouting: Scorer<AgentRoutingOptions> = {
     if (expected === undefined) return skipped('no expectedAgents for this test case');
     const threshold = options.threshold ?? 1;
     const turns = trace.agents.map(t => t.agent);
-    const route =
-      options.returns === 'count' ? turns : turns.filter((a, i) => turns.indexOf(a) === i);
+    const route = options.returns === 'count' ? turns : agentsInOrder(trace.agents);
     const details: Record<string, unknown> = {
       match: options.match,
       returns: options.returns,
