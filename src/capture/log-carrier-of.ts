@@ -8,6 +8,7 @@ import {
   type Attributes,
   type SpanDigest,
 } from '../ingest/span-digest.js';
+import { nanos, resourceFactsOf } from './span-digest-of.js';
 
 /**
  * A log record emitted through the OpenTelemetry logs SDK, as the receiver would keep it after an
@@ -23,14 +24,9 @@ export function logCarrierOf(record: ReadableLogRecord): SpanDigest | undefined 
   if (logRecordDrop(eventName) || !/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId))
     return undefined;
   const spanId = record.spanContext?.spanId ?? '';
-  const resource = record.resource.attributes;
-  const text = (key: string): string => {
-    const value = resource[key];
-    return typeof value === 'string' ? value : '';
-  };
   const time = record.hrTime[0] || record.hrTime[1] ? record.hrTime : record.hrTimeObserved;
   const body = record.body === undefined ? undefined : anyValue(record.body);
-  const timeUnixNano = BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
+  const timeUnixNano = nanos(time);
   return logEventCarrier(
     {
       traceId,
@@ -39,9 +35,7 @@ export function logCarrierOf(record: ReadableLogRecord): SpanDigest | undefined 
       timeUnixNano,
       attributes,
       body,
-      serviceName: text('service.name'),
-      serviceVersion: text('service.version'),
-      deploymentEnvironment: text('deployment.environment.name') || text('deployment.environment'),
+      ...resourceFactsOf(record.resource.attributes),
       scopeName: record.instrumentationScope.name,
     },
     JSON.stringify([spanId, eventName, String(timeUnixNano), body ?? null, attributes]),

@@ -18,11 +18,6 @@ import {
  */
 export function spanDigestOf(span: ReadableSpan): SpanDigest {
   const { traceId, spanId } = span.spanContext();
-  const resource = span.resource.attributes;
-  const text = (key: string): string => {
-    const value = resource[key];
-    return typeof value === 'string' ? value : '';
-  };
   return {
     traceId,
     spanId,
@@ -39,14 +34,28 @@ export function spanDigestOf(span: ReadableSpan): SpanDigest {
     })),
     statusCode: span.status.code,
     statusMessage: span.status.message ?? '',
-    serviceName: text('service.name'),
+    ...resourceFactsOf(span.resource.attributes),
     scopeName: span.instrumentationScope.name,
+  };
+}
+
+/** What a span digest carries of an SDK resource: its service, version and environment. */
+export function resourceFactsOf(
+  resource: OtelAttributes,
+): Pick<SpanDigest, 'serviceName' | 'serviceVersion' | 'deploymentEnvironment'> {
+  const text = (key: string): string => {
+    const value = resource[key];
+    return typeof value === 'string' ? value : '';
+  };
+  return {
+    serviceName: text('service.name'),
     serviceVersion: text('service.version'),
     deploymentEnvironment: text('deployment.environment.name') || text('deployment.environment'),
   };
 }
 
-function nanos([seconds, nanoseconds]: readonly [number, number]): bigint {
+/** An SDK `HrTime` (`[seconds, nanoseconds]`) in Unix nanoseconds. */
+export function nanos([seconds, nanoseconds]: readonly [number, number]): bigint {
   return BigInt(seconds) * 1_000_000_000n + BigInt(nanoseconds);
 }
 

@@ -87,12 +87,7 @@ export function summarizeMinutes(
       }
       if (parts[0] === 'a' && parts.length === 3) {
         const [scorer, testCaseId, serviceName, agent] = JSON.parse(parts[1]!) as string[];
-        if (
-          (filter.scorer !== undefined && scorer !== filter.scorer) ||
-          (filter.testCase !== undefined && testCaseId !== filter.testCase) ||
-          (filter.service !== undefined && serviceName !== filter.service)
-        )
-          continue;
+        if (!inFilter(filter, scorer!, testCaseId!, serviceName!)) continue;
         add(getOr(byAgent, agent!), parts[2] as keyof Counts, value);
         continue;
       }
@@ -100,12 +95,7 @@ export function summarizeMinutes(
       const group = parts[1]!;
       const metric = parts[2] as keyof Counts;
       const [scorer, targetKind, suite, testCaseId, serviceName] = JSON.parse(group) as string[];
-      if (
-        (filter.scorer !== undefined && scorer !== filter.scorer) ||
-        (filter.testCase !== undefined && testCaseId !== filter.testCase) ||
-        (filter.service !== undefined && serviceName !== filter.service)
-      )
-        continue;
+      if (!inFilter(filter, scorer!, testCaseId!, serviceName!)) continue;
       add(total, metric, value);
       add(getOr(byScorer, scorer!), metric, value);
       add(getOr(byTarget, JSON.stringify([targetKind, suite, testCaseId, scorer])), metric, value);
@@ -147,6 +137,20 @@ export function summarizeMinutes(
       .sort((a, b) => b.count - a.count),
     failedTraces,
   };
+}
+
+/** True when a group of these scorer, test case and service is in the summary's filter. */
+function inFilter(
+  filter: SummaryFilter,
+  scorer: string,
+  testCaseId: string,
+  serviceName: string,
+): boolean {
+  return (
+    (filter.scorer === undefined || scorer === filter.scorer) &&
+    (filter.testCase === undefined || testCaseId === filter.testCase) &&
+    (filter.service === undefined || serviceName === filter.service)
+  );
 }
 
 interface Counts {
