@@ -6,14 +6,8 @@
  * parent span. The two scenarios of `agent-scenarios.ts`.
  */
 import { trace } from '@opentelemetry/api';
-import { z } from 'zod';
-import {
-  AGENT_TOOLS,
-  agentScenarios,
-  runAgentTool,
-  toolsOf,
-  type AgentToolName,
-} from './agent-scenarios.js';
+import { AGENT_TOOLS, agentScenarios, runAgentTool, toolsOf } from './agent-scenarios.js';
+import { AGENT_TOOL_SCHEMAS } from './tool-schemas.js';
 import { scriptedGeminiServer } from './scripted-gemini-server.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
@@ -24,18 +18,13 @@ const tracer = provider.getTracer('app');
 // ADK takes its tracer when its module loads: the global provider first (see google-adk.ts).
 const { FunctionTool, InMemoryRunner, LlmAgent } = await import('@google/adk');
 
-const SCHEMAS = {
-  lookup_faq: z.object({ topic: z.string() }),
-  lookup_order: z.object({ orderId: z.string() }),
-  issue_refund: z.object({ orderId: z.string(), amount: z.number() }),
-} satisfies Record<AgentToolName, z.ZodObject>;
 const toolsFor = (agent: 'triage' | 'billing') =>
   toolsOf(agent).map(
     name =>
       new FunctionTool({
         name,
         description: AGENT_TOOLS[name].description,
-        parameters: SCHEMAS[name],
+        parameters: AGENT_TOOL_SCHEMAS[name],
         execute: (input: unknown) => runAgentTool(name, input),
       }),
   );

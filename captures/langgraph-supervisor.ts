@@ -14,15 +14,14 @@ import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { createSupervisor } from '@langchain/langgraph-supervisor';
 import { ChatOpenAI } from '@langchain/openai';
-import { z } from 'zod';
 import {
   AGENT_TOOLS,
   agentScenarioServer,
   agentScenarios,
   runAgentTool,
   toolsOf,
-  type AgentToolName,
 } from './agent-scenarios.js';
+import { AGENT_TOOL_SCHEMAS } from './tool-schemas.js';
 import { MODEL } from './scenarios.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
@@ -31,17 +30,12 @@ const instrumentation = new LangChainInstrumentation();
 instrumentation.setTracerProvider(provider);
 instrumentation.manuallyInstrument(CallbackManagerModule);
 
-const SCHEMAS = {
-  lookup_faq: z.object({ topic: z.string() }),
-  lookup_order: z.object({ orderId: z.string() }),
-  issue_refund: z.object({ orderId: z.string(), amount: z.number() }),
-} satisfies Record<AgentToolName, z.ZodObject>;
 const toolsFor = (agent: 'triage' | 'billing') =>
   toolsOf(agent).map(name =>
     tool(async (args: unknown) => Promise.resolve(JSON.stringify(runAgentTool(name, args))), {
       name,
       description: AGENT_TOOLS[name].description,
-      schema: SCHEMAS[name],
+      schema: AGENT_TOOL_SCHEMAS[name],
     }),
   );
 

@@ -9,27 +9,18 @@
 import { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
 import { createTool } from '@mastra/core/tools';
-import { Observability } from '@mastra/observability';
-import { OtelExporter } from '@mastra/otel-exporter';
-import { ExportResultCode } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { z } from 'zod';
 import {
   AGENT_TOOLS,
   agentScenarioServer,
   agentScenarios,
   runAgentTool,
   toolsOf,
-  type AgentToolName,
 } from './agent-scenarios.js';
+import { AGENT_TOOL_SCHEMAS } from './tool-schemas.js';
 import { MODEL } from './scenarios.js';
+import { mastraOtelCapture } from './mastra-otel.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
-const SCHEMAS = {
-  lookup_faq: z.object({ topic: z.string() }),
-  lookup_order: z.object({ orderId: z.string() }),
-  issue_refund: z.object({ orderId: z.string(), amount: z.number() }),
-} satisfies Record<AgentToolName, z.ZodObject>;
 const toolsFor = (agent: 'triage' | 'billing') =>
   Object.fromEntries(
     toolsOf(agent).map(name => [
@@ -37,20 +28,13 @@ const toolsFor = (agent: 'triage' | 'billing') =>
       createTool({
         id: name,
         description: AGENT_TOOLS[name].description,
-        inputSchema: SCHEMAS[name],
+        inputSchema: AGENT_TOOL_SCHEMAS[name],
         execute: (input: unknown) => Promise.resolve(runAgentTool(name, input)),
       }),
     ]),
   );
 
-const exported: ReadableSpan[] = [];
-const spans: SpanExporter = {
-  export(batch, done) {
-    exported.push(...batch);
-    done({ code: ExportResultCode.SUCCESS });
-  },
-  shutdown: () => Promise.resolve(),
-};
+const { exported, observability } = mastraOtelCapture('mastra-support-team');
 const scenarios = agentScenarios('agent-billing', {
   prompt: 'Refund the duplicate charge of order 42.',
 });
@@ -76,20 +60,7 @@ for (const scenario of scenarios) {
   const mastra = new Mastra({
     agents: { triage, billing },
     logger: false,
-    observability: new Observability({
-      configs: {
-        otel: {
-          serviceName: 'mastra-support-team',
-          exporters: [
-            new OtelExporter({
-              provider: { custom: { endpoint: 'http://127.0.0.1:4318', protocol: 'http/json' } },
-              exporter: spans,
-              signals: { logs: false },
-            }),
-          ],
-        },
-      },
-    }),
+    observability: observability(),
   });
   await mastra.getAgent('triage').generate(scenario.prompt, {
     maxSteps: 8,

@@ -7,26 +7,14 @@
  */
 import { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
-import { Observability } from '@mastra/observability';
-import { OtelExporter } from '@mastra/otel-exporter';
-import { ExportResultCode } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { mastraTools } from './mastra-tools.js';
 import { MODEL, SCENARIOS, scenarioServer } from './scenarios.js';
+import { mastraOtelCapture } from './mastra-otel.js';
 import { versionOf, writeFixture } from './write-fixture.js';
 
 const tools = mastraTools();
 
-// Not InMemorySpanExporter: the OTel exporter shuts its exporter down with the Mastra instance,
-// and InMemorySpanExporter forgets its spans on shutdown.
-const exported: ReadableSpan[] = [];
-const spans: SpanExporter = {
-  export(batch, done) {
-    exported.push(...batch);
-    done({ code: ExportResultCode.SUCCESS });
-  },
-  shutdown: () => Promise.resolve(),
-};
+const { exported, observability } = mastraOtelCapture('mastra-travel-agent');
 for (const scenario of SCENARIOS) {
   const server = await scenarioServer(scenario);
   const agent = new Agent({
@@ -39,21 +27,7 @@ for (const scenario of SCENARIOS) {
   const mastra = new Mastra({
     agents: { travelAgent: agent },
     logger: false,
-    observability: new Observability({
-      configs: {
-        otel: {
-          serviceName: 'mastra-travel-agent',
-          exporters: [
-            new OtelExporter({
-              // A provider is required; its endpoint goes unused when an exporter is given.
-              provider: { custom: { endpoint: 'http://127.0.0.1:4318', protocol: 'http/json' } },
-              exporter: spans,
-              signals: { logs: false },
-            }),
-          ],
-        },
-      },
-    }),
+    observability: observability(),
   });
   await mastra.getAgent('travelAgent').generate(scenario.prompt, {
     maxSteps: 5,

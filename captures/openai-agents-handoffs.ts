@@ -8,15 +8,14 @@
 import { OpenAIAgentsInstrumentation } from '@arizeai/openinference-instrumentation-openai-agents';
 import * as agents from '@openai/agents';
 import { trace } from '@opentelemetry/api';
-import { z } from 'zod';
 import {
   AGENT_TOOLS,
   agentScenarioServer,
   agentScenarios,
   runAgentTool,
   toolsOf,
-  type AgentToolName,
 } from './agent-scenarios.js';
+import { AGENT_TOOL_SCHEMAS } from './tool-schemas.js';
 import { MODEL } from './scenarios.js';
 import { recordingProvider, versionOf, writeFixture } from './write-fixture.js';
 
@@ -25,17 +24,12 @@ trace.setGlobalTracerProvider(provider);
 new OpenAIAgentsInstrumentation({ tracerProvider: provider }).manuallyInstrument(agents);
 const tracer = provider.getTracer('app');
 
-const SCHEMAS = {
-  lookup_faq: z.object({ topic: z.string() }),
-  lookup_order: z.object({ orderId: z.string() }),
-  issue_refund: z.object({ orderId: z.string(), amount: z.number() }),
-} satisfies Record<AgentToolName, z.ZodObject>;
 const toolsFor = (agent: 'triage' | 'billing') =>
   toolsOf(agent).map(name =>
     agents.tool({
       name,
       description: AGENT_TOOLS[name].description,
-      parameters: SCHEMAS[name],
+      parameters: AGENT_TOOL_SCHEMAS[name],
       execute: (input: unknown) => JSON.stringify(runAgentTool(name, input)),
     }),
   );

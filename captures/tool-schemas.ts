@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AgentToolName } from './agent-scenarios.js';
 import type { ToolName } from './scenarios.js';
 
 /**
@@ -16,3 +17,10 @@ export const TOOL_SCHEMAS = {
 export function toolSchema(name: string): (typeof TOOL_SCHEMAS)[ToolName] {
   return TOOL_SCHEMAS[name as ToolName];
 }
+
+/** The parameters of `agent-scenarios.ts`' team tools, as zod schemas (see {@link TOOL_SCHEMAS}). */
+export const AGENT_TOOL_SCHEMAS = {
+  lookup_faq: z.object({ topic: z.string() }),
+  lookup_order: z.object({ orderId: z.string() }),
+  issue_refund: z.object({ orderId: z.string(), amount: z.number() }),
+} satisfies Record<AgentToolName, z.ZodObject>;
