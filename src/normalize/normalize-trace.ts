@@ -55,16 +55,18 @@ export interface NormalizeOptions {
 
 /**
  * Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. GenAI
- * log events kept as carriers are joined to their spans first ({@link joinLogEvents}); a caller
- * passing `root` must have joined them itself.
+ * log events kept as carriers are joined to their spans first ({@link joinLogEvents}), unless the
+ * caller passes `root`: it found the root among spans it has joined already (`scoreTrace`,
+ * `inspectTrace`), and they are not scanned again.
  */
 export function normalizeTrace(
   traceId: string,
   traceSpans: readonly SpanDigest[],
   options: NormalizeOptions = {},
 ): NormalizedTrace {
-  const spans = joinLogEvents(traceSpans);
-  const root = 'root' in options ? options.root : findRoot(spans);
+  const given = 'root' in options;
+  const spans = given ? traceSpans : joinLogEvents(traceSpans);
+  const root = given ? options.root : findRoot(spans);
   const { toolSequence, handoffs, agents } = attributeAgents(
     spans,
     extractToolCalls(spans, options),
