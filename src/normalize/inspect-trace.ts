@@ -57,6 +57,8 @@ export interface TraceInspection {
   toolCalls: ToolCall[];
   /** The agents' names in the order they took control (the route); empty without agent spans. */
   agents: string[];
+  /** The same turns, each with the handoff tool that gave it control (`null` for none). */
+  route: Array<{ agent: string; handoff: string | null }>;
   /** Control passed between agents, kept out of `toolCalls`. */
   handoffs: Handoff[];
   availableTools: OfferedTool[];
@@ -246,6 +248,7 @@ export function inspectTrace(
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: trace.toolSequence,
     agents: trace.agents.map(t => t.agent),
+    route: trace.agents.map(t => ({ agent: t.agent, handoff: t.handoff?.rawName ?? null })),
     handoffs: trace.handoffs,
     availableTools: extractAvailableTools(spans),
     diagnostics,

@@ -89,15 +89,7 @@ function toJsonLine(i: TraceInspection): string {
 
 /** The route: `triage → billing (transfer_to_billing) → triage`. */
 function routeText(i: TraceInspection): string {
-  const handoffs = [...i.handoffs];
-  return i.agents
-    .map((agent, n) => {
-      if (n === 0) return agent;
-      const at = handoffs.findIndex(h => h.to === agent);
-      const via = at >= 0 ? handoffs.splice(at, 1)[0]!.rawName : undefined;
-      return via ? `${agent} (${via})` : agent;
-    })
-    .join(' → ');
+  return i.route.map(t => (t.handoff ? `${t.agent} (${t.handoff})` : t.agent)).join(' → ');
 }
 
 function toTable(i: TraceInspection): string {
