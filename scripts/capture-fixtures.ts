@@ -286,6 +286,14 @@ const WORKSPACE_CAPTURES = [
   'langgraph-supervisor.ts',
   'mastra-agents.ts',
   'google-adk-agents.ts',
+  // Tool health (captures/health-scenarios.ts): a healthy call, invalid arguments then corrected,
+  // a tool never offered, a tool that throws, the same call three times.
+  'ai-sdk-health.ts',
+  'mastra-health.ts',
+  'openai-agents-health.ts',
+  'mcp-health.ts',
+  'mcp-ai-sdk-health.ts',
+  'opentelemetry-openai-health.ts',
 ];
 
 /**

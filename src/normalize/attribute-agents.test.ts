@@ -11,6 +11,7 @@ const call = (rawName: string, fields: Partial<ToolCall> = {}): ToolCall => ({
   arguments: undefined,
   result: undefined,
   status: 'ok',
+  outcome: 'ok',
   error: undefined,
   spanId: 'b000000000000001',
   startTimeUnixNano: 0n,

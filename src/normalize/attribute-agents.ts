@@ -183,3 +183,8 @@ function route(
   }
   return out;
 }
+
+/** True when more than one agent took control in the trace: calls are then told apart by agent. */
+export function isTeam(trace: { readonly agents: ReadonlyArray<{ agent: string }> }): boolean {
+  return agentsInOrder(trace.agents).length > 1;
+}

@@ -4,6 +4,7 @@ import { EXTRACTORS } from './extractors/index.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
+import { failureInResult, isRefusal } from './tool-failure.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -20,7 +21,9 @@ export interface ExtractToolCallsOptions {
  * no executed span exists for it (matched by call id, else one-to-one by canonical name).
  * Duplicates are merged: the same call id twice, or a tool span nested inside a tool span of the
  * same name (two instrumentations, MCP client and server), keeping whichever recorded more.
- * Calls that failed still count, with `status: 'error'`.
+ * Calls that failed still count, with their outcome (`error`, or `refused` when the framework did
+ * not run them): read from the tool span, the result it recorded ({@link failureInResult}), the
+ * result fed back to the model, or a refusal the framework recorded on an enclosing span.
  */
 export function extractToolCalls(
   spans: readonly SpanDigest[],
@@ -75,12 +78,61 @@ export function extractToolCalls(
       const seen = call.callId === undefined ? undefined : results.get(call.callId);
       if (!seen) continue;
       if (call.result === undefined) call.result = seen.result;
-      if (seen.isError && call.status === 'ok') {
-        call.status = 'error';
-        call.error ??= 'the tool result was marked as an error';
+      if (seen.isError && call.outcome === 'ok') {
+        call.outcome = 'error';
+        call.error ??= seen.error ?? 'the tool result was marked as an error';
       }
     }
+  settleOutcomes(kept, spans, extractors);
   return isSorted(kept) ? kept : kept.sort(byStart);
+}
+
+/**
+ * Each call's final outcome: a failure its result records, a refusal its error text describes, or
+ * (for a requested call nothing answered) a refusal the framework recorded on an enclosing span;
+ * `status` follows the outcome.
+ */
+function settleOutcomes(
+  calls: ToolCall[],
+  spans: readonly SpanDigest[],
+  extractors: readonly ToolCallExtractor[],
+): void {
+  let refusals: Map<string, string> | undefined;
+  for (const call of calls) {
+    if (call.outcome === 'ok' && call.result !== undefined) {
+      const failure = failureInResult(call.result);
+      if (failure) {
+        call.outcome = failure.refused ? 'refused' : 'error';
+        call.error = failure.error;
+      }
+    }
+    if (call.outcome === 'error' && call.error !== undefined && isRefusal(call.error))
+      call.outcome = 'refused';
+    if (call.outcome === 'ok' && call.source === 'requested' && call.result === undefined) {
+      refusals ??= refusalsOnSpans(spans, extractors);
+      const error = refusals.get(call.name);
+      if (error !== undefined) {
+        call.outcome = 'refused';
+        call.error = error;
+      }
+    }
+    call.status = call.outcome === 'ok' ? 'ok' : 'error';
+  }
+}
+
+/** The refusals spans record of calls made elsewhere (each extractor's `refusal`), by tool name. */
+function refusalsOnSpans(
+  spans: readonly SpanDigest[],
+  extractors: readonly ToolCallExtractor[],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const readers = extractors.filter(e => e.refusal !== undefined);
+  for (const span of spans)
+    for (const reader of readers) {
+      const found = reader.refusal!(span);
+      if (found && !out.has(found.toolName)) out.set(found.toolName, found.error);
+    }
+  return out;
 }
 
 const splitCache = new WeakMap<
@@ -113,6 +165,7 @@ function toToolCall(
   start: bigint,
 ): ToolCall {
   const { stripped, folded } = toolNames(c.rawName);
+  const status = c.refused ? 'error' : (c.status ?? 'ok');
   return {
     name: stripped,
     rawName: c.rawName,
@@ -120,10 +173,16 @@ function toToolCall(
     callId: c.callId,
     arguments: c.arguments,
     result: c.result,
-    status: c.status ?? 'ok',
+    status,
+    outcome: c.refused ? 'refused' : status,
     error: c.error,
     spanId: span.spanId,
+    requestedBy: source === 'requested' ? span.spanId : undefined,
     startTimeUnixNano: start,
+    durationMs:
+      source === 'executed' && span.endTimeUnixNano >= span.startTimeUnixNano
+        ? Number(span.endTimeUnixNano - span.startTimeUnixNano) / 1e6
+        : undefined,
     source,
     convention,
     signal: c.signal,
@@ -182,8 +241,11 @@ function absorb(into: ToolCall, from: ToolCall): void {
   if (into.arguments === undefined || (!hasEntries(into.arguments) && hasEntries(from.arguments)))
     into.arguments = from.arguments;
   if (into.result === undefined) into.result = from.result;
-  if (from.status === 'error' && into.status === 'ok') {
+  into.requestedBy ??= from.requestedBy;
+  into.durationMs ??= from.durationMs;
+  if (from.outcome !== 'ok' && into.outcome === 'ok') {
     into.status = 'error';
+    into.outcome = from.outcome;
     into.error = from.error;
   }
 }

@@ -1,4 +1,5 @@
 import { isRecord, parseMaybeJson } from './attribute-values.js';
+import type { ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall } from './tool-call.js';
 
 /**
@@ -41,9 +42,7 @@ export function readToolCall(value: unknown): ExtractedCall | undefined {
  * Reads a tool result entry (`tool_call_response` part, OpenAI `role:'tool'` message, Anthropic
  * `tool_result` block, Bedrock `toolResult`, Gemini `functionResponse`, Genkit `toolResponse`).
  */
-export function readToolResult(
-  value: unknown,
-): { callId: string; result: unknown; isError: boolean } | undefined {
+export function readToolResult(value: unknown): ToolResultSeen | undefined {
   if (!isRecord(value)) return undefined;
   if (value.type === 'tool_call_response' && typeof value.id === 'string') {
     return {
@@ -61,6 +60,7 @@ export function readToolResult(
         callId: value.toolCallId,
         result: isError ? undefined : parseMaybeJson(output.value),
         isError,
+        ...(isError && { error: errorText(output.value) }),
       };
     }
     return {
@@ -77,17 +77,21 @@ export function readToolResult(
     };
   }
   if (value.type === 'tool_result' && typeof value.tool_use_id === 'string') {
+    const result = anthropicResultContent(value.content);
     return {
       callId: value.tool_use_id,
-      result: anthropicResultContent(value.content),
+      result,
       isError: value.is_error === true,
+      ...(value.is_error === true && { error: errorText(result) }),
     };
   }
   if (isRecord(value.toolResult) && typeof value.toolResult.toolUseId === 'string') {
+    const isError = value.toolResult.status === 'error';
     return {
       callId: value.toolResult.toolUseId,
       result: value.toolResult.content,
-      isError: value.toolResult.status === 'error',
+      isError,
+      ...(isError && { error: errorText(value.toolResult.content) }),
     };
   }
   const fr = value.function_response ?? value.functionResponse;
@@ -99,6 +103,18 @@ export function readToolResult(
     return { callId: gr.ref, result: gr.output, isError: false };
   }
   return undefined;
+}
+
+/** The text of a result marked as an error: a string as it is, text blocks joined, else JSON. */
+function errorText(value: unknown): string {
+  if (typeof value === 'string') return value || 'error';
+  if (Array.isArray(value)) {
+    const texts = value
+      .map(b => (isRecord(b) && typeof b.text === 'string' ? b.text : undefined))
+      .filter((t): t is string => t !== undefined);
+    if (texts.length) return texts.join('\n');
+  }
+  return value === undefined ? 'error' : (JSON.stringify(value) ?? 'error');
 }
 
 // An Anthropic tool_result's content: a string, or blocks whose text parts hold the result.
@@ -124,10 +140,8 @@ export function toolCallsIn(value: unknown, depth = 0): ExtractedCall[] {
 }
 
 /** Every tool result found in a message list or message, searched like {@link toolCallsIn}. */
-export function toolResultsIn(
-  value: unknown,
-): Array<{ callId: string; result: unknown; isError: boolean }> {
-  const out: Array<{ callId: string; result: unknown; isError: boolean }> = [];
+export function toolResultsIn(value: unknown): ToolResultSeen[] {
+  const out: ToolResultSeen[] = [];
   const messages = parseMaybeJson(value);
   collect(messages, 0, out, readToolResult);
   if (Array.isArray(messages)) resultsByPosition(messages, out);
@@ -140,10 +154,7 @@ export function toolResultsIn(
  * message after an assistant message answers its k-th tool call, as the Chat Completions API
  * orders them. Calls already answered by id are skipped.
  */
-function resultsByPosition(
-  messages: readonly unknown[],
-  out: Array<{ callId: string; result: unknown; isError: boolean }>,
-): void {
+function resultsByPosition(messages: readonly unknown[], out: ToolResultSeen[]): void {
   const answered = new Set(out.map(r => r.callId));
   let pending: string[] = [];
   for (const message of messages) {

@@ -2,6 +2,13 @@
 export type ToolCallSource = 'executed' | 'requested';
 
 /**
+ * How a call ended: `ok` (no failure recorded), `error` (the tool ran and failed: span status,
+ * exception event, or a failure in its result), `refused` (the framework did not run it: its
+ * arguments failed the tool's schema, or no tool has its name).
+ */
+export type ToolCallOutcome = 'ok' | 'error' | 'refused';
+
+/**
  * One tool call, from whichever convention reported it. A call reported several times (an
  * executed span plus the model's request, or two nested instrumentations) appears once.
  */
@@ -18,14 +25,23 @@ export interface ToolCall {
   arguments: unknown;
   /** The tool's return value, parsed like `arguments`. */
   result: unknown;
-  /** `error` when the span's status is ERROR or the framework marked the call failed. */
+  /** `error` when the call failed or was refused (see {@link ToolCall.outcome}), else `ok`. */
   status: 'ok' | 'error';
-  /** The error message or type, for failed calls. */
+  /** How the call ended, read where its producer records a failure (see `docs/frameworks.md`). */
+  outcome: ToolCallOutcome;
+  /** The error message or type, for failed and refused calls. */
   error: string | undefined;
   /** The span that reported the call (the tool span, or the LLM span that requested it). */
   spanId: string;
+  /**
+   * The model span whose response asked for the call, when the trace records the request: the
+   * tools offered to that model call are the ones its arguments are checked against.
+   */
+  requestedBy?: string | undefined;
   /** When the call started: the tool span's start, or the requesting LLM span's end. */
   startTimeUnixNano: bigint;
+  /** How long the tool span ran, in milliseconds; `undefined` for a call no tool span ran. */
+  durationMs?: number | undefined;
   source: ToolCallSource;
   /** Id of the extractor that found the call, e.g. `vercel-ai-sdk`. */
   convention: string;
@@ -48,6 +64,8 @@ export interface ExtractedCall {
   arguments?: unknown;
   result?: unknown;
   status?: 'ok' | 'error';
+  /** The framework did not run the call (its input failed the schema, no such tool). */
+  refused?: boolean;
   error?: string | undefined;
   /** `logs` when read from a log record joined as a span event (see `ToolCall.signal`). */
   signal?: 'logs' | undefined;

@@ -2,6 +2,9 @@ import { agentRouting } from './deterministic/agent-routing.js';
 import { toolCallAccuracy } from './deterministic/tool-call-accuracy.js';
 import { toolCorrectness } from './deterministic/tool-correctness.js';
 import { toolTrajectory } from './deterministic/tool-trajectory.js';
+import { toolArguments } from './deterministic/tool-arguments.js';
+import { toolErrors } from './deterministic/tool-errors.js';
+import { toolLoops } from './deterministic/tool-loops.js';
 import { createGraderScorer } from './graders/create-grader-scorer.js';
 import type { Scorer } from './scorer.js';
 
@@ -15,6 +18,9 @@ export const BUILTIN_SCORERS: ReadonlyMap<string, Scorer<unknown>> = new Map<
     toolCorrectness,
     toolTrajectory,
     agentRouting,
+    toolErrors,
+    toolArguments,
+    toolLoops,
     createGraderScorer('exact_match'),
     createGraderScorer('contains'),
     createGraderScorer('regex_match'),

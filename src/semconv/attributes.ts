@@ -56,6 +56,8 @@ export const MASTRA_ATTRIBUTES = {
   spanType: 'mastra.span.type',
   /** `tracingOptions: { metadata: { testCaseId } }`, written on every span of the run. */
   metadataTestCaseId: 'mastra.metadata.testCaseId',
+  /** A model chunk's content as JSON: text, or a tool call `{toolName, toolCallId, toolInput}`. */
+  modelChunkOutput: 'mastra.model_chunk.output',
 } as const;
 
 /**

@@ -10,6 +10,7 @@ const call = (name: string, args?: unknown, error?: string): ToolCall => ({
   arguments: args,
   result: undefined,
   status: error ? 'error' : 'ok',
+  outcome: error ? 'error' : 'ok',
   error,
   spanId: 'a'.repeat(16),
   startTimeUnixNano: 0n,

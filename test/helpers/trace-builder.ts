@@ -14,7 +14,14 @@ let next = 1000;
  */
 export function agentTrace(
   calls: CallInput[],
-  options: { testCaseId?: string; user?: string; answer?: string; assistant?: string[] } = {},
+  options: {
+    testCaseId?: string;
+    user?: string;
+    answer?: string;
+    assistant?: string[];
+    /** Tool definitions offered to the model (`gen_ai.tool.definitions` on a chat span first). */
+    offered?: Array<{ name: string; parameters?: unknown }>;
+  } = {},
 ): NormalizedTrace {
   const n = next++;
   const t = traceId(n);
@@ -61,6 +68,21 @@ export function agentTrace(
       ...(call.error && { status: { code: 2, message: call.error } }),
     });
   });
+  if (options.offered)
+    spans.push({
+      traceId: t,
+      spanId: spanId(n, 400),
+      parentSpanId: spanId(n, 1),
+      name: 'chat m',
+      startMs: 1,
+      endMs: 2,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.tool.definitions': JSON.stringify(
+          options.offered.map(o => ({ type: 'function', ...o })),
+        ),
+      },
+    });
   (options.assistant ?? []).forEach((text, i) => {
     spans.push({
       traceId: t,

@@ -1,12 +1,15 @@
 import { GEN_AI_TOOL_ATTRIBUTES } from '../../semconv/attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { ExtractedCall } from '../tool-call.js';
+import type { OfferedTool } from '../tool-definitions.js';
 
 /** A tool result seen in messages, joined to its call by id. */
 export interface ToolResultSeen {
   callId: string;
   result: unknown;
   isError: boolean;
+  /** The error text of a result marked as an error, when the message records one. */
+  error?: string | undefined;
 }
 
 /**
@@ -21,16 +24,48 @@ export interface ToolCallExtractor {
   executed?(span: SpanDigest): ExtractedCall[] | undefined;
   /** Calls a model requested on this span, and results fed back to it. */
   requested?(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } | undefined;
+  /**
+   * The tools this span shows were offered to a model (a model call's tool definitions, an
+   * agent's tools), with their JSON Schemas where recorded; `undefined` when it records none.
+   */
+  offered?(span: SpanDigest): readonly OfferedTool[] | undefined;
+  /**
+   * A refusal this span records of a call made elsewhere in the trace (a framework that ends its
+   * run, or hands the call on, when no tool has the name): the tool's name and the text. Applied
+   * to the model's requests of that name that nothing answered.
+   */
+  refusal?(span: SpanDigest): { toolName: string; error: string } | undefined;
 }
 
-/** `status: 'error'` and the message when the span's status is ERROR, or `error.type` is set. */
+/**
+ * `status: 'error'` and the message when the span's status is ERROR, `error.type` is set, or the
+ * span recorded an `exception` event (OpenTelemetry's `recordException`, which some producers call
+ * on a failed tool's span without setting its status). The message is the status message, else
+ * the exception's, else `error.type`.
+ */
 export function spanOutcome(span: SpanDigest): Pick<ExtractedCall, 'status' | 'error'> {
   const errorType = span.attributes[GEN_AI_TOOL_ATTRIBUTES.errorType];
-  if (span.statusCode === 2 || (typeof errorType === 'string' && errorType !== '')) {
-    const message = span.statusMessage || (typeof errorType === 'string' ? errorType : '');
+  const exception = span.events.length ? exceptionMessage(span) : undefined;
+  if (
+    span.statusCode === 2 ||
+    (typeof errorType === 'string' && errorType !== '') ||
+    exception !== undefined
+  ) {
+    const message =
+      span.statusMessage || exception || (typeof errorType === 'string' ? errorType : '');
     return { status: 'error', error: message || 'error' };
   }
   return OK;
+}
+
+/** The message (else the type) of the span's first `exception` event; `undefined` without one. */
+function exceptionMessage(span: SpanDigest): string | undefined {
+  for (const event of span.events) {
+    if (event.name !== 'exception') continue;
+    const message = event.attributes['exception.message'] ?? event.attributes['exception.type'];
+    return typeof message === 'string' && message !== '' ? message : 'exception';
+  }
+  return undefined;
 }
 
 // Shared: callers spread it into the call they build, so one object serves every span.

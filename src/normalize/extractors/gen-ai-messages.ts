@@ -3,6 +3,7 @@ import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
 import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
 
 const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
@@ -14,6 +15,8 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
  * user message; earlier turns belong to earlier traces). `tool_call_response` parts carry results.
  * The same attributes are also read from the `gen_ai.client.inference.operation.details` event,
  * a span event or a log record joined to its span (OpenLIT, the OpenTelemetry instrumentations).
+ * The tools offered are `gen_ai.tool.definitions` (definitions with their JSON Schema on a model
+ * span: AI SDK 7, OpenLLMetry, OpenLIT; names on Mastra's agent span).
  */
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
@@ -53,5 +56,9 @@ export const genAiMessages: ToolCallExtractor = {
         for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
     }
     return seen ? { calls, results } : undefined;
+  },
+  offered(span) {
+    const definitions = span.attributes['gen_ai.tool.definitions'];
+    return definitions === undefined ? undefined : readToolDefinitions(definitions);
   },
 };

@@ -2,6 +2,7 @@ import { GENKIT_ATTRIBUTES } from '../../semconv/attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 /**
@@ -11,8 +12,9 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
  * tool span carries no call id: it pairs with the model's request by name, in order. A model span
  * (`subtype` `model`) holds the calls it requested in `genkit:output`
  * (`message.content[].toolRequest` with `name`, `ref`, `input`) and the results fed back in
- * `genkit:input` (`toolResponse` parts of earlier messages, by `ref`). The `generate` util spans
- * around them repeat the same messages and are not read.
+ * `genkit:input` (`toolResponse` parts of earlier messages, by `ref`), and the tools offered in
+ * its input's `tools` (`{name, description, inputSchema}`). The `generate` util spans around them
+ * repeat the same messages and are not read.
  */
 export const genkit: ToolCallExtractor = {
   id: 'genkit',
@@ -39,6 +41,11 @@ export const genkit: ToolCallExtractor = {
       calls: isRecord(output) ? toolCallsIn(output.message) : [],
       results: isRecord(input) ? toolResultsIn(input.messages) : [],
     };
+  },
+  offered(span) {
+    if (!isGenkitModelSpan(span)) return undefined;
+    const input = jsonAttribute(span.attributes, GENKIT_ATTRIBUTES.input);
+    return isRecord(input) ? readToolDefinitions(input.tools) : undefined;
   },
 };
 

@@ -2,6 +2,7 @@ import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isExecuteToolSpan } from './gen-ai-execute-tool.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 const MERGED = '(merged tools)';
@@ -19,7 +20,8 @@ function isAdk(span: SpanDigest): boolean {
  * `gcp.vertex.agent.tool_call_args` and the response in `gcp.vertex.agent.tool_response`
  * (non-dict results wrapped as `{"result": …}`). The synthetic `execute_tool (merged tools)` span
  * that groups parallel calls is claimed but yields nothing: each call has its own span. A call id
- * of `<not specified>` means none. Model requests come from `gcp.vertex.agent.llm_response`.
+ * of `<not specified>` means none. Model requests come from `gcp.vertex.agent.llm_response`; the
+ * tools offered are the request's `config.tools[].functionDeclarations` (Gemini's shape).
  */
 export const googleAdk: ToolCallExtractor = {
   id: 'google-adk',
@@ -49,5 +51,11 @@ export const googleAdk: ToolCallExtractor = {
     const calls = isRecord(response) ? toolCallsIn(response.content) : [];
     const results = isRecord(request) ? toolResultsIn(request.contents) : [];
     return { calls, results };
+  },
+  offered(span) {
+    if (span.attributes['gcp.vertex.agent.llm_request'] === undefined) return undefined;
+    const request = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_request');
+    const config = isRecord(request) && isRecord(request.config) ? request.config : undefined;
+    return config ? readToolDefinitions(config.tools) : undefined;
   },
 };

@@ -1,6 +1,7 @@
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn } from '../message-tool-calls.js';
 import { LANGSMITH_ATTRIBUTES } from '../../semconv/attributes.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 /**
@@ -8,7 +9,8 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
  * `langsmith/experimental/otel`, captured from the JS SDK 0.12): a run of kind `tool`
  * becomes a span with `langsmith.span.kind=tool`, named after the tool, with the raw inputs in
  * `gen_ai.prompt` and outputs in `gen_ai.completion` (JSON). LLM runs carry the model's
- * `tool_calls` inside `gen_ai.completion` (a serialized LangChain message or generation).
+ * `tool_calls` inside `gen_ai.completion` (a serialized LangChain message or generation), and
+ * the tools offered in their inputs (`gen_ai.prompt`: the provider request, `tools`).
  */
 export const langsmith: ToolCallExtractor = {
   id: 'langsmith',
@@ -35,5 +37,12 @@ export const langsmith: ToolCallExtractor = {
   requested(span) {
     if (span.attributes[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
     return { calls: toolCallsIn(jsonAttribute(span.attributes, 'gen_ai.completion')), results: [] };
+  },
+  offered(span) {
+    if (span.attributes[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
+    const prompt = jsonAttribute(span.attributes, 'gen_ai.prompt');
+    return isRecord(prompt) && prompt.tools !== undefined
+      ? readToolDefinitions(prompt.tools)
+      : undefined;
   },
 };

@@ -7,6 +7,8 @@ import {
 } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
+import { readToolDefinitions } from '../tool-definitions.js';
+import { refusedToolName } from '../tool-failure.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
 /**
@@ -20,7 +22,9 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  * flattened `user` message keeps only the last block).
  * With LangChain a TOOL span's `output.value` is the serialized ToolMessage (call id, content,
  * status), and a one-argument tool's `input.value` is the bare value: the request's structured
- * arguments replace it when the two pair (`extractToolCalls`).
+ * arguments replace it when the two pair (`extractToolCalls`). The tools offered to an LLM span
+ * are `llm.tools.<i>.tool.json_schema`, each a JSON string of the provider's definition (OpenAI's
+ * `{type: 'function', function: {…}}`, Anthropic's `{name, input_schema}`).
  */
 export const openInference: ToolCallExtractor = {
   id: 'openinference',
@@ -80,6 +84,21 @@ export const openInference: ToolCallExtractor = {
       if (isRecord(request)) results.push(...toolResultsIn(request.messages));
     }
     return { calls, results };
+  },
+  // The OpenAI Agents SDK ends its agent's run when the model names a tool the agent lacks
+  // (`ModelBehaviorError: Tool x not found in agent y`), on the AGENT and CHAIN spans it bridges.
+  refusal(span) {
+    if (span.statusCode !== 2 || span.attributes['openinference.span.kind'] === undefined)
+      return undefined;
+    const toolName = refusedToolName(span.statusMessage);
+    return toolName === undefined ? undefined : { toolName, error: span.statusMessage };
+  },
+  offered(span) {
+    const a = span.attributes;
+    if (a['llm.tools.0.tool.json_schema'] === undefined) return undefined;
+    return indexedAttributes(a, 'llm.tools').flatMap(t =>
+      readToolDefinitions(t['tool.json_schema']),
+    );
   },
 };
 

@@ -2,6 +2,7 @@ import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isRecord, parseMaybeJson, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import { isExecuteToolSpan, readExecuteToolSpan } from './gen-ai-execute-tool.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor } from './extractor.js';
 
 function isStrands(span: SpanDigest): boolean {
@@ -49,6 +50,11 @@ export const strands: ToolCallExtractor = {
       call.error ??= span.statusMessage || 'error';
     }
     return [call];
+  },
+  // The agent span names the agent's tools (`gen_ai.agent.tools`, a JSON list of names).
+  offered(span) {
+    const names = span.attributes['gen_ai.agent.tools'];
+    return names === undefined || !isStrands(span) ? undefined : readToolDefinitions(names);
   },
 };
 

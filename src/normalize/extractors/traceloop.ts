@@ -6,6 +6,7 @@ import {
   stringAttribute,
 } from '../attribute-values.js';
 import type { ExtractedCall } from '../tool-call.js';
+import { readToolDefinitions, type OfferedTool } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
 /**
@@ -14,7 +15,9 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
  * `traceloop.entity.input` as `{"args":[…],"kwargs":{…}}` (Python) or the argument list (Node).
  * Legacy LLM spans (before the GenAI message attributes) flatten requested calls into
  * `gen_ai.completion.<i>.tool_calls.<j>.{id,name,arguments}` and results into
- * `gen_ai.prompt.<i>.{role=tool,tool_call_id,content}`.
+ * `gen_ai.prompt.<i>.{role=tool,tool_call_id,content}`, and the tools offered into
+ * `llm.request.functions.<i>.{name,description,parameters}`. Its MCP instrumentation records the
+ * server's tools on each `tools/list.mcp` span (`traceloop.entity.output`: `{tools: [{name, …}]}`).
  */
 export const traceloop: ToolCallExtractor = {
   id: 'traceloop',
@@ -28,13 +31,19 @@ export const traceloop: ToolCallExtractor = {
     const input = jsonAttribute(a, 'traceloop.entity.input');
     const output = jsonAttribute(a, 'traceloop.entity.output');
     const mcp = span.scopeName === MCP_SCOPE;
+    const result = mcp ? mcpResult(output) : output;
+    const outcome = spanOutcome(span);
+    // Its MCP instrumentation also marks a `CallToolResult` with `isError` as `is_error`.
+    const failed = mcp && outcome.status === 'ok' && isRecord(output) && output.is_error === true;
     return [
       {
         rawName,
         callId: stringAttribute(a, 'gen_ai.tool.call.id'),
         arguments: mcp ? mcpArguments(input) : entityInput(input),
-        result: mcp ? mcpResult(output) : output,
-        ...spanOutcome(span),
+        result,
+        ...(failed
+          ? { status: 'error' as const, error: typeof result === 'string' ? result : 'error' }
+          : outcome),
       },
     ];
   },
@@ -76,7 +85,24 @@ export const traceloop: ToolCallExtractor = {
     }
     return { calls, results };
   },
+  offered(span) {
+    const a = span.attributes;
+    if (a['llm.request.functions.0.name'] !== undefined)
+      return indexedAttributes(a, 'llm.request.functions').flatMap(legacyFunction);
+    if (span.scopeName !== MCP_SCOPE || !span.name.startsWith('tools/list')) return undefined;
+    const output = jsonAttribute(a, 'traceloop.entity.output');
+    return isRecord(output) ? readToolDefinitions(output.tools) : undefined;
+  },
 };
+
+// One `llm.request.functions.<i>` entry as a definition.
+function legacyFunction(f: Record<string, unknown>): readonly OfferedTool[] {
+  return readToolDefinitions({
+    name: f.name,
+    description: f.description,
+    parameters: f.parameters,
+  });
+}
 
 const MCP_SCOPE = '@traceloop/instrumentation-mcp';
 

@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 function isToolCallSpan(span: SpanDigest): boolean {
@@ -14,6 +15,8 @@ function isToolCallSpan(span: SpanDigest): boolean {
  * `ai.generateText`/`ai.streamText` span and its `.doGenerate`/`.doStream` child: a JSON string of
  * `[{toolCallId, toolName, input}]` (v5/v6, input itself a JSON string) or
  * `[{toolCallType, toolCallId, toolName, args}]` (v4). Results fed back are in `ai.prompt.messages`.
+ * The tools offered are `ai.prompt.tools` on the `doGenerate`/`doStream` span: a list of JSON
+ * strings `{type: 'function', name, description, inputSchema}` (`parameters` before v5).
  */
 export const vercelAiSdk: ToolCallExtractor = {
   id: 'vercel-ai-sdk',
@@ -41,5 +44,9 @@ export const vercelAiSdk: ToolCallExtractor = {
       calls: toolCalls === undefined ? [] : toolCallsIn(toolCalls),
       results: prompt === undefined ? [] : toolResultsIn(prompt),
     };
+  },
+  offered(span) {
+    const tools = span.attributes['ai.prompt.tools'];
+    return tools === undefined ? undefined : readToolDefinitions(tools);
   },
 };

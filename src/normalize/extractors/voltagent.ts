@@ -25,6 +25,10 @@ export const voltAgent: ToolCallExtractor = {
       },
     ];
   },
+  offered(span) {
+    const names = voltAgentOfferedTools(span);
+    return names.length ? names.map(name => ({ name })) : undefined;
+  },
 };
 
 /**

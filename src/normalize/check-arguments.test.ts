@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkArguments, CHECK_LIMITS } from './check-arguments.js';
+
+const currency = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: { amount: { type: 'number' }, from: { type: 'string' }, to: { type: 'string' } },
+  required: ['amount', 'from', 'to'],
+  additionalProperties: false,
+};
+
+describe('checkArguments', () => {
+  it('lists every problem as path: message, a property before the object as a whole', () => {
+    expect(checkArguments(currency, { amount: '100', from: 'EUR' })).toEqual({
+      status: 'invalid',
+      problems: ['/amount: must be number', "/: must have required property 'to'"],
+    });
+    expect(checkArguments(currency, { amount: 1, from: 'EUR', to: 'USD', fee: 2 })).toEqual({
+      status: 'invalid',
+      problems: ["/: must NOT have additional property 'fee'"],
+    });
+    expect(checkArguments(currency, { amount: 1, from: 'EUR', to: 'USD' })).toEqual({
+      status: 'valid',
+    });
+  });
+
+  it('reads draft-07, 2019-09 and 2020-12 schemas by their $schema', () => {
+    const tuple = { type: 'array', items: [{ type: 'string' }, { type: 'number' }] };
+    expect(checkArguments(tuple, ['a', 'b']).status).toBe('invalid');
+    const prefix = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+    };
+    expect(checkArguments(prefix, ['a', 'b'])).toEqual({
+      status: 'invalid',
+      problems: ['/1: must be number'],
+    });
+    const dependent = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      dependentRequired: { card: ['cvc'] },
+    };
+    expect(checkArguments(dependent, { card: '4242' }).status).toBe('invalid');
+  });
+
+  it('names the allowed values of an enum, and checks formats', () => {
+    const schema = {
+      type: 'object',
+      properties: { unit: { enum: ['C', 'F'] }, day: { type: 'string', format: 'date' } },
+    };
+    expect(checkArguments(schema, { unit: 'K', day: 'tomorrow' })).toEqual({
+      status: 'invalid',
+      problems: ['/unit: must be one of "C", "F"', '/day: must match format "date"'],
+    });
+  });
+
+  it('runs patterns on RE2: a catastrophic pattern on a long input answers', () => {
+    // V8's backtracking engine would not return from this within the test's timeout.
+    const schema = { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } };
+    expect(checkArguments(schema, { a: `${'a'.repeat(100_000)}b` })).toEqual({
+      status: 'invalid',
+      problems: ['/a: must match pattern "^(a+)+$"'],
+    });
+    expect(checkArguments(schema, { a: 'a'.repeat(100_000) }).status).toBe('valid');
+  });
+
+  it('skips a pattern RE2 cannot run, and says so', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string', pattern: '(?=x)y' } } };
+    expect(checkArguments(schema, { a: 'zzz' })).toEqual({
+      status: 'valid',
+      notes: ['pattern "(?=x)y" not checked: RE2 cannot run it (lookaround or backreferences)'],
+    });
+  });
+
+  it('keeps two patterns of one schema apart', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { type: 'string', pattern: '^[A-Z]{3}$' },
+        b: { type: 'string', pattern: '^[0-9]+$' },
+      },
+    };
+    expect(checkArguments(schema, { a: 'EUR', b: '42' }).status).toBe('valid');
+    expect(checkArguments(schema, { a: '42', b: 'EUR' })).toEqual({
+      status: 'invalid',
+      problems: ['/a: must match pattern "^[A-Z]{3}$"', '/b: must match pattern "^[0-9]+$"'],
+    });
+  });
+
+  it('leaves a call unchecked, with the reason, when the schema cannot be compiled or is too large', () => {
+    expect(checkArguments({ $ref: 'https://example.com/tool.json' }, {})).toEqual({
+      status: 'unchecked',
+      reason:
+        "its schema cannot be compiled: can't resolve reference https://example.com/tool.json from id #",
+    });
+    expect(checkArguments({ type: 'wat' }, {}).status).toBe('unchecked');
+    const big = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }]),
+      ),
+    };
+    expect(checkArguments(big, {})).toEqual({
+      status: 'unchecked',
+      reason: `its schema is larger than ${CHECK_LIMITS.maxSchemaChars / 1024} KiB`,
+    });
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { x: deep } };
+    expect(checkArguments(deep, {}).status).toBe('unchecked');
+  });
+
+  it('leaves arguments too large to check unchecked', () => {
+    const list = { type: 'array', items: { type: 'number' } };
+    expect(
+      checkArguments(
+        list,
+        Array.from({ length: 10 }, (_, i) => i),
+      ).status,
+    ).toBe('valid');
+    expect(
+      checkArguments(
+        list,
+        Array.from({ length: CHECK_LIMITS.maxArgumentNodes + 1 }, (_, i) => i),
+      ).status,
+    ).toBe('unchecked');
+    const unique = { type: 'array', uniqueItems: true };
+    expect(
+      checkArguments(
+        unique,
+        Array.from({ length: CHECK_LIMITS.maxArgumentNodesUniqueItems + 1 }, (_, i) => ({ i })),
+      ).status,
+    ).toBe('unchecked');
+  });
+
+  it('does not mix up two schemas with the same $id', () => {
+    expect(checkArguments({ $id: 'tool', type: 'object', required: ['a'] }, {})).toEqual({
+      status: 'invalid',
+      problems: ["/: must have required property 'a'"],
+    });
+    expect(checkArguments({ $id: 'tool', type: 'object', required: ['b'] }, {})).toEqual({
+      status: 'invalid',
+      problems: ["/: must have required property 'b'"],
+    });
+  });
+
+  it('never throws on any schema and any arguments (fuzz)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.jsonValue({ maxDepth: 6 }), (schema, args) => {
+        const result = checkArguments(schema, args);
+        expect(['valid', 'invalid', 'unchecked']).toContain(result.status);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

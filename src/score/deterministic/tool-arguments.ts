@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { assessToolCalls, type ToolCallAssessment } from '../../normalize/assess-tool-calls.js';
+import { isTeam } from '../../normalize/attribute-agents.js';
+import type { Scorer } from '../scorer.js';
+import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
+import { round2, scored, skipped } from '../score-result.js';
+
+const optionsSchema = baseOptionsSchema.extend({
+  unknownTools: z.boolean().default(true),
+});
+
+/** Options of {@link toolArguments}. */
+export type ToolArgumentsOptions = z.infer<typeof optionsSchema>;
+
+/**
+ * Reference-free: each call's arguments checked against the JSON Schema of its tool as offered to
+ * the model call that requested it (see `assessToolCalls`), and each call to a tool that model
+ * call was not offered counted as an unknown tool (`unknownTools: false` leaves them out). Score:
+ * the share of checked and unknown calls that were valid; passes only when all were (or at
+ * `threshold`). Details: each invalid call with its problems (`path: message`), each unknown one
+ * with the tools that were offered, each call left unchecked with why. A trace that records no
+ * offered tools, or no schemas for the calls it makes, is skipped with that reason: never a pass.
+ */
+export const toolArguments: Scorer<ToolArgumentsOptions> = {
+  name: 'tool_arguments',
+  kind: 'deterministic',
+  description:
+    'Were the tools called those offered, with arguments their schemas accept? (no expectation needed)',
+  parseOptions: options => parseScorerOptions(optionsSchema, options),
+  score({ trace, options }) {
+    if (trace.toolSequence.length === 0) return skipped('no tool calls in this trace');
+    const assessment = assessToolCalls(trace);
+    const checked = assessment.calls.filter(a => a.argumentProblems !== null);
+    const invalid = checked.filter(a => a.argumentProblems!.length > 0);
+    const unknown = options.unknownTools ? assessment.calls.filter(a => a.offered === false) : [];
+    const unchecked = assessment.calls.filter(
+      a => a.argumentProblems === null && !(options.unknownTools && a.offered === false),
+    );
+    const judged = checked.length + unknown.length;
+    if (judged === 0)
+      return skipped(
+        !assessment.offeredRecorded
+          ? 'the trace records no tools offered to the model (gen_ai.tool.definitions, ai.prompt.tools, llm.tools.*, …): there is nothing to check the calls against'
+          : !assessment.schemasRecorded
+            ? "the trace records the names of the tools offered but not their schemas: the calls' arguments cannot be checked"
+            : `no call's arguments could be checked: ${unchecked[0]?.unchecked ?? 'none recorded'}`,
+      );
+    const team = isTeam(trace);
+    const by = (a: ToolCallAssessment): string =>
+      team && a.call.agent ? ` (by ${a.call.agent})` : '';
+    const agent = (a: ToolCallAssessment): string | null => (team ? (a.call.agent ?? null) : null);
+    const bad = invalid.length + unknown.length;
+    const score = round2((judged - bad) / judged);
+    const parts = [
+      ...invalid.map(
+        a =>
+          `${a.call.name}${by(a)} was called with invalid arguments: ${sentence(a.argumentProblems!)}`,
+      ),
+      ...unknown.map(
+        a =>
+          `${a.call.name}${by(a)} was called but never offered to the model (offered: ${a.offeredNames?.join(', ') || 'none'})`,
+      ),
+    ];
+    const uncheckedText = unchecked.length
+      ? `; ${unchecked.length} call(s) not checked (${[...new Set(unchecked.map(a => a.unchecked))].join('; ')})`
+      : '';
+    const reason =
+      bad === 0
+        ? `the arguments of all ${checked.length} checked call(s) match their tools' schemas${uncheckedText}`
+        : `${parts.join('. ')}${uncheckedText}`;
+    return scored(score, options.threshold ?? 1, reason, {
+      checked: checked.length,
+      invalidCalls: invalid.map(a => ({
+        name: a.call.name,
+        callId: a.call.callId ?? null,
+        agent: agent(a),
+        problems: a.argumentProblems,
+      })),
+      unknownCalls: unknown.map(a => ({
+        name: a.call.name,
+        callId: a.call.callId ?? null,
+        agent: agent(a),
+        offered: a.offeredNames ?? [],
+      })),
+      unchecked: unchecked.map(a => ({
+        name: a.call.name,
+        callId: a.call.callId ?? null,
+        reason: a.unchecked,
+      })),
+      notes: [...new Set(assessment.calls.flatMap(a => a.notes ?? []))],
+    });
+  },
+};
+
+/** Problems as a sentence: `/amount must be number; must have required property 'to'`. */
+function sentence(problems: readonly string[]): string {
+  return problems.map(p => (p.startsWith('/: ') ? p.slice(3) : p.replace(': ', ' '))).join('; ');
+}

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import { agentTrace, teamTrace } from '../../../test/helpers/trace-builder.js';
+import { failingAgents } from '../failing-agents.js';
+import type { NormalizedTrace } from '../../normalize/normalize-trace.js';
+import type { ScoreResult } from '../score-result.js';
+import type { Scorer } from '../scorer.js';
+import { toolArguments } from './tool-arguments.js';
+import { toolErrors } from './tool-errors.js';
+import { toolLoops } from './tool-loops.js';
+
+function run<O>(
+  scorer: Scorer<O>,
+  trace: NormalizedTrace,
+  options: Record<string, unknown> = {},
+): ScoreResult {
+  return scorer.score({
+    trace,
+    testCase: undefined,
+    options: scorer.parseOptions(options),
+    aliases: new Map(),
+  }) as ScoreResult;
+}
+
+const weather = {
+  name: 'get_weather',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  },
+};
+
+describe('tool_errors', () => {
+  it('is the share of calls that ran and succeeded; any failure fails by default', () => {
+    const trace = agentTrace([
+      { name: 'get_weather', args: { city: 'Paris' }, result: { t: 18 } },
+      { name: 'get_weather', args: { city: 'Atlantis' }, error: 'no weather station' },
+      {
+        name: 'book',
+        args: {},
+        result: { isError: true, content: [{ type: 'text', text: 'sold out' }] },
+      },
+      { name: 'ok', args: {}, result: 'fine' },
+    ]);
+    const result = run(toolErrors, trace);
+    expect(result).toMatchObject({
+      status: 'scored',
+      score: 0.5,
+      label: 'fail',
+      reason: '2 of 4 tool call(s) failed: get_weather: no weather station; book: sold out',
+      details: {
+        executed: 4,
+        errorRate: 0.5,
+        failedCalls: [
+          { name: 'get_weather', callId: 'call_1', agent: null, error: 'no weather station' },
+          { name: 'book', callId: 'call_2', agent: null, error: 'sold out' },
+        ],
+        refusedCalls: [],
+      },
+    });
+    expect(run(toolErrors, trace, { maxErrorRate: 0.5 })).toMatchObject({ label: 'pass' });
+    expect(run(toolErrors, trace, { errorText: false })).toMatchObject({
+      reason: '2 of 4 tool call(s) failed: get_weather; book',
+      details: { failedCalls: [{ error: null }, { error: null }] },
+    });
+  });
+
+  it('lists refused calls apart, and skips a trace where nothing ran', () => {
+    const refused = agentTrace([
+      {
+        name: 'delete_booking',
+        args: {},
+        error: "Model tried to call unavailable tool 'delete_booking'",
+      },
+    ]);
+    expect(refused.toolSequence[0]!.outcome).toBe('refused');
+    expect(run(toolErrors, refused)).toEqual({
+      status: 'skipped',
+      reason:
+        "no tool call ran in this trace (1 requested, none executed or answered); 1 refused by the framework (not run): delete_booking: Model tried to call unavailable tool 'delete_booking'",
+    });
+    expect(run(toolErrors, agentTrace([]))).toEqual({
+      status: 'skipped',
+      reason: 'no tool calls in this trace',
+    });
+  });
+
+  it('names the agent of a failed call in a team, and blames it', () => {
+    const trace = teamTrace([
+      { agent: 'triage', handoffTo: 'billing' },
+      { agent: 'billing', calls: [{ name: 'issue_refund', args: { amount: 5 } }] },
+    ]);
+    // The team builder records no failures: the refund's call is failed here, as an extractor
+    // reading a failed span would.
+    const call = trace.toolSequence.find(c => c.name === 'issue_refund')!;
+    call.outcome = 'error';
+    call.error = 'ledger offline';
+    const result = run(toolErrors, trace);
+    expect(result).toMatchObject({
+      label: 'fail',
+      reason: '1 of 1 tool call(s) failed: issue_refund (by billing): ledger offline',
+    });
+    expect(failingAgents(result)).toEqual(['billing']);
+  });
+});
+
+describe('tool_arguments', () => {
+  it('checks each call against the schema offered to the model, and names the problems', () => {
+    const trace = agentTrace(
+      [
+        { name: 'get_weather', args: { city: 'Paris' }, result: {} },
+        { name: 'get_weather', args: { town: 'Lyon' }, result: {} },
+      ],
+      { offered: [weather] },
+    );
+    expect(run(toolArguments, trace)).toMatchObject({
+      status: 'scored',
+      score: 0.5,
+      label: 'fail',
+      reason: "get_weather was called with invalid arguments: must have required property 'city'",
+      details: {
+        checked: 2,
+        invalidCalls: [
+          {
+            name: 'get_weather',
+            callId: 'call_1',
+            agent: null,
+            problems: ["/: must have required property 'city'"],
+          },
+        ],
+        unknownCalls: [],
+        unchecked: [],
+      },
+    });
+  });
+
+  it('counts a tool never offered as unknown, unless told not to', () => {
+    const trace = agentTrace([{ name: 'delete_booking', args: { id: 1 }, result: {} }], {
+      offered: [weather],
+    });
+    expect(run(toolArguments, trace)).toMatchObject({
+      score: 0,
+      label: 'fail',
+      reason: 'delete_booking was called but never offered to the model (offered: get_weather)',
+      details: { unknownCalls: [{ name: 'delete_booking', offered: ['get_weather'] }] },
+    });
+    expect(run(toolArguments, trace, { unknownTools: false })).toMatchObject({
+      status: 'skipped',
+    });
+  });
+
+  it('compares names as spanscore does: a namespaced or differently cased call is the offered tool', () => {
+    const trace = agentTrace(
+      [{ name: 'functions.getWeather', args: { city: 'Oslo' }, result: {} }],
+      {
+        offered: [weather],
+      },
+    );
+    expect(run(toolArguments, trace)).toMatchObject({ label: 'pass', score: 1 });
+  });
+
+  it('is skipped, never passed, when the trace records no schema to check against', () => {
+    expect(run(toolArguments, agentTrace([{ name: 'get_weather', args: {}, result: {} }]))).toEqual(
+      {
+        status: 'skipped',
+        reason:
+          'the trace records no tools offered to the model (gen_ai.tool.definitions, ai.prompt.tools, llm.tools.*, …): there is nothing to check the calls against',
+      },
+    );
+    expect(
+      run(
+        toolArguments,
+        agentTrace([{ name: 'get_weather', args: {}, result: {} }], {
+          offered: [{ name: 'get_weather' }],
+        }),
+      ),
+    ).toEqual({
+      status: 'skipped',
+      reason:
+        "the trace records the names of the tools offered but not their schemas: the calls' arguments cannot be checked",
+    });
+  });
+
+  it('calls arguments that look like JSON but do not parse invalid', () => {
+    const trace = agentTrace([{ name: 'get_weather', args: '{"city": "Par', result: {} }], {
+      offered: [weather],
+    });
+    expect(run(toolArguments, trace)).toMatchObject({
+      label: 'fail',
+      reason: 'get_weather was called with invalid arguments: the arguments are not valid JSON',
+    });
+  });
+
+  it('leaves a call whose schema cannot be compiled unchecked, with the reason', () => {
+    const trace = agentTrace(
+      [
+        { name: 'get_weather', args: { city: 'Paris' }, result: {} },
+        { name: 'remote', args: {}, result: {} },
+      ],
+      {
+        offered: [weather, { name: 'remote', parameters: { $ref: 'https://example.com/s.json' } }],
+      },
+    );
+    expect(run(toolArguments, trace)).toMatchObject({
+      label: 'pass',
+      details: {
+        checked: 1,
+        unchecked: [
+          {
+            name: 'remote',
+            reason:
+              "its schema cannot be compiled: can't resolve reference https://example.com/s.json from id #",
+          },
+        ],
+      },
+    });
+  });
+});
+
+describe('tool_loops', () => {
+  it('finds the same call with the same arguments made three times', () => {
+    const same = { name: 'get_weather', args: { city: 'Paris', units: 'C' }, result: {} };
+    const reordered = { name: 'get_weather', args: { units: 'C', city: 'Paris' }, result: {} };
+    const trace = agentTrace([
+      same,
+      { name: 'get_weather', args: { city: 'Oslo' } },
+      same,
+      reordered,
+    ]);
+    expect(run(toolLoops, trace)).toMatchObject({
+      score: 0,
+      label: 'fail',
+      reason:
+        'get_weather was called 3 times with the same arguments ({"city":"Paris","units":"C"})',
+      details: {
+        repeatedCalls: [
+          { name: 'get_weather', agent: null, count: 3, callIds: ['call_0', 'call_2', 'call_3'] },
+        ],
+      },
+    });
+    expect(run(toolLoops, trace, { minRepeats: 4 })).toMatchObject({ label: 'pass' });
+    expect(run(toolLoops, trace, { showArguments: false })).toMatchObject({
+      reason: 'get_weather was called 3 times with the same arguments',
+    });
+  });
+
+  it('counts a tool called too often whatever the arguments, with maxCallsPerTool', () => {
+    const trace = agentTrace(
+      ['search', 'search', 'search', 'book'].map((name, i) => ({ name, args: { i } })),
+    );
+    expect(run(toolLoops, trace)).toMatchObject({ label: 'pass' });
+    expect(run(toolLoops, trace, { maxCallsPerTool: 2 })).toMatchObject({
+      label: 'fail',
+      reason: 'search was called 3 times, more than 2',
+    });
+  });
+
+  it('counts each agent of a team apart', () => {
+    const calls = [1, 2].map(() => ({ name: 'lookup_order', args: { orderId: '42' } }));
+    const trace = teamTrace([
+      { agent: 'triage', calls, handoffTo: 'billing' },
+      { agent: 'billing', calls: [calls[0]!] },
+    ]);
+    expect(run(toolLoops, trace)).toMatchObject({ label: 'pass' });
+    expect(run(toolLoops, trace, { minRepeats: 2 })).toMatchObject({
+      label: 'fail',
+      reason:
+        'lookup_order was called 2 times by triage with the same arguments ({"orderId":"42"})',
+    });
+  });
+
+  it('never calls calls whose arguments are not recorded identical', () => {
+    expect(run(toolLoops, agentTrace(['ping', 'ping', 'ping']))).toMatchObject({ label: 'pass' });
+  });
+});
