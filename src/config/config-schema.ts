@@ -245,6 +245,14 @@ export const configSchema = z
         maxWaitMs: positiveInt()
           .default(30_000)
           .describe('A trace is scored this long after its first span, whatever arrived by then.'),
+        logsWaitMs: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .default(5000)
+          .describe(
+            "A trace whose model spans come from an instrumentation that writes the calls as OTLP log records (OpenTelemetry's and Elastic's OpenAI instrumentations) and none of whose log records has arrived waits this much longer than `settleMs`, within `maxWaitMs`.",
+          ),
         rescoreLateSpans: z
           .boolean()
           .default(false)
@@ -351,6 +359,52 @@ export const configSchema = z
       .default([])
       .describe(
         'Production rules: score matching traces that belong to no test case (see docs/service.md).',
+      ),
+    toolHealth: z
+      .object({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            '`serve` and `worker` run `tool_errors`, `tool_arguments` and `tool_loops` on every trace that no suite or rule scores; results carry `testCaseId: "rule:tool-health"`.',
+          ),
+        sampleRate: z.coerce
+          .number()
+          .min(0)
+          .max(1)
+          .default(1)
+          .describe(
+            'Share of those traces scored for tool health, decided by the trace id (as rules sample).',
+          ),
+        maxErrorRate: z.coerce
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            '`tool_errors` fails a trace whose failed calls exceed this share of its calls.',
+          ),
+        minRepeats: z.coerce
+          .number()
+          .int()
+          .min(2)
+          .default(3)
+          .describe(
+            '`tool_loops` fails a trace with this many identical calls (tool and arguments).',
+          ),
+        maxCallsPerTool: positiveInt()
+          .optional()
+          .describe('`tool_loops` also fails a trace that calls one tool more often than this.'),
+        maxToolsPerService: positiveInt()
+          .default(30)
+          .describe(
+            'Tools labelled by name per service in `spanscore_tool_calls_total` and the per-tool counters; past this many distinct ones, `other`.',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'Tool health: reference-free scoring of every trace no suite or rule claims (see docs/service.md).',
       ),
     export: z
       .object({

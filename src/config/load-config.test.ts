@@ -152,4 +152,23 @@ describe('loadConfig', () => {
       /c\.yaml: assembly: unknown field\(s\) "settleMS"/,
     );
   });
+
+  it('names a top-level unknown setting without an empty path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
+    writeFileSync(join(dir, 'c.yaml'), 'retries: { max: 10 }\n');
+    await expect(loadConfig({ file: join(dir, 'c.yaml'), env: {} })).rejects.toThrow(
+      `invalid configuration, ${join(dir, 'c.yaml')} (top level): unknown field(s) "retries"`,
+    );
+  });
+
+  it('turns tool health off and samples it from the environment', async () => {
+    const config = await loadConfig({
+      env: { SPANSCORE_TOOL_HEALTH: 'off', SPANSCORE_TOOL_HEALTH_SAMPLE_RATE: '0.25' },
+    });
+    expect(config.toolHealth).toMatchObject({ enabled: false, sampleRate: 0.25 });
+    expect((await loadConfig({ env: {} })).toolHealth).toMatchObject({
+      enabled: true,
+      sampleRate: 1,
+    });
+  });
 });

@@ -60,6 +60,9 @@ export const CONFIG_ENV = {
   SPANSCORE_JUDGE_RATE_LIMIT_MAX: ['judge', 'rateLimit', 'max'],
   SPANSCORE_JUDGE_RATE_LIMIT_DURATION_MS: ['judge', 'rateLimit', 'durationMs'],
   SPANSCORE_JUDGE_DAILY_BUDGET_USD: ['judge', 'dailyBudgetUsd'],
+  SPANSCORE_TOOL_HEALTH: ['toolHealth', 'enabled'],
+  SPANSCORE_TOOL_HEALTH_SAMPLE_RATE: ['toolHealth', 'sampleRate'],
+  SPANSCORE_LOGS_WAIT_MS: ['assembly', 'logsWaitMs'],
 } as const;
 
 /** Variables holding a comma-separated list. */
@@ -79,6 +82,7 @@ export const SWITCH_VARIABLES: ReadonlySet<string> = new Set([
   'SPANSCORE_RESULTS_PUBLIC',
   'SPANSCORE_STORE_CONTENT',
   'SPANSCORE_EXPORT',
+  'SPANSCORE_TOOL_HEALTH',
 ]);
 
 /**
@@ -145,8 +149,10 @@ export async function loadConfig(
     const where = variable
       ? `environment variable ${variable}`
       : options.file
-        ? `${options.file}: ${path}`
-        : path;
+        ? path
+          ? `${options.file}: ${path}`
+          : `${options.file} (top level)`
+        : path || 'the top level';
     throw new SpanscoreError(
       'SS_USAGE',
       `invalid configuration, ${where}: ${describeZodIssue(issue)}`,

@@ -5,8 +5,7 @@ import { EXTRACTORS } from './extractors/index.js';
 import { toolNames } from './canonical-tool-name.js';
 import { stableJson } from './extract-tool-calls.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import { isGenkitModelSpan } from './extractors/genkit.js';
-import { isVoltAgentSpan } from './extractors/voltagent.js';
+import { isModelSpan, LOGS_WRITERS } from './model-span.js';
 import {
   DEFAULT_TEST_CASE_ID_ATTRIBUTES,
   findTestCaseIdWithAttribute,
@@ -16,6 +15,8 @@ import type { Handoff } from './attribute-agents.js';
 import { joinLogEvents } from './join-log-events.js';
 import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
+
+export { isModelSpan };
 
 /** What may be wrong with how a trace records its tool calls. */
 export type DiagnosticCode =
@@ -64,39 +65,6 @@ export interface TraceInspection {
   availableTools: OfferedTool[];
   diagnostics: Diagnostic[];
 }
-
-/** Attributes and markers of a span that called a model, across the conventions spanscore reads. */
-export function isModelSpan(span: SpanDigest): boolean {
-  const a = span.attributes;
-  const operation = a['gen_ai.operation.name'];
-  if (operation === 'chat' || operation === 'text_completion' || operation === 'generate_content')
-    return true;
-  if (a['openinference.span.kind'] === 'LLM') return true;
-  if (typeof a['llm.request.type'] === 'string') return true;
-  if (a['langfuse.observation.type'] === 'generation') return true;
-  if (isGenkitModelSpan(span) || isVoltAgentSpan(span, 'llm')) return true;
-  if (
-    /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/.test(
-      span.name,
-    )
-  )
-    return true;
-  return typeof a['gen_ai.request.model'] === 'string' && operation !== 'execute_tool';
-}
-
-/**
- * Instrumentation scopes that write a model call's messages (its tool calls among them) as OTLP
- * log records, not on the span: the OpenTelemetry project's GenAI instrumentations (JS and
- * Python) and Elastic's EDOT OpenAI instrumentation.
- */
-const LOGS_WRITERS: ReadonlySet<string> = new Set([
-  '@opentelemetry/instrumentation-openai',
-  '@elastic/opentelemetry-instrumentation-openai',
-  'opentelemetry.instrumentation.openai_v2',
-  'opentelemetry.instrumentation.google_genai',
-  'opentelemetry.instrumentation.vertexai',
-  'elasticotel.instrumentation.openai',
-]);
 
 /**
  * The scope of a model span that writes its messages as log records, when no log record of the

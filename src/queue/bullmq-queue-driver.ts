@@ -61,7 +61,11 @@ export function createBullmqQueueDriver(
   });
   const shared = {
     prefix: config.queue.prefix,
-    policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
+    policy: {
+      settleMs: config.assembly.settleMs,
+      maxWaitMs: config.assembly.maxWaitMs,
+      logsWaitMs: config.assembly.logsWaitMs,
+    },
     rescoreLateSpans: config.assembly.rescoreLateSpans,
     exportRetry: exportRetryPolicy(config),
     shards: config.queue.shards,

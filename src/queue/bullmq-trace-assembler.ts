@@ -15,7 +15,7 @@ import {
   traceJobOptions,
   type TraceJobData,
 } from './trace-job.js';
-import { isRootSpan, type ReadinessPolicy } from './trace-readiness.js';
+import { isRootSpan, logsState, type ReadinessPolicy } from './trace-readiness.js';
 import { readRedisMemory } from '../redis/redis-memory.js';
 import { refusedPastCap } from './span-cap.js';
 import { lastWorkerSeen } from '../redis/worker-heartbeat.js';
@@ -199,10 +199,17 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             { retryAfterSeconds: refusal.retryAfterSeconds },
           );
         }
-        const byTrace = new Map<string, { spans: SpanDigest[]; rootSeen: boolean }>();
+        const byTrace = new Map<
+          string,
+          { spans: SpanDigest[]; rootSeen: boolean; logs: 'record' | 'writer' | undefined }
+        >();
         for (const [traceId, batch] of groupSpansByTrace(spans)) {
           const ids = new Set(batch.map(s => s.spanId));
-          byTrace.set(traceId, { spans: batch, rootSeen: batch.some(s => isRootSpan(s, ids)) });
+          byTrace.set(traceId, {
+            spans: batch,
+            rootSeen: batch.some(s => isRootSpan(s, ids)),
+            logs: logsState(batch),
+          });
         }
         const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
         // The traces this request holds, in one job per shard (of at most MAX_TRACES_PER_JOB),

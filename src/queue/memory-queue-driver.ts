@@ -35,7 +35,11 @@ export function createMemoryQueueDriver(
   // Judge passes not finished yet, retries included, for close().
   const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
-    policy: { settleMs: config.assembly.settleMs, maxWaitMs: config.assembly.maxWaitMs },
+    policy: {
+      settleMs: config.assembly.settleMs,
+      maxWaitMs: config.assembly.maxWaitMs,
+      logsWaitMs: config.assembly.logsWaitMs,
+    },
     process: async (traceId, spans, { notes }) => {
       const withScorer = scorer;
       if (!withScorer)

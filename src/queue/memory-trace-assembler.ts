@@ -10,6 +10,7 @@ import { settledWithin } from './settled-within.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
 import {
   isRootSpan,
+  logsState,
   traceReadiness,
   type ReadinessPolicy,
   type TraceProgress,
@@ -83,6 +84,10 @@ interface Buffered {
   firstSeenMs: number;
   lastSeenMs: number;
   rootEnded: boolean;
+  /** A logs-writing model span arrived and no log record yet (see `TraceProgress`). */
+  awaitingLogs: boolean;
+  /** A log record of the trace arrived. */
+  logsSeen: boolean;
   timer: NodeJS.Timeout | undefined;
   queued: boolean;
   /** The service its spans are counted against (the first span's). */
@@ -367,6 +372,8 @@ export function createMemoryTraceAssembler(
             firstSeenMs: t,
             lastSeenMs: t,
             rootEnded: true,
+            awaitingLogs: false,
+            logsSeen: true,
             timer: undefined,
             queued: false,
             service: batch[0]!.serviceName,
@@ -381,6 +388,8 @@ export function createMemoryTraceAssembler(
             firstSeenMs: t,
             lastSeenMs: t,
             rootEnded: false,
+            awaitingLogs: false,
+            logsSeen: false,
             timer: undefined,
             queued: false,
             service: batch[0]!.serviceName,
@@ -405,6 +414,11 @@ export function createMemoryTraceAssembler(
         if (!buffer.rootEnded) {
           const ids = new Set(buffer.spans.keys());
           buffer.rootEnded = batch.some(s => isRootSpan(s, ids));
+        }
+        if (!buffer.logsSeen) {
+          const logs = logsState(batch);
+          if (logs === 'record') buffer.logsSeen = true;
+          buffer.awaitingLogs = !buffer.logsSeen && (buffer.awaitingLogs || logs === 'writer');
         }
         schedule(traceId, buffer);
       }

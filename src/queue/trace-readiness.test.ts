@@ -3,7 +3,7 @@ import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
 import { isRootSpan, traceReadiness } from './trace-readiness.js';
 
-const policy = { settleMs: 2000, maxWaitMs: 30_000 };
+const policy = { settleMs: 2000, maxWaitMs: 30_000, logsWaitMs: 5000 };
 
 describe('traceReadiness', () => {
   it.each([
@@ -34,6 +34,36 @@ describe('traceReadiness', () => {
     [
       'spans keep arriving past maxWait → scored at maxWait',
       { firstSeenMs: 0, lastSeenMs: 29_900, rootEnded: true },
+      30_000,
+      { ready: true, reason: 'max_wait' },
+    ],
+    [
+      'root ended, a span just arrived, log records awaited → recheck when quiet',
+      { firstSeenMs: 0, lastSeenMs: 2500, rootEnded: true, awaitingLogs: true },
+      3000,
+      { ready: false, recheckAtMs: 4500 },
+    ],
+    [
+      'root ended and quiet, log records awaited → recheck settleMs later',
+      { firstSeenMs: 0, lastSeenMs: 1000, rootEnded: true, awaitingLogs: true },
+      3000,
+      { ready: false, recheckAtMs: 5000 },
+    ],
+    [
+      'log records awaited, the last recheck before the wait ends → at its end',
+      { firstSeenMs: 0, lastSeenMs: 1000, rootEnded: true, awaitingLogs: true },
+      7000,
+      { ready: false, recheckAtMs: 8000 },
+    ],
+    [
+      'log records awaited, the wait over → settled',
+      { firstSeenMs: 0, lastSeenMs: 1000, rootEnded: true, awaitingLogs: true },
+      8000,
+      { ready: true, reason: 'settled' },
+    ],
+    [
+      'log records awaited past maxWait → scored at maxWait',
+      { firstSeenMs: 0, lastSeenMs: 27_000, rootEnded: true, awaitingLogs: true },
       30_000,
       { ready: true, reason: 'max_wait' },
     ],

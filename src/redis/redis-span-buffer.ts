@@ -5,11 +5,13 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 // One hash per trace holds everything: the span batches (fields `b0`, `b1`, …, one per request
 // that carried spans of the trace; blanked, not deleted, once scored) and the trace's state
-// (`first`, `last`, `root`, `n` spans appended, `k` batches appended, `claim`, `scored`, `late`).
+// (`first`, `last`, `root`, `n` spans appended, `k` batches appended, `claim`, `scored`, `late`,
+// and `lw` / `lr` once a logs-writing model span / a log record of it arrived).
 // One key means one TTL to set, on the first append only, and one HGETALL to read it all: a
 // trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
 
-// KEYS: the trace's hash. ARGV: now ms, root seen (0/1), unscored ttl ms, keep late spans (0/1),
+// KEYS: the trace's hash. ARGV: now ms, what the batch holds (`0`, or `1` for the root, then `w`
+// for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
 // span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace.
 // Returns the scored-at time when the trace was already scored (the spans are late); '-' when
 // the trace already holds its most spans (the batch is not kept, its spans counted in `dropped`);
@@ -26,7 +28,9 @@ end
 local k = tonumber(m[3] or '0')
 local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1] }
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
-if ARGV[2] == '1' then set[#set + 1] = 'root'; set[#set + 1] = '1' end
+if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
+if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'
+elseif string.find(ARGV[2], 'w', 1, true) then set[#set + 1] = 'lw'; set[#set + 1] = '1' end
 redis.call('HSET', KEYS[1], unpack(set))
 if m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[7])
 elseif not m[3] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
@@ -53,6 +57,8 @@ export interface BufferProgress {
   firstSeenMs: number;
   lastSeenMs: number;
   rootEnded: boolean;
+  /** A logs-writing model span arrived, and no log record yet. */
+  awaitingLogs?: boolean;
 }
 
 // The layout of the release before this one (version 1): a list of batches
@@ -135,18 +141,21 @@ export class RedisSpanBuffer {
    * trace holds `maxSpansPerTrace` spans already, else `undefined`.
    */
   async append(
-    byTrace: ReadonlyMap<string, { spans: SpanDigest[]; rootSeen: boolean }>,
+    byTrace: ReadonlyMap<
+      string,
+      { spans: SpanDigest[]; rootSeen: boolean; logs?: 'record' | 'writer' | undefined }
+    >,
     nowMs: number,
     keepLate: boolean,
   ): Promise<Map<string, string | undefined>> {
     const ids = [...byTrace.keys()];
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
-        const { spans, rootSeen } = byTrace.get(traceId)!;
+        const { spans, rootSeen, logs } = byTrace.get(traceId)!;
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
           String(nowMs),
-          rootSeen ? '1' : '0',
+          `${rootSeen ? '1' : '0'}${logs === 'record' ? 'l' : logs === 'writer' ? 'w' : ''}`,
           String(this.ttls.unscoredTtlMs),
           keepLate ? '1' : '0',
           String(spans.length),
@@ -384,6 +393,7 @@ function toProgress(
     firstSeenMs: Number(meta.first),
     lastSeenMs: Number(meta.last),
     rootEnded: meta.root === '1',
+    ...(meta.lw === '1' && meta.lr !== '1' && { awaitingLogs: true }),
     scored: meta.scored !== undefined,
   };
 }

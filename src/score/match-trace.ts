@@ -1,7 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
 import type { ResolvedScorer } from './run-scorers.js';
-import type { ScoringPlan } from './scoring-plan.js';
+import { TOOL_HEALTH_TARGET, type ScoringPlan } from './scoring-plan.js';
 import type { TestCase } from './test-case.js';
 
 /** One thing a trace is scored against: a suite's test case, or a production rule. */
@@ -44,8 +44,9 @@ export interface TraceMatch {
 /**
  * Decides what a trace is scored against, without normalizing it: every suite whose test-case id
  * attributes name one of its test cases; else every production rule whose `match` the root span
- * passes and whose sample keeps the trace. With no target, `reason` says why, in words a person
- * reads on a run record ("no test case id attribute …", "sampled out by rule …").
+ * passes and whose sample keeps the trace; else tool health, when on and its sample keeps the
+ * trace. With no target, `reason` says why, in words a person reads on a run record ("no test case
+ * id attribute …", "sampled out by rule …").
  */
 export function matchTrace(
   traceId: string,
@@ -98,6 +99,19 @@ export function matchTrace(
       aliases: rule.aliases,
     });
   }
+  const health = plan.toolHealth;
+  if (targets.length === 0 && health) {
+    if (health.sampled(traceId))
+      targets.push({
+        kind: 'rule',
+        suite: TOOL_HEALTH_TARGET,
+        testCaseId: TOOL_HEALTH_TARGET,
+        testCase: undefined,
+        scorers: health.scorers,
+        aliases: NO_ALIASES,
+      });
+    else sampledOut.push('tool-health');
+  }
   if (targets.length > 0)
     return {
       targets,
@@ -115,14 +129,16 @@ export function matchTrace(
   };
 }
 
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
 function whyNotMatched(
   plan: ScoringPlan,
   testCaseId: string | undefined,
   sampledOut: readonly string[],
   root: SpanDigest | undefined,
 ): string {
-  if (plan.suites.length === 0 && plan.rules.length === 0)
-    return 'no suites or production rules are configured';
+  if (plan.suites.length === 0 && plan.rules.length === 0 && !plan.toolHealth)
+    return 'no suites or production rules are configured, and tool health is off';
   const parts: string[] = [];
   if (plan.suites.length > 0) {
     parts.push(
@@ -131,14 +147,17 @@ function whyNotMatched(
         : `test case "${testCaseId}" is in no suite (${plan.suites.map(s => s.name).join(', ')})`,
     );
   }
-  if (sampledOut.length > 0)
-    parts.push(`sampled out by rule${sampledOut.length > 1 ? 's' : ''} ${sampledOut.join(', ')}`);
+  const byRules = sampledOut.filter(name => name !== 'tool-health');
+  if (byRules.length > 0)
+    parts.push(`sampled out by rule${byRules.length > 1 ? 's' : ''} ${byRules.join(', ')}`);
   else if (plan.rules.length > 0) {
     const what = root
       ? `service "${root.serviceName}", root span "${root.name}"`
       : 'the trace has no root span';
     parts.push(`no production rule matched (${what})`);
   }
+  if (byRules.length < sampledOut.length)
+    parts.push('sampled out of tool health (toolHealth.sampleRate)');
   return parts.join('; ');
 }
 
@@ -147,7 +166,8 @@ function notMatchedCode(
   testCaseId: string | undefined,
   sampledOut: readonly string[],
 ): NotScoredCode {
-  if (plan.suites.length === 0 && plan.rules.length === 0) return 'nothing_configured';
+  if (plan.suites.length === 0 && plan.rules.length === 0 && !plan.toolHealth)
+    return 'nothing_configured';
   if (sampledOut.length > 0) return 'sampled_out';
   if (plan.rules.length > 0) return 'no_rule_matched';
   return testCaseId === undefined ? 'no_test_case_id' : 'unknown_test_case';

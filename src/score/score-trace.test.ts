@@ -5,6 +5,8 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import { parseSuite } from '../suite/load-suite.js';
 import { resolveRules } from '../suite/production-rules.js';
+import { resolveToolHealth } from '../suite/tool-health-rule.js';
+import type { Config } from '../config/config-schema.js';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
 import { defineScorer } from './define-scorer.js';
 import type { ResultSink } from './result-sink.js';
@@ -114,7 +116,7 @@ describe('scoreTrace: the one per-trace loop', () => {
       suites: [] as string[],
       rules: [] as Parameters<typeof resolveRules>[0],
       testCaseId: 'refund',
-      reason: 'no suites or production rules are configured',
+      reason: 'no suites or production rules are configured, and tool health is off',
       code: 'nothing_configured',
     },
     {
@@ -169,6 +171,67 @@ describe('scoreTrace: the one per-trace loop', () => {
       });
     },
   );
+
+  describe('tool health', () => {
+    const health = (sampleRate: number) =>
+      resolveToolHealth({
+        toolHealth: {
+          enabled: true,
+          sampleRate,
+          maxErrorRate: 0,
+          minRepeats: 3,
+          maxToolsPerService: 30,
+        },
+        results: { storeContent: true } as Config['results'],
+      });
+
+    it('scores a trace no suite or rule claims with the three reference-free scorers', async () => {
+      const run = await scoreTrace(traceId(78), spans(undefined, ['refund']), {
+        suites: [],
+        rules: [],
+        toolHealth: health(1),
+      });
+      expect(run.state).toBe('scored');
+      expect(
+        run.results.map(r => [r.kind, r.suite, r.testCaseId, r.outcomes.map(o => o.scorer)]),
+      ).toEqual([
+        [
+          'rule',
+          'rule:tool-health',
+          'rule:tool-health',
+          ['tool_errors', 'tool_arguments', 'tool_loops'],
+        ],
+      ]);
+    });
+
+    it('leaves a trace a suite or rule scores to them', async () => {
+      const run = await scoreTrace(traceId(79), spans('refund', ['refund']), {
+        suites: [await suiteOf(REFUND_SUITE)],
+        rules: resolveRules([{ name: 'all', scorers: ['tool_correctness'] }]),
+        toolHealth: health(1),
+      });
+      expect(run.results.map(r => r.testCaseId)).toEqual(['refund']);
+      const ruled = await scoreTrace(traceId(80), spans(undefined, ['refund']), {
+        suites: [],
+        rules: resolveRules([{ name: 'all', scorers: ['tool_correctness'] }]),
+        toolHealth: health(1),
+      });
+      expect(ruled.results.map(r => r.testCaseId)).toEqual(['rule:all']);
+    });
+
+    it('says when its sample left the trace out', async () => {
+      const run = await scoreTrace(traceId(81), spans(undefined, ['refund']), {
+        suites: [],
+        rules: [],
+        toolHealth: health(0),
+      });
+      expect(run).toMatchObject({
+        state: 'not_scored',
+        reason: 'sampled out of tool health (toolHealth.sampleRate)',
+        reasonCode: 'sampled_out',
+      });
+    });
+  });
 
   it('normalizes the trace once for every suite and rule with the same aliases', async () => {
     const a = await suiteOf(REFUND_SUITE, 'a.yaml');

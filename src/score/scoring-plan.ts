@@ -43,11 +43,26 @@ export interface ProductionRule {
   scorers: ResolvedScorer[];
 }
 
-/** Everything that decides what a trace is scored against: suites first, then rules. */
+/**
+ * Tool health: the reference-free scorers (`tool_errors`, `tool_arguments`, `tool_loops`) run on
+ * every trace no suite or rule scores, sampled by trace id (`suite/tool-health-rule.ts` builds it
+ * from the `toolHealth` config).
+ */
+export interface ToolHealthRule {
+  sampled(traceId: string): boolean;
+  scorers: ResolvedScorer[];
+}
+
+/** The target name of tool-health results: their `suite` and `testCaseId`. */
+export const TOOL_HEALTH_TARGET = 'rule:tool-health';
+
+/** Everything that decides what a trace is scored against: suites, then rules, then tool health. */
 export interface ScoringPlan {
   suites: readonly Suite[];
   /** Applied to traces that belong to no suite's test case. */
   rules: readonly ProductionRule[];
+  /** Applied to traces no suite or rule scores; absent when off (and offline). */
+  toolHealth?: ToolHealthRule | undefined;
 }
 
 const idAttributesOf = new WeakMap<ScoringPlan, readonly string[]>();

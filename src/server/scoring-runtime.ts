@@ -23,6 +23,8 @@ import { loadSuite } from '../suite/load-suite.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { closestIds } from '../score/closest-ids.js';
 import { resolveRules } from '../suite/production-rules.js';
+import { resolveToolHealth } from '../suite/tool-health-rule.js';
+import { TOOL_HEALTH_TARGET } from '../score/scoring-plan.js';
 import { settledWithin } from '../queue/settled-within.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -81,12 +83,12 @@ export async function createScoringRuntime(
     onCacheError: error => log(`spanscore: judge cache: ${(error as Error).message}`),
   });
   const suites = await Promise.all(config.suites.map(file => loadSuite(file, llm ? { llm } : {})));
-  const plan: ScoringPlan = { suites, rules: resolveRules(config.rules, llm) };
-  if (plan.suites.length === 0 && plan.rules.length === 0) {
-    log(
-      'spanscore: no suites or rules configured: traces are received but none is scored (--suite FILE)',
-    );
-  }
+  const plan: ScoringPlan = {
+    suites,
+    rules: resolveRules(config.rules, llm),
+    toolHealth: resolveToolHealth(config),
+  };
+  for (const line of planLines(plan, config)) log(line);
   const usesJudge =
     plan.suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
     plan.rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
@@ -133,6 +135,19 @@ export async function createScoringRuntime(
     createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
     resultsFile,
   ];
+  // A trace nothing scores: said once a minute, with why (tool health takes every other trace).
+  const notScoredLog = rateLimitedLog(log, 60_000);
+  record.push({
+    name: 'not-scored-log',
+    write: run => {
+      if (run.state !== 'not_scored' || run.reasonCode === 'unknown_test_case') return;
+      notScoredLog(
+        'not-scored',
+        () =>
+          `spanscore: trace ${run.traceId}${run.serviceName ? ` of service "${run.serviceName}"` : ' (no service.name)'} was not scored: ${run.reason ?? run.reasonCode} (said once a minute)`,
+      );
+    },
+  });
   // A run tagged with a test case id no suite has: said once per id an hour, with the ids it was
   // most likely meant to be.
   const unknownIdLog = rateLimitedLog(log, 3_600_000);
@@ -213,6 +228,27 @@ export async function createScoringRuntime(
       await resultsFile.close();
     },
   };
+}
+
+/** What start-up says the plan scores: the suites and rules loaded, and tool health. */
+function planLines(plan: ScoringPlan, config: Readonly<Config>): string[] {
+  const lines = plan.suites.map(
+    s => `spanscore: suite "${s.name}" (${s.file}): ${s.cases.length} test case(s)`,
+  );
+  if (plan.rules.length)
+    lines.push(
+      `spanscore: production rule(s) ${plan.rules.map(r => `"${r.name}"`).join(', ')}: traces of no test case`,
+    );
+  const health = config.toolHealth;
+  if (plan.toolHealth)
+    lines.push(
+      `spanscore: tool health on: tool_errors, tool_arguments and tool_loops score ${health.sampleRate < 1 ? `${Math.round(health.sampleRate * 1000) / 10}% of ` : ''}every trace no suite or rule scores, as ${TOOL_HEALTH_TARGET} (toolHealth.enabled: false, SPANSCORE_TOOL_HEALTH=false turns it off)`,
+    );
+  else if (plan.suites.length === 0 && plan.rules.length === 0)
+    lines.push(
+      'spanscore: no suites or rules configured and tool health off: traces are received but none is scored (--suite FILE, or SPANSCORE_TOOL_HEALTH=true)',
+    );
+  return lines;
 }
 
 /** How long shutdown waits for the OTLP exporter to let go of requests under way. */

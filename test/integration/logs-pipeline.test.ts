@@ -174,6 +174,7 @@ describe.each(['memory', 'bullmq'] as const)(
     it('are late spans: counted, and with rescoreLateSpans the trace is scored again with their calls', async () => {
       const { origin, results, lines } = await startLive(driver, {
         'assembly.settleMs': 200,
+        'assembly.logsWaitMs': 0,
         'assembly.rescoreLateSpans': true,
       });
       const { traces, logs } = capturedPosts('json');
@@ -203,6 +204,40 @@ describe.each(['memory', 'bullmq'] as const)(
         'framework-captures two-tools-in-order tool_trajectory': 'pass',
         'framework-captures same-tool-twice tool_trajectory': 'pass',
       });
+    });
+  },
+);
+
+describe.each(['memory', 'bullmq'] as const)(
+  'a trace whose calls are in log records still on their way (%s driver)',
+  driver => {
+    it('waits logsWaitMs past the settle time for its first log record, and is scored once, with the calls', async () => {
+      const { origin, results, lines } = await startLive(driver, {
+        'assembly.settleMs': 200,
+        'assembly.logsWaitMs': 8000,
+      });
+      const { traces, logs } = capturedPosts('json');
+      const post = (p: Post) =>
+        fetch(`${origin}${p.path}`, {
+          method: 'POST',
+          headers: { 'content-type': p.type },
+          body: p.body,
+        });
+      expect((await post(traces)).status).toBe(200);
+      // The logs come well after the settle time (as when the logs exporter batches longer).
+      await new Promise(resolve => setTimeout(resolve, 1500));
+      expect((await post(logs)).status).toBe(200);
+      await waitFor(() => results.length === 6, 'three runs scored by two suites', 20_000);
+      expect(labels(results)).toMatchObject({
+        'framework-captures one-tool tool_trajectory': 'pass',
+        'framework-captures two-tools-in-order tool_trajectory': 'pass',
+        'framework-captures same-tool-twice tool_trajectory': 'pass',
+      });
+      expect(lines.filter(l => /late span/.test(l))).toEqual([]);
+      const oneTool = results.find(r => r.testCaseId === 'one-tool')!;
+      expect(oneTool.trace.toolSequence.map(c => [c.name, c.signal])).toEqual([
+        ['get_weather', 'logs'],
+      ]);
     });
   },
 );
