@@ -19,14 +19,16 @@ export interface ScoringTarget {
 /**
  * Why a trace matched nothing, as a code for metrics (`spanscore_traces_not_scored_total{reason}`):
  * no suites or rules at all; every matching rule sampled it out; its test case id is in no suite;
- * no production rule matched; no test case id and no rules to fall back on.
+ * no production rule matched; no test case id and no rules to fall back on; only tool health would
+ * score it, and it records no tool call (set by `scoreTrace`, which normalizes it).
  */
 export type NotScoredCode =
   | 'nothing_configured'
   | 'sampled_out'
   | 'unknown_test_case'
   | 'no_rule_matched'
-  | 'no_test_case_id';
+  | 'no_test_case_id'
+  | 'no_tool_calls';
 
 /** What {@link matchTrace} found: the targets, or why there are none. */
 export interface TraceMatch {

@@ -219,6 +219,20 @@ describe('scoreTrace: the one per-trace loop', () => {
       expect(ruled.results.map(r => r.testCaseId)).toEqual(['rule:all']);
     });
 
+    it('leaves a trace without tool calls unscored, and says why', async () => {
+      const run = await scoreTrace(traceId(82), spans(undefined, []), {
+        suites: [],
+        rules: [],
+        toolHealth: health(1),
+      });
+      expect(run).toMatchObject({
+        state: 'not_scored',
+        reason: 'no tool calls recorded: tool health scores the traces that call tools',
+        reasonCode: 'no_tool_calls',
+        results: [],
+      });
+    });
+
     it('says when its sample left the trace out', async () => {
       const run = await scoreTrace(traceId(81), spans(undefined, ['refund']), {
         suites: [],

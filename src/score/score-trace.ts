@@ -6,7 +6,7 @@ import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
 import type { ResultSink } from './result-sink.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
-import { planTestCaseIdAttributes, type ScoringPlan } from './scoring-plan.js';
+import { planTestCaseIdAttributes, TOOL_HEALTH_TARGET, type ScoringPlan } from './scoring-plan.js';
 import type { ScoringPhase, TraceResult, TraceRun } from './trace-run.js';
 
 /** Options of {@link scoreTrace}. */
@@ -62,6 +62,7 @@ export async function scoreTrace(
 
   const results: TraceResult[] = [];
   let diagnostics: Diagnostic[] | undefined;
+  let noToolCalls = false;
   for (const target of match.targets) {
     const selected =
       phase === 'all'
@@ -81,8 +82,13 @@ export async function scoreTrace(
           ? match.testCaseId
           : findTestCaseId(spans, root),
     );
-    const startUnixNano = now();
     diagnostics ??= diagnoseTrace(trace, spans, planTestCaseIdAttributes(plan));
+    // Tool health judges tool calls: a trace without any (a chat, a health check) is left unscored.
+    if (target.suite === TOOL_HEALTH_TARGET && trace.toolSequence.length === 0) {
+      noToolCalls = true;
+      continue;
+    }
+    const startUnixNano = now();
     const outcomes = withDiagnosis(
       await runScorers(trace, target.testCase, selected, target.aliases, options.propagate),
       diagnostics,
@@ -100,12 +106,16 @@ export async function scoreTrace(
       endUnixNano: now(),
     });
   }
+  const skipped = noToolCalls && results.length === 0;
+  const blind = diagnostics?.find(d => d.code === 'no_tool_calls_recorded');
   const run: TraceRun = {
     traceId,
     phase,
-    state: match.targets.length > 0 ? 'scored' : 'not_scored',
-    reason: match.reason,
-    reasonCode: match.reasonCode,
+    state: match.targets.length > 0 && !skipped ? 'scored' : 'not_scored',
+    reason: skipped
+      ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
+      : match.reason,
+    reasonCode: skipped ? 'no_tool_calls' : match.reasonCode,
     testCaseId: match.testCaseId,
     testCaseIdAttribute: match.testCaseIdAttribute,
     serviceName: (root ?? spans[0])?.serviceName ?? '',

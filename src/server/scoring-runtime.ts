@@ -141,6 +141,7 @@ export async function createScoringRuntime(
     name: 'not-scored-log',
     write: run => {
       if (run.state !== 'not_scored' || run.reasonCode === 'unknown_test_case') return;
+      if (run.reasonCode === 'no_tool_calls' && !run.diagnostics.length) return;
       notScoredLog(
         'not-scored',
         () =>
@@ -152,11 +153,16 @@ export async function createScoringRuntime(
   // most likely meant to be.
   const unknownIdLog = rateLimitedLog(log, 3_600_000);
   const knownIds = plan.suites.flatMap(s => [...s.byId.keys()]);
+  const known = new Set(knownIds);
   record.push({
     name: 'unknown-test-case-log',
     write: run => {
       const id = run.testCaseId;
-      if (run.state !== 'not_scored' || run.reasonCode !== 'unknown_test_case' || !id) return;
+      // Not scored, or scored by tool health alone: no suite or rule took the id.
+      const unclaimed =
+        run.state === 'not_scored' ||
+        (run.results.length > 0 && run.results.every(r => r.suite === TOOL_HEALTH_TARGET));
+      if (!id || known.size === 0 || known.has(id) || !unclaimed) return;
       unknownIdLog(`unknown:${id}`, () => {
         const near = closestIds(id, knownIds);
         return `spanscore: trace ${run.traceId} has test case id "${id}", which no loaded suite has${near.length ? ` (closest: ${near.join(', ')})` : ''}: mistyped, or its suite not loaded (--suite)?`;

@@ -127,7 +127,7 @@ export function createServiceMetrics(
     }),
     tracesNotScored: new Counter({
       name: 'spanscore_traces_not_scored_total',
-      help: 'Traces that matched no test case or rule, by reason (no_test_case_id, unknown_test_case, no_rule_matched, sampled_out, nothing_configured)',
+      help: 'Traces that matched no test case or rule, by reason (no_test_case_id, unknown_test_case, no_rule_matched, sampled_out, nothing_configured; no_tool_calls: only tool health would score it, and it records no tool call)',
       labelNames: ['reason'],
       registers,
     }),

@@ -101,7 +101,11 @@ export async function sendRun(url: string, run: KnownRun): Promise<string> {
   return traceId;
 }
 
-/** A running `serve` (memory driver unless `overrides` say otherwise) fed {@link KNOWN_RUNS}. */
+/**
+ * A running `serve` (memory driver unless `overrides` say otherwise) fed {@link KNOWN_RUNS}, with
+ * tool health off: the counts the tests expect are the demo suite's (tool health on the same
+ * traffic is `test/integration/tool-health-service.test.ts`'s).
+ */
 export async function serveWithKnownTraffic(
   overrides: Record<string, unknown> = {},
   env: Record<string, string> = {},
@@ -120,6 +124,7 @@ export async function serveWithKnownTraffic(
       'assembly.settleMs': 100,
       'assembly.maxWaitMs': 600_000,
       'export.logResults': false,
+      'toolHealth.enabled': false,
       suites: [join(ROOT, 'config/suites/demo.yaml')],
       ...overrides,
     },

@@ -21,6 +21,8 @@ describe('metrics of a worker-only process', () => {
       'receiver.port': 0,
       'assembly.settleMs': 100,
       'export.logResults': false,
+      // The known traffic's counts are the demo suite's (see serveWithKnownTraffic).
+      'toolHealth.enabled': false,
       suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
     };
     const hooks = {
