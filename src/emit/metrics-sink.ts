@@ -1,5 +1,7 @@
 import type { Counter, Histogram } from 'prom-client';
+import { boundedNames } from '../results/bounded-names.js';
 import { failingAgents } from '../score/failing-agents.js';
+import { toolCallFacts } from '../score/tool-call-facts.js';
 import type { ResultSink } from '../score/result-sink.js';
 
 /** The metrics {@link createMetricsSink} feeds (the service's `/metrics`). */
@@ -11,6 +13,10 @@ export interface ScoreCounters {
   /** Results of multi-agent traces, once per agent of the route; `blamed` counts failures it caused. */
   agentEvaluations: Counter<'scorer' | 'agent' | 'label'>;
   agentFailures: Counter<'scorer' | 'agent'>;
+  toolCalls: Counter<'service' | 'tool' | 'outcome'>;
+  toolArgumentsChecked: Counter<'service' | 'tool'>;
+  toolArgumentProblems: Counter<'service' | 'tool' | 'problem'>;
+  toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
 }
@@ -21,6 +27,8 @@ export interface MetricsSinkOptions {
   maxServices?: number;
   /** Agents labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
   maxAgents?: number;
+  /** Tools labelled by name per service; past this many distinct ones, `other`. @defaultValue 30 */
+  maxToolsPerService?: number;
   now?: () => number;
 }
 
@@ -39,14 +47,26 @@ export function createMetricsSink(
   options: MetricsSinkOptions = {},
 ): ResultSink {
   const now = options.now ?? Date.now;
-  const serviceLabel = boundedLabel(options.maxServices ?? 20);
-  const agentLabel = boundedLabel(options.maxAgents ?? 20);
+  const services = boundedNames(options.maxServices ?? 20);
+  const agents = boundedNames(options.maxAgents ?? 20);
+  const tools = boundedNames(options.maxToolsPerService ?? 30);
+  const serviceLabel = (name: string): string => services('', name);
+  const agentLabel = (name: string): string => agents('', name);
   return {
     name: 'metrics',
     write(run) {
       if (run.state === 'not_scored') {
         metrics.tracesNotScored.inc({ reason: run.reasonCode ?? 'unknown' });
         return;
+      }
+      for (const fact of toolCallFacts(run)) {
+        const service = serviceLabel(fact.service || 'unknown');
+        const labels = { service, tool: tools(service, fact.tool) };
+        metrics.toolCalls.inc({ ...labels, outcome: fact.outcome });
+        if (fact.checked) metrics.toolArgumentsChecked.inc(labels);
+        if (fact.invalid) metrics.toolArgumentProblems.inc({ ...labels, problem: 'invalid' });
+        if (fact.unknown) metrics.toolArgumentProblems.inc({ ...labels, problem: 'unknown' });
+        if (fact.repeated) metrics.toolRepeatedCalls.inc(labels);
       }
       let lagObserved = false;
       for (const result of run.results) {
@@ -88,16 +108,5 @@ export function createMetricsSink(
         }
       }
     },
-  };
-}
-
-/** A label of at most `max` distinct values in this process; the rest are `other`. */
-function boundedLabel(max: number): (name: string) => string {
-  const seen = new Set<string>();
-  return name => {
-    if (seen.has(name)) return name;
-    if (seen.size >= max) return 'other';
-    seen.add(name);
-    return name;
   };
 }

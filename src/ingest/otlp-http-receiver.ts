@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { isSpanscoreError, type SpanscoreError } from '../errors/spanscore-error.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
+import { otlpPathHint } from './otlp-path-hint.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
 import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
@@ -20,6 +21,7 @@ const gunzipAsync = promisify(gunzip);
 /** gRPC status codes, as `google.rpc.Status.code` expects. */
 const GRPC = {
   INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
   RESOURCE_EXHAUSTED: 8,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
@@ -163,6 +165,33 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       );
       return reply;
     });
+
+  // A request no route takes: a misconfigured exporter is told (and logged, once a minute per
+  // mistake) what to set; the service's own root sends a browser to the results page.
+  app.get('/', (_request, reply) => reply.redirect('/ui/'));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const hint = otlpPathHint(request.method, path, request.headers['content-type']);
+    if (hint)
+      warn(
+        `path:${hint.key}`,
+        () =>
+          `spanscore: ${request.method} ${path} is not an OTLP endpoint of spanscore: ${hint.fix}`,
+      );
+    const format = formatOf(request);
+    return send(
+      reply,
+      404,
+      encodeStatus(
+        GRPC.NOT_FOUND,
+        hint
+          ? `${request.method} ${path} is not an OTLP endpoint of spanscore: ${hint.fix}`
+          : `no route ${request.method} ${path}: spanscore receives OTLP on POST /v1/traces and /v1/logs; results at /ui/ and /api/v1`,
+        format,
+      ),
+      format,
+    );
+  });
 
   // Metrics are not read: accepted (with the same token check) and dropped, so an app that sends
   // every signal to one endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) logs no export errors.

@@ -11,6 +11,8 @@ export interface RepeatedCall {
   callIds: string[];
   /** The arguments they share. */
   arguments: unknown;
+  /** The calls themselves, in order. */
+  calls: ToolCall[];
 }
 
 /** Options of {@link findRepeatedCalls}. */
@@ -45,9 +47,11 @@ export function findRepeatedCalls(
           count: 0,
           callIds: [],
           arguments: call.arguments,
+          calls: [],
         }),
       );
     group.count++;
+    group.calls.push(call);
     if (call.callId !== undefined) group.callIds.push(call.callId);
   }
   return [...groups.values()].filter(g => g.count >= minRepeats);

@@ -10,6 +10,15 @@ import {
   summarizeMinutes,
 } from '../results/minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
+import { summarizeTools, toolIncrementer } from '../results/tool-aggregates.js';
+import {
+  matchesTraceFilter,
+  traceListEntry,
+  type TraceListEntry,
+  type TracesFilter,
+  type TracesPage,
+} from '../results/trace-list.js';
+import { toolCallFacts } from '../score/tool-call-facts.js';
 import {
   endedRunRecord,
   EXPIRED_REASON,
@@ -32,6 +41,9 @@ import {
   type RunWrite,
 } from '../results/to-stored-results.js';
 
+/** Trace-list lines whose run records are read in one round trip, and read at most per page. */
+const LIST_CHUNK = 100;
+const MAX_LIST_SCAN = 5_000;
 /** Stream entries read per XREVRANGE while filtering a results page (each holds a write's results). */
 const SCAN_BATCH = 20;
 /**
@@ -208,6 +220,10 @@ export function createRedisResultsStore(
   const stream = `${prefix}:results:{r}:stream`;
   const streamIndex = `${prefix}:results:{r}:index`;
   const streamCount = `${prefix}:results:{r}:count`;
+  // The trace list: one line per pass written (`<trace id> <record time>`), capped at `maxRuns`.
+  const listStream = `${prefix}:results:{r}:traces`;
+  const listIndex = `${prefix}:results:{r}:traces:index`;
+  const listCount = `${prefix}:results:{r}:traces:count`;
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
   const legacyExportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
@@ -218,6 +234,7 @@ export function createRedisResultsStore(
   commands.defineCommand('spanscoreAddResults', { numberOfKeys: 3, lua: ADD_RESULTS });
   commands.defineCommand('spanscoreTrimResults', { numberOfKeys: 3, lua: TRIM_RESULTS });
   let lastTrimMs = 0;
+  const toolIncrements = toolIncrementer(retention);
 
   // Per-minute counters: this process's counts of each recent minute, summed here; each flush
   // (once a second) rewrites the minutes that changed, one hash field per process. A minute is
@@ -314,6 +331,7 @@ export function createRedisResultsStore(
       const trim = t - lastTrimMs > TRIM_MS;
       if (trim) lastTrimMs = t;
       const results = batch.flatMap(w => (w.kind === 'run' ? w.results : []));
+      const listed = batch.flatMap(w => (w.kind === 'run' ? [`${w.traceId} ${w.queuedAtMs}`] : []));
       try {
         // One batch (`sendBatch`): a run record's key is on its trace id's slot, the stream's
         // keys on `{r}`.
@@ -352,6 +370,17 @@ export function createRedisResultsStore(
                 ),
               ]
             : []),
+          ...(listed.length
+            ? [
+                target.spanscoreAddResults(
+                  listStream,
+                  listIndex,
+                  listCount,
+                  String(listed.length),
+                  listed.join('\n'),
+                ),
+              ]
+            : []),
           ...(trim
             ? [
                 target.spanscoreTrimResults(
@@ -359,6 +388,14 @@ export function createRedisResultsStore(
                   streamIndex,
                   streamCount,
                   String(retention.maxResults),
+                  String(t - ttl),
+                  '1000',
+                ),
+                target.spanscoreTrimResults(
+                  listStream,
+                  listIndex,
+                  listCount,
+                  String(retention.maxRuns),
                   String(t - ttl),
                   '1000',
                 ),
@@ -409,6 +446,7 @@ export function createRedisResultsStore(
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
+    for (const [field, by] of toolIncrements(toolCallFacts(run))) count(minuteOf(t), field, by);
   }
 
   const flushAll = async (): Promise<void> => {
@@ -442,6 +480,7 @@ export function createRedisResultsStore(
         JSON.stringify(failedRunRecord(traceId, phase, error, previous, t)),
         String(ttl),
       );
+      await listed(traceId, t);
     },
     async recordExpired(traceId, reason) {
       const t = now();
@@ -454,21 +493,18 @@ export function createRedisResultsStore(
         JSON.stringify(endedRunRecord(traceId, 'expired', reason, previous, t)),
         String(ttl),
       );
+      await listed(traceId, t);
     },
     async summary(fromUnixMs, toUnixMs, filter = {}) {
-      await flushAll();
-      const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
-      const wanted: number[] = [];
-      for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
-      const pipeline = redis.pipeline();
-      for (const m of wanted) pipeline.hgetall(minuteKey(m));
-      const replies = (await pipeline.exec()) ?? [];
-      const picked = wanted.map((minuteUnixMs, i) => {
-        const [error, hash] = replies[i] ?? [];
-        if (error) throw error;
-        return { minuteUnixMs, fields: sumMinute(hash as Record<string, string>) };
-      });
-      return summarizeMinutes(picked, fromUnixMs, toUnixMs, filter);
+      return summarizeMinutes(
+        await readMinutes(fromUnixMs, toUnixMs),
+        fromUnixMs,
+        toUnixMs,
+        filter,
+      );
+    },
+    async tools(fromUnixMs, toUnixMs, filter = {}) {
+      return summarizeTools(await readMinutes(fromUnixMs, toUnixMs), fromUnixMs, toUnixMs, filter);
     },
     async results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
       await flushWrites(true);
@@ -521,7 +557,98 @@ export function createRedisResultsStore(
       await flushWrites(true);
       return readRun(traceId);
     },
+    traces: listTraces,
   };
+
+  /** Lists a trace whose record an ended run (failed, expired) rewrote, in the trace list. */
+  async function listed(traceId: string, t: number): Promise<void> {
+    await commands.spanscoreAddResults(listStream, listIndex, listCount, '1', `${traceId} ${t}`);
+  }
+
+  /**
+   * The trace list, newest first: each line's run record read (pipelined, a chunk at a time) and
+   * kept when the line is its latest (the record's time is the line's: a trace written again is
+   * listed where it was written last) and it passes `filter`. Scans at most `scanLimit` lines;
+   * the cursor (`<entry id>.<line>`) continues where a page ended or the scan stopped.
+   */
+  async function listTraces(
+    filter: TracesFilter,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<TracesPage> {
+    await flushWrites(true);
+    const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
+    const at = cursor?.lastIndexOf('.') ?? -1;
+    const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
+    const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
+    let max =
+      startEntry ?? (filter.toUnixMs !== undefined ? `${filter.toUnixMs + WRITE_SLACK_MS}` : '+');
+    const out: TraceListEntry[] = [];
+    let scanned = 0;
+    let stoppedAt: string | null = null;
+    let pending: Array<{ traceId: string; time: number; position: string }> = [];
+    const check = async (): Promise<void> => {
+      const records = await sendBatch<RedisClient>(redis, target =>
+        pending.map(p => target.get(runKey(p.traceId))),
+      );
+      pending.forEach((p, i) => {
+        const raw = records[i];
+        if (typeof raw !== 'string' || !raw.startsWith('E') || out.length > limit) return;
+        const entry = traceListEntry(parseRun(p.traceId, raw));
+        if (entry.timeUnixMs === p.time && matchesTraceFilter(entry, filter)) {
+          out.push(entry);
+          if (out.length > limit) stoppedAt = p.position;
+        }
+      });
+      pending = [];
+    };
+    scan: for (;;) {
+      const entries = await redis.xrevrange(listStream, max, `${oldest}`, 'COUNT', SCAN_BATCH);
+      for (const [id, fields] of entries) {
+        const lines = entryResults(fields);
+        for (
+          let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1;
+          i >= 0;
+          i--
+        ) {
+          if (scanned >= MAX_LIST_SCAN) {
+            stoppedAt = `${id}.${i + 1}`;
+            break scan;
+          }
+          scanned++;
+          const [traceId, time] = lines[i]!.split(' ');
+          pending.push({ traceId: traceId!, time: Number(time), position: `${id}.${i + 1}` });
+          if (pending.length >= LIST_CHUNK) {
+            await check();
+            if (out.length > limit) break scan;
+          }
+        }
+        max = `(${id}`;
+      }
+      if (entries.length < SCAN_BATCH) break;
+    }
+    if (out.length <= limit && pending.length) await check();
+    return { traces: out.slice(0, limit), nextCursor: stoppedAt };
+  }
+
+  /** The minutes of `[fromUnixMs, toUnixMs]` within the retention, every writer's counts summed. */
+  async function readMinutes(
+    fromUnixMs: number,
+    toUnixMs: number,
+  ): Promise<Array<{ minuteUnixMs: number; fields: Map<string, number> }>> {
+    await flushAll();
+    const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
+    const wanted: number[] = [];
+    for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
+    const pipeline = redis.pipeline();
+    for (const m of wanted) pipeline.hgetall(minuteKey(m));
+    const replies = (await pipeline.exec()) ?? [];
+    return wanted.map((minuteUnixMs, i) => {
+      const [error, hash] = replies[i] ?? [];
+      if (error) throw error;
+      return { minuteUnixMs, fields: sumMinute(hash as Record<string, string>) };
+    });
+  }
 
   /** A run record, with the export hash of the layout before when its value has no export line. */
   async function readRun(traceId: string): Promise<RunRecord | undefined> {

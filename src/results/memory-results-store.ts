@@ -7,6 +7,9 @@ import {
   summarizeMinutes,
 } from './minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
+import { toolCallFacts } from '../score/tool-call-facts.js';
+import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
+import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
   endedRunRecord,
   EXPIRED_REASON,
@@ -38,6 +41,7 @@ export function createMemoryResultsStore(
   let seq = 0;
   const runs = new Map<string, RunRecord>();
   const minutes = new Map<number, Map<string, number>>();
+  const toolIncrements = toolIncrementer(retention);
 
   const bump = (timeUnixMs: number, field: string, by: number): void => {
     const minute = minuteOf(timeUnixMs);
@@ -65,6 +69,7 @@ export function createMemoryResultsStore(
       return result;
     });
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
+    for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(t, field, by);
     const previous = runs.get(run.traceId);
     const results = [...(previous?.results ?? []), ...stored].slice(-MAX_RESULTS_PER_RUN);
     putRun({
@@ -75,6 +80,13 @@ export function createMemoryResultsStore(
         : (previous?.export ?? null),
       results,
     });
+  };
+
+  const minutesIn = (fromUnixMs: number, toUnixMs: number) => {
+    const from = minuteOf(fromUnixMs);
+    return [...minutes]
+      .filter(([m]) => m >= from && m <= toUnixMs)
+      .map(([minuteUnixMs, fields]) => ({ minuteUnixMs, fields }));
   };
 
   const fresh = (r: StoredResult | undefined): r is StoredResult =>
@@ -110,11 +122,14 @@ export function createMemoryResultsStore(
       return Promise.resolve();
     },
     summary(fromUnixMs, toUnixMs, filter = {}) {
-      const from = minuteOf(fromUnixMs);
-      const picked = [...minutes]
-        .filter(([m]) => m >= from && m <= toUnixMs)
-        .map(([minuteUnixMs, fields]) => ({ minuteUnixMs, fields }));
-      return Promise.resolve(summarizeMinutes(picked, fromUnixMs, toUnixMs, filter));
+      return Promise.resolve(
+        summarizeMinutes(minutesIn(fromUnixMs, toUnixMs), fromUnixMs, toUnixMs, filter),
+      );
+    },
+    tools(fromUnixMs, toUnixMs, filter = {}) {
+      return Promise.resolve(
+        summarizeTools(minutesIn(fromUnixMs, toUnixMs), fromUnixMs, toUnixMs, filter),
+      );
     },
     results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
       const out: StoredResult[] = [];
@@ -130,6 +145,34 @@ export function createMemoryResultsStore(
       const page = out.slice(0, limit);
       return Promise.resolve({ results: page, nextCursor: more ? page.at(-1)!.id : null });
     },
+    traces(filter, limit, cursor) {
+      const oldest = now() - retention.retentionMs;
+      // Newest first: the run records in the order they were written last. A cursor is the
+      // `<time>:<trace id>` of the last trace of the page before.
+      const [afterTime, afterId] = cursor ? cursorParts(cursor) : [Infinity, ''];
+      // Traces written in the cursor's millisecond come after it once it has been passed.
+      let passed = cursor === undefined;
+      const out: TraceListEntry[] = [];
+      for (const record of [...runs.values()].reverse()) {
+        if (record.updatedAtUnixMs < oldest) break;
+        const at = record.updatedAtUnixMs;
+        if (at > afterTime) continue;
+        if (at === afterTime && !passed) {
+          passed = record.traceId === afterId;
+          continue;
+        }
+        const entry = traceListEntry(record);
+        if (!matchesTraceFilter(entry, filter)) continue;
+        out.push(entry);
+        if (out.length > limit) break;
+      }
+      const page = out.slice(0, limit);
+      const last = page.at(-1);
+      return Promise.resolve({
+        traces: page,
+        nextCursor: out.length > limit && last ? `${last.timeUnixMs}:${last.traceId}` : null,
+      });
+    },
     run(traceId) {
       const record = runs.get(traceId);
       return Promise.resolve(
@@ -137,4 +180,9 @@ export function createMemoryResultsStore(
       );
     },
   };
+}
+
+function cursorParts(cursor: string): [number, string] {
+  const at = cursor.indexOf(':');
+  return [Number(cursor.slice(0, at)), cursor.slice(at + 1)];
 }

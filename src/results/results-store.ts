@@ -2,6 +2,8 @@ import type { Config } from '../config/config-schema.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { ResultsFilter, ResultsPage, Summary, SummaryFilter } from './results-query.js';
+import type { ToolsFilter, ToolsSummary } from './tool-aggregates.js';
+import type { TracesFilter, TracesPage } from './trace-list.js';
 import type { ExportOutcome, ExportStatus, RunRecord } from './stored-result.js';
 import type { RunWrite } from './to-stored-results.js';
 
@@ -15,6 +17,9 @@ export interface ResultsRetention {
   retentionMs: number;
   /** Keep tool-call arguments and results in run records (`results.storeContent`). */
   storeContent: boolean;
+  /** Services, and per service tools, versions and agents, counted apart before `other`. */
+  maxServices: number;
+  maxToolsPerService: number;
 }
 
 /**
@@ -46,10 +51,17 @@ export interface ResultsStore {
   recordExpired(traceId: string, reason: string): Promise<void>;
   /** Counts over `[fromUnixMs, toUnixMs]`, per scorer, test case or rule, service and minute. */
   summary(fromUnixMs: number, toUnixMs: number, filter?: SummaryFilter): Promise<Summary>;
+  /** Tool calls over `[fromUnixMs, toUnixMs]`, per service and tool (see `summarizeTools`). */
+  tools(fromUnixMs: number, toUnixMs: number, filter?: ToolsFilter): Promise<ToolsSummary>;
   /** Newest first, after `cursor` (a result id), at most `limit`. */
   results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage>;
   /** The trace's run record, if the store has one. */
   run(traceId: string): Promise<RunRecord | undefined>;
+  /**
+   * Recent traces, newest first, scored or not (with why), each once where it was written last;
+   * after `cursor`, at most `limit`. The newest `maxRuns` are kept.
+   */
+  traces(filter: TracesFilter, limit: number, cursor?: string): Promise<TracesPage>;
   /** Writes what is still buffered (the Redis store's per-minute counters). */
   close(): Promise<void>;
 }
@@ -79,6 +91,8 @@ export function resultsRetention(config: Readonly<Config>): ResultsRetention {
     maxRuns: config.results.maxRuns ?? 5_000,
     retentionMs: config.results.retentionHours * 3_600_000,
     storeContent: config.results.storeContent,
+    maxServices: config.metrics.maxServices,
+    maxToolsPerService: config.toolHealth.maxToolsPerService,
   };
 }
 

@@ -85,7 +85,18 @@ export interface StoredToolCall {
   rawName: string;
   source: 'executed' | 'requested';
   status: 'ok' | 'error';
+  /** How it ended: `ok`, `error` (ran and failed), `refused` (not run). Absent in older records. */
+  outcome?: 'ok' | 'error' | 'refused';
   error: string | null;
+  /**
+   * Its arguments' problems against the schema offered to the model (`[]`: valid), where
+   * `tool_arguments` scored the trace; `null` when they could not be checked.
+   */
+  argumentProblems?: string[] | null;
+  /** Whether the tool was offered to the model (`null`: the trace records no offered tools). */
+  offered?: boolean | null;
+  /** How long its tool span ran, in milliseconds. */
+  durationMs?: number;
   spanId: string;
   /** The extractor that found it (`spanscore inspect`'s conventions). */
   convention: string;

@@ -3,6 +3,7 @@ import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
+import { assessToolCalls, type ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
   MAX_CONTENT_CHARS,
@@ -112,9 +113,7 @@ export function runRecordPatch(
     ),
     awaitingJudge: run.phase === 'llm' ? [] : [...new Set(awaiting)],
     updatedAtUnixMs: nowUnixMs,
-    toolCalls: (run.results[0]?.trace.toolSequence ?? [])
-      .slice(0, MAX_TOOL_CALLS_PER_RUN)
-      .map(c => storedToolCall(c, storeContent)),
+    toolCalls: storedToolCalls(run, storeContent),
     contentKept: storeContent,
     ...(run.results[0]?.trace.agents.length && {
       agents: run.results[0].trace.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
@@ -125,16 +124,34 @@ export function runRecordPatch(
   };
 }
 
-function storedToolCall(call: ToolCall, storeContent: boolean): StoredToolCall {
+/** The run's calls as its record keeps them, with what `tool_arguments` found where it ran. */
+function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[] {
+  const trace = run.results[0]?.trace;
+  if (!trace) return [];
+  const checked = run.results.some(r => r.outcomes.some(o => o.scorer === 'tool_arguments'));
+  const assessed = checked ? assessToolCalls(trace).calls : undefined;
+  return trace.toolSequence
+    .slice(0, MAX_TOOL_CALLS_PER_RUN)
+    .map((c, i) => storedToolCall(c, storeContent, assessed?.[i]));
+}
+
+function storedToolCall(
+  call: ToolCall,
+  storeContent: boolean,
+  assessed: ToolCallAssessment | undefined,
+): StoredToolCall {
   const out: StoredToolCall = {
     name: call.name,
     rawName: call.rawName,
     source: call.source,
     status: call.status,
+    outcome: call.outcome,
     error: call.error ?? null,
     spanId: call.spanId,
     convention: call.convention,
     ...(call.agent !== undefined && { agent: call.agent }),
+    ...(assessed && { argumentProblems: assessed.argumentProblems, offered: assessed.offered }),
+    ...(call.durationMs !== undefined && { durationMs: Math.round(call.durationMs * 1000) / 1000 }),
   };
   if (!storeContent) return out;
   const args = contentText(call.arguments);

@@ -132,7 +132,10 @@ export async function createScoringRuntime(
   const exportState = exporting ? 'pending' : 'disabled';
   const record: ResultSink[] = [
     ...(config.results.write ? [resultsStoreSink(results, { exportState })] : []),
-    createMetricsSink(metrics, { maxServices: config.metrics.maxServices }),
+    createMetricsSink(metrics, {
+      maxServices: config.metrics.maxServices,
+      maxToolsPerService: config.toolHealth.maxToolsPerService,
+    }),
     resultsFile,
   ];
   // A trace nothing scores: said once a minute, with why (tool health takes every other trace).

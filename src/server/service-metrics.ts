@@ -21,6 +21,10 @@ export interface ServiceMetrics extends ReceiverMetrics {
   evaluationScore: Histogram<'scorer' | 'target' | 'service'>;
   agentEvaluations: Counter<'scorer' | 'agent' | 'label'>;
   agentFailures: Counter<'scorer' | 'agent'>;
+  toolCalls: Counter<'service' | 'tool' | 'outcome'>;
+  toolArgumentsChecked: Counter<'service' | 'tool'>;
+  toolArgumentProblems: Counter<'service' | 'tool' | 'problem'>;
+  toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
   jobs: Gauge<'state'>;
@@ -117,6 +121,30 @@ export function createServiceMetrics(
       name: 'spanscore_agent_failures_total',
       help: 'Failing results by scorer and the agent they blame: the agent that made the wrong call, or handed off the wrong way',
       labelNames: ['scorer', 'agent'],
+      registers,
+    }),
+    toolCalls: new Counter({
+      name: 'spanscore_tool_calls_total',
+      help: 'Tool calls of scored traces by evaluated service, tool (past toolHealth.maxToolsPerService per service, other) and outcome (ok, error: ran and failed, refused: not run by the framework)',
+      labelNames: ['service', 'tool', 'outcome'],
+      registers,
+    }),
+    toolArgumentsChecked: new Counter({
+      name: 'spanscore_tool_arguments_checked_total',
+      help: 'Tool calls whose arguments were checked against the JSON Schema offered to the model (tool_arguments), by service and tool',
+      labelNames: ['service', 'tool'],
+      registers,
+    }),
+    toolArgumentProblems: new Counter({
+      name: 'spanscore_tool_argument_problems_total',
+      help: 'Tool calls with invalid arguments (problem="invalid") or to a tool never offered to the model (problem="unknown"), by service and tool',
+      labelNames: ['service', 'tool', 'problem'],
+      registers,
+    }),
+    toolRepeatedCalls: new Counter({
+      name: 'spanscore_tool_repeated_calls_total',
+      help: 'Tool calls that were part of a loop (the same tool with the same arguments, tool_loops), by service and tool',
+      labelNames: ['service', 'tool'],
       registers,
     }),
     scoringLag: new Histogram({

@@ -10,6 +10,7 @@ import type { ResultsStore } from '../results/results-store.js';
 import type { RunRecord, StoredResult } from '../results/stored-result.js';
 import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
 import { compareSummaries } from '../decide/compare-summaries.js';
+import { compareTools } from '../decide/compare-tools.js';
 import { summarizeResults } from '../decide/summarize-results.js';
 import { SPANSCORE_VERSION } from '../version.js';
 import { recordFromRunRecord } from '../record/record-test-cases.js';
@@ -82,6 +83,17 @@ const summaryQuery = z
   })
   .strict();
 
+const toolsQuery = z
+  .object({
+    window: duration.optional(),
+    from: time.optional(),
+    to: time.optional(),
+    service: z.string().min(1).optional(),
+    version: z.string().min(1).optional(),
+    agent: z.string().min(1).optional(),
+  })
+  .strict();
+
 const resultsQuery = z
   .object({
     scorer: z.string().min(1).optional(),
@@ -100,6 +112,26 @@ const resultsQuery = z
     cursor: z
       .string()
       .regex(/^\d{1,16}(-\d{1,16})?(\.\d{1,6})?$/, 'expected a cursor from a previous page')
+      .optional(),
+  })
+  .strict();
+
+const tracesQuery = z
+  .object({
+    service: z.string().min(1).optional(),
+    tool: z.string().min(1).optional(),
+    outcome: z.enum(['ok', 'error', 'refused']).optional(),
+    state: z.enum(['pending', 'scored', 'not_scored', 'failed', 'expired']).optional(),
+    label: z.enum(['pass', 'fail']).optional(),
+    from: time.optional(),
+    to: time.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z
+      .string()
+      .regex(
+        /^(\d{1,16}(-\d{1,16})?\.\d{1,6}|\d{1,16}:[0-9a-f]{32})$/,
+        'expected a cursor from a previous page',
+      )
       .optional(),
   })
   .strict();
@@ -144,13 +176,19 @@ const traceParams = z.object({
  * - `GET /api/v1/summary?window=1h` (or `from`/`to`: Unix ms or ISO 8601): counts, pass rate, mean
  *   score and judge cost per scorer, per test case or rule and per service; a per-minute timeline;
  *   traces not scored by reason; `export`: whether evaluation spans are exported and the backlog.
+ * - `GET /api/v1/tools?window=1h[&service=][&version=][&agent=]` (or `from`/`to`): per service and
+ *   tool, the calls, failed, refused, invalid arguments, never-offered and repeated calls, their
+ *   rates and the p50/p95 duration, with a per-minute trend (see `summarizeTools`).
  * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`:
  *   results newest first, `nextCursor` for the next page.
  * - `GET /api/v1/compare?by=version&baseline=V1&candidate=V2[&service=S][&window=1h]` (versions
  *   are the evaluated traces' `service.version`), or
  *   `by=window&baselineFrom=&baselineTo=&candidateFrom=&candidateTo=`: the comparison `spanscore compare` makes of two run summaries,
  *   per test case or rule × scorer, from the stored results (`truncated` when a side had more
- *   than 100,000).
+ *   than 100,000); and `tools`: each tool whose error or invalid-argument rate is compared, with
+ *   the verdict (see `compareTools`).
+ * - `GET /api/v1/traces?service=&tool=&outcome=&state=&label=&from=&to=&limit=&cursor=`: recent
+ *   traces, scored or not (and why not), newest first, with their tools and calls by outcome.
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
  * - `GET /api/v1/traces/<traceId>/test-case?args=subset`: the trace's test case as YAML (a
  *   `testCases` item, by `spanscore suite record`'s rules), for a scored trace; 404 otherwise.
@@ -212,6 +250,14 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
     throw Object.assign(new Error(message), { statusCode: 400 });
   };
 
+  /** The window a query names: `from`/`to`, else the `window` (default 1 h) up to now. */
+  const windowOf = (q: { window?: number; from?: number; to?: number }) => {
+    const to = q.to ?? now();
+    const from = q.from ?? to - (q.window ?? 3_600_000);
+    if (from > to) throw Object.assign(new Error('query: from is after to'), { statusCode: 400 });
+    return { from, to };
+  };
+
   const routes = (api: FastifyInstance): void => {
     api.get('/config', () => ({
       driver: options.driver,
@@ -222,9 +268,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
 
     api.get('/summary', async request => {
       const q = parse(summaryQuery, request.query, 'query');
-      const to = q.to ?? now();
-      const from = q.from ?? to - (q.window ?? 3_600_000);
-      if (from > to) throw Object.assign(new Error('query: from is after to'), { statusCode: 400 });
+      const { from, to } = windowOf(q);
       const { scorer, testCase, service } = q;
       const [summary, exportStatus] = await Promise.all([
         options.store.summary(Math.max(from, now() - options.retentionMs), to, {
@@ -235,6 +279,17 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         options.exportStatus?.() ?? { enabled: true, waiting: 0, oldestAgeSeconds: 0 },
       ]);
       return { ...summary, export: exportStatus };
+    });
+
+    api.get('/tools', async request => {
+      const q = parse(toolsQuery, request.query, 'query');
+      const { from, to } = windowOf(q);
+      const { service, version, agent } = q;
+      return options.store.tools(Math.max(from, now() - options.retentionMs), to, {
+        ...(service && { service }),
+        ...(version && { version }),
+        ...(agent && { agent }),
+      });
     });
 
     api.get('/compare', async request => {
@@ -260,8 +315,17 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
       const inService = (r: StoredResult) => q.service === undefined || r.serviceName === q.service;
       let sides: Array<{ label: Record<string, string>; results: StoredResult[] }>;
       let truncated: boolean;
+      const service = q.service ? { service: q.service } : {};
+      let tools: ReturnType<typeof compareTools>;
       if (q.by === 'version') {
-        const window = await read(Math.max(oldest, now() - (q.window ?? options.retentionMs)));
+        const from = Math.max(oldest, now() - (q.window ?? options.retentionMs));
+        const [baseTools, candidateTools] = await Promise.all(
+          [q.baseline!, q.candidate!].map(version =>
+            options.store.tools(from, now(), { ...service, version }),
+          ),
+        );
+        tools = compareTools(baseTools!.tools, candidateTools!.tools, q.alpha);
+        const window = await read(from);
         truncated = window.truncated;
         sides = [q.baseline!, q.candidate!].map(version => ({
           label: { 'service.version': version },
@@ -279,6 +343,10 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         const sideReads = await Promise.all(
           ranges.map(([from, to]) => read(Math.max(oldest, from), to)),
         );
+        const [baseTools, candidateTools] = await Promise.all(
+          ranges.map(([from, to]) => options.store.tools(Math.max(oldest, from), to, service)),
+        );
+        tools = compareTools(baseTools!.tools, candidateTools!.tools, q.alpha);
         truncated = sideReads.some(r => r.truncated);
         sides = sideReads.map((side, i) => ({
           label: {
@@ -297,7 +365,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         }),
       );
       const report = compareSummaries(baseline!, candidate!, { alpha: q.alpha });
-      return { by: q.by, service: q.service ?? null, truncated, ...report };
+      return { by: q.by, service: q.service ?? null, truncated, ...report, tools };
     });
 
     api.get('/results', async request => {
@@ -313,6 +381,20 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         cursor,
       );
       return { ...page, results: page.results.map(withDiff) };
+    });
+
+    api.get('/traces', async request => {
+      const q = parse(tracesQuery, request.query, 'query');
+      const { limit, cursor, from, to, ...rest } = q;
+      return options.store.traces(
+        {
+          ...rest,
+          ...(from !== undefined && { fromUnixMs: from }),
+          ...(to !== undefined && { toUnixMs: to }),
+        },
+        limit,
+        cursor,
+      );
     });
 
     api.get('/traces/:traceId/test-case', async (request, reply) => {

@@ -146,6 +146,48 @@ describe('OTLP/HTTP receiver with the real OpenTelemetry exporters', () => {
   });
 });
 
+describe('a mistaken OTLP endpoint', () => {
+  it.each([
+    [
+      'OTEL_EXPORTER_OTLP_ENDPOINT given /v1/traces: the exporter posts /v1/traces/v1/traces',
+      '/v1/traces/v1/traces',
+      'set OTEL_EXPORTER_OTLP_ENDPOINT to the base URL only',
+    ],
+    [
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT given the bare host: the exporter posts /',
+      '',
+      'give it the full URL, http://host:4318/v1/traces',
+    ],
+  ])('%s: 404 with the fix, logged once a minute', async (_what, path, fix) => {
+    const sink = recordingSink();
+    const lines: string[] = [];
+    const url = await listen({ sink, log: line => lines.push(line) });
+    const base = url.replace('/v1/traces', '');
+    const results = [];
+    for (let i = 0; i < 3; i++)
+      results.push(await exportWith(new JsonExporter({ url: `${base}${path}` }), agentSpans()));
+    // The exporter reports the status alone ("Not Found"); the body and spanscore's log say why.
+    expect(results.map(r => r.code)).toEqual(Array(3).fill(ExportResultCode.FAILED));
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { message: string }).message).toContain(fix);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(fix);
+    expect(sink.accepted).toEqual([]);
+  });
+
+  it('sends a browser at the root to the results page', async () => {
+    const url = await listen({ sink: recordingSink() });
+    const response = await fetch(url.replace('/v1/traces', '/'), { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/ui/');
+  });
+});
+
 describe('OTLP/HTTP receiver responses', () => {
   const T = traceId(9);
   const good = otlpRequest([

@@ -224,6 +224,8 @@ describe('results.write off', () => {
         'assembly.settleMs': 100,
         'export.logResults': false,
         'results.write': false,
+        // The known traffic's counts are the demo suite's (see serveWithKnownTraffic).
+        'toolHealth.enabled': false,
         suites: [join(ROOT, 'config/suites/demo.yaml')],
       },
     });

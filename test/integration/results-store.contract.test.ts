@@ -11,6 +11,8 @@ import { createRedisConnection, whenReady } from '../../src/redis/redis-connecti
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
+import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
+import type { Config } from '../../src/config/config-schema.js';
 
 /**
  * The results-store contract, run against both stores: the memory ring and Redis, one server and
@@ -34,7 +36,14 @@ testCases:
     expectedTools: [get_weather]
 `;
 
-const retention = { maxResults: 1000, maxRuns: 1000, retentionMs: 3_600_000, storeContent: true };
+const retention = {
+  maxResults: 1000,
+  maxRuns: 1000,
+  retentionMs: 3_600_000,
+  storeContent: true,
+  maxServices: 20,
+  maxToolsPerService: 30,
+};
 
 const stores: Record<string, () => Promise<ResultsStore>> = {
   memory: () => Promise.resolve(createMemoryResultsStore(retention)),
@@ -78,8 +87,149 @@ async function feed(store: ResultsStore): Promise<Record<string, string>> {
   return ids;
 }
 
+/**
+ * Traces scored by tool health alone: a call that works, one with invalid arguments and one to a
+ * tool never offered; a call that fails; the same call three times. Every tool span runs 5 ms.
+ */
+async function feedToolHealth(store: ResultsStore): Promise<void> {
+  const plan: ScoringPlan = {
+    suites: [],
+    rules: [],
+    toolHealth: resolveToolHealth({
+      toolHealth: {
+        enabled: true,
+        sampleRate: 1,
+        maxErrorRate: 0,
+        minRepeats: 3,
+        maxToolsPerService: 30,
+      },
+      results: { storeContent: true } as Config['results'],
+    }),
+  };
+  const offered = [
+    {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ];
+  const traces = [
+    agentTrace(
+      [
+        { name: 'get_weather', args: { city: 'Paris' }, result: {} },
+        { name: 'get_weather', args: { town: 'Lyon' }, result: {} },
+        { name: 'delete_booking', args: {}, result: {} },
+      ],
+      { offered },
+    ),
+    agentTrace([{ name: 'get_weather', args: { city: 'Atlantis' }, error: 'no station' }], {
+      offered,
+    }),
+    agentTrace(
+      [1, 2, 3].map(() => ({ name: 'get_weather', args: { city: 'Oslo' }, result: {} })),
+      { offered },
+    ),
+  ];
+  for (const trace of traces)
+    await scoreTrace(trace.traceId, trace.spans, plan, {
+      sinks: [resultsStoreSink(store, { exportState: 'pending' })],
+    });
+}
+
 describe.each(Object.keys(stores))('the %s results store', name => {
   const make = stores[name]!;
+
+  it('lists recent traces newest first, scored or not, with filters and a cursor', async () => {
+    const store = await make();
+    const ids = await feed(store);
+    const all = await store.traces({}, 10);
+    expect(all.traces.map(t => t.traceId)).toEqual(
+      ['no-id', 'unknown-case', 'weather-wrong', 'weather-ok', 'book-ok'].map(n => ids[n]),
+    );
+    expect(all.nextCursor).toBeNull();
+    // A trace nothing scored is not read for its tool calls.
+    expect(all.traces[0]).toMatchObject({
+      state: 'not_scored',
+      serviceName: 'test-service',
+      tools: [],
+      toolCalls: 0,
+      outcomes: { ok: 0, error: 0, refused: 0 },
+      results: { pass: 0, fail: 0, skipped: 0, failed: 0 },
+    });
+    expect(all.traces[0]!.reason).toMatch(/no test case id/);
+    expect(all.traces[2]).toMatchObject({
+      state: 'scored',
+      testCaseId: 'weather',
+      matched: ['travel / weather'],
+      tools: ['search_web'],
+      results: { pass: 0, fail: 2 },
+    });
+    const notScored = await store.traces({ state: 'not_scored' }, 10);
+    expect(notScored.traces.map(t => t.traceId)).toEqual([ids['no-id'], ids['unknown-case']]);
+    const weather = await store.traces({ tool: 'get_weather', label: 'pass' }, 10);
+    expect(weather.traces.map(t => t.traceId)).toEqual([ids['weather-ok']]);
+    expect((await store.traces({ outcome: 'error' }, 10)).traces).toEqual([]);
+    const first = await store.traces({}, 2);
+    expect(first.traces.map(t => t.traceId)).toEqual([ids['no-id'], ids['unknown-case']]);
+    const second = await store.traces({}, 2, first.nextCursor!);
+    expect(second.traces.map(t => t.traceId)).toEqual([ids['weather-wrong'], ids['weather-ok']]);
+    const third = await store.traces({}, 2, second.nextCursor!);
+    expect(third.traces.map(t => t.traceId)).toEqual([ids['book-ok']]);
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it('counts tool calls per service and tool: outcomes, argument problems, loops, durations', async () => {
+    const store = await make();
+    await feedToolHealth(store);
+    const tools = await store.tools(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(tools.tools.map(({ p50Ms: _p50, p95Ms: _p95, ...row }) => row)).toEqual([
+      {
+        service: 'test-service',
+        tool: 'get_weather',
+        calls: 6,
+        errors: 1,
+        refused: 0,
+        checked: 6,
+        invalidArguments: 1,
+        unknown: 0,
+        repeated: 3,
+        errorRate: 1 / 6,
+        refusedRate: 0,
+        invalidRate: 1 / 6,
+        unknownRate: 0,
+        repeatedRate: 0.5,
+        versions: [],
+        agents: [],
+      },
+      {
+        service: 'test-service',
+        tool: 'delete_booking',
+        calls: 1,
+        errors: 0,
+        refused: 0,
+        checked: 0,
+        invalidArguments: 0,
+        unknown: 1,
+        repeated: 0,
+        errorRate: 0,
+        refusedRate: 0,
+        invalidRate: null,
+        unknownRate: 1,
+        repeatedRate: 0,
+        versions: [],
+        agents: [],
+      },
+    ]);
+    // Every span ran 5 ms: both percentiles fall in the (2, 5] ms bucket.
+    for (const row of tools.tools) {
+      expect(row.p50Ms).toBeGreaterThan(2);
+      expect(row.p95Ms).toBeLessThanOrEqual(5);
+    }
+    expect(tools.timeline.reduce((n, p) => n + p.calls, 0)).toBe(7);
+    expect(tools.timeline.reduce((n, p) => n + p.errors, 0)).toBe(1);
+    expect(
+      (await store.tools(Date.now() - 3_600_000, Date.now() + 1000, { service: 'other' })).tools,
+    ).toEqual([]);
+  });
 
   it('summarizes per scorer, per test case and per minute, with traces not scored by reason', async () => {
     const store = await make();
@@ -265,6 +415,8 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
 describe('bounds', () => {
   it('the memory store keeps the newest maxResults results and maxRuns run records', async () => {
     const store = createMemoryResultsStore({
+      maxServices: 20,
+      maxToolsPerService: 30,
       maxResults: 3,
       maxRuns: 2,
       retentionMs: 3_600_000,
@@ -285,7 +437,7 @@ describe('bounds', () => {
   it('the memory store drops what is older than the retention', async () => {
     let now = Date.now();
     const store = createMemoryResultsStore(
-      { maxResults: 100, maxRuns: 100, retentionMs: 60_000, storeContent: true },
+      { ...retention, maxResults: 100, maxRuns: 100, retentionMs: 60_000 },
       () => now,
     );
     const ids = await feed(store);
@@ -303,7 +455,7 @@ describe('bounds', () => {
     const store = createRedisResultsStore(
       redis.commands,
       prefix,
-      { maxResults: 5, maxRuns: 1, retentionMs: 600_000, storeContent: true },
+      { ...retention, maxResults: 5, maxRuns: 1, retentionMs: 600_000 },
       { now: () => Date.now() + offset },
     );
     const fed: Array<Record<string, string>> = [];

@@ -1,0 +1,263 @@
+import type { ToolCallFact } from '../score/tool-call-facts.js';
+import { boundedNames } from './bounded-names.js';
+
+/**
+ * Per-tool counters behind `GET /api/v1/tools`, kept beside the result counters in the same
+ * per-minute maps (see `minute-aggregates.ts`): `t␟<group>␟<metric>`, the group being
+ * `[service, version, agent, tool]` (JSON) and the metrics `n` calls, `err` failed, `ref` refused,
+ * `chk` arguments checked, `inv` invalid arguments, `unk` tools never offered, `rep` calls of a
+ * loop, and `d<i>` calls whose tool span ran up to {@link DURATION_BUCKETS_MS}`[i]` (the last
+ * bucket unbounded), for the duration percentiles.
+ */
+const SEP = '\u001f';
+
+/** Upper bounds of the duration buckets, in milliseconds; one more bucket holds the rest. */
+export const DURATION_BUCKETS_MS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000,
+] as const;
+
+/** How many names a process keeps apart per service before `other`. */
+export interface ToolNameBounds {
+  maxServices: number;
+  maxToolsPerService: number;
+}
+
+/**
+ * A function that turns a run's tool-call facts into counter increments, with names bounded per
+ * process ({@link boundedNames}): services, then per service its tools, versions and agents.
+ */
+export function toolIncrementer(
+  bounds: ToolNameBounds,
+): (facts: readonly ToolCallFact[]) => Array<[field: string, by: number]> {
+  const services = boundedNames(bounds.maxServices);
+  const tools = boundedNames(bounds.maxToolsPerService);
+  const versions = boundedNames(bounds.maxToolsPerService);
+  const agents = boundedNames(bounds.maxToolsPerService);
+  return facts => {
+    const out: Array<[string, number]> = [];
+    for (const fact of facts) {
+      const service = services('', fact.service);
+      const group = JSON.stringify([
+        service,
+        versions(service, fact.version),
+        agents(service, fact.agent),
+        tools(service, fact.tool),
+      ]);
+      const f = (metric: string): string => `t${SEP}${group}${SEP}${metric}`;
+      out.push([f('n'), 1]);
+      if (fact.outcome === 'error') out.push([f('err'), 1]);
+      else if (fact.outcome === 'refused') out.push([f('ref'), 1]);
+      if (fact.checked) out.push([f('chk'), 1]);
+      if (fact.invalid) out.push([f('inv'), 1]);
+      if (fact.unknown) out.push([f('unk'), 1]);
+      if (fact.repeated) out.push([f('rep'), 1]);
+      if (fact.durationMs !== undefined) out.push([f(`d${durationBucket(fact.durationMs)}`), 1]);
+    }
+    return out;
+  };
+}
+
+function durationBucket(ms: number): number {
+  for (let i = 0; i < DURATION_BUCKETS_MS.length; i++) if (ms <= DURATION_BUCKETS_MS[i]!) return i;
+  return DURATION_BUCKETS_MS.length;
+}
+
+/** What `GET /api/v1/tools` may be narrowed to. */
+export interface ToolsFilter {
+  service?: string;
+  /** The evaluated traces' `service.version`. */
+  version?: string;
+  agent?: string;
+}
+
+/** One tool of one service over a window. */
+export interface ToolRow {
+  service: string;
+  tool: string;
+  calls: number;
+  /** Calls that ran and failed. */
+  errors: number;
+  /** Calls the framework did not run (invalid input, no such tool). */
+  refused: number;
+  /** Calls whose arguments were checked against the schema offered. */
+  checked: number;
+  invalidArguments: number;
+  /** Calls of a tool the model was not offered. */
+  unknown: number;
+  /** Calls that were part of a loop (identical calls). */
+  repeated: number;
+  /** errors / calls; `null` with no call. The same for refused, unknown and repeated. */
+  errorRate: number | null;
+  refusedRate: number | null;
+  /** invalidArguments / checked; `null` when none was checked. */
+  invalidRate: number | null;
+  unknownRate: number | null;
+  repeatedRate: number | null;
+  /** Median and 95th percentile of the tool spans' durations, ms; `null` without durations. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+  /** The versions and agents seen calling it. */
+  versions: string[];
+  agents: string[];
+}
+
+/** `GET /api/v1/tools`: per service and tool, and per minute for the trend. */
+export interface ToolsSummary {
+  fromUnixMs: number;
+  toUnixMs: number;
+  /** Busiest first. */
+  tools: ToolRow[];
+  /** Per minute, service and tool, oldest first. */
+  timeline: Array<{
+    minuteUnixMs: number;
+    service: string;
+    tool: string;
+    calls: number;
+    errors: number;
+    refused: number;
+    invalidArguments: number;
+  }>;
+}
+
+interface ToolCounts {
+  n: number;
+  err: number;
+  ref: number;
+  chk: number;
+  inv: number;
+  unk: number;
+  rep: number;
+  durations: number[];
+  versions: Set<string>;
+  agents: Set<string>;
+}
+
+/**
+ * Builds `GET /api/v1/tools` from the minutes of a window (the result fields in them are skipped).
+ * Pure.
+ */
+export function summarizeTools(
+  minutes: ReadonlyArray<{ minuteUnixMs: number; fields: ReadonlyMap<string, number> }>,
+  fromUnixMs: number,
+  toUnixMs: number,
+  filter: ToolsFilter = {},
+): ToolsSummary {
+  const byTool = new Map<string, ToolCounts>();
+  const timeline = new Map<string, ToolsSummary['timeline'][number]>();
+  for (const { minuteUnixMs, fields } of [...minutes].sort(
+    (a, b) => a.minuteUnixMs - b.minuteUnixMs,
+  )) {
+    for (const [field, value] of fields) {
+      if (field.charCodeAt(0) !== 116 /* t */ || field.charCodeAt(1) !== 0x1f) continue;
+      const parts = field.split(SEP);
+      if (parts.length !== 3) continue;
+      const [service, version, agent, tool] = JSON.parse(parts[1]!) as string[];
+      if (filter.service !== undefined && service !== filter.service) continue;
+      if (filter.version !== undefined && version !== filter.version) continue;
+      if (filter.agent !== undefined && agent !== filter.agent) continue;
+      const key = JSON.stringify([service, tool]);
+      let c = byTool.get(key);
+      if (!c)
+        byTool.set(
+          key,
+          (c = {
+            n: 0,
+            err: 0,
+            ref: 0,
+            chk: 0,
+            inv: 0,
+            unk: 0,
+            rep: 0,
+            durations: new Array<number>(DURATION_BUCKETS_MS.length + 1).fill(0),
+            versions: new Set(),
+            agents: new Set(),
+          }),
+        );
+      const metric = parts[2]!;
+      if (metric.startsWith('d')) {
+        const bucket = Number(metric.slice(1));
+        if (bucket >= 0 && bucket < c.durations.length) c.durations[bucket]! += value;
+        continue;
+      }
+      if (!(metric in c) || metric === 'durations' || metric === 'versions' || metric === 'agents')
+        continue;
+      (c as unknown as Record<string, number>)[metric]! += value;
+      if (metric === 'n') {
+        if (version) c.versions.add(version);
+        if (agent) c.agents.add(agent);
+      }
+      if (metric === 'n' || metric === 'err' || metric === 'ref' || metric === 'inv') {
+        const tkey = `${minuteUnixMs}${SEP}${key}`;
+        let point = timeline.get(tkey);
+        if (!point)
+          timeline.set(
+            tkey,
+            (point = {
+              minuteUnixMs,
+              service: service!,
+              tool: tool!,
+              calls: 0,
+              errors: 0,
+              refused: 0,
+              invalidArguments: 0,
+            }),
+          );
+        if (metric === 'n') point.calls += value;
+        else if (metric === 'err') point.errors += value;
+        else if (metric === 'ref') point.refused += value;
+        else point.invalidArguments += value;
+      }
+    }
+  }
+  const rate = (part: number, whole: number): number | null => (whole ? part / whole : null);
+  const tools = [...byTool].map(([key, c]): ToolRow => {
+    const [service, tool] = JSON.parse(key) as [string, string];
+    return {
+      service,
+      tool,
+      calls: c.n,
+      errors: c.err,
+      refused: c.ref,
+      checked: c.chk,
+      invalidArguments: c.inv,
+      unknown: c.unk,
+      repeated: c.rep,
+      errorRate: rate(c.err, c.n),
+      refusedRate: rate(c.ref, c.n),
+      invalidRate: rate(c.inv, c.chk),
+      unknownRate: rate(c.unk, c.n),
+      repeatedRate: rate(c.rep, c.n),
+      p50Ms: quantile(c.durations, 0.5),
+      p95Ms: quantile(c.durations, 0.95),
+      versions: [...c.versions].sort(),
+      agents: [...c.agents].sort(),
+    };
+  });
+  tools.sort(
+    (a, b) =>
+      b.calls - a.calls || a.service.localeCompare(b.service) || a.tool.localeCompare(b.tool),
+  );
+  return { fromUnixMs, toUnixMs, tools, timeline: [...timeline.values()] };
+}
+
+/**
+ * The `q` quantile of bucketed durations, interpolated linearly within its bucket (as Prometheus'
+ * `histogram_quantile`); in the unbounded last bucket, its lower bound. `null` with no duration.
+ */
+export function quantile(buckets: readonly number[], q: number): number | null {
+  const total = buckets.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let seen = 0;
+  for (let i = 0; i < buckets.length; i++) {
+    const count = buckets[i]!;
+    if (count > 0 && seen + count >= rank) {
+      const lower = i === 0 ? 0 : DURATION_BUCKETS_MS[i - 1]!;
+      const upper = DURATION_BUCKETS_MS[i];
+      if (upper === undefined) return lower;
+      return Math.round((lower + ((upper - lower) * (rank - seen)) / count) * 100) / 100;
+    }
+    seen += count;
+  }
+  return DURATION_BUCKETS_MS.at(-1)!;
+}

@@ -1,0 +1,85 @@
+import type { RunRecord, RunState } from './stored-result.js';
+
+/** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
+export interface TraceListEntry {
+  traceId: string;
+  /** When its run record was written, in Unix milliseconds. */
+  timeUnixMs: number;
+  state: RunState;
+  /** Why it was not scored, failed or expired; what it waits for. */
+  reason: string | null;
+  serviceName: string;
+  serviceVersion: string | null;
+  testCaseId: string | null;
+  /** What it was scored against: `suite / test case` or `rule:<name>`. */
+  matched: string[];
+  /** Its tool calls' names, in order (at most {@link MAX_LISTED_TOOLS}). */
+  tools: string[];
+  toolCalls: number;
+  /** Its calls by outcome. */
+  outcomes: { ok: number; error: number; refused: number };
+  /** Its results by label (`skipped` and `failed` for results without one). */
+  results: { pass: number; fail: number; skipped: number; failed: number };
+}
+
+/** Tool names kept per listed trace. */
+export const MAX_LISTED_TOOLS = 20;
+
+/** What `GET /api/v1/traces` may be narrowed to; filters combine with AND. */
+export interface TracesFilter {
+  service?: string;
+  /** A call of this tool (its name as listed). */
+  tool?: string;
+  /** A call with this outcome. */
+  outcome?: 'ok' | 'error' | 'refused';
+  state?: RunState;
+  /** A result with this label. */
+  label?: 'pass' | 'fail';
+  fromUnixMs?: number;
+  toUnixMs?: number;
+}
+
+/** One page of listed traces, newest first; `nextCursor` continues after the last one. */
+export interface TracesPage {
+  traces: TraceListEntry[];
+  nextCursor: string | null;
+}
+
+/** A run record as the trace list shows it. */
+export function traceListEntry(
+  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs'>,
+): TraceListEntry {
+  const outcomes = { ok: 0, error: 0, refused: 0 };
+  for (const call of record.toolCalls)
+    outcomes[call.outcome ?? (call.status === 'ok' ? 'ok' : 'error')]++;
+  const results = { pass: 0, fail: 0, skipped: 0, failed: 0 };
+  for (const r of record.results)
+    results[r.label ?? (r.status === 'skipped' ? 'skipped' : 'failed')]++;
+  return {
+    traceId: record.traceId,
+    timeUnixMs: record.updatedAtUnixMs,
+    state: record.state,
+    reason: record.reason,
+    serviceName: record.serviceName,
+    serviceVersion: record.serviceVersion,
+    testCaseId: record.testCaseId,
+    matched: record.matched,
+    tools: record.toolCalls.slice(0, MAX_LISTED_TOOLS).map(c => c.name),
+    toolCalls: record.toolCalls.length,
+    outcomes,
+    results,
+  };
+}
+
+/** True when `entry` passes every filter of `f`. */
+export function matchesTraceFilter(entry: TraceListEntry, f: TracesFilter): boolean {
+  return (
+    (f.service === undefined || entry.serviceName === f.service) &&
+    (f.tool === undefined || entry.tools.includes(f.tool)) &&
+    (f.outcome === undefined || entry.outcomes[f.outcome] > 0) &&
+    (f.state === undefined || entry.state === f.state) &&
+    (f.label === undefined || entry.results[f.label] > 0) &&
+    (f.fromUnixMs === undefined || entry.timeUnixMs >= f.fromUnixMs) &&
+    (f.toUnixMs === undefined || entry.timeUnixMs <= f.toUnixMs)
+  );
+}
