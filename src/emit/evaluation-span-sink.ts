@@ -9,10 +9,13 @@ import { scoreToSpan, type EvaluationSpan } from './score-to-span.js';
 export function evaluationSpansOf(run: TraceRun): EvaluationSpan[] {
   return run.results.flatMap(r =>
     r.outcomes.map(o =>
-      scoreToSpan(r.trace, o, r.testCase, {
-        startUnixNano: r.startUnixNano,
-        endUnixNano: r.endUnixNano,
-      }),
+      scoreToSpan(
+        r.trace,
+        o,
+        r.testCase,
+        { startUnixNano: r.startUnixNano, endUnixNano: r.endUnixNano },
+        r.kind === 'rule' ? r.testCaseId : undefined,
+      ),
     ),
   );
 }

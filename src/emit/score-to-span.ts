@@ -44,7 +44,8 @@ interface UsageDetails {
  * Turns one scorer outcome on a trace into its evaluation span (pure). Attributes: the
  * `gen_ai.evaluation.*` name, score value and label (only for scored results: a skipped or failed
  * result is never a number), explanation, `error.type` on failure, and spanscore's tools used, tool
- * sequence, expected, missing and unexpected tools, test case id and scorer kind. The
+ * sequence, expected, missing and unexpected tools, test case id (and, for a production rule's
+ * result, `spanscore.rule`: `rule:<name>`, `rule:tool-health`) and scorer kind. The
  * `gen_ai.evaluation.result` event repeats the evaluation attributes.
  */
 export function scoreToSpan(
@@ -52,6 +53,7 @@ export function scoreToSpan(
   outcome: ScorerOutcome,
   testCase: TestCase | undefined,
   time: { startUnixNano: bigint; endUnixNano: bigint },
+  rule?: string,
 ): EvaluationSpan {
   const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
   const result = outcome.result;
@@ -87,6 +89,7 @@ export function scoreToSpan(
   }
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = testCaseId;
+  if (rule) attributes[A.rule] = rule;
   const expected = expectedTools(testCase);
   if (expected) attributes[A.expectedTools] = expected;
   const missing = stringList(details.missingTools);

@@ -144,7 +144,8 @@ export function diagnoseTrace(
       message: `arguments of ${unparseable.map(c => c.name).join(', ')} look like JSON but do not parse: they are compared as text`,
     });
   const executed = calls.filter(c => c.source === 'executed');
-  const orphans = calls.filter(c => c.source === 'requested');
+  // A call the framework refused was never to run: it is not missing a tool span.
+  const orphans = calls.filter(c => c.source === 'requested' && c.outcome !== 'refused');
   if (executed.length && orphans.length)
     out.push({
       code: 'requested_not_executed',

@@ -71,6 +71,12 @@ export function summarizeMinutes(
     { minuteUnixMs: number; scorer: string; pass: number; fail: number }
   >();
   const notScored = new Map<string, number>();
+  const options = {
+    scorers: new Set<string>(),
+    testCases: new Set<string>(),
+    services: new Set<string>(),
+    agents: new Set<string>(),
+  };
   let failedTraces = 0;
   for (const { minuteUnixMs, fields } of [...minutes].sort(
     (a, b) => a.minuteUnixMs - b.minuteUnixMs,
@@ -87,6 +93,7 @@ export function summarizeMinutes(
       }
       if (parts[0] === 'a' && parts.length === 3) {
         const [scorer, testCaseId, serviceName, agent] = JSON.parse(parts[1]!) as string[];
+        options.agents.add(agent!);
         if (!inFilter(filter, scorer!, testCaseId!, serviceName!)) continue;
         add(getOr(byAgent, agent!), parts[2] as keyof Counts, value);
         continue;
@@ -95,6 +102,9 @@ export function summarizeMinutes(
       const group = parts[1]!;
       const metric = parts[2] as keyof Counts;
       const [scorer, targetKind, suite, testCaseId, serviceName] = JSON.parse(group) as string[];
+      options.scorers.add(scorer!);
+      options.testCases.add(testCaseId!);
+      options.services.add(serviceName!);
       if (!inFilter(filter, scorer!, testCaseId!, serviceName!)) continue;
       add(total, metric, value);
       add(getOr(byScorer, scorer!), metric, value);
@@ -136,6 +146,12 @@ export function summarizeMinutes(
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count),
     failedTraces,
+    options: {
+      scorers: [...options.scorers].sort(),
+      testCases: [...options.testCases].sort(),
+      services: [...options.services].sort(),
+      agents: [...options.agents].sort(),
+    },
   };
 }
 

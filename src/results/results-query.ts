@@ -66,6 +66,11 @@ export interface Summary {
   notScored: Array<{ reason: string; count: number }>;
   /** Traces that failed after retries in the window. */
   failedTraces: number;
+  /**
+   * Every scorer, test case or rule, service and agent with results in the window, whatever the
+   * filter: what a page offers to filter by, from the same request.
+   */
+  options: { scorers: string[]; testCases: string[]; services: string[]; agents: string[] };
 }
 
 /** True when `r` passes every filter of `f`. */

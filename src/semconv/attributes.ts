@@ -95,6 +95,8 @@ export const EVALUATION_ATTRIBUTES = {
   /** The agents a failing result blames: who made the wrong call, or handed off the wrong way. */
   failingAgents: 'spanscore.failing_agents',
   testCaseId: SPANSCORE_ATTRIBUTES.testCaseId,
+  /** The production rule the result is of (`rule:<name>`, `rule:tool-health`); absent for a test case. */
+  rule: 'spanscore.rule',
   toolsUsed: 'spanscore.tools_used',
   toolSequence: 'spanscore.tool_sequence',
   expectedTools: 'spanscore.expected_tools',

@@ -2,11 +2,19 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-/** The page's files: `ui/` at the package root, plus uPlot from its package. */
+/**
+ * The page's files: `ui/` at the package root (its script as native ES modules in `ui/js/`, no
+ * build step), plus uPlot from its package.
+ */
 const ASSETS: Record<string, { type: string; from: () => string }> = {
   'index.html': { type: 'text/html; charset=utf-8', from: () => packageFile('ui/index.html') },
-  'app.js': { type: 'text/javascript; charset=utf-8', from: () => packageFile('ui/app.js') },
   'app.css': { type: 'text/css; charset=utf-8', from: () => packageFile('ui/app.css') },
+  ...Object.fromEntries(
+    ['api', 'compare', 'dom', 'main', 'overview', 'tools', 'trace-view', 'traces'].map(name => [
+      `js/${name}.js`,
+      { type: 'text/javascript; charset=utf-8', from: () => packageFile(`ui/js/${name}.js`) },
+    ]),
+  ),
   'uplot.min.js': {
     type: 'text/javascript; charset=utf-8',
     from: () => require.resolve('uplot/dist/uPlot.iife.min.js'),
@@ -38,8 +46,8 @@ export function registerResultsPage(app: FastifyInstance): void {
   );
   app.get('/ui', (_request, reply) => reply.redirect('/ui/'));
   app.get('/ui/', (_request, reply) => send(reply, files.get('index.html')!));
-  app.get('/ui/:file', (request, reply) => {
-    const file = files.get((request.params as { file: string }).file);
+  app.get('/ui/*', (request, reply) => {
+    const file = files.get((request.params as { '*': string })['*']);
     if (!file) return reply.code(404).type('text/plain').send('not found');
     return send(reply, file);
   });

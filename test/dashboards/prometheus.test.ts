@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { waitFor } from '../helpers/redis.js';
 import { sendKnownTraffic, serveWithKnownTraffic } from '../helpers/results-traffic.js';
+import { serveDefaults } from '../helpers/health-traffic.js';
 
 // Debian's prometheus package (`apt-get install prometheus`; .ci/run installs it) gives both.
 const run = promisify(execFile);
@@ -79,6 +80,8 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
   let prometheus: ChildProcess | undefined;
   let api: string;
   let served: Awaited<ReturnType<typeof serveWithKnownTraffic>>;
+  // A second serve as a newcomer runs it (tool health on), fed the AI SDK 7's tool-health capture.
+  let health: Awaited<ReturnType<typeof serveDefaults>>;
   const query = async (expr: string) => {
     const response = await fetch(
       `${api}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
@@ -95,6 +98,8 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
     dir = await mkdtemp(join(tmpdir(), 'spanscore-prometheus-'));
     // First traffic creates the series; the second, after a scrape, is what rates see.
     served = await serveWithKnownTraffic();
+    health = await serveDefaults({ 'queue.driver': 'memory' });
+    await health.send();
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
     await writeFile(join(dir, 'spanscore-rules.yml'), readFileSync(RULES));
@@ -106,6 +111,8 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
         'scrape_configs:',
         '  - job_name: spanscore-serve',
         `    static_configs: [{ targets: ['${new URL(served.origin).host}'] }]`,
+        '  - job_name: spanscore-health',
+        `    static_configs: [{ targets: ['${new URL(health.origin).host}'] }]`,
       ].join('\n'),
     );
     prometheus = spawn(
@@ -130,11 +137,20 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
       'Prometheus scrapes serve',
       30_000,
     );
+    await waitFor(
+      async () => (await query('up{job="spanscore-health"}')).data.result[0]?.value[1] === '1',
+      'Prometheus scrapes the tool-health serve',
+      30_000,
+    );
     await sendKnownTraffic(served.origin);
+    await health.send();
     await waitFor(
       async () =>
-        (await query('sum(spanscore_evaluations_total)')).data.result[0]?.value[1] === '20',
-      'Prometheus sees the second traffic',
+        (await query('sum(spanscore_evaluations_total{job="spanscore-serve"})')).data.result[0]
+          ?.value[1] === '20' &&
+        (await query('sum(spanscore_tool_calls_total{job="spanscore-health"})')).data.result[0]
+          ?.value[1] === '16',
+      'Prometheus sees the second traffic of both',
       30_000,
     );
     await new Promise(r => setTimeout(r, 3000)); // a few more scrapes and rule evaluations
@@ -143,6 +159,7 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
   afterAll(async () => {
     prometheus?.kill('SIGTERM');
     await served?.close();
+    await health?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -162,8 +179,14 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
   });
 
   it('gives the known pass rate per scorer, the score distribution and failures by scorer', async () => {
+    // The known traffic's serve only (the other one scores tool health).
+    const known = (expr: string) =>
+      expr.replaceAll(
+        'spanscore_evaluations_total{',
+        'spanscore_evaluations_total{job="spanscore-serve",',
+      );
     const passRate = dashboardQueries.find(q => q.panel === 'Pass rate per scorer')!;
-    const byScorer = (await query(passRate.expr.replaceAll('[1m]', '[30s]'))).data.result;
+    const byScorer = (await query(known(passRate.expr).replaceAll('[1m]', '[30s]'))).data.result;
     expect(
       Object.fromEntries(
         byScorer.map(r => [r.metric.scorer, Number(Number(r.value[1]).toFixed(6))]),
@@ -175,24 +198,55 @@ describe('a real Prometheus scraping a live serve fed known traces', () => {
       Object.fromEntries(
         recorded.map(r => [r.metric.scorer, Number(Number(r.value[1]).toFixed(6))]),
       ),
-    ).toEqual({ tool_call_accuracy: 0.4, tool_correctness: 0.6 });
+    ).toMatchObject({ tool_call_accuracy: 0.4, tool_correctness: 0.6 });
 
     const distribution = dashboardQueries.find(q => q.panel === 'Score distribution')!;
     const buckets = (await query(distribution.expr)).data.result;
     expect(buckets.length).toBe(11); // 0.1 … 1 and +Inf
     const failures = dashboardQueries.find(q => q.panel === 'Failures by scorer')!;
     expect(
-      (await query(failures.expr.replace('[1m]', '[5m]'))).data.result
+      (await query(known(failures.expr).replace('[1m]', '[5m]'))).data.result
         .map(r => r.metric.scorer)
         .sort(),
     ).toEqual(['tool_call_accuracy', 'tool_correctness']);
 
-    const notScored = (await query('sum by (reason) (spanscore_traces_not_scored_total)')).data
-      .result;
+    const notScored = (
+      await query('sum by (reason) (spanscore_traces_not_scored_total{job="spanscore-serve"})')
+    ).data.result;
     expect(Object.fromEntries(notScored.map(r => [r.metric.reason, r.value[1]]))).toEqual({
       no_test_case_id: '2',
       unknown_test_case: '2',
     });
+  });
+
+  it('gives each tool its error and invalid-argument rates, and fills the tool-health panels', async () => {
+    const rate = async (expr: string) =>
+      Object.fromEntries(
+        (await query(expr)).data.result.map(r => [
+          r.metric.tool,
+          Number(Number(r.value[1]).toFixed(6)),
+        ]),
+      );
+    // Per capture: get_weather 1 failed of 5 calls; convert_currency 1 invalid of 2 checked. A
+    // tool with no failure has no series of failures, and so no rate (nothing to alert on).
+    expect(
+      await rate('spanscore:tool_error_rate:ratio_rate15m{service="ai-sdk-health-agent"}'),
+    ).toEqual({ get_weather: 0.2 });
+    expect(
+      await rate('spanscore:tool_invalid_arguments:ratio_rate15m{service="ai-sdk-health-agent"}'),
+    ).toEqual({ convert_currency: 0.5 });
+    for (const panel of [
+      'Tool error rate (calls that ran and failed)',
+      'Invalid arguments and tools never offered',
+      'Tool calls by outcome (window)',
+      'Repeated calls (loops)',
+    ]) {
+      const { expr } = dashboardQueries.find(q => q.panel === panel)!;
+      expect(
+        (await query(expr.replaceAll('[1m]', '[5m]'))).data.result.length,
+        panel,
+      ).toBeGreaterThan(0);
+    }
   });
 
   it('keeps trace-id exemplars on the score histogram', async () => {

@@ -4,6 +4,7 @@ import { readTraceFiles } from '../../src/ingest/read-trace-files.js';
 import { assessToolCalls } from '../../src/normalize/assess-tool-calls.js';
 import { findRepeatedCalls } from '../../src/normalize/find-repeated-calls.js';
 import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
+import { diagnoseTrace } from '../../src/normalize/inspect-trace.js';
 import { normalizeTrace, type NormalizedTrace } from '../../src/normalize/normalize-trace.js';
 import { toolArguments } from '../../src/score/deterministic/tool-arguments.js';
 import { toolErrors } from '../../src/score/deterministic/tool-errors.js';
@@ -115,6 +116,11 @@ describe('tool health on real captures of the five scenarios', () => {
         Object.fromEntries(Object.entries(results).map(([k, r]) => [k, label(r)])),
         scenario,
       ).toEqual(want.scorers);
+      // A call the framework refused is no untraced tool.
+      expect(
+        diagnoseTrace(trace, trace.spans).map(d => d.code),
+        scenario,
+      ).not.toContain('requested_not_executed');
     }
   });
 

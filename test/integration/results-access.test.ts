@@ -108,7 +108,7 @@ describe('tokens with scopes on a live serve', () => {
       'results.corsOrigins': ['https://dash.example.com'],
     });
     closers.push(served.close);
-    for (const path of ['/ui/', '/ui/app.js', '/api/v1/summary', '/api/v1/traces/nope']) {
+    for (const path of ['/ui/', '/ui/js/main.js', '/api/v1/summary', '/api/v1/traces/nope']) {
       const r = await fetch(`${served.origin}${path}`);
       const csp = r.headers.get('content-security-policy') ?? '';
       expect(csp, path).toContain("default-src 'self'");

@@ -1,0 +1,52 @@
+// The Traces view: recent traces, scored or not (and why not), searchable by service, tool,
+// outcome and state.
+import { api } from './api.js';
+import { $, fillTable, h, time, traceCell } from './dom.js';
+
+export function tracesQuery() {
+  const form = new FormData($('#trace-search'));
+  const params = new URLSearchParams({ limit: '50' });
+  for (const key of ['service', 'tool', 'outcome', 'state'])
+    if (form.get(key)) params.set(key, form.get(key).trim());
+  return params;
+}
+
+/** Sets the search form's fields (the Tools view opens a tool's failing traces this way). */
+export function setTracesQuery(filter) {
+  const form = $('#trace-search');
+  for (const key of ['service', 'tool', 'outcome', 'state'])
+    form.elements.namedItem(key).value = filter[key] ?? '';
+}
+
+export async function renderTraces(ctx) {
+  const page = await api(`traces?${tracesQuery()}`);
+  fillTable(
+    'trace-list',
+    page.traces.map(t => {
+      const results = t.results.pass + t.results.fail + t.results.skipped + t.results.failed;
+      const calls = [
+        t.outcomes.error ? `${t.outcomes.error} failed` : null,
+        t.outcomes.refused ? `${t.outcomes.refused} refused` : null,
+      ].filter(Boolean);
+      return h(
+        'tr',
+        { 'data-state': t.state },
+        h('td', {}, time(t.timeUnixMs)),
+        traceCell(t.traceId, ctx.config, ctx.showTrace),
+        h('td', {}, t.serviceName || '–'),
+        h('td', {}, h('span', { class: `badge ${t.state}` }, t.state.replace('_', ' '))),
+        h('td', {}, t.state === 'scored' ? t.matched.join(', ') : (t.reason ?? '–')),
+        h('td', {}, t.tools.join(', ') || '–', t.toolCalls > t.tools.length ? ' …' : ''),
+        h(
+          'td',
+          { class: calls.length ? 'rate-bad' : undefined },
+          calls.join(', ') || (t.toolCalls ? 'ok' : '–'),
+        ),
+        h('td', { class: 'num' }, results ? `${t.results.pass} pass, ${t.results.fail} fail` : '–'),
+      );
+    }),
+    8,
+    'No traces match.',
+  );
+  $('#trace-list-more').hidden = page.nextCursor === null;
+}
