@@ -6,6 +6,7 @@ import { toolNames } from './canonical-tool-name.js';
 import { stableJson } from './extract-tool-calls.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import { isModelSpan, LOGS_WRITERS } from './model-span.js';
+import { assessToolCalls } from './assess-tool-calls.js';
 import {
   DEFAULT_TEST_CASE_ID_ATTRIBUTES,
   findTestCaseIdWithAttribute,
@@ -34,6 +35,19 @@ export interface Diagnostic {
   message: string;
 }
 
+/**
+ * A call as `inspect` shows it: its outcome (`ok`, `error`, `refused`) and error (on the call),
+ * `offered` (true or false when the trace shows which tools the model call was offered, `null`
+ * when it records none) and `argumentProblems` (`path: message` each, `[]` when its arguments match
+ * the schema offered, `null` when no schema applies or they could not be checked, with why in
+ * `argumentsUnchecked`).
+ */
+export type InspectedCall = ToolCall & {
+  offered: boolean | null;
+  argumentProblems: string[] | null;
+  argumentsUnchecked?: string;
+};
+
 /** What spanscore read from one trace (`spanscore inspect`). */
 export interface TraceInspection {
   traceId: string;
@@ -55,7 +69,8 @@ export interface TraceInspection {
   modelCalls: number;
   /** Per convention (extractor) that matched: the spans it read as tool spans, and as model requests. */
   conventions: Array<{ id: string; executedSpans: number; requestedSpans: number }>;
-  toolCalls: ToolCall[];
+  /** Each call, with what tool health found (see {@link InspectedCall}). */
+  toolCalls: InspectedCall[];
   /** The agents' names in the order they took control (the route); empty without agent spans. */
   agents: string[];
   /** The same turns, each with the handoff tool that gave it control (`null` for none). */
@@ -215,7 +230,12 @@ export function inspectTrace(
       readTestCaseId(root.attributes, found.attribute)?.id === found.id,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
-    toolCalls: trace.toolSequence,
+    toolCalls: assessToolCalls(trace).calls.map(a => ({
+      ...a.call,
+      offered: a.offered,
+      argumentProblems: a.argumentProblems,
+      ...(a.unchecked !== undefined && { argumentsUnchecked: a.unchecked }),
+    })),
     agents: trace.agents.map(t => t.agent),
     route: trace.agents.map(t => ({ agent: t.agent, handoff: t.handoff?.rawName ?? null })),
     handoffs: trace.handoffs,
@@ -260,10 +280,13 @@ export function inspectionToJson(i: TraceInspection): Omit<
 > & {
   handoffs: Array<Omit<Handoff, 'startTimeUnixNano'> & { startTimeUnixNano: string }>;
   toolCalls: Array<
-    Omit<ToolCall, 'startTimeUnixNano' | 'signal'> & {
+    Omit<InspectedCall, 'startTimeUnixNano' | 'signal' | 'error' | 'durationMs'> & {
       startTimeUnixNano: string;
       /** The signal the call was read from: spans (and span events), or GenAI log records. */
       signal: 'spans' | 'logs';
+      /** The error text of a failed or refused call; `null` for one that went well. */
+      error: string | null;
+      durationMs: number | null;
     }
   >;
 } {
@@ -273,6 +296,8 @@ export function inspectionToJson(i: TraceInspection): Omit<
       ...c,
       startTimeUnixNano: c.startTimeUnixNano.toString(),
       signal: c.signal ?? 'spans',
+      error: c.error ?? null,
+      durationMs: c.durationMs ?? null,
     })),
     handoffs: i.handoffs.map(h => ({ ...h, startTimeUnixNano: h.startTimeUnixNano.toString() })),
   };

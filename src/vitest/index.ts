@@ -15,6 +15,13 @@
  *   await expect(run).toPassScorer('tool_trajectory', { expectedCalls: [{ name: 'book_flight' }] });
  * });
  *
+ * it('uses its tools soundly', async () => {
+ *   const run = await captureTrace(() => agent.run('Convert 100 EUR to USD'));
+ *   expect(run).toHaveNoToolErrors();
+ *   expect(run).toHaveValidToolArguments();
+ *   expect(run).not.toHaveRepeatedToolCalls();
+ * });
+ *
  * it('hands refunds to billing', async () => {
  *   const run = await captureTrace(() => team.run('Refund order 42'));
  *   expect(run).toHaveRoutedTo(['triage', 'billing']);
@@ -41,7 +48,9 @@ export { toolMatchers } from './tool-matchers.js';
 export type {
   CalledByAgent,
   ExpectedToolCall,
+  NoToolErrorsOptions,
   RepeatOptions,
+  RepeatedToolCallsOptions,
   RoutedToOptions,
   ToolMatchers,
   ToolSnapshotOptions,

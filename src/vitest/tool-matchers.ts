@@ -3,9 +3,7 @@ import type { MatcherState } from 'vitest';
 import { toolSnapshot, type ToolSnapshotOptions } from './tool-snapshot.js';
 
 export type { ToolSnapshotOptions } from './tool-snapshot.js';
-import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
-import type { ToolCall } from '../normalize/tool-call.js';
 import { BUILTIN_SCORERS } from '../score/builtin-scorers.js';
 import { compareArguments, type ArgumentMode } from '../score/deterministic/compare-arguments.js';
 import { nameKey } from '../score/name-key.js';
@@ -15,8 +13,26 @@ import { toolTrajectory } from '../score/deterministic/tool-trajectory.js';
 import type { ScoreResult } from '../score/score-result.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { Scorer } from '../score/scorer.js';
+import {
+  aliasesOf,
+  asTrace,
+  json,
+  reasonOf,
+  report,
+  sequence,
+  type MatcherOutcome,
+  type Received,
+} from './matcher-report.js';
+import { asserting, overRuns, runsOf, summarizeRuns, type RepeatOptions } from './repeat-runs.js';
+import { toHaveNoToolErrors, type NoToolErrorsOptions } from './to-have-no-tool-errors.js';
+import {
+  toHaveRepeatedToolCalls,
+  type RepeatedToolCallsOptions,
+} from './to-have-repeated-tool-calls.js';
+import { toHaveValidToolArguments } from './to-have-valid-tool-arguments.js';
+
+export type { NoToolErrorsOptions, RepeatOptions, RepeatedToolCallsOptions };
 import type { ExpectedCall, TestCase } from '../score/test-case.js';
-import { wilsonInterval } from '../decide/trial-statistics.js';
 
 /**
  * One expected call of `toHaveCalledToolsInOrder`: a tool name, or a name with arguments and the
@@ -96,6 +112,21 @@ export interface ToolMatchers<R = unknown> {
     repeat?: RepeatOptions,
   ): Promise<R>;
   /**
+   * No tool call failed (the `tool_errors` scorer) and, unless `{ refused: false }`, none was
+   * refused by the framework (invalid input, no such tool).
+   */
+  toHaveNoToolErrors(options?: NoToolErrorsOptions & RepeatOptions): R;
+  /**
+   * Every call's arguments match the JSON Schema of its tool as offered to the model, and every
+   * tool called was offered (`tool_arguments`). Throws when the trace records no schema.
+   */
+  toHaveValidToolArguments(options?: RepeatOptions): R;
+  /**
+   * A tool was called `minRepeats` times (default 3) with the same arguments (`tool_loops`);
+   * `.not.toHaveRepeatedToolCalls()` asserts the agent does not loop.
+   */
+  toHaveRepeatedToolCalls(options?: RepeatedToolCallsOptions & RepeatOptions): R;
+  /**
    * The run's tool sequence (one call per line, volatile arguments left out or masked) matches the
    * stored snapshot: vitest's own snapshot files, written on the first run, updated with `-u`.
    * Needs vitest 4.1 or later.
@@ -106,27 +137,6 @@ export interface ToolMatchers<R = unknown> {
     optionsOrSnapshot?: ToolSnapshotOptions | string,
     inlineSnapshot?: string,
   ): R;
-}
-
-/** What a matcher returns to vitest (its `MatcherOutcome`). */
-interface MatcherOutcome {
-  pass: boolean;
-  message: () => string;
-  actual?: unknown;
-  expected?: unknown;
-}
-
-type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> &
-  Partial<Pick<NormalizedTrace, 'agents' | 'handoffs' | 'agentName'>> & {
-    aliases?: ReadonlyMap<string, string>;
-  };
-
-/** Options for a matcher given several runs (`captureTrace.repeat`). */
-export interface RepeatOptions {
-  /**
-   * The share of runs that must pass, 0–1. @defaultValue 1 (every run)
-   */
-  minPassRate?: number;
 }
 
 /** The matchers on one run; {@link toolMatchers} also takes an array of runs. */
@@ -455,6 +465,36 @@ export const toolMatchers = {
     return summarizeRuns(this, 'toPassScorer', runs, outcomes, repeat.minPassRate ?? 1);
   },
 
+  toHaveNoToolErrors(
+    this: MatcherState,
+    received: unknown,
+    options: NoToolErrorsOptions & RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveNoToolErrors', received, options.minPassRate, (state, run) =>
+      toHaveNoToolErrors.call(state, run, options),
+    );
+  },
+
+  toHaveValidToolArguments(
+    this: MatcherState,
+    received: unknown,
+    options: RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveValidToolArguments', received, options.minPassRate, (state, run) =>
+      toHaveValidToolArguments.call(state, run),
+    );
+  },
+
+  toHaveRepeatedToolCalls(
+    this: MatcherState,
+    received: unknown,
+    options: RepeatedToolCallsOptions & RepeatOptions = {},
+  ): MatcherOutcome {
+    return overRuns(this, 'toHaveRepeatedToolCalls', received, options.minPassRate, (state, run) =>
+      toHaveRepeatedToolCalls.call(state, run, options),
+    );
+  },
+
   toMatchToolSnapshot(
     this: MatcherState,
     received: unknown,
@@ -491,83 +531,6 @@ export const toolMatchers = {
   },
 };
 
-/** `state` as it is for a positive assertion: each run is judged on its own, then counted. */
-function asserting(state: MatcherState): MatcherState {
-  return Object.create(state, { isNot: { value: false } }) as MatcherState;
-}
-
-/**
- * The runs when `received` is an array (validating `minPassRate`), else `undefined`; a
- * `minPassRate` given with a single run is a mistake worth an error.
- */
-function runsOf(
-  received: unknown,
-  minPassRate: number | undefined,
-  matcher: string,
-): unknown[] | undefined {
-  if (
-    minPassRate !== undefined &&
-    (typeof minPassRate !== 'number' || !(minPassRate >= 0 && minPassRate <= 1))
-  )
-    throw new TypeError(
-      `${matcher}: minPassRate must be a number from 0 to 1, got ${String(minPassRate)}`,
-    );
-  if (!Array.isArray(received)) {
-    if (minPassRate !== undefined)
-      throw new TypeError(
-        `${matcher}: minPassRate needs several runs (an array, e.g. from captureTrace.repeat), got ${describe(received)}`,
-      );
-    return undefined;
-  }
-  if (received.length === 0)
-    throw new TypeError(`${matcher}: expected at least one run, got an empty array`);
-  return received as unknown[];
-}
-
-function overRuns(
-  state: MatcherState,
-  matcher: string,
-  received: unknown,
-  minPassRate: number | undefined,
-  one: (state: MatcherState, run: unknown) => MatcherOutcome,
-): MatcherOutcome {
-  const runs = runsOf(received, minPassRate, matcher);
-  if (!runs) return one(state, received);
-  const outcomes = runs.map(run => one(asserting(state), run));
-  return summarizeRuns(state, matcher, runs, outcomes, minPassRate ?? 1);
-}
-
-function summarizeRuns(
-  state: MatcherState,
-  matcher: string,
-  runs: readonly unknown[],
-  outcomes: readonly MatcherOutcome[],
-  minPassRate: number,
-): MatcherOutcome {
-  const passes = outcomes.filter(o => o.pass).length;
-  const rate = passes / runs.length;
-  const pass = rate >= minPassRate;
-  const percent = (n: number): string => `${Math.round(n * 100)}%`;
-  return {
-    pass,
-    message: () => {
-      const [low, high] = wilsonInterval(passes, runs.length);
-      const need = minPassRate === 1 ? 'every one' : `at least ${percent(minPassRate)}`;
-      const lines = [
-        state.utils.matcherHint(`.${matcher}`, 'runs', 'expected', { isNot: state.isNot }),
-        '',
-        `Expected ${state.isNot ? 'fewer than ' : ''}${need} of the ${runs.length} runs to pass; ${passes} passed (${percent(rate)}, 95% interval ${percent(low)}–${percent(high)}).`,
-        '',
-        ...runs.map((run, i) => {
-          const calls = (run as Received).toolSequence;
-          return `  run ${String(i + 1).padStart(String(runs.length).length)} ${outcomes[i]!.pass ? '✓' : '✗'}  ${sequence(calls)}`;
-        }),
-      ];
-      return lines.join('\n');
-    },
-  };
-}
-
 function trajectory(
   trace: Received,
   expectedCalls: ExpectedCall[],
@@ -591,98 +554,4 @@ function asCalledByAgent(value: unknown): CalledByAgent | undefined {
   return typeof agent === 'string' && keys.every(k => k === 'agent' || k === 'args')
     ? (value as CalledByAgent)
     : undefined;
-}
-
-function asTrace(received: unknown, matcher: string): Received {
-  const r = received as Partial<Received> | null;
-  if (
-    typeof r !== 'object' ||
-    r === null ||
-    !Array.isArray(r.toolSequence) ||
-    !Array.isArray(r.toolsUsed)
-  )
-    throw new TypeError(
-      `${matcher}: expected a trace from captureTrace() (or a NormalizedTrace), got ${describe(received)}`,
-    );
-  return r as Received;
-}
-
-function aliasesOf(
-  trace: Received,
-  override: Record<string, string> | undefined,
-): ReadonlyMap<string, string> {
-  if (override) return buildAliasMap(override);
-  return trace.aliases instanceof Map ? trace.aliases : new Map();
-}
-
-function reasonOf(result: ScoreResult): string {
-  if (result.status === 'failed') return `error: ${result.error}`;
-  return result.reason;
-}
-
-interface Report {
-  claim: string;
-  expected: string[] | undefined;
-  actualLabel: string;
-  actual: string[];
-  detail: string | undefined;
-  trace: Received;
-  /** Show a diff of the expected and actual names (default true). */
-  diff?: boolean;
-}
-
-function report(state: MatcherState, matcher: string, r: Report): string {
-  const lines = [
-    state.utils.matcherHint(`.${matcher}`, 'run', 'expected', { isNot: state.isNot }),
-    '',
-    r.claim + (r.expected ? ':' : ''),
-  ];
-  const width = Math.max('Expected'.length, r.actualLabel.length) + 2;
-  if (r.expected) lines.push(`  ${'Expected:'.padEnd(width)}${list(r.expected)}`);
-  lines.push(`  ${`${r.actualLabel}:`.padEnd(width)}${list(r.actual)}`);
-  if (r.detail) lines.push('', r.detail);
-  lines.push('', `Tool sequence: ${sequence(r.trace.toolSequence)}`);
-  if (r.expected && !state.isNot && r.diff !== false) {
-    const diff = state.utils.diff(r.expected, r.actual, {
-      aAnnotation: 'Expected',
-      bAnnotation: 'Received',
-    });
-    if (diff) lines.push('', diff);
-  }
-  return lines.join('\n');
-}
-
-function list(names: readonly string[]): string {
-  return names.length === 0 ? '(none)' : names.join(', ');
-}
-
-function sequence(calls: readonly ToolCall[]): string {
-  if (calls.length === 0) return '(no tool calls)';
-  return calls
-    .map(c => {
-      const args = c.arguments === undefined ? '' : clip(json(c.arguments), 60);
-      return `${c.name}(${args})${c.status === 'error' ? ' ✗' : ''}`;
-    })
-    .join(' → ');
-}
-
-function json(value: unknown): string {
-  try {
-    return typeof value === 'string'
-      ? JSON.stringify(value)
-      : (JSON.stringify(value) ?? String(value));
-  } catch {
-    return String(value);
-  }
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object without toolSequence and toolsUsed';
-  return typeof value;
 }

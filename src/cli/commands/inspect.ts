@@ -109,9 +109,10 @@ function toTable(i: TraceInspection): string {
         'raw name',
         'source',
         'span',
-        'status',
+        'outcome',
         'arguments',
         'result',
+        'arguments check',
       ],
       i.toolCalls.map((c, n) => [
         String(n + 1),
@@ -120,9 +121,16 @@ function toTable(i: TraceInspection): string {
         c.rawName,
         c.signal === 'logs' ? `${c.source} (log record)` : c.source,
         c.spanId,
-        c.status === 'error' ? `error: ${clip(c.error ?? '')}` : 'ok',
+        c.outcome === 'ok' ? 'ok' : `${c.outcome}: ${clip(c.error ?? '')}`,
         show(c.arguments),
         show(c.result),
+        c.offered === false
+          ? 'not offered to the model'
+          : c.argumentProblems === null
+            ? '–'
+            : c.argumentProblems.length === 0
+              ? 'valid'
+              : clip(c.argumentProblems.join('; ')),
       ]),
     );
     lines.push('', ...table.split('\n').map(l => `  ${l}`));

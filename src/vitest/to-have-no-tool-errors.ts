@@ -1,0 +1,57 @@
+import type { MatcherState } from 'vitest';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { toolErrors, type FailedCallDetail } from '../score/deterministic/tool-errors.js';
+import type { ScoreResult } from '../score/score-result.js';
+import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
+
+/** Options of `toHaveNoToolErrors`. */
+export interface NoToolErrorsOptions {
+  /** Refused calls (the framework did not run them) count as errors too. @defaultValue true */
+  refused?: boolean;
+}
+
+/**
+ * `expect(run).toHaveNoToolErrors()`: no tool call of the run failed (the `tool_errors` scorer,
+ * any failure fails) and, unless `{ refused: false }`, none was refused by the framework. A run
+ * whose calls never ran has no error.
+ */
+export function toHaveNoToolErrors(
+  this: MatcherState,
+  received: unknown,
+  options: NoToolErrorsOptions = {},
+): MatcherOutcome {
+  const trace = asTrace(received, 'toHaveNoToolErrors');
+  const result = toolErrors.score({
+    trace: trace as NormalizedTrace,
+    testCase: undefined,
+    options: toolErrors.parseOptions({}),
+    aliases: new Map(),
+  }) as ScoreResult;
+  const details = result.status === 'scored' ? result.details : {};
+  const failed = (details.failedCalls ?? []) as FailedCallDetail[];
+  const refused =
+    options.refused === false
+      ? []
+      : trace.toolSequence
+          .filter(c => c.outcome === 'refused')
+          .map(c => ({ name: c.name, error: c.error ?? null }));
+  const bad = [
+    ...failed.map(c => `${c.name} failed: ${c.error ?? 'error'}`),
+    ...refused.map(c => `${c.name} was refused: ${c.error ?? 'not run'}`),
+  ];
+  const pass = bad.length === 0;
+  return {
+    pass,
+    message: () =>
+      report(this, 'toHaveNoToolErrors', {
+        claim: this.isNot
+          ? 'Expected a tool call to fail or be refused'
+          : 'Expected no tool call to fail or be refused',
+        expected: undefined,
+        actualLabel: 'Failed',
+        actual: bad.length ? bad : ['(none)'],
+        detail: result.status === 'failed' ? `error: ${result.error}` : result.reason,
+        trace,
+      }),
+  };
+}

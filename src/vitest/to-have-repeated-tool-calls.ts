@@ -1,0 +1,51 @@
+import type { MatcherState } from 'vitest';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { toolLoops } from '../score/deterministic/tool-loops.js';
+import type { ScoreResult } from '../score/score-result.js';
+import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
+
+/** Options of `toHaveRepeatedToolCalls`. */
+export interface RepeatedToolCallsOptions {
+  /** Identical calls that make a loop. @defaultValue 3 */
+  minRepeats?: number;
+}
+
+/**
+ * `expect(run).toHaveRepeatedToolCalls()`: some tool was called `minRepeats` times (default 3)
+ * with the same arguments (the `tool_loops` scorer); mostly used as
+ * `expect(run).not.toHaveRepeatedToolCalls()`, an agent that does not loop.
+ */
+export function toHaveRepeatedToolCalls(
+  this: MatcherState,
+  received: unknown,
+  options: RepeatedToolCallsOptions = {},
+): MatcherOutcome {
+  const trace = asTrace(received, 'toHaveRepeatedToolCalls');
+  const result = toolLoops.score({
+    trace: trace as NormalizedTrace,
+    testCase: undefined,
+    options: toolLoops.parseOptions(
+      options.minRepeats === undefined ? {} : { minRepeats: options.minRepeats },
+    ),
+    aliases: new Map(),
+  }) as ScoreResult;
+  const repeated =
+    result.status === 'scored'
+      ? (result.details.repeatedCalls as Array<{ name: string; count: number }>)
+      : [];
+  const pass = repeated.length > 0;
+  return {
+    pass,
+    message: () =>
+      report(this, 'toHaveRepeatedToolCalls', {
+        claim: this.isNot
+          ? `Expected no call repeated ${options.minRepeats ?? 3} times with the same arguments`
+          : `Expected a call repeated ${options.minRepeats ?? 3} times with the same arguments`,
+        expected: undefined,
+        actualLabel: 'Repeated',
+        actual: pass ? repeated.map(r => `${r.name} ×${r.count}`) : ['(none)'],
+        detail: result.status === 'failed' ? `error: ${result.error}` : result.reason,
+        trace,
+      }),
+  };
+}
