@@ -272,12 +272,47 @@ describe('spanscore serve --no-worker and spanscore worker (bullmq driver), as p
   });
 });
 
+describe('spanscore serve --demo', () => {
+  it('has scores on its results page at once: the sample agent runs against it, tool health included', async () => {
+    const serve = run(['serve', '--demo', '--port', '0', '--host', '127.0.0.1'], {
+      REDIS_URL: undefined,
+      SPANSCORE_EXPORT: 'false',
+    });
+    const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+    await serve.waitForLine(/--demo: the sample agent sent 5 runs here/);
+    const summary = async () =>
+      (await (await fetch(url.replace('/v1/traces', '/api/v1/summary'))).json()) as {
+        total: { count: number; pass: number; fail: number; skipped: number };
+        byTarget: Array<{ testCaseId: string }>;
+      };
+    await waitFor(
+      async () => (await summary()).total.count === 12,
+      'the sample runs scored',
+      20_000,
+    );
+    expect((await summary()).total).toMatchObject({ count: 12, pass: 6, fail: 4, skipped: 2 });
+    expect(new Set((await summary()).byTarget.map(t => t.testCaseId))).toEqual(
+      new Set(['weather-lisbon', 'book-trip', 'wrong-tool', 'rule:tool-health']),
+    );
+    expect(serve.stderr()).toContain('spanscore: suite "demo"');
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+  });
+});
+
 describe('spanscore demo', () => {
   it("runs on a fresh clone with no Redis: the sample agent's three test cases are scored and written back", async () => {
     const demo = run(['demo'], { REDIS_URL: undefined });
     expect(await demo.exited).toBe(0);
-    expect(demo.stdout()).toMatch(/6 results: 4 passed, 2 failed, 0 skipped, 0 errors/);
+    // The demo suite's three test cases, and two production runs scored for tool health.
+    expect(demo.stdout()).toMatch(/12 results: 6 passed, 4 failed, 2 skipped, 0 errors/);
     expect(demo.stdout()).toMatch(/wrong-tool\s+│ tool_call_accuracy │ 0\s+│ fail/);
-    expect(demo.stderr()).toContain('6 evaluation spans were written back');
+    expect(demo.stdout()).toMatch(
+      /rule:tool-health │ tool_errors\s+│ 0\s+│ fail\s+│ 1 of 1 tool call\(s\) failed: getWeather: no/,
+    );
+    expect(demo.stdout()).toMatch(
+      /rule:tool-health │ tool_loops\s+│ 0\s+│ fail\s+│ getWeather was called 3 times/,
+    );
+    expect(demo.stderr()).toContain('12 evaluation spans were written back');
   });
 });

@@ -1,12 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
-import { runSampleAgent } from '../../demo/sample-agent.js';
+import { DEMO_SUITE } from '../../demo/demo-suite.js';
+import { sendSampleTraffic, type SampleTraffic } from '../../demo/send-sample-traffic.js';
 import { createOtlpHttpReceiver } from '../../ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { TraceResult } from '../../score/trace-run.js';
@@ -16,12 +11,13 @@ import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
 import { useColor, type CliIo } from '../io.js';
 
-const DEMO_SUITE = fileURLToPath(new URL('../../../config/suites/demo.yaml', import.meta.url));
+
 
 /**
  * `spanscore demo`: starts `serve` in this process (memory driver, no Redis), runs a sample agent
- * whose tools use `@trace` through three test cases, sends its traces over OTLP/HTTP, and prints the
- * scores; the evaluation spans go to a local OTLP sink standing in for Jaeger or Tempo.
+ * whose tools use `@trace` through three test cases and two production runs (scored for tool
+ * health), sends its traces over OTLP/HTTP, and prints the scores; the evaluation spans go to a
+ * local OTLP sink standing in for Jaeger or Tempo.
  */
 export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('demo')
@@ -62,23 +58,13 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         `spanscore demo: serve listening on ${service.url}; evaluation spans go to a local OTLP sink`,
       );
 
-      const contextManager = new AsyncLocalStorageContextManager().enable();
-      context.setGlobalContextManager(contextManager);
-      const provider = new BasicTracerProvider({
-        resource: resourceFromAttributes({ 'service.name': 'demo-travel-agent' }),
-        spanProcessors: [
-          new BatchSpanProcessor(new OTLPTraceExporter({ url: service.url! }), {
-            scheduledDelayMillis: 100,
-          }),
-        ],
-      });
-      trace.setGlobalTracerProvider(provider);
+      let traffic: SampleTraffic | undefined;
       try {
-        const cases = await runSampleAgent();
+        traffic = await sendSampleTraffic(service.url!);
+        const cases = traffic.runs;
         log(
-          `spanscore demo: the sample agent ran ${cases.length} test cases; waiting for their traces to be scored`,
+          `spanscore demo: the sample agent made ${cases.length} runs (3 test cases, 2 for tool health); waiting for their traces to be scored`,
         );
-        await provider.forceFlush();
         const deadline = Date.now() + 15_000;
         while (results.length < cases.length && Date.now() < deadline)
           await new Promise(r => setTimeout(r, 50));
@@ -101,9 +87,7 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         } else log(`spanscore demo: run with --serve to keep the results page (/ui/) open`);
       } finally {
         await service.close();
-        await provider.shutdown();
-        trace.disable();
-        context.disable();
+        await traffic?.shutdown();
         await backend.close();
       }
     });

@@ -6,6 +6,7 @@ import { loadConfig } from '../../config/load-config.js';
 import type { untilShutdown as UntilShutdown } from '../../server/graceful-shutdown.js';
 import type { startService as StartService } from '../../server/start-service.js';
 import { collect } from '../option-parsers.js';
+import { DEMO_SUITE } from '../../demo/demo-suite.js';
 import {
   boundedHeapMb,
   needsHeapBound,
@@ -18,7 +19,7 @@ import type { CliIo } from '../io.js';
 export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('serve')
     .usage(
-      '[--config FILE] [--suite FILE]... [--port N] [--host HOST] [--results FILE] [--no-worker]',
+      '[--config FILE] [--suite FILE]... [--port N] [--host HOST] [--results FILE] [--no-worker] [--demo]',
     )
     .description(
       'receive OTLP traces on /v1/traces (and GenAI log events on /v1/logs), score complete traces, write evaluation spans back',
@@ -31,6 +32,10 @@ export function serveCommand(io: CliIo, setExitCode: (code: number) => void): Co
     .option(
       '--no-worker',
       'bullmq driver: run the receiver only, workers run elsewhere (spanscore worker)',
+    )
+    .option(
+      '--demo',
+      'also run the sample agent once against this serve (its suite loaded), so the results page has scores at once',
     )
     .addHelpText(
       'after',
@@ -48,6 +53,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         host?: string;
         results?: string;
         worker: boolean;
+        demo?: boolean;
       }) => {
         const config = await loadConfig({
           ...(opts.config && { file: opts.config }),
@@ -55,7 +61,9 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
             'receiver.port': opts.port,
             'receiver.host': opts.host,
             'export.resultsFile': opts.results,
-            ...(opts.suite.length && { suites: opts.suite }),
+            ...((opts.suite.length || opts.demo) && {
+              suites: [...opts.suite, ...(opts.demo ? [DEMO_SUITE] : [])],
+            }),
           },
         });
         const log = (line: string): unknown => io.stderr.write(`${line}\n`);
@@ -81,7 +89,17 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         if (memory) log(heapLine(config.queue.memoryHeapMb));
         log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
         log(`spanscore serve: results page at ${browsable(service.uiUrl!)}`);
+        const traffic = opts.demo
+          ? await (
+              await import('../../demo/send-sample-traffic.js')
+            ).sendSampleTraffic(browsable(service.url!))
+          : undefined;
+        if (traffic)
+          log(
+            `spanscore serve: --demo: the sample agent sent ${traffic.runs.length} runs here (3 test cases of the demo suite, 2 for tool health); their scores are on the results page in a few seconds`,
+          );
         setExitCode(await stopped);
+        await traffic?.shutdown();
       },
     );
 }
