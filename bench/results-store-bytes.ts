@@ -13,6 +13,8 @@ import { agentTrace } from '../test/helpers/trace-builder.js';
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefix = 'spanscore-bytes-' + Date.now();
 const store = createRedisResultsStore(redis, prefix, {
+  maxServices: 20,
+  maxToolsPerService: 30,
   maxResults: 100000,
   maxRuns: 1,
   retentionMs: 3600_000,

@@ -74,7 +74,13 @@ export const HEALTH_SCENARIOS: HealthScenario[] = [
     testCaseId: 'invalid-arguments',
     prompt: 'Convert 100 EUR to USD.',
     turns: [
-      [{ id: 'call_convert_bad', name: 'convert_currency', arguments: { amount: '100', from: 'EUR' } }],
+      [
+        {
+          id: 'call_convert_bad',
+          name: 'convert_currency',
+          arguments: { amount: '100', from: 'EUR' },
+        },
+      ],
       [
         {
           id: 'call_convert_good',

@@ -41,11 +41,7 @@ for (const scenario of HEALTH_SCENARIOS) {
         await client.connect(
           new StdioClientTransport({
             command: process.execPath,
-            args: [
-              '--import',
-              'tsx',
-              new URL('./mcp-health-server.ts', import.meta.url).pathname,
-            ],
+            args: ['--import', 'tsx', new URL('./mcp-health-server.ts', import.meta.url).pathname],
           }),
         );
         const functions = await toolsAsFunctions(client);
@@ -67,7 +63,9 @@ for (const scenario of HEALTH_SCENARIOS) {
                 name: call.function.name,
                 arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
               });
-              content = (result.content as Array<{ text?: string }>).map(c => c.text ?? '').join('');
+              content = (result.content as Array<{ text?: string }>)
+                .map(c => c.text ?? '')
+                .join('');
             } catch (error) {
               content = JSON.stringify({ error: (error as Error).message });
             }

@@ -47,7 +47,9 @@ for (const scenario of HEALTH_SCENARIOS) {
       try {
         await runner.run(agent, scenario.prompt, { maxTurns: 6 });
       } catch (error) {
-        console.log(`openai-agents: ${scenario.testCaseId}: the run failed: ${(error as Error).message}`);
+        console.log(
+          `openai-agents: ${scenario.testCaseId}: the run failed: ${(error as Error).message}`,
+        );
       }
       span.end();
     },

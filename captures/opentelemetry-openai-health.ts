@@ -13,7 +13,12 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import type OpenAIClass from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { HEALTH_SCENARIOS, OPENAI_HEALTH_TOOLS, healthServer, loopToolResult } from './health-scenarios.js';
+import {
+  HEALTH_SCENARIOS,
+  OPENAI_HEALTH_TOOLS,
+  healthServer,
+  loopToolResult,
+} from './health-scenarios.js';
 import { startOtlpApp } from './otlp-app.js';
 import { startOtlpSink } from './otlp-sink.js';
 import { MODEL } from './scenarios.js';

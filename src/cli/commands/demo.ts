@@ -11,8 +11,6 @@ import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
 import { useColor, type CliIo } from '../io.js';
 
-
-
 /**
  * `spanscore demo`: starts `serve` in this process (memory driver, no Redis), runs a sample agent
  * whose tools use `@trace` through three test cases and two production runs (scored for tool
