@@ -12,10 +12,10 @@ import type { ProtobufReader as Reader } from './protobuf-reader.js';
 import { SpanReject } from './protobuf-reader.js';
 import type { AttributeValue, SpanDigest } from './span-digest.js';
 import { emptyAttributes } from './span-digest.js';
+import { WIRE } from '../protobuf/wire-type.js';
 
-// Wire types (protobuf encoding spec).
-const FIXED64 = 1;
-const LEN = 2;
+// Wire types, by the names the code reads them with.
+const { FIXED64, LEN } = WIRE;
 
 /**
  * Decodes an OTLP protobuf `ExportLogsServiceRequest`, keeping the GenAI events as carriers (see

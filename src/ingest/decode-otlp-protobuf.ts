@@ -22,11 +22,10 @@ import type {
 } from './span-digest.js';
 import { emptyAttributes } from './span-digest.js';
 import { WireSpanDigest } from './wire-span-digest.js';
+import { WIRE } from '../protobuf/wire-type.js';
 
-// Wire types (protobuf encoding spec).
-const VARINT = 0;
-const FIXED64 = 1;
-const LEN = 2;
+// Wire types, by the names the code reads them with.
+const { VARINT, FIXED64, LEN } = WIRE;
 
 /**
  * Decodes an OTLP protobuf `ExportTraceServiceRequest` straight into span digests.

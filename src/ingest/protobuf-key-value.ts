@@ -2,11 +2,10 @@ import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
+import { WIRE } from '../protobuf/wire-type.js';
 
-// Wire types (protobuf encoding spec).
-const VARINT = 0;
-const FIXED64 = 1;
-const LEN = 2;
+// Wire types, by the names the code reads them with.
+const { VARINT, FIXED64, LEN } = WIRE;
 
 /** The field number of `Span.attributes`, which the span batch codec uses for its records too. */
 export const SPAN_ATTRIBUTES_FIELD = 9;

@@ -1,10 +1,8 @@
 import { recurringString } from './recurring-string.js';
+import { WIRE } from '../protobuf/wire-type.js';
 
-/** Wire types (protobuf encoding spec). */
-const VARINT = 0;
-const FIXED64 = 1;
-const LEN = 2;
-const FIXED32 = 5;
+// Wire types, by the names the code reads them with.
+const { VARINT, FIXED64, LEN, FIXED32 } = WIRE;
 
 /** Character codes of the hex digits, by value. */
 const HEX = Array.from('0123456789abcdef', c => c.charCodeAt(0));

@@ -13,6 +13,7 @@ import {
   SPAN_ATTRIBUTES_FIELD,
 } from '../ingest/protobuf-key-value.js';
 import { ProtobufReader } from '../ingest/protobuf-reader.js';
+import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { recurringString } from '../ingest/recurring-string.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
@@ -41,16 +42,12 @@ import { decodeSpanDigest } from './span-digest-codec.js';
 const VERSION = 3;
 const VERSION_2 = 2;
 const VERSION_1 = 1;
-// Protobuf wire types, for the attribute records.
-const VARINT = 0;
-const FIXED64 = 1;
-const LEN = 2;
 /** Version 1's attribute value tags. */
 const TAG = { null: 0, string: 1, number: 2, true: 3, false: 4, array: 5, object: 6 } as const;
 
 /** Encodes spans into one buffer; {@link decodeSpanBatch} gives them back exactly. */
 export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
-  const w = new Writer(256 + spans.length * 512);
+  const w = new ProtobufWriter(256 + spans.length * 512);
   w.byte(VERSION);
   w.varint(spans.length);
   for (const s of spans) {
@@ -71,15 +68,22 @@ export function encodeSpanBatch(spans: readonly SpanDigest[]): Buffer {
     if (records) {
       w.varint(records.end - records.start);
       w.copy(records.buf, records.start, records.end);
-    } else w.keyValues(s.attributes);
+    } else attributeRecords(w, s.attributes);
     w.varint(s.events.length);
     for (const e of s.events) {
       w.string(e.name);
       w.u64(e.timeUnixNano);
-      w.keyValues(e.attributes);
+      attributeRecords(w, e.attributes);
     }
   }
   return w.done();
+}
+
+/** Attributes as a varint byte length and `KeyValue` records of field 9 (see the layout). */
+function attributeRecords(w: ProtobufWriter, attributes: Attributes): void {
+  const at = w.openLength();
+  w.keyValues(SPAN_ATTRIBUTES_FIELD, attributes, 'double');
+  w.closeLength(at);
 }
 
 /**
@@ -165,147 +169,6 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
   }
   if (r.pos !== buf.length) throw new Error(`span batch: ${buf.length - r.pos} bytes left over`);
   return spans;
-}
-
-class Writer {
-  private buf: Buffer;
-  private pos = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  done(): Buffer {
-    return this.buf.subarray(0, this.pos);
-  }
-
-  byte(n: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = n;
-  }
-
-  varint(n: number): void {
-    this.ensure(5);
-    while (n > 0x7f) {
-      this.buf[this.pos++] = (n & 0x7f) | 0x80;
-      n >>>= 7;
-    }
-    this.buf[this.pos++] = n;
-  }
-
-  string(s: string): void {
-    // Up to 42 UTF-16 units take at most 126 bytes: a one-byte length, written after the bytes.
-    if (s.length < 43) {
-      this.ensure(1 + s.length * 3);
-      const n = this.buf.write(s, this.pos + 1, 'utf8');
-      this.buf[this.pos] = n;
-      this.pos += 1 + n;
-      return;
-    }
-    const n = Buffer.byteLength(s, 'utf8');
-    this.varint(n);
-    this.ensure(n);
-    this.pos += this.buf.write(s, this.pos, 'utf8');
-  }
-
-  u64(n: bigint): void {
-    this.ensure(8);
-    this.buf.writeBigUInt64LE(n, this.pos);
-    this.pos += 8;
-  }
-
-  copy(from: Buffer, start: number, end: number): void {
-    this.ensure(end - start);
-    this.pos += from.copy(this.buf, this.pos, start, end);
-  }
-
-  /** Attributes as a varint byte length and `KeyValue` records of field 9 (see the layout). */
-  keyValues(a: Attributes | Record<string, AttributeValue>): void {
-    const at = this.openLength();
-    for (const key in a) {
-      this.byte((SPAN_ATTRIBUTES_FIELD << 3) | LEN);
-      this.keyValue(key, a[key]!);
-    }
-    this.closeLength(at);
-  }
-
-  private keyValue(key: string, value: AttributeValue): void {
-    const at = this.openLength();
-    this.byte((1 << 3) | LEN);
-    this.string(key);
-    this.byte((2 << 3) | LEN);
-    this.anyValue(value);
-    this.closeLength(at);
-  }
-
-  private anyValue(v: AttributeValue): void {
-    const at = this.openLength();
-    if (typeof v === 'string') {
-      this.byte((1 << 3) | LEN);
-      this.string(v);
-    } else if (typeof v === 'number') {
-      this.byte((4 << 3) | FIXED64);
-      this.ensure(8);
-      this.buf.writeDoubleLE(v, this.pos);
-      this.pos += 8;
-    } else if (typeof v === 'boolean') {
-      this.byte((2 << 3) | VARINT);
-      this.byte(v ? 1 : 0);
-    } else if (Array.isArray(v)) {
-      this.byte((5 << 3) | LEN);
-      const list = this.openLength();
-      for (const item of v) {
-        this.byte((1 << 3) | LEN);
-        this.anyValue(item);
-      }
-      this.closeLength(list);
-    } else if (v !== null) {
-      this.byte((6 << 3) | LEN);
-      const list = this.openLength();
-      for (const key in v) {
-        this.byte((1 << 3) | LEN);
-        this.keyValue(key, v[key]!);
-      }
-      this.closeLength(list);
-    } // null: an AnyValue with no value set
-    this.closeLength(at);
-  }
-
-  /**
-   * Starts a length-delimited field whose length is not known yet: one byte is kept for it, and
-   * {@link Writer.closeLength} moves the content along in the rare case the length needs more.
-   */
-  private openLength(): number {
-    this.ensure(1);
-    return this.pos++;
-  }
-
-  private closeLength(at: number): void {
-    const len = this.pos - at - 1;
-    if (len < 0x80) {
-      this.buf[at] = len;
-      return;
-    }
-    let size = 1;
-    for (let n = len; n > 0x7f; n >>>= 7) size++;
-    this.ensure(size - 1);
-    this.buf.copyWithin(at + size, at + 1, this.pos);
-    this.pos += size - 1;
-    let n = len;
-    let p = at;
-    while (n > 0x7f) {
-      this.buf[p++] = (n & 0x7f) | 0x80;
-      n >>>= 7;
-    }
-    this.buf[p] = n;
-  }
-
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(grown, 0, 0, this.pos);
-    this.buf = grown;
-  }
 }
 
 class Reader {
