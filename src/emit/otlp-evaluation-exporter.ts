@@ -1,10 +1,16 @@
 import { SpanKind, TraceFlags, type HrTime, type Link } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import {
+  convertLegacyHttpOptions,
+  createOtlpHttpExportDelegate,
+} from '@opentelemetry/otlp-exporter-base/node-http';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { SpanscoreError } from '../errors/spanscore-error.js';
+import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
 import type { EvaluationSpan } from './score-to-span.js';
 import { SPANSCORE_VERSION } from '../version.js';
 
@@ -56,22 +62,34 @@ export function createEvaluationExporter(
       `OTLP protocol "${protocol}" is not supported for evaluation spans: use http/protobuf or http/json`,
     );
   }
-  const Exporter = protocol === 'http/json' ? OTLPJsonTraceExporter : OTLPProtobufTraceExporter;
-  const exporter = new Exporter({
+  const config = {
     ...(options.url && { url: options.url }),
     ...(options.headers && { headers: options.headers }),
     timeoutMillis: options.timeoutMillis ?? 10_000,
-  });
-  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'spanscore' });
-  return {
-    async export(spans) {
-      if (spans.length === 0) return;
-      const result = await new Promise<ExportResult>(resolve =>
+  };
+  const serviceName = options.serviceName ?? 'spanscore';
+  let send: (spans: readonly EvaluationSpan[]) => Promise<ExportResult>;
+  let shutdown: () => Promise<void>;
+  if (protocol === 'http/json') {
+    const exporter = new OTLPJsonTraceExporter(config);
+    const resource = resourceFromAttributes({ 'service.name': serviceName });
+    send = spans =>
+      new Promise(resolve =>
         exporter.export(
           spans.map(s => toReadableSpan(s, resource)),
           resolve,
         ),
       );
+    shutdown = () => exporter.shutdown();
+  } else {
+    const exporter = protobufExporter(config, serviceName);
+    send = spans => new Promise(resolve => exporter.export(spans, resolve));
+    shutdown = () => exporter.shutdown();
+  }
+  return {
+    async export(spans) {
+      if (spans.length === 0) return;
+      const result = await send(spans);
       if (result.code !== ExportResultCode.SUCCESS) {
         throw new SpanscoreError(
           'SS_EXPORT_FAILED',
@@ -80,11 +98,46 @@ export function createEvaluationExporter(
         );
       }
     },
-    shutdown: () => exporter.shutdown(),
+    shutdown,
   };
 }
 
-function toReadableSpan(span: EvaluationSpan, resource: ReadableSpan['resource']): ReadableSpan {
+/**
+ * The OTLP/HTTP protobuf exporter of the OpenTelemetry SDK (its transport: endpoint and headers
+ * from the options or the standard environment variables, retries of 429/5xx with backoff,
+ * timeouts, compression), with our encoder in place of its `ReadableSpan` serializer: the SDK's
+ * `OTLPTraceExporter` is this same delegate with `ProtobufTraceSerializer`.
+ */
+function protobufExporter(
+  config: { url?: string; headers?: Record<string, string>; timeoutMillis: number },
+  serviceName: string,
+): OTLPExporterBase<readonly EvaluationSpan[]> {
+  const origin = { serviceName, scope: SCOPE };
+  return new OTLPExporterBase(
+    createOtlpHttpExportDelegate(
+      convertLegacyHttpOptions(config, 'TRACES', 'v1/traces', {
+        'Content-Type': 'application/x-protobuf',
+      }),
+      {
+        serializeRequest: (spans: readonly EvaluationSpan[]) =>
+          encodeEvaluationSpans(spans, origin),
+        deserializeResponse: data => ProtobufTraceSerializer.deserializeResponse(data),
+      },
+      'otlp_http_span_exporter',
+      { name: 'span', countItems: spans => spans.length },
+      undefined,
+    ),
+  );
+}
+
+/**
+ * An evaluation span as the SDK's `ReadableSpan`, for the JSON exporter (and for tests comparing
+ * the protobuf encoder with the SDK's serializer).
+ */
+export function toReadableSpan(
+  span: EvaluationSpan,
+  resource: ReadableSpan['resource'],
+): ReadableSpan {
   const link: Link = {
     context: {
       traceId: span.link.traceId,

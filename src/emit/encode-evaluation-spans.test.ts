@@ -1,0 +1,129 @@
+import { createRequire } from 'node:module';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { describe, expect, it } from 'vitest';
+import { agentTrace } from '../../test/helpers/trace-builder.js';
+import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
+import type { ScorerOutcome } from '../score/run-scorers.js';
+import { SPANSCORE_VERSION } from '../version.js';
+import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
+import { toReadableSpan } from './otlp-evaluation-exporter.js';
+import { scoreToSpan, type EvaluationSpan } from './score-to-span.js';
+
+// protobufjs' static code for the OTLP protos (as otlp-transformer 0.216 generated it): an
+// independent decoder of the whole message, defaults included.
+const root = createRequire(import.meta.url)(
+  'otlp-transformer-protobufjs/build/src/generated/root.js',
+) as {
+  opentelemetry: {
+    proto: {
+      collector: {
+        trace: {
+          v1: {
+            ExportTraceServiceRequest: {
+              decode(b: Uint8Array): unknown;
+              toObject(m: unknown, o: object): unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+};
+const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const asObject = (bytes: Uint8Array): unknown =>
+  Request.toObject(Request.decode(bytes), {
+    longs: String,
+    enums: Number,
+    bytes: String,
+    defaults: true,
+    arrays: true,
+  });
+
+const trace = agentTrace(['search', 'weather', 'search'], { testCaseId: 'tc-7' });
+const time = { startUnixNano: 1_795_000_000_123_456_789n, endUnixNano: 1_795_000_000_987_654_321n };
+
+function spans(): EvaluationSpan[] {
+  const scored: ScorerOutcome = {
+    scorer: 'tool_correctness',
+    kind: 'deterministic',
+    version: 'abc123def456',
+    result: {
+      status: 'scored',
+      score: 0.5,
+      label: 'fail',
+      // Past 127 bytes and not ASCII: a length of two bytes, UTF-8 of several bytes a character.
+      reason: `missing maps — « ${'é'.repeat(80)} » 🚀; unexpected search`,
+      details: {
+        missingTools: ['maps'],
+        unexpectedTools: ['search'],
+        usage: { inputTokens: 812, outputTokens: -3, costUsd: 0.0042 },
+      },
+    },
+  };
+  const failed: ScorerOutcome = {
+    scorer: 'rubric',
+    kind: 'llm',
+    result: { status: 'failed', error: 'judge answered 500', errorType: 'SS_JUDGE_FAILED' },
+  };
+  const whole: ScorerOutcome = {
+    scorer: 'tool_call_accuracy',
+    kind: 'deterministic',
+    result: { status: 'scored', score: 1, label: 'pass', reason: 'ok', details: {} },
+  };
+  return [
+    scoreToSpan(trace, scored, undefined, time),
+    scoreToSpan(trace, failed, undefined, time, 'rule:nightly'),
+    scoreToSpan(trace, whole, undefined, time),
+  ];
+}
+
+describe('encodeEvaluationSpans', () => {
+  it("writes the message the SDK's serializer writes for the same spans, field for field", () => {
+    const evaluation = spans();
+    const ours = encodeEvaluationSpans(evaluation, {
+      serviceName: 'spanscore',
+      scope: { name: 'spanscore', version: SPANSCORE_VERSION },
+    });
+    const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
+    const sdk = ProtobufTraceSerializer.serializeRequest(
+      evaluation.map(s => toReadableSpan(s, resource)),
+    )!;
+    expect(asObject(ours)).toEqual(asObject(sdk));
+  });
+
+  it('reads back through our own decoder: ids, parent, times, attributes and status', () => {
+    const evaluation = spans();
+    const decoded = decodeOtlpProtobuf(
+      Buffer.from(
+        encodeEvaluationSpans(evaluation, {
+          serviceName: 'evals',
+          scope: { name: 's', version: '1' },
+        }),
+      ),
+    );
+    expect(decoded.rejectedCount).toBe(0);
+    expect(decoded.spans).toHaveLength(3);
+    const [first, second] = decoded.spans;
+    expect(first).toMatchObject({
+      traceId: trace.traceId,
+      spanId: evaluation[0]!.spanId,
+      parentSpanId: trace.root!.spanId,
+      name: 'evaluation tool_correctness',
+      kind: 1,
+      startTimeUnixNano: time.startUnixNano,
+      endTimeUnixNano: time.endUnixNano,
+      statusCode: 0,
+      serviceName: 'evals',
+      scopeName: 's',
+    });
+    expect(first!.attributes['gen_ai.evaluation.score.value']).toBe(0.5);
+    expect(first!.attributes['gen_ai.usage.output_tokens']).toBe(-3);
+    expect(first!.attributes['gen_ai.evaluation.explanation']).toBe(
+      evaluation[0]!.attributes['gen_ai.evaluation.explanation'],
+    );
+    expect(first!.events[0]!.name).toBe('gen_ai.evaluation.result');
+    expect(second).toMatchObject({ statusCode: 2, statusMessage: 'judge answered 500' });
+    expect(second!.attributes['spanscore.rule']).toBe('rule:nightly');
+  });
+});
