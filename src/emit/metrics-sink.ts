@@ -3,6 +3,7 @@ import { boundedNames } from '../results/bounded-names.js';
 import { failingAgents } from '../score/failing-agents.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import type { ResultSink } from '../score/result-sink.js';
+import { DeferredCounts } from './deferred-counts.js';
 
 /** The metrics {@link createMetricsSink} feeds (the service's `/metrics`). */
 export interface ScoreCounters {
@@ -19,6 +20,12 @@ export interface ScoreCounters {
   toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
+  /**
+   * Registers a function to run before a scrape reads these counters: the sink then keeps its
+   * counts and hands them over there (see `DeferredCounts`). Without it they go straight to the
+   * counters.
+   */
+  beforeScrape?: (flush: () => void) => void;
 }
 
 /** Options of {@link createMetricsSink}. */
@@ -52,27 +59,51 @@ export function createMetricsSink(
   const tools = boundedNames(options.maxToolsPerService ?? 30);
   const serviceLabel = (name: string): string => services('', name);
   const agentLabel = (name: string): string => agents('', name);
+  const deferred: Array<DeferredCounts<string>> = [];
+  // Counts go to the counters at a scrape when the service says when that is, else at once.
+  const counts = <L extends string>(counter: Counter<L>, labelNames: readonly L[]) => {
+    if (!metrics.beforeScrape)
+      return (values: readonly string[], by = 1): void => {
+        const labels: Partial<Record<L, string>> = {};
+        labelNames.forEach((name, i) => (labels[name] = values[i]));
+        counter.inc(labels, by);
+      };
+    const d = new DeferredCounts(counter, labelNames);
+    deferred.push(d);
+    return (values: readonly string[], by = 1): void => d.add(values, by);
+  };
+  const tracesScored = counts(metrics.tracesScored as Counter<'none'>, []);
+  const notScored = counts(metrics.tracesNotScored, ['reason']);
+  const toolCalls = counts(metrics.toolCalls, ['service', 'tool', 'outcome']);
+  const argumentsChecked = counts(metrics.toolArgumentsChecked, ['service', 'tool']);
+  const argumentProblems = counts(metrics.toolArgumentProblems, ['service', 'tool', 'problem']);
+  const repeatedCalls = counts(metrics.toolRepeatedCalls, ['service', 'tool']);
+  const scores = counts(metrics.scores, ['scorer', 'status', 'label']);
+  const evaluations = counts(metrics.evaluations, ['scorer', 'target', 'label', 'service']);
+  const agentEvaluations = counts(metrics.agentEvaluations, ['scorer', 'agent', 'label']);
+  const agentFailures = counts(metrics.agentFailures, ['scorer', 'agent']);
+  metrics.beforeScrape?.(() => deferred.forEach(d => d.flush()));
   return {
     name: 'metrics',
     write(run) {
       if (run.state === 'not_scored') {
-        metrics.tracesNotScored.inc({ reason: run.reasonCode ?? 'unknown' });
+        notScored([run.reasonCode ?? 'unknown']);
         return;
       }
       for (const fact of toolCallFacts(run)) {
         const service = serviceLabel(fact.service || 'unknown');
-        const labels = { service, tool: tools(service, fact.tool) };
-        metrics.toolCalls.inc({ ...labels, outcome: fact.outcome });
-        if (fact.checked) metrics.toolArgumentsChecked.inc(labels);
-        if (fact.invalid) metrics.toolArgumentProblems.inc({ ...labels, problem: 'invalid' });
-        if (fact.unknown) metrics.toolArgumentProblems.inc({ ...labels, problem: 'unknown' });
-        if (fact.repeated) metrics.toolRepeatedCalls.inc(labels);
+        const tool = tools(service, fact.tool);
+        toolCalls([service, tool, fact.outcome]);
+        if (fact.checked) argumentsChecked([service, tool]);
+        if (fact.invalid) argumentProblems([service, tool, 'invalid']);
+        if (fact.unknown) argumentProblems([service, tool, 'unknown']);
+        if (fact.repeated) repeatedCalls([service, tool]);
       }
       let lagObserved = false;
       for (const result of run.results) {
         if (result.outcomes.length === 0) continue;
         if (result.phase !== 'llm') {
-          metrics.tracesScored.inc();
+          tracesScored([]);
           if (!lagObserved) {
             lagObserved = true;
             let lastEnd = 0n;
@@ -86,17 +117,12 @@ export function createMetricsSink(
         const target = result.testCaseId;
         for (const { scorer, result: r } of result.outcomes) {
           const label = r.status === 'scored' ? r.label : r.status;
-          metrics.scores.inc({
-            scorer,
-            status: r.status,
-            label: r.status === 'scored' ? r.label : '',
-          });
-          metrics.evaluations.inc({ scorer, target, label, service });
+          scores([scorer, r.status, r.status === 'scored' ? r.label : '']);
+          evaluations([scorer, target, label, service]);
           if (result.trace.agents.length) {
             const route = new Set(result.trace.agents.map(t => agentLabel(t.agent)));
-            for (const agent of route) metrics.agentEvaluations.inc({ scorer, agent, label });
-            for (const agent of failingAgents(r))
-              metrics.agentFailures.inc({ scorer, agent: agentLabel(agent) });
+            for (const agent of route) agentEvaluations([scorer, agent, label]);
+            for (const agent of failingAgents(r)) agentFailures([scorer, agentLabel(agent)]);
           }
           if (r.status === 'scored')
             metrics.evaluationScore.observe({

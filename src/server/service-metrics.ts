@@ -33,6 +33,8 @@ export interface ServiceMetrics extends ReceiverMetrics {
   judgeCalls: Counter<'model' | 'outcome'>;
   judgeTokens: Counter<'model' | 'direction'>;
   judgeCostUsd: Counter<'model'>;
+  /** See `ScoreCounters.beforeScrape`. */
+  beforeScrape: (flush: () => void) => void;
 }
 
 /**
@@ -58,12 +60,18 @@ export function createServiceMetrics(
     (backlogRead ??= exportBacklog!().finally(() => {
       backlogRead = undefined;
     }));
+  // Counts the scoring path keeps until a scrape (`ScoreCounters.beforeScrape`): handed over by
+  // the first of their counters a scrape reads.
+  const flushers: Array<() => void> = [];
+  const flushDeferred = (): void => flushers.forEach(f => f());
   return {
     ...base,
+    beforeScrape: flush => void flushers.push(flush),
     tracesScored: new Counter({
       name: 'spanscore_traces_scored_total',
       help: 'Traces scored and written back',
       registers,
+      collect: flushDeferred,
     }),
     traceFailures: new Counter({
       name: 'spanscore_trace_failures_total',
@@ -96,12 +104,14 @@ export function createServiceMetrics(
       help: 'Scorer results by scorer, status and label',
       labelNames: ['scorer', 'status', 'label'],
       registers,
+      collect: flushDeferred,
     }),
     evaluations: new Counter({
       name: 'spanscore_evaluations_total',
       help: 'Results by scorer, test case or rule (target), label (pass, fail, skipped, failed) and evaluated service',
       labelNames: ['scorer', 'target', 'label', 'service'],
       registers,
+      collect: flushDeferred,
     }),
     evaluationScore: new Histogram({
       name: 'gen_ai_evaluation_score',
@@ -116,36 +126,42 @@ export function createServiceMetrics(
       help: 'Results of multi-agent traces by scorer, agent of the route (each agent the run went through; past 20 agents, other) and label',
       labelNames: ['scorer', 'agent', 'label'],
       registers,
+      collect: flushDeferred,
     }),
     agentFailures: new Counter({
       name: 'spanscore_agent_failures_total',
       help: 'Failing results by scorer and the agent they blame: the agent that made the wrong call, or handed off the wrong way',
       labelNames: ['scorer', 'agent'],
       registers,
+      collect: flushDeferred,
     }),
     toolCalls: new Counter({
       name: 'spanscore_tool_calls_total',
       help: 'Tool calls of scored traces by evaluated service, tool (past toolHealth.maxToolsPerService per service, other) and outcome (ok, error: ran and failed, refused: not run by the framework)',
       labelNames: ['service', 'tool', 'outcome'],
       registers,
+      collect: flushDeferred,
     }),
     toolArgumentsChecked: new Counter({
       name: 'spanscore_tool_arguments_checked_total',
       help: 'Tool calls whose arguments were checked against the JSON Schema offered to the model (tool_arguments), by service and tool',
       labelNames: ['service', 'tool'],
       registers,
+      collect: flushDeferred,
     }),
     toolArgumentProblems: new Counter({
       name: 'spanscore_tool_argument_problems_total',
       help: 'Tool calls with invalid arguments (problem="invalid") or to a tool never offered to the model (problem="unknown"), by service and tool',
       labelNames: ['service', 'tool', 'problem'],
       registers,
+      collect: flushDeferred,
     }),
     toolRepeatedCalls: new Counter({
       name: 'spanscore_tool_repeated_calls_total',
       help: 'Tool calls that were part of a loop (the same tool with the same arguments, tool_loops), by service and tool',
       labelNames: ['service', 'tool'],
       registers,
+      collect: flushDeferred,
     }),
     scoringLag: new Histogram({
       name: 'spanscore_scoring_lag_seconds',
@@ -158,6 +174,7 @@ export function createServiceMetrics(
       help: 'Traces that matched no test case or rule, by reason (no_test_case_id, unknown_test_case, no_rule_matched, sampled_out, nothing_configured; no_tool_calls: only tool health would score it, and it records no tool call)',
       labelNames: ['reason'],
       registers,
+      collect: flushDeferred,
     }),
     judgeCalls: new Counter({
       name: 'spanscore_judge_calls_total',
