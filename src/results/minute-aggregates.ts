@@ -1,4 +1,5 @@
 import type { StoredResult } from './stored-result.js';
+import { NestedCache } from './nested-cache.js';
 import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
 
 /**
@@ -24,24 +25,56 @@ export function minuteOf(timeUnixMs: number): number {
 
 /** The increments one result adds to its minute. */
 export function resultIncrements(r: Omit<StoredResult, 'id'>): Array<[field: string, by: number]> {
-  const group = JSON.stringify([r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName]);
-  const f = (metric: string): string => `r${SEP}${group}${SEP}${metric}`;
-  const out: Array<[string, number]> = [[f('n'), 1]];
+  const f = resultGroups.get([r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName], () =>
+    groupFields('r', [r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName]),
+  );
+  const out: Array<[string, number]> = [[f.n, 1]];
   if (r.status === 'scored') {
-    out.push([f(r.label === 'pass' ? 'pass' : 'fail'), 1], [f('sum'), r.score ?? 0]);
-  } else out.push([f(r.status === 'skipped' ? 'skip' : 'err'), 1]);
-  if (r.judgeCostUsd) out.push([f('cost'), r.judgeCostUsd]);
+    out.push([r.label === 'pass' ? f.pass : f.fail, 1], [f.sum, r.score ?? 0]);
+  } else out.push([r.status === 'skipped' ? f.skip : f.err, 1]);
+  if (r.judgeCostUsd) out.push([f.cost, r.judgeCostUsd]);
   for (const agent of r.agents ?? []) {
-    const g = JSON.stringify([r.scorer, r.testCaseId, r.serviceName, agent]);
-    const a = (metric: string): string => `a${SEP}${g}${SEP}${metric}`;
-    out.push([a('n'), 1]);
+    const a = agentGroups.get([r.scorer, r.testCaseId, r.serviceName, agent], () =>
+      groupFields('a', [r.scorer, r.testCaseId, r.serviceName, agent]),
+    );
+    out.push([a.n, 1]);
     if (r.status === 'scored')
-      out.push([a(r.label === 'pass' ? 'pass' : 'fail'), 1], [a('sum'), r.score ?? 0]);
-    else out.push([a(r.status === 'skipped' ? 'skip' : 'err'), 1]);
-    if (r.failingAgents?.includes(agent)) out.push([a('blame'), 1]);
+      out.push([r.label === 'pass' ? a.pass : a.fail, 1], [a.sum, r.score ?? 0]);
+    else out.push([r.status === 'skipped' ? a.skip : a.err, 1]);
+    if (r.failingAgents?.includes(agent)) out.push([a.blame, 1]);
   }
   return out;
 }
+
+/** The field names of one result group (`r`) or agent group (`a`), made once per group. */
+interface GroupFields {
+  n: string;
+  pass: string;
+  fail: string;
+  skip: string;
+  err: string;
+  sum: string;
+  cost: string;
+  blame: string;
+}
+
+function groupFields(kind: 'r' | 'a', group: readonly string[]): GroupFields {
+  const g = JSON.stringify(group);
+  const f = (metric: string): string => `${kind}${SEP}${g}${SEP}${metric}`;
+  return {
+    n: f('n'),
+    pass: f('pass'),
+    fail: f('fail'),
+    skip: f('skip'),
+    err: f('err'),
+    sum: f('sum'),
+    cost: f('cost'),
+    blame: f('blame'),
+  };
+}
+
+const resultGroups = new NestedCache<GroupFields>();
+const agentGroups = new NestedCache<GroupFields>();
 
 /** The field counting traces not scored for `reason` (parenthesized details left out). */
 export function notScoredField(reason: string): string {

@@ -1,5 +1,6 @@
 import type { ToolCallFact } from '../score/tool-call-facts.js';
 import { boundedNames } from './bounded-names.js';
+import { NestedCache } from './nested-cache.js';
 
 /**
  * Per-tool counters behind `GET /api/v1/tools`, kept beside the result counters in the same
@@ -33,27 +34,54 @@ export function toolIncrementer(
   const tools = boundedNames(bounds.maxToolsPerService);
   const versions = boundedNames(bounds.maxToolsPerService);
   const agents = boundedNames(bounds.maxToolsPerService);
+  // The field names of each group, made once: the names are bounded, so this is too.
+  const groups = new NestedCache<ToolFields>();
   return facts => {
     const out: Array<[string, number]> = [];
     for (const fact of facts) {
       const service = services('', fact.service);
-      const group = JSON.stringify([
-        service,
-        versions(service, fact.version),
-        agents(service, fact.agent),
-        tools(service, fact.tool),
-      ]);
-      const f = (metric: string): string => `t${SEP}${group}${SEP}${metric}`;
-      out.push([f('n'), 1]);
-      if (fact.outcome === 'error') out.push([f('err'), 1]);
-      else if (fact.outcome === 'refused') out.push([f('ref'), 1]);
-      if (fact.checked) out.push([f('chk'), 1]);
-      if (fact.invalid) out.push([f('inv'), 1]);
-      if (fact.unknown) out.push([f('unk'), 1]);
-      if (fact.repeated) out.push([f('rep'), 1]);
-      if (fact.durationMs !== undefined) out.push([f(`d${durationBucket(fact.durationMs)}`), 1]);
+      const version = versions(service, fact.version);
+      const agent = agents(service, fact.agent);
+      const tool = tools(service, fact.tool);
+      const f = groups.get([service, version, agent, tool], () =>
+        toolFields(JSON.stringify([service, version, agent, tool])),
+      );
+      out.push([f.n, 1]);
+      if (fact.outcome === 'error') out.push([f.err, 1]);
+      else if (fact.outcome === 'refused') out.push([f.ref, 1]);
+      if (fact.checked) out.push([f.chk, 1]);
+      if (fact.invalid) out.push([f.inv, 1]);
+      if (fact.unknown) out.push([f.unk, 1]);
+      if (fact.repeated) out.push([f.rep, 1]);
+      if (fact.durationMs !== undefined) out.push([f.d[durationBucket(fact.durationMs)]!, 1]);
     }
     return out;
+  };
+}
+
+interface ToolFields {
+  n: string;
+  err: string;
+  ref: string;
+  chk: string;
+  inv: string;
+  unk: string;
+  rep: string;
+  /** `d<i>` per duration bucket. */
+  d: string[];
+}
+
+function toolFields(group: string): ToolFields {
+  const f = (metric: string): string => `t${SEP}${group}${SEP}${metric}`;
+  return {
+    n: f('n'),
+    err: f('err'),
+    ref: f('ref'),
+    chk: f('chk'),
+    inv: f('inv'),
+    unk: f('unk'),
+    rep: f('rep'),
+    d: Array.from({ length: DURATION_BUCKETS_MS.length + 1 }, (_, i) => f(`d${i}`)),
   };
 }
 

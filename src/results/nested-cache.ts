@@ -1,0 +1,36 @@
+type Level<V> = Map<string, Level<V> | { value: V }>;
+
+/**
+ * Values made once per tuple of strings and kept, looked up by walking nested maps rather than by
+ * a key joined from the strings: a measured hot path (the per-minute counters' field names, once
+ * per result and per tool call). The strings come from decoded traces, the same instances trace
+ * after trace, so each lookup finds its hash already computed. At most `max` values (default
+ * 10,000): past it the cache starts again, so a flood of distinct tuples costs memory once.
+ */
+export class NestedCache<V> {
+  private root: Level<V> = new Map();
+  private size = 0;
+
+  constructor(private readonly max = 10_000) {}
+
+  get(keys: readonly string[], make: () => V): V {
+    let level = this.root;
+    const last = keys.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(keys[i]!) as Level<V> | undefined;
+      if (!next) level.set(keys[i]!, (next = new Map()));
+      level = next;
+    }
+    const leaf = level.get(keys[last]!) as { value: V } | undefined;
+    if (leaf) return leaf.value;
+    if (this.size >= this.max) {
+      this.root = new Map();
+      this.size = 0;
+      return this.get(keys, make);
+    }
+    const value = make();
+    level.set(keys[last]!, { value });
+    this.size++;
+    return value;
+  }
+}
