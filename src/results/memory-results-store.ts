@@ -18,7 +18,12 @@ import {
   type ResultsRetention,
   type ResultsStore,
 } from './results-store.js';
-import { MAX_RESULTS_PER_RUN, type RunRecord, type StoredResult } from './stored-result.js';
+import {
+  MAX_RESULTS_PER_RUN,
+  type ExportStatus,
+  type RunRecord,
+  type StoredResult,
+} from './stored-result.js';
 import {
   hasOutcomes,
   runRecordPatch,
@@ -27,19 +32,50 @@ import {
 } from './to-stored-results.js';
 
 /**
+ * A result as the ring keeps it: what filters read, and the rest as JSON. A string is one object
+ * to the garbage collector however much it holds; the object graph of a result (its arrays of
+ * tools, its strings) is many, and with thousands of results held, marking them was most of what
+ * a full collection cost the embedded service (`npm run bench`).
+ */
+interface RingEntry extends Pick<
+  StoredResult,
+  | 'id'
+  | 'timeUnixMs'
+  | 'traceId'
+  | 'scorer'
+  | 'label'
+  | 'status'
+  | 'testCaseId'
+  | 'serviceName'
+  | 'serviceVersion'
+> {
+  json: string;
+}
+
+/** A run record as kept: its line of the trace list, its export state, the rest as JSON. */
+interface RunEntry {
+  traceId: string;
+  updatedAtUnixMs: number;
+  receivedAtUnixMs: number | null;
+  export: ExportStatus | null;
+  /** The record without `export` and `receivedAtUnixMs`, results included. */
+  json: string;
+  listed: TraceListEntry;
+}
+
+/**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
  * `maxRuns` run records, and per-minute counters for summaries, all dropped after `retentionMs`.
- * Nothing survives a restart. Result ids are decimal sequence numbers.
+ * Nothing survives a restart. Result ids are decimal sequence numbers. Results and records are
+ * held as JSON (see {@link RingEntry}) and parsed when read.
  */
 export function createMemoryResultsStore(
   retention: ResultsRetention,
   now: () => number = Date.now,
 ): ResultsStore {
-  const ring: Array<StoredResult | undefined> = new Array<StoredResult | undefined>(
-    retention.maxResults,
-  );
+  const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
-  const runs = new Map<string, RunRecord>();
+  const runs = new Map<string, RunEntry>();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
 
@@ -54,31 +90,59 @@ export function createMemoryResultsStore(
     fields.set(field, (fields.get(field) ?? 0) + by);
   };
 
+  /** The full record of an entry. */
+  const recordOf = (entry: RunEntry): RunRecord => ({
+    ...(JSON.parse(entry.json) as Omit<RunRecord, 'export' | 'receivedAtUnixMs'>),
+    receivedAtUnixMs: entry.receivedAtUnixMs,
+    export: entry.export,
+  });
+
   const putRun = (record: RunRecord): void => {
+    const { export: exportStatus, receivedAtUnixMs, ...rest } = record;
     runs.delete(record.traceId);
-    runs.set(record.traceId, record);
+    runs.set(record.traceId, {
+      traceId: record.traceId,
+      updatedAtUnixMs: record.updatedAtUnixMs,
+      receivedAtUnixMs,
+      export: exportStatus,
+      json: JSON.stringify(rest),
+      listed: traceListEntry(record),
+    });
     if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
   };
 
   const write = (run: TraceRun, how: Pick<RunWrite, 'exportState'>): void => {
     const t = now();
-    const stored = toStoredResults(run).map((r): StoredResult => {
-      const result = { id: String(++seq), ...r };
-      ring[seq % retention.maxResults] = result;
+    const stored: StoredResult[] = [];
+    for (const r of toStoredResults(run)) {
+      const result: StoredResult = { id: String(++seq), ...r };
+      ring[seq % retention.maxResults] = {
+        id: result.id,
+        timeUnixMs: r.timeUnixMs,
+        traceId: r.traceId,
+        scorer: r.scorer,
+        label: r.label,
+        status: r.status,
+        testCaseId: r.testCaseId,
+        serviceName: r.serviceName,
+        serviceVersion: r.serviceVersion,
+        json: JSON.stringify(result),
+      };
       for (const [field, by] of resultIncrements(r)) bump(r.timeUnixMs, field, by);
-      return result;
-    });
+      stored.push(result);
+    }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(t, field, by);
     const previous = runs.get(run.traceId);
-    const results = [...(previous?.results ?? []), ...stored].slice(-MAX_RESULTS_PER_RUN);
+    // The judge pass adds its results to the first pass's: the only pass that reads the record.
+    const before = previous && run.phase === 'llm' ? recordOf(previous).results : [];
     putRun({
       ...runRecordPatch(run, t, retention.storeContent),
       receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : (previous?.export ?? null),
-      results,
+      results: before.length ? [...before, ...stored].slice(-MAX_RESULTS_PER_RUN) : stored,
     });
   };
 
@@ -89,36 +153,39 @@ export function createMemoryResultsStore(
       .map(([minuteUnixMs, fields]) => ({ minuteUnixMs, fields }));
   };
 
-  const fresh = (r: StoredResult | undefined): r is StoredResult =>
+  const fresh = (r: RingEntry | undefined): r is RingEntry =>
     r !== undefined && r.timeUnixMs >= now() - retention.retentionMs;
+
+  /** A run ended without a pass (failed, expired): its record keeps what was known, and its results. */
+  const endRun = (traceId: string, record: Omit<RunRecord, 'results'>): void => {
+    const previous = runs.get(traceId);
+    putRun({ ...record, results: previous ? recordOf(previous).results : [] });
+  };
 
   return {
     name: 'memory',
     write,
     close: () => Promise.resolve(),
     recordExport(traceId, outcome) {
-      const record = runs.get(traceId);
-      if (record) record.export = nextExportStatus(record.export, outcome, now());
+      const entry = runs.get(traceId);
+      if (entry) entry.export = nextExportStatus(entry.export, outcome, now());
       return Promise.resolve();
     },
     recordFailure(traceId, phase, error) {
       const t = now();
       bump(t, FAILED_FIELD, 1);
       const previous = runs.get(traceId);
-      putRun({
-        ...failedRunRecord(traceId, phase, error, previous, t),
-        results: previous?.results ?? [],
-      });
+      endRun(traceId, failedRunRecord(traceId, phase, error, previous && recordOf(previous), t));
       return Promise.resolve();
     },
     recordExpired(traceId, reason) {
       const t = now();
       bump(t, notScoredField(EXPIRED_REASON), 1);
       const previous = runs.get(traceId);
-      putRun({
-        ...endedRunRecord(traceId, 'expired', reason, previous, t),
-        results: previous?.results ?? [],
-      });
+      endRun(
+        traceId,
+        endedRunRecord(traceId, 'expired', reason, previous && recordOf(previous), t),
+      );
       return Promise.resolve();
     },
     summary(fromUnixMs, toUnixMs, filter = {}) {
@@ -132,7 +199,7 @@ export function createMemoryResultsStore(
       );
     },
     results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
-      const out: StoredResult[] = [];
+      const out: RingEntry[] = [];
       const start = cursor === undefined ? seq : Math.min(seq, Number(cursor) - 1);
       const stop = Math.max(1, seq - retention.maxResults + 1);
       let i = start;
@@ -142,7 +209,7 @@ export function createMemoryResultsStore(
         if (matchesFilter(r, filter)) out.push(r);
       }
       const more = out.length > limit;
-      const page = out.slice(0, limit);
+      const page = out.slice(0, limit).map(r => JSON.parse(r.json) as StoredResult);
       return Promise.resolve({ results: page, nextCursor: more ? page.at(-1)!.id : null });
     },
     traces(filter, limit, cursor) {
@@ -153,17 +220,16 @@ export function createMemoryResultsStore(
       // Traces written in the cursor's millisecond come after it once it has been passed.
       let passed = cursor === undefined;
       const out: TraceListEntry[] = [];
-      for (const record of [...runs.values()].reverse()) {
-        if (record.updatedAtUnixMs < oldest) break;
-        const at = record.updatedAtUnixMs;
+      for (const entry of [...runs.values()].reverse()) {
+        if (entry.updatedAtUnixMs < oldest) break;
+        const at = entry.updatedAtUnixMs;
         if (at > afterTime) continue;
         if (at === afterTime && !passed) {
-          passed = record.traceId === afterId;
+          passed = entry.traceId === afterId;
           continue;
         }
-        const entry = traceListEntry(record);
-        if (!matchesTraceFilter(entry, filter)) continue;
-        out.push(entry);
+        if (!matchesTraceFilter(entry.listed, filter)) continue;
+        out.push(entry.listed);
         if (out.length > limit) break;
       }
       const page = out.slice(0, limit);
@@ -174,9 +240,11 @@ export function createMemoryResultsStore(
       });
     },
     run(traceId) {
-      const record = runs.get(traceId);
+      const entry = runs.get(traceId);
       return Promise.resolve(
-        record && record.updatedAtUnixMs >= now() - retention.retentionMs ? record : undefined,
+        entry && entry.updatedAtUnixMs >= now() - retention.retentionMs
+          ? recordOf(entry)
+          : undefined,
       );
     },
   };

@@ -74,7 +74,20 @@ export interface Summary {
 }
 
 /** True when `r` passes every filter of `f`. */
-export function matchesFilter(r: StoredResult, f: ResultsFilter): boolean {
+export function matchesFilter(
+  r: Pick<
+    StoredResult,
+    | 'scorer'
+    | 'label'
+    | 'status'
+    | 'testCaseId'
+    | 'serviceName'
+    | 'serviceVersion'
+    | 'traceId'
+    | 'timeUnixMs'
+  >,
+  f: ResultsFilter,
+): boolean {
   return (
     (f.scorer === undefined || r.scorer === f.scorer) &&
     (f.label === undefined || r.label === f.label) &&
