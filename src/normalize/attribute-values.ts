@@ -14,11 +14,14 @@ export function stringAttribute(attributes: Attributes, key: string): string | u
  */
 export function parseMaybeJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  const trimmed = value.trim();
-  const first = trimmed[0];
-  if (first !== '{' && first !== '[' && first !== '"') return value;
+  // The first character after leading whitespace, found without copying the string (JSON.parse
+  // skips surrounding whitespace itself).
+  let i = 0;
+  let first = value.charCodeAt(0);
+  while (first === 32 || first === 10 || first === 13 || first === 9) first = value.charCodeAt(++i);
+  if (first !== 123 /* { */ && first !== 91 /* [ */ && first !== 34 /* " */) return value;
   try {
-    return JSON.parse(trimmed) as unknown;
+    return JSON.parse(value) as unknown;
   } catch {
     return value;
   }
