@@ -29,8 +29,9 @@ export interface AttributeRecords {
  * - The bytes must have passed `checkKeyValue` (both makers check them before constructing), so
  *   reading `attributes` never throws.
  * - Until then the span keeps `buf` alive: for a decoded request, the whole request body. The
- *   buffer must not be modified afterwards. Whatever holds spans for long reads their attributes
- *   first (the memory driver does, on arrival); the `bullmq` receiver copies and drops them.
+ *   buffer must not be modified afterwards. Whatever holds spans for long moves their records to
+ *   bytes of its own first ({@link WireSpanDigest.moveRecords}: the memory driver does, on
+ *   arrival); the `bullmq` receiver copies and drops them.
  */
 export class WireSpanDigest implements SpanDigest {
   declare attributes: Attributes;
@@ -75,6 +76,27 @@ export class WireSpanDigest implements SpanDigest {
   attributeRecords(): AttributeRecords | undefined {
     const buf = this.#buf;
     return buf && { buf, start: this.#start, end: this.#end };
+  }
+
+  /** Bytes {@link WireSpanDigest.moveRecords} would copy: 0 once `attributes` was read or set. */
+  recordsLength(): number {
+    return this.#buf ? this.#end - this.#start : 0;
+  }
+
+  /**
+   * Copies the attribute records, still unread, into `target` at `at` and reads them from there
+   * from now on, so the span no longer keeps the buffer it was decoded from (a request body)
+   * alive. Returns the bytes copied (0 when the attributes were read already). `target` must not
+   * be modified afterwards.
+   */
+  moveRecords(target: Buffer, at: number): number {
+    const buf = this.#buf;
+    if (!buf) return 0;
+    const n = buf.copy(target, at, this.#start, this.#end);
+    this.#buf = target;
+    this.#start = at;
+    this.#end = at + n;
+    return n;
   }
 
   static readonly #accessor: PropertyDescriptor = {

@@ -13,6 +13,7 @@ import {
 } from './memory-trace-assembler.js';
 
 const policy = { settleMs: 2000, maxWaitMs: 30_000 };
+const traceIdOf = (spans: ReturnType<typeof sdkSpans>['spans']) => spans[0]!.spanContext().traceId;
 
 function sdkSpans() {
   const { provider, spans } = recordingProvider('memory-assembler');
@@ -61,16 +62,89 @@ describe('memory trace assembler', () => {
     expect(processed).toHaveLength(1);
   });
 
-  it("decodes protobuf spans' attributes on arrival, so held spans do not keep request bodies", async () => {
+  it('holds attributes as bytes of their own, not the request body, and decodes none until scoring', async () => {
     const { spans: sdk } = sdkSpans();
-    const { spans } = decodeOtlpProtobuf(ProtobufTraceSerializer.serializeRequest(sdk)!);
+    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(sdk)!);
+    const { spans } = decodeOtlpProtobuf(body);
     const wire = spans.filter((s): s is WireSpanDigest => s instanceof WireSpanDigest);
     expect(wire.length).toBe(spans.length);
-    expect(wire.every(s => s.attributeRecords() !== undefined)).toBe(true);
+    expect(wire.every(s => s.attributeRecords()?.buf === body)).toBe(true);
     const { assembler } = setup();
     await assembler.accept(spans);
-    expect(wire.map(s => s.attributeRecords())).toEqual(wire.map(() => undefined));
-    expect(wire.find(s => s.name === 'tool')!.attributes).toEqual({ 'gen_ai.tool.name': 'x' });
+    // Not decoded (the records are still there), and no longer read from the request body.
+    expect(wire.every(s => s.attributeRecords() !== undefined)).toBe(true);
+    expect(wire.some(s => s.attributeRecords()!.buf === body)).toBe(false);
+    const recordBytes = wire.reduce(
+      (n, s) => n + s.attributeRecords()!.end - s.attributeRecords()!.start,
+      0,
+    );
+    expect(assembler.stats()).toMatchObject({ heldSpans: 2, heldBytes: recordBytes });
+    const held = assembler.pendingSpans(traceIdOf(sdk))!;
+    expect(held.map(s => s.name).sort()).toEqual(['root', 'tool']);
+    expect(held.find(s => s.name === 'tool')!.attributes).toEqual({ 'gen_ai.tool.name': 'x' });
+  });
+
+  it('keeps a span sent twice once, and finds the root by looking at each batch once', async () => {
+    const { assembler, processed } = setup();
+    const spans = childSpans(90, ['tool-a', 'tool-b']);
+    await assembler.accept(spans);
+    await assembler.accept(spans); // an exporter retrying a request whose answer it lost
+    await assembler.accept(childSpans(90, ['root']));
+    expect(assembler.stats().heldSpans).toBe(3);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed).toEqual([{ traceId: traceId(90), names: ['root', 'tool-a', 'tool-b'] }]);
+  });
+
+  it('scores spans that come while their trace waits for a slot with it, and counts those that come while it is scored as late', async () => {
+    const late: Array<[string, number]> = [];
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    const processed: Array<{ traceId: string; names: string[] }> = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      concurrency: 1,
+      onLateSpans: (id, n) => late.push([id, n]),
+      process: async (id, list) => {
+        processed.push({ traceId: id, names: list.map(s => s.name).sort() });
+        if (id === traceId(91)) await gate; // the first trace holds the only slot
+      },
+    });
+    await assembler.accept(childSpans(91, ['root']));
+    await assembler.accept(childSpans(92, ['root']));
+    await vi.advanceTimersByTimeAsync(2000); // both ready: 91 being scored, 92 queued behind it
+    await assembler.accept(childSpans(92, ['queued-tool']));
+    await assembler.accept(childSpans(91, ['during-scoring']));
+    release();
+    await vi.advanceTimersByTimeAsync(10_000);
+    // One pass each: no second, partial trace for the spans that came meanwhile.
+    expect(processed).toEqual([
+      { traceId: traceId(91), names: ['root'] },
+      { traceId: traceId(92), names: ['queued-tool', 'root'] },
+    ]);
+    expect(late).toEqual([[traceId(91), 1]]);
+    expect(assembler.stats()).toMatchObject({ bufferedTraces: 0, heldSpans: 0, lateSpans: 1 });
+  });
+
+  it('with rescoreLateSpans, rescores a trace with the spans that came while it was scored', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    const processed: string[][] = [];
+    const assembler = createMemoryTraceAssembler({
+      policy,
+      rescoreLateSpans: true,
+      process: async (_id, list) => {
+        processed.push(list.map(s => s.name).sort());
+        if (processed.length === 1) await gate;
+      },
+    });
+    await assembler.accept(childSpans(93, ['root']));
+    await vi.advanceTimersByTimeAsync(2000);
+    await assembler.accept(childSpans(93, ['during-scoring']));
+    release();
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(processed).toEqual([['root']]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(processed).toEqual([['root'], ['during-scoring', 'root']]);
   });
 
   it('scores a trace whose root never arrives at maxWaitMs after its first span', async () => {

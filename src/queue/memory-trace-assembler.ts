@@ -1,20 +1,14 @@
-import PQueue from 'p-queue';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
 import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { retryWithBackoff } from './retry-with-backoff.js';
-import { settledWithin } from './settled-within.js';
+import { ScoringQueue } from './scoring-queue.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
-import {
-  isRootSpan,
-  logsState,
-  traceReadiness,
-  type ReadinessPolicy,
-  type TraceProgress,
-} from './trace-readiness.js';
+import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
+import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
+import { TraceScheduler } from './trace-scheduler.js';
 
 /** Options of {@link createMemoryTraceAssembler}. */
 export interface MemoryTraceAssemblerOptions {
@@ -79,23 +73,6 @@ export interface MemoryTraceAssemblerOptions {
   now?: () => number;
 }
 
-interface Buffered {
-  spans: Map<string, SpanDigest>;
-  firstSeenMs: number;
-  lastSeenMs: number;
-  rootEnded: boolean;
-  /** A logs-writing model span arrived and no log record yet (see `TraceProgress`). */
-  awaitingLogs: boolean;
-  /** A log record of the trace arrived. */
-  logsSeen: boolean;
-  timer: NodeJS.Timeout | undefined;
-  queued: boolean;
-  /** The service its spans are counted against (the first span's). */
-  service: string;
-  /** Spans refused past `maxSpansPerTrace`. */
-  truncated: number;
-}
-
 /** The embedded, in-process queue driver: a {@link SpanSink} that assembles, schedules and scores. */
 export interface MemoryTraceAssembler extends SpanSink {
   /**
@@ -116,6 +93,8 @@ export interface MemoryTraceAssembler extends SpanSink {
   stats(): {
     bufferedTraces: number;
     heldSpans: number;
+    /** Bytes of the held spans' attribute records (buffered or being scored), outside the heap. */
+    heldBytes: number;
     /** Scored traces whose evaluation spans wait for delivery (or a retry of it). */
     waitingDeliveries: number;
     /** Spans refused because their trace passed `maxSpansPerTrace`. */
@@ -127,14 +106,26 @@ export interface MemoryTraceAssembler extends SpanSink {
   };
 }
 
+/** A trace taken from the buffer and not finished: queued, being scored, or waiting to retry. */
+interface Scoring {
+  held: HeldTrace;
+  /** Its spans were read for scoring: spans arriving now are late. */
+  started: boolean;
+  /** Batches of late spans kept to rescore with (`rescoreLateSpans`). */
+  late: SpanDigest[][];
+}
+
 /**
  * The `memory` driver: the same assembly as the BullMQ driver, in one process, bounded, with
- * nothing surviving a restart. Spans are buffered per trace; a timer per trace fires when
- * {@link traceReadiness} says the trace is complete (root ended and quiet for `settleMs`, or
- * `maxWaitMs` after its first span), and the trace is scored once, on a queue with `concurrency`
- * workers and retries with exponential backoff for retryable failures. Spans that arrive after
- * their trace was scored are counted as late, and rescore it when `rescoreLateSpans` is on.
- * `accept` refuses a batch whole (`SS_INGEST_SATURATED`) rather than exceed `maxBufferedSpans`.
+ * nothing surviving a restart. Three parts: a {@link TraceByteBuffer} holds each trace's spans as
+ * bytes (decoded once, when it is scored); a {@link TraceScheduler} says when each trace is
+ * complete ({@link traceReadiness}: root ended and quiet for `settleMs`, or `maxWaitMs` after its
+ * first span); a {@link ScoringQueue} scores it once, `concurrency` at a time, with retries, and
+ * delivers its evaluation spans outside the scoring slot. This file admits spans (refusing a batch
+ * whole, `SS_INGEST_SATURATED`, rather than exceed `maxBufferedSpans`) and routes them: to their
+ * buffered trace; to a trace queued but not yet read, which is scored with them; or, for a trace
+ * being scored or scored within the late window, counted as late, and rescored with every span
+ * when `rescoreLateSpans` is on.
  */
 export function createMemoryTraceAssembler(
   options: MemoryTraceAssemblerOptions,
@@ -143,149 +134,69 @@ export function createMemoryTraceAssembler(
   const maxHeld = options.maxBufferedSpans ?? 25_000;
   const maxPerTrace = options.maxSpansPerTrace ?? 10_000;
   const maxPerService = Math.floor(maxHeld * (options.maxServiceShare ?? 1));
-  const maxWaitingDeliveries = options.maxWaitingDeliveries ?? 10_000;
-  // Aborted by close(): backoffs end, and nothing is tried again.
-  const stopping = new AbortController();
-  // Spans held per service, for `maxServiceShare`.
-  const heldBy = new Map<string, number>();
-  const gate = eventLoopGate();
   const lateWindowMs = options.lateWindowMs ?? options.policy.maxWaitMs;
-  const queue = new PQueue({ concurrency: options.concurrency ?? 4 });
-  const buffers = new Map<string, Buffered>();
-  // Scored traces: when they expire from memory, and their spans when rescoring is on.
-  const scored = new Map<
-    string,
-    { expiresAtMs: number; spans: Map<string, SpanDigest> | undefined }
-  >();
-  // Traces taken from the buffer and not finished yet (queued, scoring, retrying), and the
-  // promises of their attempts, for close().
-  const scoring = new Map<string, TraceProgress & { spans: SpanDigest[] }>();
-  const inflight = new Set<Promise<void>>();
-  // The scoring phase of each trace taken from the buffer, and the deliveries under way (each as
-  // the function that ends it), for close().
-  const scoringPhases = new Set<Promise<void>>();
-  const delivering = new Set<(error?: unknown) => void>();
-  const counters = { scored: 0, lateSpans: 0, failed: 0, retries: 0, truncatedSpans: 0 };
+  const buffer = new TraceByteBuffer();
+  const scheduler = new TraceScheduler(options.policy, traceId => enqueue(traceId), now);
+  const queue = new ScoringQueue({
+    concurrency: options.concurrency ?? 4,
+    maxAttempts: options.maxAttempts ?? 5,
+    backoffMs: options.backoffMs ?? 1000,
+    ...(options.exportRetry && { exportRetry: options.exportRetry }),
+    maxWaitingDeliveries: options.maxWaitingDeliveries ?? 10_000,
+    deliveryGraceMs: options.deliveryGraceMs ?? 2000,
+    ...(options.onFailed && { onFailed: options.onFailed }),
+  });
+  const scoring = new Map<string, Scoring>();
+  // Scored traces: when they leave the late window, and their spans when rescoring is on.
+  const scored = new Map<string, { expiresAtMs: number; held: HeldTrace | undefined }>();
+  // Spans and bytes held (buffered or being scored), in all and per service.
+  const heldBy = new Map<string, number>();
   let held = 0;
-  let waitingDeliveries = 0;
+  let heldBytes = 0;
+  let lateSpans = 0;
+  let truncatedSpans = 0;
   let closed = false;
 
-  function hold(service: string, n: number): void {
-    held += n;
-    const by = (heldBy.get(service) ?? 0) + n;
+  function hold(service: string, spans: number, bytes: number): void {
+    held += spans;
+    heldBytes += bytes;
+    const by = (heldBy.get(service) ?? 0) + spans;
     if (by > 0) heldBy.set(service, by);
     else heldBy.delete(service);
   }
 
-  function schedule(traceId: string, buffer: Buffered): void {
-    clearTimeout(buffer.timer);
-    const readiness = traceReadiness(buffer, now(), options.policy);
-    if (readiness.ready) return enqueue(traceId, buffer);
-    buffer.timer = setTimeout(
-      () => schedule(traceId, buffer),
-      Math.max(0, readiness.recheckAtMs - now()),
+  /** A ready trace leaves the buffer for the scoring queue. */
+  function enqueue(traceId: string): void {
+    scheduler.cancel(traceId);
+    const trace = buffer.take(traceId);
+    if (!trace) return;
+    const entry: Scoring = { held: trace, started: false, late: [] };
+    scoring.set(traceId, entry);
+    queue.submit(
+      traceId,
+      () => {
+        entry.started = true;
+        const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spanIds.size);
+        return options.process(traceId, [...trace.spans], { notes });
+      },
+      () => finished(traceId, entry),
     );
-    buffer.timer.unref();
   }
 
-  function enqueue(traceId: string, buffer: Buffered): void {
-    clearTimeout(buffer.timer);
-    if (buffer.queued) return;
-    buffer.queued = true;
-    buffers.delete(traceId);
-    const { firstSeenMs, lastSeenMs, rootEnded } = buffer;
-    const spans = [...buffer.spans.values()];
-    const notes = truncationNotes(maxPerTrace, buffer.truncated, spans.length);
-    scoring.set(traceId, { firstSeenMs, lastSeenMs, rootEnded, spans });
-    const retry = {
-      attempts: options.maxAttempts ?? 5,
-      backoffMs: options.backoffMs ?? 1000,
-      onRetry: () => counters.retries++,
-      signal: stopping.signal,
-    };
-    let scoredNow!: () => void;
-    const scoringDone = new Promise<void>(resolve => (scoredNow = resolve));
-    scoringPhases.add(scoringDone);
-    const done = (async () => {
-      let deliver: (() => Promise<void>) | void;
-      try {
-        // Each attempt scores in a slot of the queue, after a turn of the event loop, so that a
-        // burst of ready traces never keeps the receiver (and /healthz) from answering.
-        deliver = await retryWithBackoff(
-          () =>
-            queue.add(
-              async () => {
-                await gate();
-                return options.process(traceId, spans, { notes });
-              },
-              { throwOnTimeout: true },
-            ),
-          retry,
-        );
-      } catch (error) {
-        counters.failed++;
-        options.onFailed?.(traceId, error);
-        return;
-      } finally {
-        // Scored (or failed): its source spans are released at once, whatever its delivery does.
-        scoring.delete(traceId);
-        scoringPhases.delete(scoringDone);
-        scoredNow();
-        hold(buffer.service, -spans.length);
-        scored.set(traceId, {
-          expiresAtMs: now() + lateWindowMs,
-          spans: options.rescoreLateSpans ? buffer.spans : undefined,
-        });
-        sweep();
-      }
-      if (!deliver) {
-        counters.scored++;
-        return;
-      }
-      // The delivery (the export) runs outside the scoring slot and is retried on its own, by
-      // age for export failures, so traces waiting on the tracing backend, or out an outage of
-      // it, never hold up scoring of the others, nor the buffer.
-      if (waitingDeliveries >= maxWaitingDeliveries) {
-        counters.failed++;
-        options.onFailed?.(
-          traceId,
-          new SpanscoreError(
-            'SS_EXPORT_FAILED',
-            `not exported: ${waitingDeliveries} scored traces already wait for the tracing backend (at most ${maxWaitingDeliveries})`,
-          ),
-        );
-        return;
-      }
-      waitingDeliveries++;
-      const send = deliver;
-      // At shutdown a delivery still under way after the grace is given up (see close()); what
-      // it does after that is not counted twice.
-      let ended = false;
-      const end = (error?: unknown): void => {
-        if (ended) return;
-        ended = true;
-        if (error === undefined) counters.scored++;
-        else {
-          counters.failed++;
-          options.onFailed?.(traceId, error);
-        }
-      };
-      delivering.add(end);
-      try {
-        await retryWithBackoff(() => send(), {
-          ...retry,
-          ...(options.exportRetry && { exportRetry: options.exportRetry }),
-        });
-        end();
-      } catch (error) {
-        end(error);
-      } finally {
-        waitingDeliveries--;
-        delivering.delete(end);
-      }
-    })();
-    inflight.add(done);
-    void done.finally(() => inflight.delete(done));
+  /** Scored (or failed): its spans are let go, whatever its delivery does. */
+  function finished(traceId: string, entry: Scoring): void {
+    scoring.delete(traceId);
+    hold(entry.held.service, -entry.held.spanIds.size, -entry.held.bytes);
+    sweep();
+    const keep = options.rescoreLateSpans === true;
+    scored.set(traceId, { expiresAtMs: now() + lateWindowMs, held: keep ? entry.held : undefined });
+    if (keep && entry.late.length > 0) {
+      // Spans came while it was scored: scored again with every span, a settle window later.
+      scored.delete(traceId);
+      const again = reopen(traceId, entry.held, entry.late[0]![0]!.serviceName);
+      for (const batch of entry.late) add(again, batch);
+      scheduler.touch(traceId, again);
+    }
   }
 
   function sweep(): void {
@@ -294,6 +205,21 @@ export function createMemoryTraceAssembler(
       if (entry.expiresAtMs > t) break; // insertion order is expiry order
       scored.delete(traceId);
     }
+  }
+
+  /** A buffered trace started again from the spans it was scored with. */
+  function reopen(traceId: string, from: HeldTrace, service: string): HeldTrace {
+    const trace = buffer.open(traceId, from.service || service, now(), from);
+    hold(trace.service, trace.spanIds.size, trace.bytes);
+    return trace;
+  }
+
+  /** Adds a batch to a held trace, counting what it kept and refused. */
+  function add(trace: HeldTrace, batch: readonly SpanDigest[]): number {
+    const { added, refused, bytes } = buffer.add(trace, batch, now(), maxPerTrace);
+    hold(trace.service, added, bytes);
+    truncatedSpans += refused;
+    return refused;
   }
 
   /**
@@ -316,10 +242,10 @@ export function createMemoryTraceAssembler(
 
   return {
     pending(traceId) {
-      const b = buffers.get(traceId);
+      const b = buffer.get(traceId);
       if (b)
         return { firstSeenMs: b.firstSeenMs, lastSeenMs: b.lastSeenMs, rootEnded: b.rootEnded };
-      const s = scoring.get(traceId);
+      const s = scoring.get(traceId)?.held;
       return (
         s && {
           firstSeenMs: s.firstSeenMs,
@@ -330,8 +256,8 @@ export function createMemoryTraceAssembler(
       );
     },
     pendingSpans(traceId) {
-      const b = buffers.get(traceId);
-      return b ? [...b.spans.values()] : scoring.get(traceId)?.spans;
+      const held = buffer.get(traceId) ?? scoring.get(traceId)?.held;
+      return held && [...held.spans];
     },
     refusesNow() {
       return refusalFor(1);
@@ -352,137 +278,52 @@ export function createMemoryTraceAssembler(
           ),
         );
       }
-      // Spans from the protobuf decoder keep their request's body until their attributes are
-      // read: decoded here, as scoring would read them anyway, so that a span held for seconds
-      // (or, with rescoring, for the late window) holds its own attributes, not the whole body.
-      for (const span of spans) void span.attributes;
       const t = now();
       let refused = 0;
       for (const [traceId, batch] of groupSpansByTrace(spans)) {
-        let buffer = buffers.get(traceId);
-        const done = scored.get(traceId);
-        if (!buffer && done && done.expiresAtMs > t) {
-          counters.lateSpans += batch.length;
-          options.onLateSpans?.(traceId, batch.length);
-          if (!done.spans) continue;
-          // Rescore: start again from the spans already scored, plus the late ones.
-          scored.delete(traceId);
-          buffer = {
-            spans: new Map(done.spans),
-            firstSeenMs: t,
-            lastSeenMs: t,
-            rootEnded: true,
-            awaitingLogs: false,
-            logsSeen: true,
-            timer: undefined,
-            queued: false,
-            service: batch[0]!.serviceName,
-            truncated: 0,
-          };
-          hold(buffer.service, buffer.spans.size);
-          buffers.set(traceId, buffer);
-        }
-        if (!buffer) {
-          buffer = {
-            spans: new Map(),
-            firstSeenMs: t,
-            lastSeenMs: t,
-            rootEnded: false,
-            awaitingLogs: false,
-            logsSeen: false,
-            timer: undefined,
-            queued: false,
-            service: batch[0]!.serviceName,
-            truncated: 0,
-          };
-          buffers.set(traceId, buffer);
-        }
-        let added = 0;
-        for (const span of batch) {
-          if (!buffer.spans.has(span.spanId)) {
-            if (buffer.spans.size >= maxPerTrace) {
-              buffer.truncated++;
-              refused++;
+        let trace = buffer.get(traceId);
+        if (!trace) {
+          const inScoring = scoring.get(traceId);
+          if (inScoring && !inScoring.started) {
+            // Queued, its spans not read yet: scored with these too.
+            refused += add(inScoring.held, batch);
+            continue;
+          }
+          const done = inScoring ? undefined : scored.get(traceId);
+          if (inScoring || (done && done.expiresAtMs > t)) {
+            lateSpans += batch.length;
+            options.onLateSpans?.(traceId, batch.length);
+            if (!options.rescoreLateSpans) continue;
+            if (inScoring) {
+              // Rescored once its scoring ends (see finished()).
+              inScoring.late.push(batch);
               continue;
             }
-            added++;
-          }
-          buffer.spans.set(span.spanId, span);
+            // Rescore: start again from the spans already scored, plus the late ones.
+            scored.delete(traceId);
+            trace = reopen(traceId, done!.held!, batch[0]!.serviceName);
+          } else trace = buffer.open(traceId, batch[0]!.serviceName, t);
         }
-        hold(buffer.service, added);
-        buffer.lastSeenMs = t;
-        if (!buffer.rootEnded) {
-          const ids = new Set(buffer.spans.keys());
-          buffer.rootEnded = batch.some(s => isRootSpan(s, ids));
-        }
-        if (!buffer.logsSeen) {
-          const logs = logsState(batch);
-          if (logs === 'record') buffer.logsSeen = true;
-          buffer.awaitingLogs = !buffer.logsSeen && (buffer.awaitingLogs || logs === 'writer');
-        }
-        schedule(traceId, buffer);
+        refused += add(trace, batch);
+        scheduler.touch(traceId, trace);
       }
-      counters.truncatedSpans += refused;
       return Promise.resolve(refusedPastCap(refused, maxPerTrace));
     },
 
     async close(deadlineMs = 10_000) {
       closed = true;
-      for (const [traceId, buffer] of [...buffers]) enqueue(traceId, buffer);
-      // What waits for a retry is not retried again: a delivery under way may still finish.
-      stopping.abort();
-      const started = Date.now();
-      // Scoring first, for the whole deadline; then the deliveries under way, for what is left of
-      // it but at most `deliveryGraceMs`: an export to an endpoint that does not answer may take
-      // the exporter's own timeout, which shutdown does not wait out.
-      await settledWithin(Promise.all([...scoringPhases]), deadlineMs);
-      const unfinished = scoring.size;
-      await settledWithin(
-        Promise.all([...inflight]),
-        Math.min(deadlineMs - (Date.now() - started), options.deliveryGraceMs ?? 2000),
-      );
-      for (const end of [...delivering])
-        end(
-          new SpanscoreError(
-            'SS_EXPORT_FAILED',
-            'not exported: the process stopped while the export was under way',
-          ),
-        );
-      return { unfinished };
+      for (const [traceId] of [...buffer.entries()]) enqueue(traceId);
+      return queue.close(deadlineMs);
     },
 
     stats: () => ({
-      bufferedTraces: buffers.size,
+      bufferedTraces: buffer.size,
       heldSpans: held,
-      waitingDeliveries,
-      ...counters,
+      heldBytes,
+      waitingDeliveries: queue.waitingDeliveries,
+      truncatedSpans,
+      lateSpans,
+      ...queue.counters,
     }),
-  };
-}
-
-// Taken when this module loads, before a test can fake them: the yield below is about the real
-// event loop.
-const realNow = performance.now.bind(performance);
-const realSetImmediate = setImmediate;
-
-/**
- * A gate that resolves at once, unless work has run for `sliceMs` or more since the event loop
- * last took a turn: then after the turn (timers and I/O first). Ready traces are scored one after
- * another in microtasks; without it a burst of them keeps the receiver, and `/healthz`, waiting
- * for seconds.
- */
-function eventLoopGate(sliceMs = 10): () => Promise<void> {
-  let sliceStartMs = 0;
-  let inSlice = false;
-  return () => {
-    if (!inSlice) {
-      // A fresh stretch of work: it starts now, and ends at the loop's next turn.
-      inSlice = true;
-      sliceStartMs = realNow();
-      realSetImmediate(() => (inSlice = false));
-      return Promise.resolve();
-    }
-    if (realNow() - sliceStartMs < sliceMs) return Promise.resolve();
-    return new Promise(resolve => realSetImmediate(resolve));
   };
 }

@@ -68,13 +68,20 @@ export function isRootSpan(span: SpanDigest, knownSpanIds: ReadonlySet<string>):
 
 /**
  * What one batch of a trace's spans says of its log records: `record` when it holds one (a GenAI
- * log record kept as a carrier span), else `writer` when it holds a model span of an
- * instrumentation that writes its calls as log records, else `undefined`.
+ * log record kept as a carrier span: zero-length, marked), else `writer` when it holds a model
+ * span of an instrumentation that writes its calls as log records, else `undefined`. Reads the
+ * attributes of carriers and of the logs-writers' spans only.
  */
 export function logsState(spans: readonly SpanDigest[]): 'record' | 'writer' | undefined {
   let writer = false;
   for (const span of spans) {
-    if (span.attributes[LOG_RECORD_ATTRIBUTE] === true) return 'record';
+    // A carrier lasts no time; only such a span's attributes are read, so the receiver decodes
+    // no attribute of the spans that carry an agent's work.
+    if (
+      span.startTimeUnixNano === span.endTimeUnixNano &&
+      span.attributes[LOG_RECORD_ATTRIBUTE] === true
+    )
+      return 'record';
     if (!writer && writesCallsToLogs(span)) writer = true;
   }
   return writer ? 'writer' : undefined;

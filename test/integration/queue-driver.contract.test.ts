@@ -277,6 +277,28 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
     expect(late).toEqual([[traceId(47), 1]]);
   });
 
+  it('counts spans that come while their trace is being scored as late: one pass, no second partial trace', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    const { calls, scorer: s } = scorer(false, call =>
+      call.traceId === traceId(51) ? gate : undefined,
+    );
+    const { driver, late } = await start(name, s);
+    const spans = childSpans(51, ['root', 'search', 'during_scoring']);
+    await accept(driver, spans.slice(0, 2));
+    await waitFor(() => calls.length === 1, 'the scoring to start');
+    try {
+      await accept(driver, spans.slice(2));
+    } finally {
+      release();
+    }
+    await waitFor(() => late.length === 1, 'the span to be counted late', 15_000);
+    // Past a settle window and the max wait: a second, partial trace would have been scored.
+    await new Promise(r => setTimeout(r, 3500));
+    expect(calls.map(c => [c.traceId, c.spans])).toEqual([[traceId(51), ['root', 'search']]]);
+    expect(late).toEqual([[traceId(51), 1]]);
+  });
+
   it('refuses a batch with SS_INGEST_SATURATED (429) past its bound, and accepts again once drained', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>(resolve => (release = resolve));
