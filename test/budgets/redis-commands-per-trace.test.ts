@@ -1,0 +1,120 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentSpans } from '../../bench/reading-bench.js';
+import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { startService } from '../../src/server/start-service.js';
+import { waitFor } from '../helpers/redis.js';
+import { startRedisServer } from '../helpers/redis-server.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+/** Calls per command since the server started (`INFO commandstats`), Lua scripts' included. */
+async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+/**
+ * The BullMQ driver's Redis work per scored trace, counted (not timed): the load benchmark's
+ * workload (20-span agent traces, 512 spans a request, a suite of two scorers) through a receiver
+ * and a worker on a Redis server of the test's own, so that no other test's commands are counted.
+ * The budget is 12 commands a trace, every command inside a Lua script included: span buffer,
+ * claim and read, BullMQ's job life, run record, results stream, per-minute counters.
+ */
+describe('bullmq driver: Redis commands per scored trace', () => {
+  it('stays within 12 on the benchmark workload', async () => {
+    const server = await startRedisServer();
+    closers.push(() => server.stop());
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-budget-'));
+    const cases = Array.from(
+      { length: 100 },
+      (_, i) =>
+        `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
+    ).join('\n');
+    writeFileSync(
+      join(dir, 'suite.yaml'),
+      `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`,
+    );
+    const exported = new Map<string, number>();
+    const service = await startService(
+      await loadConfig({
+        env: {},
+        overrides: {
+          'queue.driver': 'bullmq',
+          'queue.redisUrl': server.url,
+          'receiver.port': 0,
+          'receiver.host': '127.0.0.1',
+          'assembly.settleMs': 200,
+          'export.logResults': false,
+          suites: [join(dir, 'suite.yaml')],
+        },
+      }),
+      { receiver: true, workers: true },
+      {
+        log: () => undefined,
+        exporter: {
+          export: (spans: readonly EvaluationSpan[]) => {
+            for (const s of spans) exported.set(s.traceId, (exported.get(s.traceId) ?? 0) + 1);
+            return Promise.resolve();
+          },
+          shutdown: () => Promise.resolve(),
+        },
+      },
+    );
+    closers.push(() => service.close());
+    const redis = new Redis(server.url);
+    closers.push(() => redis.quit());
+    const bodies = agentSpans(10, 11).map(batch =>
+      Buffer.from(ProtobufTraceSerializer.serializeRequest(batch)!),
+    );
+    const traces = (10 * 512) / 20;
+    const before = await commandCalls(redis);
+    for (const body of bodies) {
+      const response = await fetch(service.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body,
+      });
+      expect(response.status).toBe(200);
+    }
+    await waitFor(
+      () => exported.size === traces && [...exported.values()].every(n => n === 2),
+      `the ${traces} traces scored, two evaluation spans each`,
+      30_000,
+    );
+    // Run records are written off the job's path, in batches: counted once all are in.
+    let after = await commandCalls(redis);
+    await waitFor(
+      async () =>
+        ((after = await commandCalls(redis)).get('set') ?? 0) - (before.get('set') ?? 0) >= traces,
+      'every run record written',
+    );
+    const perTrace = new Map<string, number>();
+    let total = 0;
+    for (const [name, calls] of after) {
+      const n = calls - (before.get(name) ?? 0);
+      if (n === 0 || name === 'info') continue;
+      perTrace.set(name, n / traces);
+      total += n;
+    }
+    const detail = [...perTrace]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} ${n.toFixed(2)}`)
+      .join(', ');
+    console.log(`commands per trace: ${(total / traces).toFixed(2)}: ${detail}`);
+    expect(total / traces, `commands per trace: ${detail}`).toBeLessThanOrEqual(12);
+    // The count is of real work: every trace went through the buffer, its job and its record.
+    expect(perTrace.get('set') ?? 0, detail).toBeGreaterThanOrEqual(1);
+    expect(perTrace.get('evalsha') ?? 0, detail).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+});
