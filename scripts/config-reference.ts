@@ -13,6 +13,8 @@ import { suiteSchema } from '../src/suite/suite-schema.js';
  * reads that is neither here nor in `CONFIG_ENV` fails `test/docs/configuration-page.test.ts`.
  */
 export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
+  SPANSCORE_HEAP_BOUNDED_MB:
+    'Internal: set by `serve` in the environment of the service it starts again with a bounded heap (`queue.memoryHeapMb`), to the bound in MB, so that the child knows it is the bounded one. Do not set it yourself.',
   OTEL_EXPORTER_OTLP_ENDPOINT:
     'Base URL of the OTLP/HTTP endpoint evaluation spans (`/v1/traces`) and result logs (`/v1/logs`) go to, when `export.url` / `export.logsUrl` are not set. With none of these set and `serve` on port 4318, nothing is exported (it would be spanscore itself).',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
