@@ -18,7 +18,12 @@ const SPANS_PER_TRACE = 20;
  * 512-span requests of 20-span agent traces made by the real OTel SDK: an invoke_agent root,
  * chat spans with GenAI messages, execute_tool spans with arguments and results.
  */
-export function agentSpans(requests: number, seed = 7): ReadableSpan[][] {
+export function agentSpans(
+  requests: number,
+  seed = 7,
+  /** Arguments and results differ from call to call (by default every call has the same). */
+  unique = false,
+): ReadableSpan[][] {
   const rand = prng(seed);
   const { provider, spans } = recordingProvider('bench-agent');
   const tracer = provider.getTracer('bench');
@@ -53,7 +58,9 @@ export function agentSpans(requests: number, seed = 7): ReadableSpan[][] {
                         type: 'tool_call',
                         id: `call_${t}_${k}`,
                         name: tool,
-                        arguments: { city: 'Lisbon', date: '2026-12-01' },
+                        arguments: unique
+                          ? { city: `Lisbon ${t}.${k}`, date: '2026-12-01' }
+                          : { city: 'Lisbon', date: '2026-12-01' },
                       },
                     ],
                   },
@@ -72,8 +79,12 @@ export function agentSpans(requests: number, seed = 7): ReadableSpan[][] {
                 'gen_ai.operation.name': 'execute_tool',
                 'gen_ai.tool.name': tool,
                 'gen_ai.tool.call.id': `call_${t}_${k - 1}`,
-                'gen_ai.tool.call.arguments': '{"city":"Lisbon","date":"2026-12-01"}',
-                'gen_ai.tool.call.result': '{"status":"ok","items":[{"id":"TP541","price":129.5}]}',
+                'gen_ai.tool.call.arguments': unique
+                  ? `{"city":"Lisbon ${t}.${k - 1}","date":"2026-12-01"}`
+                  : '{"city":"Lisbon","date":"2026-12-01"}',
+                'gen_ai.tool.call.result': unique
+                  ? `{"status":"ok","items":[{"id":"TP${t}-${k}","price":${100 + (t % 50)}.5}]}`
+                  : '{"status":"ok","items":[{"id":"TP541","price":129.5}]}',
               },
             },
             ctx,

@@ -146,6 +146,10 @@ if (args.ab) {
     console.log(
       `  ${`${s === ab.baseline ? 'A' : 'B'} ${s.label}`.padEnd(20)} ${s.cpu.receiver.toFixed(1).padStart(9)} ${s.cpu.workers.toFixed(1).padStart(9)} ${s.cpu.redis.toFixed(1).padStart(9)} ${s.cpu.total.toFixed(1).padStart(9)} ${''.padStart(33)} ${s.redisCommandsPerTrace.toFixed(1).padStart(17)} ${fmt(s.scoredSpansPerSecond).padStart(15)}`,
     );
+  const part = (b: number, a: number): string => (a > 0 ? `${(b / a).toFixed(2)}×` : 'n/a');
+  console.log(
+    `  B / A per part: receiver ${part(ab.candidate.cpu.receiver, ab.baseline.cpu.receiver)}, workers ${part(ab.candidate.cpu.workers, ab.baseline.cpu.workers)}, Redis ${part(ab.candidate.cpu.redis, ab.baseline.cpu.redis)}, Redis commands per trace ${part(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}, scored spans/s ${part(ab.candidate.scoredSpansPerSecond, ab.baseline.scoredSpansPerSecond)}`,
+  );
   console.log(
     `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
   );
