@@ -58,6 +58,18 @@ export function tooManyItems(limits: Readonly<DecodeLimits>): SpanscoreError {
 }
 
 /**
+ * `error` (a limit passed) with where decoding stopped appended: `byte` of the `length` bytes of
+ * the (decompressed) body. How little of an amplified body was read before the refusal is then in
+ * the 413's message, for the sender and for tests that count work instead of timing it.
+ */
+export function stoppedAt(error: SpanscoreError, byte: number, length: number): SpanscoreError {
+  return new SpanscoreError(error.code, `${error.message} (refused at byte ${byte} of ${length})`, {
+    location: error.location,
+    cause: error,
+  });
+}
+
+/**
  * Counts the objects and arrays of a JSON text (its `{` and `[` bytes, those inside strings
  * included, so never fewer than there are) and throws `SS_TRACE_INPUT_TOO_LARGE` past
  * `limits.maxItems`, before `JSON.parse` builds them: ten million `{}` in 30 MB would take
@@ -72,12 +84,14 @@ export function checkJsonItems(text: Uint8Array | string, limits: Readonly<Decod
   if (typeof text === 'string') {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if ((c === 0x7b || c === 0x5b) && ++items > max) throw tooManyItems(limits);
+      if ((c === 0x7b || c === 0x5b) && ++items > max)
+        throw stoppedAt(tooManyItems(limits), i, text.length);
     }
     return;
   }
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if ((c === 0x7b || c === 0x5b) && ++items > max) throw tooManyItems(limits);
+    if ((c === 0x7b || c === 0x5b) && ++items > max)
+      throw stoppedAt(tooManyItems(limits), i, text.length);
   }
 }

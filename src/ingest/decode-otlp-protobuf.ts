@@ -7,6 +7,7 @@ import {
 } from './protobuf-key-value.js';
 import {
   DEFAULT_DECODE_LIMITS,
+  stoppedAt,
   tooManyItems,
   tooManySpans,
   type DecodeLimits,
@@ -81,7 +82,10 @@ export function readExportRequest(
       } else reader.skip(tag);
     }
   } catch (error) {
-    if (error instanceof SpanscoreError) throw error;
+    if (error instanceof SpanscoreError)
+      throw error.code === 'SS_TRACE_INPUT_TOO_LARGE'
+        ? stoppedAt(error, reader.pos, buf.length)
+        : error;
     throw new SpanscoreError(
       'SS_TRACE_INPUT_INVALID',
       `invalid protobuf at byte ${reader.pos}: ${(error as Error).message}`,

@@ -242,8 +242,10 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     if (encoding === 'gzip') {
       try {
         body = await gunzipAsync(body, { maxOutputLength: maxBodyBytes });
+        options.metrics?.bytesInflated.inc(body.length);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+          options.metrics?.bytesInflated.inc(maxBodyBytes);
           return send(
             reply,
             413,

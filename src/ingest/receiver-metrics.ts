@@ -9,6 +9,7 @@ export interface ReceiverMetrics {
   requestsRejected: Counter<'reason'>;
   requestsEmpty: Counter<'reason'>;
   requestDuration: Histogram<'status'>;
+  bytesInflated: Counter;
   logRecordsReceived: Counter;
   logRecordsDropped: Counter<'reason'>;
   requestsDropped: Counter<'signal'>;
@@ -63,6 +64,11 @@ export function createReceiverMetrics(
       name: 'spanscore_requests_dropped_total',
       help: 'OTLP requests of a signal spanscore does not read (metrics), answered 200 and dropped so that an app sending every signal to one endpoint logs no export errors',
       labelNames: ['signal'],
+      registers: [registry],
+    }),
+    bytesInflated: new Counter({
+      name: 'spanscore_request_bytes_inflated_total',
+      help: 'Bytes that gzip request bodies inflated to; a body refused past maxBodyBytes counts the limit, where inflating stopped',
       registers: [registry],
     }),
     requestDuration: new Histogram({

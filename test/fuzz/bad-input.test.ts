@@ -353,11 +353,13 @@ describe('bad input: the file reader', () => {
     expect(read.problems.map(p => [p.file.slice(dir.length + 1), p.message])).toEqual([
       [
         'spans.json.gz',
-        'the request holds more than 4000000 nested items (resources, scopes, spans, events, attributes and values; receiver.maxItemsPerRequest): send smaller batches',
+        // The 4,000,001st `{` or `[`: 6 in the 43-byte head, then one per 3-byte `{},`.
+        'the request holds more than 4000000 nested items (resources, scopes, spans, events, attributes and values; receiver.maxItemsPerRequest): send smaller batches (refused at byte 12000025 of 30000048)',
       ],
       [
         'spans.pb.gz',
-        'the request holds more than 16384 spans (receiver.maxSpansPerRequest): send smaller batches',
+        // The 16,385th span's tag (a 10-byte head, 2 bytes a span), of 32,000,010 bytes.
+        'the request holds more than 16384 spans (receiver.maxSpansPerRequest): send smaller batches (refused at byte 32779 of 32000010)',
       ],
     ]);
   });
