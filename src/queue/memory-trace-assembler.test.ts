@@ -6,7 +6,8 @@ import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { childSpans } from '../../test/helpers/child-spans.js';
-import { traceId } from '../../test/helpers/otlp-json-builder.js';
+import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import {
   createMemoryTraceAssembler,
   type MemoryTraceAssemblerOptions,
@@ -42,6 +43,24 @@ function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
   });
   return { assembler, processed };
 }
+
+/** One request of `count` one-span traces (each span its trace's root), from trace `first`. */
+function manyTraces(first: number, count: number) {
+  return decodeOtlpJson(
+    otlpRequest(
+      Array.from({ length: count }, (_, i) => ({
+        traceId: traceId(first + i),
+        spanId: spanId(first + i, 1),
+        name: 'root',
+        startMs: 0,
+        endMs: 1,
+      })),
+    ),
+  ).spans;
+}
+
+/** Resolves after the event loop's next check phase. */
+const nextTurn = () => new Promise(resolve => setImmediate(resolve));
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -428,6 +447,57 @@ describe('memory trace assembler', () => {
     expect(processed.map(p => p.names)).toEqual([['tool']]);
     await expect(assembler.accept(childSpans(31, ['root']))).rejects.toMatchObject({
       code: 'SS_INGEST_UNAVAILABLE',
+    });
+  });
+  describe('a request of many traces (a burst), added in slices of 1,000', () => {
+    beforeEach(() => vi.useRealTimers());
+    const quick = { settleMs: 10, maxWaitMs: 1000 };
+
+    it('lets the event loop turn between slices, and scores every trace', async () => {
+      const { assembler, processed } = setup({
+        policy: { ...quick, settleMs: 500 },
+        maxBufferedSpans: 10_000,
+      });
+      const seen: number[] = [];
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      // Callbacks of later turns of the loop see the request part added, then all of it.
+      setImmediate(() => seen.push(assembler.stats().bufferedTraces));
+      await accepted;
+      seen.push(assembler.stats().bufferedTraces);
+      expect(seen[0]).toBeGreaterThanOrEqual(1000);
+      expect(seen[0]).toBeLessThan(2500);
+      expect(seen[1]).toBe(2500);
+      await vi.waitFor(() => expect(processed).toHaveLength(2500), { timeout: 10_000 });
+      expect(new Set(processed.map(p => p.traceId)).size).toBe(2500);
+    });
+
+    it('counts its spans as held from the start: a request answered between slices sees the buffer as it will be', async () => {
+      const { assembler } = setup({
+        policy: { ...quick, settleMs: 60_000 },
+        maxBufferedSpans: 3000,
+      });
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      await nextTurn();
+      expect(assembler.stats().bufferedTraces).toBeLessThan(2500);
+      await expect(assembler.accept(manyTraces(5001, 600))).rejects.toMatchObject({
+        code: 'SS_INGEST_SATURATED',
+        message: 'the span buffer holds 2500 of at most 3000 spans',
+      });
+      await accepted;
+      await assembler.accept(manyTraces(5001, 500));
+      expect(assembler.stats()).toMatchObject({ bufferedTraces: 3000, heldSpans: 3000 });
+    });
+
+    it('close() while one is being added: the request is added whole, then everything is scored', async () => {
+      const { assembler, processed } = setup({
+        policy: { ...quick, settleMs: 60_000 },
+        maxBufferedSpans: 10_000,
+      });
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      const closing = assembler.close(5000);
+      await expect(accepted).resolves.toBeUndefined();
+      expect(await closing).toEqual({ unfinished: 0 });
+      expect(processed).toHaveLength(2500);
     });
   });
 });

@@ -10,6 +10,13 @@ import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
 import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
 import { TraceScheduler } from './trace-scheduler.js';
 
+/**
+ * Traces of one request added between two turns of the event loop: a request of more is added
+ * in slices (about 5 ms each here), so a burst of tiny traces never keeps `/healthz` waiting for
+ * a whole request. An exporter's batch (a few dozen traces) is added at once.
+ */
+const ACCEPT_SLICE = 1000;
+
 /** Options of {@link createMemoryTraceAssembler}. */
 export interface MemoryTraceAssemblerOptions {
   /** Export failures are retried by age instead of by count. */
@@ -32,7 +39,7 @@ export interface MemoryTraceAssemblerOptions {
    * Spans held (buffered or being scored) before `accept` answers saturated (429). A trace's
    * spans are released once it is scored: what waits for the tracing backend is its delivery,
    * bounded by `maxWaitingDeliveries`, so an export outage never blocks ingest.
-   * @defaultValue 200000
+   * @defaultValue 25000
    */
   maxBufferedSpans?: number;
   /**
@@ -156,6 +163,9 @@ export function createMemoryTraceAssembler(
   let lateSpans = 0;
   let truncatedSpans = 0;
   let closed = false;
+  // Spans of requests being added slice by slice, not added yet; and those requests.
+  let reserved = 0;
+  const accepting = new Set<Promise<unknown>>();
 
   function hold(service: string, spans: number, bytes: number): void {
     held += spans;
@@ -222,6 +232,64 @@ export function createMemoryTraceAssembler(
     return refused;
   }
 
+  /** Adds one trace's spans of a request; returns how many were refused (past its cap). */
+  function acceptTrace(traceId: string, batch: SpanDigest[], t: number): number {
+    let trace = buffer.get(traceId);
+    if (!trace) {
+      const inScoring = scoring.get(traceId);
+      if (inScoring && !inScoring.started) {
+        // Queued, its spans not read yet: scored with these too.
+        return add(inScoring.held, batch);
+      }
+      const done = inScoring ? undefined : scored.get(traceId);
+      if (inScoring || (done && done.expiresAtMs > t)) {
+        lateSpans += batch.length;
+        options.onLateSpans?.(traceId, batch.length);
+        if (!options.rescoreLateSpans) return 0;
+        if (inScoring) {
+          // Rescored once its scoring ends (see finished()).
+          inScoring.late.push(batch);
+          return 0;
+        }
+        // Rescore: start again from the spans already scored, plus the late ones.
+        scored.delete(traceId);
+        trace = reopen(traceId, done!.held!, batch[0]!.serviceName);
+      } else trace = buffer.open(traceId, batch[0]!.serviceName, t);
+    }
+    const refused = add(trace, batch);
+    scheduler.touch(traceId, trace);
+    return refused;
+  }
+
+  /**
+   * A request of many traces (a burst of small ones), added {@link ACCEPT_SLICE} traces at a time
+   * with a turn of the event loop between slices, so that `/healthz` and other requests are
+   * answered while it is added. Its spans are counted as held from the start (`reserved`), so
+   * requests answered in between see the buffer as it will be.
+   */
+  async function acceptInSlices(
+    byTrace: Map<string, SpanDigest[]>,
+    count: number,
+  ): Promise<PartlyRefused | void> {
+    reserved += count;
+    let refused = 0;
+    let inSlice = 0;
+    try {
+      for (const [traceId, batch] of byTrace) {
+        if (++inSlice > ACCEPT_SLICE) {
+          inSlice = 1;
+          await new Promise(resolve => setImmediate(resolve));
+        }
+        reserved -= batch.length;
+        count -= batch.length;
+        refused += acceptTrace(traceId, batch, now());
+      }
+    } finally {
+      reserved -= count;
+    }
+    return refusedPastCap(refused, maxPerTrace);
+  }
+
   /**
    * The refusal of a batch of `incoming` spans as a whole, whatever it holds: shutting down (503),
    * or the buffer past `maxBufferedSpans` with it (429). `undefined` when it may go on.
@@ -231,10 +299,10 @@ export function createMemoryTraceAssembler(
       return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
         retryAfterSeconds: 5,
       });
-    if (held + incoming > maxHeld)
+    if (held + reserved + incoming > maxHeld)
       return new SpanscoreError(
         'SS_INGEST_SATURATED',
-        `the span buffer holds ${held} of at most ${maxHeld} spans`,
+        `the span buffer holds ${held + reserved} of at most ${maxHeld} spans`,
         { retryAfterSeconds: 1 },
       );
     return undefined;
@@ -278,40 +346,23 @@ export function createMemoryTraceAssembler(
           ),
         );
       }
-      const t = now();
-      let refused = 0;
-      for (const [traceId, batch] of groupSpansByTrace(spans)) {
-        let trace = buffer.get(traceId);
-        if (!trace) {
-          const inScoring = scoring.get(traceId);
-          if (inScoring && !inScoring.started) {
-            // Queued, its spans not read yet: scored with these too.
-            refused += add(inScoring.held, batch);
-            continue;
-          }
-          const done = inScoring ? undefined : scored.get(traceId);
-          if (inScoring || (done && done.expiresAtMs > t)) {
-            lateSpans += batch.length;
-            options.onLateSpans?.(traceId, batch.length);
-            if (!options.rescoreLateSpans) continue;
-            if (inScoring) {
-              // Rescored once its scoring ends (see finished()).
-              inScoring.late.push(batch);
-              continue;
-            }
-            // Rescore: start again from the spans already scored, plus the late ones.
-            scored.delete(traceId);
-            trace = reopen(traceId, done!.held!, batch[0]!.serviceName);
-          } else trace = buffer.open(traceId, batch[0]!.serviceName, t);
-        }
-        refused += add(trace, batch);
-        scheduler.touch(traceId, trace);
+      const byTrace = groupSpansByTrace(spans);
+      if (byTrace.size <= ACCEPT_SLICE) {
+        const t = now();
+        let refused = 0;
+        for (const [traceId, batch] of byTrace) refused += acceptTrace(traceId, batch, t);
+        return Promise.resolve(refusedPastCap(refused, maxPerTrace));
       }
-      return Promise.resolve(refusedPastCap(refused, maxPerTrace));
+      const slices = acceptInSlices(byTrace, spans.length);
+      accepting.add(slices);
+      void slices.finally(() => accepting.delete(slices));
+      return slices;
     },
 
     async close(deadlineMs = 10_000) {
       closed = true;
+      // Requests being added slice by slice were answered nothing yet: they finish first.
+      await Promise.allSettled([...accepting]);
       for (const [traceId] of [...buffer.entries()]) enqueue(traceId);
       return queue.close(deadlineMs);
     },

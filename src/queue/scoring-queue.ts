@@ -1,4 +1,4 @@
-import PQueue from 'p-queue';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
@@ -38,7 +38,8 @@ export interface ScoringQueueOptions {
  * scored once its delivery succeeded; as failed when scoring or delivery gave up.
  */
 export class ScoringQueue {
-  private readonly queue: PQueue;
+  /** Slots for scoring, in submission order (p-limit's queue: O(1) a trace, however many wait). */
+  private readonly slots: LimitFunction;
   private readonly stopping = new AbortController();
   private readonly gate = eventLoopGate();
   /** Scoring phases not finished (queued, scoring, backing off), for close(). */
@@ -51,7 +52,7 @@ export class ScoringQueue {
   waitingDeliveries = 0;
 
   constructor(private readonly options: ScoringQueueOptions = {}) {
-    this.queue = new PQueue({ concurrency: options.concurrency ?? 4 });
+    this.slots = pLimit(options.concurrency ?? 4);
   }
 
   /** Scoring phases not finished: traces queued, being scored, or waiting to retry. */
@@ -78,13 +79,10 @@ export class ScoringQueue {
       try {
         deliver = await retryWithBackoff(
           () =>
-            this.queue.add(
-              async () => {
-                await this.gate();
-                return attempt();
-              },
-              { throwOnTimeout: true },
-            ),
+            this.slots(async () => {
+              await this.gate();
+              return attempt();
+            }),
           retry,
         );
       } catch (error) {
