@@ -22,6 +22,9 @@
  * (to repeat a soak at the same rate on a machine whose throughput varies from run to run).
  * `--soak-retention-hours H` keeps run records H hours (default 1/60: a minute).
  *
+ * `--burst` runs only the burst (bench/burst-bench.ts): `/healthz` while the embedded default takes
+ * 100,000 traces at once; the full run ends with it.
+ *
  * `--ab REV` runs the cost A/B instead (bench/ab-cost.ts): REV built in a temporary worktree
  * against this tree, closed loop with 2 workers, `--ab-rounds` (default 3) alternating pairs of
  * `--load-seconds` (default 30) runs; CPU seconds per million scored spans by part, Redis
@@ -44,6 +47,7 @@ import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js'
 import { loadReport, stealLine } from './load-report.js';
 import { summarizeProfile } from './summarize-profile.js';
 import { abCost } from './ab-cost.js';
+import { burstBench, type BurstResult } from './burst-bench.js';
 import { compareBench } from './compare-bench.js';
 import { endToEndBench } from './end-to-end-bench.js';
 import { inspectBench } from './inspect-bench.js';
@@ -64,6 +68,7 @@ const { values: args } = parseArgs({
     'soak-retention-hours': { type: 'string' },
     ab: { type: 'string' },
     'ab-rounds': { type: 'string' },
+    burst: { type: 'boolean' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -128,6 +133,24 @@ if (args.soak) {
   );
   console.log('\nwrote bench/results/soak.json');
   process.exit(lost === 0 && soak.errors === 0 ? 0 : 1);
+}
+
+const printBurst = (b: BurstResult): void =>
+  console.log(
+    `\n/healthz through a burst of ${fmt(b.traces)} one-span traces (serve, memory driver, default bounds; 10 requests, ${b.refusals} refused and sent again, all handled in ${b.seconds.toFixed(1)} s): p50 ${b.healthz.p50Ms.toFixed(0)} ms, p99 ${b.healthz.p99Ms.toFixed(0)} ms, max ${b.healthz.maxMs.toFixed(0)} ms over ${b.healthz.polls} polls; goal p99 ≤ 200 ms: ${b.healthz.p99Ms <= 200 ? 'met' : 'NOT met'}`,
+  );
+
+if (args.burst) {
+  console.log('building dist/ for the burst (serve runs the built CLI)');
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  const burst = await burstBench();
+  printBurst(burst);
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL('results/burst.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...burst }, null, 2)}\n`,
+  );
+  process.exit(0);
 }
 
 if (args.ab) {
@@ -296,6 +319,7 @@ console.log(
 // 1-worker capacity (latency when the workers keep up); then the memory driver (one process, no
 // Redis), closed loop and open loop at half of it.
 let load: Record<string, unknown> | undefined;
+let burst: BurstResult | undefined;
 if (!args['no-load']) {
   const seconds = positiveArg('load-seconds') ?? 60;
   const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'spanscore-profile-')) : undefined;
@@ -345,6 +369,8 @@ if (!args['no-load']) {
   console.log(
     `  Redis memory per buffered trace (20 spans, with its BullMQ job): ${fmt(perTrace.bytesPerTrace)} B (${fmt(perTrace.traces)} traces)`,
   );
+  burst = await burstBench();
+  printBurst(burst);
   if (profileDir) {
     console.log(`\nCPU profiles of the open-loop run (${profileDir}), self time, top 12:`);
     for (const file of readdirSync(profileDir).filter(f => f.endsWith('.cpuprofile'))) {
@@ -375,6 +401,7 @@ const out = {
   inspect,
   endToEndShort: e2e,
   load,
+  burst: burst ?? null,
 };
 writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
 console.log('\nwrote bench/results/latest.json');
