@@ -26,7 +26,7 @@ import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 const RSS_BOUND_MB = 1024;
 /**
  * The same for the memory driver, whose service runs in a heap of `queue.memoryHeapMb` (192 MB):
- * `serve` and the service it starts, together, run from source here (tsx in both). Measured:
+ * `serve` and the service it starts, together, run the built CLI here. Measured (from source):
  * giant trace 242 MB, burst 312 MB; without the bound the burst took 600–850 MB.
  */
 const MEMORY_DRIVER_RSS_BOUND_MB = 400;

@@ -6,6 +6,7 @@ import { promisify, stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import type { ResultRow } from '../../src/report/result-row.js';
+import { CLI_ENTRY } from '../helpers/cli-entry.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'test/fixtures/otlp');
@@ -247,17 +248,7 @@ describe('spanscore score', () => {
 
   it('runs as a real process with the exit code of the result', async () => {
     const exec = promisify(execFile);
-    const args = [
-      '--import',
-      'tsx',
-      join(ROOT, 'src/cli/bin.ts'),
-      'score',
-      '--suite',
-      tempSuite(FAILING),
-      '--format',
-      'jsonl',
-      FIXTURES,
-    ];
+    const args = [CLI_ENTRY, 'score', '--suite', tempSuite(FAILING), '--format', 'jsonl', FIXTURES];
     const failure = await exec(process.execPath, args, { cwd: ROOT }).then(
       () => undefined,
       (e: { code: number; stdout: string }) => e,

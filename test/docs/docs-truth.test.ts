@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { anchorsOf, docPages, markedBlocks, ROOT, walk } from '../helpers/markdown-docs.js';
+import { CLI_ENTRY } from '../helpers/cli-entry.js';
 
 const exec = promisify(execFile);
 const pages = docPages();
@@ -120,7 +121,7 @@ describe('the docs', () => {
           args,
           `${block.where}: a runnable line is a spanscore command: ${line}`,
         ).toBeDefined();
-        const run = await exec(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args!], {
+        const run = await exec(process.execPath, [CLI_ENTRY, ...args!], {
           cwd: ROOT,
           env: { ...process.env, REDIS_URL: '', SPANSCORE_REDIS_URL: '', NO_COLOR: '1' },
         }).then(

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { CLI_ENTRY } from './cli-entry.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** A spanscore CLI process (run from source through tsx), its output, and ways to wait on it. */
+/** A spanscore CLI process (the built CLI, as users run it), its output, and ways to wait on it. */
 export interface CliProcess {
   child: ChildProcess;
   stderr: () => string;
@@ -15,20 +15,16 @@ export interface CliProcess {
 }
 
 export function startCli(args: string[], env: Record<string, string | undefined> = {}): CliProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), ...args],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: undefined,
-        SPANSCORE_REDIS_URL: undefined,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REDIS_URL: undefined,
+      SPANSCORE_REDIS_URL: undefined,
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));

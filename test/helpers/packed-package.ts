@@ -8,7 +8,7 @@ const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 /**
- * The path of spanscore as `npm pack` writes it (`spanscore-<version>.tgz`, built by `prepack`),
+ * The path of spanscore as `npm pack` writes it (`spanscore-<version>.tgz`, from the run's build),
  * packed once per test run whichever test file asks first: the others wait for it, so two files
  * never build into `dist/` at once. The folder is the run's (test/setup/package-dir.global.ts).
  */
@@ -19,7 +19,7 @@ export async function packedPackage(): Promise<string> {
   try {
     await mkdir(lock);
   } catch {
-    // Another file is packing: wait for its result (a build takes about 10 s).
+    // Another file is packing: wait for its result.
     for (let i = 0; i < 2400; i++) {
       const packed = await readFile(done, 'utf8').catch(() => null);
       if (packed !== null) return (JSON.parse(packed) as { file: string }).file;
@@ -28,10 +28,16 @@ export async function packedPackage(): Promise<string> {
     throw new Error(`spanscore was not packed into ${dir} within 4 minutes`);
   }
   try {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-      cwd: ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    // Packed from the run's build (test/setup/build-dist.global.ts) without building again
+    // (`prepack`): other tests run dist/ meanwhile, and must not read files being rewritten.
+    const { stdout } = await run(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+      {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
     const file = join(dir, filename);
     await writeFile(done, JSON.stringify({ file }));

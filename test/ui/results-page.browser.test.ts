@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshot } from '../helpers/browser.js';
 import { KNOWN_RUNS, runRequest, serveWithKnownTraffic } from '../helpers/results-traffic.js';
+import { CLI_ENTRY } from '../helpers/cli-entry.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -116,9 +117,7 @@ describe('spanscore score --format html in Chromium', () => {
     const code = await run(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        join(ROOT, 'src/cli/bin.ts'),
+        CLI_ENTRY,
         'score',
         '--suite',
         join(ROOT, 'config/suites/demo.yaml'),

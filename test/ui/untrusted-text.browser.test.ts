@@ -14,6 +14,7 @@ import {
 } from '../helpers/results-traffic.js';
 import { waitFor } from '../helpers/redis.js';
 import { switchableExporter } from '../helpers/switchable-exporter.js';
+import { CLI_ENTRY } from '../helpers/cli-entry.js';
 
 const exec = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -181,9 +182,7 @@ describe('text from traces in the HTML report', () => {
     await exec(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        join(ROOT, 'src/cli/bin.ts'),
+        CLI_ENTRY,
         'score',
         '--suite',
         join(ROOT, 'config/suites/demo.yaml'),
