@@ -201,12 +201,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         }
         const byTrace = new Map<
           string,
-          {
-            spans: SpanDigest[];
-            rootSeen: boolean;
-            logs: 'record' | 'writer' | undefined;
-            claimer?: string;
-          }
+          { spans: SpanDigest[]; rootSeen: boolean; logs: 'record' | 'writer' | undefined }
         >();
         for (const [traceId, batch] of groupSpansByTrace(spans)) {
           const ids = new Set(batch.map(s => s.spanId));
@@ -216,49 +211,32 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             logs: logsState(batch),
           });
         }
+        const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
         // The traces this request holds, in one job per shard (of at most MAX_TRACES_PER_JOB),
         // whether or not another request's job already holds them: the first job to read a trace
-        // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing. The
-        // jobs are named before the spans are appended, so that a trace whose root this request
-        // brings is claimed for its job by the append itself.
-        const chunks: Array<Array<{ jobId: string; traceIds: string[] }>> = queues.map(() => []);
-        const byShard: string[][] = queues.map(() => []);
-        for (const traceId of byTrace.keys())
-          byShard[shardOfTrace(traceId, queues.length)]!.push(traceId);
-        byShard.forEach((traceIds, shard) => {
-          for (let i = 0; i < traceIds.length; i += MAX_TRACES_PER_JOB) {
-            const chunk = traceIds.slice(i, i + MAX_TRACES_PER_JOB);
-            const jobId = manyTraceJobId(chunk.length);
-            chunks[shard]!.push({ jobId, traceIds: chunk });
-            for (const traceId of chunk) {
-              const entry = byTrace.get(traceId)!;
-              if (entry.rootSeen) entry.claimer = jobId;
-            }
-          }
-        });
-        const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
+        // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.
+        const fresh: string[][] = queues.map(() => []);
         const jobs: Array<Array<ReturnType<typeof job>>> = queues.map(() => []);
         let refused = 0;
-        chunks.forEach((list, shard) => {
-          for (const { jobId, traceIds } of list) {
-            const fresh: string[] = [];
-            for (const traceId of traceIds) {
-              const scoredAt = late.get(traceId);
-              if (scoredAt === '-') {
-                refused += byTrace.get(traceId)!.spans.length;
-                continue;
-              }
-              if (scoredAt === undefined) {
-                fresh.push(traceId);
-                continue;
-              }
-              options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
-              if (options.rescoreLateSpans)
-                jobs[shard]!.push(job({ traceId }, rescoreJobId(traceId, scoredAt)));
-            }
-            // Its id counts the traces it was named for: a trace refused or late since is one
-            // too many in the queued-traces estimate until the job ends.
-            if (fresh.length) jobs[shard]!.push(job({ traceIds: fresh }, jobId));
+        for (const traceId of byTrace.keys()) {
+          const shard = shardOfTrace(traceId, queues.length);
+          const scoredAt = late.get(traceId);
+          if (scoredAt === '-') {
+            refused += byTrace.get(traceId)!.spans.length;
+            continue;
+          }
+          if (scoredAt === undefined) {
+            fresh[shard]!.push(traceId);
+            continue;
+          }
+          options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
+          if (options.rescoreLateSpans)
+            jobs[shard]!.push(job({ traceId }, rescoreJobId(traceId, scoredAt)));
+        }
+        fresh.forEach((traceIds, shard) => {
+          for (let i = 0; i < traceIds.length; i += MAX_TRACES_PER_JOB) {
+            const chunk = traceIds.slice(i, i + MAX_TRACES_PER_JOB);
+            jobs[shard]!.push(job({ traceIds: chunk }, manyTraceJobId(chunk.length)));
           }
         });
         // One `addBulk` per shard that has jobs.

@@ -12,14 +12,12 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 // KEYS: the trace's hash. ARGV: now ms, what the batch holds (`0`, or `1` for the root, then `w`
 // for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
-// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace, and
-// the job that claims the trace if no job has (`''`: none; the receiver names the job of the
-// request that brings the root, which would claim it when it reads it: see `readMany`).
+// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace.
 // Returns the scored-at time when the trace was already scored (the spans are late); '-' when
 // the trace already holds its most spans (the batch is not kept, its spans counted in `dropped`);
 // else ''.
 const APPEND = `
-local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first', 'claim')
+local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
 if m[1] then
   redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
   if ARGV[4] ~= '1' then return m[1] end
@@ -33,7 +31,6 @@ if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] 
 if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
 if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'
 elseif string.find(ARGV[2], 'w', 1, true) then set[#set + 1] = 'lw'; set[#set + 1] = '1' end
-if not m[1] and not m[5] and ARGV[9] and ARGV[9] ~= '' then set[#set + 1] = 'claim'; set[#set + 1] = ARGV[9] end
 redis.call('HSET', KEYS[1], unpack(set))
 if m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[7])
 elseif not m[3] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
@@ -141,19 +138,12 @@ export class RedisSpanBuffer {
   /**
    * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored
    * if its spans were late (they arrived after scoring), `'-'` if they were not kept because the
-   * trace holds `maxSpansPerTrace` spans already, else `undefined`. A trace with a `claimer` is
-   * claimed by that job if no job has claimed it yet, in the same call: the job of the request
-   * that brings a trace's root then reads it without claiming it (one command less a trace).
+   * trace holds `maxSpansPerTrace` spans already, else `undefined`.
    */
   async append(
     byTrace: ReadonlyMap<
       string,
-      {
-        spans: SpanDigest[];
-        rootSeen: boolean;
-        logs?: 'record' | 'writer' | undefined;
-        claimer?: string;
-      }
+      { spans: SpanDigest[]; rootSeen: boolean; logs?: 'record' | 'writer' | undefined }
     >,
     nowMs: number,
     keepLate: boolean,
@@ -161,7 +151,7 @@ export class RedisSpanBuffer {
     const ids = [...byTrace.keys()];
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
-        const { spans, rootSeen, logs, claimer } = byTrace.get(traceId)!;
+        const { spans, rootSeen, logs } = byTrace.get(traceId)!;
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
           String(nowMs),
@@ -172,7 +162,6 @@ export class RedisSpanBuffer {
           encodeSpanBatch(spans),
           String(this.ttls.scoredTtlMs),
           String(this.ttls.maxSpansPerTrace ?? Number.MAX_SAFE_INTEGER),
-          claimer ?? '',
         );
       }),
     );
