@@ -50,10 +50,6 @@ export class TraceByteBuffer {
     return this.traces.get(traceId);
   }
 
-  has(traceId: string): boolean {
-    return this.traces.has(traceId);
-  }
-
   /** Every held trace, oldest first. */
   entries(): IterableIterator<[string, HeldTrace]> {
     return this.traces.entries();

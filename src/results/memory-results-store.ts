@@ -6,7 +6,12 @@ import {
   resultIncrements,
   summarizeMinutes,
 } from './minute-aggregates.js';
-import { matchesFilter, type ResultsFilter, type ResultsPage } from './results-query.js';
+import {
+  matchesFilter,
+  type FilteredFields,
+  type ResultsFilter,
+  type ResultsPage,
+} from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
@@ -37,18 +42,7 @@ import {
  * tools, its strings) is many, and with thousands of results held, marking them was most of what
  * a full collection cost the embedded service (`npm run bench`).
  */
-interface RingEntry extends Pick<
-  StoredResult,
-  | 'id'
-  | 'timeUnixMs'
-  | 'traceId'
-  | 'scorer'
-  | 'label'
-  | 'status'
-  | 'testCaseId'
-  | 'serviceName'
-  | 'serviceVersion'
-> {
+interface RingEntry extends FilteredFields, Pick<StoredResult, 'id'> {
   json: string;
 }
 

@@ -73,21 +73,21 @@ export interface Summary {
   options: { scorers: string[]; testCases: string[]; services: string[]; agents: string[] };
 }
 
+/** The fields of a result that {@link matchesFilter} reads. */
+export type FilteredFields = Pick<
+  StoredResult,
+  | 'scorer'
+  | 'label'
+  | 'status'
+  | 'testCaseId'
+  | 'serviceName'
+  | 'serviceVersion'
+  | 'traceId'
+  | 'timeUnixMs'
+>;
+
 /** True when `r` passes every filter of `f`. */
-export function matchesFilter(
-  r: Pick<
-    StoredResult,
-    | 'scorer'
-    | 'label'
-    | 'status'
-    | 'testCaseId'
-    | 'serviceName'
-    | 'serviceVersion'
-    | 'traceId'
-    | 'timeUnixMs'
-  >,
-  f: ResultsFilter,
-): boolean {
+export function matchesFilter(r: FilteredFields, f: ResultsFilter): boolean {
   return (
     (f.scorer === undefined || r.scorer === f.scorer) &&
     (f.label === undefined || r.label === f.label) &&
