@@ -149,6 +149,16 @@ export async function loadBench(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** Options of {@link loadBench}. */
+/**
+ * The suite the load scores with: the 100 test cases `agentSpans` traces carry (`case-0` …
+ * `case-99`), two deterministic scorers. Also the workload of the Redis commands budget test.
+ */
+export const LOAD_SUITE_YAML = `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${Array.from(
+  { length: 100 },
+  (_, i) =>
+    `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
+).join('\n')}\n`;
+
 export interface LoadOptions {
   /**
    * `bullmq`: a receiver and `workers` worker processes on Redis; `memory`: one `spanscore serve`
@@ -197,15 +207,7 @@ async function loadRun(
   const connections = options.connections ?? 8;
   const memory = options.driver === 'memory';
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
-  const cases = Array.from(
-    { length: 100 },
-    (_, i) =>
-      `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
-  ).join('\n');
-  writeFileSync(
-    join(dir, 'suite.yaml'),
-    `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`,
-  );
+  writeFileSync(join(dir, 'suite.yaml'), LOAD_SUITE_YAML);
 
   // The sink: evaluation spans per trace, and when the trace's last one arrived.
   const exportedAt = new Map<string, number>();

@@ -6,7 +6,7 @@ import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { childSpans } from '../../test/helpers/child-spans.js';
-import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { oneSpanTraces, otlpRequest, traceId } from '../../test/helpers/otlp-json-builder.js';
 import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import {
   createMemoryTraceAssembler,
@@ -45,19 +45,8 @@ function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
 }
 
 /** One request of `count` one-span traces (each span its trace's root), from trace `first`. */
-function manyTraces(first: number, count: number) {
-  return decodeOtlpJson(
-    otlpRequest(
-      Array.from({ length: count }, (_, i) => ({
-        traceId: traceId(first + i),
-        spanId: spanId(first + i, 1),
-        name: 'root',
-        startMs: 0,
-        endMs: 1,
-      })),
-    ),
-  ).spans;
-}
+const manyTraces = (first: number, count: number) =>
+  decodeOtlpJson(otlpRequest(oneSpanTraces(first, count))).spans;
 
 /** Resolves after the event loop's next check phase. */
 const nextTurn = () => new Promise(resolve => setImmediate(resolve));

@@ -14,7 +14,7 @@ import {
   emptySpansProtobuf,
   gzip,
 } from '../helpers/amplified-bodies.js';
-import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { oneSpanTraces, otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { treeRssMb } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -62,22 +62,10 @@ const post = (url: string, body: Buffer, type: string, gzipped = false) =>
   });
 
 /** `count` one-span traces (each span its trace's root) of `service`, as OTLP/JSON. */
-function tinyTraces(first: number, count: number, service = 'burst'): Buffer {
-  return Buffer.from(
-    JSON.stringify(
-      otlpRequest(
-        Array.from({ length: count }, (_, i) => ({
-          traceId: traceId(first + i),
-          spanId: spanId(first + i, 1),
-          name: 'invoke_agent',
-          startMs: 0,
-          endMs: 1,
-          service,
-        })),
-      ),
-    ),
+const tinyTraces = (first: number, count: number, service = 'burst'): Buffer =>
+  Buffer.from(
+    JSON.stringify(otlpRequest(oneSpanTraces(first, count, { name: 'invoke_agent', service }))),
   );
-}
 
 describe('hostile requests against a live serve', () => {
   it('refuses amplified bodies after bounded work (bytes inflated, where decoding stopped), and keeps serving', async () => {

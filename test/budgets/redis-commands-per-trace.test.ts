@@ -5,6 +5,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentSpans } from '../../bench/reading-bench.js';
+import { LOAD_SUITE_YAML } from '../../bench/load-bench.js';
 import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startService } from '../../src/server/start-service.js';
@@ -46,15 +47,7 @@ describe('bullmq driver: Redis commands per scored trace', () => {
     const server = await startRedisServer();
     closers.push(() => server.stop());
     const dir = mkdtempSync(join(tmpdir(), 'spanscore-budget-'));
-    const cases = Array.from(
-      { length: 100 },
-      (_, i) =>
-        `  - { id: case-${i}, expectedTools: [search_flights, get_weather, book_hotel, lookup_order] }`,
-    ).join('\n');
-    writeFileSync(
-      join(dir, 'suite.yaml'),
-      `scorers: [tool_correctness, { name: tool_call_accuracy, expectedTool: get_weather }]\ntestCases:\n${cases}\n`,
-    );
+    writeFileSync(join(dir, 'suite.yaml'), LOAD_SUITE_YAML);
     const exported = new Map<string, number>();
     const service = await startService(
       await loadConfig({

@@ -136,3 +136,22 @@ export function otlpLogsRequest(records: LogInput[]): { resourceLogs: unknown[] 
     })),
   };
 }
+
+/**
+ * `count` one-span traces from trace number `first` (each span its trace's root, lasting 1 ms),
+ * as spans for {@link otlpRequest}: the burst an exporter sends of many small traces.
+ */
+export function oneSpanTraces(
+  first: number,
+  count: number,
+  { name = 'root', service }: { name?: string; service?: string } = {},
+): SpanInput[] {
+  return Array.from({ length: count }, (_, i) => ({
+    traceId: traceId(first + i),
+    spanId: spanId(first + i, 1),
+    name,
+    startMs: 0,
+    endMs: 1,
+    ...(service !== undefined && { service }),
+  }));
+}
