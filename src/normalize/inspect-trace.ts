@@ -14,7 +14,8 @@ import {
 } from './find-test-case-id.js';
 import type { Handoff } from './attribute-agents.js';
 import { joinLogEvents } from './join-log-events.js';
-import { findRoot, normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
+import { normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
+import { findRoot } from './trace-root.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
 export { isModelSpan };

@@ -1,7 +1,7 @@
 import { isLogEventCarrier } from '../ingest/log-event-carrier.js';
 import type { SpanDigest, SpanEventDigest } from '../ingest/span-digest.js';
 import { emptyAttributes } from '../ingest/span-digest.js';
-import { findRoot } from './find-root.js';
+import { findRoot } from './trace-root.js';
 
 /**
  * A trace's spans with its GenAI log events joined in: each carrier (a log record kept as a span

@@ -6,7 +6,7 @@ import { attributeAgents, type AgentTurn, type Handoff } from './attribute-agent
 import { extractToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import { findRoot } from './find-root.js';
+import { findRoot } from './trace-root.js';
 import { joinLogEvents } from './join-log-events.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
@@ -131,5 +131,3 @@ class Trace implements NormalizedTrace {
     return this.#conversation;
   }
 }
-
-export { findRoot };

@@ -15,7 +15,8 @@ import {
   traceJobOptions,
   type TraceJobData,
 } from './trace-job.js';
-import { isRootSpan, logsState, type ReadinessPolicy } from './trace-readiness.js';
+import { isRootSpan } from '../normalize/trace-root.js';
+import { logsState, type ReadinessPolicy } from './trace-readiness.js';
 import { readRedisMemory } from '../redis/redis-memory.js';
 import { refusedPastCap } from './span-cap.js';
 import { lastWorkerSeen } from '../redis/worker-heartbeat.js';

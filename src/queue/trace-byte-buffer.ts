@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
-import { isRootSpan, logsState, type TraceProgress } from './trace-readiness.js';
+import { isRootSpan } from '../normalize/trace-root.js';
+import { logsState, type TraceProgress } from './trace-readiness.js';
 
 /** One trace as the memory driver holds it: its spans as bytes, and what readiness needs. */
 export interface HeldTrace extends TraceProgress {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
-import { isRootSpan, traceReadiness } from './trace-readiness.js';
+import { isRootSpan } from '../normalize/trace-root.js';
+import { traceReadiness } from './trace-readiness.js';
 
 const policy = { settleMs: 2000, maxWaitMs: 30_000, logsWaitMs: 5000 };
 

@@ -57,16 +57,6 @@ export function traceReadiness(
 }
 
 /**
- * True when `span` ends the trace's root part: it has no parent, or it is the entry of this
- * service boundary (kind SERVER or CONSUMER) with a parent in another process. Spans are exported
- * when they end, so a root that arrived has ended.
- */
-export function isRootSpan(span: SpanDigest, knownSpanIds: ReadonlySet<string>): boolean {
-  if (span.parentSpanId === '') return true;
-  return (span.kind === 2 || span.kind === 5) && !knownSpanIds.has(span.parentSpanId);
-}
-
-/**
  * What one batch of a trace's spans says of its log records: `record` when it holds one (a GenAI
  * log record kept as a carrier span: zero-length, marked), else `writer` when it holds a model
  * span of an instrumentation that writes its calls as log records, else `undefined`. Reads the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSuite } from '../suite/load-suite.js';
 import { formatHtml } from './format-html.js';
-import { summarize, type ResultRow } from './result-row.js';
+import { countOutcomes, type ResultRow } from './result-row.js';
 
 const row = (over: Partial<ResultRow>): ResultRow => ({
   traceId: 'a'.repeat(32),
@@ -28,7 +28,7 @@ describe('formatHtml', () => {
     const rows = [row({ reason: '<script>alert(1)</script>', toolSequence: [] })];
     const html = formatHtml(rows, {
       suite,
-      summary: summarize(rows),
+      summary: countOutcomes(rows),
       unmatched: 0,
       generatedAt: new Date(0),
     });
@@ -56,7 +56,7 @@ describe('formatHtml', () => {
     ];
     const html = formatHtml(rows, {
       suite,
-      summary: summarize(rows),
+      summary: countOutcomes(rows),
       unmatched: 3,
       generatedAt: new Date(0),
     });

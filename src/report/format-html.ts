@@ -4,14 +4,14 @@ import type { Suite } from '../score/scoring-plan.js';
 import { comparisonSectionHtml } from './format-comparison.js';
 import { hasTrials, passRateText } from './format-table.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
-import type { ResultRow, RunSummary } from './result-row.js';
+import type { ResultRow, OutcomeCounts } from './result-row.js';
 import { esc, REPORT_CSS as CSS } from './html-parts.js';
 import { toolDiff, type ToolDiffStep } from './tool-diff.js';
 
 /** What the HTML report shows besides its rows. */
 export interface HtmlReportContext {
   suite: Suite;
-  summary: RunSummary;
+  summary: OutcomeCounts;
   /** Traces that matched no test case of the suite. */
   unmatched: number;
   /** When the report was made (shown in its header). */

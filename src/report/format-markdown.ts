@@ -3,7 +3,7 @@ import type { ComparisonReport } from '../decide/compare-summaries.js';
 import { formatComparisonMarkdown } from './format-comparison.js';
 import { hasTrials, passRateText } from './format-table.js';
 import { escapeMarkdown } from './escape-markdown.js';
-import type { ResultRow, RunSummary } from './result-row.js';
+import type { ResultRow, OutcomeCounts } from './result-row.js';
 
 /**
  * `score --format markdown`: for a CI step summary or a pull-request comment. The counts, the
@@ -14,7 +14,7 @@ export function formatMarkdown(
   rows: readonly ResultRow[],
   ctx: {
     suiteName: string;
-    summary: RunSummary;
+    summary: OutcomeCounts;
     trials: readonly TrialAggregate[];
     comparison?: ComparisonReport;
   },

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import picocolors from 'picocolors';
 import type { TrialAggregate } from '../decide/aggregate-trials.js';
-import type { ResultRow, RunSummary } from './result-row.js';
+import type { ResultRow, OutcomeCounts } from './result-row.js';
 import { terminalText } from './terminal-text.js';
 
 const REASON_WIDTH = 64;
@@ -14,7 +14,7 @@ type Colors = ReturnType<typeof picocolors.createColors>;
  */
 export function formatTable(
   rows: readonly ResultRow[],
-  summary: RunSummary,
+  summary: OutcomeCounts,
   unmatchedTraces: number,
   color = false,
 ): string {
@@ -40,7 +40,7 @@ export function formatTable(
 }
 
 /** The totals line, also printed to stderr when results go to a file. */
-export function formatSummary(s: RunSummary, unmatchedTraces: number, color = false): string {
+export function formatSummary(s: OutcomeCounts, unmatchedTraces: number, color = false): string {
   const pc = picocolors.createColors(color);
   // "failed" is a result that did not pass; a scorer that could not score is an error.
   const parts = [

@@ -101,8 +101,12 @@ function toJson(call: ToolCall): ToolCallJson {
   return { ...call, startTimeUnixNano: call.startTimeUnixNano.toString() };
 }
 
-/** Counts for the summary line and the exit code. */
-export interface RunSummary {
+/**
+ * Results counted by outcome, for the summary line of a run's table, Markdown and HTML reports.
+ * (The run summary a CI job commits and compares is `RunSummary` in decide/run-summary.ts: per test
+ * case × scorer aggregates, not these counts.)
+ */
+export interface OutcomeCounts {
   results: number;
   pass: number;
   fail: number;
@@ -112,8 +116,8 @@ export interface RunSummary {
 }
 
 /** Counts rows by outcome. */
-export function summarize(rows: readonly ResultRow[]): RunSummary {
-  const s: RunSummary = {
+export function countOutcomes(rows: readonly ResultRow[]): OutcomeCounts {
+  const s: OutcomeCounts = {
     results: rows.length,
     pass: 0,
     fail: 0,
@@ -126,13 +130,4 @@ export function summarize(rows: readonly ResultRow[]): RunSummary {
     else s[row.status]++;
   }
   return s;
-}
-
-/**
- * The exit code of `spanscore score`: 2 when any input was rejected, else 1 when any result failed
- * (a fail label, a scorer error, or a test case with no trace), else 0.
- */
-export function exitCodeFor(summary: RunSummary, inputProblems: number): 0 | 1 | 2 {
-  if (inputProblems > 0) return 2;
-  return summary.fail + summary.failed + summary.missing > 0 ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseId } from '../normalize/find-test-case-id.js';
 import { joinLogEvents } from '../normalize/join-log-events.js';
-import { findRoot, normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import { normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import { findRoot } from '../normalize/trace-root.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
 import type { ResultSink } from './result-sink.js';

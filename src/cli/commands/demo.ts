@@ -6,7 +6,7 @@ import { createOtlpHttpReceiver } from '../../ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { TraceResult } from '../../score/trace-run.js';
 import { formatTable } from '../../report/format-table.js';
-import { summarize, traceResultRows } from '../../report/result-row.js';
+import { countOutcomes, traceResultRows } from '../../report/result-row.js';
 import { untilShutdown } from '../../server/graceful-shutdown.js';
 import { startService } from '../../server/start-service.js';
 import { useColor, type CliIo } from '../io.js';
@@ -69,7 +69,7 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         const rows = results
           .flatMap(r => traceResultRows(r.trace, r.testCaseId, r.outcomes))
           .sort((a, b) => a.testCaseId.localeCompare(b.testCaseId));
-        io.stdout.write(formatTable(rows, summarize(rows), 0, useColor(io.stdout)));
+        io.stdout.write(formatTable(rows, countOutcomes(rows), 0, useColor(io.stdout)));
         log(
           `spanscore demo: ${written.length} evaluation spans were written back into the agent's traces`,
         );

@@ -22,7 +22,7 @@ import {
   formatTrialsTable,
   hasTrials,
 } from '../../report/format-table.js';
-import { summarize, toResultRows } from '../../report/result-row.js';
+import { countOutcomes, toResultRows } from '../../report/result-row.js';
 import { scoreSuite } from '../../score/score-suite.js';
 import { loadConfig } from '../../config/load-config.js';
 import { createLlmContext } from '../../judge/create-llm-context.js';
@@ -184,7 +184,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         if (started) progress?.stop();
 
         const rows = toResultRows(run, suite);
-        const summary = summarize(rows);
+        const summary = countOutcomes(rows);
         const trials = aggregateTrials(rows, suite);
         const now = new Date();
         const runSummary = buildRunSummary(trials, {
