@@ -8,6 +8,15 @@ import { createScoreTraceWorker } from '../src/queue/score-trace.processor.js';
 import { parseSuite } from '../src/suite/load-suite.js';
 import { redisFor, testPrefix } from '../test/helpers/redis.js';
 import { agentSpans } from './reading-bench.js';
+import { configSchema } from '../src/config/config-schema.js';
+import {
+  bullmqSinkLimits,
+  bullmqTraceOptions,
+  bullmqWorkerLimits,
+} from '../src/queue/bullmq-queue-driver.js';
+
+/** Every setting at its default. */
+const DEFAULTS = configSchema.parse({});
 
 const SPANS_PER_REQUEST = 512;
 
@@ -49,12 +58,16 @@ export async function endToEndBench(
   });
   const policy = { settleMs: 200, maxWaitMs: 10_000 };
   const sink = createBullmqTraceSink({
+    ...bullmqTraceOptions(DEFAULTS),
+    ...bullmqSinkLimits(DEFAULTS),
     prefix,
     policy,
     redis: redis.commands,
     queueConnection: redis.bullmq(),
   });
   const worker = createScoreTraceWorker({
+    ...bullmqTraceOptions(DEFAULTS),
+    ...bullmqWorkerLimits(DEFAULTS),
     prefix,
     policy,
     redis: redis.commands,

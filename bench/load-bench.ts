@@ -14,6 +14,11 @@ import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
 import { childPids } from '../test/helpers/process-tree.js';
 import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
+import { configSchema } from '../src/config/config-schema.js';
+import { bullmqSinkLimits, bullmqTraceOptions } from '../src/queue/bullmq-queue-driver.js';
+
+/** Every setting at its default. */
+const DEFAULTS = configSchema.parse({});
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const SETTLE_MS = 200;
@@ -679,6 +684,8 @@ export async function redisBytesPerTrace(
         return { commands: r.commands, queue: r.bullmq(), cleanup: r.cleanup };
       })();
   const sink = createBullmqTraceSink({
+    ...bullmqTraceOptions(DEFAULTS),
+    ...bullmqSinkLimits(DEFAULTS),
     prefix,
     policy: { settleMs: 600_000, maxWaitMs: 600_000 },
     redis: redis.commands,

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_DECODE_LIMITS, DEFAULT_MAX_BODY_BYTES } from '../ingest/decode-limits.js';
+import { JUDGE_DEFAULTS } from '../judge/judge-defaults.js';
+import { DEFAULT_MIN_REPEATS } from '../normalize/find-repeated-calls.js';
 import { ruleSchema } from './rule-schema.js';
 
 // Each field's meaning is its `.describe()` text: `npm run docs:config` writes
@@ -37,12 +40,17 @@ export const judgeConfigSchema = z
         'Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM). Default: `OPENAI_BASE_URL`, else OpenAI.',
       ),
     apiKey: z.string().min(1).optional().describe('The API key. Default: `OPENAI_API_KEY`.'),
-    timeoutMs: z.coerce.number().int().positive().default(60_000).describe('Per judge call.'),
+    timeoutMs: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(JUDGE_DEFAULTS.timeoutMs)
+      .describe('Per judge call.'),
     maxRetries: z.coerce
       .number()
       .int()
       .min(0)
-      .default(3)
+      .default(JUDGE_DEFAULTS.maxRetries)
       .describe(
         'Retries by the `openai` client (offline and with the memory driver; BullMQ judge jobs retry themselves).',
       ),
@@ -204,17 +212,17 @@ export const configSchema = z
             'The address `serve` listens on. On a non-loopback address with no read token, results answer loopback clients only (see `results.public`).',
           ),
         maxBodyBytes: positiveInt()
-          .default(64 * 1024 * 1024)
+          .default(DEFAULT_MAX_BODY_BYTES)
           .describe(
             'Largest request body, compressed or not (413 above it; OTLP recommends 64 MiB).',
           ),
         maxSpansPerRequest: positiveInt()
-          .default(16_384)
+          .default(DEFAULT_DECODE_LIMITS.maxSpans)
           .describe(
             'Spans in one request, valid or not (413 above it, counted while decoding, so a small gzip body that unpacks to millions of empty spans is refused early). Also per request read from a file by `score`, `inspect` and `suite record`.',
           ),
         maxItemsPerRequest: positiveInt()
-          .default(1_000_000)
+          .default(DEFAULT_DECODE_LIMITS.maxItems)
           .describe(
             'Nested items in one request: resources, scopes, spans, events, attributes and values inside list attributes (protobuf), objects and arrays (JSON, counted before parsing). 413 above it.',
           ),
@@ -388,7 +396,7 @@ export const configSchema = z
           .number()
           .int()
           .min(2)
-          .default(3)
+          .default(DEFAULT_MIN_REPEATS)
           .describe(
             '`tool_loops` fails a trace with this many identical calls (tool and arguments).',
           ),

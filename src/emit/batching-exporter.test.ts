@@ -24,7 +24,7 @@ function recording(fail?: (ids: string[]) => boolean) {
 describe('withBatching', () => {
   it('sends concurrent exports as one request and resolves each call', async () => {
     const inner = recording();
-    const batching = withBatching(inner.exporter, { maxDelayMs: 20 });
+    const batching = withBatching(inner.exporter, { maxSpans: 1024, maxDelayMs: 20 });
     await Promise.all([
       batching.export([span('a'), span('b')]),
       batching.export([span('c')]),
@@ -47,7 +47,7 @@ describe('withBatching', () => {
 
   it('rejects exactly the calls whose spans were in the failed request', async () => {
     const inner = recording(ids => ids.includes('bad'));
-    const batching = withBatching(inner.exporter, { maxSpans: 2 });
+    const batching = withBatching(inner.exporter, { maxSpans: 2, maxDelayMs: 10 });
     const failed = [batching.export([span('bad')]), batching.export([span('x')])];
     const ok = batching.export([span('y')]);
     const results = await Promise.allSettled([...failed, ok]);
@@ -66,7 +66,7 @@ describe('withBatching', () => {
         export: spans => (requests.push(spans.length), new Promise<void>(r => (release = r))),
         shutdown: () => (shutdowns++, Promise.resolve()),
       },
-      { maxSpans: 1 },
+      { maxSpans: 1, maxDelayMs: 10 },
     );
     const call = batching.export([span('a')]);
     let done = false;

@@ -3,10 +3,10 @@ import type { EvaluationSpan } from './score-to-span.js';
 
 /** Options of {@link withBatching}. */
 export interface BatchingOptions {
-  /** Spans that trigger a flush at once. @defaultValue 1024 */
-  maxSpans?: number;
-  /** How long the first span of a batch may wait for others. @defaultValue 10 */
-  maxDelayMs?: number;
+  /** Spans that trigger a flush at once (`export.batchMaxSpans`). */
+  maxSpans: number;
+  /** How long the first span of a batch may wait for others (`export.batchDelayMs`). */
+  maxDelayMs: number;
 }
 
 /**
@@ -19,10 +19,9 @@ export interface BatchingOptions {
  */
 export function withBatching(
   inner: EvaluationExporter,
-  options: BatchingOptions = {},
+  options: BatchingOptions,
 ): EvaluationExporter {
-  const maxSpans = options.maxSpans ?? 1024;
-  const maxDelayMs = options.maxDelayMs ?? 10;
+  const { maxSpans, maxDelayMs } = options;
   let pending: EvaluationSpan[] = [];
   let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   let timer: NodeJS.Timeout | undefined;

@@ -30,12 +30,12 @@ export interface ScoreCounters {
 
 /** Options of {@link createMetricsSink}. */
 export interface MetricsSinkOptions {
-  /** Evaluated services labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
-  maxServices?: number;
-  /** Agents labelled by name; past this many distinct ones, `other`. @defaultValue 20 */
+  /** Evaluated services labelled by name; past this many distinct ones, `other` (`metrics.maxServices`). */
+  maxServices: number;
+  /** Agents labelled by name; past this many distinct ones, `other`. Not a setting: @defaultValue 20 */
   maxAgents?: number;
-  /** Tools labelled by name per service; past this many distinct ones, `other`. @defaultValue 30 */
-  maxToolsPerService?: number;
+  /** Tools labelled by name per service; past this many, `other` (`toolHealth.maxToolsPerService`). */
+  maxToolsPerService: number;
   now?: () => number;
 }
 
@@ -49,14 +49,11 @@ export interface MetricsSinkOptions {
  * Cardinality stays bounded: targets come from the suites and rules, services past `maxServices`
  * and agents past `maxAgents` fold into `other`.
  */
-export function createMetricsSink(
-  metrics: ScoreCounters,
-  options: MetricsSinkOptions = {},
-): ResultSink {
+export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOptions): ResultSink {
   const now = options.now ?? Date.now;
-  const services = boundedNames(options.maxServices ?? 20);
+  const services = boundedNames(options.maxServices);
   const agents = boundedNames(options.maxAgents ?? 20);
-  const tools = boundedNames(options.maxToolsPerService ?? 30);
+  const tools = boundedNames(options.maxToolsPerService);
   const serviceLabel = (name: string): string => services('', name);
   const agentLabel = (name: string): string => agents('', name);
   const deferred: Array<DeferredCounts<string>> = [];

@@ -27,6 +27,9 @@ export interface DecodeLimits {
  * items (about 60 per span at the span limit; a typical agent span has 20–40), 20 reasons. At
  * the decoder's measured rate a request at these limits decodes in a few tens of milliseconds.
  */
+/** The largest request body, compressed or not, by default (the OTLP specification's 64 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = {
   maxSpans: 16_384,
   maxItems: 1_000_000,

@@ -5,7 +5,12 @@ import { isSpanscoreError, type SpanscoreError } from '../errors/spanscore-error
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
 import { otlpPathHint } from './otlp-path-hint.js';
-import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
+import {
+  checkJsonItems,
+  DEFAULT_DECODE_LIMITS,
+  DEFAULT_MAX_BODY_BYTES,
+  type DecodeLimits,
+} from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
 import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
 import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
@@ -80,7 +85,7 @@ export interface OtlpHttpReceiverOptions {
  * - `GET /healthz` (the process is up), `GET /readyz` (see `ready`), `GET /metrics` (Prometheus).
  */
 export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): FastifyInstance {
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limits = options.limits ?? DEFAULT_DECODE_LIMITS;
   const warn = rateLimitedLog(options.log ?? (() => {}));
 

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { SpanscoreError } from '../errors/spanscore-error.js';
+import { JUDGE_DEFAULTS } from './judge-defaults.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
 
 /** Options of {@link createOpenAiJudge}. */
@@ -24,7 +25,7 @@ export interface OpenAiJudgeOptions {
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`.
  * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own; a 429 past
  * them is `SS_JUDGE_RATE_LIMITED` with the server's Retry-After, anything else
- * `SS_JUDGE_UNAVAILABLE`. No cache here: wrap it with `withJudgeCache`.
+ * `SS_JUDGE_UNAVAILABLE`. No cache, cost or rate limit here: the service wraps it with its own.
  */
 export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
@@ -37,8 +38,8 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   const client = new OpenAI({
     apiKey,
     ...(options.baseURL && { baseURL: options.baseURL }),
-    timeout: options.timeoutMs ?? 60_000,
-    maxRetries: options.maxRetries ?? 3,
+    timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
+    maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
   });
   let structuredOutput = true;
 

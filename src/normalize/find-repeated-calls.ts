@@ -1,6 +1,12 @@
 import { stableJson } from './extract-tool-calls.js';
 import type { ToolCall } from './tool-call.js';
 
+/**
+ * Identical calls that count as a loop, by default: `tool_loops`, `toolHealth.minRepeats` and
+ * `toHaveRepeatedToolCalls` all start from this.
+ */
+export const DEFAULT_MIN_REPEATS = 3;
+
 /** Calls of one tool by one agent with the same arguments, made `count` times. */
 export interface RepeatedCall {
   name: string;
@@ -31,7 +37,7 @@ export function findRepeatedCalls(
   calls: readonly ToolCall[],
   options: RepeatedCallsOptions = {},
 ): RepeatedCall[] {
-  const minRepeats = options.minRepeats ?? 3;
+  const minRepeats = options.minRepeats ?? DEFAULT_MIN_REPEATS;
   if (calls.length < minRepeats) return [];
   const groups = new Map<string, RepeatedCall>();
   for (const call of calls) {

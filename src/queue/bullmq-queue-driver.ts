@@ -5,7 +5,9 @@ import { resultsRetention } from '../results/results-store.js';
 import {
   bufferTtls,
   createBullmqTraceSink,
+  type BullmqTraceOptions,
   type BullmqTraceSink,
+  type BullmqTraceSinkOptions,
 } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
@@ -22,7 +24,7 @@ import { exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace, RedisSpanBuffer } from '../redis/redis-span-buffer.js';
 import { createRedisJudgeCache } from '../redis/redis-judge-cache.js';
 import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
-import { createScoreTraceWorker } from './score-trace.processor.js';
+import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-trace.processor.js';
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
 
@@ -59,19 +61,7 @@ export function createBullmqQueueDriver(
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
   });
-  const shared = {
-    prefix: config.queue.prefix,
-    policy: {
-      settleMs: config.assembly.settleMs,
-      maxWaitMs: config.assembly.maxWaitMs,
-      logsWaitMs: config.assembly.logsWaitMs,
-    },
-    rescoreLateSpans: config.assembly.rescoreLateSpans,
-    exportRetry: exportRetryPolicy(config),
-    shards: config.queue.shards,
-    unscoredTtlMs: config.assembly.unscoredTtlMs,
-    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
-  };
+  const shared = bullmqTraceOptions(config);
   // For the inspect view of buffered traces: plain reads, which may move a trace buffered in the
   // previous layout into this one (with the TTLs the workers use).
   const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, bufferTtls(shared));
@@ -83,11 +73,8 @@ export function createBullmqQueueDriver(
       ...shared,
       redis: commands,
       queueConnection: connect('bullmq'),
-      maxQueuedTraces: config.assembly.maxQueuedTraces,
-      admission: config.admission,
+      ...bullmqSinkLimits(config),
       onRefused: refusal => events.onAdmissionRefused(refusal.reason, refusal.message),
-      attempts: config.worker.attempts,
-      backoffMs: config.worker.backoffMs,
       onError: e => events.log(`spanscore: queue: ${e.message}`),
       onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
     });
@@ -161,11 +148,8 @@ export function createBullmqQueueDriver(
             if (judgeQueue && run.results.some(r => r.deferred.length > 0))
               await judgeQueue.enqueue(traceId, spans);
           },
+          ...bullmqWorkerLimits(config),
           concurrency: perShard,
-          attempts: config.worker.attempts,
-          backoffMs: config.worker.backoffMs,
-          lockDurationMs: config.worker.lockDurationMs,
-          stalledIntervalMs: config.worker.stalledIntervalMs,
           onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
           onError: e => events.log(`spanscore: worker: ${e.message}`),
           onExpired: (traceId, reason) => events.onTraceExpired(traceId, reason),
@@ -218,5 +202,45 @@ export function createBullmqQueueDriver(
       await Promise.all(connections.map(r => r.quit().catch(() => r.disconnect())));
       return { unfinished: 0 };
     },
+  };
+}
+
+/**
+ * What the BullMQ sink and worker must agree on, as the config resolves it (its schema holds the
+ * defaults).
+ */
+export function bullmqTraceOptions(config: Readonly<Config>): BullmqTraceOptions {
+  return {
+    prefix: config.queue.prefix,
+    policy: {
+      settleMs: config.assembly.settleMs,
+      maxWaitMs: config.assembly.maxWaitMs,
+      logsWaitMs: config.assembly.logsWaitMs,
+    },
+    rescoreLateSpans: config.assembly.rescoreLateSpans,
+    exportRetry: exportRetryPolicy(config),
+    shards: config.queue.shards,
+    unscoredTtlMs: config.assembly.unscoredTtlMs,
+    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
+    attempts: config.worker.attempts,
+    backoffMs: config.worker.backoffMs,
+  };
+}
+
+/** The receiver's admission limits, as the config resolves them. */
+export function bullmqSinkLimits(
+  config: Readonly<Config>,
+): Pick<BullmqTraceSinkOptions, 'maxQueuedTraces' | 'admission'> {
+  return { maxQueuedTraces: config.assembly.maxQueuedTraces, admission: config.admission };
+}
+
+/** A trace worker's concurrency and BullMQ lock timing, as the config resolves them. */
+export function bullmqWorkerLimits(
+  config: Readonly<Config>,
+): Pick<ScoreTraceWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs'> {
+  return {
+    concurrency: config.worker.concurrency,
+    lockDurationMs: config.worker.lockDurationMs,
+    stalledIntervalMs: config.worker.stalledIntervalMs,
   };
 }

@@ -31,36 +31,44 @@ export { SCORE_TRACE_QUEUE } from './queue-shards.js';
 
 /**
  * The span buffer's TTLs and span cap every side uses (receiver, worker, the inspect view's
- * reads): `unscoredTtlMs` (24 h by default) while a trace waits to be scored, the late window,
- * 2 × `maxWaitMs` + 60 s, once it is, and `maxSpansPerTrace` (10,000).
+ * reads): `unscoredTtlMs` while a trace waits to be scored, the late window, 2 × `maxWaitMs` +
+ * 60 s, once it is, and `maxSpansPerTrace`.
  */
-export function bufferTtls(options: BullmqTraceOptions): Required<BufferTtls> {
+export function bufferTtls(
+  options: Pick<BullmqTraceOptions, 'unscoredTtlMs' | 'policy' | 'maxSpansPerTrace'>,
+): Required<BufferTtls> {
   return {
-    unscoredTtlMs: options.unscoredTtlMs ?? 24 * 3_600_000,
+    unscoredTtlMs: options.unscoredTtlMs,
     scoredTtlMs: 2 * options.policy.maxWaitMs + 60_000,
-    maxSpansPerTrace: options.maxSpansPerTrace ?? 10_000,
+    maxSpansPerTrace: options.maxSpansPerTrace,
   };
 }
 
-/** Options shared by the BullMQ sink and worker; both sides must agree on them. */
+/**
+ * Options shared by the BullMQ sink and worker; both sides must agree on them. Resolved values:
+ * `bullmqTraceOptions(config)` reads them from the config, whose schema holds the defaults.
+ */
 export interface BullmqTraceOptions {
-  /** Key prefix for the span buffer and BullMQ's own keys. @defaultValue 'spanscore' */
-  prefix?: string;
+  /** Key prefix for the span buffer and BullMQ's own keys (`queue.prefix`). */
+  prefix: string;
   policy: ReadinessPolicy;
-  /** Keep scored traces' spans for the late window and rescore when late spans arrive. @defaultValue false */
-  rescoreLateSpans?: boolean;
+  /** Keep scored traces' spans for the late window and rescore when late spans arrive. */
+  rescoreLateSpans: boolean;
   /**
    * How long a trace's spans are kept in Redis while no worker has scored it: long past any
    * outage the receiver accepts traffic through; a trace not scored by then ends `expired`.
-   * @defaultValue 24 h
    */
-  unscoredTtlMs?: number;
+  unscoredTtlMs: number;
   /** Export failures are retried by age; other failures `attempts` times. */
   exportRetry?: ExportRetryPolicy;
-  /** Trace queues, each trace in one by its id (see `traceQueueShards`). @defaultValue 1 */
-  shards?: number;
-  /** Spans kept of one trace (see `BufferTtls.maxSpansPerTrace`). @defaultValue 10000 */
-  maxSpansPerTrace?: number;
+  /** Trace queues, each trace in one by its id (see `traceQueueShards`). */
+  shards: number;
+  /** Spans kept of one trace (see `BufferTtls.maxSpansPerTrace`). */
+  maxSpansPerTrace: number;
+  /** Tries per trace for failures other than exports (`worker.attempts`). */
+  attempts: number;
+  /** The first backoff, doubling (`worker.backoffMs`). */
+  backoffMs: number;
 }
 
 /** Options of {@link createBullmqTraceSink}. */
@@ -74,19 +82,16 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
   queueConnection: RedisClient;
   /**
    * Traces waiting or delayed in the queue before `accept` answers 429 (a trace in two requests'
-   * jobs counts twice). @defaultValue 100000
+   * jobs counts twice).
    */
-  maxQueuedTraces?: number;
+  maxQueuedTraces: number;
   /**
    * The other limits of admission (see `admissionVerdict`): the oldest unscored trace's age,
-   * Redis memory, worker absence. @defaultValue 15 min, 0.9, 15 min
+   * Redis memory, worker absence.
    */
-  admission?: Partial<Omit<AdmissionLimits, 'maxQueuedTraces'>>;
+  admission: Omit<AdmissionLimits, 'maxQueuedTraces'>;
   /** A request was refused by admission (for the metric and the log). */
   onRefused?: (refusal: Refusal) => void;
-  /** Tries per trace and the first backoff (exponential). @defaultValue 5 and 1000 ms */
-  attempts?: number;
-  backoffMs?: number;
   /** Connection errors of the queue (BullMQ reconnects by itself). */
   onError?: (error: Error) => void;
   /** Called for spans that arrive after their trace was scored. */
@@ -112,18 +117,18 @@ export interface BullmqTraceSink extends SpanSink {
  * `SS_INGEST_SATURATED` (429): exporters retry either way.
  */
 export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTraceSink {
-  const prefix = options.prefix ?? 'spanscore';
+  const prefix = options.prefix;
   const ttls = bufferTtls(options);
   const buffer = new RedisSpanBuffer(options.redis, prefix, ttls);
-  const shards = traceQueueShards(prefix, options.shards ?? 1, options.redis.isCluster);
+  const shards = traceQueueShards(prefix, options.shards, options.redis.isCluster);
   const queues = shards.map(
     shard => new Queue(shard.name, { connection: options.queueConnection, prefix: shard.prefix }),
   );
   const limits: AdmissionLimits = {
-    maxQueuedTraces: options.maxQueuedTraces ?? 100_000,
-    maxBacklogAgeMs: options.admission?.maxBacklogAgeMs ?? 900_000,
-    maxRedisMemoryRatio: options.admission?.maxRedisMemoryRatio ?? 0.9,
-    workerAbsenceMs: options.admission?.workerAbsenceMs ?? 900_000,
+    maxQueuedTraces: options.maxQueuedTraces,
+    maxBacklogAgeMs: options.admission.maxBacklogAgeMs,
+    maxRedisMemoryRatio: options.admission.maxRedisMemoryRatio,
+    workerAbsenceMs: options.admission.workerAbsenceMs,
   };
   const startedAtMs = Date.now();
   const jobOptions = traceJobOptions(options, options.policy.settleMs);

@@ -19,8 +19,8 @@ import { decodeSpanDigest } from '../redis/span-digest-codec.js';
 export interface JudgeWorkerOptions {
   /** A BullMQ connection (`maxRetriesPerRequest: null`). */
   connection: RedisClient;
-  /** @defaultValue 'spanscore' */
-  prefix?: string;
+  /** Key prefix (`queue.prefix`). */
+  prefix: string;
   /**
    * Runs a trace's LLM scorers and exports their spans. Scorer errors for which `propagate` is
    * true must reject the call (pass it to `processTrace`); others become `failed` results.
@@ -35,12 +35,12 @@ export interface JudgeWorkerOptions {
   /** Jobs at once in this worker. */
   concurrency: number;
   /** Tries for judge errors and the first backoff; export failures are retried by age. */
-  attempts?: number;
-  backoffMs?: number;
+  attempts: number;
+  backoffMs: number;
   exportRetry?: ExportRetryPolicy;
-  /** BullMQ job lock and stalled-job check. @defaultValue 30000 each */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
+  /** BullMQ job lock and stalled-job check. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
   onError?: (error: Error) => void;
 }
 
@@ -66,7 +66,7 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
       typeof data === 'string'
         ? decodeSpanBatch(Buffer.from(data, 'base64'))
         : data.map(decodeSpanDigest);
-    const attempts = options.exportRetry ? (options.attempts ?? 5) : (job.opts.attempts ?? 1);
+    const attempts = options.exportRetry ? options.attempts : (job.opts.attempts ?? 1);
     const final = job.attemptsMade + 1 >= attempts;
     const exportRetry = job.data.exportRetry === true;
     try {
@@ -101,13 +101,13 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
     connection: options.connection,
     prefix,
     concurrency: options.concurrency,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.stalledIntervalMs,
     limiter: { max: options.rateLimit.max, duration: options.rateLimit.durationMs },
     ...(options.exportRetry && {
       settings: {
         backoffStrategy: (attemptsMade: number) =>
-          backoffDelay(attemptsMade, options.backoffMs ?? 2000, options.exportRetry!.maxBackoffMs),
+          backoffDelay(attemptsMade, options.backoffMs, options.exportRetry!.maxBackoffMs),
       },
     }),
   });

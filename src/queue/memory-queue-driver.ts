@@ -4,7 +4,10 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
 import { createMemoryResultsStore } from '../results/memory-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
-import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
+import {
+  createMemoryTraceAssembler,
+  type MemoryTraceAssemblerOptions,
+} from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
 import { isExportFailure } from './export-retry.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
@@ -35,11 +38,6 @@ export function createMemoryQueueDriver(
   // Judge passes not finished yet, retries included, for close().
   const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
-    policy: {
-      settleMs: config.assembly.settleMs,
-      maxWaitMs: config.assembly.maxWaitMs,
-      logsWaitMs: config.assembly.logsWaitMs,
-    },
     process: async (traceId, spans, { notes }) => {
       const withScorer = scorer;
       if (!withScorer)
@@ -58,14 +56,8 @@ export function createMemoryQueueDriver(
           queueJudgePass(withScorer, traceId, spans);
       };
     },
-    concurrency: config.worker.concurrency,
+    ...memoryAssemblyLimits(config),
     exportRetry: exportRetryPolicy(config),
-    maxAttempts: config.worker.attempts,
-    backoffMs: config.worker.backoffMs,
-    maxBufferedSpans: config.assembly.maxBufferedSpans,
-    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
-    maxServiceShare: config.assembly.maxServiceShare,
-    rescoreLateSpans: config.assembly.rescoreLateSpans,
     onLateSpans: (traceId, count) => events.onLateSpans(traceId, count),
     onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),
   });
@@ -133,5 +125,35 @@ export function createMemoryQueueDriver(
       );
       return { unfinished: unfinished + (judged ? 0 : judgePasses.size) };
     },
+  };
+}
+
+/** The memory assembler's limits and retries, as the config resolves them (its schema holds the defaults). */
+export function memoryAssemblyLimits(
+  config: Readonly<Config>,
+): Pick<
+  MemoryTraceAssemblerOptions,
+  | 'policy'
+  | 'concurrency'
+  | 'maxAttempts'
+  | 'backoffMs'
+  | 'maxBufferedSpans'
+  | 'maxSpansPerTrace'
+  | 'maxServiceShare'
+  | 'rescoreLateSpans'
+> {
+  return {
+    policy: {
+      settleMs: config.assembly.settleMs,
+      maxWaitMs: config.assembly.maxWaitMs,
+      logsWaitMs: config.assembly.logsWaitMs,
+    },
+    concurrency: config.worker.concurrency,
+    maxAttempts: config.worker.attempts,
+    backoffMs: config.worker.backoffMs,
+    maxBufferedSpans: config.assembly.maxBufferedSpans,
+    maxSpansPerTrace: config.assembly.maxSpansPerTrace,
+    maxServiceShare: config.assembly.maxServiceShare,
+    rescoreLateSpans: config.assembly.rescoreLateSpans,
   };
 }

@@ -12,6 +12,11 @@ import {
   createMemoryTraceAssembler,
   type MemoryTraceAssemblerOptions,
 } from './memory-trace-assembler.js';
+import { configSchema } from '../config/config-schema.js';
+import { memoryAssemblyLimits } from './memory-queue-driver.js';
+
+/** The limits and retries the config gives by default. */
+const LIMITS = memoryAssemblyLimits(configSchema.parse({}));
 
 const policy = { settleMs: 2000, maxWaitMs: 30_000 };
 const traceIdOf = (spans: ReturnType<typeof sdkSpans>['spans']) => spans[0]!.spanContext().traceId;
@@ -34,6 +39,7 @@ function sdkSpans() {
 function setup(options: Partial<MemoryTraceAssemblerOptions> = {}) {
   const processed: Array<{ traceId: string; names: string[] }> = [];
   const assembler = createMemoryTraceAssembler({
+    ...LIMITS,
     policy,
     process: (id, list) => {
       processed.push({ traceId: id, names: list.map(s => s.name).sort() });
@@ -109,6 +115,7 @@ describe('memory trace assembler', () => {
     const gate = new Promise<void>(resolve => (release = resolve));
     const processed: Array<{ traceId: string; names: string[] }> = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       concurrency: 1,
       onLateSpans: (id, n) => late.push([id, n]),
@@ -138,6 +145,7 @@ describe('memory trace assembler', () => {
     const gate = new Promise<void>(resolve => (release = resolve));
     const processed: string[][] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       rescoreLateSpans: true,
       process: async (_id, list) => {
@@ -215,6 +223,7 @@ describe('memory trace assembler', () => {
     let calls = 0;
     const failed: string[] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       backoffMs: 1000,
       onFailed: id => failed.push(id),
@@ -246,6 +255,7 @@ describe('memory trace assembler', () => {
     let running = 0;
     let most = 0;
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       concurrency: 2,
       process: async () => {
@@ -265,6 +275,7 @@ describe('memory trace assembler', () => {
     let releaseExport!: () => void;
     const exportDone = new Promise<void>(resolve => (releaseExport = resolve));
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       concurrency: 1,
       process: id => {
@@ -288,6 +299,7 @@ describe('memory trace assembler', () => {
     let scorings = 0;
     let deliveries = 0;
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       backoffMs: 100,
       process: () => {
@@ -307,6 +319,7 @@ describe('memory trace assembler', () => {
 
   it('an export outage never blocks ingest: spans of traces waiting on it are not held', async () => {
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       maxBufferedSpans: 3,
       process: () =>
@@ -325,6 +338,7 @@ describe('memory trace assembler', () => {
   it('past maxWaitingDeliveries, a scored trace is not delivered and ends failed with the reason', async () => {
     const failures: string[] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       maxWaitingDeliveries: 2,
       process: () => Promise.resolve(() => new Promise<void>(() => {})), // the backend never answers
@@ -342,6 +356,7 @@ describe('memory trace assembler', () => {
     const notes: string[][] = [];
     const sizes: number[] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       maxSpansPerTrace: 3,
       process: (_id, spans, attempt) => {
@@ -367,6 +382,7 @@ describe('memory trace assembler', () => {
 
   it('refuses a service past its share of the buffer while others send, and still accepts the others', async () => {
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       maxBufferedSpans: 10,
       maxServiceShare: 0.5,
@@ -388,6 +404,7 @@ describe('memory trace assembler', () => {
   it('close() does not wait out export retries: a scored trace is not unfinished, its delivery ends failed', async () => {
     const failures: string[] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       process: () =>
         Promise.resolve(() =>
@@ -410,6 +427,7 @@ describe('memory trace assembler', () => {
   it('close() waits deliveryGraceMs for an export under way, then ends it failed', async () => {
     const failures: string[] = [];
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy,
       deliveryGraceMs: 2000,
       process: () => Promise.resolve(() => new Promise<void>(() => {})), // never answers

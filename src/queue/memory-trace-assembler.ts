@@ -4,7 +4,7 @@ import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
 import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { ScoringQueue } from './scoring-queue.js';
+import { DELIVERY_GRACE_MS, MAX_WAITING_DELIVERIES, ScoringQueue } from './scoring-queue.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
 import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
 import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
@@ -33,36 +33,37 @@ export interface MemoryTraceAssemblerOptions {
     spans: SpanDigest[],
     attempt: { notes: Diagnostic[] },
   ) => Promise<(() => Promise<void>) | void>;
-  /** Traces scored at once (their deliveries wait outside this limit). @defaultValue 4 */
-  concurrency?: number;
+  /** Traces scored at once (their deliveries wait outside this limit): `worker.concurrency`. */
+  concurrency: number;
   /**
    * Spans held (buffered or being scored) before `accept` answers saturated (429). A trace's
    * spans are released once it is scored: what waits for the tracing backend is its delivery,
    * bounded by `maxWaitingDeliveries`, so an export outage never blocks ingest.
-   * @defaultValue 25000
+   * `assembly.maxBufferedSpans`.
    */
-  maxBufferedSpans?: number;
+  maxBufferedSpans: number;
   /**
    * Spans kept of one trace; past it the trace's further spans are refused (`accept` says how
-   * many) and its scoring is told so in `notes` (a `trace_truncated` diagnostic). @defaultValue 10000
+   * many) and its scoring is told so in `notes` (a `trace_truncated` diagnostic).
+   * `assembly.maxSpansPerTrace`.
    */
-  maxSpansPerTrace?: number;
+  maxSpansPerTrace: number;
   /**
    * The share of `maxBufferedSpans` one service may hold while another service's spans are held
-   * too; past it that service's batches are refused (429) and the others' still accepted.
-   * @defaultValue 1 (no per-service limit)
+   * too; past it that service's batches are refused (429) and the others' still accepted (1: no
+   * per-service limit). `assembly.maxServiceShare`.
    */
-  maxServiceShare?: number;
+  maxServiceShare: number;
   /**
    * Scored traces whose delivery (the export of their evaluation spans) may wait for a retry at
    * once; a trace scored past it is not delivered, and ends failed with the reason (its results
-   * are stored). @defaultValue 10000
+   * are stored). Not a setting: @defaultValue {@link MAX_WAITING_DELIVERIES}
    */
   maxWaitingDeliveries?: number;
-  /** Tries per trace for retryable failures (see `classifyFailure`), with exponential backoff. @defaultValue 5 */
-  maxAttempts?: number;
-  /** First retry delay; doubles each time. @defaultValue 1000 */
-  backoffMs?: number;
+  /** Tries per trace for retryable failures (see `classifyFailure`), with backoff: `worker.attempts`. */
+  maxAttempts: number;
+  /** First retry delay; doubles each time: `worker.backoffMs`. */
+  backoffMs: number;
   /** Score a trace again when spans arrive after it was scored; its evaluation spans are replaced. @defaultValue false */
   rescoreLateSpans?: boolean;
   /** How long a scored trace is remembered, to recognize late spans. @defaultValue policy.maxWaitMs */
@@ -73,7 +74,7 @@ export interface MemoryTraceAssemblerOptions {
   onFailed?: (traceId: string, error: unknown) => void;
   /**
    * At `close`, how long deliveries under way are waited for once scoring has finished; those
-   * still under way then end failed. @defaultValue 2000
+   * still under way then end failed. Not a setting: @defaultValue {@link DELIVERY_GRACE_MS}
    */
   deliveryGraceMs?: number;
   /** The clock in milliseconds. @defaultValue Date.now */
@@ -138,19 +139,19 @@ export function createMemoryTraceAssembler(
   options: MemoryTraceAssemblerOptions,
 ): MemoryTraceAssembler {
   const now = options.now ?? Date.now;
-  const maxHeld = options.maxBufferedSpans ?? 25_000;
-  const maxPerTrace = options.maxSpansPerTrace ?? 10_000;
-  const maxPerService = Math.floor(maxHeld * (options.maxServiceShare ?? 1));
+  const maxHeld = options.maxBufferedSpans;
+  const maxPerTrace = options.maxSpansPerTrace;
+  const maxPerService = Math.floor(maxHeld * options.maxServiceShare);
   const lateWindowMs = options.lateWindowMs ?? options.policy.maxWaitMs;
   const buffer = new TraceByteBuffer();
   const scheduler = new TraceScheduler(options.policy, traceId => enqueue(traceId), now);
   const queue = new ScoringQueue({
-    concurrency: options.concurrency ?? 4,
-    maxAttempts: options.maxAttempts ?? 5,
-    backoffMs: options.backoffMs ?? 1000,
+    concurrency: options.concurrency,
+    maxAttempts: options.maxAttempts,
+    backoffMs: options.backoffMs,
     ...(options.exportRetry && { exportRetry: options.exportRetry }),
-    maxWaitingDeliveries: options.maxWaitingDeliveries ?? 10_000,
-    deliveryGraceMs: options.deliveryGraceMs ?? 2000,
+    maxWaitingDeliveries: options.maxWaitingDeliveries ?? MAX_WAITING_DELIVERIES,
+    deliveryGraceMs: options.deliveryGraceMs ?? DELIVERY_GRACE_MS,
     ...(options.onFailed && { onFailed: options.onFailed }),
   });
   const scoring = new Map<string, Scoring>();

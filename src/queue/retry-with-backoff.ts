@@ -75,7 +75,7 @@ export async function retryWithBackoff<T>(
       }
       if (attempt >= options.attempts) throw error;
       options.onRetry?.(error, attempt);
-      await sleep(options.backoffMs * 2 ** (attempt - 1), options.signal);
+      await sleep(backoffDelay(attempt, options.backoffMs, Infinity), options.signal);
       if (options.signal?.aborted) throw stopped(error);
       attempt++;
     }

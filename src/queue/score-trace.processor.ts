@@ -43,16 +43,13 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
     spans: SpanDigest[],
     attempt: { exportRetry: boolean; notes: Diagnostic[] },
   ) => Promise<unknown>;
-  /** Traces scored at once by this worker. @defaultValue 4 */
-  concurrency?: number;
-  /** BullMQ job lock and stalled-job check; a dead worker's job runs again within their sum. @defaultValue 30000 each */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
+  /** Traces scored at once by this worker. */
+  concurrency: number;
+  /** BullMQ job lock and stalled-job check; a dead worker's job runs again within their sum. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
   /** Called for spans that arrived while their trace was being scored. */
   onLateSpans?: (traceId: string, count: number) => void;
-  /** Tries for retryable failures other than exports, and the first backoff. @defaultValue 5, 1000 */
-  attempts?: number;
-  backoffMs?: number;
   /** Connection errors of the worker (BullMQ reconnects by itself). */
   onError?: (error: Error) => void;
   /**
@@ -149,7 +146,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
         error,
         {
           attemptsMade: job.attemptsMade,
-          attempts: options.attempts ?? 5,
+          attempts: options.attempts,
           ageMs: Date.now() - job.timestamp,
         },
         options.exportRetry,
@@ -221,12 +218,8 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
           }
           if (isExportFailure(error)) {
             await extend(traceId);
-            await add(
-              { traceId, handedOver: true, exportRetry: true },
-              traceId,
-              options.backoffMs ?? 1000,
-            );
-          } else await add({ traceId, handedOver: true }, traceId, options.backoffMs ?? 1000);
+            await add({ traceId, handedOver: true, exportRetry: true }, traceId, options.backoffMs);
+          } else await add({ traceId, handedOver: true }, traceId, options.backoffMs);
           return;
         }
         spans += read.spans.length;
@@ -259,15 +252,15 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
   const worker = new Worker<TraceJobData>(where.name, processor, {
     connection: options.workerConnection,
     prefix: where.prefix,
-    concurrency: options.concurrency ?? 4,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.stalledIntervalMs,
     removeOnComplete: { count: 0 },
     removeOnFail: { count: 1000 },
     ...(options.exportRetry && {
       settings: {
         backoffStrategy: (attemptsMade: number) =>
-          backoffDelay(attemptsMade, options.backoffMs ?? 1000, options.exportRetry!.maxBackoffMs),
+          backoffDelay(attemptsMade, options.backoffMs, options.exportRetry!.maxBackoffMs),
       },
     }),
   });

@@ -10,20 +10,29 @@ import { settledWithin } from './settled-within.js';
  */
 export type ScoreAttempt = () => Promise<(() => Promise<void>) | void>;
 
-/** Options of {@link ScoringQueue}. */
+/**
+ * Scored traces whose delivery may wait for a retry at once, by default. Not a setting: it bounds
+ * memory during an export outage, which `export.retryMaxAgeMs` bounds in time.
+ */
+export const MAX_WAITING_DELIVERIES = 10_000;
+
+/** At `close`, how long deliveries under way are waited for once scoring finished, by default. */
+export const DELIVERY_GRACE_MS = 2000;
+
+/** Options of {@link ScoringQueue}: resolved values (the config schema holds the defaults). */
 export interface ScoringQueueOptions {
-  /** Traces scored at once (their deliveries wait outside this limit). @defaultValue 4 */
-  concurrency?: number;
-  /** Tries per trace for retryable failures, with exponential backoff. @defaultValue 5 */
-  maxAttempts?: number;
-  /** First retry delay; doubles each time. @defaultValue 1000 */
-  backoffMs?: number;
+  /** Traces scored at once (their deliveries wait outside this limit). */
+  concurrency: number;
+  /** Tries per trace for retryable failures, with exponential backoff. */
+  maxAttempts: number;
+  /** First retry delay; doubles each time. */
+  backoffMs: number;
   /** Export failures are retried by age instead of by count. */
   exportRetry?: ExportRetryPolicy;
-  /** Deliveries that may wait for a retry at once; past it a scored trace ends failed. @defaultValue 10000 */
-  maxWaitingDeliveries?: number;
-  /** At `close`, how long deliveries under way are waited for. @defaultValue 2000 */
-  deliveryGraceMs?: number;
+  /** Deliveries that may wait for a retry at once; past it a scored trace ends failed. */
+  maxWaitingDeliveries: number;
+  /** At `close`, how long deliveries under way are waited for. */
+  deliveryGraceMs: number;
   /** A trace could not be scored (after retries, or at once), or its delivery ended failed. */
   onFailed?: (traceId: string, error: unknown) => void;
 }
@@ -51,8 +60,8 @@ export class ScoringQueue {
   readonly counters = { scored: 0, failed: 0, retries: 0 };
   waitingDeliveries = 0;
 
-  constructor(private readonly options: ScoringQueueOptions = {}) {
-    this.slots = pLimit(options.concurrency ?? 4);
+  constructor(private readonly options: ScoringQueueOptions) {
+    this.slots = pLimit(options.concurrency);
   }
 
   /** Scoring phases not finished: traces queued, being scored, or waiting to retry. */
@@ -66,8 +75,8 @@ export class ScoringQueue {
    */
   submit(traceId: string, attempt: ScoreAttempt, scoredOrFailed: () => void): void {
     const retry = {
-      attempts: this.options.maxAttempts ?? 5,
-      backoffMs: this.options.backoffMs ?? 1000,
+      attempts: this.options.maxAttempts,
+      backoffMs: this.options.backoffMs,
       onRetry: () => void this.counters.retries++,
       signal: this.stopping.signal,
     };
@@ -109,7 +118,7 @@ export class ScoringQueue {
     send: () => Promise<void>,
     retry: Parameters<typeof retryWithBackoff>[1],
   ): Promise<void> {
-    const max = this.options.maxWaitingDeliveries ?? 10_000;
+    const max = this.options.maxWaitingDeliveries;
     if (this.waitingDeliveries >= max) {
       this.counters.failed++;
       this.options.onFailed?.(
@@ -163,7 +172,7 @@ export class ScoringQueue {
     const unfinished = this.scoringPhases.size;
     await settledWithin(
       Promise.all([...this.inflight]),
-      Math.min(deadlineMs - (Date.now() - started), this.options.deliveryGraceMs ?? 2000),
+      Math.min(deadlineMs - (Date.now() - started), this.options.deliveryGraceMs),
     );
     for (const end of [...this.delivering])
       end(

@@ -97,10 +97,10 @@ return { total, oldest and tostring(oldest) or '' }
 export interface TraceJobRetries {
   /** Export failures are retried by age; other failures `attempts` times. */
   exportRetry?: ExportRetryPolicy;
-  /** @defaultValue 5 */
-  attempts?: number;
-  /** The first backoff (exponential). @defaultValue 1000 */
-  backoffMs?: number;
+  /** Tries for failures other than exports (`worker.attempts`). */
+  attempts: number;
+  /** The first backoff, doubling (`worker.backoffMs`). */
+  backoffMs: number;
 }
 
 /** BullMQ options of every trace job, whoever adds it (receiver or worker). */
@@ -108,10 +108,10 @@ export function traceJobOptions(retries: TraceJobRetries, delayMs: number): Jobs
   return {
     delay: delayMs,
     // With export retry by age, the worker decides when to give up (see `shouldRetry`).
-    attempts: retries.exportRetry ? UNBOUNDED_ATTEMPTS : (retries.attempts ?? 5),
+    attempts: retries.exportRetry ? UNBOUNDED_ATTEMPTS : retries.attempts,
     backoff: retries.exportRetry
-      ? { type: BACKOFF_STRATEGY, delay: retries.backoffMs ?? 1000 }
-      : { type: 'exponential', delay: retries.backoffMs ?? 1000 },
+      ? { type: BACKOFF_STRATEGY, delay: retries.backoffMs }
+      : { type: 'exponential', delay: retries.backoffMs },
     removeOnComplete: true, // so a rescore can reuse the trace id as job id
     removeOnFail: { count: 1000 },
   };

@@ -106,6 +106,7 @@ const resultsQuery = z
       .string()
       .regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits')
       .optional(),
+    window: duration.optional(),
     from: time.optional(),
     to: time.optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -157,7 +158,9 @@ const compareQuery = z
           ctx.addIssue({ code: 'custom', path: [key], message: `required with by=${q.by}` });
     };
     if (q.by === 'version') need(['baseline', 'candidate']);
-    else need(['baselineFrom', 'baselineTo', 'candidateFrom', 'candidateTo']);
+    // by=window: the last `window` against the one before it, or four explicit times.
+    else if (q.window === undefined)
+      need(['baselineFrom', 'baselineTo', 'candidateFrom', 'candidateTo']);
   });
 
 /** Results read for one side of a live comparison, at most. */
@@ -179,10 +182,11 @@ const traceParams = z.object({
  * - `GET /api/v1/tools?window=1h[&service=][&version=][&agent=]` (or `from`/`to`): per service and
  *   tool, the calls, failed, refused, invalid arguments, never-offered and repeated calls, their
  *   rates and the p50/p95 duration, with a per-minute trend (see `summarizeTools`).
- * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`:
- *   results newest first, `nextCursor` for the next page.
+ * - `GET /api/v1/results?scorer=&label=&status=&testCase=&service=&traceId=&from=&to=&limit=&cursor=`
+ *   (or `window=1h` for the last hour): results newest first, `nextCursor` for the next page.
  * - `GET /api/v1/compare?by=version&baseline=V1&candidate=V2[&service=S][&window=1h]` (versions
  *   are the evaluated traces' `service.version`), or
+ *   `by=window&window=1h` (the last hour against the hour before), or
  *   `by=window&baselineFrom=&baselineTo=&candidateFrom=&candidateTo=`: the comparison `spanscore compare` makes of two run summaries,
  *   per test case or rule × scorer, from the stored results (`truncated` when a side had more
  *   than 100,000); and `tools`: each tool whose error or invalid-argument rate is compared, with
@@ -278,7 +282,8 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         }),
         options.exportStatus?.() ?? { enabled: true, waiting: 0, oldestAgeSeconds: 0 },
       ]);
-      return { ...summary, export: exportStatus };
+      // The range read, so the page draws its timeline without parsing durations itself.
+      return { ...summary, range: { fromUnixMs: from, toUnixMs: to }, export: exportStatus };
     });
 
     api.get('/tools', async request => {
@@ -332,8 +337,14 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
           results: window.results.filter(r => inService(r) && r.serviceVersion === version),
         }));
       } else {
+        const at = now();
         const ranges = (['baseline', 'candidate'] as const).map(side => {
-          const [from, to] = [q[`${side}From`]!, q[`${side}To`]!];
+          const [from, to] =
+            q.window !== undefined && q[`${side}From`] === undefined
+              ? side === 'candidate'
+                ? [at - q.window, at]
+                : [at - 2 * q.window, at - q.window]
+              : [q[`${side}From`]!, q[`${side}To`]!];
           if (from > to)
             throw Object.assign(new Error(`query: ${side}From is after ${side}To`), {
               statusCode: 400,
@@ -370,7 +381,10 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
 
     api.get('/results', async request => {
       const q = parse(resultsQuery, request.query, 'query');
-      const { limit, cursor, from, to, ...rest } = q;
+      const { limit, cursor, window, to, ...rest } = q;
+      // `window`: the last so long, unless `from` says otherwise.
+      const from = q.from ?? (window !== undefined ? now() - window : undefined);
+      delete rest.from;
       const page = await options.store.results(
         {
           ...rest,

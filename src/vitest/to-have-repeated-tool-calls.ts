@@ -1,6 +1,7 @@
 import type { MatcherState } from 'vitest';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { toolLoops } from '../score/deterministic/tool-loops.js';
+import { DEFAULT_MIN_REPEATS } from '../normalize/find-repeated-calls.js';
 import type { ScoreResult } from '../score/score-result.js';
 import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
 
@@ -39,8 +40,8 @@ export function toHaveRepeatedToolCalls(
     message: () =>
       report(this, 'toHaveRepeatedToolCalls', {
         claim: this.isNot
-          ? `Expected no call repeated ${options.minRepeats ?? 3} times with the same arguments`
-          : `Expected a call repeated ${options.minRepeats ?? 3} times with the same arguments`,
+          ? `Expected no call repeated ${options.minRepeats ?? DEFAULT_MIN_REPEATS} times with the same arguments`
+          : `Expected a call repeated ${options.minRepeats ?? DEFAULT_MIN_REPEATS} times with the same arguments`,
         expected: undefined,
         actualLabel: 'Repeated',
         actual: pass ? repeated.map(r => `${r.name} ×${r.count}`) : ['(none)'],

@@ -8,6 +8,11 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { agentSpans } from '../../bench/reading-bench.js';
 import { decodeOtlpProtobuf } from '../../src/ingest/decode-otlp-protobuf.js';
 import { createMemoryTraceAssembler } from '../../src/queue/memory-trace-assembler.js';
+import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
+import { memoryAssemblyLimits } from '../../src/queue/memory-queue-driver.js';
+
+/** The limits and retries the config gives by default. */
+const LIMITS = memoryAssemblyLimits(CONFIG_DEFAULTS);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
@@ -21,6 +26,7 @@ const used = (): number => {
   return m.heapUsed + m.external;
 };
 const assembler = createMemoryTraceAssembler({
+  ...LIMITS,
   policy: { settleMs: 600_000, maxWaitMs: 600_000 },
   maxBufferedSpans: 1_000_000,
   process: () => Promise.resolve(),

@@ -12,6 +12,12 @@ import { startWorkerHeartbeat } from '../../src/redis/worker-heartbeat.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
+import {
+  bullmqSinkLimits,
+  bullmqTraceOptions,
+  bullmqWorkerLimits,
+} from '../../src/queue/bullmq-queue-driver.js';
 
 const policy = { settleMs: 300, maxWaitMs: 1500 };
 
@@ -47,6 +53,7 @@ function driver(
       Promise.resolve()
     ));
   const shared = {
+    ...bullmqTraceOptions(CONFIG_DEFAULTS),
     prefix,
     policy,
     rescoreLateSpans: options.rescoreLateSpans ?? false,
@@ -58,9 +65,12 @@ function driver(
     ...shared,
     redis: redis.commands,
     queueConnection: redis.bullmq(),
+    ...bullmqSinkLimits(CONFIG_DEFAULTS),
     backoffMs: 100,
     ...(options.maxQueuedTraces && { maxQueuedTraces: options.maxQueuedTraces }),
-    ...(options.admission && { admission: options.admission }),
+    ...(options.admission && {
+      admission: { ...CONFIG_DEFAULTS.admission, ...options.admission },
+    }),
   });
   cleanups.push(() => sink.close());
   const startWorker = () => {
@@ -68,6 +78,7 @@ function driver(
       ...shared,
       redis: redis.commands,
       workerConnection: redis.bullmq(),
+      ...bullmqWorkerLimits(CONFIG_DEFAULTS),
       process,
       onLateSpans: (id, n) => late.push([id, n]),
       onExpired: (id, reason) => expired.push([id, reason]),
@@ -349,6 +360,8 @@ describe('bullmq driver on a real Redis', () => {
     const queueConn = createRedisConnection('redis://127.0.0.1:1', 'bullmq');
     queueConn.on('error', () => undefined);
     const dead = createBullmqTraceSink({
+      ...bullmqTraceOptions(CONFIG_DEFAULTS),
+      ...bullmqSinkLimits(CONFIG_DEFAULTS),
       prefix: testPrefix(),
       policy,
       redis: down,

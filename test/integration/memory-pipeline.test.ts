@@ -11,6 +11,11 @@ import { createEvaluationSpanSink } from '../../src/emit/evaluation-span-sink.js
 import { scoreTrace } from '../../src/score/score-trace.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
+import { memoryAssemblyLimits } from '../../src/queue/memory-queue-driver.js';
+
+/** The limits and retries the config gives by default. */
+const LIMITS = memoryAssemblyLimits(CONFIG_DEFAULTS);
 
 const SUITE = `
 name: e2e
@@ -49,6 +54,7 @@ describe('live pipeline, memory driver: exporter → receiver → assembly → s
     const exporter = createEvaluationExporter({ url: backendUrl });
     closers.push(() => exporter.shutdown());
     const assembler = createMemoryTraceAssembler({
+      ...LIMITS,
       policy: { settleMs: 150, maxWaitMs: 5000 },
       process: async (id, spans) => {
         await scoreTrace(

@@ -53,6 +53,30 @@ describe('the results API on the serve port (memory driver)', () => {
       ['wrong-tool', 'tool_correctness', 0],
     ]);
     expect(summary.body.notScored).toHaveLength(2);
+    // The range read comes back, so the page never parses a duration itself.
+    const range = summary.body.range as { fromUnixMs: number; toUnixMs: number };
+    expect(range.toUnixMs - range.fromUnixMs).toBe(3_600_000);
+    expect(Math.abs(range.toUnixMs - Date.now())).toBeLessThan(60_000);
+
+    // `window` on results and on a comparison by window (the last hour against the one before).
+    const lastHour = await get(origin, '/api/v1/results?window=1h&label=fail&limit=500');
+    expect(lastHour.body.results).toHaveLength(5);
+    const beforeThat = await get(
+      origin,
+      `/api/v1/results?from=${range.fromUnixMs - 3_600_000}&to=${range.fromUnixMs}`,
+    );
+    expect(beforeThat.body.results).toHaveLength(0);
+    const byWindow = await get(origin, '/api/v1/compare?by=window&window=1h');
+    expect(byWindow.status).toBe(200);
+    const labels = (side: string) =>
+      (byWindow.body[side] as { labels: { from: string; to: string } }).labels;
+    const [current, baseline] = [labels('current'), labels('baseline')];
+    expect(Date.parse(current.to) - Date.parse(current.from)).toBe(3_600_000);
+    expect(baseline.to).toBe(current.from);
+    expect(Date.parse(baseline.to) - Date.parse(baseline.from)).toBe(3_600_000);
+    const compared = byWindow.body.comparisons as Array<{ baseline: unknown; verdict: string }>;
+    expect(compared.length).toBeGreaterThan(0);
+    expect(compared.every(c => c.baseline === null && c.verdict === 'new')).toBe(true);
 
     const byService = await get(origin, '/api/v1/summary?window=1h&service=travel-agent-v2');
     expect(byService.body.total).toMatchObject({ count: 2, pass: 0, fail: 2 });

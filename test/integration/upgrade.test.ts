@@ -16,6 +16,12 @@ import type { TraceJobData } from '../../src/queue/trace-job.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
 import { bufferKeyOf } from '../../src/redis/redis-span-buffer.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
+import {
+  bullmqSinkLimits,
+  bullmqTraceOptions,
+  bullmqWorkerLimits,
+} from '../../src/queue/bullmq-queue-driver.js';
 
 interface V1Fixture {
   traces: Array<{ traceId: string; testCaseId: string; names: string[] }>;
@@ -47,6 +53,8 @@ describe('a rolling upgrade from span buffer layout 1', () => {
     }
     const policy = { settleMs: 100, maxWaitMs: 30_000 };
     const sink = createBullmqTraceSink({
+      ...bullmqTraceOptions(CONFIG_DEFAULTS),
+      ...bullmqSinkLimits(CONFIG_DEFAULTS),
       prefix,
       policy,
       redis: redis.commands,
@@ -57,6 +65,8 @@ describe('a rolling upgrade from span buffer layout 1', () => {
 
     const scored: Array<{ traceId: string; names: string[] }> = [];
     const worker = createScoreTraceWorker({
+      ...bullmqTraceOptions(CONFIG_DEFAULTS),
+      ...bullmqWorkerLimits(CONFIG_DEFAULTS),
       prefix,
       policy,
       redis: redis.commands,

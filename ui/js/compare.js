@@ -71,7 +71,7 @@ function renderComparison(report) {
   );
 }
 
-export async function compare(window, windowMs) {
+export async function compare(window) {
   const form = new FormData($('#compare'));
   const params = new URLSearchParams({ by: form.get('by') });
   if (form.get('service')) params.set('service', form.get('service'));
@@ -84,13 +84,7 @@ export async function compare(window, windowMs) {
     params.set('baseline', baseline);
     params.set('candidate', candidate);
     params.set('window', window);
-  } else {
-    const now = Date.now();
-    params.set('candidateFrom', String(now - windowMs));
-    params.set('candidateTo', String(now));
-    params.set('baselineFrom', String(now - 2 * windowMs));
-    params.set('baselineTo', String(now - windowMs));
-  }
+  } else params.set('window', window); // the last window against the one before it
   try {
     renderComparison(await api(`compare?${params}`));
   } catch (error) {

@@ -39,11 +39,6 @@ export const rateClass = rate =>
 export const badRateClass = rate => (rate ? 'num rate-bad' : 'num');
 export const time = msUnix => new Date(msUnix).toLocaleTimeString();
 
-/** A duration such as `15m`, `1h` or `7d` in milliseconds. */
-export function windowMs(w) {
-  return Number(w.slice(0, -1)) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[w.at(-1)];
-}
-
 /** A trace id as a button that opens its run record, and a link to the user's trace UI. */
 export function traceCell(traceId, config, showTrace) {
   const cell = h(

@@ -3,7 +3,7 @@
 // (the overview: one summary and one page of failures).
 import { api, useToken, whenAuthNeeded } from './api.js';
 import { compare, fillVersions } from './compare.js';
-import { $, h, windowMs } from './dom.js';
+import { $, h } from './dom.js';
 import { renderOverview } from './overview.js';
 import { loadTools, renderTools } from './tools.js';
 import { showTrace } from './trace-view.js';
@@ -62,7 +62,7 @@ async function load() {
     const failureParams = new URLSearchParams({
       label: 'fail',
       limit: '25',
-      from: String(Date.now() - windowMs(q.window)),
+      window: q.window,
     });
     for (const key of ['scorer', 'testCase', 'service']) if (q[key]) failureParams.set(key, q[key]);
     const [summary, failures] = await Promise.all([
@@ -137,7 +137,7 @@ $('#trace-search').addEventListener('submit', event => {
 });
 $('#compare').addEventListener('submit', event => {
   event.preventDefault();
-  void compare(selected().window, windowMs(selected().window));
+  void compare(selected().window);
 });
 $('#compare').addEventListener('change', event => {
   if (event.target.name !== 'by') return;

@@ -1,6 +1,6 @@
 // The overview: totals, the pass-rate chart, the tables by scorer, test case or rule and agent,
 // the newest failures, and the traces not scored by reason.
-import { $, fillTable, h, num, pct, rateClass, time, traceCell, usd, windowMs } from './dom.js';
+import { $, fillTable, h, num, pct, rateClass, time, traceCell, usd } from './dom.js';
 import { diffView } from './trace-view.js';
 
 let chart;
@@ -9,7 +9,7 @@ let chartSeries = '';
 export function renderOverview(summary, failures, ctx) {
   renderTotals(summary);
   renderExport(summary.export);
-  renderChart(summary, ctx.window);
+  renderChart(summary);
   renderTables(summary);
   renderFailures(failures, ctx);
   renderFirstContact(summary);
@@ -75,7 +75,11 @@ function renderExport(status) {
   } else notice.hidden = true;
 }
 
-function renderChart(summary, window) {
+/** The time range of the summary drawn last (seconds), read by the chart's x scale. */
+let chartRange = [0, 0];
+
+function renderChart(summary) {
+  chartRange = [summary.range.fromUnixMs / 1000, summary.range.toUnixMs / 1000];
   const scorers = [...new Set(summary.timeline.map(p => p.scorer))].sort();
   const minutes = [...new Set(summary.timeline.map(p => p.minuteUnixMs))].sort((a, b) => a - b);
   $('#chart-empty').hidden = minutes.length > 0;
@@ -100,7 +104,7 @@ function renderChart(summary, window) {
       width: Math.min(1350, $('main').clientWidth - 20),
       height: 260,
       scales: {
-        x: { time: true, range: () => [(Date.now() - windowMs(window)) / 1000, Date.now() / 1000] },
+        x: { time: true, range: () => chartRange },
         y: { range: [0, 100] },
       },
       axes: [{}, { label: 'pass rate %', values: (_, ticks) => ticks.map(v => `${v}%`) }],

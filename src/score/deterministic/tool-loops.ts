@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { isTeam } from '../../normalize/attribute-agents.js';
-import { callsPerTool, findRepeatedCalls } from '../../normalize/find-repeated-calls.js';
+import {
+  callsPerTool,
+  DEFAULT_MIN_REPEATS,
+  findRepeatedCalls,
+} from '../../normalize/find-repeated-calls.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { scored, skipped } from '../score-result.js';
 
 const optionsSchema = baseOptionsSchema.extend({
-  minRepeats: z.number().int().min(2).default(3),
+  minRepeats: z.number().int().min(2).default(DEFAULT_MIN_REPEATS),
   maxCallsPerTool: z.number().int().min(1).optional(),
   showArguments: z.boolean().default(true),
 });
