@@ -52,7 +52,7 @@ export const judgeConfigSchema = z
       .min(0)
       .default(JUDGE_DEFAULTS.maxRetries)
       .describe(
-        'Retries by the `openai` client (offline and with the memory driver; BullMQ judge jobs retry themselves).',
+        'Retries of a failed judge call by the `openai` client, in `spanscore score`. The service retries judge calls in its judge pass instead (`judge.attempts`, on either driver), so the client does not.',
       ),
     concurrency: z.coerce
       .number()

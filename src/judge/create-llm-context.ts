@@ -24,11 +24,16 @@ export interface JudgeCallEvent {
 /** Where the judge keeps its state, and who retries and rate-limits it. */
 export interface LlmContextParts {
   /**
-   * `process`: this process rate-limits calls (p-queue) and the `openai` client retries them
-   * (`spanscore score`, the memory driver). `queue`: the BullMQ judge queue does both, across
-   * workers, so the client does not retry and a 429 reaches the queue.
+   * `process`: this process rate-limits calls (p-queue: `spanscore score`, the memory driver).
+   * `queue`: the BullMQ judge queue does, across workers.
    */
   limits: 'process' | 'queue';
+  /**
+   * Who retries a failed call, one owner only: `client`, the `openai` client (`judge.maxRetries`,
+   * with its backoff and Retry-After: `spanscore score`, where nothing else would); `queue`, the
+   * driver's judge pass (`judge.attempts`), so the client does not retry and a 429 reaches it.
+   */
+  retries: 'client' | 'queue';
   /** @defaultValue an in-memory LRU cache */
   cache?: JudgeCache;
   /** @defaultValue an in-memory ledger */
@@ -52,7 +57,7 @@ export function createLlmContext(
     ...(config.baseUrl && { baseURL: config.baseUrl }),
     ...(config.apiKey && { apiKey: config.apiKey }),
     timeoutMs: config.timeoutMs,
-    maxRetries: parts.limits === 'queue' ? 0 : config.maxRetries,
+    maxRetries: parts.retries === 'queue' ? 0 : config.maxRetries,
   });
   if (parts.limits === 'process')
     judge = withRateLimit(judge, config.rateLimit, config.concurrency);

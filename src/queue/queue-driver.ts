@@ -51,8 +51,9 @@ export interface TraceScorer {
 /** Where the LLM judge keeps its state in this driver, and who limits and retries its calls. */
 export interface JudgeState {
   /**
-   * `process`: this process rate-limits judge calls and the `openai` client retries them.
-   * `queue`: the driver's judge queue does both, across every worker.
+   * Who rate-limits judge calls: `process`, this process; `queue`, the driver's judge queue,
+   * across every worker. Either way the driver's judge pass retries failed calls (its
+   * `judge.attempts` and backoff, a 429 after its Retry-After), so the `openai` client does not.
    */
   limits: 'process' | 'queue';
   /** Shared by every worker of the driver; absent: an in-memory cache. */

@@ -72,6 +72,7 @@ export async function createScoringRuntime(
   const { metrics, log, hooks, judgeState, exportBacklog, results, exportTarget } = parts;
   const llm = createLlmContext(config.judge, {
     limits: judgeState.limits,
+    retries: 'queue',
     ...(judgeState.cache && { cache: judgeState.cache }),
     ...(judgeState.ledger && { ledger: judgeState.ledger }),
     onCall: event => {

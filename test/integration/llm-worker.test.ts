@@ -88,6 +88,7 @@ async function harness(
   judge: Record<string, unknown> = {},
   prefix = testPrefix(),
   judgeServer?: OpenAiCompatibleServer,
+  driver: 'bullmq' | 'memory' = 'bullmq',
 ): Promise<Harness> {
   const redis = redisFor(prefix);
   closers.push(redis.cleanup);
@@ -96,7 +97,7 @@ async function harness(
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-llm-worker-'));
   writeFileSync(join(dir, 'suite.yaml'), SUITE);
   const overrides: Record<string, unknown> = {
-    'queue.redisUrl': REDIS_URL,
+    ...(driver === 'bullmq' ? { 'queue.redisUrl': REDIS_URL } : { 'queue.driver': 'memory' }),
     'queue.prefix': prefix,
     'receiver.port': 0,
     'receiver.host': '127.0.0.1',
@@ -236,6 +237,22 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     });
     expect(down.spansFor(3, 'tool_call_accuracy')[0]!.attributes).toMatchObject({
       'gen_ai.evaluation.score.value': 1,
+    });
+  });
+
+  it('the memory driver retries a failing judge in its judge pass only: one call per attempt', async () => {
+    const down = await harness([serverError], { attempts: 3 }, undefined, undefined, 'memory');
+    await down.send(4);
+    await waitFor(
+      () => down.spansFor(4, 'tool_call_appropriateness').length === 1,
+      'the failed LLM span',
+    );
+    // judge.attempts calls in all: the openai client's own retries (judge.maxRetries) are off,
+    // or each attempt would be 1 + 3 calls.
+    expect(down.judgeServer.requests).toHaveLength(3);
+    expect(down.spansFor(4, 'tool_call_appropriateness')[0]!.attributes).toMatchObject({
+      'spanscore.evaluation.status': 'failed',
+      'error.type': 'SS_JUDGE_UNAVAILABLE',
     });
   });
 

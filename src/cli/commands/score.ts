@@ -146,7 +146,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
         // Read the baseline first: an unreadable one stops the run before any scoring.
         const baseline = opts.baseline ? await readSummary(opts.baseline) : undefined;
         const config = await loadConfig(opts.config ? { file: opts.config } : {});
-        const llm = createLlmContext(config.judge, { limits: 'process' });
+        const llm = createLlmContext(config.judge, { limits: 'process', retries: 'client' });
         const suite = await loadSuite(opts.suite, llm ? { llm } : {});
         const format = opts.format ?? inferFormat(opts.output, io);
         const progress =
