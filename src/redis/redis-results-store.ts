@@ -1,5 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { addsToStoredResults } from '../results/merge-run-results.js';
 import { sendBatch, type RedisClient } from './redis-connection.js';
+import { RedisMinuteCounters } from './redis-minute-counters.js';
+import { newestStreamLines } from './stream-lines.js';
+import { withResultsStoreScripts } from './results-store-scripts.js';
+import { exportLine, exportStatusOf, parseRun } from './run-record-layout.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -28,7 +32,6 @@ import {
   type ResultsStore,
 } from '../results/results-store.js';
 import {
-  MAX_RESULTS_PER_RUN,
   type ExportOutcome,
   type ExportStatus,
   type RunRecord,
@@ -44,17 +47,11 @@ import {
 /** Trace-list lines whose run records are read in one round trip, and read at most per page. */
 const LIST_CHUNK = 100;
 const MAX_LIST_SCAN = 5_000;
-/** Stream entries read per XREVRANGE while filtering a results page (each holds a write's results). */
-const SCAN_BATCH = 20;
 /**
  * At most this many results are read for one page: a rare filter answers with fewer rows (even
  * none), and a `nextCursor` to go on scanning from where it stopped.
  */
 const SCAN_LIMIT = 20_000;
-/** How often this process writes its per-minute counters. */
-const FLUSH_MS = 1000;
-/** A minute's counters stay in the process this long after it ended, then they are final. */
-const KEEP_MINUTES_MS = 10 * 60_000;
 /** Trace runs are written this long after the first one waiting, or at this many. */
 const WRITE_DELAY_MS = 50;
 const WRITE_BATCH = 256;
@@ -67,103 +64,6 @@ const HOLD_MS = 2000;
 const MAX_QUEUED_RUNS = 10_000;
 /** The stream is trimmed to `maxResults` and the retention at most this often. */
 const TRIM_MS = 1000;
-/**
- * How far past a page's `toUnixMs` the stream is read: entries are written up to a batch delay
- * after their results were scored, later after Redis refused a write.
- */
-const WRITE_SLACK_MS = 60_000;
-
-// A run key's value: its export line, its record's JSON line, then one JSON line per result.
-// The export line is `E` alone (nothing exported for this pass), or
-// `E<state>\t<attempts>\t<updated at ms>\t<last error as a JSON string>`. Values written before
-// this layout start with the record's line, their export state in the hash `<run key>:export`.
-
-// KEYS: the run key. ARGV: export line ('' keeps the one there), record JSON, ttl ms, then one
-// JSON line per result. The judge pass's write: it keeps the results already there.
-const APPEND_RUN = `
-local old = redis.call('GET', KEYS[1])
-local exportLine, tail = 'E', ''
-if old then
-  local a = string.find(old, '\\n', 1, true)
-  if string.sub(old, 1, 1) == 'E' and a then
-    exportLine = string.sub(old, 1, a - 1)
-    local b = string.find(old, '\\n', a + 1, true)
-    if b then tail = string.sub(old, b) end
-  elseif a then
-    tail = string.sub(old, a)
-  end
-end
-if ARGV[1] ~= '' then exportLine = ARGV[1] end
-for i = 4, #ARGV do tail = tail .. '\\n' .. ARGV[i] end
-redis.call('SET', KEYS[1], exportLine .. '\\n' .. ARGV[2] .. tail, 'PX', ARGV[3])
-return 1
-`;
-
-// KEYS: the run key. ARGV: state, now ms, last error (a JSON string), attempts to add.
-// An export outcome that came after its run was written (most are folded into that write): the
-// export line is rewritten in place, the TTL kept. A run whose key is gone is left so.
-const RECORD_EXPORT = `
-local old = redis.call('GET', KEYS[1])
-if not old or string.sub(old, 1, 1) ~= 'E' then return 0 end
-local a = string.find(old, '\\n', 1, true)
-if not a then return 0 end
-local attempts = tonumber(string.match(string.sub(old, 1, a - 1), '^E[^\\t]*\\t(%d+)\\t') or '0')
-local line = 'E' .. ARGV[1] .. '\\t' .. (attempts + tonumber(ARGV[4])) .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3]
-redis.call('SET', KEYS[1], line .. string.sub(old, a), 'KEEPTTL')
-return 1
-`;
-
-// KEYS: the stream, its index (a list of "<entry id> <results>"), its results count. ARGV: the
-// entry's result count, its results (JSON lines). One entry per write of many trace runs; the
-// index lets the trim count results without reading entries.
-const ADD_RESULTS = `
-local id = redis.call('XADD', KEYS[1], '*', 'n', ARGV[1], 'r', ARGV[2])
-redis.call('RPUSH', KEYS[2], id .. ' ' .. ARGV[1])
-redis.call('INCRBY', KEYS[3], ARGV[1])
-return id
-`;
-
-// KEYS: the stream, its index, its results count. ARGV: results kept at least, the oldest time
-// kept (ms), index entries looked at most. Drops the oldest entries while those left hold that
-// many results, and any older than the retention. Returns the results dropped.
-const TRIM_RESULTS = `
-local left = tonumber(redis.call('GET', KEYS[3]) or '0')
-local items = redis.call('LRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-local dropped, last, k = 0, nil, 0
-for i, item in ipairs(items) do
-  local id, n = string.match(item, '^(%S+) (%d+)$')
-  n = tonumber(n)
-  local ms = tonumber(string.match(id, '^(%d+)'))
-  if ms >= tonumber(ARGV[2]) and left - n < tonumber(ARGV[1]) then break end
-  left = left - n
-  dropped = dropped + n
-  last = id
-  k = i
-end
-if k == 0 then return 0 end
-local ms, seq = string.match(last, '^(%d+)-(%d+)$')
-redis.call('XTRIM', KEYS[1], 'MINID', ms .. '-' .. (tonumber(seq) + 1))
-redis.call('LTRIM', KEYS[2], k, -1)
-if redis.call('DECRBY', KEYS[3], dropped) < 0 then redis.call('SET', KEYS[3], 0) end
-return dropped
-`;
-
-interface RunRecordCommands {
-  spanscoreAppendRun(runKey: string, ...args: string[]): Promise<number>;
-  spanscoreRecordExport(runKey: string, ...args: string[]): Promise<number>;
-  spanscoreAddResults(
-    stream: string,
-    index: string,
-    count: string,
-    ...args: string[]
-  ): Promise<string>;
-  spanscoreTrimResults(
-    stream: string,
-    index: string,
-    count: string,
-    ...args: string[]
-  ): Promise<number>;
-}
 
 /** A write the store holds until its next batch: a pass of the loop, or an export outcome. */
 type QueuedWrite =
@@ -228,63 +128,13 @@ export function createRedisResultsStore(
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
   const legacyExportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
   const ttl = retention.retentionMs;
-  const commands = redis as RedisClient & RunRecordCommands;
-  commands.defineCommand('spanscoreAppendRun', { numberOfKeys: 1, lua: APPEND_RUN });
-  commands.defineCommand('spanscoreRecordExport', { numberOfKeys: 1, lua: RECORD_EXPORT });
-  commands.defineCommand('spanscoreAddResults', { numberOfKeys: 3, lua: ADD_RESULTS });
-  commands.defineCommand('spanscoreTrimResults', { numberOfKeys: 3, lua: TRIM_RESULTS });
+  const commands = withResultsStoreScripts(redis);
   let lastTrimMs = 0;
   const toolIncrements = toolIncrementer(retention);
 
-  // Per-minute counters: this process's counts of each recent minute, summed here; each flush
-  // (once a second) rewrites the minutes that changed, one hash field per process. A minute is
-  // kept here until KEEP_MINUTES_MS after it ended; a count for it after that goes to a new field.
-  const writer = `@${randomBytes(6).toString('hex')}`;
-  let generation = 0;
-  const minutes = new Map<number, { field: string; counts: Map<string, number>; dirty: boolean }>();
-  let flushTimer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> = Promise.resolve();
-  const count = (minute: number, field: string, by: number): void => {
-    let m = minutes.get(minute);
-    if (!m) {
-      // A minute this process let go of (KEEP_MINUTES_MS) and counts again: a field of its own,
-      // not to overwrite what it wrote before.
-      const recent = minute >= now() - KEEP_MINUTES_MS - MINUTE_MS;
-      m = {
-        field: recent ? writer : `${writer}.${++generation}`,
-        counts: new Map(),
-        dirty: false,
-      };
-      minutes.set(minute, m);
-    }
-    m.counts.set(field, (m.counts.get(field) ?? 0) + by);
-    m.dirty = true;
-    flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
-  };
-  const flush = (): Promise<void> => {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    flushing = flushing.then(async () => {
-      const dirty = [...minutes].filter(([, m]) => m.dirty);
-      if (dirty.length === 0) return;
-      const tx = redis.multi();
-      for (const [minute, m] of dirty) {
-        m.dirty = false;
-        tx.hset(minuteKey(minute), m.field, JSON.stringify(Object.fromEntries(m.counts)));
-        tx.pexpire(minuteKey(minute), ttl + MINUTE_MS);
-      }
-      try {
-        await tx.exec();
-      } catch (error) {
-        for (const [, m] of dirty) m.dirty = true;
-        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS).unref();
-        options.onError?.(error as Error);
-      }
-      const oldest = now() - KEEP_MINUTES_MS - MINUTE_MS;
-      for (const [minute, m] of minutes) if (minute < oldest && !m.dirty) minutes.delete(minute);
-    });
-    return flushing;
-  };
+  const counters = new RedisMinuteCounters(redis, minuteKey, ttl, now, options.onError);
+  const count = (minute: number, field: string, by: number): void =>
+    counters.count(minute, field, by);
 
   // Trace runs are written in batches, off the job's path: the sink encodes a run (each result
   // once, shared by the stream and the run record) and returns; every WRITE_DELAY_MS, or at
@@ -432,8 +282,8 @@ export function createRedisResultsStore(
         ...runRecordPatch(run, t, retention.storeContent),
         receivedAtUnixMs: null,
       }),
-      // The judge pass adds its results to the first pass's; any other pass replaces them.
-      append: run.phase === 'llm',
+      // Added to the stored results by APPEND_RUN, or replacing them by a SET.
+      append: addsToStoredResults(run),
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : undefined,
@@ -451,7 +301,7 @@ export function createRedisResultsStore(
 
   const flushAll = async (): Promise<void> => {
     await flushWrites(true);
-    await flush();
+    await counters.flush();
   };
 
   return {
@@ -509,43 +359,24 @@ export function createRedisResultsStore(
     async results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {
       await flushWrites(true);
       const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
-      // Where the page starts: a result id (`<entry id>.<i>`) continues with that entry's results
-      // before `i`, then older entries; an id of the layout before (an entry id) with older entries.
-      const at = cursor?.lastIndexOf('.') ?? -1;
-      const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
-      const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
-      let max =
-        startEntry ??
-        (cursor !== undefined
-          ? `(${cursor}`
-          : filter.toUnixMs !== undefined
-            ? `${filter.toUnixMs + WRITE_SLACK_MS}`
-            : '+');
       const out: StoredResult[] = [];
       // Where the scan stopped with results left to read: the cursor of a page the scan limit cut.
       let stoppedAt: string | null = null;
       let scanned = 0;
-      scan: for (;;) {
-        const entries = await redis.xrevrange(stream, max, `${oldest}`, 'COUNT', SCAN_BATCH);
-        for (const [id, fields] of entries) {
-          const lines = entryResults(fields);
-          for (
-            let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1;
-            i >= 0;
-            i--
-          ) {
-            if (out.length > limit) break scan;
-            if (scanned >= scanLimit) {
-              stoppedAt = `${id}.${i + 1}`;
-              break scan;
-            }
-            scanned++;
-            const r = { id: `${id}.${i}`, ...(JSON.parse(lines[i]!) as Omit<StoredResult, 'id'>) };
-            if (matchesFilter(r, filter)) out.push(r);
-          }
-          max = `(${id}`;
+      const lines = newestStreamLines(redis, stream, {
+        cursor,
+        toUnixMs: filter.toUnixMs,
+        oldestUnixMs: oldest,
+      });
+      for await (const { entryId, index, line } of lines) {
+        if (out.length > limit) break;
+        if (scanned >= scanLimit) {
+          stoppedAt = `${entryId}.${index + 1}`;
+          break;
         }
-        if (entries.length < SCAN_BATCH) break;
+        scanned++;
+        const r = { id: `${entryId}.${index}`, ...(JSON.parse(line) as Omit<StoredResult, 'id'>) };
+        if (matchesFilter(r, filter)) out.push(r);
       }
       const page = out.slice(0, limit);
       return {
@@ -578,11 +409,6 @@ export function createRedisResultsStore(
   ): Promise<TracesPage> {
     await flushWrites(true);
     const oldest = Math.max(filter.fromUnixMs ?? 0, now() - ttl);
-    const at = cursor?.lastIndexOf('.') ?? -1;
-    const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
-    const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
-    let max =
-      startEntry ?? (filter.toUnixMs !== undefined ? `${filter.toUnixMs + WRITE_SLACK_MS}` : '+');
     const out: TraceListEntry[] = [];
     let scanned = 0;
     let stoppedAt: string | null = null;
@@ -602,30 +428,23 @@ export function createRedisResultsStore(
       });
       pending = [];
     };
-    scan: for (;;) {
-      const entries = await redis.xrevrange(listStream, max, `${oldest}`, 'COUNT', SCAN_BATCH);
-      for (const [id, fields] of entries) {
-        const lines = entryResults(fields);
-        for (
-          let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1;
-          i >= 0;
-          i--
-        ) {
-          if (scanned >= MAX_LIST_SCAN) {
-            stoppedAt = `${id}.${i + 1}`;
-            break scan;
-          }
-          scanned++;
-          const [traceId, time] = lines[i]!.split(' ');
-          pending.push({ traceId: traceId!, time: Number(time), position: `${id}.${i + 1}` });
-          if (pending.length >= LIST_CHUNK) {
-            await check();
-            if (out.length > limit) break scan;
-          }
-        }
-        max = `(${id}`;
+    const lines = newestStreamLines(redis, listStream, {
+      cursor,
+      toUnixMs: filter.toUnixMs,
+      oldestUnixMs: oldest,
+    });
+    for await (const { entryId, index, line } of lines) {
+      if (scanned >= MAX_LIST_SCAN) {
+        stoppedAt = `${entryId}.${index + 1}`;
+        break;
       }
-      if (entries.length < SCAN_BATCH) break;
+      scanned++;
+      const [traceId, time] = line.split(' ');
+      pending.push({ traceId: traceId!, time: Number(time), position: `${entryId}.${index + 1}` });
+      if (pending.length >= LIST_CHUNK) {
+        await check();
+        if (out.length > limit) break;
+      }
     }
     if (out.length <= limit && pending.length) await check();
     return { traces: out.slice(0, limit), nextCursor: stoppedAt };
@@ -640,14 +459,7 @@ export function createRedisResultsStore(
     const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
     const wanted: number[] = [];
     for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
-    const pipeline = redis.pipeline();
-    for (const m of wanted) pipeline.hgetall(minuteKey(m));
-    const replies = (await pipeline.exec()) ?? [];
-    return wanted.map((minuteUnixMs, i) => {
-      const [error, hash] = replies[i] ?? [];
-      if (error) throw error;
-      return { minuteUnixMs, fields: sumMinute(hash as Record<string, string>) };
-    });
+    return counters.read(wanted);
   }
 
   /** A run record, with the export hash of the layout before when its value has no export line. */
@@ -658,70 +470,4 @@ export function createRedisResultsStore(
     const hash = await redis.hgetall(legacyExportKey(traceId));
     return { ...parseRun(traceId, `E\n${raw}`), export: exportStatusOf(hash) };
   }
-}
-
-/** A stream entry's results as JSON lines (an entry of the layout before holds one, in `r`). */
-function entryResults(fields: string[]): string[] {
-  for (let f = 0; f + 1 < fields.length; f += 2)
-    if (fields[f] === 'r') return fields[f + 1]!.split('\n');
-  return [];
-}
-
-/** A minute hash's fields summed: each process's counts (`@…`: JSON), and plain counters. */
-function sumMinute(hash: Record<string, string>): Map<string, number> {
-  const fields = new Map<string, number>();
-  const add = (k: string, v: number): void => void fields.set(k, (fields.get(k) ?? 0) + v);
-  for (const [k, v] of Object.entries(hash ?? {})) {
-    if (k.startsWith('@'))
-      for (const [f, n] of Object.entries(JSON.parse(v) as Record<string, number>)) add(f, n);
-    else add(k, Number(v));
-  }
-  return fields;
-}
-
-/** A run's export line (see the run key's layout above). */
-function exportLine(status: ExportStatus | undefined): string {
-  if (!status) return 'E';
-  return `E${status.state}\t${status.attempts}\t${status.updatedAtUnixMs}\t${JSON.stringify(status.lastError ?? '')}`;
-}
-
-/** An export line as a status; `null` for a pass with nothing to export. */
-function parseExportLine(line: string): ExportStatus | null {
-  const m = /^E([^\t]+)\t(\d+)\t(\d+)\t(.*)$/.exec(line);
-  if (!m) return null;
-  const error = JSON.parse(m[4]!) as string;
-  return {
-    state: m[1] as ExportStatus['state'],
-    attempts: Number(m[2]),
-    lastError: error === '' ? null : error,
-    updatedAtUnixMs: Number(m[3]),
-  };
-}
-
-/** The export hash of the layout before as a status; `null` when the run has none. */
-function exportStatusOf(hash: Record<string, string>): ExportStatus | null {
-  if (!hash.state) return null;
-  return {
-    state: hash.state as ExportStatus['state'],
-    attempts: Number(hash.attempts ?? 0),
-    lastError: hash.error || null,
-    updatedAtUnixMs: Number(hash.at ?? 0),
-  };
-}
-
-/** A run key's value: the export line, the record's JSON line, then one line per result. */
-function parseRun(traceId: string, raw: string): RunRecord {
-  const [exportText, record, ...results] = raw.split('\n');
-  const fields = JSON.parse(record!) as Omit<RunRecord, 'results'>;
-  return {
-    ...fields,
-    export: parseExportLine(exportText!),
-    // Records written before tool calls were kept have neither field.
-    toolCalls: fields.toolCalls ?? [],
-    contentKept: fields.contentKept ?? true,
-    results: results.slice(-MAX_RESULTS_PER_RUN).map((r, i): StoredResult => ({
-      id: `${traceId}:${i}`,
-      ...(JSON.parse(r) as Omit<StoredResult, 'id'>),
-    })),
-  };
 }

@@ -13,6 +13,7 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
@@ -23,12 +24,7 @@ import {
   type ResultsRetention,
   type ResultsStore,
 } from './results-store.js';
-import {
-  MAX_RESULTS_PER_RUN,
-  type ExportStatus,
-  type RunRecord,
-  type StoredResult,
-} from './stored-result.js';
+import { type ExportStatus, type RunRecord, type StoredResult } from './stored-result.js';
 import {
   hasOutcomes,
   runRecordPatch,
@@ -128,15 +124,17 @@ export function createMemoryResultsStore(
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(t, field, by);
     const previous = runs.get(run.traceId);
-    // The judge pass adds its results to the first pass's: the only pass that reads the record.
-    const before = previous && run.phase === 'llm' ? recordOf(previous).results : [];
     putRun({
       ...runRecordPatch(run, t, retention.storeContent),
       receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : (previous?.export ?? null),
-      results: before.length ? [...before, ...stored].slice(-MAX_RESULTS_PER_RUN) : stored,
+      results: mergeRunResults(
+        run,
+        previous && addsToStoredResults(run) ? recordOf(previous).results : [],
+        stored,
+      ),
     });
   };
 

@@ -1,0 +1,58 @@
+import type { RedisClient } from './redis-connection.js';
+
+/** Stream entries read per XREVRANGE (each holds the lines of one write). */
+const SCAN_BATCH = 20;
+/**
+ * How far past a page's `toUnixMs` the stream is read: entries are written up to a batch delay
+ * after their results were scored, later after Redis refused a write.
+ */
+const WRITE_SLACK_MS = 60_000;
+
+/** A line of a stream entry, and where it is: `<entryId>.<index>`. */
+export interface StreamLine {
+  entryId: string;
+  index: number;
+  line: string;
+}
+
+/**
+ * The lines of one of the results store's streams (an entry per write, its lines in field `r`),
+ * newest first, read `SCAN_BATCH` entries per round trip down to `oldestUnixMs`. `cursor`
+ * (`<entryId>.<index>`) starts with that entry's lines before `index`, then older entries; a bare
+ * entry id (the layout before) with the entries older than it. Without a cursor, from `toUnixMs`
+ * (plus the write slack) or the newest entry. The caller stops reading when its page is full.
+ */
+export async function* newestStreamLines(
+  redis: RedisClient,
+  stream: string,
+  from: { cursor?: string | undefined; toUnixMs?: number | undefined; oldestUnixMs: number },
+): AsyncGenerator<StreamLine> {
+  const { cursor } = from;
+  const at = cursor?.lastIndexOf('.') ?? -1;
+  const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
+  const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
+  let max =
+    startEntry ??
+    (cursor !== undefined
+      ? `(${cursor}`
+      : from.toUnixMs !== undefined
+        ? `${from.toUnixMs + WRITE_SLACK_MS}`
+        : '+');
+  for (;;) {
+    const entries = await redis.xrevrange(stream, max, `${from.oldestUnixMs}`, 'COUNT', SCAN_BATCH);
+    for (const [id, fields] of entries) {
+      const lines = entryLines(fields);
+      for (let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1; i >= 0; i--)
+        yield { entryId: id, index: i, line: lines[i]! };
+      max = `(${id}`;
+    }
+    if (entries.length < SCAN_BATCH) return;
+  }
+}
+
+/** A stream entry's lines (an entry of the layout before holds one result, in `r` too). */
+function entryLines(fields: string[]): string[] {
+  for (let f = 0; f + 1 < fields.length; f += 2)
+    if (fields[f] === 'r') return fields[f + 1]!.split('\n');
+  return [];
+}
