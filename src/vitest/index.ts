@@ -45,6 +45,7 @@ declare module 'vitest' {
 export { captureTrace } from '../capture/capture-trace.js';
 export type { CaptureTraceOptions, CapturedTrace } from '../capture/capture-trace.js';
 export { toolMatchers } from './tool-matchers.js';
+export type { MatcherOutcome } from './matcher-report.js';
 export type {
   CalledByAgent,
   ExpectedToolCall,
@@ -52,6 +53,7 @@ export type {
   RepeatOptions,
   RepeatedToolCallsOptions,
   RoutedToOptions,
+  ToolMatcherFunctions,
   ToolMatchers,
   ToolSnapshotOptions,
   ToolOrderOptions,

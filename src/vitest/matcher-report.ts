@@ -3,6 +3,7 @@ import { buildAliasMap } from '../normalize/canonical-tool-name.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import type { ScoreResult } from '../score/score-result.js';
+import type { Scorer } from '../score/scorer.js';
 
 /**
  * What the matchers share: the trace they are given, checked, and the failure message they print
@@ -17,27 +18,53 @@ export interface MatcherOutcome {
   expected?: unknown;
 }
 
-export type Received = Pick<NormalizedTrace, 'toolSequence' | 'toolsUsed'> &
-  Partial<Pick<NormalizedTrace, 'agents' | 'handoffs' | 'agentName'>> & {
-    aliases?: ReadonlyMap<string, string>;
-  };
+/** What every matcher is given: a normalized trace, with the aliases it was captured with. */
+export type MatchedTrace = NormalizedTrace & { aliases?: ReadonlyMap<string, string> };
 
-export function asTrace(received: unknown, matcher: string): Received {
-  const r = received as Partial<Received> | null;
-  if (
-    typeof r !== 'object' ||
-    r === null ||
-    !Array.isArray(r.toolSequence) ||
-    !Array.isArray(r.toolsUsed)
-  )
-    throw new TypeError(
-      `${matcher}: expected a trace from captureTrace() (or a NormalizedTrace), got ${describe(received)}`,
-    );
-  return r as Received;
+/** The arrays a `NormalizedTrace` holds, which the scorers read. */
+const TRACE_ARRAYS = ['spans', 'toolSequence', 'toolsUsed', 'agents', 'handoffs'] as const;
+
+/**
+ * `received` checked to be a whole normalized trace (from `captureTrace()` or `normalizeTrace()`):
+ * the matchers hand it to the scorers as it is, so a partial object is refused here, naming what
+ * it lacks, rather than reaching a scorer (a custom one included) without its spans.
+ */
+export function asTrace(received: unknown, matcher: string): MatchedTrace {
+  const r = received as Partial<Record<string, unknown>> | null;
+  const expected = `${matcher}: expected a trace from captureTrace() (or a NormalizedTrace)`;
+  if (typeof r !== 'object' || r === null || Array.isArray(r))
+    throw new TypeError(`${expected}, got ${describe(received)}`);
+  if (typeof r.traceId !== 'string')
+    throw new TypeError(`${expected}, got ${describe(received)} without a traceId`);
+  const missing = TRACE_ARRAYS.filter(key => !Array.isArray(r[key]));
+  if (missing.length)
+    throw new TypeError(`${expected}, got ${describe(received)} without ${missing.join(', ')}`);
+  return r as unknown as MatchedTrace;
+}
+
+/**
+ * A deterministic scorer's result on a trace, as `spanscore score` would give it, with no test
+ * case: the matchers' verdicts all come from here (or, for `toPassScorer`, from any scorer).
+ */
+export function scoreWith<O>(
+  scorer: Scorer<O>,
+  trace: MatchedTrace,
+  options: Record<string, unknown>,
+  aliases: ReadonlyMap<string, string> = new Map(),
+): ScoreResult {
+  const result = scorer.score({
+    trace,
+    testCase: undefined,
+    options: scorer.parseOptions(options),
+    aliases,
+  });
+  if (result instanceof Promise)
+    throw new TypeError(`${scorer.name} is not deterministic: use toPassScorer, and await it`);
+  return result;
 }
 
 export function aliasesOf(
-  trace: Received,
+  trace: MatchedTrace,
   override: Record<string, string> | undefined,
 ): ReadonlyMap<string, string> {
   if (override) return buildAliasMap(override);
@@ -55,7 +82,7 @@ export interface Report {
   actualLabel: string;
   actual: string[];
   detail: string | undefined;
-  trace: Received;
+  trace: MatchedTrace;
   /** Show a diff of the expected and actual names (default true). */
   diff?: boolean;
 }
@@ -112,6 +139,6 @@ function clip(text: string, max: number): string {
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object without toolSequence and toolsUsed';
+  if (typeof value === 'object') return 'an object';
   return typeof value;
 }

@@ -1,6 +1,6 @@
 import type { MatcherState } from 'vitest';
 import { wilsonInterval } from '../decide/trial-statistics.js';
-import { describe, sequence, type MatcherOutcome, type Received } from './matcher-report.js';
+import { describe, sequence, type MatcherOutcome, type MatchedTrace } from './matcher-report.js';
 
 /** Options for a matcher given several runs (`captureTrace.repeat`). */
 export interface RepeatOptions {
@@ -48,6 +48,23 @@ export function runsOf(
   return received as unknown[];
 }
 
+/**
+ * A matcher over one run made a matcher over one run or several: given an array, each run is
+ * judged by `one` and the matcher passes when at least the `minPassRate` (read from the
+ * arguments by `minPassRateOf`) of them pass.
+ */
+export function forRuns<A extends unknown[]>(
+  matcher: string,
+  one: (this: MatcherState, received: unknown, ...args: A) => MatcherOutcome,
+  minPassRateOf: (...args: A) => number | undefined,
+): (this: MatcherState, received: unknown, ...args: A) => MatcherOutcome {
+  return function (this: MatcherState, received: unknown, ...args: A): MatcherOutcome {
+    return overRuns(this, matcher, received, minPassRateOf(...args), (state, run) =>
+      one.call(state, run, ...args),
+    );
+  };
+}
+
 export function overRuns(
   state: MatcherState,
   matcher: string,
@@ -83,7 +100,7 @@ export function summarizeRuns(
         `Expected ${state.isNot ? 'fewer than ' : ''}${need} of the ${runs.length} runs to pass; ${passes} passed (${percent(rate)}, 95% interval ${percent(low)}–${percent(high)}).`,
         '',
         ...runs.map((run, i) => {
-          const calls = (run as Received).toolSequence;
+          const calls = (run as MatchedTrace).toolSequence;
           return `  run ${String(i + 1).padStart(String(runs.length).length)} ${outcomes[i]!.pass ? '✓' : '✗'}  ${sequence(calls)}`;
         }),
       ];

@@ -1,8 +1,7 @@
 import type { MatcherState } from 'vitest';
-import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { toolErrors, type FailedCallDetail } from '../score/deterministic/tool-errors.js';
-import type { ScoreResult } from '../score/score-result.js';
-import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
+import { asTrace, report, scoreWith, type MatcherOutcome } from './matcher-report.js';
+import { forRuns, type RepeatOptions } from './repeat-runs.js';
 
 /** Options of `toHaveNoToolErrors`. */
 export interface NoToolErrorsOptions {
@@ -15,18 +14,13 @@ export interface NoToolErrorsOptions {
  * any failure fails) and, unless `{ refused: false }`, none was refused by the framework. A run
  * whose calls never ran has no error.
  */
-export function toHaveNoToolErrors(
+function oneRun(
   this: MatcherState,
   received: unknown,
-  options: NoToolErrorsOptions = {},
+  options: NoToolErrorsOptions & RepeatOptions = {},
 ): MatcherOutcome {
   const trace = asTrace(received, 'toHaveNoToolErrors');
-  const result = toolErrors.score({
-    trace: trace as NormalizedTrace,
-    testCase: undefined,
-    options: toolErrors.parseOptions({}),
-    aliases: new Map(),
-  }) as ScoreResult;
+  const result = scoreWith(toolErrors, trace, {});
   const details = result.status === 'scored' ? result.details : {};
   const failed = (details.failedCalls ?? []) as FailedCallDetail[];
   const refused =
@@ -55,3 +49,9 @@ export function toHaveNoToolErrors(
       }),
   };
 }
+
+export const toHaveNoToolErrors = forRuns(
+  'toHaveNoToolErrors',
+  oneRun,
+  options => options?.minPassRate,
+);

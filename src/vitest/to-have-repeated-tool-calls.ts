@@ -1,9 +1,8 @@
 import type { MatcherState } from 'vitest';
-import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { toolLoops } from '../score/deterministic/tool-loops.js';
 import { DEFAULT_MIN_REPEATS } from '../normalize/find-repeated-calls.js';
-import type { ScoreResult } from '../score/score-result.js';
-import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
+import { asTrace, report, scoreWith, type MatcherOutcome } from './matcher-report.js';
+import { forRuns, type RepeatOptions } from './repeat-runs.js';
 
 /** Options of `toHaveRepeatedToolCalls`. */
 export interface RepeatedToolCallsOptions {
@@ -16,20 +15,17 @@ export interface RepeatedToolCallsOptions {
  * with the same arguments (the `tool_loops` scorer); mostly used as
  * `expect(run).not.toHaveRepeatedToolCalls()`, an agent that does not loop.
  */
-export function toHaveRepeatedToolCalls(
+function oneRun(
   this: MatcherState,
   received: unknown,
-  options: RepeatedToolCallsOptions = {},
+  options: RepeatedToolCallsOptions & RepeatOptions = {},
 ): MatcherOutcome {
   const trace = asTrace(received, 'toHaveRepeatedToolCalls');
-  const result = toolLoops.score({
-    trace: trace as NormalizedTrace,
-    testCase: undefined,
-    options: toolLoops.parseOptions(
-      options.minRepeats === undefined ? {} : { minRepeats: options.minRepeats },
-    ),
-    aliases: new Map(),
-  }) as ScoreResult;
+  const result = scoreWith(
+    toolLoops,
+    trace,
+    options.minRepeats === undefined ? {} : { minRepeats: options.minRepeats },
+  );
   const repeated =
     result.status === 'scored'
       ? (result.details.repeatedCalls as Array<{ name: string; count: number }>)
@@ -50,3 +46,9 @@ export function toHaveRepeatedToolCalls(
       }),
   };
 }
+
+export const toHaveRepeatedToolCalls = forRuns(
+  'toHaveRepeatedToolCalls',
+  oneRun,
+  options => options?.minPassRate,
+);

@@ -1,8 +1,7 @@
 import type { MatcherState } from 'vitest';
-import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { toolArguments } from '../score/deterministic/tool-arguments.js';
-import type { ScoreResult } from '../score/score-result.js';
-import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
+import { asTrace, report, scoreWith, type MatcherOutcome } from './matcher-report.js';
+import { forRuns, type RepeatOptions } from './repeat-runs.js';
 
 /**
  * `expect(run).toHaveValidToolArguments()`: every call's arguments match the JSON Schema of its
@@ -10,18 +9,9 @@ import { asTrace, report, type MatcherOutcome } from './matcher-report.js';
  * `tool_arguments` scorer). A run whose trace records no schema to check against throws: that is
  * no pass, and no failure of the agent either.
  */
-export function toHaveValidToolArguments(this: MatcherState, received: unknown): MatcherOutcome {
+function oneRun(this: MatcherState, received: unknown, _repeat?: RepeatOptions): MatcherOutcome {
   const trace = asTrace(received, 'toHaveValidToolArguments');
-  if (!Array.isArray((trace as Partial<NormalizedTrace>).spans))
-    throw new TypeError(
-      'toHaveValidToolArguments: expected a trace from captureTrace() (or a NormalizedTrace with its spans): the tools offered are read from them',
-    );
-  const result = toolArguments.score({
-    trace: trace as NormalizedTrace,
-    testCase: undefined,
-    options: toolArguments.parseOptions({}),
-    aliases: new Map(),
-  }) as ScoreResult;
+  const result = scoreWith(toolArguments, trace, {});
   if (result.status !== 'scored')
     throw new Error(
       `toHaveValidToolArguments: nothing to check: ${result.status === 'skipped' ? result.reason : result.error}`,
@@ -52,3 +42,9 @@ export function toHaveValidToolArguments(this: MatcherState, received: unknown):
       }),
   };
 }
+
+export const toHaveValidToolArguments = forRuns(
+  'toHaveValidToolArguments',
+  oneRun,
+  repeat => repeat?.minPassRate,
+);

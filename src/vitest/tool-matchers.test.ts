@@ -84,7 +84,15 @@ describe('toHaveUsedTools', () => {
 
   it('refuses what is not a trace, with the matcher named', () => {
     expect(() => expect({ spans: [] }).toHaveUsedTools(['a'])).toThrow(
-      'toHaveUsedTools: expected a trace from captureTrace() (or a NormalizedTrace), got an object without toolSequence and toolsUsed',
+      'toHaveUsedTools: expected a trace from captureTrace() (or a NormalizedTrace), got an object without a traceId',
+    );
+    // A partial trace never reaches a scorer: what it lacks is named.
+    const partial = { traceId: 'a'.repeat(32), spans: [], toolSequence: [], toolsUsed: [] };
+    expect(() => expect(partial).toHaveCalledTool('a')).toThrow(
+      'toHaveCalledTool: expected a trace from captureTrace() (or a NormalizedTrace), got an object without agents, handoffs',
+    );
+    expect(() => expect('trace').toHaveRoutedTo(['a'])).toThrow(
+      'toHaveRoutedTo: expected a trace from captureTrace() (or a NormalizedTrace), got string',
     );
   });
 });
@@ -169,6 +177,21 @@ describe('toPassScorer', () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
+  });
+
+  it('gives a custom scorer the whole captured trace: its spans, root and service', async () => {
+    const run = await agent();
+    const seen: Array<[number, boolean, string]> = [];
+    const spansSeen = defineScorer({
+      name: 'spans_seen',
+      score: trace => {
+        seen.push([trace.spans.length, trace.root !== undefined, typeof trace.serviceName]);
+        return trace.spans.length > 0;
+      },
+    });
+    await expect(run).toPassScorer(spansSeen);
+    // captureTrace's root span and the agent's four traced calls.
+    expect(seen).toEqual([[5, true, 'string']]);
   });
 
   it('runs a built-in scorer by name against a test case', async () => {
