@@ -151,6 +151,11 @@ describe('scoreToSpan', () => {
   });
 
   it('derives the span id from (trace, scorer, test case): stable across retries, distinct otherwise', () => {
+    // Pinned: `printf '4bf92f3577b34da6a3ce929d0e0e4736\0tool_trajectory\0weather-lisbon' |
+    // sha256sum`, first 16 digits (the derivation docs/results-and-dashboards.md gives).
+    expect(
+      evaluationSpanId('4bf92f3577b34da6a3ce929d0e0e4736', 'tool_trajectory', 'weather-lisbon'),
+    ).toBe('e8c12dde02016e05');
     const id = evaluationSpanId(trace.traceId, 'tool_correctness', 'tc-7');
     expect(id).toMatch(/^[0-9a-f]{16}$/);
     expect(evaluationSpanId(trace.traceId, 'tool_correctness', 'tc-7')).toBe(id);

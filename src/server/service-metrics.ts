@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import {
   collectDefaultMetrics,
   Counter,
@@ -37,6 +38,9 @@ export interface ServiceMetrics extends ReceiverMetrics {
   beforeScrape: (flush: () => void) => void;
 }
 
+/** How long a scrape waits for a gauge read from the queue store. */
+const SCRAPE_READ_TIMEOUT_MS = 2000;
+
 /**
  * Creates the service metrics, prom-client's default process metrics included
  * (`process_cpu_seconds_total`, `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`,
@@ -64,6 +68,25 @@ export function createServiceMetrics(
   // the first of their counters a scrape reads.
   const flushers: Array<() => void> = [];
   const flushDeferred = (): void => flushers.forEach(f => f());
+  // Gauges read from the queue's store at a scrape: while it is unreachable (a Redis outage, the
+  // very time the receiver's backpressure counters matter) such a gauge has no value and the
+  // failed or slow read is counted, instead of the whole scrape failing with a 500 or hanging.
+  const readFailures = new Counter({
+    name: 'spanscore_metrics_read_failures_total',
+    help: 'Scrapes at which a gauge read from the queue store (jobs, export backlog) failed; the gauge has no value in that scrape',
+    labelNames: ['gauge'],
+    registers,
+  });
+  const readAtScrape = async <T>(gauge: string, read: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      // A read that waits on a store that is down (BullMQ's connections queue commands while
+      // reconnecting) would hold the scrape past Prometheus' timeout.
+      return await pTimeout(read(), { milliseconds: SCRAPE_READ_TIMEOUT_MS });
+    } catch {
+      readFailures.inc({ gauge });
+      return undefined;
+    }
+  };
   return {
     ...base,
     beforeScrape: flush => void flushers.push(flush),
@@ -199,7 +222,10 @@ export function createServiceMetrics(
       help: 'Traces whose evaluation-span export failed and waits for a retry',
       registers,
       async collect() {
-        if (exportBacklog) this.set((await backlog()).waiting);
+        if (!exportBacklog) return;
+        const read = await readAtScrape('spanscore_exports_waiting', backlog);
+        if (read) this.set(read.waiting);
+        else this.reset();
       },
     }),
     exportOldestPending: new Gauge({
@@ -207,7 +233,10 @@ export function createServiceMetrics(
       help: 'How long the oldest trace waiting for a retried export has waited (0 when none)',
       registers,
       async collect() {
-        if (exportBacklog) this.set((await backlog()).oldestAgeSeconds);
+        if (!exportBacklog) return;
+        const read = await readAtScrape('spanscore_export_oldest_pending_seconds', backlog);
+        if (read) this.set(read.oldestAgeSeconds);
+        else this.reset();
       },
     }),
     jobs: new Gauge({
@@ -217,8 +246,9 @@ export function createServiceMetrics(
       registers,
       async collect() {
         if (!jobsByState) return;
-        for (const [state, count] of Object.entries(await jobsByState()))
-          this.set({ state }, count);
+        const read = await readAtScrape('spanscore_jobs', jobsByState);
+        this.reset();
+        for (const [state, count] of Object.entries(read ?? {})) this.set({ state }, count);
       },
     }),
   };

@@ -26,6 +26,7 @@ describe('the docs', () => {
     const guides = pages.filter(p => p.file.startsWith('docs/'));
     expect(guides.map(p => p.file).sort()).toEqual(
       [
+        'api',
         'architecture',
         'ci',
         'configuration',

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { evaluationSpanId } from '../../src/emit/score-to-span.js';
+import { documentedSpanId } from '../helpers/expected-span-ids.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { testPrefix } from '../helpers/redis.js';
@@ -82,7 +82,7 @@ describe('Redis Cluster failover', () => {
     const expected = accepted
       .flatMap(r => {
         const traceId = r[0]!.spanContext().traceId;
-        return SCORERS.map(s => `${traceId}/${evaluationSpanId(traceId, s, 'weather-lisbon')}`);
+        return SCORERS.map(s => `${traceId}/${documentedSpanId(traceId, s, 'weather-lisbon')}`);
       })
       .sort();
     const received = (): string[] =>

@@ -12,7 +12,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { evaluationSpanId } from '../../src/emit/score-to-span.js';
+import { documentedSpanId } from '../helpers/expected-span-ids.js';
+import { scrapeMetric } from '../helpers/scrape-metric.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import { startService, type Service } from '../../src/server/start-service.js';
 import { resultRows } from '../helpers/result-rows.js';
@@ -41,7 +42,7 @@ function expectedIds(runs: ReadableSpan[][]): string[] {
   return runs
     .flatMap(r => {
       const traceId = r[0]!.spanContext().traceId;
-      return SCORERS.map(s => `${traceId}/${evaluationSpanId(traceId, s, 'weather-lisbon')}`);
+      return SCORERS.map(s => `${traceId}/${documentedSpanId(traceId, s, 'weather-lisbon')}`);
     })
     .sort();
 }
@@ -142,11 +143,27 @@ describe('fault injection', () => {
     const during = await postOnce(service.url!, refused);
     expect(during.status).toBe(503);
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
+    const backpressure = () =>
+      scrapeMetric(service.metricsUrl!, 'spanscore_spans_backpressure_total', {
+        reason: 'unavailable',
+      });
+    const refusedBefore = await backpressure();
+    // /metrics answers during the outage: the gauges read from Redis have no value, counted.
+    expect(
+      await scrapeMetric(service.metricsUrl!, 'spanscore_metrics_read_failures_total', {
+        gauge: 'spanscore_jobs',
+      }),
+    ).toBeGreaterThan(0);
+    expect(refusedBefore).toBe(refused.length);
 
-    // Sent while Redis is down: the exporter is answered 503 and retries after Retry-After.
+    // Sent while Redis is down: the exporter is answered 503 (counted) and retries after
+    // Retry-After; Redis comes back once both traces were refused at least once.
     const outage = weatherRuns(2);
     const sending = Promise.all(outage.map(r => sendSpans(service.url!, r, 30_000)));
-    await new Promise(r => setTimeout(r, 1500));
+    await waitFor(
+      async () => (await backpressure()) >= refusedBefore + outage.flat().length,
+      'both outage traces refused with 503',
+    );
     await redis.start();
     await sending;
     const after = weatherRuns(2);
@@ -263,7 +280,10 @@ describe('fault injection', () => {
         body: JSON.stringify(body),
       });
     expect((await post('/v1/logs', logs)).status).toBe(200);
-    await new Promise(r => setTimeout(r, 300)); // the worker holds the traces' readiness jobs
+    // Time for the worker to take the jobs of the log records before it is killed. Whether it
+    // took them or not cannot be read from outside its process; either way every run must end
+    // scored by the rescuer, exactly once, which is what is checked below.
+    await new Promise(r => setTimeout(r, 300));
     victim.child.kill('SIGKILL');
     await victim.exited;
     expect(resultRows(results)).toEqual([]);
