@@ -82,7 +82,9 @@ export function failureReason(phase: ScoringPhase, error: unknown): string {
 
 /**
  * The retention the config asks for. Unset bounds depend on the driver: the memory driver holds
- * its results in a heap of `queue.memoryHeapMb`, so it keeps fewer.
+ * its results in a heap of `queue.memoryHeapMb`, so it keeps fewer. These are the only defaults
+ * of the config written outside its schema, because a schema default cannot depend on another
+ * setting; the schema's descriptions of `results.maxResults` and `results.maxRuns` state them.
  */
 export function resultsRetention(config: Readonly<Config>): ResultsRetention {
   const memory = (config.queue.driver ?? 'memory') === 'memory';
