@@ -203,7 +203,7 @@ describe('fault injection', () => {
       'every trace scored',
       30_000,
     );
-    await new Promise(r => setTimeout(r, 500));
+    await new Promise(r => setTimeout(r, 500)); // nothing more may come (an absence: no event)
     expect(receivedIds(otlp)).toEqual(expectedIds(all)); // each exactly once
     const slowRows = otlp.spans.filter(s => s.traceId === slow![0]!.spanContext().traceId);
     expect(slowRows.map(s => s.attributes['gen_ai.evaluation.score.value'])).toEqual([1, 1]);
@@ -346,7 +346,7 @@ describe('fault injection', () => {
       'every trace scored',
       30_000,
     );
-    await new Promise(r => setTimeout(r, 500));
+    await new Promise(r => setTimeout(r, 500)); // nothing more may come (an absence: no event)
     expect(receivedIds(otlp)).toEqual(expectedIds(runs)); // each span once: none lost, none doubled
     expect(scoredByFirst).toBeGreaterThan(0);
     expect(scoredByFirst).toBeLessThan(runs.length * SCORERS.length);
@@ -392,7 +392,7 @@ describe('fault injection', () => {
       'the backlog drained',
       20_000,
     );
-    await new Promise(r => setTimeout(r, 1100));
+    await new Promise(r => setTimeout(r, 1100)); // the receiver recounts the backlog once a second
     const late = weatherRuns(1);
     expect(await post(late[0]!)).toBe(200);
     await waitFor(
