@@ -217,7 +217,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             logs: logsState(batch),
           });
         }
-        const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans === true);
+        const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans);
         // The traces this request holds, in one job per shard (of at most MAX_TRACES_PER_JOB),
         // whether or not another request's job already holds them: the first job to read a trace
         // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.

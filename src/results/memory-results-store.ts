@@ -13,7 +13,7 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
-import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
+import { mergeRunResults } from './merge-run-results.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
@@ -130,11 +130,7 @@ export function createMemoryResultsStore(
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : (previous?.export ?? null),
-      results: mergeRunResults(
-        run,
-        previous && addsToStoredResults(run) ? recordOf(previous).results : [],
-        stored,
-      ),
+      results: mergeRunResults(run, () => (previous ? recordOf(previous).results : []), stored),
     });
   };
 

@@ -15,13 +15,16 @@ export function keptRunResults<T>(results: readonly T[]): T[] {
   return results.slice(-MAX_RESULTS_PER_RUN);
 }
 
-/** A trace's stored results after `run`'s pass wrote `written` (see {@link addsToStoredResults}). */
+/**
+ * A trace's stored results after `run`'s pass wrote `written` (see {@link addsToStoredResults}).
+ * `stored` is read only when the pass adds to them.
+ */
 export function mergeRunResults<T>(
   run: Pick<TraceRun, 'phase'>,
-  stored: readonly T[],
+  stored: () => readonly T[],
   written: T[],
 ): T[] {
-  return addsToStoredResults(run) && stored.length
-    ? keptRunResults([...stored, ...written])
-    : written;
+  if (!addsToStoredResults(run)) return written;
+  const before = stored();
+  return before.length ? keptRunResults([...before, ...written]) : written;
 }

@@ -337,13 +337,19 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
           results: window.results.filter(r => inService(r) && r.serviceVersion === version),
         }));
       } else {
+        // `window`: the last so long against the same time before it, for a side given no times.
         const at = now();
+        const lastWindow =
+          q.window === undefined
+            ? undefined
+            : {
+                baseline: [at - 2 * q.window, at - q.window] as const,
+                candidate: [at - q.window, at] as const,
+              };
         const ranges = (['baseline', 'candidate'] as const).map(side => {
           const [from, to] =
-            q.window !== undefined && q[`${side}From`] === undefined
-              ? side === 'candidate'
-                ? [at - q.window, at]
-                : [at - 2 * q.window, at - q.window]
+            lastWindow && q[`${side}From`] === undefined
+              ? lastWindow[side]
               : [q[`${side}From`]!, q[`${side}To`]!];
           if (from > to)
             throw Object.assign(new Error(`query: ${side}From is after ${side}To`), {
@@ -381,10 +387,9 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
 
     api.get('/results', async request => {
       const q = parse(resultsQuery, request.query, 'query');
-      const { limit, cursor, window, to, ...rest } = q;
+      const { limit, cursor, window, from: fromQuery, to, ...rest } = q;
       // `window`: the last so long, unless `from` says otherwise.
-      const from = q.from ?? (window !== undefined ? now() - window : undefined);
-      delete rest.from;
+      const from = fromQuery ?? (window !== undefined ? now() - window : undefined);
       const page = await options.store.results(
         {
           ...rest,
