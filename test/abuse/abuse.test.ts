@@ -18,6 +18,7 @@ import { oneSpanTraces, otlpRequest, spanId, traceId } from '../helpers/otlp-jso
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { treeRssMb } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { scrapeMetric } from '../helpers/scrape-metric.js';
 
 /**
  * The most memory the process may hold in any case here (the 31 KB request alone took it past
@@ -48,10 +49,9 @@ async function serve(env: Record<string, string> = {}) {
 
 /** `spanscore_request_bytes_inflated_total` of the service at `origin`. */
 async function inflated(origin: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
-  const value = /^spanscore_request_bytes_inflated_total (\S+)$/m.exec(text)?.[1];
+  const value = await scrapeMetric(`${origin}/metrics`, 'spanscore_request_bytes_inflated_total');
   if (value === undefined) throw new Error('no spanscore_request_bytes_inflated_total in /metrics');
-  return Number(value);
+  return value;
 }
 
 const post = (url: string, body: Buffer, type: string, gzipped = false) =>

@@ -143,10 +143,10 @@ describe('fault injection', () => {
     const during = await postOnce(service.url!, refused);
     expect(during.status).toBe(503);
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
-    const backpressure = () =>
-      scrapeMetric(service.metricsUrl!, 'spanscore_spans_backpressure_total', {
+    const backpressure = async () =>
+      (await scrapeMetric(service.metricsUrl!, 'spanscore_spans_backpressure_total', {
         reason: 'unavailable',
-      });
+      })) ?? 0;
     const refusedBefore = await backpressure();
     // /metrics answers during the outage: the gauges read from Redis have no value, counted.
     expect(
