@@ -1,9 +1,10 @@
 import { addsToStoredResults } from '../results/merge-run-results.js';
 import { sendBatch, type RedisClient } from './redis-connection.js';
 import { RedisMinuteCounters } from './redis-minute-counters.js';
-import { newestStreamLines } from './stream-lines.js';
+import { newestStreamLines, streamOrder } from './stream-lines.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
 import { exportLine, exportStatusOf, parseRun } from './run-record-layout.js';
+import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -52,6 +53,8 @@ const MAX_LIST_SCAN = 5_000;
  * none), and a `nextCursor` to go on scanning from where it stopped.
  */
 const SCAN_LIMIT = 20_000;
+/** Results checked against the rescored traces (one ZMSCORE) at a time, reading a page. */
+const REPLACED_CHECK_CHUNK = 200;
 /** Trace runs are written this long after the first one waiting, or at this many. */
 const WRITE_DELAY_MS = 50;
 const WRITE_BATCH = 256;
@@ -95,11 +98,16 @@ interface QueuedRun {
  *   of the minute as JSON, rewritten with each flush), expiring after `retentionMs`.
  * - `<prefix>:run:{<traceId>}`: the run's export line, its record's JSON line and one line per
  *   result, expiring after `retentionMs`.
+ * - `<prefix>:results:{r}:replaced`: a sorted set of the traces a later pass replaced (a rescore
+ *   after late spans), each scored with the stream order (`streamOrder`) of the entry its newest
+ *   results start in; results of the trace in older entries are not listed, and the minute
+ *   counters take back what the replaced pass counted (the run key's SET returns the value it
+ *   replaced). Trimmed by age with the stream.
  *
  * A trace run costs one SET: its record, with the export outcome when that came before the
  * write (nearly always: a run waits up to 2 s for its export's outcome), and its share of one
  * script call per batch for the stream; an export outcome that came later rewrites the export
- * line (one script call). Per-minute counters cost two commands a second per process whatever
+ * line (one script call); a rescore adds one ZADD per batch. Per-minute counters cost two commands a second per process whatever
  * the traffic. Reads in this process see its own writes; another process may lag by up to a
  * second, and a crashed worker loses at most its last unwritten batch of results and run records
  * and its last second of counters.
@@ -127,6 +135,8 @@ export function createRedisResultsStore(
   const minuteKey = (minute: number): string => `${prefix}:results:{r}:m:${minute}`;
   const runKey = (traceId: string): string => `${prefix}:run:{${traceId}}`;
   const legacyExportKey = (traceId: string): string => `${prefix}:run:{${traceId}}:export`;
+  // Traces rescored, each scored with the time its replacing pass's results start.
+  const replacedSet = `${prefix}:results:{r}:replaced`;
   const ttl = retention.retentionMs;
   const commands = withResultsStoreScripts(redis);
   let lastTrimMs = 0;
@@ -180,12 +190,20 @@ export function createRedisResultsStore(
     writing = writing.then(async () => {
       const trim = t - lastTrimMs > TRIM_MS;
       if (trim) lastTrimMs = t;
-      const results = batch.flatMap(w => (w.kind === 'run' ? w.results : []));
+      // A trace written twice in one batch, the second replacing the first: the first's
+      // results never reach the stream.
+      const replacedAt = new Map<string, number>();
+      batch.forEach((w, i) => {
+        if (w.kind === 'run' && !w.append) replacedAt.set(w.traceId, i);
+      });
+      const results = batch.flatMap((w, i) =>
+        w.kind === 'run' && i >= (replacedAt.get(w.traceId) ?? 0) ? w.results : [],
+      );
       const listed = batch.flatMap(w => (w.kind === 'run' ? [`${w.traceId} ${w.queuedAtMs}`] : []));
       try {
         // One batch (`sendBatch`): a run record's key is on its trace id's slot, the stream's
         // keys on `{r}`.
-        await sendBatch<typeof commands>(redis, target => [
+        const replies = await sendBatch<typeof commands>(redis, target => [
           ...batch.map(w => {
             if (w.kind === 'export') {
               // The outcome as a first attempt's status: its attempts are the ones to add.
@@ -199,6 +217,8 @@ export function createRedisResultsStore(
               );
             }
             const line = exportLine(w.export);
+            // A replacing write gets the value it replaced back (SET … GET), to take back what
+            // that pass counted: a rescore is known from the reply, in the same command.
             return w.append
               ? target.spanscoreAppendRun(
                   runKey(w.traceId),
@@ -207,7 +227,13 @@ export function createRedisResultsStore(
                   String(ttl),
                   ...w.results,
                 )
-              : target.set(runKey(w.traceId), [line, w.record, ...w.results].join('\n'), 'PX', ttl);
+              : target.set(
+                  runKey(w.traceId),
+                  [line, w.record, ...w.results].join('\n'),
+                  'PX',
+                  ttl,
+                  'GET',
+                );
           }),
           ...(results.length
             ? [
@@ -249,9 +275,13 @@ export function createRedisResultsStore(
                   String(t - ttl),
                   '1000',
                 ),
+                target.zremrangebyscore(replacedSet, '-inf', `(${streamOrder(`${t - ttl}-0`)}`),
               ]
             : []),
         ]);
+        const resultsEntry = results.length ? replies[batch.length] : undefined;
+        const listEntry = replies[batch.length + (results.length ? 1 : 0)];
+        await takeBackReplaced(batch, replies, resultsEntry, listEntry);
       } catch (error) {
         queued = [...batch, ...queued];
         const dropped = queued.length - MAX_QUEUED_RUNS;
@@ -264,6 +294,39 @@ export function createRedisResultsStore(
       }
     });
     return writing;
+  };
+
+  /**
+   * For each replacing write whose SET found a value (a rescore), takes back what the replaced
+   * passes counted and marks their results in the stream as replaced: `replacedSet` scores the
+   * trace with the stream order of the entry that holds the replacing pass's results (`resultsEntry`;
+   * without results, anything in the stream up to the trace list's entry of this batch), and
+   * results of the trace in older entries are listed no more (see `withoutReplaced`).
+   */
+  const takeBackReplaced = async (
+    batch: QueuedWrite[],
+    replies: unknown[],
+    resultsEntry: unknown,
+    listEntry: unknown,
+  ): Promise<void> => {
+    const marks: Array<string | number> = [];
+    batch.forEach((w, i) => {
+      const old = replies[i];
+      if (w.kind !== 'run' || w.append || typeof old !== 'string') return;
+      const previous = old.startsWith('E')
+        ? parseRun(w.traceId, old)
+        : parseRun(w.traceId, `E\n${old}`);
+      for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
+        count(minute, field, by);
+      if (previous.results.length === 0) return;
+      const mark =
+        w.results.length > 0 && typeof resultsEntry === 'string'
+          ? streamOrder(resultsEntry)
+          : streamOrder(`${Number(String(listEntry).split('-')[0]) + 1}-0`);
+      marks.push(mark, w.traceId);
+    });
+    // Only rescores pay for this round trip; the write that found them is done either way.
+    if (marks.length > 0) await redis.zadd(replacedSet, 'GT', ...marks);
   };
 
   const enqueue = (w: QueuedWrite): void => {
@@ -296,7 +359,8 @@ export function createRedisResultsStore(
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
-    for (const [field, by] of toolIncrements(toolCallFacts(run))) count(minuteOf(t), field, by);
+    const toolsAt = minuteOf(toolsCountedAt(results) ?? t);
+    for (const [field, by] of toolIncrements(toolCallFacts(run))) count(toolsAt, field, by);
   }
 
   const flushAll = async (): Promise<void> => {
@@ -368,7 +432,14 @@ export function createRedisResultsStore(
         toUnixMs: filter.toUnixMs,
         oldestUnixMs: oldest,
       });
+      // Matching results wait in `candidates` until a chunk of them is checked for rescores.
+      let candidates: StoredResult[] = [];
+      const settle = async (): Promise<void> => {
+        out.push(...(await withoutReplaced(candidates)));
+        candidates = [];
+      };
       for await (const { entryId, index, line } of lines) {
+        if (out.length + candidates.length > limit) await settle();
         if (out.length > limit) break;
         if (scanned >= scanLimit) {
           stoppedAt = `${entryId}.${index + 1}`;
@@ -376,8 +447,10 @@ export function createRedisResultsStore(
         }
         scanned++;
         const r = { id: `${entryId}.${index}`, ...(JSON.parse(line) as Omit<StoredResult, 'id'>) };
-        if (matchesFilter(r, filter)) out.push(r);
+        if (matchesFilter(r, filter)) candidates.push(r);
+        if (candidates.length >= REPLACED_CHECK_CHUNK) await settle();
       }
+      if (candidates.length > 0) await settle();
       const page = out.slice(0, limit);
       return {
         results: page,
@@ -390,6 +463,24 @@ export function createRedisResultsStore(
     },
     traces: listTraces,
   };
+
+  /**
+   * `results` without those a later pass of their trace replaced: in a stream entry older than
+   * the one `replacedSet` holds for the trace (one ZMSCORE for the chunk's traces).
+   */
+  async function withoutReplaced(results: StoredResult[]): Promise<StoredResult[]> {
+    if (results.length === 0) return results;
+    const traceIds = [...new Set(results.map(r => r.traceId))];
+    const scores = await redis.zmscore(replacedSet, ...traceIds);
+    const since = new Map<string, number>();
+    traceIds.forEach((id, i) => {
+      if (scores[i] != null) since.set(id, Number(scores[i]));
+    });
+    if (since.size === 0) return results;
+    return results.filter(
+      r => streamOrder(r.id.slice(0, r.id.lastIndexOf('.'))) >= (since.get(r.traceId) ?? -Infinity),
+    );
+  }
 
   /** Lists a trace whose record an ended run (failed, expired) rewrote, in the trace list. */
   async function listed(traceId: string, t: number): Promise<void> {

@@ -56,3 +56,15 @@ function entryLines(fields: string[]): string[] {
     if (fields[f] === 'r') return fields[f + 1]!.split('\n');
   return [];
 }
+
+/**
+ * A stream entry id (`<ms>-<seq>`) as a number that orders entries as Redis does, for a sorted
+ * set's score: `ms × 1024 + seq`, exact in a double until the year 2248. The results store writes
+ * one entry per batch, so a millisecond never holds 1,024 of them; a larger `seq` counts as 1,023.
+ */
+export function streamOrder(entryId: string): number {
+  const dash = entryId.indexOf('-');
+  const ms = Number(dash < 0 ? entryId : entryId.slice(0, dash));
+  const seq = dash < 0 ? 0 : Number(entryId.slice(dash + 1));
+  return ms * 1024 + Math.min(seq, 1023);
+}

@@ -13,7 +13,8 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
-import { mergeRunResults } from './merge-run-results.js';
+import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
+import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
@@ -40,6 +41,8 @@ import {
  */
 interface RingEntry extends FilteredFields, Pick<StoredResult, 'id'> {
   json: string;
+  /** A later pass of its trace replaced it (see `replacedIncrements`): listed no more. */
+  replaced?: true;
 }
 
 /** A run record as kept: its line of the trace list, its export state, the rest as JSON. */
@@ -101,8 +104,24 @@ export function createMemoryResultsStore(
     if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
   };
 
+  /**
+   * Takes back what the passes stored for a trace counted, and drops their results from the
+   * ring, when `run` replaces them (a rescore).
+   */
+  const replace = (previous: RunRecord): void => {
+    for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
+      bump(minute, field, by);
+    for (const r of previous.results) {
+      const entry = ring[Number(r.id) % retention.maxResults];
+      if (entry?.id === r.id) entry.replaced = true;
+    }
+  };
+
   const write = (run: TraceRun, how: Pick<RunWrite, 'exportState'>): void => {
     const t = now();
+    const previous = runs.get(run.traceId);
+    const previousRecord = previous && recordOf(previous);
+    if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
     const stored: StoredResult[] = [];
     for (const r of toStoredResults(run)) {
       const result: StoredResult = { id: String(++seq), ...r };
@@ -122,15 +141,15 @@ export function createMemoryResultsStore(
       stored.push(result);
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
-    for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(t, field, by);
-    const previous = runs.get(run.traceId);
+    const toolsAt = toolsCountedAt(stored) ?? t;
+    for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
     putRun({
       ...runRecordPatch(run, t, retention.storeContent),
       receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : (previous?.export ?? null),
-      results: mergeRunResults(run, () => (previous ? recordOf(previous).results : []), stored),
+      results: mergeRunResults(run, () => previousRecord?.results ?? [], stored),
     });
   };
 
@@ -194,7 +213,7 @@ export function createMemoryResultsStore(
       for (; i >= stop && out.length <= limit; i--) {
         const r = ring[i % retention.maxResults];
         if (!fresh(r)) break;
-        if (matchesFilter(r, filter)) out.push(r);
+        if (!r.replaced && matchesFilter(r, filter)) out.push(r);
       }
       const more = out.length > limit;
       const page = out.slice(0, limit).map(r => JSON.parse(r.json) as StoredResult);

@@ -97,6 +97,8 @@ export interface StoredToolCall {
   offered?: boolean | null;
   /** How long its tool span ran, in milliseconds. */
   durationMs?: number;
+  /** One of a group of identical calls `tool_loops` found (absent otherwise, and in older records). */
+  repeated?: true;
   spanId: string;
   /** The extractor that found it (`spanscore inspect`'s conventions). */
   convention: string;

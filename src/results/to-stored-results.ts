@@ -3,6 +3,7 @@ import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
+import { toolCallFacts } from '../score/tool-call-facts.js';
 import { assessToolCalls, type ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
@@ -130,15 +131,19 @@ function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[]
   if (!trace) return [];
   const checked = run.results.some(r => r.outcomes.some(o => o.scorer === 'tool_arguments'));
   const assessed = checked ? assessToolCalls(trace).calls : undefined;
+  // What the store counted of each call (the judge pass counts none), so that a pass replacing
+  // this one can take the counts back (see `replacedIncrements`).
+  const facts = toolCallFacts(run);
   return trace.toolSequence
     .slice(0, MAX_TOOL_CALLS_PER_RUN)
-    .map((c, i) => storedToolCall(c, storeContent, assessed?.[i]));
+    .map((c, i) => storedToolCall(c, storeContent, assessed?.[i], facts[i]?.repeated === true));
 }
 
 function storedToolCall(
   call: ToolCall,
   storeContent: boolean,
   assessed: ToolCallAssessment | undefined,
+  repeated: boolean,
 ): StoredToolCall {
   const out: StoredToolCall = {
     name: call.name,
@@ -152,6 +157,7 @@ function storedToolCall(
     ...(call.agent !== undefined && { agent: call.agent }),
     ...(assessed && { argumentProblems: assessed.argumentProblems, offered: assessed.offered }),
     ...(call.durationMs !== undefined && { durationMs: Math.round(call.durationMs * 1000) / 1000 }),
+    ...(repeated && { repeated: true as const }),
   };
   if (!storeContent) return out;
   const args = contentText(call.arguments);

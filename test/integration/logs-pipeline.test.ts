@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
+import type { StoredResult } from '../../src/results/stored-result.js';
 import type { TraceResult } from '../../src/score/trace-run.js';
 import { startService } from '../../src/server/start-service.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -204,6 +205,20 @@ describe.each(['memory', 'bullmq'] as const)(
         'framework-captures two-tools-in-order tool_trajectory': 'pass',
         'framework-captures same-tool-twice tool_trajectory': 'pass',
       });
+      // The rescores replaced the first passes' results: three results per trace (two scorers of
+      // the capture suite, one of the wrong suite), listed and counted once.
+      const api = async (path: string) =>
+        (await (await fetch(`${origin}/api/v1/${path}`)).json()) as Record<string, unknown>;
+      const listed = (await api('results?window=1h&limit=100')).results as StoredResult[];
+      expect(listed).toHaveLength(9);
+      expect(new Set(listed.map(r => r.traceId)).size).toBe(3);
+      expect(
+        listed
+          .filter(r => r.suite === 'framework-captures')
+          .map(r => [r.scorer, r.label, r.toolSequence.length > 0]),
+      ).toEqual(Array(6).fill([expect.any(String), 'pass', true]));
+      const summary = await api('summary?window=1h');
+      expect(summary.total).toMatchObject({ count: 9, pass: 6, fail: 3 });
     });
   },
 );

@@ -345,6 +345,93 @@ describe.each(Object.keys(stores))('the %s results store', name => {
 });
 
 describe.each(Object.keys(stores))('the %s results store with a judge pass', name => {
+  it('a rescore replaces the trace’s results: listed once, counted once, its calls counted once', async () => {
+    const store = await stores[name]!();
+    const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };
+    const sink = resultsStoreSink(store, { exportState: 'pending' });
+    const first = agentTrace(['get_weather'], { testCaseId: 'weather' });
+    // The same trace once a late span came: the agent also searched the web.
+    const late = agentTrace(['get_weather', 'search_web'], { testCaseId: 'weather' });
+    const other = agentTrace(['get_weather'], { testCaseId: 'weather' });
+    await scoreTrace(first.traceId, first.spans, plan, { sinks: [sink] });
+    await scoreTrace(other.traceId, other.spans, plan, { sinks: [sink] });
+    expect((await store.results({ traceId: first.traceId }, 10)).results).toHaveLength(2);
+    await new Promise(r => setTimeout(r, 5)); // the rescore comes later, as late spans do
+    const rescored = late.spans.map(s => ({ ...s, traceId: first.traceId }));
+    await scoreTrace(first.traceId, rescored, plan, { sinks: [sink] });
+
+    const listed = await store.results({ traceId: first.traceId }, 10);
+    // tool_call_accuracy asks for get_weather (called: pass); tool_correctness for exactly
+    // [get_weather] (search_web is one too many: fail).
+    expect(listed.results.map(r => [r.scorer, r.label, r.toolSequence])).toEqual([
+      ['tool_call_accuracy', 'pass', ['get_weather', 'search_web']],
+      ['tool_correctness', 'fail', ['get_weather', 'search_web']],
+    ]);
+    const all = await store.results({}, 10);
+    expect(all.results.map(r => r.traceId)).toEqual([
+      first.traceId,
+      first.traceId,
+      other.traceId,
+      other.traceId,
+    ]);
+    expect((await store.run(first.traceId))!.results.map(r => [r.scorer, r.label])).toEqual([
+      ['tool_correctness', 'fail'],
+      ['tool_call_accuracy', 'pass'],
+    ]);
+    const s = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(s.total).toMatchObject({ count: 4, pass: 3, fail: 1 });
+    expect(s.byScorer.map(g => [g.scorer, g.count, g.pass, g.fail])).toEqual([
+      ['tool_call_accuracy', 2, 2, 0],
+      ['tool_correctness', 2, 1, 1],
+    ]);
+    const tools = await store.tools(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(tools.tools.map(t => [t.tool, t.calls])).toEqual([
+      ['get_weather', 2],
+      ['search_web', 1],
+    ]);
+    expect(tools.timeline.reduce((n, p) => n + p.calls, 0)).toBe(3);
+  });
+
+  it('a rescore written in the same batch as the pass it replaces: only the rescore is listed', async () => {
+    const store = await stores[name]!();
+    const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };
+    const sink = resultsStoreSink(store, { exportState: 'pending' });
+    const first = agentTrace(['search_web'], { testCaseId: 'weather' });
+    const late = agentTrace(['search_web', 'get_weather'], { testCaseId: 'weather' });
+    await scoreTrace(first.traceId, first.spans, plan, { sinks: [sink] });
+    const rescored = late.spans.map(s => ({ ...s, traceId: first.traceId }));
+    await scoreTrace(first.traceId, rescored, plan, { sinks: [sink] });
+    const listed = await store.results({}, 10);
+    expect(listed.results.map(r => [r.scorer, r.toolSequence])).toEqual([
+      ['tool_call_accuracy', ['search_web', 'get_weather']],
+      ['tool_correctness', ['search_web', 'get_weather']],
+    ]);
+    const s = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(s.total.count).toBe(2);
+    const tools = await store.tools(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(tools.tools.map(t => [t.tool, t.calls])).toEqual([
+      ['get_weather', 1],
+      ['search_web', 1],
+    ]);
+  });
+
+  it('a rescore takes back a trace counted as not scored', async () => {
+    const store = await stores[name]!();
+    const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };
+    const sink = resultsStoreSink(store, { exportState: 'pending' });
+    // Its root came late: the first pass saw no test case id.
+    const withId = agentTrace(['get_weather'], { testCaseId: 'weather' });
+    const withoutId = withId.spans.filter(sp => sp.parentSpanId);
+    await scoreTrace(withId.traceId, withoutId, plan, { sinks: [sink] });
+    const before = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(before.notScored.reduce((n, r) => n + r.count, 0)).toBe(1);
+    await scoreTrace(withId.traceId, withId.spans, plan, { sinks: [sink] });
+    const after = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(after.notScored.reduce((n, r) => n + r.count, 0)).toBe(0);
+    expect(after.total).toMatchObject({ count: 2, pass: 2 });
+    expect((await store.run(withId.traceId))!.state).toBe('scored');
+  });
+
   it('adds the judge pass’s results to the first pass’s, and clears what waited for the judge', async () => {
     const store = await stores[name]!();
     const trace = agentTrace(['get_weather'], { testCaseId: 'weather' });

@@ -1,0 +1,77 @@
+import type { ToolCallFact } from '../score/tool-call-facts.js';
+import { FAILED_FIELD, minuteOf, notScoredField, resultIncrements } from './minute-aggregates.js';
+import { EXPIRED_REASON } from './results-store.js';
+import type { RunRecord, StoredResult, StoredToolCall } from './stored-result.js';
+
+/** One counter change: the minute, the field, and by how much. */
+export type MinuteIncrement = [minuteUnixMs: number, field: string, by: number];
+
+/** What of a stored run record the counters of its passes can be read back from. */
+export type CountedRecord = Pick<
+  RunRecord,
+  'state' | 'reason' | 'updatedAtUnixMs' | 'serviceName' | 'serviceVersion' | 'toolCalls'
+> & { results: ReadonlyArray<Omit<StoredResult, 'id'>> };
+
+/**
+ * The minute in which a pass counted its tool calls: its first result's (see
+ * {@link toolsCountedAt}); `undefined` when it counted none (a pass without results counts no
+ * calls, and the judge pass never does).
+ */
+export function toolsCountedAt(
+  results: ReadonlyArray<Pick<StoredResult, 'phase' | 'timeUnixMs'>>,
+): number | undefined {
+  return results.find(r => r.phase !== 'llm')?.timeUnixMs;
+}
+
+/**
+ * The counter changes that take back what a trace's stored passes counted, for a pass that
+ * replaces them (a rescore after late spans: see `addsToStoredResults`): each stored result's
+ * increments, its tool calls' (read back from the record: outcome, duration, argument checks,
+ * repeats), and the trace's count among those not scored, failed or expired. Each `by` is
+ * negated. Pure.
+ *
+ * Limits: a record keeps at most 100 results and 200 tool calls, so a trace with more is taken
+ * back in part; tool names are bounded by `toolIncrements` as when counted.
+ */
+export function replacedIncrements(
+  record: CountedRecord,
+  toolIncrements: (facts: readonly ToolCallFact[]) => Array<[field: string, by: number]>,
+): MinuteIncrement[] {
+  const out: MinuteIncrement[] = [];
+  for (const r of record.results)
+    for (const [field, by] of resultIncrements(r)) out.push([minuteOf(r.timeUnixMs), field, -by]);
+  const toolsAt = toolsCountedAt(record.results);
+  if (toolsAt !== undefined && record.toolCalls.length > 0) {
+    const agent = record.results.find(r => r.agentName)?.agentName ?? '';
+    const facts = record.toolCalls.map(c => storedCallFact(c, record, agent));
+    for (const [field, by] of toolIncrements(facts)) out.push([minuteOf(toolsAt), field, -by]);
+  }
+  const ended = endedField(record);
+  if (ended) out.push([minuteOf(record.updatedAtUnixMs), ended, -1]);
+  return out;
+}
+
+/** The field a trace that ended without results was counted in, if any. */
+function endedField(record: CountedRecord): string | undefined {
+  if (record.state === 'failed') return FAILED_FIELD;
+  if (record.state === 'expired') return notScoredField(EXPIRED_REASON);
+  if (record.state === 'not_scored' && record.reason) return notScoredField(record.reason);
+  return undefined;
+}
+
+/** A stored call as the fact it was counted as (see `toolCallFacts`). */
+function storedCallFact(call: StoredToolCall, record: CountedRecord, agent: string): ToolCallFact {
+  const problems = call.argumentProblems;
+  return {
+    service: record.serviceName,
+    version: record.serviceVersion ?? '',
+    agent: call.agent ?? agent,
+    tool: call.name,
+    outcome: call.outcome ?? (call.status === 'error' ? 'error' : 'ok'),
+    durationMs: call.durationMs,
+    checked: Array.isArray(problems),
+    invalid: Array.isArray(problems) && problems.length > 0,
+    unknown: call.offered === false,
+    repeated: call.repeated === true,
+  };
+}
