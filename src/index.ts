@@ -48,7 +48,15 @@ export { extractToolCalls } from './normalize/extract-tool-calls.js';
 export type { ExtractToolCallsOptions } from './normalize/extract-tool-calls.js';
 export { groupSpansByTrace } from './normalize/group-spans-by-trace.js';
 export { normalizeTrace } from './normalize/normalize-trace.js';
-export type { NormalizeOptions, NormalizedTrace } from './normalize/normalize-trace.js';
+export type {
+  NormalizeOptions,
+  NormalizedTrace,
+  SessionOfTrace,
+  SessionTurn,
+} from './normalize/normalize-trace.js';
+export { sessionTrace } from './normalize/session-trace.js';
+export { DEFAULT_SESSION_ID_ATTRIBUTES, findSessionId } from './normalize/find-session-id.js';
+export type { SessionIdSource } from './normalize/find-session-id.js';
 export type { Conversation } from './normalize/extract-conversation.js';
 export type { ToolCall, ToolCallOutcome, ToolCallSource } from './normalize/tool-call.js';
 export type { AgentTurn, Handoff } from './normalize/attribute-agents.js';
@@ -87,7 +95,9 @@ export { runScorers } from './score/run-scorers.js';
 export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
 export { scoreTrace } from './score/score-trace.js';
 export type { ScoreTraceOptions } from './score/score-trace.js';
-export type { ScoringPhase, TraceResult, TraceRun } from './score/trace-run.js';
+export { scoreSession } from './score/score-session.js';
+export type { ScoreSessionOptions, SessionTraceSpans } from './score/score-session.js';
+export type { ScoringPhase, SessionRun, TraceResult, TraceRun } from './score/trace-run.js';
 export type {
   FailedResult,
   ScoreLabel,
@@ -96,7 +106,14 @@ export type {
   SkippedResult,
 } from './score/score-result.js';
 export type { Scorer, ScorerInput, ScorerKind } from './score/scorer.js';
-export type { AvailableTool, ExpectedCall, ScorerRef, TestCase } from './score/test-case.js';
+export type {
+  AvailableTool,
+  BeforeRule,
+  ExpectedCall,
+  ScorerRef,
+  TestCase,
+  TurnExpectation,
+} from './score/test-case.js';
 export type { NotScoredCode } from './score/match-trace.js';
 
 // Suites and reports
@@ -113,7 +130,7 @@ export type {
 export { scoreSuite } from './score/score-suite.js';
 export type { ScoreSuiteOptions, ScoredTrace, SuiteRun } from './score/score-suite.js';
 export { countOutcomes, toResultRows } from './report/result-row.js';
-export type { OutcomeCounts, ResultRow, ToolCallJson } from './report/result-row.js';
+export type { OutcomeCounts, ResultRow, ResultSession, ToolCallJson } from './report/result-row.js';
 
 // Results as evaluation spans, in the evaluated trace
 export {

@@ -414,6 +414,24 @@ export const configSchema = z
       .describe(
         'Tool health: reference-free scoring of every trace no suite or rule claims (see docs/service.md).',
       ),
+    sessions: z
+      .object({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Read a session id from every trace (a conversation, one trace per turn), so that session test cases (`session: true`) are scored on their sessions; off: traces are only scored one by one.',
+          ),
+        idAttributes: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            'Span attributes that carry a session id, read after the defaults (`spanscore.session.id`, `gen_ai.conversation.id`, `session.id`, `langfuse.session.id`, `ai.telemetry.metadata.sessionId`, LangSmith metadata and Traceloop association properties `session_id`/`thread_id`/`conversation_id`); a dotted name is also looked for inside JSON attributes.',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe('Sessions: the traces of one conversation scored together (see docs/sessions.md).'),
     export: z
       .object({
         enabled: z

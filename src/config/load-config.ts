@@ -63,6 +63,8 @@ export const CONFIG_ENV = {
   SPANSCORE_TOOL_HEALTH: ['toolHealth', 'enabled'],
   SPANSCORE_TOOL_HEALTH_SAMPLE_RATE: ['toolHealth', 'sampleRate'],
   SPANSCORE_LOGS_WAIT_MS: ['assembly', 'logsWaitMs'],
+  SPANSCORE_SESSIONS: ['sessions', 'enabled'],
+  SPANSCORE_SESSION_ID_ATTRIBUTES: ['sessions', 'idAttributes'],
 } as const;
 
 /** Variables holding a comma-separated list. */
@@ -72,10 +74,12 @@ export const LIST_VARIABLES: ReadonlySet<string> = new Set([
   'SPANSCORE_INGEST_TOKENS',
   'SPANSCORE_READ_TOKENS',
   'SPANSCORE_CORS_ORIGINS',
+  'SPANSCORE_SESSION_ID_ATTRIBUTES',
 ]);
 
 /** Variables holding a switch: `true`, `1` or `on`; `false`, `0` or `off`. */
 export const SWITCH_VARIABLES: ReadonlySet<string> = new Set([
+  'SPANSCORE_SESSIONS',
   'SPANSCORE_RESCORE_LATE_SPANS',
   'SPANSCORE_EXPORT_LOGS',
   'SPANSCORE_REDIS_TLS',

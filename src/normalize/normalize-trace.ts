@@ -40,6 +40,29 @@ export interface NormalizedTrace {
   deploymentEnvironment: string;
   /** `gen_ai.agent.name` of the root span, else of the first span that has one. */
   readonly agentName: string | undefined;
+  /** A session's trace (see `sessionTrace`): its id and turns; absent for one trace. */
+  readonly session?: SessionOfTrace | undefined;
+}
+
+/** The turns a session's trace is made of, in start order. */
+export interface SessionOfTrace {
+  id: string;
+  turns: readonly SessionTurn[];
+  /** The session was scored as it stood at a bound (traces per session, age); why. */
+  cut: string | undefined;
+}
+
+/** One turn of a session: one trace. */
+export interface SessionTurn {
+  traceId: string;
+  /** The root span's span id, when the trace has one (evaluation spans link to it). */
+  rootSpanId: string | undefined;
+  /** The test case id the trace carries, if any. */
+  testCaseId: string | undefined;
+  startUnixNano: bigint;
+  /** Its calls in the session's `toolSequence`: `[firstCall, firstCall + calls)`. */
+  firstCall: number;
+  calls: number;
 }
 
 /** Options for {@link normalizeTrace}. */

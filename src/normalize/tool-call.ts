@@ -55,6 +55,8 @@ export interface ToolCall {
    * `AGENT`, …); `undefined` when no agent span encloses it (the trace's `agentName` then).
    */
   agent?: string | undefined;
+  /** In a session's trace (see `sessionTrace`): the turn it was made in, from 0. */
+  turn?: number;
 }
 
 /** What an extractor reports before names are normalized and duplicates merged. */

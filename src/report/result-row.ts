@@ -23,6 +23,19 @@ export interface ResultRow {
   toolsUsed: string[];
   toolSequence: ToolCallJson[];
   details: Record<string, unknown>;
+  /**
+   * A session's result (a session test case): the session id and its turns in order (`traceId`
+   * is the last turn's; each call of `toolSequence` has its `turn`). Absent for one trace.
+   */
+  session?: ResultSession;
+}
+
+/** A session as a report row names it. */
+export interface ResultSession {
+  id: string;
+  turns: Array<{ traceId: string; testCaseId: string | null; calls: number }>;
+  /** Why it was scored as it stood (a bound), when it was. */
+  cut?: string;
 }
 
 /** Turns a suite run into report rows, in trace order, with missing test cases last. */
@@ -58,6 +71,15 @@ export function traceResultRows(
   outcomes: readonly ScorerOutcome[],
 ): ResultRow[] {
   const toolSequence = trace.toolSequence.map(toJson);
+  const session: ResultSession | undefined = trace.session && {
+    id: trace.session.id,
+    turns: trace.session.turns.map(t => ({
+      traceId: t.traceId,
+      testCaseId: t.testCaseId ?? null,
+      calls: t.calls,
+    })),
+    ...(trace.session.cut !== undefined && { cut: trace.session.cut }),
+  };
   return outcomes.map(({ scorer, kind, result }): ResultRow => {
     const base = {
       traceId: trace.traceId,
@@ -66,6 +88,7 @@ export function traceResultRows(
       kind,
       toolsUsed: trace.toolsUsed,
       toolSequence,
+      ...(session && { session }),
     };
     if (result.status === 'scored') {
       return {

@@ -28,7 +28,8 @@ export type NotScoredCode =
   | 'unknown_test_case'
   | 'no_rule_matched'
   | 'no_test_case_id'
-  | 'no_tool_calls';
+  | 'no_tool_calls'
+  | 'session_test_case';
 
 /** What {@link matchTrace} found: the targets, or why there are none. */
 export interface TraceMatch {
@@ -58,11 +59,17 @@ export function matchTrace(
 ): TraceMatch {
   const targets: ScoringTarget[] = [];
   let found: { id: string; attribute: string } | undefined;
+  const sessionCases: string[] = [];
   for (const suite of plan.suites) {
     const inSuite = findTestCaseIdWithAttribute(spans, root, suite.testCaseIdAttributes);
     found ??= inSuite;
     const suiteCase = inSuite && suite.byId.get(inSuite.id);
     if (!suiteCase) continue;
+    // A session's test case is scored on the session (`scoreSession`), never on one turn.
+    if (suiteCase.testCase.session) {
+      sessionCases.push(`${suite.name} / ${suiteCase.testCase.id}`);
+      continue;
+    }
     targets.push({
       kind: 'test_case',
       suite: suite.name,
@@ -77,6 +84,14 @@ export function matchTrace(
       targets,
       reason: undefined,
       reasonCode: undefined,
+      testCaseId: found?.id,
+      testCaseIdAttribute: found?.attribute,
+    };
+  if (sessionCases.length > 0)
+    return {
+      targets,
+      reason: `a turn of session test case ${sessionCases.join(', ')}: scored with its session`,
+      reasonCode: 'session_test_case',
       testCaseId: found?.id,
       testCaseIdAttribute: found?.attribute,
     };

@@ -1,13 +1,21 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseId } from '../normalize/find-test-case-id.js';
+import { endsSession, findSessionId } from '../normalize/find-session-id.js';
 import { joinLogEvents } from '../normalize/join-log-events.js';
 import { normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { findRoot } from '../normalize/trace-root.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
+import { phaseScorers } from './phase-scorers.js';
 import type { ResultSink } from './result-sink.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
-import { planTestCaseIdAttributes, TOOL_HEALTH_TARGET, type ScoringPlan } from './scoring-plan.js';
+import { unixNanoNow } from './unix-nano-now.js';
+import {
+  planSessionIdAttributes,
+  planTestCaseIdAttributes,
+  TOOL_HEALTH_TARGET,
+  type ScoringPlan,
+} from './scoring-plan.js';
 import type { ScoringPhase, TraceResult, TraceRun } from './trace-run.js';
 
 /** Options of {@link scoreTrace}. */
@@ -46,6 +54,8 @@ export async function scoreTrace(
   const phase = options.phase ?? 'all';
   const root = findRoot(spans);
   const match = matchTrace(traceId, spans, root, plan);
+  const sessionKeys = planSessionIdAttributes(plan);
+  const session = sessionKeys ? findSessionId(spans, root, sessionKeys) : undefined;
   // One normalization per alias map; the test case id is the one matching found (the suite's own
   // id attributes for a test case, the default ones for a rule), never looked up again.
   const byAliases = new Map<ReadonlyMap<string, string>, NormalizedTrace>();
@@ -65,14 +75,7 @@ export async function scoreTrace(
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
   for (const target of match.targets) {
-    const selected =
-      phase === 'all'
-        ? target.scorers
-        : target.scorers.filter(s => (s.scorer.kind === 'llm') === (phase === 'llm'));
-    const deferred =
-      phase === 'deterministic'
-        ? target.scorers.filter(s => s.scorer.kind === 'llm').map(s => s.scorer.name)
-        : [];
+    const { selected, deferred } = phaseScorers(target.scorers, phase);
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = normalized(
       target.aliases,
@@ -115,7 +118,9 @@ export async function scoreTrace(
     state: match.targets.length > 0 && !skipped ? 'scored' : 'not_scored',
     reason: skipped
       ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
-      : match.reason,
+      : match.reasonCode === 'session_test_case' && !session
+        ? `${match.reason}, but the trace carries no session id (${sessionKeys ? sessionKeys.join(', ') : 'sessions are off'})`
+        : match.reason,
     reasonCode: skipped ? 'no_tool_calls' : match.reasonCode,
     testCaseId: match.testCaseId,
     testCaseIdAttribute: match.testCaseIdAttribute,
@@ -124,6 +129,11 @@ export async function scoreTrace(
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
     diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
     results,
+    ...(session && {
+      sessionId: session.id,
+      sessionIdAttribute: session.attribute,
+      endsSession: endsSession(spans),
+    }),
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
@@ -163,10 +173,4 @@ function sameAliases(
     if (same) return trace;
   }
   return undefined;
-}
-
-// hrtime is monotonic but not wall-clock; anchor it to the Unix epoch once.
-const epochOffset = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
-function unixNanoNow(): bigint {
-  return process.hrtime.bigint() + epochOffset;
 }

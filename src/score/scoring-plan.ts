@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../normalize/find-test-case-id.js';
+import { DEFAULT_SESSION_ID_ATTRIBUTES } from '../normalize/find-session-id.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
 
@@ -27,6 +28,8 @@ export interface Suite {
   name: string;
   aliases: ReadonlyMap<string, string>;
   testCaseIdAttributes: readonly string[];
+  /** Attributes a session id is read from after the defaults (`sessionIdAttributes`). */
+  sessionIdAttributes: readonly string[];
   cases: readonly SuiteCase[];
   /** Test cases by id. */
   byId: ReadonlyMap<string, SuiteCase>;
@@ -63,6 +66,31 @@ export interface ScoringPlan {
   rules: readonly ProductionRule[];
   /** Applied to traces no suite or rule scores; absent when off (and offline). */
   toolHealth?: ToolHealthRule | undefined;
+  /**
+   * Attributes a session id is read from after the defaults (`sessions.idAttributes`); sessions
+   * are not read at all when `false` (`sessions.enabled: false`).
+   */
+  sessionIdAttributes?: readonly string[] | false;
+}
+
+const sessionAttributesOf = new WeakMap<ScoringPlan, readonly string[] | false>();
+
+/**
+ * Every attribute a plan reads a session id from: the defaults, then the plan's own, then each
+ * suite's, each once; `false` when sessions are off. Built once per plan, not per trace.
+ */
+export function planSessionIdAttributes(plan: ScoringPlan): readonly string[] | false {
+  let attributes = sessionAttributesOf.get(plan);
+  if (attributes === undefined) {
+    const own = plan.sessionIdAttributes;
+    const suites = plan.suites.flatMap(s => s.sessionIdAttributes);
+    attributes =
+      own === false
+        ? false
+        : [...new Set([...DEFAULT_SESSION_ID_ATTRIBUTES, ...(own ?? []), ...suites])];
+    sessionAttributesOf.set(plan, attributes);
+  }
+  return attributes;
 }
 
 const idAttributesOf = new WeakMap<ScoringPlan, readonly string[]>();

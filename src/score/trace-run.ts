@@ -59,4 +59,23 @@ export interface TraceRun {
   /** What may be wrong with how the trace records its tool calls (empty when not scored). */
   diagnostics: Diagnostic[];
   results: TraceResult[];
+  /** The session the trace belongs to (see `findSessionId`), and the attribute it was read from. */
+  sessionId?: string | undefined;
+  sessionIdAttribute?: string | undefined;
+  /** The trace ends its session (`spanscore.session.end`): it is scored without waiting. */
+  endsSession?: boolean;
+  /**
+   * A session's pass (see `scoreSession`): the session scored as one, its traces in turn order.
+   * `traceId` is then the last turn's, whose root the evaluation spans go on.
+   */
+  session?: SessionRun | undefined;
+}
+
+/** What a session's pass scored. */
+export interface SessionRun {
+  id: string;
+  /** Its traces, in turn order. */
+  traceIds: string[];
+  /** Why it was scored as it stood (a bound on traces per session or on its age), if it was. */
+  cut: string | undefined;
 }

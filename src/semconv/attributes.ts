@@ -8,6 +8,10 @@
 export const SPANSCORE_ATTRIBUTES = {
   /** Ties a trace to a suite's test case (also the baggage key `withTestCase()` sets). */
   testCaseId: 'spanscore.test_case.id',
+  /** Ties a trace to a session (a conversation, one trace per turn), when no convention does. */
+  sessionId: 'spanscore.session.id',
+  /** `true` on a trace that ends its session: the session is scored without waiting. */
+  sessionEnd: 'spanscore.session.end',
   /** The agent's input and final output, when the root span states them explicitly. */
   input: 'spanscore.input',
   output: 'spanscore.output',
@@ -42,6 +46,7 @@ export const LANGFUSE_ATTRIBUTES = {
   observationLevel: 'langfuse.observation.level',
   observationStatusMessage: 'langfuse.observation.status_message',
   traceMetadataTestCaseId: 'langfuse.trace.metadata.testCaseId',
+  sessionId: 'langfuse.session.id',
 } as const;
 
 /** Keys LangSmith's OTel mode writes that spanscore reads beyond the GenAI ones. */

@@ -88,6 +88,7 @@ export async function createScoringRuntime(
     suites,
     rules: resolveRules(config.rules, llm),
     toolHealth: resolveToolHealth(config),
+    sessionIdAttributes: config.sessions.enabled && config.sessions.idAttributes,
   };
   for (const line of planLines(plan, config)) log(line);
   const usesJudge =

@@ -148,18 +148,29 @@ export async function parseSuite(
       expectedCalls,
       trials: ownTrials,
       recordedFrom: _recordedFrom,
+      turns,
+      before,
       ...rest
     } = raw;
+    if (turns && !raw.session)
+      throw new SpanscoreError(
+        'SS_SUITE_INVALID',
+        `test case "${raw.id}" has turns but is not a session: add session: true`,
+        { location: where(['testCases', c, 'turns']) },
+      );
     void _recordedFrom;
     const trials = ownTrials ?? suite.trials;
     void _scorers;
     const testCase: TestCase = {
       ...rest,
-      ...(expectedCalls && {
-        expectedCalls: expectedCalls.map((e): ExpectedCall =>
-          typeof e === 'string' ? { name: e } : e,
-        ),
+      ...(expectedCalls && { expectedCalls: expectedCalls.map(toExpectedCall) }),
+      ...(turns && {
+        turns: turns.map(({ expectedCalls: calls, ...turn }) => ({
+          ...turn,
+          ...(calls && { expectedCalls: calls.map(toExpectedCall) }),
+        })),
       }),
+      ...(before && { before: isOneRule(before) ? [before] : before }),
       scorers: refs,
     };
     return { testCase, scorers: resolved, ...(trials && { trials }) };
@@ -170,9 +181,21 @@ export async function parseSuite(
     name: suite.name ?? file,
     aliases: buildAliasMap(suite.aliases),
     testCaseIdAttributes: suite.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+    sessionIdAttributes: suite.sessionIdAttributes ?? [],
     cases,
     byId: new Map(cases.map(sc => [sc.testCase.id, sc])),
   });
+}
+
+function toExpectedCall(e: string | ExpectedCall): ExpectedCall {
+  return typeof e === 'string' ? { name: e } : e;
+}
+
+/** `before: [a, b]` (one rule) rather than `before: [[a, b], …]`. */
+function isOneRule(
+  before: readonly [string, string] | ReadonlyArray<readonly [string, string]>,
+): before is readonly [string, string] {
+  return typeof before[0] === 'string';
 }
 
 /** A scorer entry as written (a name, or `{ name, ...options }`) as its name and options. */

@@ -57,6 +57,29 @@ const expectedCallSchema = z.union([
     .strict(),
 ]);
 
+const toolNamesSchema = z.array(z.string().min(1));
+
+const turnSchema = z
+  .object({
+    expectedCalls: z
+      .array(expectedCallSchema)
+      .optional()
+      .describe('`tool_trajectory`: the calls expected in this turn.'),
+    expectedTools: toolNamesSchema
+      .optional()
+      .describe('`tool_trajectory`: the tools expected in this turn, in order, any arguments.'),
+    agent: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The agent that handles this turn: it makes the turn's expected calls."),
+    forbidden: toolNamesSchema.optional().describe('Tools that must not be called in this turn.'),
+  })
+  .strict()
+  .describe("One turn's expectations, matched to the session's traces in start order.");
+
+const beforeRuleSchema = z.tuple([z.string().min(1), z.string().min(1)]);
+
 /** One test case as written in a suite file. */
 export const testCaseSchema = z
   .object({
@@ -96,6 +119,26 @@ export const testCaseSchema = z
       .optional()
       .describe(
         '`agent_routing`: the agents expected to take control, in order (the route); an agent the run returns to need not be listed again.',
+      ),
+    session: z
+      .boolean()
+      .optional()
+      .describe(
+        'A conversation: scored on the session its traces belong to (one trace per turn, grouped by session id), not on each trace; expectations on the case are session-wide.',
+      ),
+    turns: z
+      .array(turnSchema)
+      .min(1)
+      .optional()
+      .describe('A session: each turn’s expectations, in order (needs `session: true`).'),
+    forbidden: toolNamesSchema
+      .optional()
+      .describe('`tool_trajectory`: tools that must never be called (in a session: in any turn).'),
+    before: z
+      .union([beforeRuleSchema, z.array(beforeRuleSchema).min(1)])
+      .optional()
+      .describe(
+        '`tool_trajectory` ordering rules: `[verify_identity, issue_refund]` (or a list of such pairs): the first must have been called, earlier in the turn or in an earlier turn, before each call of the second.',
       ),
     groundTruth: z.string().optional().describe('What the graders compare the output with.'),
     availableTools: z
@@ -160,6 +203,13 @@ export const suiteSchema = z
       .optional()
       .describe(
         'Span attributes that carry the test case id; replaces the default list when given.',
+      ),
+    sessionIdAttributes: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'Span attributes that carry a session id, read after the defaults (gen_ai.conversation.id, session.id, …); a dotted name is also looked for inside JSON attributes (`metadata.thread_id`).',
       ),
     customScorers: z
       .array(z.string().min(1))

@@ -39,6 +39,7 @@ describe('the docs', () => {
         'recording',
         'results-and-dashboards',
         'service',
+        'sessions',
         'suites-and-scorers',
         'vitest',
       ].map(name => `docs/${name}.md`),

@@ -21,11 +21,18 @@ export function agentTrace(
     assistant?: string[];
     /** Tool definitions offered to the model (`gen_ai.tool.definitions` on a chat span first). */
     offered?: Array<{ name: string; parameters?: unknown }>;
+    /** More attributes of the root span (a session id, …). */
+    rootAttributes?: Record<string, AttrInput>;
+    /** When the trace starts, in ms after the builder's epoch (turns of a session differ). */
+    atMs?: number;
   } = {},
 ): NormalizedTrace {
   const n = next++;
   const t = traceId(n);
-  const rootAttrs: Record<string, AttrInput> = { 'gen_ai.operation.name': 'invoke_agent' };
+  const rootAttrs: Record<string, AttrInput> = {
+    'gen_ai.operation.name': 'invoke_agent',
+    ...options.rootAttributes,
+  };
   if (options.testCaseId) rootAttrs['spanscore.test_case.id'] = options.testCaseId;
   if (options.user)
     rootAttrs['gen_ai.input.messages'] = JSON.stringify([
@@ -99,7 +106,9 @@ export function agentTrace(
       },
     });
   });
-  return normalizeTrace(t, decodeOtlpJson(otlpRequest(spans)).spans);
+  const at = options.atMs ?? 0;
+  const shifted = spans.map(sp => ({ ...sp, startMs: sp.startMs + at, endMs: sp.endMs + at }));
+  return normalizeTrace(t, decodeOtlpJson(otlpRequest(shifted)).spans);
 }
 
 /** One agent's turn for {@link teamTrace}: its tool calls, then a handoff (`transfer_to_<to>`). */

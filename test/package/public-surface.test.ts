@@ -32,6 +32,7 @@ describe('the public surface', () => {
   it('spanscore exports exactly these values (a change here is a change to the API)', async () => {
     const names = Object.keys(await import('../../src/index.js')).sort();
     expect(names).toEqual([
+      'DEFAULT_SESSION_ID_ATTRIBUTES',
       'ERROR_CODES',
       'EVALUATION_ATTRIBUTES',
       'EVALUATION_EVENT',
@@ -54,6 +55,7 @@ describe('the public surface', () => {
       'defineScorer',
       'evaluationSpansOf',
       'extractToolCalls',
+      'findSessionId',
       'groupSpansByTrace',
       'inspectTrace',
       'inspectionToJson',
@@ -64,8 +66,10 @@ describe('the public surface', () => {
       'parseSuite',
       'readTraceFiles',
       'runScorers',
+      'scoreSession',
       'scoreSuite',
       'scoreTrace',
+      'sessionTrace',
       'startService',
       'toResultRows',
       'toolCallAccuracy',

@@ -234,3 +234,46 @@ describe('tool_trajectory: agents', () => {
     expect(r.status === 'scored' && [r.score, r.details.unexpectedTools]).toEqual([1, []]);
   });
 });
+
+describe('tool_trajectory: ordering rules and forbidden tools on one trace', () => {
+  const withRules = (
+    calls: CallInput[],
+    more: { before?: Array<[string, string]>; forbidden?: string[] },
+  ) =>
+    toolTrajectory.score({
+      trace: agentTrace(calls),
+      testCase: { id: 't', scorers: [], ...more },
+      options: toolTrajectory.parseOptions({}),
+      aliases: new Map(),
+    }) as ScoreResult;
+
+  it('holds a rule when the first tool came before every call of the second', () => {
+    const ok = withRules(['verify', 'refund', 'refund'], { before: [['verify', 'refund']] });
+    expect([value(ok), ok.status === 'scored' && ok.reason]).toEqual([
+      1,
+      'trajectory matches; order kept (verify before refund)',
+    ]);
+    // A second tool never called breaks no rule.
+    expect(value(withRules(['lookup'], { before: [['verify', 'refund']] }))).toBe(1);
+  });
+
+  it('breaks a rule when a call of the second came first, or with no call of the first at all', () => {
+    const late = withRules(['refund', 'verify'], { before: [['verify', 'refund']] });
+    expect(late).toMatchObject({
+      score: 0,
+      reason: 'out of order: refund before any verify',
+      details: { outOfOrder: ['refund before any verify'] },
+    });
+    expect(value(withRules(['refund'], { before: [['verify', 'refund']] }))).toBe(0);
+  });
+
+  it('scores 0 for a forbidden tool on the case, whatever else matches', () => {
+    expect(
+      withRules(['lookup', 'delete_account'], { forbidden: ['delete_account'] }),
+    ).toMatchObject({
+      score: 0,
+      reason: 'forbidden tool called: delete_account',
+    });
+    expect(value(withRules(['lookup'], { forbidden: ['delete_account'] }))).toBe(1);
+  });
+});

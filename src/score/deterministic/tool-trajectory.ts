@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../normalize/tool-call.js';
+import type { NormalizedTrace } from '../../normalize/normalize-trace.js';
+import { callsOfTurn } from '../../normalize/session-trace.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
-import { round2, scored, skipped } from '../score-result.js';
-import type { ExpectedCall } from '../test-case.js';
-import { nameKey } from '../name-key.js';
+import { round2, scored, skipped, type ScoreResult } from '../score-result.js';
+import type { BeforeRule, ExpectedCall } from '../test-case.js';
+import { nameKey, type NameKey } from '../name-key.js';
 import { alignAnyOrder, alignInOrder, type Pair } from './align-calls.js';
 import { compareArguments, type ArgumentMode } from './compare-arguments.js';
 
@@ -86,148 +88,210 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
   description: 'Does the tool-call trajectory match the expected calls (order, arguments, budget)?',
   parseOptions: options => parseScorerOptions(optionsSchema, options),
   score({ trace, testCase, options, aliases }) {
-    const expectedAll: ExpectedCall[] = testCase?.expectedCalls ?? options.expectedCalls ?? [];
+    const expectedAll: ExpectedCall[] = [
+      ...(testCase?.expectedCalls ?? options.expectedCalls ?? []),
+      ...forbiddenCalls(testCase?.forbidden),
+    ];
     const hasExpectation =
       testCase?.expectedCalls !== undefined || options.expectedCalls !== undefined;
-    if (!hasExpectation && options.forbiddenTools.length === 0 && options.maxCalls === undefined) {
+    const turns = testCase?.turns;
+    const before = testCase?.before ?? [];
+    const hasRules =
+      options.forbiddenTools.length > 0 ||
+      options.maxCalls !== undefined ||
+      (testCase?.forbidden?.length ?? 0) > 0;
+    if (!hasExpectation && !hasRules && !turns && before.length === 0) {
       return skipped('no expectedCalls, forbiddenTools or maxCalls for this test case');
     }
     const key = nameKey(options.normalize, aliases);
-    const threshold = options.threshold ?? 1;
-    const actual = trace.toolSequence;
-    const shown = (c: ToolCall): string => (options.normalize ? c.name : c.rawName);
-    // The agent of a call: its own, else the trace's (a single-agent trace's calls).
-    const agentOf = (c: ToolCall): string | undefined => c.agent ?? trace.agentName;
-    const forbidden = new Map<string, Array<string | undefined>>();
-    const forbid = (name: string, agent: string | undefined): void => {
-      const k = key.expected(name);
-      forbidden.set(k, [...(forbidden.get(k) ?? []), agent]);
-    };
-    for (const name of options.forbiddenTools) forbid(name, undefined);
-    for (const e of expectedAll) if (e.forbidden) forbid(e.name, e.agent);
-    const isForbidden = (c: ToolCall): boolean =>
-      forbidden.get(key.call(c))?.some(a => a === undefined || a === agentOf(c)) ?? false;
-    const expected = expectedAll.filter(e => !e.forbidden);
-    const overrides = new Map(
-      Object.entries(options.argsOverrides).map(([k, v]) => [
-        key.expected(k),
-        typeof v === 'string' ? { mode: v } : v,
-      ]),
-    );
-
-    const forbiddenCalls = actual.filter(isForbidden);
-    const forbiddenCalled = forbiddenCalls.map(c =>
-      expectedAll.some(e => e.forbidden && e.agent)
-        ? `${shown(c)} by ${agentOf(c) ?? 'no agent'}`
-        : shown(c),
-    );
-    const budgetExceeded = options.maxCalls !== undefined && actual.length > options.maxCalls;
-
-    const argsThreshold = options.argsThreshold ?? (options.scoring === 'binary' ? 1 : 0);
-    const weight = expected.map(e => {
-      const ek = key.expected(e.name);
-      const o = overrides.get(ek);
-      const mode: ArgumentMode = o?.mode ?? options.args;
-      const ignore = [...options.ignoreKeys, ...(o?.ignoreKeys ?? [])];
-      return actual.map(c => {
-        if (key.call(c) !== ek) return 0;
-        // A right tool called by the wrong agent is a miss.
-        if (e.agent !== undefined && agentOf(c) !== e.agent) return 0;
-        const s = e.args === undefined ? 1 : compareArguments(e.args, c.arguments, mode, ignore);
-        // A tiny bonus keeps a name match with argument score 0 matchable in partial scoring.
-        return s >= argsThreshold ? s + 1e-9 : 0;
-      });
+    const whole = (): ScoreResult =>
+      compareTrajectory(trace.toolSequence, expectedAll, hasExpectation, trace, options, key);
+    if (!turns && before.length === 0) return whole();
+    // A session's turns, its session-wide expectations and ordering rules: each a part, the
+    // score the lowest part's, the reason each failing part's (naming its turn).
+    const parts: Array<{ label: string | undefined; result: ScoreResult }> = [];
+    if (hasExpectation || hasRules)
+      parts.push({ label: trace.session ? 'session' : undefined, result: whole() });
+    const sessionTurns = trace.session?.turns.length ?? 1;
+    (turns ?? []).forEach((turn, i) => {
+      const label = `turn ${i + 1}`;
+      if (i >= sessionTurns) {
+        parts.push({
+          label,
+          result: scored(
+            0,
+            options.threshold ?? 1,
+            `no such turn: the session has ${sessionTurns}`,
+            {},
+          ),
+        });
+        return;
+      }
+      const calls = trace.session ? callsOfTurn(trace, i) : trace.toolSequence;
+      const named: ExpectedCall[] =
+        turn.expectedCalls ?? (turn.expectedTools ?? []).map(name => ({ name }));
+      const expected = [
+        ...named.map(e => (turn.agent && e.agent === undefined ? { ...e, agent: turn.agent } : e)),
+        ...forbiddenCalls(turn.forbidden),
+      ];
+      const result = compareTrajectory(
+        calls,
+        expected,
+        turn.expectedCalls !== undefined || turn.expectedTools !== undefined,
+        trace,
+        { ...options, forbiddenTools: [], maxCalls: undefined },
+        key,
+      );
+      parts.push({ label, result: withAgent(result, turn.agent, calls, trace, options) });
     });
-    const ordered = options.match === 'exact' || options.match === 'in_order';
-    const pairs: Pair[] = ordered
-      ? alignInOrder(weight, actual.length)
-      : alignAnyOrder(weight, actual.length);
-
-    const matchedExpected = new Set(pairs.map(p => p[0]));
-    const matchedActual = new Set(pairs.map(p => p[1]));
-    const missing = expected.filter((e, i) => !e.optional && !matchedExpected.has(i));
-    const extra = actual.filter((_, j) => !matchedActual.has(j));
-    const credit = pairs.reduce((sum, [i, j]) => sum + Math.min(1, weight[i]![j]!), 0);
-    const required = expected.filter(e => !e.optional).length;
-    const matchedOptional = pairs.filter(([i]) => expected[i]!.optional).length;
-    const recallBase = required + matchedOptional;
-    const precision = actual.length ? credit / actual.length : recallBase === 0 ? 1 : 0;
-    const recall = recallBase ? credit / recallBase : 1;
-    const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-
-    const allowsExtra = options.match === 'in_order' || options.match === 'superset';
-    const allowsMissing = options.match === 'subset';
-    const structureOk =
-      (allowsMissing || missing.length === 0) && (allowsExtra || extra.length === 0);
-
-    const details: Record<string, unknown> = {
-      match: options.match,
-      args: options.args,
-      scoring: options.scoring,
-      precision: round2(precision),
-      recall: round2(recall),
-      f1: round2(f1),
-      matched: pairs.map(([i, j]) => ({
-        expected: expected[i]!.name,
-        actualIndex: j,
-        argScore: round2(Math.min(1, weight[i]![j]!)),
-      })),
-      missingTools: missing.map(e => e.name),
-      unexpectedTools: extra.map(shown),
-      ...(expected.some(e => e.agent) && {
-        wrongAgent: wrongAgents(missing, extra, key.expected, key.call, agentOf),
-      }),
-      forbiddenCalled,
-      ...(forbiddenCalls.length && {
-        forbiddenAgents: [...new Set(forbiddenCalls.map(agentOf).filter(a => a !== undefined))],
-      }),
-      callCount: actual.length,
-      maxCalls: options.maxCalls,
-    };
-    if (forbiddenCalled.length) {
-      return scored(
-        0,
-        threshold,
-        `forbidden tool called: ${[...new Set(forbiddenCalled)].join(', ')}`,
-        details,
-      );
-    }
-    if (budgetExceeded) {
-      return scored(
-        0,
-        threshold,
-        `${actual.length} calls exceed maxCalls ${options.maxCalls}`,
-        details,
-      );
-    }
-    if (!hasExpectation) {
-      // Only rules (forbidden tools, a budget) and none broken: there is no trajectory to compare.
-      details.unexpectedTools = [];
-      const budget =
-        options.maxCalls === undefined
-          ? ''
-          : `; ${actual.length} of at most ${options.maxCalls} calls`;
-      return scored(1, threshold, `no forbidden tool called${budget}`, details);
-    }
-    let score: number;
-    if (options.scoring === 'binary') score = structureOk ? 1 : 0;
-    else {
-      const metric = options.metric ?? DEFAULT_METRIC[options.match];
-      score = round2(metric === 'f1' ? f1 : metric === 'precision' ? precision : recall);
-      details.metric = metric;
-    }
-    const misrouted = (details.wrongAgent ?? []) as WrongAgent[];
-    const reason = explain(options.match, missing, extra.map(shown), structureOk, ordered);
-    return scored(
-      score,
-      threshold,
-      misrouted.length
-        ? `${reason}; ${misrouted.map(w => `${w.tool} was called by ${w.calledBy ?? 'no agent'}, expected by ${w.expected}`).join('; ')}`
-        : reason,
-      details,
-    );
+    if (before.length > 0)
+      parts.push({ label: undefined, result: checkBefore(trace, before, key, options) });
+    return combineParts(parts, options, trace.session?.turns.length);
   },
 };
+
+/** The trajectory of `actual` against `expectedAll` (forbidden entries included). */
+function compareTrajectory(
+  actual: readonly ToolCall[],
+  expectedAll: readonly ExpectedCall[],
+  hasExpectation: boolean,
+  trace: NormalizedTrace,
+  options: ToolTrajectoryOptions,
+  key: NameKey,
+): ScoreResult {
+  const threshold = options.threshold ?? 1;
+  const shown = (c: ToolCall): string => (options.normalize ? c.name : c.rawName);
+  // The agent of a call: its own, else the trace's (a single-agent trace's calls).
+  const agentOf = (c: ToolCall): string | undefined => c.agent ?? trace.agentName;
+  const forbidden = new Map<string, Array<string | undefined>>();
+  const forbid = (name: string, agent: string | undefined): void => {
+    const k = key.expected(name);
+    forbidden.set(k, [...(forbidden.get(k) ?? []), agent]);
+  };
+  for (const name of options.forbiddenTools) forbid(name, undefined);
+  for (const e of expectedAll) if (e.forbidden) forbid(e.name, e.agent);
+  const isForbidden = (c: ToolCall): boolean =>
+    forbidden.get(key.call(c))?.some(a => a === undefined || a === agentOf(c)) ?? false;
+  const expected = expectedAll.filter(e => !e.forbidden);
+  const overrides = new Map(
+    Object.entries(options.argsOverrides).map(([k, v]) => [
+      key.expected(k),
+      typeof v === 'string' ? { mode: v } : v,
+    ]),
+  );
+
+  const forbiddenCalls = actual.filter(isForbidden);
+  const forbiddenCalled = forbiddenCalls.map(c =>
+    expectedAll.some(e => e.forbidden && e.agent)
+      ? `${shown(c)} by ${agentOf(c) ?? 'no agent'}`
+      : shown(c),
+  );
+  const budgetExceeded = options.maxCalls !== undefined && actual.length > options.maxCalls;
+
+  const argsThreshold = options.argsThreshold ?? (options.scoring === 'binary' ? 1 : 0);
+  const weight = expected.map(e => {
+    const ek = key.expected(e.name);
+    const o = overrides.get(ek);
+    const mode: ArgumentMode = o?.mode ?? options.args;
+    const ignore = [...options.ignoreKeys, ...(o?.ignoreKeys ?? [])];
+    return actual.map(c => {
+      if (key.call(c) !== ek) return 0;
+      // A right tool called by the wrong agent is a miss.
+      if (e.agent !== undefined && agentOf(c) !== e.agent) return 0;
+      const s = e.args === undefined ? 1 : compareArguments(e.args, c.arguments, mode, ignore);
+      // A tiny bonus keeps a name match with argument score 0 matchable in partial scoring.
+      return s >= argsThreshold ? s + 1e-9 : 0;
+    });
+  });
+  const ordered = options.match === 'exact' || options.match === 'in_order';
+  const pairs: Pair[] = ordered
+    ? alignInOrder(weight, actual.length)
+    : alignAnyOrder(weight, actual.length);
+
+  const matchedExpected = new Set(pairs.map(p => p[0]));
+  const matchedActual = new Set(pairs.map(p => p[1]));
+  const missing = expected.filter((e, i) => !e.optional && !matchedExpected.has(i));
+  const extra = actual.filter((_, j) => !matchedActual.has(j));
+  const credit = pairs.reduce((sum, [i, j]) => sum + Math.min(1, weight[i]![j]!), 0);
+  const required = expected.filter(e => !e.optional).length;
+  const matchedOptional = pairs.filter(([i]) => expected[i]!.optional).length;
+  const recallBase = required + matchedOptional;
+  const precision = actual.length ? credit / actual.length : recallBase === 0 ? 1 : 0;
+  const recall = recallBase ? credit / recallBase : 1;
+  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+
+  const allowsExtra = options.match === 'in_order' || options.match === 'superset';
+  const allowsMissing = options.match === 'subset';
+  const structureOk =
+    (allowsMissing || missing.length === 0) && (allowsExtra || extra.length === 0);
+
+  const details: Record<string, unknown> = {
+    match: options.match,
+    args: options.args,
+    scoring: options.scoring,
+    precision: round2(precision),
+    recall: round2(recall),
+    f1: round2(f1),
+    matched: pairs.map(([i, j]) => ({
+      expected: expected[i]!.name,
+      actualIndex: j,
+      argScore: round2(Math.min(1, weight[i]![j]!)),
+    })),
+    missingTools: missing.map(e => e.name),
+    unexpectedTools: extra.map(shown),
+    ...(expected.some(e => e.agent) && {
+      wrongAgent: wrongAgents(missing, extra, key.expected, key.call, agentOf),
+    }),
+    forbiddenCalled,
+    ...(forbiddenCalls.length && {
+      forbiddenAgents: [...new Set(forbiddenCalls.map(agentOf).filter(a => a !== undefined))],
+    }),
+    callCount: actual.length,
+    maxCalls: options.maxCalls,
+  };
+  if (forbiddenCalled.length) {
+    return scored(
+      0,
+      threshold,
+      `forbidden tool called: ${[...new Set(forbiddenCalled)].join(', ')}`,
+      details,
+    );
+  }
+  if (budgetExceeded) {
+    return scored(
+      0,
+      threshold,
+      `${actual.length} calls exceed maxCalls ${options.maxCalls}`,
+      details,
+    );
+  }
+  if (!hasExpectation) {
+    // Only rules (forbidden tools, a budget) and none broken: there is no trajectory to compare.
+    details.unexpectedTools = [];
+    const budget =
+      options.maxCalls === undefined
+        ? ''
+        : `; ${actual.length} of at most ${options.maxCalls} calls`;
+    return scored(1, threshold, `no forbidden tool called${budget}`, details);
+  }
+  let score: number;
+  if (options.scoring === 'binary') score = structureOk ? 1 : 0;
+  else {
+    const metric = options.metric ?? DEFAULT_METRIC[options.match];
+    score = round2(metric === 'f1' ? f1 : metric === 'precision' ? precision : recall);
+    details.metric = metric;
+  }
+  const misrouted = (details.wrongAgent ?? []) as WrongAgent[];
+  const reason = explain(options.match, missing, extra.map(shown), structureOk, ordered);
+  return scored(
+    score,
+    threshold,
+    misrouted.length
+      ? `${reason}; ${misrouted.map(w => `${w.tool} was called by ${w.calledBy ?? 'no agent'}, expected by ${w.expected}`).join('; ')}`
+      : reason,
+    details,
+  );
+}
 
 /** An expected call made, but by another agent than the one the test case names. */
 interface WrongAgent {
@@ -271,4 +335,108 @@ function explain(
   if (extra.length)
     parts.push(`${ordered ? 'unexpected or out of order' : 'unexpected'}: ${extra.join(', ')}`);
   return `${ok ? 'trajectory matches' : 'trajectory does not match'} (${match}); ${parts.join('; ')}`;
+}
+
+/** `forbidden: [a, b]` as forbidden expected calls. */
+function forbiddenCalls(names: readonly string[] | undefined): ExpectedCall[] {
+  return (names ?? []).map(name => ({ name, forbidden: true }));
+}
+
+/**
+ * A turn that names its `agent` fails when it made calls and none of them by that agent (its
+ * expected calls already ask for the agent; this catches a turn that expects none).
+ */
+function withAgent(
+  result: ScoreResult,
+  agent: string | undefined,
+  calls: readonly ToolCall[],
+  trace: NormalizedTrace,
+  options: ToolTrajectoryOptions,
+): ScoreResult {
+  if (agent === undefined || calls.length === 0 || result.status !== 'scored') return result;
+  const by = [...new Set(calls.map(c => c.agent ?? trace.agentName ?? 'no agent'))];
+  if (by.includes(agent) || result.label === 'fail') return result;
+  return scored(0, options.threshold ?? 1, `handled by ${by.join(', ')}, expected ${agent}`, {
+    ...result.details,
+    wrongAgent: calls.map(c => ({ tool: c.name, expected: agent, calledBy: c.agent })),
+  });
+}
+
+/**
+ * The ordering rules of `before`: each `[a, b]` holds when a call of `a` came before every call of
+ * `b` (earlier in the same turn, or in an earlier turn); a `b` never called breaks no rule. The
+ * first call that breaks a rule is named, with its turn.
+ */
+function checkBefore(
+  trace: NormalizedTrace,
+  rules: readonly BeforeRule[],
+  key: NameKey,
+  options: ToolTrajectoryOptions,
+): ScoreResult {
+  const broken: string[] = [];
+  for (const [first, then] of rules) {
+    const firstKey = key.expected(first);
+    const thenKey = key.expected(then);
+    let seen = false;
+    for (const call of trace.toolSequence) {
+      const k = key.call(call);
+      if (k === firstKey) seen = true;
+      else if (k === thenKey && !seen) {
+        const where = call.turn === undefined ? '' : ` in turn ${call.turn + 1}`;
+        broken.push(`${options.normalize ? call.name : call.rawName}${where} before any ${first}`);
+        break;
+      }
+    }
+  }
+  const rulesText = rules.map(([a, b]) => `${a} before ${b}`).join(', ');
+  return scored(
+    broken.length ? 0 : 1,
+    options.threshold ?? 1,
+    broken.length ? `out of order: ${broken.join('; ')}` : `order kept (${rulesText})`,
+    { before: rules.map(([a, b]) => [a, b]), outOfOrder: broken },
+  );
+}
+
+/**
+ * A result from parts (the session-wide trajectory, each turn, the ordering rules): the lowest
+ * part's score; the reason of every failing part, named (`turn 2: …`); the tool diffs and agents
+ * of all parts joined, and each part's own result under `parts`.
+ */
+function combineParts(
+  parts: ReadonlyArray<{ label: string | undefined; result: ScoreResult }>,
+  options: ToolTrajectoryOptions,
+  turnCount: number | undefined,
+): ScoreResult {
+  const scoredParts = parts.flatMap(p =>
+    p.result.status === 'scored' ? [{ label: p.label, result: p.result }] : [],
+  );
+  const failing = scoredParts.filter(p => p.result.label === 'fail');
+  const score = Math.min(1, ...scoredParts.map(p => p.result.score));
+  const strings = (field: string): string[] => [
+    ...new Set(scoredParts.flatMap(p => (p.result.details[field] as string[] | undefined) ?? [])),
+  ];
+  const list = (field: string): unknown[] =>
+    scoredParts.flatMap(p => (p.result.details[field] as unknown[] | undefined) ?? []);
+  const firstTurn = failing.find(p => p.label?.startsWith('turn '))?.label;
+  const turns = turnCount === undefined ? '' : ` across ${turnCount} turn(s)`;
+  const reason = failing.length
+    ? failing.map(p => (p.label ? `${p.label}: ${p.result.reason}` : p.result.reason)).join('; ')
+    : `trajectory matches${turns}; ${scoredParts.map(p => (p.label ? `${p.label}: ${p.result.reason}` : p.result.reason)).join('; ')}`;
+  return scored(score, options.threshold ?? 1, reason, {
+    match: options.match,
+    missingTools: strings('missingTools'),
+    unexpectedTools: strings('unexpectedTools'),
+    forbiddenCalled: strings('forbiddenCalled'),
+    wrongAgent: list('wrongAgent'),
+    forbiddenAgents: strings('forbiddenAgents'),
+    outOfOrder: strings('outOfOrder'),
+    ...(firstTurn && { failingTurn: Number(firstTurn.slice('turn '.length)) }),
+    parts: parts.map(p => ({
+      part: p.label ?? 'order',
+      ...(p.result.status === 'scored'
+        ? { score: p.result.score, label: p.result.label, reason: p.result.reason }
+        : { status: p.result.status }),
+      details: p.result.status === 'scored' ? p.result.details : {},
+    })),
+  });
 }

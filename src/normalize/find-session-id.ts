@@ -1,0 +1,58 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { LANGFUSE_ATTRIBUTES, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { findIdAttribute, type IdSource } from './find-id-attribute.js';
+
+/**
+ * The attributes that tie a trace to a session (a conversation whose turns are traces), checked
+ * in this order (see docs/sessions.md for who writes which):
+ * - ours, then the GenAI convention, then OpenInference's `session.id` (LangChain and LangGraph
+ *   copy metadata `session_id`, `thread_id` or `conversation_id` into it);
+ * - Langfuse's, the AI SDK's `experimental_telemetry.metadata.sessionId`;
+ * - LangSmith's metadata and Traceloop's (OpenLLMetry) association properties, each under the
+ *   three keys LangChain uses.
+ */
+export const DEFAULT_SESSION_ID_ATTRIBUTES: readonly string[] = [
+  SPANSCORE_ATTRIBUTES.sessionId,
+  'gen_ai.conversation.id',
+  'session.id',
+  LANGFUSE_ATTRIBUTES.sessionId,
+  'ai.telemetry.metadata.sessionId',
+  ...['session_id', 'thread_id', 'conversation_id'].flatMap(key => [
+    `langsmith.metadata.${key}`,
+    `traceloop.association.properties.${key}`,
+  ]),
+];
+
+const DEFAULTS: ReadonlySet<string> = new Set(DEFAULT_SESSION_ID_ATTRIBUTES);
+
+/** Session ids longer than this are cut (an id is untrusted text; it names a key and a page). */
+export const MAX_SESSION_ID_CHARS = 256;
+
+/** Where a trace's session id was read. */
+export type SessionIdSource = IdSource;
+
+/**
+ * The session id of a trace and where it was read: for each name of `keys` in order (the
+ * defaults, then `sessions.idAttributes`), the root span's attribute, else any span's. Names of
+ * the user's own are also looked for inside JSON-object attributes (`metadata.thread_id` finds
+ * `thread_id` in `metadata = '{"thread_id":"t-1"}'`), as test case ids are; the defaults are read
+ * as whole names only, so a trace without a session costs only direct reads. An id is cut at
+ * {@link MAX_SESSION_ID_CHARS}. `undefined` without one: the trace is scored alone, as ever.
+ */
+export function findSessionId(
+  spans: readonly SpanDigest[],
+  root: SpanDigest | undefined,
+  keys: readonly string[] = DEFAULT_SESSION_ID_ATTRIBUTES,
+): SessionIdSource | undefined {
+  const found = findIdAttribute(spans, root, keys, key => !DEFAULTS.has(key));
+  if (!found || found.id.length <= MAX_SESSION_ID_CHARS) return found;
+  return { ...found, id: found.id.slice(0, MAX_SESSION_ID_CHARS) };
+}
+
+/** Whether a trace ends its session: `spanscore.session.end` is `true` (or `"true"`) on a span. */
+export function endsSession(spans: readonly SpanDigest[]): boolean {
+  return spans.some(span => {
+    const v = span.attributes[SPANSCORE_ATTRIBUTES.sessionEnd];
+    return v === true || v === 'true';
+  });
+}

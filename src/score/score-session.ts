@@ -1,0 +1,129 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
+import { joinLogEvents } from '../normalize/join-log-events.js';
+import { normalizeTrace } from '../normalize/normalize-trace.js';
+import { sessionTrace } from '../normalize/session-trace.js';
+import { findRoot } from '../normalize/trace-root.js';
+import { phaseScorers } from './phase-scorers.js';
+import { runScorers } from './run-scorers.js';
+import { unixNanoNow } from './unix-nano-now.js';
+import type { ScoreTraceOptions } from './score-trace.js';
+import type { ScoringPlan, Suite, SuiteCase } from './scoring-plan.js';
+import type { TraceResult, TraceRun } from './trace-run.js';
+
+/** One trace of a session, as the session is scored from. */
+export interface SessionTraceSpans {
+  traceId: string;
+  spans: readonly SpanDigest[];
+}
+
+/** Options of {@link scoreSession}: those of a trace's pass, and why the session was cut. */
+export interface ScoreSessionOptions extends ScoreTraceOptions {
+  /** The session was scored as it stood at a bound (traces, age): the result says so. */
+  cut?: string | undefined;
+}
+
+/**
+ * Scores a session (the traces of one conversation, one per turn) as one: every suite's session
+ * test case (`session: true`) that a test case id on any of its traces names is run on the
+ * session's trace (`sessionTrace`: the turns in start order, their calls joined and marked with
+ * their turn), with the phase's scorers, and the run goes to every sink in order, like a trace's
+ * (`scoreTrace`). Its `traceId` is the last turn's and `session` lists the turns. A session no
+ * session test case names is `not_scored`, with why. Pure apart from the sinks and scorers.
+ */
+export async function scoreSession(
+  sessionId: string,
+  traces: readonly SessionTraceSpans[],
+  plan: ScoringPlan,
+  options: ScoreSessionOptions = {},
+): Promise<TraceRun> {
+  const now = options.now ?? unixNanoNow;
+  const phase = options.phase ?? 'all';
+  const turns = traces.map(t => {
+    const spans = joinLogEvents(t.spans);
+    return { traceId: t.traceId, spans, root: findRoot(spans) };
+  });
+  const results: TraceResult[] = [];
+  let testCaseId: string | undefined;
+  let testCaseIdAttribute: string | undefined;
+  let ordered: string[] = turns.map(t => t.traceId);
+  for (const suite of plan.suites) {
+    const target = sessionCaseOf(suite, turns);
+    if (!target) continue;
+    testCaseId ??= target.suiteCase.testCase.id;
+    testCaseIdAttribute ??= target.attribute;
+    const { selected, deferred } = phaseScorers(target.suiteCase.scorers, phase);
+    if (selected.length === 0 && deferred.length === 0) continue;
+    const trace = sessionTrace(
+      sessionId,
+      turns.map(t =>
+        normalizeTrace(t.traceId, t.spans, {
+          aliases: suite.aliases,
+          root: t.root,
+          testCaseId: findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes)?.id,
+        }),
+      ),
+      options.cut,
+    );
+    ordered = trace.session!.turns.map(t => t.traceId);
+    const startUnixNano = now();
+    const outcomes = await runScorers(
+      trace,
+      target.suiteCase.testCase,
+      selected,
+      suite.aliases,
+      options.propagate,
+    );
+    results.push({
+      phase,
+      trace,
+      kind: 'test_case',
+      suite: suite.name,
+      testCaseId: target.suiteCase.testCase.id,
+      testCase: target.suiteCase.testCase,
+      outcomes,
+      deferred,
+      startUnixNano,
+      endUnixNano: now(),
+    });
+  }
+  const last = results[0]?.trace ?? undefined;
+  const resourceOf = last?.root ?? turns.at(-1)?.root ?? turns.at(-1)?.spans[0];
+  const run: TraceRun = {
+    traceId: ordered.at(-1) ?? '',
+    phase,
+    state: testCaseId !== undefined ? 'scored' : 'not_scored',
+    reason:
+      testCaseId !== undefined
+        ? undefined
+        : `no session test case (session: true) is named by a test case id on the session's ${turns.length} trace(s)`,
+    reasonCode: testCaseId !== undefined ? undefined : 'unknown_test_case',
+    testCaseId,
+    testCaseIdAttribute,
+    serviceName: resourceOf?.serviceName ?? '',
+    serviceVersion: resourceOf?.serviceVersion ?? '',
+    deploymentEnvironment: resourceOf?.deploymentEnvironment ?? '',
+    diagnostics: [...(options.notes ?? [])],
+    results,
+    sessionId,
+    session: { id: sessionId, traceIds: ordered, cut: options.cut },
+  };
+  for (const sink of options.sinks ?? []) await sink.write(run);
+  return run;
+}
+
+/**
+ * The session test case of `suite` the session's traces name: the first turn (in the order
+ * given) whose test case id, read with the suite's attributes, is a session case of the suite.
+ */
+function sessionCaseOf(
+  suite: Suite,
+  turns: ReadonlyArray<{ spans: readonly SpanDigest[]; root: SpanDigest | undefined }>,
+): { suiteCase: SuiteCase; attribute: string } | undefined {
+  for (const turn of turns) {
+    const found = findTestCaseIdWithAttribute(turn.spans, turn.root, suite.testCaseIdAttributes);
+    const suiteCase = found && suite.byId.get(found.id);
+    if (found && suiteCase?.testCase.session) return { suiteCase, attribute: found.attribute };
+  }
+  return undefined;
+}
