@@ -65,6 +65,7 @@ export const CONFIG_ENV = {
   SPANSCORE_LOGS_WAIT_MS: ['assembly', 'logsWaitMs'],
   SPANSCORE_SESSIONS: ['sessions', 'enabled'],
   SPANSCORE_SESSION_ID_ATTRIBUTES: ['sessions', 'idAttributes'],
+  SPANSCORE_SESSION_IDLE_MS: ['sessions', 'idleMs'],
 } as const;
 
 /** Variables holding a comma-separated list. */

@@ -127,3 +127,43 @@ describe('encodeEvaluationSpans', () => {
     expect(second!.attributes['spanscore.rule']).toBe('rule:nightly');
   });
 });
+
+describe('encodeEvaluationSpans, a session’s result', () => {
+  it('links every earlier turn’s root, as the SDK would, and names the session', async () => {
+    const { sessionTrace } = await import('../normalize/session-trace.js');
+    const first = agentTrace(['lookup'], { atMs: 0 });
+    const second = agentTrace(['verify'], { atMs: 60_000 });
+    const third = agentTrace(['refund'], { atMs: 120_000 });
+    const session = sessionTrace('conv-1', [third, first, second]);
+    const outcome: ScorerOutcome = {
+      scorer: 'tool_trajectory',
+      kind: 'deterministic',
+      result: {
+        status: 'scored',
+        score: 0,
+        label: 'fail',
+        reason: 'turn 2: missing verify_identity',
+        details: { failingTurn: 2 },
+      },
+    };
+    const span = scoreToSpan(session, outcome, undefined, time);
+    expect(span.traceId).toBe(third.traceId);
+    expect(span.parentSpanId).toBe(third.root!.spanId);
+    expect(span.turnLinks).toEqual([
+      { traceId: first.traceId, spanId: first.root!.spanId, turn: 1 },
+      { traceId: second.traceId, spanId: second.root!.spanId, turn: 2 },
+    ]);
+    expect(span.attributes).toMatchObject({
+      'spanscore.session.id': 'conv-1',
+      'spanscore.session.turns': 3,
+      'spanscore.session.failing_turn': 2,
+    });
+    const origin = {
+      serviceName: 'spanscore',
+      scope: { name: 'spanscore', version: SPANSCORE_VERSION },
+    };
+    const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
+    const sdk = ProtobufTraceSerializer.serializeRequest([toReadableSpan(span, resource)])!;
+    expect(asObject(encodeEvaluationSpans([span], origin))).toEqual(asObject(sdk));
+  });
+});

@@ -24,7 +24,8 @@ const KIND_INTERNAL = 1;
  * going through the SDK's `ReadableSpan` and its serializer cost about three times as much). The
  * bytes say what the SDK's exporter says for the same spans: one resource (`service.name`), one
  * scope, each span INTERNAL, sampled, under its remote parent (`flags` 0x301), with the one link
- * (`link.type: evaluates`, flags 0x101) and the one `gen_ai.evaluation.result` event; integer
+ * (`link.type: evaluates`, flags 0x101), a session's result also one per earlier turn
+ * (`link.type: session_turn`), and the one `gen_ai.evaluation.result` event; integer
  * attribute values as `int_value`, others as `double_value`; status ERROR with its message, or
  * UNSET. Pure.
  */
@@ -92,6 +93,20 @@ function writeSpan(w: ProtobufWriter, span: EvaluationSpan): void {
   w.tag(6, FIXED32);
   w.fixed32(SAMPLED | HAS_IS_REMOTE);
   w.closeLength(link);
+  for (const turn of span.turnLinks) {
+    w.tag(13, LEN);
+    const at = w.openLength();
+    w.hexField(1, turn.traceId);
+    w.hexField(2, turn.spanId);
+    w.keyValues(
+      4,
+      { 'link.type': 'session_turn', 'spanscore.session.turn': turn.turn },
+      'int-or-double',
+    );
+    w.tag(6, FIXED32);
+    w.fixed32(SAMPLED | HAS_IS_REMOTE);
+    w.closeLength(at);
+  }
   // status (15): message (2), code (3)
   w.tag(15, LEN);
   const status = w.openLength();

@@ -1,3 +1,4 @@
+import { runRecordKey } from '../results/run-record-key.js';
 import type { ExportOutcome } from '../results/stored-result.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { TraceRun } from '../score/trace-run.js';
@@ -45,18 +46,20 @@ export function createEvaluationSpanSink(
     async write(run) {
       const spans = evaluationSpansOf(run);
       if (spans.length === 0) return;
+      // A session's export is reported on its session's record.
+      const key = runRecordKey(run);
       try {
         await exporter.export(spans);
       } catch (error) {
-        await backlog?.failed(run.traceId);
-        await report?.(run.traceId, {
+        await backlog?.failed(key);
+        await report?.(key, {
           state: 'pending',
           error: error instanceof Error ? error.message : String(error),
         });
         throw error;
       }
-      await backlog?.settled(run.traceId);
-      await report?.(run.traceId, { state: 'exported' });
+      await backlog?.settled(key);
+      await report?.(key, { state: 'exported' });
     },
   };
 }

@@ -174,7 +174,13 @@ export function toReadableSpan(
     duration: hrTime(span.endTimeUnixNano - span.startTimeUnixNano),
     status: span.statusCode === 2 ? { code: 2, message: span.statusMessage } : { code: 0 },
     attributes: span.attributes,
-    links: [link],
+    links: [
+      link,
+      ...span.turnLinks.map((t): Link => ({
+        context: { traceId: t.traceId, spanId: t.spanId, traceFlags: TraceFlags.SAMPLED },
+        attributes: { 'link.type': 'session_turn', 'spanscore.session.turn': t.turn },
+      })),
+    ],
     events: [event],
     ended: true,
     resource,

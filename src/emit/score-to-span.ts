@@ -21,6 +21,11 @@ export interface EvaluationSpan {
   attributes: Record<string, EvaluationAttributeValue>;
   /** A link to the evaluated span, as OpenInference's annotation spec asks of post-hoc carriers. */
   link: { traceId: string; spanId: string };
+  /**
+   * A session's result: a link to the root of each earlier turn (`link.type: session_turn`,
+   * `spanscore.session.turn`: its number from 1); empty for a trace's result.
+   */
+  turnLinks: Array<{ traceId: string; spanId: string; turn: number }>;
   event: {
     name: string;
     timeUnixNano: bigint;
@@ -89,6 +94,12 @@ export function scoreToSpan(
   }
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = testCaseId;
+  const session = trace.session;
+  if (session) {
+    attributes[A.sessionId] = session.id;
+    attributes[A.sessionTurns] = session.turns.length;
+    if (typeof details.failingTurn === 'number') attributes[A.failingTurn] = details.failingTurn;
+  }
   if (rule) attributes[A.rule] = rule;
   const expected = expectedTools(testCase);
   if (expected) attributes[A.expectedTools] = expected;
@@ -111,6 +122,11 @@ export function scoreToSpan(
     endTimeUnixNano: time.endUnixNano,
     attributes,
     link: { traceId: trace.traceId, spanId: evaluated },
+    turnLinks: (session?.turns ?? []).flatMap((t, i) =>
+      t.rootSpanId && t.traceId !== trace.traceId
+        ? [{ traceId: t.traceId, spanId: t.rootSpanId, turn: i + 1 }]
+        : [],
+    ),
     event: { name: EVALUATION_EVENT, timeUnixNano: time.endUnixNano, attributes: evaluation },
     statusCode: result.status === 'failed' ? 2 : 0,
     statusMessage: result.status === 'failed' ? result.error : '',

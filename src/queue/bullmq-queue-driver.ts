@@ -11,6 +11,8 @@ import {
 } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
+import { createSessionQueue, createSessionWorker, type SessionQueue } from './session-queue.js';
+import { sessionPolicy } from './session-policy.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
   createRedisConnection,
@@ -68,6 +70,7 @@ export function createBullmqQueueDriver(
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
   let judgeQueue: JudgeQueue | undefined;
+  let sessionQueue: SessionQueue | undefined;
   if (role.receiver) {
     traceSink = createBullmqTraceSink({
       ...shared,
@@ -127,6 +130,17 @@ export function createBullmqQueueDriver(
             exportRetry: exportRetryPolicy(config),
           })
         : undefined;
+      sessionQueue = scorer.assemblesSessions
+        ? createSessionQueue({
+            redis: commands,
+            connection: connect('bullmq'),
+            prefix: config.queue.prefix,
+            policy: sessionPolicy(config),
+            attempts: config.worker.attempts,
+            backoffMs: config.worker.backoffMs,
+          })
+        : undefined;
+      const sessions = sessionQueue;
       // One BullMQ worker per queue shard, the process's concurrency (traces scored at once)
       // split between them (trace ids spread evenly over the shards) and taken in jobs of a
       // request's traces, on one blocking-capable connection each.
@@ -147,6 +161,14 @@ export function createBullmqQueueDriver(
             });
             if (judgeQueue && run.results.some(r => r.deferred.length > 0))
               await judgeQueue.enqueue(traceId, spans);
+            // The trace joins its session; a failure here retries the trace job.
+            if (sessions && run.sessionId !== undefined) {
+              const turn = { sessionId: run.sessionId, traceId, ends: run.endsSession === true };
+              if (!(await sessions.add(turn, spans)))
+                events.log(
+                  `spanscore: trace ${traceId} not added to session ${run.sessionId}: it was cut at sessions.maxTraces (${config.sessions.maxTraces})`,
+                );
+            }
           },
           ...bullmqWorkerLimits(config),
           concurrency: perShard,
@@ -157,6 +179,30 @@ export function createBullmqQueueDriver(
         worker.on('failed', onJobFailed('deterministic'));
         // BullMQ's close waits for active jobs; jobs still delayed stay in Redis for any worker.
         closers.unshift(() => worker.close());
+      }
+      if (sessions) {
+        const sessionWorker = createSessionWorker({
+          redis: commands,
+          connection: connect('bullmq'),
+          prefix: config.queue.prefix,
+          policy: sessionPolicy(config),
+          concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
+          lockDurationMs: config.worker.lockDurationMs,
+          stalledIntervalMs: config.worker.stalledIntervalMs,
+          process: (sessionId, traces, cut) => scorer.scoreSession(sessionId, traces, cut),
+          onGone: sessionId =>
+            events.log(
+              `spanscore: session ${sessionId} had no traces left when its job ran (older than sessions.maxAgeMs)`,
+            ),
+          onError: e => events.log(`spanscore: session worker: ${e.message}`),
+        });
+        sessionWorker.on('failed', (job, error) =>
+          events.log(
+            `spanscore: session ${job?.data.sessionId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+          ),
+        );
+        closers.unshift(() => sessionWorker.close());
+        closers.push(() => sessions.close());
       }
       if (judgeQueue) {
         const judgeWorker = createJudgeWorker({
@@ -194,6 +240,11 @@ export function createBullmqQueueDriver(
       if (judgeQueue)
         for (const [state, n] of Object.entries(await judgeQueue.queue.getJobCounts(...JOB_STATES)))
           counts[`judge_${state}`] = n;
+      if (sessionQueue)
+        for (const [state, n] of Object.entries(
+          await sessionQueue.queue.getJobCounts(...JOB_STATES),
+        ))
+          counts[`session_${state}`] = n;
       return counts;
     },
     async close() {

@@ -14,6 +14,11 @@ import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 import { settledWithin } from './settled-within.js';
+import {
+  createMemorySessionAssembler,
+  type MemorySessionAssembler,
+} from './memory-session-assembler.js';
+import { sessionPolicy } from './session-policy.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -32,6 +37,8 @@ export function createMemoryQueueDriver(
     'spanscore: memory driver: traces are buffered in this process and nothing survives a restart (set REDIS_URL for the bullmq driver)',
   );
   let scorer: TraceScorer | undefined;
+  // Sessions, when a suite has a session test case (created with the workers).
+  let sessions: MemorySessionAssembler | undefined;
   const results = createMemoryResultsStore(resultsRetention(config));
   const exportBacklog = createMemoryExportBacklog();
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
@@ -49,11 +56,16 @@ export function createMemoryQueueDriver(
         { notes },
       );
       // Delivered outside the scoring slot; the judge pass is queued once it is: a try that
-      // failed to export throws before.
+      // failed to export throws before. The trace then joins its session.
       return async () => {
         await deliver();
         if (run.results.some(r => r.deferred.length > 0))
           queueJudgePass(withScorer, traceId, spans);
+        if (sessions && run.sessionId !== undefined)
+          sessions.add(
+            { sessionId: run.sessionId, traceId, ends: run.endsSession === true },
+            spans,
+          );
       };
     },
     ...memoryAssemblyLimits(config),
@@ -104,6 +116,26 @@ export function createMemoryQueueDriver(
     judgeState: { limits: 'process' },
     startWorkers(s) {
       scorer = s;
+      if (s.assemblesSessions)
+        sessions = createMemorySessionAssembler({
+          policy: sessionPolicy(config),
+          maxOpen: config.sessions.maxOpen,
+          score: (sessionId, traces, cut) =>
+            retryWithBackoff(() => s.scoreSession(sessionId, traces, cut), {
+              attempts: config.worker.attempts,
+              backoffMs: config.worker.backoffMs,
+              exportRetry: exportRetryPolicy(config),
+            }).then(() => undefined),
+          onFailed: (sessionId, error) =>
+            events.log(
+              `spanscore: session ${sessionId} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
+            ),
+          onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
+          onDropped: (sessionId, traceId) =>
+            events.log(
+              `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${config.sessions.maxTraces})`,
+            ),
+        });
     },
     ready: () => Promise.resolve(true),
     jobCounts() {
@@ -114,6 +146,10 @@ export function createMemoryQueueDriver(
         failed: stats.failed,
         judge_waiting: judgeJobs.size,
         judge_active: judgeJobs.pending,
+        ...(sessions && {
+          sessions_held: sessions.stats().held,
+          sessions_waiting: sessions.stats().waiting,
+        }),
       });
     },
     async close(deadlineMs) {
@@ -123,7 +159,12 @@ export function createMemoryQueueDriver(
         Promise.all([...judgePasses]),
         deadlineMs - (Date.now() - started),
       );
-      return { unfinished: unfinished + (judged ? 0 : judgePasses.size) };
+      // Sessions waiting are scored now, with every trace scored by then.
+      const waiting = sessions?.stats().waiting ?? 0;
+      const sessioned = await settledWithin(sessions?.close(), deadlineMs - (Date.now() - started));
+      return {
+        unfinished: unfinished + (judged ? 0 : judgePasses.size) + (sessioned ? 0 : waiting),
+      };
     },
   };
 }

@@ -6,6 +6,7 @@ import type { ResultsStore } from '../results/results-store.js';
 import type { JudgeCache } from '../score/llm/judge-cache.js';
 import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
+import type { SessionTraceSpans } from '../score/score-session.js';
 import type { TraceProgress } from './trace-readiness.js';
 
 /** How a driver asks for one pass of a trace. */
@@ -46,6 +47,22 @@ export interface TraceScorer {
   ): Promise<{ run: TraceRun; deliver: () => Promise<void> }>;
   /** Some test case or rule has an LLM scorer: the driver then runs a separate judge pass. */
   readonly usesJudge: boolean;
+  /**
+   * Some suite has a session test case (and sessions are on): the driver then gathers the traces
+   * of each session (a pass's `run.sessionId`) and hands it to {@link TraceScorer.scoreSession}
+   * once complete (see `SessionPolicy`).
+   */
+  readonly assemblesSessions: boolean;
+  /**
+   * Scores a session's traces as one (`scoreSession`, every scorer), with the recording sinks,
+   * then delivers it (evaluation spans, hooks); an export failure rejects, for the driver to retry.
+   * `cut` says why it was scored as it stood (a bound), when it was.
+   */
+  scoreSession(
+    sessionId: string,
+    traces: readonly SessionTraceSpans[],
+    cut?: string,
+  ): Promise<TraceRun>;
 }
 
 /** Where the LLM judge keeps its state in this driver, and who limits and retries its calls. */
@@ -79,6 +96,8 @@ export interface DriverEvents {
   onTraceExpired(traceId: string, reason: string): void;
   /** The receiver refused a request because the backlog could not keep it (503/429). */
   onAdmissionRefused(reason: string, message: string): void;
+  /** The memory driver let a held session go because `sessions.maxOpen` was reached. */
+  onSessionEvicted?(sessionId: string): void;
 }
 
 /**

@@ -9,6 +9,9 @@ export const SCORE_TRACE_QUEUE = 'score-trace';
 /** The BullMQ queue of LLM-judged scoring, one job per trace scoring generation. */
 export const JUDGE_QUEUE = 'judge';
 
+/** The BullMQ queue of sessions to score, one job per session at a time. */
+export const SESSION_QUEUE = 'score-session';
+
 /** Where one BullMQ queue's keys live: `<prefix>:<name>:…`. */
 export interface QueueLocation {
   /** BullMQ's `prefix` option. On a cluster it ends in the queue's hash tag. */
@@ -36,6 +39,11 @@ export function traceQueueShards(prefix: string, count: number, cluster: boolean
 /** The judge queue: one queue, under its own hash tag on a cluster. */
 export function judgeQueueLocation(prefix: string, cluster: boolean): QueueLocation {
   return { prefix: cluster ? `${prefix}:{j}` : prefix, name: JUDGE_QUEUE };
+}
+
+/** The session queue: one queue, under its own hash tag on a cluster. */
+export function sessionQueueLocation(prefix: string, cluster: boolean): QueueLocation {
+  return { prefix: cluster ? `${prefix}:{s}` : prefix, name: SESSION_QUEUE };
 }
 
 /** The shard a trace goes to: its id's CRC16 (Redis's key hash), modulo the shard count. */

@@ -5,6 +5,7 @@ import { newestStreamLines, streamOrder } from './stream-lines.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
 import { exportLine, exportStatusOf, parseRun } from './run-record-layout.js';
 import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
+import { isSessionRecordKey, resultRecordKey, runRecordKey } from '../results/run-record-key.js';
 import type { TraceRun } from '../score/trace-run.js';
 import {
   FAILED_FIELD,
@@ -340,7 +341,8 @@ export function createRedisResultsStore(
     const results = toStoredResults(run);
     const w: QueuedRun = {
       kind: 'run',
-      traceId: run.traceId,
+      // A session's pass is kept under its session's key (see `runRecordKey`).
+      traceId: runRecordKey(run),
       record: JSON.stringify({
         ...runRecordPatch(run, t, retention.storeContent),
         receivedAtUnixMs: null,
@@ -355,7 +357,7 @@ export function createRedisResultsStore(
       results: results.map(r => JSON.stringify(r)),
     };
     enqueue(w);
-    waitingRuns.set(run.traceId, w);
+    waitingRuns.set(w.traceId, w);
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
@@ -470,15 +472,17 @@ export function createRedisResultsStore(
    */
   async function withoutReplaced(results: StoredResult[]): Promise<StoredResult[]> {
     if (results.length === 0) return results;
-    const traceIds = [...new Set(results.map(r => r.traceId))];
-    const scores = await redis.zmscore(replacedSet, ...traceIds);
+    const keys = [...new Set(results.map(resultRecordKey))];
+    const scores = await redis.zmscore(replacedSet, ...keys);
     const since = new Map<string, number>();
-    traceIds.forEach((id, i) => {
-      if (scores[i] != null) since.set(id, Number(scores[i]));
+    keys.forEach((key, i) => {
+      if (scores[i] != null) since.set(key, Number(scores[i]));
     });
     if (since.size === 0) return results;
     return results.filter(
-      r => streamOrder(r.id.slice(0, r.id.lastIndexOf('.'))) >= (since.get(r.traceId) ?? -Infinity),
+      r =>
+        streamOrder(r.id.slice(0, r.id.lastIndexOf('.'))) >=
+        (since.get(resultRecordKey(r)) ?? -Infinity),
     );
   }
 
@@ -511,6 +515,7 @@ export function createRedisResultsStore(
       pending.forEach((p, i) => {
         const raw = records[i];
         if (typeof raw !== 'string' || !raw.startsWith('E') || out.length > limit) return;
+        if (isSessionRecordKey(p.traceId) !== (filter.sessions === true)) return;
         const entry = traceListEntry(parseRun(p.traceId, raw));
         if (entry.timeUnixMs === p.time && matchesTraceFilter(entry, filter)) {
           out.push(entry);

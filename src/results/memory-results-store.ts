@@ -15,6 +15,7 @@ import {
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
+import { isSessionRecordKey, runRecordKey } from './run-record-key.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
@@ -119,7 +120,7 @@ export function createMemoryResultsStore(
 
   const write = (run: TraceRun, how: Pick<RunWrite, 'exportState'>): void => {
     const t = now();
-    const previous = runs.get(run.traceId);
+    const previous = runs.get(runRecordKey(run));
     const previousRecord = previous && recordOf(previous);
     if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
     const stored: StoredResult[] = [];
@@ -227,8 +228,10 @@ export function createMemoryResultsStore(
       // Traces written in the cursor's millisecond come after it once it has been passed.
       let passed = cursor === undefined;
       const out: TraceListEntry[] = [];
+      const sessions = filter.sessions === true;
       for (const entry of [...runs.values()].reverse()) {
         if (entry.updatedAtUnixMs < oldest) break;
+        if (isSessionRecordKey(entry.traceId) !== sessions) continue;
         const at = entry.updatedAtUnixMs;
         if (at > afterTime) continue;
         if (at === afterTime && !passed) {

@@ -51,6 +51,11 @@ export interface StoredResult {
   failingAgents?: string[];
   /** The judge's estimated cost in USD, for LLM scorers with a known price. */
   judgeCostUsd: number | null;
+  /**
+   * A session's result: the session id (`traceId` is then its last trace's, and the session's
+   * run record is `GET /api/v1/sessions/<id>`). Absent for a trace's result.
+   */
+  sessionId?: string;
 }
 
 /**
@@ -159,6 +164,11 @@ export interface RunRecord {
   agents?: Array<{ agent: string; handoff: string | null }>;
   /** Its results, newest last (capped at {@link MAX_RESULTS_PER_RUN}). */
   results: StoredResult[];
+  /**
+   * A session's record (its `traceId` is `session:<id>`): the session id, its traces in turn
+   * order, and why it was scored as it stood when a bound cut it.
+   */
+  session?: { id: string; traceIds: string[]; cut: string | null };
 }
 
 /** Results kept per run record; a trace scored by more scorers keeps its newest ones. */

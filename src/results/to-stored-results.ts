@@ -4,6 +4,7 @@ import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { runRecordKey } from './run-record-key.js';
 import { assessToolCalls, type ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
@@ -59,6 +60,7 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
           failingAgents: failingAgents(result).slice(0, MAX_AGENTS_PER_RESULT),
         }),
         judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
+        ...(run.session && { sessionId: run.session.id }),
       });
     }
   }
@@ -100,7 +102,7 @@ export function runRecordPatch(
   else if (run.state === 'scored' && awaiting.length > 0)
     reason = `waiting for the judge: ${[...new Set(awaiting)].join(', ')}`;
   return {
-    traceId: run.traceId,
+    traceId: runRecordKey(run),
     state: run.state,
     reason,
     testCaseId: run.testCaseId ?? null,
@@ -116,6 +118,13 @@ export function runRecordPatch(
     updatedAtUnixMs: nowUnixMs,
     toolCalls: storedToolCalls(run, storeContent),
     contentKept: storeContent,
+    ...(run.session && {
+      session: {
+        id: run.session.id,
+        traceIds: run.session.traceIds,
+        cut: run.session.cut ?? null,
+      },
+    }),
     ...(run.results[0]?.trace.agents.length && {
       agents: run.results[0].trace.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
         agent: t.agent,

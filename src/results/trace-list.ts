@@ -20,6 +20,8 @@ export interface TraceListEntry {
   outcomes: { ok: number; error: number; refused: number };
   /** Its results by label (`skipped` and `failed` for results without one). */
   results: { pass: number; fail: number; skipped: number; failed: number };
+  /** A session's record: its id, how many traces (turns) it has, and why it was cut, if it was. */
+  session?: { id: string; traces: number; cut: string | null };
 }
 
 /** Tool names kept per listed trace. */
@@ -37,6 +39,8 @@ export interface TracesFilter {
   label?: 'pass' | 'fail';
   fromUnixMs?: number;
   toUnixMs?: number;
+  /** List sessions' run records (`session:<id>`) instead of traces'. */
+  sessions?: boolean;
 }
 
 /** One page of listed traces, newest first; `nextCursor` continues after the last one. */
@@ -68,6 +72,13 @@ export function traceListEntry(
     toolCalls: record.toolCalls.length,
     outcomes,
     results,
+    ...(record.session && {
+      session: {
+        id: record.session.id,
+        traces: record.session.traceIds.length,
+        cut: record.session.cut,
+      },
+    }),
   };
 }
 

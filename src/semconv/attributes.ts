@@ -100,6 +100,10 @@ export const EVALUATION_ATTRIBUTES = {
   /** The agents a failing result blames: who made the wrong call, or handed off the wrong way. */
   failingAgents: 'spanscore.failing_agents',
   testCaseId: SPANSCORE_ATTRIBUTES.testCaseId,
+  /** A session's result (on its last turn's root): the session id, its turns, the first failing one. */
+  sessionId: SPANSCORE_ATTRIBUTES.sessionId,
+  sessionTurns: 'spanscore.session.turns',
+  failingTurn: 'spanscore.session.failing_turn',
   /** The production rule the result is of (`rule:<name>`, `rule:tool-health`); absent for a test case. */
   rule: 'spanscore.rule',
   toolsUsed: 'spanscore.tools_used',

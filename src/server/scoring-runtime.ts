@@ -17,6 +17,7 @@ import { resultsStoreSink, type ResultsStore } from '../results/results-store.js
 import type { ExportOutcome } from '../results/stored-result.js';
 import type { ResultSink } from '../score/result-sink.js';
 import { scoreTrace } from '../score/score-trace.js';
+import { scoreSession } from '../score/score-session.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
 import type { TraceResult } from '../score/trace-run.js';
 import { loadSuite } from '../suite/load-suite.js';
@@ -222,9 +223,17 @@ export async function createScoringRuntime(
       },
     };
   };
+  const assemblesSessions =
+    config.sessions.enabled && plan.suites.some(s => s.cases.some(c => c.testCase.session));
   return {
     plan,
     usesJudge,
+    assemblesSessions,
+    async scoreSession(sessionId, traces, cut) {
+      const run = await scoreSession(sessionId, traces, plan, { sinks: record, cut });
+      for (const sink of deliver) await sink.write(run);
+      return run;
+    },
     scoreThenDeliver,
     async score(traceId, spans, phase, options) {
       const { run, deliver } = await scoreThenDeliver(traceId, spans, phase, options);

@@ -7,6 +7,8 @@ import { inspectionToJson, inspectTrace } from '../normalize/inspect-trace.js';
 import { bearerAccess } from '../ingest/bearer-access.js';
 import type { TraceProgress } from '../queue/trace-readiness.js';
 import type { ResultsStore } from '../results/results-store.js';
+import { sessionRecordKey } from '../results/run-record-key.js';
+import { MAX_SESSION_ID_CHARS } from '../normalize/find-session-id.js';
 import type { RunRecord, StoredResult } from '../results/stored-result.js';
 import { toolDiff, type ToolDiffStep } from '../report/tool-diff.js';
 import { compareSummaries } from '../decide/compare-summaries.js';
@@ -170,6 +172,32 @@ const testCaseQuery = z
   .object({ args: z.enum(['exact', 'subset', 'ignore']).default('subset') })
   .strict();
 
+const sessionsQuery = z
+  .object({
+    service: z.string().min(1).optional(),
+    state: z.enum(['scored', 'not_scored', 'failed']).optional(),
+    label: z.enum(['pass', 'fail']).optional(),
+    from: time.optional(),
+    to: time.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z
+      .string()
+      .max(300)
+      .regex(
+        /^(\d{1,16}(-\d{1,16})?\.\d{1,6}|\d{1,16}:session:.+)$/,
+        'expected a cursor from a previous page',
+      )
+      .optional(),
+  })
+  .strict();
+
+const sessionParams = z.object({
+  sessionId: z
+    .string()
+    .min(1)
+    .max(MAX_SESSION_ID_CHARS, `expected at most ${MAX_SESSION_ID_CHARS} characters`),
+});
+
 const traceParams = z.object({
   traceId: z.string().regex(/^[0-9a-f]{32}$/, 'expected 32 lower-case hex digits'),
 });
@@ -194,6 +222,10 @@ const traceParams = z.object({
  * - `GET /api/v1/traces?service=&tool=&outcome=&state=&label=&from=&to=&limit=&cursor=`: recent
  *   traces, scored or not (and why not), newest first, with their tools and calls by outcome.
  * - `GET /api/v1/traces/<traceId>`: the run record (`pending` while buffered), 404 if none.
+ * - `GET /api/v1/sessions?service=&state=&label=&from=&to=&limit=&cursor=`: recent sessions
+ *   scored as one (a session test case), newest first, as the trace list shows traces.
+ * - `GET /api/v1/sessions/<sessionId>`: a session's run record: its traces in turn order, its
+ *   calls (each with its `turn`) and results; 404 if none.
  * - `GET /api/v1/traces/<traceId>/test-case?args=subset`: the trace's test case as YAML (a
  *   `testCases` item, by `spanscore suite record`'s rules), for a scored trace; 404 otherwise.
  * - `GET /api/v1/traces/<traceId>/inspect`: what `spanscore inspect --format json` shows of the
@@ -414,6 +446,31 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         limit,
         cursor,
       );
+    });
+
+    api.get('/sessions', async request => {
+      const q = parse(sessionsQuery, request.query, 'query');
+      const { limit, cursor, from, to, ...rest } = q;
+      const page = await options.store.traces(
+        {
+          ...rest,
+          sessions: true,
+          ...(from !== undefined && { fromUnixMs: from }),
+          ...(to !== undefined && { toUnixMs: to }),
+        },
+        limit,
+        cursor,
+      );
+      return { sessions: page.traces, nextCursor: page.nextCursor };
+    });
+
+    api.get('/sessions/:sessionId', async (request, reply) => {
+      const { sessionId } = parse(sessionParams, request.params, 'path');
+      const record = await options.store.run(sessionRecordKey(sessionId));
+      if (record) return { ...record, results: record.results.map(withDiff) };
+      return reply.code(404).send({
+        error: `no record of session ${JSON.stringify(sessionId)}: not scored yet (a session is scored sessions.idleMs after its latest trace), no session test case names it, or older than the retention (${options.retentionMs / 3_600_000} h)`,
+      });
     });
 
     api.get('/traces/:traceId/test-case', async (request, reply) => {

@@ -90,7 +90,18 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
     run: await score(...args),
     deliver: () => Promise.resolve(),
   });
-  return { calls, scorer: { score, scoreThenDeliver, usesJudge } satisfies TraceScorer };
+  const scoreSession: TraceScorer['scoreSession'] = () =>
+    Promise.reject(new Error('unreachable: no suite here has a session test case'));
+  return {
+    calls,
+    scorer: {
+      score,
+      scoreThenDeliver,
+      usesJudge,
+      assemblesSessions: false,
+      scoreSession,
+    } satisfies TraceScorer,
+  };
 }
 
 async function start(

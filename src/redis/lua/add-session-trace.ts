@@ -1,0 +1,23 @@
+/**
+ * KEYS: the session's hash (`first`: when its first trace came, ms; `t:<trace id>`: each trace's
+ * spans, one span batch). ARGV: the trace's field, its spans, now (ms), traces kept at most, the
+ * session's life (ms). Adds or replaces the trace unless the session already holds the most
+ * traces it may; the hash expires its life after its first trace. Returns
+ * `{added (1, or -1 when refused), traces held, first ms}`.
+ */
+export const ADD_SESSION_TRACE = `
+local n = redis.call('HLEN', KEYS[1])
+local first = redis.call('HGET', KEYS[1], 'first')
+if not first then
+  first = ARGV[3]
+  redis.call('HSET', KEYS[1], 'first', first)
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  n = 1
+end
+local traces = n - 1
+local new = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
+if new and traces >= tonumber(ARGV[4]) then return {-1, traces, tonumber(first)} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if new then traces = traces + 1 end
+return {1, traces, tonumber(first)}
+`;

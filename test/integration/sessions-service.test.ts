@@ -1,0 +1,282 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
+import type { TraceListEntry } from '../../src/results/trace-list.js';
+import { startService } from '../../src/server/start-service.js';
+import { otlpRequest, spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { startOtlpBackend } from '../helpers/otlp-backend.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+
+/**
+ * Sessions through a live service on both drivers: each turn of a conversation is a trace sent
+ * over OTLP/HTTP with `session.id` on its root (OpenInference's convention) and the session test
+ * case's id; the service scores every trace as ever, then the session once it is idle, ended or
+ * cut, and shows it at /api/v1/sessions, with its evaluation spans exported on the last turn.
+ */
+const SUITE = `
+name: support
+scorers: [tool_trajectory]
+testCases:
+  - id: refund
+    session: true
+    turns:
+      - expectedCalls: [lookup_order]
+      - expectedCalls: [verify_identity, issue_refund]
+    before: [verify_identity, issue_refund]
+`;
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+let traceNumber = 0x5e55_0000;
+
+/** One turn: a trace whose root carries the session and test case ids, with its tool calls. */
+function turn(
+  sessionId: string,
+  calls: string[],
+  atMs: number,
+  more: Record<string, string | boolean> = {},
+): { traceId: string; spans: SpanInput[] } {
+  const n = traceNumber++;
+  const t = traceId(n);
+  const root: SpanInput = {
+    traceId: t,
+    spanId: spanId(n, 1),
+    name: 'invoke_agent support',
+    startMs: atMs,
+    endMs: atMs + 500,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'session.id': sessionId,
+      'spanscore.test_case.id': 'refund',
+      ...more,
+    },
+  };
+  const tools = calls.map((name, i): SpanInput => ({
+    traceId: t,
+    spanId: spanId(n, i + 2),
+    parentSpanId: root.spanId,
+    name: `execute_tool ${name}`,
+    startMs: atMs + 10 + i * 10,
+    endMs: atMs + 15 + i * 10,
+    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name },
+  }));
+  return { traceId: t, spans: [root, ...tools] };
+}
+
+async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-'));
+  writeFileSync(join(dir, 'support.yaml'), SUITE);
+  const prefix = testPrefix();
+  if (driver === 'bullmq') closers.push(redisFor(prefix).cleanup);
+  const backend = await startOtlpBackend();
+  closers.push(() => backend.close());
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      'queue.driver': driver,
+      ...(driver === 'bullmq' && { 'queue.redisUrl': REDIS_URL, 'queue.prefix': prefix }),
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 100,
+      'export.url': backend.url,
+      'export.batchDelayMs': 10,
+      'toolHealth.enabled': false,
+      'sessions.idleMs': 600,
+      suites: [join(dir, 'support.yaml')],
+      ...more,
+    },
+  });
+  const lines: string[] = [];
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    { log: line => lines.push(line) },
+  );
+  closers.push(() => service.close());
+  const origin = new URL(service.url!).origin;
+  const send = async (t: { spans: SpanInput[] }) => {
+    const response = await fetch(`${origin}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(otlpRequest(t.spans)),
+    });
+    expect(response.status).toBe(200);
+  };
+  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
+    const response = await fetch(`${origin}/api/v1/${path}`);
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const session = (id: string) => get<RunRecord>(`sessions/${encodeURIComponent(id)}`);
+  return { send, get, session, backend, lines };
+}
+
+const verdicts = (record: RunRecord) =>
+  record.results.map(r => [r.scorer, r.label, r.reason] as const);
+
+describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)', driver => {
+  it('scores a conversation once it is idle: its record, results and evaluation spans', async () => {
+    const { send, get, session, backend } = await start(driver);
+    const first = turn('conv-a', ['lookup_order'], 0);
+    const second = turn('conv-a', ['verify_identity', 'issue_refund'], 60_000);
+    await send(first);
+    await send(second);
+    // Each turn is a trace of its own, not scored alone: it waits for its session.
+    await waitFor(
+      async () => (await get<RunRecord>(`traces/${second.traceId}`)).body.state === 'not_scored',
+      'the second turn scored as a trace',
+      10_000,
+    );
+    expect((await get<RunRecord>(`traces/${second.traceId}`)).body.reason).toBe(
+      'a turn of session test case support / refund: scored with its session',
+    );
+    await waitFor(
+      async () => (await session('conv-a')).status === 200,
+      'the session scored',
+      15_000,
+    );
+    const record = (await session('conv-a')).body;
+    expect(record).toMatchObject({
+      traceId: 'session:conv-a',
+      state: 'scored',
+      testCaseId: 'refund',
+      matched: ['support / refund'],
+      session: { id: 'conv-a', traceIds: [first.traceId, second.traceId], cut: null },
+    });
+    expect(record.toolCalls.map(c => c.name)).toEqual([
+      'lookup_order',
+      'verify_identity',
+      'issue_refund',
+    ]);
+    expect(verdicts(record)).toEqual([
+      [
+        'tool_trajectory',
+        'pass',
+        'trajectory matches across 2 turn(s); turn 1: trajectory matches (in_order); turn 2: trajectory matches (in_order); order kept (verify_identity before issue_refund)',
+      ],
+    ]);
+    const listed = await get<{ sessions: TraceListEntry[] }>('sessions');
+    expect(listed.body.sessions.map(s => [s.traceId, s.session])).toEqual([
+      ['session:conv-a', { id: 'conv-a', traces: 2, cut: null }],
+    ]);
+    // The trace list keeps to traces.
+    const traces = await get<{ traces: TraceListEntry[] }>('traces');
+    expect(traces.body.traces.map(t => t.traceId).sort()).toEqual(
+      [first.traceId, second.traceId].sort(),
+    );
+    const results = await get<{ results: StoredResult[] }>('results?window=1h');
+    expect(results.body.results.map(r => [r.traceId, r.sessionId, r.label])).toEqual([
+      [second.traceId, 'conv-a', 'pass'],
+    ]);
+    // The evaluation span is in the last turn, under its root, naming the session.
+    await waitFor(() => backend.spans.length === 1, 'the evaluation span exported', 10_000);
+    expect(backend.spans[0]).toMatchObject({
+      traceId: second.traceId,
+      parentSpanId: second.spans[0]!.spanId,
+      name: 'evaluation tool_trajectory',
+    });
+    expect(backend.spans[0]!.attributes).toMatchObject({
+      'spanscore.session.id': 'conv-a',
+      'spanscore.session.turns': 2,
+      'gen_ai.evaluation.score.label': 'pass',
+    });
+    await waitFor(
+      async () => (await session('conv-a')).body.export?.state === 'exported',
+      'the export recorded on the session',
+      10_000,
+    );
+  });
+
+  it('scores at once when a trace ends the session, naming the failing turn', async () => {
+    const { send, session } = await start(driver, { 'sessions.idleMs': 600_000 });
+    const started = Date.now();
+    await send(turn('conv-b', ['lookup_order', 'issue_refund'], 0));
+    await send(turn('conv-b', ['verify_identity'], 60_000, { 'spanscore.session.end': true }));
+    await waitFor(
+      async () => (await session('conv-b')).status === 200,
+      'the ended session scored',
+      15_000,
+    );
+    expect(Date.now() - started).toBeLessThan(600_000);
+    const record = (await session('conv-b')).body;
+    expect(record.results[0]).toMatchObject({ scorer: 'tool_trajectory', label: 'fail' });
+    expect(record.results[0]!.reason).toBe(
+      'turn 2: trajectory does not match (in_order); missing or out of order: issue_refund; out of order: issue_refund in turn 1 before any verify_identity',
+    );
+  });
+
+  it('scores a session again when a trace comes after it was scored, replacing its results', async () => {
+    const { send, get, session } = await start(driver);
+    const first = turn('conv-c', ['lookup_order'], 0);
+    await send(first);
+    await waitFor(
+      async () => (await session('conv-c')).status === 200,
+      'the one-turn session scored',
+      15_000,
+    );
+    expect(verdicts((await session('conv-c')).body)).toEqual([
+      ['tool_trajectory', 'fail', 'turn 2: no such turn: the session has 1'],
+    ]);
+    const second = turn('conv-c', ['verify_identity', 'issue_refund'], 60_000);
+    await send(second);
+    await waitFor(
+      async () => (await session('conv-c')).body.session?.traceIds.length === 2,
+      'the session scored again',
+      15_000,
+    );
+    expect(verdicts((await session('conv-c')).body).map(v => v[1])).toEqual(['pass']);
+    // Replaced: one result for the session, counted once.
+    const results = await get<{ results: StoredResult[] }>('results?window=1h');
+    expect(results.body.results.map(r => [r.sessionId, r.label])).toEqual([['conv-c', 'pass']]);
+    const summary = await get<{ total: { count: number; pass: number } }>('summary?window=1h');
+    expect(summary.body.total).toMatchObject({ count: 1, pass: 1 });
+  });
+
+  it('scores a session as it stands at sessions.maxTraces, saying it was cut', async () => {
+    const { send, session, lines } = await start(driver, {
+      'sessions.maxTraces': 2,
+      'sessions.idleMs': 600_000,
+    });
+    await send(turn('conv-d', ['lookup_order'], 0));
+    await send(turn('conv-d', ['verify_identity', 'issue_refund'], 60_000));
+    await waitFor(
+      async () => (await session('conv-d')).status === 200,
+      'the full session scored',
+      15_000,
+    );
+    const third = turn('conv-d', ['issue_refund'], 120_000);
+    await send(third);
+    await waitFor(
+      () => lines.some(l => l.includes(`trace ${third.traceId} not added to session conv-d`)),
+      'the third trace refused',
+      10_000,
+    );
+    expect((await session('conv-d')).body.session).toEqual({
+      id: 'conv-d',
+      traceIds: expect.any(Array) as unknown,
+      cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood',
+    });
+  });
+});
+
+describe('sessions on the memory driver', () => {
+  it('scores and lets go the oldest held session when sessions.maxOpen is reached', async () => {
+    const { send, session } = await start('memory', {
+      'sessions.maxOpen': 1,
+      'sessions.idleMs': 600_000,
+    });
+    await send(turn('conv-e', ['lookup_order'], 0));
+    await send(turn('conv-f', ['lookup_order'], 0));
+    await waitFor(
+      async () => (await session('conv-e')).status === 200,
+      'the evicted session scored',
+      15_000,
+    );
+    expect((await session('conv-f')).status).toBe(404);
+  });
+});
