@@ -294,6 +294,9 @@ const WORKSPACE_CAPTURES = [
   'mcp-health.ts',
   'mcp-ai-sdk-health.ts',
   'opentelemetry-openai-health.ts',
+  // Sessions (captures/session-scenarios.ts): conversations over several turns, one trace each.
+  'ai-sdk-sessions.ts',
+  'langgraph-sessions.ts',
 ];
 
 /**

@@ -1,5 +1,8 @@
 import { agentsInOrder } from '../normalize/attribute-agents.js';
+import { findSessionId } from '../normalize/find-session-id.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { callsOfTurn, sessionTrace } from '../normalize/session-trace.js';
+import type { ToolCall } from '../normalize/tool-call.js';
 import { stableArguments } from './volatile-arguments.js';
 
 /** How recorded arguments are compared later: `tool_trajectory`'s `args` mode. */
@@ -22,6 +25,11 @@ export interface RecordedCase {
   expectedCalls: RecordedCall[];
   /** The route, when the trace has agent spans: the agents at their first takeover, in order. */
   expectedAgents?: string[];
+  /**
+   * Recorded from a session (the traces of the test case carry a session id): each turn's calls,
+   * in turn order; `expectedCalls` is then empty and the case is a session test case.
+   */
+  turns?: RecordedCall[][];
   /** The trace it was recorded from. */
   recordedFrom: string;
   /** Argument paths left out as volatile (`book_flight.requestId`). */
@@ -53,8 +61,10 @@ export interface Recording {
  * (`expectedCalls`), volatile arguments left out (see `stableArguments`), with `args: 'ignore'`
  * none. When some trace's route went through several agents (a team), each call names its agent
  * and each route is recorded as `expectedAgents` (each agent at its first takeover, as
- * `agent_routing` compares by default). A trace without a test case id gets one made from its root span's name and its trace id,
- * stable across recordings of the same trace. Pure.
+ * `agent_routing` compares by default). A test case whose traces carry a session id (see
+ * `findSessionId`) is recorded from its earliest session, as a session test case: each of its
+ * traces a turn, with that turn's calls. A trace without a test case id gets one made from its
+ * root span's name and its trace id, stable across recordings of the same trace. Pure.
  */
 export function recordTestCases(
   traces: readonly NormalizedTrace[],
@@ -67,21 +77,33 @@ export function recordTestCases(
   const byId = new Map<string, RecordedCase>();
   const warnings: string[] = [];
   const teams = traces.some(t => agentsInOrder(t.agents).length > 1);
+  const sessionOf = new Map(ordered.map(t => [t, findSessionId(t.spans, t.root)?.id]));
+  // The traces recorded as the turns of a session case.
+  const turnsRecorded = new Set<NormalizedTrace>();
   for (const trace of ordered) {
     const generatedId = trace.testCaseId === undefined;
     const id = trace.testCaseId ?? generatedIdOf(trace);
     const existing = byId.get(id);
     if (existing) {
-      existing.otherTraces++;
+      if (!turnsRecorded.has(trace)) existing.otherTraces++;
       continue;
     }
+    // A test case whose traces carry a session id is recorded from the earliest session: its
+    // traces, in start order, are the turns of a session test case.
+    const sessionId = generatedId ? undefined : sessionOf.get(trace);
+    const turnTraces =
+      sessionId === undefined
+        ? [trace]
+        : ordered.filter(t => t.testCaseId === trace.testCaseId && sessionOf.get(t) === sessionId);
+    const recorded = sessionId === undefined ? trace : sessionTrace(sessionId, turnTraces);
+    for (const t of turnTraces) turnsRecorded.add(t);
     const leftOut: string[] = [];
-    const expectedAgents = agentsInOrder(trace.agents);
+    const expectedAgents = agentsInOrder(recorded.agents);
     // Agents are recorded for a team only (some recorded run went through several agents): in a
     // one-agent application they would say nothing more. A team's run that stayed with one agent
     // records that route too.
     const team = teams && expectedAgents.length > 0;
-    const expectedCalls = trace.toolSequence.map((call): RecordedCall => {
+    const recordCall = (call: ToolCall): RecordedCall => {
       const named = {
         name: call.name,
         ...(team && call.agent !== undefined && { agent: call.agent }),
@@ -90,19 +112,25 @@ export function recordTestCases(
       const stable = stableArguments(call.arguments);
       leftOut.push(...stable.leftOut.map(path => `${call.name}.${path}`));
       return stable.args === undefined ? named : { ...named, args: stable.args };
-    });
-    const input = trace.conversation.userInput;
+    };
+    const turns = recorded.session?.turns.map((_, i) => callsOfTurn(recorded, i).map(recordCall));
+    const input = recorded.conversation.userInput;
     byId.set(id, {
       id,
       ...(input !== undefined && { input }),
-      expectedTools: [...trace.toolsUsed],
-      expectedCalls,
+      expectedTools: [...recorded.toolsUsed],
+      expectedCalls: turns ? [] : recorded.toolSequence.map(recordCall),
       ...(team && { expectedAgents }),
+      ...(turns && { turns }),
       recordedFrom: trace.traceId,
       leftOut,
       otherTraces: 0,
       generatedId,
     });
+    if (sessionId !== undefined)
+      warnings.push(
+        `test case "${id}": recorded as a session test case from the ${turnTraces.length} trace(s) of session ${sessionId}`,
+      );
     if (generatedId)
       warnings.push(
         `trace ${trace.traceId} has no test case id: recorded as "${id}"; tag its runs with spanscore.test_case.id=${id} (or use --test-case-id-attribute) to score them`,

@@ -29,8 +29,11 @@ function caseObject(c: RecordedCase, withRecordedFrom: boolean): Record<string, 
   return {
     id: c.id,
     ...(c.input !== undefined && { input: c.input }),
+    ...(c.turns && { session: true }),
     expectedTools: c.expectedTools,
-    expectedCalls: c.expectedCalls,
+    ...(c.turns
+      ? { turns: c.turns.map(expectedCalls => ({ expectedCalls })) }
+      : { expectedCalls: c.expectedCalls }),
     ...(c.expectedAgents && { expectedAgents: c.expectedAgents }),
     ...(withRecordedFrom && {
       recordedFrom: {
@@ -57,8 +60,13 @@ function styleCase(node: unknown): void {
   if (isSeq(tools)) tools.flow = true;
   const agents = node.get('expectedAgents', true);
   if (isSeq(agents)) agents.flow = true;
-  const calls = node.get('expectedCalls', true);
-  if (isSeq(calls)) for (const call of calls.items) if (isMap(call)) call.flow = true;
+  const flowCalls = (calls: unknown): void => {
+    if (isSeq(calls)) for (const call of calls.items) if (isMap(call)) call.flow = true;
+  };
+  flowCalls(node.get('expectedCalls', true));
+  const turns = node.get('turns', true);
+  if (isSeq(turns))
+    for (const turn of turns.items) if (isMap(turn)) flowCalls(turn.get('expectedCalls', true));
 }
 
 /** A new YAML suite of the recorded cases, each with a comment naming its trace. */

@@ -56,6 +56,8 @@ export interface StoredResult {
    * run record is `GET /api/v1/sessions/<id>`). Absent for a trace's result.
    */
   sessionId?: string;
+  /** A session's failing result: the first turn that failed, from 1 (`tool_trajectory`). */
+  failingTurn?: number;
 }
 
 /**
@@ -104,6 +106,8 @@ export interface StoredToolCall {
   durationMs?: number;
   /** One of a group of identical calls `tool_loops` found (absent otherwise, and in older records). */
   repeated?: true;
+  /** In a session's record: the turn the call was made in, from 0. */
+  turn?: number;
   spanId: string;
   /** The extractor that found it (`spanscore inspect`'s conventions). */
   convention: string;

@@ -61,6 +61,10 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
         }),
         judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
         ...(run.session && { sessionId: run.session.id }),
+        ...(result.status === 'scored' &&
+          typeof result.details.failingTurn === 'number' && {
+            failingTurn: result.details.failingTurn,
+          }),
       });
     }
   }
@@ -167,6 +171,7 @@ function storedToolCall(
     ...(assessed && { argumentProblems: assessed.argumentProblems, offered: assessed.offered }),
     ...(call.durationMs !== undefined && { durationMs: Math.round(call.durationMs * 1000) / 1000 }),
     ...(repeated && { repeated: true as const }),
+    ...(call.turn !== undefined && { turn: call.turn }),
   };
   if (!storeContent) return out;
   const args = contentText(call.arguments);

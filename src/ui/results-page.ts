@@ -10,7 +10,17 @@ const ASSETS: Record<string, { type: string; from: () => string }> = {
   'index.html': { type: 'text/html; charset=utf-8', from: () => packageFile('ui/index.html') },
   'app.css': { type: 'text/css; charset=utf-8', from: () => packageFile('ui/app.css') },
   ...Object.fromEntries(
-    ['api', 'compare', 'dom', 'main', 'overview', 'tools', 'trace-view', 'traces'].map(name => [
+    [
+      'api',
+      'compare',
+      'dom',
+      'main',
+      'overview',
+      'session-view',
+      'tools',
+      'trace-view',
+      'traces',
+    ].map(name => [
       `js/${name}.js`,
       { type: 'text/javascript; charset=utf-8', from: () => packageFile(`ui/js/${name}.js`) },
     ]),

@@ -39,6 +39,24 @@ export const rateClass = rate =>
 export const badRateClass = rate => (rate ? 'num rate-bad' : 'num');
 export const time = msUnix => new Date(msUnix).toLocaleTimeString();
 
+/** A session's result: a button that opens the session (its turns and results). */
+export function sessionCell(sessionId, showSession) {
+  return h(
+    'td',
+    { class: 'trace' },
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => showSession(sessionId),
+        'aria-label': `Session ${sessionId}`,
+        title: sessionId,
+      },
+      sessionId.length > 40 ? `${sessionId.slice(0, 40)}…` : sessionId,
+    ),
+  );
+}
+
 /** A trace id as a button that opens its run record, and a link to the user's trace UI. */
 export function traceCell(traceId, config, showTrace) {
   const cell = h(

@@ -7,6 +7,7 @@ import { $, h } from './dom.js';
 import { renderOverview } from './overview.js';
 import { loadTools, renderTools } from './tools.js';
 import { showTrace } from './trace-view.js';
+import { showSession } from './session-view.js';
 import { renderTraces, setTracesQuery } from './traces.js';
 
 const REFRESH_MS = 5000;
@@ -18,6 +19,7 @@ const ctx = {
   config: { traceUrlTemplate: null },
   window: '1h',
   showTrace: traceId => showTrace(traceId, ctx.config),
+  showSession: sessionId => showSession(sessionId, ctx),
 };
 
 whenAuthNeeded(() => ($('#auth').hidden = false));
@@ -121,8 +123,11 @@ filters.addEventListener('change', () => {
   void refresh();
 });
 window.addEventListener('hashchange', () => {
-  const trace = new URLSearchParams(location.hash.slice(1)).get('trace');
+  const asked = new URLSearchParams(location.hash.slice(1));
+  const trace = asked.get('trace');
   if (trace) return void ctx.showTrace(trace);
+  const session = asked.get('session');
+  if (session) return void ctx.showSession(session);
   showView();
   void refresh();
 });
@@ -162,8 +167,9 @@ async function start() {
   await refresh();
   schedule();
   void fillVersions().catch(() => undefined);
-  const fromHash = new URLSearchParams(location.hash.slice(1)).get('trace');
-  if (fromHash) void ctx.showTrace(fromHash);
+  const asked = new URLSearchParams(location.hash.slice(1));
+  if (asked.get('trace')) void ctx.showTrace(asked.get('trace'));
+  else if (asked.get('session')) void ctx.showSession(asked.get('session'));
 }
 
 void start();

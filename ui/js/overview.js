@@ -1,6 +1,6 @@
 // The overview: totals, the pass-rate chart, the tables by scorer, test case or rule and agent,
 // the newest failures, and the traces not scored by reason.
-import { $, fillTable, h, num, pct, rateClass, time, traceCell, usd } from './dom.js';
+import { $, fillTable, h, num, pct, rateClass, sessionCell, time, traceCell, usd } from './dom.js';
 import { diffView } from './trace-view.js';
 
 let chart;
@@ -202,7 +202,9 @@ function renderFailures(page, ctx) {
         h('td', { class: 'num' }, num(r.score)),
         h('td', {}, r.reason),
         h('td', {}, diffView(r.toolDiff)),
-        traceCell(r.traceId, ctx.config, ctx.showTrace),
+        r.sessionId === undefined
+          ? traceCell(r.traceId, ctx.config, ctx.showTrace)
+          : sessionCell(r.sessionId, ctx.showSession),
       ),
     ),
     7,

@@ -163,7 +163,7 @@ function copyAsTestCase(traceId) {
   return h('section', { class: 'copy-test-case' }, h('p', {}, button, ' ', said), yaml);
 }
 
-function exportText(status) {
+export function exportText(status) {
   if (!status) return '–';
   const state = h('span', { class: `badge export-${status.state}` }, status.state);
   const attempts = status.attempts ? ` after ${status.attempts} attempt(s)` : '';

@@ -1,7 +1,7 @@
 // The Traces view: recent traces, scored or not (and why not), searchable by service, tool,
 // outcome and state.
 import { api } from './api.js';
-import { $, fillTable, h, time, traceCell } from './dom.js';
+import { $, fillTable, h, sessionCell, time, traceCell } from './dom.js';
 
 export function tracesQuery() {
   const form = new FormData($('#trace-search'));
@@ -19,7 +19,11 @@ export function setTracesQuery(filter) {
 }
 
 export async function renderTraces(ctx) {
-  const page = await api(`traces?${tracesQuery()}`);
+  const [page, sessions] = await Promise.all([
+    api(`traces?${tracesQuery()}`),
+    api('sessions?limit=20'),
+  ]);
+  renderSessions(sessions, ctx);
   fillTable(
     'trace-list',
     page.traces.map(t => {
@@ -49,4 +53,29 @@ export async function renderTraces(ctx) {
     'No traces match.',
   );
   $('#trace-list-more').hidden = page.nextCursor === null;
+}
+
+/** Conversations scored as one, newest first: each opens its session view. */
+function renderSessions(page, ctx) {
+  fillTable(
+    'session-list',
+    page.sessions.map(s =>
+      h(
+        'tr',
+        { 'data-state': s.state },
+        h('td', {}, time(s.timeUnixMs)),
+        sessionCell(s.session.id, ctx.showSession),
+        h('td', {}, s.matched.join(', ') || (s.reason ?? '–')),
+        h('td', { class: 'num' }, s.session.traces),
+        h('td', {}, s.tools.join(', ') || '–', s.toolCalls > s.tools.length ? ' …' : ''),
+        h(
+          'td',
+          { class: s.results.fail ? 'num rate-bad' : 'num' },
+          `${s.results.pass} pass, ${s.results.fail} fail`,
+        ),
+      ),
+    ),
+    6,
+    'No session scored yet: a session test case (session: true) is scored once its conversation is idle.',
+  );
 }
