@@ -40,6 +40,8 @@ export interface CaptureTraceOptions {
   aliases?: Record<string, string>;
   /** Extractors to read tool calls with; default: all of spanscore's. */
   extractors?: readonly ToolCallExtractor[];
+  /** More attributes of the root span (`captureSession` names the session here). */
+  rootAttributes?: Record<string, string>;
 }
 
 /**
@@ -105,7 +107,7 @@ export async function captureTrace<T>(
     captureContent: options.captureContent ?? true,
   };
   let ctx = context.active().setValue(CAPTURE_SESSION_KEY, session);
-  const rootAttributes: Record<string, string> = {};
+  const rootAttributes: Record<string, string> = { ...options.rootAttributes };
   if (options.testCaseId) {
     rootAttributes[SPANSCORE_ATTRIBUTES.testCaseId] = options.testCaseId;
     const bag = (propagation.getBaggage(ctx) ?? propagation.createBaggage()).setEntry(

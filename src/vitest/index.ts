@@ -44,6 +44,8 @@ declare module 'vitest' {
 
 export { captureTrace } from '../capture/capture-trace.js';
 export type { CaptureTraceOptions, CapturedTrace } from '../capture/capture-trace.js';
+export { captureSession } from '../capture/capture-conversation.js';
+export type { CaptureSessionOptions, CapturedSession } from '../capture/capture-conversation.js';
 export { toolMatchers } from './tool-matchers.js';
 export type { MatcherOutcome } from './matcher-report.js';
 export type {

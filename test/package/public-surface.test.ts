@@ -84,7 +84,7 @@ describe('the public surface', () => {
 
   it('spanscore/vitest exports exactly these values', async () => {
     const names = Object.keys(await import('../../src/vitest/index.js')).sort();
-    expect(names).toEqual(['captureTrace', 'toolMatchers']);
+    expect(names).toEqual(['captureSession', 'captureTrace', 'toolMatchers']);
   });
 
   it.each([
