@@ -15,6 +15,7 @@ import {
 import type { Handoff } from './attribute-agents.js';
 import { joinLogEvents } from './join-log-events.js';
 import { normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
+import { findSessionId } from './find-session-id.js';
 import { findRoot } from './trace-root.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
@@ -66,6 +67,9 @@ export interface TraceInspection {
    */
   testCaseIdInJson: { attribute: string; key: string } | null;
   testCaseIdOnRoot: boolean;
+  /** The session the trace is a turn of (see `findSessionId`), and the attribute it came from. */
+  sessionId: string | null;
+  sessionIdAttribute: string | null;
   /** Spans that called a model (LLM, chat, generation spans of any convention). */
   modelCalls: number;
   /** Per convention (extractor) that matched: the spans it read as tool spans, and as model requests. */
@@ -180,6 +184,8 @@ export function inspectTrace(
   traceSpans: readonly SpanDigest[],
   options: {
     testCaseIdAttributes?: readonly string[];
+    /** Attributes a session id is read from; default: `DEFAULT_SESSION_ID_ATTRIBUTES`. */
+    sessionIdAttributes?: readonly string[];
     extractors?: readonly ToolCallExtractor[];
   } = {},
 ): TraceInspection {
@@ -188,6 +194,7 @@ export function inspectTrace(
   const spans = joinLogEvents(traceSpans);
   const root = findRoot(spans);
   const found = findTestCaseIdWithAttribute(spans, root, attributes);
+  const session = findSessionId(spans, root, options.sessionIdAttributes);
   const trace = normalizeTrace(traceId, spans, { testCaseId: found?.id, root });
   const counts = new Map<string, { executedSpans: number; requestedSpans: number }>();
   const count = (id: string) => {
@@ -229,6 +236,8 @@ export function inspectTrace(
       found !== undefined &&
       root !== undefined &&
       readTestCaseId(root.attributes, found.attribute)?.id === found.id,
+    sessionId: session?.id ?? null,
+    sessionIdAttribute: session?.attribute ?? null,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
     toolCalls: assessToolCalls(trace).calls.map(a => ({

@@ -1,6 +1,9 @@
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import { DEFAULT_SESSION_ID_ATTRIBUTES } from '../../normalize/find-session-id.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../../normalize/find-test-case-id.js';
+import { findRoot } from '../../normalize/trace-root.js';
 import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
 import {
   inspectionToJson,
@@ -20,13 +23,19 @@ result; truncated in the table), the tools the model was offered, and diagnostic
 (no tool calls recorded although models were called, a test case id only on a child span,
 arguments that do not parse, requested calls no span executed, a span two conventions claim).
 
+--session ID shows the traces of one session (a conversation, one trace per turn: see
+docs/sessions.md) in turn order, each headed by its turn; a trace's session id is read from
+gen_ai.conversation.id, session.id and the other conventions (--session-id-attribute adds names).
+
 --format json prints one object per trace per line: traceId, testCaseId, testCaseIdAttribute,
+sessionId, sessionIdAttribute (and turn, with --session),
 conventions, toolCalls (each with signal: spans or logs), availableTools, diagnostics, and more.
 Files may hold OTLP logs requests beside trace requests (JSON, JSON Lines, name.logs.pb).
 
 Exit codes:
   0  inspected
-  2  usage error, some input was rejected, or --trace names a trace not in the inputs
+  2  usage error, some input was rejected, or --trace (--session) names a trace (a session) not
+     in the inputs
 `;
 
 const CELL = 60;
@@ -37,13 +46,22 @@ const show = (value: unknown): string =>
 /** `spanscore inspect`: what spanscore reads from each trace, and why a score may be off. */
 export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('inspect')
-    .usage('[--format table|json] [--trace ID] [--test-case-id-attribute NAME]... INPUT...')
+    .usage(
+      '[--format table|json] [--trace ID | --session ID] [--test-case-id-attribute NAME]... INPUT...',
+    )
     .description(
       'show what spanscore reads from each trace: test case, conventions, tool calls, diagnostics',
     )
     .argument('<inputs...>', 'trace files or directories')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json']))
     .option('--trace <id>', 'only this trace (32 hex digits)')
+    .option('--session <id>', "only this session's traces, in turn order")
+    .option(
+      '--session-id-attribute <name>',
+      'also read session ids from this attribute (repeatable; after the defaults)',
+      collect,
+      [],
+    )
     .option(
       '--test-case-id-attribute <name>',
       'read test case ids from this attribute (repeatable; replaces the defaults)',
@@ -54,7 +72,13 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
     .action(
       async (
         inputs: string[],
-        opts: { format?: 'table' | 'json'; trace?: string; testCaseIdAttribute: string[] },
+        opts: {
+          format?: 'table' | 'json';
+          trace?: string;
+          session?: string;
+          testCaseIdAttribute: string[];
+          sessionIdAttribute: string[];
+        },
       ) => {
         const read = await readTraceFiles(inputs);
         reportProblems(read.problems, io);
@@ -72,19 +96,51 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
           }
         }
         const format = opts.format ?? (io.stdout.isTTY ? 'table' : 'json');
-        for (const [traceId, spans] of traces) {
-          const inspection = inspectTrace(traceId, spans, { testCaseIdAttributes: attributes });
-          io.stdout.write(
-            format === 'json' ? `${toJsonLine(inspection)}\n` : `${toTable(inspection)}\n`,
-          );
+        const sessionIdAttributes = [
+          ...new Set([...DEFAULT_SESSION_ID_ATTRIBUTES, ...opts.sessionIdAttribute]),
+        ];
+        let inspections = traces.map(([traceId, spans]) => ({
+          inspection: inspectTrace(traceId, spans, {
+            testCaseIdAttributes: attributes,
+            sessionIdAttributes,
+          }),
+          startUnixNano: findRoot(spans)?.startTimeUnixNano ?? earliestStart(spans),
+        }));
+        if (opts.session !== undefined) {
+          inspections = inspections
+            .filter(i => i.inspection.sessionId === opts.session)
+            .sort((a, b) => (a.startUnixNano < b.startUnixNano ? -1 : 1));
+          if (inspections.length === 0) {
+            io.stderr.write(
+              `spanscore: no trace of session ${JSON.stringify(opts.session)} in the inputs (read from ${sessionIdAttributes.join(', ')})\n`,
+            );
+            setExitCode(2);
+            return;
+          }
+          if (format === 'table')
+            io.stdout.write(
+              `session ${opts.session}: ${inspections.length} turn(s), in the order they started\n\n`,
+            );
         }
+        inspections.forEach(({ inspection }, i) => {
+          const turn = opts.session === undefined ? undefined : i;
+          io.stdout.write(
+            format === 'json'
+              ? `${JSON.stringify({ ...inspectionToJson(inspection), ...(turn !== undefined && { turn }) })}\n`
+              : `${turn !== undefined ? `turn ${turn + 1}: ` : ''}${toTable(inspection)}\n`,
+          );
+        });
         setExitCode(read.problems.length ? 2 : 0);
       },
     );
 }
 
-function toJsonLine(i: TraceInspection): string {
-  return JSON.stringify(inspectionToJson(i));
+/** The earliest start of a trace's spans (for a trace without a root). */
+function earliestStart(spans: readonly SpanDigest[]): bigint {
+  let first: bigint | undefined;
+  for (const s of spans)
+    if (first === undefined || s.startTimeUnixNano < first) first = s.startTimeUnixNano;
+  return first ?? 0n;
 }
 
 /** The route: `triage → billing (transfer_to_billing) → triage`. */
@@ -96,6 +152,7 @@ function toTable(i: TraceInspection): string {
   const lines = [
     `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
     `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdInJson ? `: key ${i.testCaseIdInJson.key} of the JSON attribute ${i.testCaseIdInJson.attribute}` : ''}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
+    ...(i.sessionId !== null ? [`  session        ${i.sessionId} (${i.sessionIdAttribute})`] : []),
     `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
     `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
   ];
