@@ -20,6 +20,8 @@ export interface ScoreCounters {
   toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
+  /** Session passes (a conversation scored as one), by state and whether a bound cut it. */
+  sessionsScored?: Counter<'state' | 'cut'>;
   /**
    * Registers a function to run before a scrape reads these counters: the sink then keeps its
    * counts and hands them over there (see `DeferredCounts`). Without it they go straight to the
@@ -83,6 +85,11 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
   return {
     name: 'metrics',
     write(run) {
+      if (run.session && metrics.sessionsScored)
+        metrics.sessionsScored.inc({
+          state: run.state,
+          cut: run.session.cut === undefined ? 'false' : 'true',
+        });
       if (run.state === 'not_scored') {
         notScored([run.reasonCode ?? 'unknown']);
         return;
@@ -99,7 +106,8 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
       let lagObserved = false;
       for (const result of run.results) {
         if (result.outcomes.length === 0) continue;
-        if (result.phase !== 'llm') {
+        // A session's pass is counted as a session (above), its calls as the calls they are.
+        if (result.phase !== 'llm' && !run.session) {
           tracesScored([]);
           if (!lagObserved) {
             lagObserved = true;

@@ -13,6 +13,7 @@ import {
   minuteOf,
   notScoredField,
   resultIncrements,
+  SESSIONS_FIELD,
   summarizeMinutes,
 } from '../results/minute-aggregates.js';
 import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/results-query.js';
@@ -361,6 +362,7 @@ export function createRedisResultsStore(
     for (const r of results)
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
+    if (run.session && run.state === 'scored') count(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAt = minuteOf(toolsCountedAt(results) ?? t);
     for (const [field, by] of toolIncrements(toolCallFacts(run))) count(toolsAt, field, by);
   }

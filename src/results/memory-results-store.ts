@@ -4,6 +4,7 @@ import {
   minuteOf,
   notScoredField,
   resultIncrements,
+  SESSIONS_FIELD,
   summarizeMinutes,
 } from './minute-aggregates.js';
 import {
@@ -142,6 +143,7 @@ export function createMemoryResultsStore(
       stored.push(result);
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
+    if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
     putRun({

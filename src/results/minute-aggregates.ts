@@ -84,9 +84,12 @@ export function notScoredField(reason: string): string {
 /** The field counting traces that failed after retries. */
 export const FAILED_FIELD = 'failed';
 
+/** The field counting sessions scored as one (a session test case's pass). */
+export const SESSIONS_FIELD = 'sessions';
+
 /**
  * Builds the summary of `[fromUnixMs, toUnixMs]` from the minutes in it; `filter` keeps the
- * results of one scorer, test case or service (trace counts are never filtered).
+ * results of one scorer, test case or service (trace and session counts are never filtered).
  */
 export function summarizeMinutes(
   minutes: ReadonlyArray<{ minuteUnixMs: number; fields: ReadonlyMap<string, number> }>,
@@ -111,12 +114,17 @@ export function summarizeMinutes(
     agents: new Set<string>(),
   };
   let failedTraces = 0;
+  let sessions = 0;
   for (const { minuteUnixMs, fields } of [...minutes].sort(
     (a, b) => a.minuteUnixMs - b.minuteUnixMs,
   )) {
     for (const [field, value] of fields) {
       if (field === FAILED_FIELD) {
         failedTraces += value;
+        continue;
+      }
+      if (field === SESSIONS_FIELD) {
+        sessions += value;
         continue;
       }
       const parts = field.split(SEP);
@@ -179,6 +187,7 @@ export function summarizeMinutes(
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count),
     failedTraces,
+    sessions,
     options: {
       scorers: [...options.scorers].sort(),
       testCases: [...options.testCases].sort(),

@@ -1,5 +1,11 @@
 import type { ToolCallFact } from '../score/tool-call-facts.js';
-import { FAILED_FIELD, minuteOf, notScoredField, resultIncrements } from './minute-aggregates.js';
+import {
+  FAILED_FIELD,
+  minuteOf,
+  notScoredField,
+  resultIncrements,
+  SESSIONS_FIELD,
+} from './minute-aggregates.js';
 import { EXPIRED_REASON } from './results-store.js';
 import type { RunRecord, StoredResult, StoredToolCall } from './stored-result.js';
 
@@ -9,7 +15,13 @@ export type MinuteIncrement = [minuteUnixMs: number, field: string, by: number];
 /** What of a stored run record the counters of its passes can be read back from. */
 export type CountedRecord = Pick<
   RunRecord,
-  'state' | 'reason' | 'updatedAtUnixMs' | 'serviceName' | 'serviceVersion' | 'toolCalls'
+  | 'state'
+  | 'reason'
+  | 'updatedAtUnixMs'
+  | 'serviceName'
+  | 'serviceVersion'
+  | 'toolCalls'
+  | 'session'
 > & { results: ReadonlyArray<Omit<StoredResult, 'id'>> };
 
 /**
@@ -27,8 +39,8 @@ export function toolsCountedAt(
  * The counter changes that take back what a trace's stored passes counted, for a pass that
  * replaces them (a rescore after late spans: see `addsToStoredResults`): each stored result's
  * increments, its tool calls' (read back from the record: outcome, duration, argument checks,
- * repeats), and the trace's count among those not scored, failed or expired. Each `by` is
- * negated. Pure.
+ * repeats), the trace's count among those not scored, failed or expired, and a session's count
+ * among sessions scored. Each `by` is negated. Pure.
  *
  * Limits: a record keeps at most 100 results and 200 tool calls, so a trace with more is taken
  * back in part; tool names are bounded by `toolIncrements` as when counted.
@@ -48,6 +60,8 @@ export function replacedIncrements(
   }
   const ended = endedField(record);
   if (ended) out.push([minuteOf(record.updatedAtUnixMs), ended, -1]);
+  if (record.session && record.state === 'scored')
+    out.push([minuteOf(record.updatedAtUnixMs), SESSIONS_FIELD, -1]);
   return out;
 }
 

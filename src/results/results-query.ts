@@ -66,6 +66,8 @@ export interface Summary {
   notScored: Array<{ reason: string; count: number }>;
   /** Traces that failed after retries in the window. */
   failedTraces: number;
+  /** Sessions (conversations) scored as one in the window, each once however often rescored. */
+  sessions: number;
   /**
    * Every scorer, test case or rule, service and agent with results in the window, whatever the
    * filter: what a page offers to filter by, from the same request.

@@ -28,6 +28,8 @@ export interface ServiceMetrics extends ReceiverMetrics {
   toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
+  sessionsScored: Counter<'state' | 'cut'>;
+  sessionsEvicted: Counter;
   jobs: Gauge<'state'>;
   exportsWaiting: Gauge;
   exportOldestPending: Gauge;
@@ -95,6 +97,17 @@ export function createServiceMetrics(
       help: 'Traces scored and written back',
       registers,
       collect: flushDeferred,
+    }),
+    sessionsScored: new Counter({
+      name: 'spanscore_sessions_scored_total',
+      help: 'Sessions (conversations, one trace per turn) scored as one against a session test case, by state and whether a bound (sessions.maxTraces, maxAgeMs) cut them; a session scored again counts again',
+      labelNames: ['state', 'cut'],
+      registers,
+    }),
+    sessionsEvicted: new Counter({
+      name: 'spanscore_sessions_evicted_total',
+      help: 'Memory driver: held sessions let go because sessions.maxOpen was reached (the oldest, scored first when it waited)',
+      registers,
     }),
     traceFailures: new Counter({
       name: 'spanscore_trace_failures_total',

@@ -97,6 +97,9 @@ export async function startService(
         })
         .catch((e: unknown) => log(`spanscore: results store: ${(e as Error).message}`));
     },
+    onSessionEvicted() {
+      metrics.sessionsEvicted.inc();
+    },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
       log(

@@ -9,6 +9,7 @@ import { startService } from '../../src/server/start-service.js';
 import { otlpRequest, spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { startOtlpBackend } from '../helpers/otlp-backend.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { scrapeMetric } from '../helpers/scrape-metric.js';
 
 /**
  * Sessions through a live service on both drivers: each turn of a conversation is a trace sent
@@ -113,7 +114,7 @@ async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> 
     return { status: response.status, body: (await response.json()) as T };
   };
   const session = (id: string) => get<RunRecord>(`sessions/${encodeURIComponent(id)}`);
-  return { send, get, session, backend, lines };
+  return { send, get, session, backend, lines, metrics: `${origin}/metrics` };
 }
 
 const verdicts = (record: RunRecord) =>
@@ -121,7 +122,7 @@ const verdicts = (record: RunRecord) =>
 
 describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)', driver => {
   it('scores a conversation once it is idle: its record, results and evaluation spans', async () => {
-    const { send, get, session, backend } = await start(driver);
+    const { send, get, session, backend, metrics } = await start(driver);
     const first = turn('conv-a', ['lookup_order'], 0);
     const second = turn('conv-a', ['verify_identity', 'issue_refund'], 60_000);
     await send(first);
@@ -190,6 +191,18 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
       'the export recorded on the session',
       10_000,
     );
+    // Counted as a session; its turns as traces not scored alone, with why.
+    expect(
+      await scrapeMetric(metrics, 'spanscore_sessions_scored_total', {
+        state: 'scored',
+        cut: 'false',
+      }),
+    ).toBe(1);
+    expect(
+      await scrapeMetric(metrics, 'spanscore_traces_not_scored_total', {
+        reason: 'session_test_case',
+      }),
+    ).toBe(2);
   });
 
   it('scores at once when a trace ends the session, naming the failing turn', async () => {
@@ -233,8 +246,11 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     // Replaced: one result for the session, counted once.
     const results = await get<{ results: StoredResult[] }>('results?window=1h');
     expect(results.body.results.map(r => [r.sessionId, r.label])).toEqual([['conv-c', 'pass']]);
-    const summary = await get<{ total: { count: number; pass: number } }>('summary?window=1h');
+    const summary = await get<{ total: { count: number; pass: number }; sessions: number }>(
+      'summary?window=1h',
+    );
     expect(summary.body.total).toMatchObject({ count: 1, pass: 1 });
+    expect(summary.body.sessions).toBe(1);
   });
 
   it('scores a session as it stands at sessions.maxTraces, saying it was cut', async () => {
@@ -266,7 +282,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
 
 describe('sessions on the memory driver', () => {
   it('scores and lets go the oldest held session when sessions.maxOpen is reached', async () => {
-    const { send, session } = await start('memory', {
+    const { send, session, metrics } = await start('memory', {
       'sessions.maxOpen': 1,
       'sessions.idleMs': 600_000,
     });
@@ -278,5 +294,6 @@ describe('sessions on the memory driver', () => {
       15_000,
     );
     expect((await session('conv-f')).status).toBe(404);
+    expect(await scrapeMetric(metrics, 'spanscore_sessions_evicted_total')).toBe(1);
   });
 });

@@ -47,7 +47,7 @@ const show = (value: unknown): string =>
 export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('inspect')
     .usage(
-      '[--format table|json] [--trace ID | --session ID] [--test-case-id-attribute NAME]... INPUT...',
+      '[--format table|json] [--trace ID | --session ID] [--test-case-id-attribute NAME]... [--session-id-attribute NAME]... INPUT...',
     )
     .description(
       'show what spanscore reads from each trace: test case, conventions, tool calls, diagnostics',
