@@ -6,7 +6,8 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
 import type { TraceListEntry } from '../../src/results/trace-list.js';
 import { startService } from '../../src/server/start-service.js';
-import { otlpRequest, spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { sessionTurn as turn } from '../helpers/session-turn.js';
 import { startOtlpBackend } from '../helpers/otlp-backend.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
@@ -33,42 +34,6 @@ const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
-
-let traceNumber = 0x5e55_0000;
-
-/** One turn: a trace whose root carries the session and test case ids, with its tool calls. */
-function turn(
-  sessionId: string,
-  calls: string[],
-  atMs: number,
-  more: Record<string, string | boolean> = {},
-): { traceId: string; spans: SpanInput[] } {
-  const n = traceNumber++;
-  const t = traceId(n);
-  const root: SpanInput = {
-    traceId: t,
-    spanId: spanId(n, 1),
-    name: 'invoke_agent support',
-    startMs: atMs,
-    endMs: atMs + 500,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'session.id': sessionId,
-      'spanscore.test_case.id': 'refund',
-      ...more,
-    },
-  };
-  const tools = calls.map((name, i): SpanInput => ({
-    traceId: t,
-    spanId: spanId(n, i + 2),
-    parentSpanId: root.spanId,
-    name: `execute_tool ${name}`,
-    startMs: atMs + 10 + i * 10,
-    endMs: atMs + 15 + i * 10,
-    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name },
-  }));
-  return { traceId: t, spans: [root, ...tools] };
-}
 
 async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-'));

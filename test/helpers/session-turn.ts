@@ -1,0 +1,42 @@
+import { spanId, traceId, type SpanInput } from './otlp-json-builder.js';
+
+let traceNumber = 0x5e55_0000;
+
+/**
+ * One turn of a conversation: a trace whose root carries the session id (`session.id`,
+ * OpenInference's convention) and the test case id `refund`, with one `execute_tool` span per
+ * call, starting `atMs` after the builder's epoch. `more` adds root attributes
+ * (`spanscore.session.end`, …).
+ */
+export function sessionTurn(
+  sessionId: string,
+  calls: string[],
+  atMs: number,
+  more: Record<string, string | boolean> = {},
+): { traceId: string; spans: SpanInput[] } {
+  const n = traceNumber++;
+  const t = traceId(n);
+  const root: SpanInput = {
+    traceId: t,
+    spanId: spanId(n, 1),
+    name: 'invoke_agent support',
+    startMs: atMs,
+    endMs: atMs + 500,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'session.id': sessionId,
+      'spanscore.test_case.id': 'refund',
+      ...more,
+    },
+  };
+  const tools = calls.map((name, i): SpanInput => ({
+    traceId: t,
+    spanId: spanId(n, i + 2),
+    parentSpanId: root.spanId,
+    name: `execute_tool ${name}`,
+    startMs: atMs + 10 + i * 10,
+    endMs: atMs + 15 + i * 10,
+    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name },
+  }));
+  return { traceId: t, spans: [root, ...tools] };
+}
