@@ -71,7 +71,13 @@ function side(label: string, runs: LoadResult[]): AbSide {
 }
 
 /** Runs the A/B: `rounds` alternating pairs of closed-loop runs of `seconds` each. */
-export async function abCost(rev: string, rounds: number, seconds: number): Promise<AbResult> {
+export async function abCost(
+  rev: string,
+  rounds: number,
+  seconds: number,
+  /** Traffic whose traces carry session ids (see `LoadOptions.sessions`). */
+  sessions = false,
+): Promise<AbResult> {
   const baseline = buildRev(rev);
   try {
     const current = join(ROOT, 'dist/cli/bin.js');
@@ -83,6 +89,7 @@ export async function abCost(rev: string, rounds: number, seconds: number): Prom
         const run = await loadBench({
           workers: 2,
           seconds,
+          ...(sessions && { sessions: which === 'a' ? 'traffic' : 'traffic-and-case' }),
           cli: which === 'a' ? baseline.cli : current,
         });
         (which === 'a' ? a : b).push(run);

@@ -191,6 +191,13 @@ export interface LoadOptions {
   cli?: string;
   /** Open-loop target in spans/s; default closed loop (as fast as accepted). */
   rate?: number;
+  /**
+   * `traffic`: every trace carries a session id (`session.id`, three to a session);
+   * `traffic-and-case`: and the suite has a session test case none of them names, so a build
+   * with sessions reads and looks each one up (none is held). A build before sessions is given
+   * `traffic` (its suite schema has no `session`).
+   */
+  sessions?: 'traffic' | 'traffic-and-case';
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
   /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
@@ -212,7 +219,12 @@ async function loadRun(
   const connections = options.connections ?? 8;
   const memory = options.driver === 'memory';
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-load-'));
-  writeFileSync(join(dir, 'suite.yaml'), LOAD_SUITE_YAML);
+  writeFileSync(
+    join(dir, 'suite.yaml'),
+    options.sessions === 'traffic-and-case'
+      ? `${LOAD_SUITE_YAML}  - { id: conversation, session: true, expectedCalls: [lookup_order] }\n`
+      : LOAD_SUITE_YAML,
+  );
 
   // The sink: evaluation spans per trace, and when the trace's last one arrived.
   const exportedAt = new Map<string, number>();
@@ -403,6 +415,7 @@ async function loadRun(
       String(connections),
       out,
       String(options.rate ?? 0),
+      ...(options.sessions ? ['sessions'] : []),
     ],
     { cwd: ROOT, stdio: 'inherit' },
   );

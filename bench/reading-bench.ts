@@ -23,6 +23,8 @@ export function agentSpans(
   seed = 7,
   /** Arguments and results differ from call to call (by default every call has the same). */
   unique = false,
+  /** Every root carries a session id (`session.id`), three traces to a session. */
+  sessions = false,
 ): ReadableSpan[][] {
   const rand = prng(seed);
   const { provider, spans } = recordingProvider('bench-agent');
@@ -35,6 +37,7 @@ export function agentSpans(
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': 'travel',
         'spanscore.test_case.id': `case-${t % 100}`,
+        ...(sessions && { 'session.id': `conversation-${Math.floor(t / 3)}` }),
       },
     });
     const ctx = trace.setSpan(context.active(), root);

@@ -29,7 +29,9 @@
  * against this tree, closed loop with 2 workers, `--ab-rounds` (default 3) alternating pairs of
  * `--load-seconds` (default 30) runs; CPU seconds per million scored spans by part, Redis
  * commands per trace, throughput, and the ratio. Writes bench/results/ab.json, and the same as
- * the `ab` field of bench/results/latest.json when a full run wrote one.
+ * the `ab` field of bench/results/latest.json when a full run wrote one. `--ab-sessions`: the
+ * traffic's traces carry session ids, and this tree's suite has a session test case (sessions
+ * read and looked up on every trace; see `LoadOptions.sessions`).
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -68,6 +70,7 @@ const { values: args } = parseArgs({
     'soak-retention-hours': { type: 'string' },
     ab: { type: 'string' },
     'ab-rounds': { type: 'string' },
+    'ab-sessions': { type: 'boolean' },
     burst: { type: 'boolean' },
   },
 });
@@ -158,9 +161,9 @@ if (args.ab) {
   const seconds = positiveArg('load-seconds') ?? 30;
   console.log(`building dist/ for the A/B (this tree), then ${args.ab} in a temporary worktree`);
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  const ab = await abCost(args.ab, abRounds, seconds);
+  const ab = await abCost(args.ab, abRounds, seconds, args['ab-sessions'] === true);
   console.log(
-    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians`,
+    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}`,
   );
   console.log(
     '  side                  receiver   workers     Redis     total  (CPU s per million scored spans)  Redis cmds/trace  scored spans/s',

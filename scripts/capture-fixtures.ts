@@ -297,6 +297,8 @@ const WORKSPACE_CAPTURES = [
   // Sessions (captures/session-scenarios.ts): conversations over several turns, one trace each.
   'ai-sdk-sessions.ts',
   'langgraph-sessions.ts',
+  'openai-agents-sessions.ts',
+  'mastra-sessions.ts',
 ];
 
 /**

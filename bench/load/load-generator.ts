@@ -1,7 +1,7 @@
 /**
  * The load generator of `npm run bench`'s end-to-end report, run as its own process:
  *
- * `tsx bench/load/load-generator.ts URL SECONDS CONNECTIONS OUT.json [SPANS_PER_SECOND]`
+ * `tsx bench/load/load-generator.ts URL SECONDS CONNECTIONS OUT.json [SPANS_PER_SECOND] [sessions]`
  *
  * Sends OTLP/protobuf requests of 512 spans (20-span agent traces, made once by the real OTel SDK)
  * over `connections` keep-alive connections for `seconds`: closed loop (as fast as the receiver
@@ -17,7 +17,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Agent, request } from 'node:http';
 import { agentSpans } from '../reading-bench.js';
 
-const [url, secondsArg, connectionsArg, out, rateArg] = process.argv.slice(2);
+const [url, secondsArg, connectionsArg, out, rateArg, sessionsArg] = process.argv.slice(2);
 if (!url || !out) {
   console.error('usage: load-generator <url> <seconds> <connections> <out.json> [spans/s]');
   process.exit(2);
@@ -35,7 +35,8 @@ interface Template {
   traces: Array<{ original: string; offsets: number[]; parts: number }>;
 }
 
-const batches = agentSpans(TEMPLATES);
+// `sessions`: every trace carries a session id (three to a session), as a chat app's do.
+const batches = agentSpans(TEMPLATES, 7, false, sessionsArg === 'sessions');
 const partsOf = new Map<string, number>();
 for (const batch of batches)
   for (const id of new Set(batch.map(s => s.spanContext().traceId)))

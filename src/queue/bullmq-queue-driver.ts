@@ -163,8 +163,13 @@ export function createBullmqQueueDriver(
               await judgeQueue.enqueue(traceId, spans);
             // The trace joins its session; a failure here retries the trace job.
             if (sessions && run.sessionId !== undefined) {
-              const turn = { sessionId: run.sessionId, traceId, ends: run.endsSession === true };
-              if (!(await sessions.add(turn, spans)))
+              const turn = {
+                sessionId: run.sessionId,
+                traceId,
+                ends: run.endsSession === true,
+                tagged: run.reasonCode === 'session_test_case',
+              };
+              if ((await sessions.add(turn, spans)) === 'full')
                 events.log(
                   `spanscore: trace ${traceId} not added to session ${run.sessionId}: it was cut at sessions.maxTraces (${config.sessions.maxTraces})`,
                 );

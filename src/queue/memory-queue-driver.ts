@@ -63,7 +63,12 @@ export function createMemoryQueueDriver(
           queueJudgePass(withScorer, traceId, spans);
         if (sessions && run.sessionId !== undefined)
           sessions.add(
-            { sessionId: run.sessionId, traceId, ends: run.endsSession === true },
+            {
+              sessionId: run.sessionId,
+              traceId,
+              ends: run.endsSession === true,
+              tagged: run.reasonCode === 'session_test_case',
+            },
             spans,
           );
       };

@@ -116,6 +116,8 @@ export function createMemorySessionAssembler(
         held = undefined;
       }
       if (!held) {
+        // Only a trace of a session test case opens a session (see `SessionTurnInput.tagged`).
+        if (!turn.tagged) return;
         while (sessions.size >= options.maxOpen) {
           const [oldestId, oldest] = sessions.entries().next().value!;
           letGo(oldestId, oldest);

@@ -19,6 +19,12 @@ export interface SessionTurnInput {
   traceId: string;
   /** The trace ends its session: score it now. */
   ends: boolean;
+  /**
+   * The trace's own test case id names a session test case. Only such a trace opens a session;
+   * an untagged trace joins a session a tagged one opened, and is otherwise not held, so traffic
+   * with session ids but no session test case costs no storage.
+   */
+  tagged: boolean;
 }
 
 /** The session policy the config asks for (its schema holds the defaults). */

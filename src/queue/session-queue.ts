@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { RedisClient } from '../redis/redis-connection.js';
-import { RedisSessionStore } from '../redis/redis-session-store.js';
+import { RedisSessionStore, type AddedSessionTrace } from '../redis/redis-session-store.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionCut, type SessionPolicy, type SessionTurnInput } from './session-policy.js';
@@ -29,11 +29,12 @@ export interface SessionQueueOptions {
 export interface SessionQueue {
   /**
    * Adds a scored trace to its session in Redis and (re)schedules the session's job: `idleMs`
-   * after this trace, at once when it ends the session or a bound cut it. Resolves `false` when
-   * the session was full (the trace is not added). Rejects when Redis does, for the trace job to
-   * be retried: nothing is lost between the two steps.
+   * after this trace, at once when it ends the session or a bound cut it. Resolves `full` when
+   * the session was full, `no_session` when an untagged trace had no session to join (neither is
+   * added). Rejects when Redis does, for the trace job to be retried: nothing is lost between the
+   * two steps.
    */
-  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<boolean>;
+  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<AddedSessionTrace['outcome']>;
   readonly queue: Queue<SessionJobData>;
   close(): Promise<void>;
 }
@@ -57,8 +58,8 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
     queue,
     async add(turn, spans) {
       const t = now();
-      const added = await store.add(turn.sessionId, turn.traceId, spans, t);
-      if (!added.added) return false;
+      const added = await store.add(turn.sessionId, turn.traceId, spans, t, turn.tagged);
+      if (added.outcome !== 'added') return added.outcome;
       const age = t - added.firstAtMs;
       const cut = sessionCut(policy, added.traces, added.firstAtMs, t) !== undefined;
       await queue.add(
@@ -73,7 +74,7 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
           removeOnFail: { count: 1000 },
         },
       );
-      return true;
+      return 'added';
     },
     close: () => queue.close(),
   };

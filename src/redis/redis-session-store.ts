@@ -8,8 +8,11 @@ const TRACE_FIELD = 't:';
 
 /** What adding a trace to its session found. */
 export interface AddedSessionTrace {
-  /** False when the session was full (`maxTraces`): the trace was not added. */
-  added: boolean;
+  /**
+   * `added`; `full` when the session holds `maxTraces` (the trace was not added); `no_session`
+   * when an untagged trace found no session to join.
+   */
+  outcome: 'added' | 'full' | 'no_session';
   /** Traces the session holds now. */
   traces: number;
   /** When its first trace came, in Unix ms. */
@@ -42,12 +45,16 @@ export class RedisSessionStore {
     });
   }
 
-  /** Adds (or replaces) one trace of a session, unless the session is full (one script call). */
+  /**
+   * Adds (or replaces) one trace of a session, unless the session is full, or does not exist and
+   * the trace may not open it (`opens`: tagged with a session test case); one script call.
+   */
   async add(
     sessionId: string,
     traceId: string,
     spans: readonly SpanDigest[],
     nowMs: number,
+    opens: boolean,
   ): Promise<AddedSessionTrace> {
     const [added, traces, first] = await this.commands.spanscoreAddSessionTrace(
       this.key(sessionId),
@@ -56,8 +63,13 @@ export class RedisSessionStore {
       String(nowMs),
       String(this.limits.maxTraces),
       String(this.limits.maxAgeMs),
+      opens ? '1' : '0',
     );
-    return { added: added === 1, traces: traces!, firstAtMs: first! };
+    return {
+      outcome: added === 1 ? 'added' : added === -1 ? 'full' : 'no_session',
+      traces: traces!,
+      firstAtMs: first!,
+    };
   }
 
   /** The session's traces and when its first came; `undefined` when it holds none (expired). */

@@ -25,6 +25,12 @@ const CAPTURES = [
     name: 'captured-langgraph-1.7.3-openinference-4.1.1-sessions',
     attribute: 'session.id',
   },
+  // The OpenAI Agents SDK through OpenInference's bridge, which drops the Runner's groupId: the
+  // conversation as OpenInference's setSession writes it, session.id.
+  { name: 'captured-openai-agents-0.20.0-sessions', attribute: 'session.id' },
+  // Mastra with a @mastra/memory thread: its exporter writes the thread as gen_ai.conversation.id
+  // (and mastra.metadata.threadId).
+  { name: 'captured-mastra-1.71.0-sessions', attribute: 'gen_ai.conversation.id' },
 ];
 
 /** Each conversation: the calls of each turn, and each scorer's verdict. */

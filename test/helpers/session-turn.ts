@@ -4,15 +4,16 @@ let traceNumber = 0x5e55_0000;
 
 /**
  * One turn of a conversation: a trace whose root carries the session id (`session.id`,
- * OpenInference's convention) and the test case id `refund`, with one `execute_tool` span per
- * call, starting `atMs` after the builder's epoch. `more` adds root attributes
- * (`spanscore.session.end`, …).
+ * OpenInference's convention) and a test case id (`refund`; `null`: none), with one
+ * `execute_tool` span per call, starting `atMs` after the builder's epoch. `more` adds root
+ * attributes (`spanscore.session.end`, …).
  */
 export function sessionTurn(
   sessionId: string,
   calls: string[],
   atMs: number,
   more: Record<string, string | boolean> = {},
+  testCaseId: string | null = 'refund',
 ): { traceId: string; spans: SpanInput[] } {
   const n = traceNumber++;
   const t = traceId(n);
@@ -25,7 +26,7 @@ export function sessionTurn(
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'session.id': sessionId,
-      'spanscore.test_case.id': 'refund',
+      ...(testCaseId !== null && { 'spanscore.test_case.id': testCaseId }),
       ...more,
     },
   };

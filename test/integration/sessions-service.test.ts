@@ -39,7 +39,8 @@ async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> 
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-'));
   writeFileSync(join(dir, 'support.yaml'), SUITE);
   const prefix = testPrefix();
-  if (driver === 'bullmq') closers.push(redisFor(prefix).cleanup);
+  const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
+  if (redis) closers.push(redis.cleanup);
   const backend = await startOtlpBackend();
   closers.push(() => backend.close());
   const config = await loadConfig({
@@ -79,7 +80,7 @@ async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> 
     return { status: response.status, body: (await response.json()) as T };
   };
   const session = (id: string) => get<RunRecord>(`sessions/${encodeURIComponent(id)}`);
-  return { send, get, session, backend, lines, metrics: `${origin}/metrics` };
+  return { send, get, session, backend, lines, redis, prefix, metrics: `${origin}/metrics` };
 }
 
 const verdicts = (record: RunRecord) =>
@@ -216,6 +217,31 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     );
     expect(summary.body.total).toMatchObject({ count: 1, pass: 1 });
     expect(summary.body.sessions).toBe(1);
+  });
+
+  it('holds a session a tagged trace opened, with its untagged turns; holds no untagged one', async () => {
+    const { send, session, get, redis, prefix } = await start(driver, { 'sessions.idleMs': 300 });
+    const tagged = turn('conv-t', ['lookup_order'], 0);
+    const untagged = turn('conv-t', ['verify_identity', 'issue_refund'], 60_000, {}, null);
+    await send(tagged);
+    await send(untagged);
+    const alone = turn('conv-u', ['lookup_order'], 0, {}, null);
+    await send(alone);
+    await waitFor(
+      async () => (await session('conv-t')).body.session?.traceIds.length === 2,
+      'the session with both turns',
+      15_000,
+    );
+    expect(verdicts((await session('conv-t')).body).map(v => v[1])).toEqual(['pass']);
+    // The trace without a session test case was scored on its own, and opened no session.
+    await waitFor(
+      async () => (await get<RunRecord>(`traces/${alone.traceId}`)).body.state === 'not_scored',
+      'the untagged trace scored alone',
+      10_000,
+    );
+    await new Promise(r => setTimeout(r, 600)); // past its idle time: nothing comes
+    expect((await session('conv-u')).status).toBe(404);
+    if (redis) expect(await redis.commands.exists(`${prefix}:session:{conv-u}`)).toBe(0);
   });
 
   it('scores a session as it stands at sessions.maxTraces, saying it was cut', async () => {

@@ -1,13 +1,15 @@
 /**
  * KEYS: the session's hash (`first`: when its first trace came, ms; `t:<trace id>`: each trace's
  * spans, one span batch). ARGV: the trace's field, its spans, now (ms), traces kept at most, the
- * session's life (ms). Adds or replaces the trace unless the session already holds the most
- * traces it may; the hash expires its life after its first trace. Returns
- * `{added (1, or -1 when refused), traces held, first ms}`.
+ * session's life (ms), '1' when the trace may open the session (it is tagged with a session test
+ * case). Adds or replaces the trace unless the session already holds the most traces it may, or
+ * does not exist and the trace may not open it; the hash expires its life after its first trace.
+ * Returns `{added (1; -1 when full; 0 when there is no session to join), traces held, first ms}`.
  */
 export const ADD_SESSION_TRACE = `
 local n = redis.call('HLEN', KEYS[1])
 local first = redis.call('HGET', KEYS[1], 'first')
+if not first and ARGV[6] ~= '1' then return {0, 0, 0} end
 if not first then
   first = ARGV[3]
   redis.call('HSET', KEYS[1], 'first', first)
