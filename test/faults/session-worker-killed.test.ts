@@ -13,19 +13,7 @@ import { bullmqCliEnv, useProcessFixtures } from '../helpers/process-fixtures.js
 import { otlpRequest } from '../helpers/otlp-json-builder.js';
 import { redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { resultRows } from '../helpers/result-rows.js';
-import { sessionTurn } from '../helpers/session-turn.js';
-
-const SUITE = `
-name: support
-scorers: [tool_trajectory]
-testCases:
-  - id: refund
-    session: true
-    turns:
-      - expectedCalls: [lookup_order]
-      - expectedCalls: [verify_identity, issue_refund]
-    before: [verify_identity, issue_refund]
-`;
+import { SESSION_SUITE_YAML as SUITE, sessionTurn } from '../helpers/session-turn.js';
 
 const { cleanups, run, backend } = useProcessFixtures();
 

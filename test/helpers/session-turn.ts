@@ -1,5 +1,21 @@
 import { spanId, traceId, type SpanInput } from './otlp-json-builder.js';
 
+/**
+ * The suite the turns of {@link sessionTurn} are scored by: session test case `refund`, the order
+ * looked up in turn 1, the identity verified before the refund in turn 2.
+ */
+export const SESSION_SUITE_YAML = `
+name: support
+scorers: [tool_trajectory]
+testCases:
+  - id: refund
+    session: true
+    turns:
+      - expectedCalls: [lookup_order]
+      - expectedCalls: [verify_identity, issue_refund]
+    before: [verify_identity, issue_refund]
+`;
+
 let traceNumber = 0x5e55_0000;
 
 /**

@@ -7,7 +7,7 @@ import type { RunRecord, StoredResult } from '../../src/results/stored-result.js
 import type { TraceListEntry } from '../../src/results/trace-list.js';
 import { startService } from '../../src/server/start-service.js';
 import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
-import { sessionTurn as turn } from '../helpers/session-turn.js';
+import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
 import { startOtlpBackend } from '../helpers/otlp-backend.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
@@ -18,17 +18,6 @@ import { scrapeMetric } from '../helpers/scrape-metric.js';
  * case's id; the service scores every trace as ever, then the session once it is idle, ended or
  * cut, and shows it at /api/v1/sessions, with its evaluation spans exported on the last turn.
  */
-const SUITE = `
-name: support
-scorers: [tool_trajectory]
-testCases:
-  - id: refund
-    session: true
-    turns:
-      - expectedCalls: [lookup_order]
-      - expectedCalls: [verify_identity, issue_refund]
-    before: [verify_identity, issue_refund]
-`;
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
