@@ -1,8 +1,8 @@
-import type { SpanDigest } from '../ingest/span-digest.js';
 import type { Conversation } from './extract-conversation.js';
 import type { NormalizedTrace, SessionOfTrace, SessionTurn } from './normalize-trace.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
+import { traceStartOf } from './trace-root.js';
 
 /**
  * The traces of one session (a conversation, one trace per turn) read as one trace, for the
@@ -18,7 +18,9 @@ export function sessionTrace(
   cut?: string,
 ): NormalizedTrace {
   if (traces.length === 0) throw new Error(`session ${sessionId} has no traces`);
-  const ordered = [...traces].sort((a, b) => compareBigint(startOf(a), startOf(b)));
+  const ordered = [...traces].sort((a, b) =>
+    compareBigint(traceStartOf(a.spans, a.root), traceStartOf(b.spans, b.root)),
+  );
   const toolSequence: ToolCall[] = [];
   const turns: SessionTurn[] = ordered.map((trace, turn) => {
     const firstCall = toolSequence.length;
@@ -27,7 +29,7 @@ export function sessionTrace(
       traceId: trace.traceId,
       rootSpanId: trace.root?.spanId,
       testCaseId: trace.testCaseId,
-      startUnixNano: startOf(trace),
+      startUnixNano: traceStartOf(trace.spans, trace.root),
       firstCall,
       calls: trace.toolSequence.length,
     };
@@ -62,15 +64,6 @@ export function sessionTrace(
 export function callsOfTurn(trace: NormalizedTrace, turn: number): ToolCall[] {
   const t = trace.session?.turns[turn];
   return t ? trace.toolSequence.slice(t.firstCall, t.firstCall + t.calls) : [];
-}
-
-/** When a trace started: its root span's start, else its earliest span's. */
-function startOf(trace: NormalizedTrace): bigint {
-  if (trace.root) return trace.root.startTimeUnixNano;
-  let first: SpanDigest | undefined;
-  for (const span of trace.spans)
-    if (!first || span.startTimeUnixNano < first.startTimeUnixNano) first = span;
-  return first?.startTimeUnixNano ?? 0n;
 }
 
 function compareBigint(a: bigint, b: bigint): number {

@@ -40,3 +40,12 @@ export function isRootSpan(span: SpanDigest, knownSpanIds: ReadonlySet<string>):
   if (span.parentSpanId === '') return true;
   return (span.kind === SERVER || span.kind === CONSUMER) && !knownSpanIds.has(span.parentSpanId);
 }
+
+/** When a trace started: its root span's start, else its earliest span's (0 for no spans). */
+export function traceStartOf(spans: readonly SpanDigest[], root: SpanDigest | undefined): bigint {
+  if (root) return root.startTimeUnixNano;
+  let first: bigint | undefined;
+  for (const span of spans)
+    if (first === undefined || span.startTimeUnixNano < first) first = span.startTimeUnixNano;
+  return first ?? 0n;
+}

@@ -12,7 +12,7 @@ import {
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import { createSessionQueue, createSessionWorker, type SessionQueue } from './session-queue.js';
-import { sessionPolicy } from './session-policy.js';
+import { droppedFromSession, sessionPolicy, sessionTurnOf } from './session-policy.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
   createRedisConnection,
@@ -162,18 +162,9 @@ export function createBullmqQueueDriver(
             if (judgeQueue && run.results.some(r => r.deferred.length > 0))
               await judgeQueue.enqueue(traceId, spans);
             // The trace joins its session; a failure here retries the trace job.
-            if (sessions && run.sessionId !== undefined) {
-              const turn = {
-                sessionId: run.sessionId,
-                traceId,
-                ends: run.endsSession === true,
-                tagged: run.reasonCode === 'session_test_case',
-              };
-              if ((await sessions.add(turn, spans)) === 'full')
-                events.log(
-                  `spanscore: trace ${traceId} not added to session ${run.sessionId}: it was cut at sessions.maxTraces (${config.sessions.maxTraces})`,
-                );
-            }
+            const turn = sessionTurnOf(run, traceId);
+            if (sessions && turn && (await sessions.add(turn, spans)) === 'full')
+              events.log(droppedFromSession(traceId, turn.sessionId, sessionPolicy(config)));
           },
           ...bullmqWorkerLimits(config),
           concurrency: perShard,

@@ -18,7 +18,7 @@ import {
   createMemorySessionAssembler,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
-import { sessionPolicy } from './session-policy.js';
+import { droppedFromSession, sessionPolicy, sessionTurnOf } from './session-policy.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -61,16 +61,8 @@ export function createMemoryQueueDriver(
         await deliver();
         if (run.results.some(r => r.deferred.length > 0))
           queueJudgePass(withScorer, traceId, spans);
-        if (sessions && run.sessionId !== undefined)
-          sessions.add(
-            {
-              sessionId: run.sessionId,
-              traceId,
-              ends: run.endsSession === true,
-              tagged: run.reasonCode === 'session_test_case',
-            },
-            spans,
-          );
+        const turn = sessionTurnOf(run, traceId);
+        if (sessions && turn) sessions.add(turn, spans);
       };
     },
     ...memoryAssemblyLimits(config),
@@ -137,9 +129,7 @@ export function createMemoryQueueDriver(
             ),
           onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
           onDropped: (sessionId, traceId) =>
-            events.log(
-              `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${config.sessions.maxTraces})`,
-            ),
+            events.log(droppedFromSession(traceId, sessionId, sessionPolicy(config))),
         });
     },
     ready: () => Promise.resolve(true),

@@ -1,6 +1,11 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
-import { sessionCut, type SessionPolicy, type SessionTurnInput } from './session-policy.js';
+import {
+  sessionCut,
+  sessionDelayMs,
+  type SessionPolicy,
+  type SessionTurnInput,
+} from './session-policy.js';
 
 /** Options of {@link createMemorySessionAssembler}. */
 export interface MemorySessionAssemblerOptions {
@@ -145,12 +150,11 @@ export function createMemorySessionAssembler(
       held.unscored++;
       held.cut = sessionCut(policy, held.traces.size, held.firstAtMs, t);
       if (held.scoring) held.again = true;
-      else if (turn.ends || held.cut !== undefined) schedule(turn.sessionId, held, 0);
       else
         schedule(
           turn.sessionId,
           held,
-          Math.min(policy.idleMs, policy.maxAgeMs - (t - held.firstAtMs)),
+          sessionDelayMs(policy, turn, held.cut !== undefined, t - held.firstAtMs),
         );
     },
     stats() {

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config-schema.js';
+import type { TraceRun } from '../score/trace-run.js';
 
 /**
  * When a session (the traces of one conversation) is scored, and how far it may grow: it is
@@ -48,4 +49,40 @@ export function sessionCut(
   if (nowMs - firstAtMs >= policy.maxAgeMs)
     return `cut ${Math.round(policy.maxAgeMs / 60_000)} minutes after its first trace (sessions.maxAgeMs): scored as it stood`;
   return undefined;
+}
+
+/** A trace's pass as its session's turn; `undefined` for a trace without a session id. */
+export function sessionTurnOf(
+  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode'>,
+  traceId: string,
+): SessionTurnInput | undefined {
+  if (run.sessionId === undefined) return undefined;
+  return {
+    sessionId: run.sessionId,
+    traceId,
+    ends: run.endsSession === true,
+    tagged: run.reasonCode === 'session_test_case',
+  };
+}
+
+/**
+ * How long after a trace its session is scored: at once when the trace ends it or a bound cut
+ * it, else `idleMs`, within what is left of its `maxAgeMs`.
+ */
+export function sessionDelayMs(
+  policy: SessionPolicy,
+  turn: Pick<SessionTurnInput, 'ends'>,
+  cut: boolean,
+  ageMs: number,
+): number {
+  return turn.ends || cut ? 0 : Math.max(0, Math.min(policy.idleMs, policy.maxAgeMs - ageMs));
+}
+
+/** What the log says of a trace not added because its session was cut at `maxTraces`. */
+export function droppedFromSession(
+  traceId: string,
+  sessionId: string,
+  policy: SessionPolicy,
+): string {
+  return `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${policy.maxTraces})`;
 }

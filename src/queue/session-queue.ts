@@ -4,7 +4,12 @@ import type { RedisClient } from '../redis/redis-connection.js';
 import { RedisSessionStore, type AddedSessionTrace } from '../redis/redis-session-store.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
-import { sessionCut, type SessionPolicy, type SessionTurnInput } from './session-policy.js';
+import {
+  sessionCut,
+  sessionDelayMs,
+  type SessionPolicy,
+  type SessionTurnInput,
+} from './session-policy.js';
 
 /** A session job: which session to score (its traces are in its session hash). */
 export interface SessionJobData {
@@ -60,13 +65,12 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
       const t = now();
       const added = await store.add(turn.sessionId, turn.traceId, spans, t, turn.tagged);
       if (added.outcome !== 'added') return added.outcome;
-      const age = t - added.firstAtMs;
       const cut = sessionCut(policy, added.traces, added.firstAtMs, t) !== undefined;
       await queue.add(
         where.name,
         { sessionId: turn.sessionId },
         {
-          delay: turn.ends || cut ? 0 : Math.max(0, Math.min(policy.idleMs, policy.maxAgeMs - age)),
+          delay: sessionDelayMs(policy, turn, cut, t - added.firstAtMs),
           deduplication: { id: turn.sessionId, reschedule: true, keepLastIfActive: true },
           attempts: options.attempts,
           backoff: { type: 'exponential', delay: options.backoffMs },

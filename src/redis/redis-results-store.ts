@@ -3,7 +3,13 @@ import { sendBatch, type RedisClient } from './redis-connection.js';
 import { RedisMinuteCounters } from './redis-minute-counters.js';
 import { newestStreamLines, streamOrder } from './stream-lines.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
-import { exportLine, exportStatusOf, parseRun } from './run-record-layout.js';
+import {
+  exportLine,
+  exportStatusOf,
+  hasExportLine,
+  parseAnyRun,
+  parseRun,
+} from './run-record-layout.js';
 import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
 import { isSessionRecordKey, resultRecordKey, runRecordKey } from '../results/run-record-key.js';
 import type { TraceRun } from '../score/trace-run.js';
@@ -315,9 +321,7 @@ export function createRedisResultsStore(
     batch.forEach((w, i) => {
       const old = replies[i];
       if (w.kind !== 'run' || w.append || typeof old !== 'string') return;
-      const previous = old.startsWith('E')
-        ? parseRun(w.traceId, old)
-        : parseRun(w.traceId, `E\n${old}`);
+      const previous = parseAnyRun(w.traceId, old);
       for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
         count(minute, field, by);
       if (previous.results.length === 0) return;
@@ -516,7 +520,7 @@ export function createRedisResultsStore(
       );
       pending.forEach((p, i) => {
         const raw = records[i];
-        if (typeof raw !== 'string' || !raw.startsWith('E') || out.length > limit) return;
+        if (typeof raw !== 'string' || !hasExportLine(raw) || out.length > limit) return;
         if (isSessionRecordKey(p.traceId) !== (filter.sessions === true)) return;
         const entry = traceListEntry(parseRun(p.traceId, raw));
         if (entry.timeUnixMs === p.time && matchesTraceFilter(entry, filter)) {
@@ -564,8 +568,8 @@ export function createRedisResultsStore(
   async function readRun(traceId: string): Promise<RunRecord | undefined> {
     const raw = await redis.get(runKey(traceId));
     if (typeof raw !== 'string') return undefined;
-    if (raw.startsWith('E')) return parseRun(traceId, raw);
-    const hash = await redis.hgetall(legacyExportKey(traceId));
-    return { ...parseRun(traceId, `E\n${raw}`), export: exportStatusOf(hash) };
+    const record = parseAnyRun(traceId, raw);
+    if (hasExportLine(raw)) return record;
+    return { ...record, export: exportStatusOf(await redis.hgetall(legacyExportKey(traceId))) };
   }
 }

@@ -53,3 +53,16 @@ export function parseRun(traceId: string, raw: string): RunRecord {
     })),
   };
 }
+
+/** Whether a run key's value has an export line (the layout before has none). */
+export function hasExportLine(raw: string): boolean {
+  return raw.startsWith('E');
+}
+
+/**
+ * A run key's value in either layout: without an export line (the layout before), its export is
+ * `null` here; its state is in the export hash (see {@link exportStatusOf}).
+ */
+export function parseAnyRun(traceId: string, raw: string): RunRecord {
+  return parseRun(traceId, hasExportLine(raw) ? raw : `E\n${raw}`);
+}

@@ -48,7 +48,12 @@ export async function scoreSession(
   let testCaseIdAttribute: string | undefined;
   let ordered: string[] = turns.map(t => t.traceId);
   for (const suite of plan.suites) {
-    const target = sessionCaseOf(suite, turns);
+    // Each turn's test case id as this suite reads it: to find its session case, and to
+    // normalize the turn with.
+    const ids = turns.map(t =>
+      findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes),
+    );
+    const target = sessionCaseOf(suite, ids);
     if (!target) continue;
     testCaseId ??= target.suiteCase.testCase.id;
     testCaseIdAttribute ??= target.attribute;
@@ -56,11 +61,11 @@ export async function scoreSession(
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = sessionTrace(
       sessionId,
-      turns.map(t =>
+      turns.map((t, i) =>
         normalizeTrace(t.traceId, t.spans, {
           aliases: suite.aliases,
           root: t.root,
-          testCaseId: findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes)?.id,
+          testCaseId: ids[i]?.id,
         }),
       ),
       options.cut,
@@ -114,14 +119,13 @@ export async function scoreSession(
 
 /**
  * The session test case of `suite` the session's traces name: the first turn (in the order
- * given) whose test case id, read with the suite's attributes, is a session case of the suite.
+ * given) whose test case id (`ids`, read with the suite's attributes) is a session case of it.
  */
 function sessionCaseOf(
   suite: Suite,
-  turns: ReadonlyArray<{ spans: readonly SpanDigest[]; root: SpanDigest | undefined }>,
+  ids: ReadonlyArray<{ id: string; attribute: string } | undefined>,
 ): { suiteCase: SuiteCase; attribute: string } | undefined {
-  for (const turn of turns) {
-    const found = findTestCaseIdWithAttribute(turn.spans, turn.root, suite.testCaseIdAttributes);
+  for (const found of ids) {
     const suiteCase = found && suite.byId.get(found.id);
     if (found && suiteCase?.testCase.session) return { suiteCase, attribute: found.attribute };
   }

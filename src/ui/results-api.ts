@@ -172,14 +172,11 @@ const testCaseQuery = z
   .object({ args: z.enum(['exact', 'subset', 'ignore']).default('subset') })
   .strict();
 
-const sessionsQuery = z
-  .object({
-    service: z.string().min(1).optional(),
+// The trace list's filters that apply to a session's record, and a cursor of its keys.
+const sessionsQuery = tracesQuery
+  .pick({ service: true, label: true, from: true, to: true, limit: true })
+  .extend({
     state: z.enum(['scored', 'not_scored', 'failed']).optional(),
-    label: z.enum(['pass', 'fail']).optional(),
-    from: time.optional(),
-    to: time.optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: z
       .string()
       .max(300)
@@ -435,29 +432,14 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
     });
 
     api.get('/traces', async request => {
-      const q = parse(tracesQuery, request.query, 'query');
-      const { limit, cursor, from, to, ...rest } = q;
-      return options.store.traces(
-        {
-          ...rest,
-          ...(from !== undefined && { fromUnixMs: from }),
-          ...(to !== undefined && { toUnixMs: to }),
-        },
-        limit,
-        cursor,
-      );
+      const { limit, cursor, ...filter } = parse(tracesQuery, request.query, 'query');
+      return options.store.traces(traceListFilter(filter), limit, cursor);
     });
 
     api.get('/sessions', async request => {
-      const q = parse(sessionsQuery, request.query, 'query');
-      const { limit, cursor, from, to, ...rest } = q;
+      const { limit, cursor, ...filter } = parse(sessionsQuery, request.query, 'query');
       const page = await options.store.traces(
-        {
-          ...rest,
-          sessions: true,
-          ...(from !== undefined && { fromUnixMs: from }),
-          ...(to !== undefined && { toUnixMs: to }),
-        },
+        { ...traceListFilter(filter), sessions: true },
         limit,
         cursor,
       );
@@ -548,6 +530,19 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
         error: `no record of trace ${traceId}: never received here, or older than the retention (${options.retentionMs / 3_600_000} h)`,
       });
     });
+  };
+}
+
+/** A trace list query's filters as the store takes them: `from` and `to` as Unix ms. */
+function traceListFilter<T extends { from?: number | undefined; to?: number | undefined }>({
+  from,
+  to,
+  ...rest
+}: T): Omit<T, 'from' | 'to'> & { fromUnixMs?: number; toUnixMs?: number } {
+  return {
+    ...rest,
+    ...(from !== undefined && { fromUnixMs: from }),
+    ...(to !== undefined && { toUnixMs: to }),
   };
 }
 

@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
-import type { SpanDigest } from '../../ingest/span-digest.js';
 import { DEFAULT_SESSION_ID_ATTRIBUTES } from '../../normalize/find-session-id.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../../normalize/find-test-case-id.js';
-import { findRoot } from '../../normalize/trace-root.js';
+import { findRoot, traceStartOf } from '../../normalize/trace-root.js';
 import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
 import {
   inspectionToJson,
@@ -104,7 +103,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
             testCaseIdAttributes: attributes,
             sessionIdAttributes,
           }),
-          startUnixNano: findRoot(spans)?.startTimeUnixNano ?? earliestStart(spans),
+          startUnixNano: traceStartOf(spans, findRoot(spans)),
         }));
         if (opts.session !== undefined) {
           inspections = inspections
@@ -133,14 +132,6 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
         setExitCode(read.problems.length ? 2 : 0);
       },
     );
-}
-
-/** The earliest start of a trace's spans (for a trace without a root). */
-function earliestStart(spans: readonly SpanDigest[]): bigint {
-  let first: bigint | undefined;
-  for (const s of spans)
-    if (first === undefined || s.startTimeUnixNano < first) first = s.startTimeUnixNano;
-  return first ?? 0n;
 }
 
 /** The route: `triage → billing (transfer_to_billing) → triage`. */
