@@ -101,15 +101,18 @@ export function createRedisConnection(
 /**
  * Sends a batch of commands whose keys may sit on different slots, and returns each reply in
  * order (rejecting with the first error). `send` issues the commands on the target it is given.
- * On one Redis the target is an explicit pipeline: one write, one read. On a cluster, where an
- * explicit pipeline must stay on one master, it is the connection itself, whose automatic
- * pipelining (the `commands` role) groups the commands per master.
+ * On a connection with automatic pipelining (the `commands` role, on one Redis or a cluster) the
+ * target is the connection itself: every batch sent in one tick of the event loop (the traces a
+ * worker marks scored when their export returns, the results store's write, …) goes out in one
+ * write, grouped per master on a cluster, where an explicit pipeline must stay on one master. On
+ * any other connection it is an explicit pipeline: one write, one read.
  */
 export async function sendBatch<T>(
   redis: RedisClient,
   send: (target: T) => unknown[],
 ): Promise<unknown[]> {
-  if (redis.isCluster) return Promise.all(send(redis as unknown as T));
+  if (redis.isCluster || redis.options.enableAutoPipelining === true)
+    return Promise.all(send(redis as unknown as T));
   const pipeline = redis.pipeline();
   send(pipeline as unknown as T);
   return ((await pipeline.exec()) ?? []).map(([error, value]) => {
