@@ -53,8 +53,13 @@ interface RunEntry {
   updatedAtUnixMs: number;
   receivedAtUnixMs: number | null;
   export: ExportStatus | null;
-  /** The record without `export` and `receivedAtUnixMs`, results included. */
+  /** The record without `export`, `receivedAtUnixMs` and `results`. */
   json: string;
+  /**
+   * Its results, each as the JSON its ring entry holds: a result is stringified once, for the
+   * ring and the record (stringifying was the store's largest cost per trace in the bench).
+   */
+  results: string[];
   listed: TraceListEntry;
 }
 
@@ -87,12 +92,14 @@ export function createMemoryResultsStore(
 
   /** The full record of an entry. */
   const recordOf = (entry: RunEntry): RunRecord => ({
-    ...(JSON.parse(entry.json) as Omit<RunRecord, 'export' | 'receivedAtUnixMs'>),
+    ...(JSON.parse(entry.json) as Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'>),
     receivedAtUnixMs: entry.receivedAtUnixMs,
     export: entry.export,
+    results: entry.results.map(r => JSON.parse(r) as StoredResult),
   });
 
-  const putRun = (record: RunRecord): void => {
+  /** Keeps `record`, whose results are `resultsJson` (the same results, as JSON), newest last. */
+  const putRun = (record: RunRecord, resultsJson: string[]): void => {
     const { export: exportStatus, receivedAtUnixMs, ...rest } = record;
     runs.delete(record.traceId);
     runs.set(record.traceId, {
@@ -100,7 +107,9 @@ export function createMemoryResultsStore(
       updatedAtUnixMs: record.updatedAtUnixMs,
       receivedAtUnixMs,
       export: exportStatus,
-      json: JSON.stringify(rest),
+      // The results are kept apart (JSON.stringify leaves out a property set to undefined).
+      json: JSON.stringify({ ...rest, results: undefined }),
+      results: resultsJson,
       listed: traceListEntry(record),
     });
     if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
@@ -125,8 +134,10 @@ export function createMemoryResultsStore(
     const previousRecord = previous && recordOf(previous);
     if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
     const stored: StoredResult[] = [];
+    const storedJson: string[] = [];
     for (const r of toStoredResults(run)) {
       const result: StoredResult = { id: String(++seq), ...r };
+      const json = JSON.stringify(result);
       ring[seq % retention.maxResults] = {
         id: result.id,
         timeUnixMs: r.timeUnixMs,
@@ -137,23 +148,27 @@ export function createMemoryResultsStore(
         testCaseId: r.testCaseId,
         serviceName: r.serviceName,
         serviceVersion: r.serviceVersion,
-        json: JSON.stringify(result),
+        json,
       };
       for (const [field, by] of resultIncrements(r)) bump(r.timeUnixMs, field, by);
       stored.push(result);
+      storedJson.push(json);
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
-    putRun({
-      ...runRecordPatch(run, t, retention.storeContent),
-      receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
-      export: hasOutcomes(run)
-        ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
-        : (previous?.export ?? null),
-      results: mergeRunResults(run, () => previousRecord?.results ?? [], stored),
-    });
+    putRun(
+      {
+        ...runRecordPatch(run, t, retention.storeContent),
+        receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
+        export: hasOutcomes(run)
+          ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
+          : (previous?.export ?? null),
+        results: mergeRunResults(run, () => previousRecord?.results ?? [], stored),
+      },
+      mergeRunResults(run, () => previous?.results ?? [], storedJson),
+    );
   };
 
   const minutesIn = (fromUnixMs: number, toUnixMs: number) => {
@@ -169,7 +184,10 @@ export function createMemoryResultsStore(
   /** A run ended without a pass (failed, expired): its record keeps what was known, and its results. */
   const endRun = (traceId: string, record: Omit<RunRecord, 'results'>): void => {
     const previous = runs.get(traceId);
-    putRun({ ...record, results: previous ? recordOf(previous).results : [] });
+    putRun(
+      { ...record, results: previous ? recordOf(previous).results : [] },
+      previous?.results ?? [],
+    );
   };
 
   return {
