@@ -13,7 +13,8 @@ const cachedStrings: string[] = new Array<string>(CACHE_SLOTS);
  */
 export function recurringString(buf: Buffer, start: number, end: number): string {
   const len = end - start;
-  if (len > RECURRING_MAX_BYTES || len === 0) return buf.toString('utf8', start, end);
+  if (len === 0) return '';
+  if (len > RECURRING_MAX_BYTES) return buf.toString('utf8', start, end);
   let h = 0x811c9dc5 ^ len;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   const slot = (h >>> 0) & (CACHE_SLOTS - 1);

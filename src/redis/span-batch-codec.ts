@@ -101,7 +101,7 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
   const spans: SpanDigest[] = [];
   for (let i = 0; i < count; i++) {
     const traceId = r.string();
-    const spanId = r.string();
+    const spanId = r.uniqueString();
     const parentSpanId = r.string();
     const name = r.string();
     const statusMessage = r.string();
@@ -190,6 +190,19 @@ class Reader {
       if (b < 0x80) return n;
     }
     throw new Error('span batch: varint too long');
+  }
+
+  /**
+   * A string that never repeats (a span id): decoded, not looked up in the cache of recurring
+   * strings, where it would only displace keys and names that do repeat.
+   */
+  uniqueString(): string {
+    const n = this.varint();
+    const end = this.pos + n;
+    if (end > this.buf.length) throw new Error('span batch: truncated');
+    const s = this.buf.toString('utf8', this.pos, end);
+    this.pos = end;
+    return s;
   }
 
   string(): string {
