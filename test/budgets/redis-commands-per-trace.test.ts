@@ -10,20 +10,13 @@ import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startService } from '../../src/server/start-service.js';
 import { waitFor } from '../helpers/redis.js';
+import { commandCalls } from '../helpers/command-calls.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
-
-/** Calls per command since the server started (`INFO commandstats`), Lua scripts' included. */
-async function commandCalls(redis: Redis): Promise<Map<string, number>> {
-  const calls = new Map<string, number>();
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-    calls.set(m[1]!, Number(m[2]));
-  return calls;
-}
 
 /**
  * The BullMQ driver's Redis work per scored trace, counted (not timed): the load benchmark's

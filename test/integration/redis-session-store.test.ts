@@ -4,20 +4,13 @@ import { createRedisConnection, whenReady } from '../../src/redis/redis-connecti
 import { RedisSessionStore } from '../../src/redis/redis-session-store.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
+import { commandCalls } from '../helpers/command-calls.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
-
-/** Calls of each command on the server so far (`INFO commandstats`), scripts' own included. */
-async function commandCalls(redis: Redis): Promise<Map<string, number>> {
-  const calls = new Map<string, number>();
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-    calls.set(m[1]!, Number(m[2]));
-  return calls;
-}
 
 /** A session store on a Redis server of the test's own (its command counts are the test's alone). */
 async function store(limits: { maxTraces: number; maxAgeMs: number }) {
