@@ -56,13 +56,16 @@ export function createMemoryQueueDriver(
         { notes },
       );
       // Delivered outside the scoring slot; the judge pass is queued once it is: a try that
-      // failed to export throws before. The trace then joins its session.
+      // failed to export throws before. The trace then joins its session. The spans are kept
+      // for those two only while the export runs (up to MAX_WAITING_DELIVERIES traces wait on a
+      // slow backend).
+      const judged = run.results.some(r => r.deferred.length > 0);
+      const turn = sessions && sessionTurnOf(run, traceId);
+      const kept = judged || turn ? spans : undefined;
       return async () => {
         await deliver();
-        if (run.results.some(r => r.deferred.length > 0))
-          queueJudgePass(withScorer, traceId, spans);
-        const turn = sessionTurnOf(run, traceId);
-        if (sessions && turn) sessions.add(turn, spans);
+        if (judged && kept) queueJudgePass(withScorer, traceId, kept);
+        if (sessions && turn && kept) sessions.add(turn, kept);
       };
     },
     ...memoryAssemblyLimits(config),
