@@ -73,13 +73,14 @@ export async function endToEndBench(
     redis: redis.commands,
     workerConnection: redis.bullmq(),
     concurrency: 8,
-    process: (id, spans) =>
-      scoreTrace(
+    process: async (id, spans) => {
+      await scoreTrace(
         id,
         spans,
         { suites: [suite], rules: [] },
         { sinks: [createEvaluationSpanSink(exporter)] },
-      ),
+      );
+    },
   });
   const receiver = createOtlpHttpReceiver({ sink });
   await receiver.listen({ port: 0, host: '127.0.0.1' });

@@ -292,7 +292,9 @@ export const configSchema = z
           ),
         maxQueuedTraces: positiveInt()
           .default(100_000)
-          .describe('BullMQ driver: traces waiting (or delayed) before the receiver answers 429.'),
+          .describe(
+            'BullMQ driver: traces waiting (or delayed, or taken by a worker and not yet scored and exported) before the receiver answers 429.',
+          ),
       })
       .strict()
       .prefault({}),
@@ -327,7 +329,7 @@ export const configSchema = z
         concurrency: positiveInt()
           .default(4)
           .describe(
-            "Traces scored at once per process (memory: the export of their evaluation spans waits outside this limit; BullMQ: taken in jobs of a request's traces, one job per 16).",
+            "Traces scored at once per process; the export of their evaluation spans waits outside this limit (BullMQ: taken in jobs of a request's traces, one job per 16, and up to 64 jobs more per queue shard held while their exports run).",
           ),
         attempts: positiveInt()
           .default(5)

@@ -155,16 +155,26 @@ export function createBullmqQueueDriver(
           redis: commands,
           workerConnection: connect('bullmq'),
           process: async (traceId, spans, { exportRetry, notes }) => {
-            const run = await scorer.score(traceId, spans, judgeQueue ? 'deterministic' : 'all', {
-              exportRetry,
-              notes,
-            });
-            if (judgeQueue && run.results.some(r => r.deferred.length > 0))
-              await judgeQueue.enqueue(traceId, spans);
-            // The trace joins its session; a failure here retries the trace job.
-            const turn = sessionTurnOf(run, traceId);
-            if (sessions && turn && (await sessions.add(turn, spans)) === 'full')
-              events.log(droppedFromSession(traceId, turn.sessionId, sessionPolicy(config)));
+            const { run, deliver } = await scorer.scoreThenDeliver(
+              traceId,
+              spans,
+              judgeQueue ? 'deterministic' : 'all',
+              { exportRetry, notes },
+            );
+            // Delivered outside the scoring slot (see createScoreTraceWorker); the judge pass is
+            // queued once it is (a try that failed to export throws before), then the trace
+            // joins its session. A failure here retries the trace job. The spans are kept for
+            // those two only, while the export runs.
+            const judging =
+              judgeQueue && run.results.some(r => r.deferred.length > 0) ? judgeQueue : undefined;
+            const turn = sessions && sessionTurnOf(run, traceId);
+            const kept = judging || turn ? spans : undefined;
+            return async () => {
+              await deliver();
+              if (judging && kept) await judging.enqueue(traceId, kept);
+              if (sessions && turn && kept && (await sessions.add(turn, kept)) === 'full')
+                events.log(droppedFromSession(traceId, turn.sessionId, sessionPolicy(config)));
+            };
           },
           ...bullmqWorkerLimits(config),
           concurrency: perShard,

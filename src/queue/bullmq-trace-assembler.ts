@@ -81,8 +81,8 @@ export interface BullmqTraceSinkOptions extends BullmqTraceOptions {
   /** A connection for the BullMQ queues (`maxRetriesPerRequest: null`, as BullMQ requires). */
   queueConnection: RedisClient;
   /**
-   * Traces waiting or delayed in the queue before `accept` answers 429 (a trace in two requests'
-   * jobs counts twice).
+   * Traces waiting or delayed in the queue, or taken by a worker and not done, before `accept`
+   * answers 429 (a trace in two requests' jobs counts twice).
    */
   maxQueuedTraces: number;
   /**
@@ -138,10 +138,11 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
       wait: string,
       delayed: string,
       prioritized: string,
+      active: string,
       base: string,
     ): Promise<[number, string]>;
   };
-  counter.defineCommand('spanscoreQueuedTraces', { numberOfKeys: 3, lua: QUEUED_TRACES });
+  counter.defineCommand('spanscoreQueuedTraces', { numberOfKeys: 4, lua: QUEUED_TRACES });
 
   for (const queue of queues) queue.on('error', error => options.onError?.(error));
 
@@ -160,6 +161,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
               `${base}:wait`,
               `${base}:delayed`,
               `${base}:prioritized`,
+              `${base}:active`,
               base,
             );
           }),

@@ -1,4 +1,5 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import pLimit from 'p-limit';
 import type { RedisClient } from '../redis/redis-connection.js';
 
 import type { SpanDigest } from '../ingest/span-digest.js';
@@ -36,15 +37,22 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   workerConnection: RedisClient;
   /**
    * Scores one complete trace; rejects with an `upstream` error to be retried. `exportRetry`:
-   * an earlier try failed to export (see `ScoreOptions.exportRetry`).
+   * an earlier try failed to export (see `ScoreOptions.exportRetry`). It may resolve with the
+   * trace's delivery (the export of its evaluation spans, and what follows it), which then runs
+   * outside the scoring slot; a delivery that rejects is retried as a failed scoring is.
    */
   process: (
     traceId: string,
     spans: SpanDigest[],
     attempt: { exportRetry: boolean; notes: Diagnostic[] },
-  ) => Promise<unknown>;
-  /** Traces scored at once by this worker. */
+  ) => Promise<TraceDelivery | void>;
+  /** Jobs this worker reads and scores at once (their deliveries wait outside this limit). */
   concurrency: number;
+  /**
+   * Jobs whose deliveries may wait on the tracing backend at once, besides those being scored:
+   * past it, a slow backend holds up scoring. @defaultValue {@link DELIVERING_JOBS}
+   */
+  deliveringJobs?: number;
   /** BullMQ job lock and stalled-job check; a dead worker's job runs again within their sum. */
   lockDurationMs: number;
   stalledIntervalMs: number;
@@ -59,6 +67,18 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
   onExpired?: (traceId: string, reason: string) => void;
 }
 
+/** A scored trace's delivery: the export of its evaluation spans, and what follows it. */
+export type TraceDelivery = () => Promise<void>;
+
+/**
+ * Jobs a worker holds while their traces' evaluation spans are exported, besides the jobs it
+ * scores, by default: about a thousand traces (`TRACES_PER_JOB_EXPECTED` a job). Not a setting:
+ * with a backend answering in `L` seconds, it lets a worker deliver about 1,000 / `L` traces a
+ * second before the backend holds up its scoring; it bounds the jobs one worker takes from the
+ * queue ahead of others (a job waiting for a scoring slot has read nothing yet).
+ */
+export const DELIVERING_JOBS = 64;
+
 /**
  * The `bullmq` driver's worker. A job holds the traces of one request (see `TraceJobData`): it
  * reads them in one batch, claiming each it is the first job to read once the trace's root has
@@ -71,6 +91,12 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
  * exponential backoff, an export failure until the job is `exportRetry.maxAgeMs` old (its spans
  * kept that long), others `attempts` times; anything else fails the job at once
  * (`UnrecoverableError`), with its reason.
+ *
+ * Reading and scoring take one of `concurrency` slots; the delivery of a job's scored traces (the
+ * export of their evaluation spans) runs after the slot is given back, as with the memory driver,
+ * so a slow tracing backend holds no scoring slot. The job stays active until its traces are
+ * delivered and marked scored, so a worker that dies mid-export leaves them to the stalled-job
+ * check as before: BullMQ runs up to `concurrency` + `deliveringJobs` jobs at once.
  * BullMQ's stalled-job check hands the job of a worker that died to another, which holds the same
  * claims. Any number of workers, on any hosts, can share the queue.
  */
@@ -95,12 +121,31 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
   });
   const add = (data: TraceJobData, jobId: string, delayMs: number) =>
     queue.add(SCORE_TRACE_QUEUE, data, { ...traceJobOptions(options, delayMs), jobId });
+  /**
+   * Reading and scoring: `concurrency` jobs at once (deliveries run outside it). A job that gets
+   * its slot once the worker is closing goes back to the queue untouched (for any worker, no
+   * attempt used): close waits for the jobs under way, not for every job taken ahead.
+   */
+  const limit = pLimit(options.concurrency);
+  let closing = false;
+  const scoring = <T>(
+    job: Job<TraceJobData>,
+    token: string | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> =>
+    limit(async () => {
+      if (closing) {
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      return work();
+    });
 
   /**
    * After a trace was scored: marks it so and reports spans that arrived meanwhile. Returns when
    * it was marked, if those spans are to be rescored (`rescoreLateSpans`).
    */
-  async function scored(traceId: string, read: BufferedTrace): Promise<number | undefined> {
+  async function markScored(traceId: string, read: ScoredRead): Promise<number | undefined> {
     const at = Date.now();
     const racing = await buffer.markScored(traceId, read, at, keep);
     if (racing > 0) options.onLateSpans?.(traceId, racing);
@@ -117,24 +162,39 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     // (not scored again); re-driven by hand (`spanscore jobs retry`), it is scored.
     if ('failedReason' in job.data && job.data.failedReason !== undefined && job.attemptsMade === 0)
       throw new UnrecoverableError(job.data.failedReason);
-    const read = await buffer.read(traceId);
-    const { progress, spans } = read;
-    if (!progress) {
-      options.onExpired?.(traceId, expiredReason(job));
-      return { skipped: 'no spans buffered (expired)' };
-    }
-    if (progress.scored && 'handedOver' in job.data)
-      return { skipped: 'scored by the job that handed it over' };
-    if (!progress.scored) {
-      const readiness = traceReadiness(progress, Date.now(), options.policy);
-      if (!readiness.ready) {
-        await job.moveToDelayed(readiness.recheckAtMs, token);
-        throw new DelayedError();
-      }
-    }
     const exportRetry = 'exportRetry' in job.data && job.data.exportRetry === true;
+    const scored = await scoring(
+      job,
+      token,
+      async (): Promise<
+        | { skipped: string }
+        | { read: ScoredRead; outcome: PromiseSettledResult<TraceDelivery | void> }
+      > => {
+        const read = await buffer.read(traceId);
+        const { progress, spans } = read;
+        if (!progress) {
+          options.onExpired?.(traceId, expiredReason(job));
+          return { skipped: 'no spans buffered (expired)' };
+        }
+        if (progress.scored && 'handedOver' in job.data)
+          return { skipped: 'scored by the job that handed it over' };
+        if (!progress.scored) {
+          const readiness = traceReadiness(progress, Date.now(), options.policy);
+          if (!readiness.ready) {
+            await job.moveToDelayed(readiness.recheckAtMs, token);
+            throw new DelayedError();
+          }
+        }
+        const [outcome] = await Promise.allSettled([
+          options.process(traceId, spans, { exportRetry, notes: notesOf(read) }),
+        ]);
+        return { read: scoredRead(read), outcome };
+      },
+    );
+    if ('skipped' in scored) return scored;
+    const { read, outcome } = scored;
     try {
-      await options.process(traceId, spans, { exportRetry, notes: notesOf(read) });
+      await deliveredOf(outcome);
     } catch (error) {
       if (classifyFailure(error).action === 'fail')
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
@@ -156,13 +216,13 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       if (isExportFailure(error)) await extend(traceId);
       throw error;
     }
-    if ((await scored(traceId, read)) !== undefined) {
+    if ((await markScored(traceId, read)) !== undefined) {
       // Spans arrived while this job ran, and no second job can hold this trace id: run this
       // one again after the settle window to rescore with every span.
       await job.moveToDelayed(Date.now() + options.policy.settleMs, token);
       throw new DelayedError();
     }
-    return { spans: spans.length };
+    return { spans: read.spanCount };
   }
 
   const extend = (traceId: string): Promise<void> =>
@@ -180,34 +240,47 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     traceIds: readonly string[],
     token: string | undefined,
   ): Promise<{ spans: number; traces: number }> {
-    const reads = await buffer.readMany(traceIds, job.id!, Date.now() - options.policy.maxWaitMs);
-    const now = Date.now();
-    const ready: Array<[string, BufferedTrace]> = [];
-    const waiting: string[] = [];
-    let recheckAtMs = Infinity;
-    reads.forEach((read, i) => {
-      if (!read.progress) return options.onExpired?.(traceIds[i]!, expiredReason(job));
-      // Scored, or held by another job (it was in that job's request too).
-      if (read.progress.scored || read.claimedBy !== undefined) return;
-      const readiness = traceReadiness(read.progress, now, options.policy);
-      if (readiness.ready && read.held) ready.push([traceIds[i]!, read]);
-      else {
-        // Not held: rootless and younger than the max wait when read (the claim rule is
-        // readiness's rootless half), so not ready, unless its max wait passed during the read
-        // (then it is read again at once). This job waits for its max wait; when the root comes
-        // first, its request's job claims and scores the trace, and this one finds it scored.
-        waiting.push(traceIds[i]!);
-        recheckAtMs = Math.min(recheckAtMs, readiness.ready ? now : readiness.recheckAtMs);
-      }
+    // In the scoring slot: the reads, and the scoring of the ready traces, whose deliveries then
+    // run after the slot is given back.
+    const { scored, waiting, recheckAtMs } = await scoring(job, token, async () => {
+      const reads = await buffer.readMany(traceIds, job.id!, Date.now() - options.policy.maxWaitMs);
+      const now = Date.now();
+      const ready: Array<[string, BufferedTrace]> = [];
+      const waiting: string[] = [];
+      let recheckAtMs = Infinity;
+      reads.forEach((read, i) => {
+        if (!read.progress) return options.onExpired?.(traceIds[i]!, expiredReason(job));
+        // Scored, or held by another job (it was in that job's request too).
+        if (read.progress.scored || read.claimedBy !== undefined) return;
+        const readiness = traceReadiness(read.progress, now, options.policy);
+        if (readiness.ready && read.held) ready.push([traceIds[i]!, read]);
+        else {
+          // Not held: rootless and younger than the max wait when read (the claim rule is
+          // readiness's rootless half), so not ready, unless its max wait passed during the read
+          // (then it is read again at once). This job waits for its max wait; when the root
+          // comes first, its request's job claims and scores the trace, and this one finds it
+          // scored.
+          waiting.push(traceIds[i]!);
+          recheckAtMs = Math.min(recheckAtMs, readiness.ready ? now : readiness.recheckAtMs);
+        }
+      });
+      const outcomes = await Promise.allSettled(
+        ready.map(([traceId, read]) =>
+          options.process(traceId, read.spans, { exportRetry: false, notes: notesOf(read) }),
+        ),
+      );
+      const scored = ready.map(([traceId, read], i) => ({
+        traceId,
+        read: scoredRead(read),
+        outcome: outcomes[i]!,
+      }));
+      return { scored, waiting, recheckAtMs };
     });
     let spans = 0;
     const outcomes = await Promise.allSettled(
-      ready.map(async ([traceId, read]) => {
+      scored.map(async ({ traceId, read, outcome }) => {
         try {
-          await options.process(traceId, read.spans, {
-            exportRetry: false,
-            notes: notesOf(read),
-          });
+          await deliveredOf(outcome);
         } catch (error) {
           // Handed over to a job of its own: retried from there after the first backoff, or,
           // when retrying cannot help, failed there at once with the reason, for `spanscore jobs`.
@@ -222,8 +295,8 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
           } else await add({ traceId, handedOver: true }, traceId, options.backoffMs);
           return;
         }
-        spans += read.spans.length;
-        const rescoreFrom = await scored(traceId, read);
+        spans += read.spanCount;
+        const rescoreFrom = await markScored(traceId, read);
         if (rescoreFrom !== undefined)
           await add({ traceId }, rescoreJobId(traceId, rescoreFrom), options.policy.settleMs);
       }),
@@ -237,7 +310,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       await job.moveToDelayed(recheckAtMs, token);
       throw new DelayedError();
     }
-    return { spans, traces: ready.length };
+    return { spans, traces: scored.length };
   }
 
   function processor(
@@ -252,7 +325,7 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
   const worker = new Worker<TraceJobData>(where.name, processor, {
     connection: options.workerConnection,
     prefix: where.prefix,
-    concurrency: options.concurrency,
+    concurrency: options.concurrency + (options.deliveringJobs ?? DELIVERING_JOBS),
     lockDuration: options.lockDurationMs,
     stalledInterval: options.stalledIntervalMs,
     removeOnComplete: { count: 0 },
@@ -265,9 +338,30 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     }),
   });
   worker.on('error', error => options.onError?.(error));
+  worker.on('closing', () => (closing = true));
   // The queue shares the worker's connection, which the driver closes after the worker.
   worker.on('closed', () => void queue.close().catch(() => undefined));
   return worker;
+}
+
+/**
+ * What a job keeps of a trace it scored while the delivery runs: what marking it scored needs,
+ * not its spans (a job may wait on a slow backend; its traces' spans are let go meanwhile).
+ */
+type ScoredRead = Pick<BufferedTrace, 'stored' | 'appended'> & { spanCount: number };
+
+const scoredRead = (read: BufferedTrace): ScoredRead => ({
+  stored: read.stored,
+  appended: read.appended,
+  spanCount: read.spans.length,
+});
+
+/**
+ * A trace's scoring outcome, then its delivery: rejects with the scoring error, or the delivery's.
+ */
+async function deliveredOf(outcome: PromiseSettledResult<TraceDelivery | void>): Promise<void> {
+  if (outcome.status === 'rejected') throw outcome.reason;
+  await outcome.value?.();
 }
 
 /** Why a job found nothing of a trace it holds, for the trace's run record. */

@@ -59,10 +59,13 @@ export function rescoreJobId(traceId: string, scoredAtMs: number | string): stri
 }
 
 /**
- * The traces of request jobs waiting, delayed or prioritized in one shard's queue, and when the
- * oldest of those jobs was queued. A trace's own job (a retried export, a rescore, a handed-over
- * failure) is not counted: an outage of the tracing backend, whose retries wait as such jobs for
- * up to an hour, must not make the receiver refuse traffic. KEYS: the queue's `wait` list, `delayed` and `prioritized` sets.
+ * The traces of request jobs waiting, delayed, prioritized or active in one shard's queue, and
+ * when the oldest of the waiting and delayed jobs was queued. Active jobs count because a worker
+ * takes jobs ahead of its scoring slots (they wait there, or for their export: see
+ * `DELIVERING_JOBS`), up to a bound, and their traces are still in Redis. A trace's own job (a
+ * retried export, a rescore, a handed-over failure) is not counted: an outage of the tracing
+ * backend, whose retries wait as such jobs for up to an hour, must not make the receiver refuse
+ * traffic. KEYS: the queue's `wait` list, `delayed` and `prioritized` sets, `active` list.
  * ARGV: the queue's key base (`<prefix>:<name>`; a job's hash is `<base>:<id>`, in the same slot).
  * One pass over their job ids, once a second at most. The oldest: the request job (`b…`) nearest
  * the wait list's tail (BullMQ takes from the tail) and the one due first in `delayed`, by their
@@ -90,6 +93,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   if count(id) and not found then found = true; consider(id) end
 end
 for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do count(id) end
+for _, id in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do count(id) end
 return { total, oldest and tostring(oldest) or '' }
 `;
 

@@ -34,11 +34,13 @@ function driver(
     unscoredTtlMs?: number;
     admission?: { maxBacklogAgeMs?: number; workerAbsenceMs?: number };
     maxSpansPerTrace?: number;
+    /** Jobs scored at once. @defaultValue the config's `worker.concurrency` */
+    concurrency?: number;
     process?: (
       id: string,
       s: SpanDigest[],
       attempt: { exportRetry: boolean; notes: Array<{ code: string; message: string }> },
-    ) => Promise<unknown>;
+    ) => Promise<void>;
   } = {},
 ) {
   const prefix = testPrefix();
@@ -79,6 +81,7 @@ function driver(
       redis: redis.commands,
       workerConnection: redis.bullmq(),
       ...bullmqWorkerLimits(CONFIG_DEFAULTS),
+      ...(options.concurrency && { concurrency: options.concurrency }),
       process,
       onLateSpans: (id, n) => late.push([id, n]),
       onExpired: (id, reason) => expired.push([id, reason]),
@@ -148,6 +151,40 @@ describe('bullmq driver on a real Redis', () => {
       async () => (await sink.queue.getJobCounts('delayed', 'waiting', 'active')).delayed === 0,
       'both jobs to be done',
     );
+  });
+
+  it('closing, a worker finishes the job it scores and gives back the jobs it took ahead of its slots', async () => {
+    // One scoring slot, and the first trace's scoring held open: the worker takes the other jobs
+    // ahead (they would wait for the slot while deliveries run).
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    const scored: string[] = [];
+    const { sink, startWorker } = driver({
+      startWorker: false,
+      concurrency: 1,
+      process: async id => {
+        scored.push(id);
+        await gate;
+      },
+    });
+    const ids = [70, 71, 72, 73, 74].map(t => traceId(t));
+    for (let t = 70; t < 75; t++) await sink.accept(childSpans(t, ['root']));
+    const first = startWorker();
+    await waitFor(() => scored.length === 1, 'the first trace to be scoring');
+    await waitFor(
+      async () => (await sink.queue.getJobCounts('active')).active === ids.length,
+      'the other jobs taken ahead',
+    );
+    const closed = first.close();
+    release();
+    await closed;
+    // Only the job under way was scored; the others went back to the queue, none failed.
+    expect(scored).toHaveLength(1);
+    const counts = await sink.queue.getJobCounts('active', 'failed', 'waiting', 'delayed');
+    expect(counts).toEqual({ active: 0, failed: 0, waiting: 0, delayed: ids.length - 1 });
+    startWorker();
+    await waitFor(() => scored.length === ids.length, 'the rest, by the next worker');
+    expect([...scored].sort()).toEqual([...ids].sort());
   });
 
   it('a batch accepted twice (an exporter retrying a request that was stored) is scored with each span once', async () => {

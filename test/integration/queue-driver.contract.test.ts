@@ -41,10 +41,20 @@ interface Call {
 
 type Behaviour = (call: Call, attempt: number) => void | Promise<void>;
 
-function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
+/**
+ * A fake scorer. `deliver`, when given, is each pass's delivery (the export of its evaluation
+ * spans), which a driver runs after `scoreThenDeliver` resolved; `score` runs both in turn.
+ */
+function scorer(
+  usesJudge: boolean,
+  behave: Behaviour = () => undefined,
+  deliver: (call: Call) => Promise<void> = () => Promise.resolve(),
+) {
   const calls: Call[] = [];
   const attempts = new Map<string, number>();
-  const score: TraceScorer['score'] = async (id, spans, phase, options = {}) => {
+  const scoreOnly = async (
+    ...[id, spans, phase, options = {}]: Parameters<TraceScorer['score']>
+  ): Promise<{ run: TraceRun; call: Call }> => {
     const { propagate } = options;
     const call: Call = {
       traceId: id,
@@ -84,12 +94,17 @@ function scorer(usesJudge: boolean, behave: Behaviour = () => undefined) {
         },
       ],
     };
+    return { run, call };
+  };
+  const scoreThenDeliver: TraceScorer['scoreThenDeliver'] = async (...args) => {
+    const { run, call } = await scoreOnly(...args);
+    return { run, deliver: () => deliver(call) };
+  };
+  const score: TraceScorer['score'] = async (...args) => {
+    const { run, deliver: then } = await scoreThenDeliver(...args);
+    await then();
     return run;
   };
-  const scoreThenDeliver: TraceScorer['scoreThenDeliver'] = async (...args) => ({
-    run: await score(...args),
-    deliver: () => Promise.resolve(),
-  });
   const scoreSession: TraceScorer['scoreSession'] = () =>
     Promise.reject(new Error('unreachable: no suite here has a session test case'));
   return {
@@ -180,6 +195,38 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
         retriesJudgeErrors: undefined,
       },
     ]);
+  });
+
+  it('scores other traces while a delivery waits on the tracing backend: no scoring slot held', async () => {
+    // One scoring slot (per queue shard) and a backend that answers no export until released: a
+    // driver holding the slot through the export would score one trace (per shard) and wait.
+    let release!: () => void;
+    const backend = new Promise<void>(resolve => (release = resolve));
+    const delivered: string[] = [];
+    const { calls, scorer: s } = scorer(false, undefined, async call => {
+      await backend;
+      delivered.push(call.traceId);
+    });
+    const { driver, failed } = await start(name, s, { 'worker.concurrency': 1 });
+    const ids = Array.from({ length: 8 }, (_, i) => 60 + i);
+    // One request per trace: a job each with the bullmq driver.
+    for (const t of ids) await accept(driver, childSpans(t, ['root', 'search']));
+    await waitFor(() => calls.length === ids.length, 'every trace scored, none delivered yet');
+    expect(delivered).toEqual([]);
+    // BullMQ: each job stays active until its trace is delivered, so a worker that dies
+    // mid-export leaves it to the stalled-job check.
+    if (name !== 'memory') expect((await driver.jobCounts()).active).toBe(ids.length);
+    release();
+    await waitFor(() => delivered.length === ids.length, 'every trace delivered');
+    expect([...delivered].sort()).toEqual(ids.map(t => traceId(t)).sort());
+    // Each scored once: a delivery that waited was not taken for a stalled or failed one.
+    expect(calls.map(c => c.traceId).sort()).toEqual(ids.map(t => traceId(t)).sort());
+    expect(failed).toEqual([]);
+    if (name !== 'memory')
+      await waitFor(
+        async () => (await driver.jobCounts()).active === 0,
+        'every job completed once delivered',
+      );
   });
 
   it('hands out the spans of a buffered trace, and none once it is scored', async () => {
