@@ -75,9 +75,14 @@ export async function abCost(
   rev: string,
   rounds: number,
   seconds: number,
-  /** Traffic whose traces carry session ids (see `LoadOptions.sessions`). */
-  sessions = false,
+  traffic: {
+    /** Traffic whose traces carry session ids (see `LoadOptions.sessions`). */
+    sessions?: boolean;
+    /** The evaluation-span backend answers each export after this many ms (`LoadOptions.backendDelayMs`). */
+    backendDelayMs?: number;
+  } = {},
 ): Promise<AbResult> {
+  const { sessions = false, backendDelayMs } = traffic;
   const baseline = buildRev(rev);
   try {
     const current = join(ROOT, 'dist/cli/bin.js');
@@ -90,6 +95,7 @@ export async function abCost(
           workers: 2,
           seconds,
           ...(sessions && { sessions: which === 'a' ? 'traffic' : 'traffic-and-case' }),
+          ...(backendDelayMs !== undefined && { backendDelayMs }),
           cli: which === 'a' ? baseline.cli : current,
         });
         (which === 'a' ? a : b).push(run);

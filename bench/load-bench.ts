@@ -198,6 +198,11 @@ export interface LoadOptions {
    * `traffic` (its suite schema has no `session`).
    */
   sessions?: 'traffic' | 'traffic-and-case';
+  /**
+   * How long the evaluation-span backend takes to answer each export, in ms (a slow tracing
+   * backend); its spans count as exported when they arrive. @defaultValue 0
+   */
+  backendDelayMs?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
   /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
@@ -238,7 +243,10 @@ async function loadRun(
           perTrace.set(s.traceId, n);
           if (n === 2) exportedAt.set(s.traceId, now);
         }
-        return Promise.resolve();
+        const delayMs = options.backendDelayMs ?? 0;
+        return delayMs > 0
+          ? new Promise(resolve => setTimeout(resolve, delayMs))
+          : Promise.resolve();
       },
     },
     maxBodyBytes: 256 * 1024 * 1024,

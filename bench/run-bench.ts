@@ -31,7 +31,8 @@
  * commands per trace, throughput, and the ratio. Writes bench/results/ab.json, and the same as
  * the `ab` field of bench/results/latest.json when a full run wrote one. `--ab-sessions`: the
  * traffic's traces carry session ids, and this tree's suite has a session test case (sessions
- * read and looked up on every trace; see `LoadOptions.sessions`).
+ * read and looked up on every trace; see `LoadOptions.sessions`). `--ab-backend-ms N`: the
+ * evaluation-span backend of both sides answers each export after N ms (a slow tracing backend).
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -71,6 +72,7 @@ const { values: args } = parseArgs({
     ab: { type: 'string' },
     'ab-rounds': { type: 'string' },
     'ab-sessions': { type: 'boolean' },
+    'ab-backend-ms': { type: 'string' },
     burst: { type: 'boolean' },
   },
 });
@@ -161,9 +163,13 @@ if (args.ab) {
   const seconds = positiveArg('load-seconds') ?? 30;
   console.log(`building dist/ for the A/B (this tree), then ${args.ab} in a temporary worktree`);
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  const ab = await abCost(args.ab, abRounds, seconds, args['ab-sessions'] === true);
+  const backendDelayMs = positiveArg('ab-backend-ms');
+  const ab = await abCost(args.ab, abRounds, seconds, {
+    sessions: args['ab-sessions'] === true,
+    ...(backendDelayMs !== undefined && { backendDelayMs }),
+  });
   console.log(
-    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}`,
+    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}${backendDelayMs ? `; the tracing backend answers each export after ${backendDelayMs} ms` : ''}`,
   );
   console.log(
     '  side                  receiver   workers     Redis     total  (CPU s per million scored spans)  Redis cmds/trace  scored spans/s',
@@ -185,6 +191,7 @@ if (args.ab) {
     node: process.version,
     rev: args.ab,
     seconds,
+    ...(backendDelayMs !== undefined && { backendDelayMs }),
     rounds: abRounds,
     ...ab,
   };
