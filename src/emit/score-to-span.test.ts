@@ -57,6 +57,33 @@ describe('scoreToSpan', () => {
     });
   });
 
+  it('states the expected tools as the results store does: calls over tools, a session by its turns', () => {
+    const outcome: ScorerOutcome = {
+      scorer: 'tool_correctness',
+      kind: 'deterministic',
+      result: { status: 'scored', score: 1, label: 'pass', reason: 'ok', details: {} },
+    };
+    const expected = (tc: TestCase) =>
+      scoreToSpan(trace, outcome, tc, time).attributes['spanscore.expected_tools'];
+    // Both stated: the calls win (forbidden ones left out), as in the stored result and reports.
+    expect(
+      expected({
+        id: 'tc-7',
+        scorers: [],
+        expectedTools: ['maps'],
+        expectedCalls: [{ name: 'weather' }, { name: 'delete_all', forbidden: true }],
+      }),
+    ).toEqual(['weather']);
+    expect(
+      expected({
+        id: 'tc-7',
+        scorers: [],
+        turns: [{ expectedTools: ['search'] }, { expectedCalls: [{ name: 'book' }] }],
+      }),
+    ).toEqual(['search', 'book']);
+    expect(expected({ id: 'tc-7', scorers: [] })).toBeUndefined();
+  });
+
   it("names the scorer's version and the evaluated agent when known", () => {
     const named = agentTrace(['search'], { testCaseId: 'tc-8' });
     const withAgent = {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { failingAgents } from '../score/failing-agents.js';
+import { expectedToolsOf } from '../score/expected-tools.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
@@ -101,7 +102,8 @@ export function scoreToSpan(
     if (typeof details.failingTurn === 'number') attributes[A.failingTurn] = details.failingTurn;
   }
   if (rule) attributes[A.rule] = rule;
-  const expected = expectedTools(testCase);
+  // As the results store and the reports state them (one order of precedence everywhere).
+  const expected = expectedToolsOf(testCase);
   if (expected) attributes[A.expectedTools] = expected;
   const missing = stringList(details.missingTools);
   if (missing) attributes[A.missingTools] = missing;
@@ -140,15 +142,6 @@ export function evaluationSpanId(traceId: string, scorer: string, testCaseId: st
     .digest('hex')
     .slice(0, 16);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
-}
-
-function expectedTools(testCase: TestCase | undefined): string[] | undefined {
-  if (!testCase) return undefined;
-  if (testCase.expectedTools) return testCase.expectedTools;
-  if (testCase.expectedToolOrder?.length) return testCase.expectedToolOrder;
-  if (testCase.expectedCalls)
-    return testCase.expectedCalls.filter(c => !c.forbidden).map(c => c.name);
-  return testCase.expectedTool ? [testCase.expectedTool] : undefined;
 }
 
 function stringList(value: unknown): string[] | undefined {
