@@ -142,7 +142,10 @@ export function runRecordPatch(
 function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[] {
   const trace = run.results[0]?.trace;
   if (!trace) return [];
-  const checked = run.results.some(r => r.outcomes.some(o => o.scorer === 'tool_arguments'));
+  // Where tool_arguments scores the trace, in this pass or (a judge pass) the one before it.
+  const checked =
+    run.argumentsChecked === true ||
+    run.results.some(r => r.outcomes.some(o => o.scorer === 'tool_arguments'));
   const assessed = checked ? assessToolCalls(trace).calls : undefined;
   // What the store counted of each call (the judge pass counts none), so that a pass replacing
   // this one can take the counts back (see `replacedIncrements`).

@@ -7,6 +7,7 @@ import { findRoot } from '../normalize/trace-root.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
 import { phaseScorers } from './phase-scorers.js';
+import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -129,6 +130,9 @@ export async function scoreTrace(
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
     diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
     results,
+    ...(match.targets.some(t => t.scorers.some(s => s.scorer.name === toolArguments.name)) && {
+      argumentsChecked: true,
+    }),
     ...(session && {
       sessionId: session.id,
       sessionIdAttribute: session.attribute,

@@ -59,6 +59,12 @@ export interface TraceRun {
   /** What may be wrong with how the trace records its tool calls (empty when not scored). */
   diagnostics: Diagnostic[];
   results: TraceResult[];
+  /**
+   * Some target that matched the trace scores `tool_arguments`, in whichever pass: its run record
+   * states each call's argument problems, a judge pass's record too (which runs no
+   * `tool_arguments` of its own).
+   */
+  argumentsChecked?: boolean;
   /** The session the trace belongs to (see `findSessionId`), and the attribute it was read from. */
   sessionId?: string | undefined;
   sessionIdAttribute?: string | undefined;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { readTraceFiles } from '../ingest/read-trace-files.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
+import { defineScorer } from '../score/define-scorer.js';
+import { scoreTrace } from '../score/score-trace.js';
+import type { ScoringPlan } from '../score/scoring-plan.js';
+import { parseSuite } from '../suite/load-suite.js';
+import { runRecordPatch } from './to-stored-results.js';
+
+/** The AI SDK 7's tool-health capture: its `invalid-arguments` run calls convert_currency wrongly. */
+const CAPTURE = new URL(
+  '../../test/fixtures/otlp/captured-ai-sdk-7.0.173-health.otlp.json',
+  import.meta.url,
+).pathname;
+
+async function invalidArgumentsTrace(): Promise<[string, SpanDigest[]]> {
+  const read = await readTraceFiles([CAPTURE]);
+  expect(read.problems).toEqual([]);
+  for (const [traceId, spans] of groupSpansByTrace(read.spans))
+    if (spans.some(s => s.attributes['spanscore.test_case.id'] === 'invalid-arguments'))
+      return [traceId, spans];
+  throw new Error('the capture has no invalid-arguments run');
+}
+
+const judged = defineScorer({
+  name: 'judged',
+  kind: 'llm',
+  score: () => ({ score: 1, label: 'pass', reason: 'judged' }),
+});
+
+/** A plan whose one test case runs `scorers` and the LLM scorer above. */
+async function planWith(scorers: string[]): Promise<ScoringPlan> {
+  const suite = await parseSuite(
+    `name: health\nscorers: [${scorers.join(', ')}]\ntestCases: [{ id: invalid-arguments }]\n`,
+    'health.yaml',
+    process.cwd(),
+  );
+  const testCase = suite.byId.get('invalid-arguments')!;
+  const withJudge = {
+    ...testCase,
+    scorers: [...testCase.scorers, { scorer: judged, options: {} }],
+  };
+  return {
+    suites: [{ ...suite, cases: [withJudge], byId: new Map([['invalid-arguments', withJudge]]) }],
+    rules: [],
+  };
+}
+
+describe('runRecordPatch', () => {
+  it("keeps each call's argument problems in the judge pass's record, where tool_arguments scored the trace", async () => {
+    const [traceId, spans] = await invalidArgumentsTrace();
+    const plan = await planWith(['tool_arguments']);
+    const problemsOf = async (phase: 'deterministic' | 'llm') => {
+      const run = await scoreTrace(traceId, spans, plan, { phase });
+      expect(run.results[0]!.outcomes.map(o => o.scorer)).toEqual(
+        phase === 'llm' ? ['judged'] : ['tool_arguments'],
+      );
+      return runRecordPatch(run, 0, true).toolCalls.map(c => [c.name, c.argumentProblems]);
+    };
+    const deterministic = await problemsOf('deterministic');
+    // The refused call (its arguments failed the schema), then the model's corrected call.
+    expect(deterministic).toEqual([
+      ['convert_currency', ['/amount: must be number', "/: must have required property 'to'"]],
+      ['convert_currency', []],
+    ]);
+    // The judge pass's record replaces the one before it: it says the same of the arguments.
+    expect(await problemsOf('llm')).toEqual(deterministic);
+  });
+
+  it('states no argument problems where tool_arguments does not score the trace', async () => {
+    const [traceId, spans] = await invalidArgumentsTrace();
+    const plan = await planWith(['tool_errors']);
+    for (const phase of ['deterministic', 'llm'] as const) {
+      const run = await scoreTrace(traceId, spans, plan, { phase });
+      const calls = runRecordPatch(run, 0, true).toolCalls;
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.every(c => !('argumentProblems' in c))).toBe(true);
+    }
+  });
+});
