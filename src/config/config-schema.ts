@@ -329,7 +329,7 @@ export const configSchema = z
         concurrency: positiveInt()
           .default(4)
           .describe(
-            "Traces scored at once per process; the export of their evaluation spans waits outside this limit (BullMQ: taken in jobs of a request's traces, one job per 16, and up to 64 jobs more per queue shard held while their exports run).",
+            "Traces scored at once per process; the export of their evaluation spans waits outside this limit (BullMQ: taken in jobs of a request's traces, one job per 16, and up to 16 jobs more per queue shard held while their exports run).",
           ),
         attempts: positiveInt()
           .default(5)

@@ -72,12 +72,15 @@ export type TraceDelivery = () => Promise<void>;
 
 /**
  * Jobs a worker holds while their traces' evaluation spans are exported, besides the jobs it
- * scores, by default: about a thousand traces (`TRACES_PER_JOB_EXPECTED` a job). Not a setting:
- * with a backend answering in `L` seconds, it lets a worker deliver about 1,000 / `L` traces a
- * second before the backend holds up its scoring; it bounds the jobs one worker takes from the
- * queue ahead of others (a job waiting for a scoring slot has read nothing yet).
+ * scores, by default: about 250 traces (`TRACES_PER_JOB_EXPECTED` a job). Not a setting: with a
+ * backend answering in `L` seconds, it lets a worker deliver about 250 / `L` traces a second
+ * before the backend holds up its scoring (with 200 ms, 1,250 traces or 25,000 spans a second,
+ * more than a worker scores); it bounds the jobs one worker takes from the queue ahead of others
+ * (a job waiting for a scoring slot has read nothing yet) and what a worker holds while its
+ * exports run (each trace's run until its spans are sent): 64 raised a worker's peak RSS from
+ * about 280 to 330 MB on the benchmark's closed loop, 16 kept it at 280.
  */
-export const DELIVERING_JOBS = 64;
+export const DELIVERING_JOBS = 16;
 
 /**
  * The `bullmq` driver's worker. A job holds the traces of one request (see `TraceJobData`): it

@@ -27,7 +27,7 @@ afterEach(async () => {
  */
 const REQUESTS = 40;
 /**
- * Measured 12.13–12.14 (11.85–11.88 before a worker's deliveries ran outside its scoring slots:
+ * Measured 12.05–12.14 (11.85–11.88 before a worker's deliveries ran outside its scoring slots:
  * it now takes jobs ahead of them, and fetches some on their own instead of with the completion
  * of the one before; the load benchmark's closed loop counts 11.8 either way). Issue 48 asks for 12; the one command a trace that would leave room, the
  * claim's `HSETNX`, was once taken at append time for the job of the request bringing the root,
