@@ -92,8 +92,10 @@ describe('live pipeline, memory driver: exporter → receiver → assembly → s
       );
     }
 
+    // A trace counts as scored once its export has returned, just after the backend kept its spans.
     const deadline = Date.now() + 5000;
-    while (backend.length < 4 && Date.now() < deadline) await new Promise(r => setTimeout(r, 25));
+    while ((backend.length < 4 || assembler.stats().scored < 2) && Date.now() < deadline)
+      await new Promise(r => setTimeout(r, 25));
     expect(assembler.stats()).toMatchObject({ scored: 2, failed: 0 });
 
     const evaluations = backend.map(s => ({
