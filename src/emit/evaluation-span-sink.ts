@@ -41,13 +41,12 @@ export function createEvaluationSpanSink(
   options: EvaluationSpanSinkOptions = {},
 ): ResultSink {
   const { backlog, report } = options;
-  return {
-    name: 'evaluation-spans',
-    async write(run) {
-      const spans = evaluationSpansOf(run);
-      if (spans.length === 0) return;
-      // A session's export is reported on its session's record.
-      const key = runRecordKey(run);
+  const prepare = (run: TraceRun): (() => Promise<void>) => {
+    const spans = evaluationSpansOf(run);
+    if (spans.length === 0) return () => Promise.resolve();
+    // A session's export is reported on its session's record.
+    const key = runRecordKey(run);
+    return async () => {
       try {
         await exporter.export(spans);
       } catch (error) {
@@ -60,6 +59,11 @@ export function createEvaluationSpanSink(
       }
       await backlog?.settled(key);
       await report?.(key, { state: 'exported' });
-    },
+    };
+  };
+  return {
+    name: 'evaluation-spans',
+    prepare,
+    write: run => prepare(run)(),
   };
 }

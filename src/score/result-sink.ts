@@ -12,4 +12,11 @@ export interface ResultSink {
   /** Names the sink in logs and errors. */
   readonly name: string;
   write(run: TraceRun): Promise<void> | void;
+  /**
+   * For a sink that delivers (see `TraceScorer.scoreThenDeliver`): takes from `run` at once what
+   * writing it needs, and returns the write, to run later (outside the scoring slot). The run,
+   * with its spans, is then not held while the write waits on a backend. Without it, `write` is
+   * called with the run when delivered.
+   */
+  prepare?(run: TraceRun): () => Promise<void>;
 }

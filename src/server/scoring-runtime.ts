@@ -216,10 +216,15 @@ export async function createScoringRuntime(
       ...(options.propagate && { propagate: options.propagate }),
       ...(options.notes && { notes: options.notes }),
     });
+    // What each delivering sink needs is taken now: a delivery waiting on a slow backend holds
+    // the evaluation spans, not the run and its spans (unless a sink without `prepare` needs it).
+    const sends = deliver.map(sink =>
+      sink.prepare ? sink.prepare(run) : async () => await sink.write(run),
+    );
     return {
       run,
       deliver: async () => {
-        for (const sink of deliver) await sink.write(run);
+        for (const send of sends) await send();
       },
     };
   };

@@ -204,10 +204,20 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
       () => [10, 11, 12].every(t => h.spansFor(t, 'tool_call_appropriateness').length === 1),
       'three LLM spans',
     );
-    const times = h.judgeServer.times;
-    expect(times).toHaveLength(3);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(650);
-    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(650);
+    expect(h.judgeServer.times).toHaveLength(3);
+    // The limiter bounds when BullMQ starts the jobs (`processedOn`); each job's request to the
+    // judge follows its start after the trace is read and normalized, which a loaded machine can
+    // stretch by hundreds of ms, so the requests' own spacing is no measure of it.
+    const queue = new Queue(JUDGE_QUEUE, { connection: { url: REDIS_URL }, prefix: h.prefix });
+    closers.push(() => queue.close());
+    let started: number[] = [];
+    await waitFor(async () => {
+      const done = await queue.getJobs(['completed']);
+      started = done.map(j => j.processedOn!).sort((a, b) => a - b);
+      return started.length === 3;
+    }, 'the three judge jobs completed');
+    expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(650);
+    expect(started[2]! - started[1]!).toBeGreaterThanOrEqual(650);
   });
 
   it('retries a 500 with the queue backoff; on the last attempt the result is failed with the reason', async () => {
