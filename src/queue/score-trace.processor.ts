@@ -77,8 +77,9 @@ export type TraceDelivery = () => Promise<void>;
  * before the backend holds up its scoring (with 200 ms, 1,250 traces or 25,000 spans a second,
  * more than a worker scores); it bounds the jobs one worker takes from the queue ahead of others
  * (a job waiting for a scoring slot has read nothing yet) and what a worker holds while its
- * exports run (each trace's run until its spans are sent): 64 raised a worker's peak RSS from
- * about 280 to 330 MB on the benchmark's closed loop, 16 kept it at 280.
+ * exports run (each trace's evaluation spans, and its spans when a judge pass or session needs
+ * them): 64 raised a worker's peak RSS from about 280 to 330 MB on the benchmark's closed loop,
+ * 16 kept it at 280 (both measured while a delivery still held the whole run).
  */
 export const DELIVERING_JOBS = 16;
 
