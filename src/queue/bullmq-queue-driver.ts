@@ -12,7 +12,8 @@ import {
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
 import { createSessionQueue, createSessionWorker, type SessionQueue } from './session-queue.js';
-import { droppedFromSession, sessionPolicy, sessionTurnOf } from './session-policy.js';
+import { droppedFromSession, sessionPolicy } from './session-policy.js';
+import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
   createRedisConnection,
@@ -165,15 +166,15 @@ export function createBullmqQueueDriver(
             // queued once it is (a try that failed to export throws before), then the trace
             // joins its session. A failure here retries the trace job. The spans are kept for
             // those two only, while the export runs.
-            const judging =
-              judgeQueue && run.results.some(r => r.deferred.length > 0) ? judgeQueue : undefined;
-            const turn = sessions && sessionTurnOf(run, traceId);
-            const kept = judging || turn ? spans : undefined;
+            const next = deliveryFollowUps(run, traceId, spans, {
+              judges: judgeQueue !== undefined,
+              assemblesSessions: sessions !== undefined,
+            });
             return async () => {
               await deliver();
-              if (judging && kept) await judging.enqueue(traceId, kept);
-              if (sessions && turn && kept && (await sessions.add(turn, kept)) === 'full')
-                events.log(droppedFromSession(traceId, turn.sessionId, sessionPolicy(config)));
+              if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
+              if (sessions && next?.turn && (await sessions.add(next.turn, next.spans)) === 'full')
+                events.log(droppedFromSession(traceId, next.turn.sessionId, sessionPolicy(config)));
             };
           },
           ...bullmqWorkerLimits(config),

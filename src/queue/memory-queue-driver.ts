@@ -18,7 +18,8 @@ import {
   createMemorySessionAssembler,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
-import { droppedFromSession, sessionPolicy, sessionTurnOf } from './session-policy.js';
+import { droppedFromSession, sessionPolicy } from './session-policy.js';
+import { deliveryFollowUps } from './delivery-follow-ups.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -59,13 +60,14 @@ export function createMemoryQueueDriver(
       // failed to export throws before. The trace then joins its session. The spans are kept
       // for those two only while the export runs (up to MAX_WAITING_DELIVERIES traces wait on a
       // slow backend).
-      const judged = run.results.some(r => r.deferred.length > 0);
-      const turn = sessions && sessionTurnOf(run, traceId);
-      const kept = judged || turn ? spans : undefined;
+      const next = deliveryFollowUps(run, traceId, spans, {
+        judges: true,
+        assemblesSessions: sessions !== undefined,
+      });
       return async () => {
         await deliver();
-        if (judged && kept) queueJudgePass(withScorer, traceId, kept);
-        if (sessions && turn && kept) sessions.add(turn, kept);
+        if (next?.judge) queueJudgePass(withScorer, traceId, next.spans);
+        if (sessions && next?.turn) sessions.add(next.turn, next.spans);
       };
     },
     ...memoryAssemblyLimits(config),
