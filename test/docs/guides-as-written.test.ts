@@ -86,7 +86,7 @@ describe('the guides, run as written against the packed package', () => {
     for (const { child } of services)
       if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
     if (workspace) await rm(workspace, { recursive: true, force: true });
-  });
+  }, 120_000); // the workspace holds installed packages: removing them outlasts the hook default under load
 
   /**
    * Ctrl-C in the terminal of each service the page started: it stops by itself, promptly, and

@@ -119,9 +119,10 @@ describe('the packed package in a fresh project, with vitest', () => {
     );
   }, 240_000);
 
+  // Removing an installed node_modules takes seconds on a loaded CI host: more than the hook default.
   afterAll(async () => {
     if (project) await rm(project, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   const vitest = (file: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) =>
     run(
