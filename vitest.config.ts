@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { ISOLATED_TEST_FILES } from './test/setup/isolated-test-files.js';
 
 /** The fault-injection suite takes minutes (`npm run test:faults`, in CI). */
 const EXCLUDE = ['test/faults/**', '**/node_modules/**'];
@@ -9,23 +10,6 @@ const EXCLUDE = ['test/faults/**', '**/node_modules/**'];
  * reach inline projects).
  */
 const GUIDES = ['test/docs/guides-as-written.test.ts'];
-
-/**
- * Test files that change or depend on process-wide state a file sharing its worker would see: the
- * global OpenTelemetry API (tracer and logger providers, the context manager; `captureTrace`,
- * `@trace`), vitest's `expect.extend` (the matchers), and environment variables a file sets.
- * They run isolated, each in a fresh module graph.
- */
-const ISOLATED = [
-  'src/capture/**/*.test.ts',
-  'src/vitest/**/*.test.ts',
-  'test/package/public-surface.test.ts',
-  'test/package/vitest-entry.test.ts',
-  'test/integration/vercel-ai-sdk-live.test.ts',
-  'test/cli/jobs-command.test.ts',
-  'test/cli/score-command.test.ts',
-  'test/integration/llm-judge.test.ts',
-];
 
 /** What both projects share (an inline project does not inherit the root's `test` options). */
 const common = { testTimeout: 30_000, pool: 'forks' } as const;
@@ -42,7 +26,7 @@ export default defineConfig({
           ...common,
           name: 'shared',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...EXCLUDE, ...ISOLATED, ...GUIDES],
+          exclude: [...EXCLUDE, ...ISOLATED_TEST_FILES, ...GUIDES],
           // The other files share their worker's module graph, one after another: importing the
           // sources again for every file was a fifth of a run's CPU time (a full run on two
           // cores: 587 → 478 CPU s, 368 → 258 s).
@@ -50,7 +34,7 @@ export default defineConfig({
         },
       },
       {
-        test: { ...common, name: 'isolated', include: ISOLATED, exclude: EXCLUDE },
+        test: { ...common, name: 'isolated', include: ISOLATED_TEST_FILES, exclude: EXCLUDE },
       },
       { test: { ...common, name: 'guides', include: GUIDES } },
     ],
