@@ -2,6 +2,15 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from './attribute-values.js';
 
 /**
+ * What {@link agentSpanName} asks of the rest of a span's trace: whether one of the span's
+ * children has its name. Asked only of LangGraph's node spans (OpenInference `CHAIN` with
+ * `metadata`), so an implementation builds what it needs on the first call.
+ */
+export interface SpanChildren {
+  hasSameNamedChild(span: SpanDigest): boolean;
+}
+
+/**
  * The agent a span stands for, when it is an agent span of a convention spanscore reads, else
  * `undefined`:
  * - OTel GenAI `invoke_agent` (Mastra's `agent_run`, Strands, Google ADK, the Vercel AI SDK 7):
@@ -16,10 +25,7 @@ import { jsonAttribute, stringAttribute } from './attribute-values.js';
  * - LangGraph (OpenInference): a graph node whose span runs a subgraph of the same name, as
  *   `createReactAgent({ name })` agents do under a supervisor (`hasSameNamedChild`).
  */
-export function agentSpanName(
-  span: SpanDigest,
-  hasSameNamedChild: (span: SpanDigest) => boolean,
-): string | undefined {
+export function agentSpanName(span: SpanDigest, trace: SpanChildren): string | undefined {
   const a = span.attributes;
   const operation = a['gen_ai.operation.name'];
   if (operation === 'invoke_agent')
@@ -39,7 +45,7 @@ export function agentSpanName(
     return stringAttribute(a, 'subagent.name') ?? stringAttribute(a, 'entity.name');
   if (a['traceloop.span.kind'] === 'agent') return stringAttribute(a, 'traceloop.entity.name');
   if (a['langfuse.observation.type'] === 'agent') return span.name || undefined;
-  if (kind === 'CHAIN' && a.metadata !== undefined && hasSameNamedChild(span)) {
+  if (kind === 'CHAIN' && a.metadata !== undefined && trace.hasSameNamedChild(span)) {
     const metadata = jsonAttribute(a, 'metadata') as { langgraph_node?: unknown } | undefined;
     if (metadata?.langgraph_node === span.name) return span.name;
   }

@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { agentSpanName } from './agent-span-name.js';
+import { agentSpanName, type SpanChildren } from './agent-span-name.js';
 import { handoffTarget } from './handoff-target.js';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
 import { SpanIndex } from './span-index.js';
@@ -117,24 +117,35 @@ export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[]
 /** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
 function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
   let out: Map<string, string> | undefined;
-  let childNames: Map<string, Set<string>> | undefined;
-  let hasSameNamedChild: ((span: SpanDigest) => boolean) | undefined;
+  const children = new ChildNames(spans);
   for (const span of spans) {
-    hasSameNamedChild ??= (s: SpanDigest): boolean => {
-      if (!childNames) {
-        childNames = new Map();
-        for (const c of spans) {
-          let set = childNames.get(c.parentSpanId);
-          if (!set) childNames.set(c.parentSpanId, (set = new Set()));
-          set.add(c.name);
-        }
-      }
-      return childNames.get(s.spanId)?.has(s.name) ?? false;
-    };
-    const name = agentSpanName(span, hasSameNamedChild);
+    const name = agentSpanName(span, children);
     if (name !== undefined) (out ??= new Map()).set(span.spanId, name);
   }
   return out;
+}
+
+/**
+ * The names of each span's children, built on the first question (a LangGraph node span's; most
+ * traces never ask): one small object per trace instead of a closure, which every trace paid.
+ */
+class ChildNames implements SpanChildren {
+  #byParent: Map<string, Set<string>> | undefined;
+
+  constructor(private readonly spans: readonly SpanDigest[]) {}
+
+  hasSameNamedChild(span: SpanDigest): boolean {
+    let byParent = this.#byParent;
+    if (!byParent) {
+      byParent = this.#byParent = new Map();
+      for (const c of this.spans) {
+        let names = byParent.get(c.parentSpanId);
+        if (!names) byParent.set(c.parentSpanId, (names = new Set()));
+        names.add(c.name);
+      }
+    }
+    return byParent.get(span.spanId)?.has(span.name) ?? false;
+  }
 }
 
 /** The agent a handoff span says it came from (OpenInference: input `{"from_agent": …}`). */
