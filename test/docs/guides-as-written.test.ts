@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideSteps, type GuideStep } from '../helpers/guide-steps.js';
+import { heldRegistryEnv } from '../helpers/held-registry.js';
 import { docPages } from '../helpers/markdown-docs.js';
 import { packedPackage } from '../helpers/packed-package.js';
 
@@ -16,7 +17,10 @@ import { packedPackage } from '../helpers/packed-package.js';
  * repository, with spanscore installed from the packed package. The pages go on from one another
  * in one `my-agent` project, in this order. The one thing supplied instead of done: the clone of
  * "this repository" (a placeholder) and its `npm pack`, whose result (the tarball) is put where `npm pack` would.
- * npm may use its cache (`prefer-offline`, as in CI); everything else is the reader's.
+ * npm may use its cache (`prefer-offline`, as in CI), and resolves every package, transitive ones
+ * included, as the registry stood when the tests last passed (`before`, test/helpers/held-registry.ts):
+ * the reader's commands are run as printed, only the registry they meet is held still.
+ * Everything else is the reader's.
  */
 const GUIDES = ['docs/getting-started.md', 'docs/vitest.md', 'docs/recording.md', 'docs/ci.md'];
 const pages = docPages();
@@ -40,6 +44,7 @@ function readerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     npm_config_audit: 'false',
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
+    ...heldRegistryEnv(),
     ...extra,
   };
 }

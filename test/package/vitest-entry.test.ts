@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heldRegistryEnv } from '../helpers/held-registry.js';
 import { packedPackage } from '../helpers/packed-package.js';
 
 // What a user gets from the registry: the packed tarball, installed with vitest into a fresh
@@ -15,9 +16,9 @@ const version = (pkg: string): Promise<string> =>
     t => (JSON.parse(t) as { version: string }).version,
   );
 
-/** The environment of a process outside this vitest run. */
+/** The environment of a process outside this vitest run, npm held to the tested registry. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...heldRegistryEnv() };
   for (const key of Object.keys(env))
     if (key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'TEST') delete env[key];
   return env;
