@@ -1,4 +1,4 @@
-import { checkArguments } from './check-arguments.js';
+import { checkArguments, traceCheckBudget, type CheckBudget } from './check-arguments.js';
 import type { NormalizedTrace } from './normalize-trace.js';
 import {
   extractOfferedTools,
@@ -44,7 +44,8 @@ const assessed = new WeakMap<object, ToolCallsAssessment>();
 /**
  * Assesses each of the trace's calls against the tools offered to the model call that requested
  * it (see `offeredToCall`): a tool that was not offered is `offered: false`; the arguments of one
- * that was are checked against its JSON Schema ({@link checkArguments}). Arguments that look like
+ * that was are checked against its JSON Schema ({@link checkArguments}), all of the trace's checks
+ * within one budget of work (`traceCheckBudget`): past it, a call is unchecked with the reason. Arguments that look like
  * JSON but do not parse are invalid; other text is checked as it is when a model sent it, and left
  * unchecked when an instrumentation recorded it on its own tool span (LangChain records a
  * one-argument tool's input bare). Pure; computed once per trace object.
@@ -57,8 +58,10 @@ export function assessToolCalls(
   const offered: OfferedToolsBySpan =
     trace.toolSequence.length === 0 ? new Map() : extractOfferedTools(trace.spans);
   const index = new SpanIndex(trace.spans);
+  // One budget for the trace's checks: a trace of many hostile calls costs no more than the bound.
+  const budget = traceCheckBudget();
   result = {
-    calls: trace.toolSequence.map(call => assessCall(call, offered, index)),
+    calls: trace.toolSequence.map(call => assessCall(call, offered, index, budget)),
     offeredRecorded: offered.size > 0,
     schemasRecorded: [...offered.values()].some(tools =>
       tools.some(t => t.parameters !== undefined),
@@ -72,6 +75,7 @@ function assessCall(
   call: ToolCall,
   offered: OfferedToolsBySpan,
   index: SpanIndex,
+  budget: CheckBudget,
 ): ToolCallAssessment {
   const applies = offeredToCall(call, offered, index);
   if (!applies)
@@ -112,7 +116,7 @@ function assessCall(
         unchecked: 'the instrumentation recorded its arguments as text, not JSON',
       };
   }
-  const check = checkArguments(tool.parameters, args);
+  const check = checkArguments(tool.parameters, args, budget);
   if (check.status === 'unchecked')
     return { ...base, argumentProblems: null, unchecked: check.reason };
   return {

@@ -45,25 +45,64 @@ describe('checkArguments', () => {
     expect(checkArguments(dependent, { card: '4242' }).status).toBe('invalid');
   });
 
-  it('names the allowed values of an enum, and checks formats', () => {
+  it('names the allowed values of an enum; formats are annotations unless asserted', () => {
     const schema = {
       type: 'object',
       properties: { unit: { enum: ['C', 'F'] }, day: { type: 'string', format: 'date' } },
     };
     expect(checkArguments(schema, { unit: 'K', day: 'tomorrow' })).toEqual({
       status: 'invalid',
+      problems: ['/unit: must be one of "C", "F"'],
+    });
+    expect(
+      checkArguments(schema, { unit: 'K', day: 'tomorrow' }, undefined, { assertFormats: true }),
+    ).toEqual({
+      status: 'invalid',
       problems: ['/unit: must be one of "C", "F"', '/day: must match format "date"'],
+    });
+  });
+
+  it('accepts what Pydantic accepts for its date-time and time formats (annotations)', () => {
+    // Pydantic writes `format: date-time` / `time` and accepts values with no offset.
+    const schema = {
+      type: 'object',
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        time: { type: 'string', format: 'time' },
+      },
+      required: ['at', 'time'],
+    };
+    expect(checkArguments(schema, { at: '2024-05-01T10:00:00', time: '10:00:00' })).toEqual({
+      status: 'valid',
     });
   });
 
   it('runs patterns on RE2: a catastrophic pattern on a long input answers', () => {
     // V8's backtracking engine would not return from this within the test's timeout.
     const schema = { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } };
-    expect(checkArguments(schema, { a: `${'a'.repeat(100_000)}b` })).toEqual({
+    const long = CHECK_LIMITS.maxMatchedChars;
+    expect(checkArguments(schema, { a: `${'a'.repeat(long - 1)}b` })).toEqual({
       status: 'invalid',
       problems: ['/a: must match pattern "^(a+)+$"'],
     });
-    expect(checkArguments(schema, { a: 'a'.repeat(100_000) }).status).toBe('valid');
+    expect(checkArguments(schema, { a: 'a'.repeat(long) }).status).toBe('valid');
+  });
+
+  it('matches no string longer than the bound, and does not call such a call valid', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string', pattern: '^[a-z]+$' } } };
+    expect(checkArguments(schema, { a: 'a'.repeat(CHECK_LIMITS.maxMatchedChars + 1) })).toEqual({
+      status: 'unchecked',
+      reason: `1 of its strings are longer than ${CHECK_LIMITS.maxMatchedChars} characters, the bound for matching a pattern or format`,
+    });
+    // Invalid for another reason: the verdict stands, and says what was not matched.
+    const two = { ...schema, required: ['b'] };
+    expect(checkArguments(two, { a: 'a'.repeat(CHECK_LIMITS.maxMatchedChars + 1) })).toEqual({
+      status: 'invalid',
+      problems: ["/: must have required property 'b'"],
+      notes: [
+        `1 string(s) longer than ${CHECK_LIMITS.maxMatchedChars} characters not matched against a pattern or format`,
+      ],
+    });
   });
 
   it('skips a pattern RE2 cannot run, and says so', () => {
@@ -92,19 +131,28 @@ describe('checkArguments', () => {
   it('leaves a call unchecked, with the reason, when the schema cannot be compiled or is too large', () => {
     expect(checkArguments({ $ref: 'https://example.com/tool.json' }, {})).toEqual({
       status: 'unchecked',
+      reason: 'its schema\'s $ref "https://example.com/tool.json" is not local to the schema',
+    });
+    expect(checkArguments({ $ref: '#/definitions/missing' }, {})).toEqual({
+      status: 'unchecked',
       reason:
-        "its schema cannot be compiled: can't resolve reference https://example.com/tool.json from id #",
+        "its schema cannot be compiled: can't resolve reference #/definitions/missing from id urn:spanscore:tool-arguments",
     });
     expect(checkArguments({ type: 'wat' }, {}).status).toBe('unchecked');
-    const big = {
+    const big = { type: 'object', description: 'x'.repeat(CHECK_LIMITS.maxSchemaChars) };
+    expect(checkArguments(big, {})).toEqual({
+      status: 'unchecked',
+      reason: `its schema is larger than ${CHECK_LIMITS.maxSchemaChars / 1024} KiB`,
+    });
+    const wide = {
       type: 'object',
       properties: Object.fromEntries(
         Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }]),
       ),
     };
-    expect(checkArguments(big, {})).toEqual({
+    expect(checkArguments(wide, {})).toEqual({
       status: 'unchecked',
-      reason: `its schema is larger than ${CHECK_LIMITS.maxSchemaChars / 1024} KiB`,
+      reason: `its schema has more than ${CHECK_LIMITS.maxKeywords} keywords, the bound`,
     });
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { x: deep } };

@@ -1,11 +1,15 @@
-import { createHash } from 'node:crypto';
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { LRUCache } from 'lru-cache';
-import { RE2JS } from 're2js';
+import type { ErrorObject } from 'ajv';
 import { isRecord } from './attribute-values.js';
+import { prepareSchema, SCHEMA_LIMITS } from './prepare-schema.js';
+import {
+  cachedValidator,
+  compilePrepared,
+  runMetered,
+  schemaKey,
+  takeCompileTokens,
+  VALIDATOR_LIMITS,
+  type Compiled,
+} from './schema-validators.js';
 
 /**
  * What checking one call's arguments against its tool's JSON Schema found: `valid`; `invalid`, with
@@ -21,187 +25,196 @@ export type ArgumentCheck =
 
 /** Bounds on what a check may cost: schemas and arguments come from untrusted traces. */
 export const CHECK_LIMITS = {
-  /** A schema's JSON text, at most: compiling is linear in it. */
-  maxSchemaChars: 32 * 1024,
-  /** A schema's nesting, at most: deeper ones could overflow the stack while compiling. */
-  maxSchemaDepth: 32,
+  ...SCHEMA_LIMITS,
+  /** A schema's JSON text, at most (kept under this name for callers). */
+  maxSchemaChars: SCHEMA_LIMITS.maxChars,
+  maxSchemaDepth: SCHEMA_LIMITS.maxDepth,
   /** Values in one call's arguments, at most (1,000 with `uniqueItems`, which compares pairs). */
   maxArgumentNodes: 5_000,
   maxArgumentNodesUniqueItems: 1_000,
   /** Nesting of one call's arguments, at most. */
   maxArgumentDepth: 64,
+  /** Characters of one call's argument strings and keys, at most. */
+  maxArgumentChars: 256 * 1024,
   /** Problems listed per call; the rest are counted. */
   maxProblems: 10,
-  /** Compiled schemas kept, by hash. */
-  cachedSchemas: 500,
+  /**
+   * Validation steps for one call: each time a subschema is applied, 1 plus its keys and array
+   * lengths plus the width of the value (items, keys, KiB of a string).
+   */
+  maxStepsPerCall: 50_000,
+  /** Validation steps for a whole trace's calls. */
+  maxStepsPerTrace: 200_000,
+  /** Keywords of new (not yet compiled) schemas one trace may compile. */
+  maxCompiledKeywordsPerTrace: 2_000,
+  maxMatchedChars: VALIDATOR_LIMITS.maxMatchedChars,
 } as const;
 
-interface Compiled {
-  validate?: ValidateFunction;
-  /** Why it could not be compiled. */
-  error?: string;
-  /** Patterns RE2 cannot run, skipped (each matches everything). */
-  skipped: string[];
-  uniqueItems: boolean;
+/** What one trace may still spend on checking its calls: made per trace, shared by its calls. */
+export interface CheckBudget {
+  steps: number;
+  compileKeywords: number;
+}
+
+/** A fresh budget for one trace's checks. */
+export function traceCheckBudget(): CheckBudget {
+  return {
+    steps: CHECK_LIMITS.maxStepsPerTrace,
+    compileKeywords: CHECK_LIMITS.maxCompiledKeywordsPerTrace,
+  };
+}
+
+/** How a check is made. */
+export interface CheckOptions {
+  /** Assert `format` (date-time, email…) rather than read it as an annotation. Default false. */
+  assertFormats?: boolean;
+  /** The clock for the process's compile rate, in ms. Default `performance.now()`. */
+  now?: () => number;
 }
 
 /**
  * Checks `args` against `schema` (draft-07 unless the schema's `$schema` names 2019-09 or 2020-12)
- * with Ajv, every error listed. Never throws, never hangs: schemas and arguments are bounded by
- * {@link CHECK_LIMITS}; `pattern` and `patternProperties` run on RE2 (re2js), linear in the input,
- * and a pattern RE2 cannot compile (lookaround, backreferences) is skipped and said so; formats
- * are checked by `ajv-formats`' fast regexes; a remote `$ref` is not fetched (the schema is then
- * unchecked). Compiled validators are cached per schema object and by the hash of the schema's
- * text, at most {@link CHECK_LIMITS.cachedSchemas}.
+ * with Ajv, every error listed (at most {@link CHECK_LIMITS.maxProblems}). Never throws, never
+ * hangs, whatever the schema and arguments: the work is bounded before it is done and counted while
+ * it is done, and past a bound the call is `unchecked` with the bound named.
+ * - The schema is measured first ({@link prepareSchema}: size, depth, keywords, `$ref`s, branches,
+ *   enum values), and only then compiled, with references compiled as functions, never inlined.
+ * - New schemas cost a compile (about 0.1 ms a keyword): at most
+ *   {@link CHECK_LIMITS.maxCompiledKeywordsPerTrace} keywords per trace (`budget`) and the
+ *   process's compile rate ({@link VALIDATOR_LIMITS}); a call past either is unchecked this time.
+ * - Validation counts steps as it goes and stops past {@link CHECK_LIMITS.maxStepsPerCall} (or the
+ *   trace's `budget`): the exponential `anyOf` of a recursive `$ref` ends there.
+ * - `pattern` and `patternProperties` run on RE2 (re2js), linear in the input, on strings of at
+ *   most {@link CHECK_LIMITS.maxMatchedChars} characters (longer ones are not matched, and said
+ *   so); a pattern RE2 cannot compile (lookaround, backreferences) is skipped and said so.
+ * - Formats are annotations unless `options.assertFormats`.
+ * - A remote `$ref` is not fetched: the call is unchecked.
+ * Compiled validators are cached by the hash of the schema's text, bounded in bytes, and removed
+ * from the validator's own cache when they leave it.
  */
-export function checkArguments(schema: unknown, args: unknown): ArgumentCheck {
+export function checkArguments(
+  schema: unknown,
+  args: unknown,
+  budget: CheckBudget = traceCheckBudget(),
+  options: CheckOptions = {},
+): ArgumentCheck {
   if (!isRecord(schema)) return { status: 'unchecked', reason: 'its schema is not an object' };
-  const compiled = compile(schema);
+  const compiled = compile(schema, budget, options);
+  if (typeof compiled === 'string') return { status: 'unchecked', reason: compiled };
   if (!compiled.validate) return { status: 'unchecked', reason: compiled.error! };
   const size = measure(args);
   const maxNodes = compiled.uniqueItems
     ? CHECK_LIMITS.maxArgumentNodesUniqueItems
     : CHECK_LIMITS.maxArgumentNodes;
-  if (size.nodes > maxNodes || size.depth > CHECK_LIMITS.maxArgumentDepth)
+  if (
+    size.nodes > maxNodes ||
+    size.depth > CHECK_LIMITS.maxArgumentDepth ||
+    size.chars > CHECK_LIMITS.maxArgumentChars
+  )
     return {
       status: 'unchecked',
-      reason: `its arguments are too large to check (more than ${maxNodes} values or ${CHECK_LIMITS.maxArgumentDepth} levels)`,
+      reason: `its arguments are too large to check (more than ${maxNodes} values, ${CHECK_LIMITS.maxArgumentDepth} levels or ${CHECK_LIMITS.maxArgumentChars / 1024} KiB)`,
     };
-  const notes = compiled.skipped.length
-    ? [
-        `pattern ${compiled.skipped.map(p => JSON.stringify(p)).join(', ')} not checked: RE2 cannot run it (lookaround or backreferences)`,
-      ]
-    : undefined;
-  if (compiled.validate(args)) return { status: 'valid', ...(notes && { notes }) };
+  if (budget.steps <= 0)
+    return {
+      status: 'unchecked',
+      reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    };
+  const allowed = Math.min(CHECK_LIMITS.maxStepsPerCall, budget.steps);
+  const meter = { left: allowed, spent: 0, longStrings: 0 };
+  const verdict = runMetered(compiled.validate, args, meter);
+  budget.steps -= meter.spent;
+  if (typeof verdict !== 'boolean')
+    return {
+      status: 'unchecked',
+      reason:
+        allowed < CHECK_LIMITS.maxStepsPerCall
+          ? `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`
+          : `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    };
+  if (verdict && meter.longStrings)
+    return {
+      status: 'unchecked',
+      reason: `${meter.longStrings} of its strings are longer than ${CHECK_LIMITS.maxMatchedChars} characters, the bound for matching a pattern or format`,
+    };
+  const notes: string[] = [];
+  if (compiled.skipped.length)
+    notes.push(
+      `pattern ${compiled.skipped.map(p => JSON.stringify(p.length > 80 ? `${p.slice(0, 80)}…` : p)).join(', ')} not checked: RE2 cannot run it (lookaround or backreferences)`,
+    );
+  if (meter.longStrings)
+    notes.push(
+      `${meter.longStrings} string(s) longer than ${CHECK_LIMITS.maxMatchedChars} characters not matched against a pattern or format`,
+    );
+  const withNotes = notes.length ? { notes } : {};
+  if (verdict) return { status: 'valid', ...withNotes };
   return {
     status: 'invalid',
     problems: describeErrors(compiled.validate.errors ?? []),
-    ...(notes && { notes }),
+    ...withNotes,
   };
 }
 
-const byObject = new WeakMap<object, Compiled>();
-const byHash = new LRUCache<string, Compiled>({ max: CHECK_LIMITS.cachedSchemas });
+// The cache key of each schema object seen (a tool definition text parsed once keeps its
+// objects), or why it cannot be compiled; the validators themselves are only in the bounded cache.
+const keyOf = new WeakMap<object, { key: string; assertFormats: boolean } | string>();
 
-function compile(schema: Record<string, unknown>): Compiled {
-  const known = byObject.get(schema);
-  if (known) return known;
-  let compiled: Compiled;
-  const text = JSON.stringify(schema);
-  if (text.length > CHECK_LIMITS.maxSchemaChars)
-    compiled = failed(`its schema is larger than ${CHECK_LIMITS.maxSchemaChars / 1024} KiB`);
-  else if (depthOf(schema, 0) > CHECK_LIMITS.maxSchemaDepth)
-    compiled = failed(`its schema nests deeper than ${CHECK_LIMITS.maxSchemaDepth} levels`);
-  else {
-    const draft = draftOf(schema);
-    const hash = createHash('sha1').update(draft).update(text).digest('base64');
-    compiled = byHash.get(hash) ?? compileNew(schema, draft, text);
-    byHash.set(hash, compiled);
+function compile(
+  schema: Record<string, unknown>,
+  budget: CheckBudget,
+  options: CheckOptions,
+): Compiled | string {
+  const assertFormats = options.assertFormats === true;
+  const known = keyOf.get(schema);
+  if (typeof known === 'string') return known;
+  if (known && known.assertFormats === assertFormats) {
+    const cached = cachedValidator(known.key);
+    if (cached) return cached;
   }
-  byObject.set(schema, compiled);
-  return compiled;
-}
-
-function failed(error: string): Compiled {
-  return { error, skipped: [], uniqueItems: false };
-}
-
-type Draft = 'draft-07' | '2019-09' | '2020-12';
-
-function draftOf(schema: Record<string, unknown>): Draft {
-  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (declared.includes('2020-12')) return '2020-12';
-  if (declared.includes('2019-09')) return '2019-09';
-  return 'draft-07';
-}
-
-// Patterns the engine skipped while compiling the schema at hand (compilation is synchronous).
-let skipping: string[] = [];
-
-function compileNew(schema: Record<string, unknown>, draft: Draft, text: string): Compiled {
-  skipping = [];
-  try {
-    // A copy without `$id`: two tools' schemas may share an id, and Ajv keeps ids it has seen.
-    const rest = { ...schema };
-    delete rest.$id;
-    const validate = validator(draft).compile(rest);
-    return { validate, skipped: skipping, uniqueItems: text.includes('"uniqueItems"') };
-  } catch (error) {
-    return failed(`its schema cannot be compiled: ${(error as Error).message}`);
-  } finally {
-    skipping = [];
+  const prepared = prepareSchema(schema);
+  if (typeof prepared === 'string') {
+    keyOf.set(schema, prepared);
+    return prepared;
   }
+  // Safe now: the schema is within its depth and size bounds.
+  const key = schemaKey(JSON.stringify(prepared.schema), assertFormats);
+  keyOf.set(schema, { key, assertFormats });
+  const cached = cachedValidator(key);
+  if (cached) return cached;
+  if (prepared.keywords > budget.compileKeywords)
+    return `the trace's compile budget (${CHECK_LIMITS.maxCompiledKeywordsPerTrace} schema keywords) was spent on other schemas`;
+  if (!takeCompileTokens(prepared.keywords, (options.now ?? performance.now.bind(performance))()))
+    return `new schemas are compiled at most ${VALIDATOR_LIMITS.compileKeywordsPerSecond} keywords a second, and that rate was reached: a later trace will check it`;
+  budget.compileKeywords -= prepared.keywords;
+  return compilePrepared(prepared, key, assertFormats);
 }
 
-/**
- * Ajv's pattern engine: RE2 (re2js), which matches in time linear in the input whatever the
- * pattern. A pattern it cannot compile matches everything and is reported as skipped.
- */
-const re2Engine = Object.assign(
-  (pattern: string): { test(input: string): boolean; toString(): string } => {
-    // Ajv shares compiled patterns within an instance by `toString()`: it must name the pattern.
-    try {
-      const re = RE2JS.compile(pattern);
-      return { test: input => re.matcher(input).find(), toString: () => `re2:${pattern}` };
-    } catch {
-      skipping.push(pattern);
-      return { test: () => true, toString: () => `skipped:${pattern}` };
-    }
-  },
-  // Ajv names the engine in generated code only for standalone output, which is not used.
-  { code: 'spanscoreRe2' },
-);
-
-const validators = new Map<Draft, Ajv>();
-
-function validator(draft: Draft): Ajv {
-  let ajv = validators.get(draft);
-  if (!ajv) {
-    const options: Options = {
-      strict: false,
-      allErrors: true,
-      logger: false,
-      // Schemas come from traces: never keep their ids or resolve them across schemas.
-      addUsedSchema: false,
-      code: { regExp: re2Engine },
-    };
-    ajv =
-      draft === '2020-12'
-        ? new Ajv2020(options)
-        : draft === '2019-09'
-          ? new Ajv2019(options)
-          : new Ajv(options);
-    addFormats.default(ajv, { mode: 'fast' });
-    validators.set(draft, ajv);
-  }
-  return ajv;
-}
-
-function depthOf(value: unknown, depth: number): number {
-  if (depth > CHECK_LIMITS.maxSchemaDepth) return depth;
-  if (Array.isArray(value)) return Math.max(depth, ...value.map(v => depthOf(v, depth + 1)));
-  if (isRecord(value)) {
-    let max = depth;
-    for (const v of Object.values(value)) max = Math.max(max, depthOf(v, depth + 1));
-    return max;
-  }
-  return depth;
-}
-
-// Values and nesting of a JSON value, counted up to just past the bounds.
-function measure(value: unknown): { nodes: number; depth: number } {
+// Values, nesting and characters of a JSON value, counted up to just past the bounds.
+function measure(value: unknown): { nodes: number; depth: number; chars: number } {
   let nodes = 0;
   let deepest = 0;
+  let chars = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length) {
     const [v, depth] = stack.pop()!;
     nodes++;
     if (depth > deepest) deepest = depth;
-    if (nodes > CHECK_LIMITS.maxArgumentNodes || deepest > CHECK_LIMITS.maxArgumentDepth) break;
-    if (Array.isArray(v)) for (const item of v) stack.push([item, depth + 1]);
-    else if (isRecord(v)) for (const item of Object.values(v)) stack.push([item, depth + 1]);
+    if (
+      nodes > CHECK_LIMITS.maxArgumentNodes ||
+      deepest > CHECK_LIMITS.maxArgumentDepth ||
+      chars > CHECK_LIMITS.maxArgumentChars
+    )
+      break;
+    if (typeof v === 'string') chars += v.length;
+    else if (Array.isArray(v)) for (const item of v) stack.push([item, depth + 1]);
+    else if (isRecord(v))
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        chars += key.length;
+        stack.push([v[key], depth + 1]);
+      }
   }
-  return { nodes, depth: deepest };
+  return { nodes, depth: deepest, chars };
 }
 
 /** Ajv's errors as `path: message`, each once, at most {@link CHECK_LIMITS.maxProblems}. */
@@ -209,20 +222,30 @@ function describeErrors(errors: readonly ErrorObject[]): string[] {
   const out = new Set<string>();
   // Problems of a property first, then those of the object as a whole (a missing property).
   const ordered = [...errors.filter(e => e.instancePath), ...errors.filter(e => !e.instancePath)];
-  for (const e of ordered) out.add(`${e.instancePath || '/'}: ${messageOf(e)}`);
+  for (const e of ordered) {
+    out.add(`${shorten(e.instancePath) || '/'}: ${messageOf(e)}`);
+    if (out.size > CHECK_LIMITS.maxProblems * 4) break; // enough to say "and more"
+  }
   const list = [...out];
   if (list.length <= CHECK_LIMITS.maxProblems) return list;
-  return [
-    ...list.slice(0, CHECK_LIMITS.maxProblems),
-    `… and ${list.length - CHECK_LIMITS.maxProblems} more`,
-  ];
+  const more =
+    errors.length > list.length ? 'more' : `${list.length - CHECK_LIMITS.maxProblems} more`;
+  return [...list.slice(0, CHECK_LIMITS.maxProblems), `… and ${more}`];
+}
+
+// A path from the arguments, which the sender wrote: at most 200 characters.
+function shorten(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function messageOf(e: ErrorObject): string {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string')
-    return `must NOT have additional property '${params.additionalProperty}'`;
-  if (e.keyword === 'enum' && Array.isArray(params.allowedValues))
-    return `must be one of ${params.allowedValues.map(v => JSON.stringify(v)).join(', ')}`;
+    return `must NOT have additional property '${shorten(params.additionalProperty)}'`;
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    const values = params.allowedValues.slice(0, 10).map(v => shorten(JSON.stringify(v) ?? ''));
+    const rest = params.allowedValues.length - values.length;
+    return `must be one of ${values.join(', ')}${rest > 0 ? ` (and ${rest} more)` : ''}`;
+  }
   return e.message ?? e.keyword;
 }

@@ -33,8 +33,15 @@ export function readToolDefinitions(value: unknown, depth = 0): readonly Offered
   return parse(value, depth);
 }
 
-/** Definition texts kept, and the longest kept. */
-const byText = new LRUCache<string, readonly OfferedTool[]>({ max: 2000 });
+/**
+ * Definition texts kept: at most 2,000, and 8 MiB of text (each text counted twice, for its parsed
+ * definitions), so a sender of many large distinct texts cannot hold more; the longest kept.
+ */
+const byText = new LRUCache<string, readonly OfferedTool[]>({
+  max: 2000,
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (_tools, text) => Math.max(1, text.length * 2),
+});
 const MAX_CACHED_CHARS = 64 * 1024;
 
 function freeze(tool: OfferedTool): OfferedTool {

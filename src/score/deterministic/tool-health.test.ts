@@ -208,8 +208,7 @@ describe('tool_arguments', () => {
         unchecked: [
           {
             name: 'remote',
-            reason:
-              "its schema cannot be compiled: can't resolve reference https://example.com/s.json from id #",
+            reason: 'its schema\'s $ref "https://example.com/s.json" is not local to the schema',
           },
         ],
       },

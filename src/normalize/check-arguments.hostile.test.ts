@@ -1,0 +1,240 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkArguments, CHECK_LIMITS, traceCheckBudget } from './check-arguments.js';
+import {
+  cachedValidatorBytes,
+  resetValidators,
+  validatorStats,
+  VALIDATOR_LIMITS,
+} from './schema-validators.js';
+
+/**
+ * Schemas and arguments built to cost the validator memory or time, as any sender of a trace can
+ * write them. Each case asserts the verdict and the work done (compiles, keywords compiled, steps,
+ * bytes kept), never the time taken: the machines that run this are shared and noisy.
+ */
+
+/** `count` properties, each a `$ref` to one definition of `width` properties. */
+function refFanOut(count: number, width: number): Record<string, unknown> {
+  const wide: Record<string, unknown> = {};
+  for (let i = 0; i < width; i++) wide[`f${i}`] = { type: 'string' };
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) properties[`r${i}`] = { $ref: '#/definitions/wide' };
+  return {
+    type: 'object',
+    definitions: { wide: { type: 'object', properties: wide } },
+    properties,
+  };
+}
+
+const work = () => ({ ...validatorStats });
+const clock = () => {
+  let t = 0;
+  // Each call a minute later: the compile rate never refuses, so budgets are what is tested.
+  return () => (t += 60_000);
+};
+
+beforeEach(() => resetValidators());
+// The next file in this worker starts from an empty cache and a full compile rate too.
+afterAll(() => resetValidators());
+
+describe('checkArguments on hostile schemas', () => {
+  it('refuses a $ref fan-out past the bound before compiling anything', () => {
+    // 400 refs to a 200-property definition: about 24 KB, which Ajv inlined into 48 MB of code.
+    const before = work();
+    const result = checkArguments(refFanOut(400, 200), { r0: { f0: 'a' } });
+    expect(result).toEqual({
+      status: 'unchecked',
+      reason: `its schema has more than ${CHECK_LIMITS.maxRefs} $refs, the bound`,
+    });
+    expect(work().compiles - before.compiles).toBe(0);
+  });
+
+  it('compiles a $ref fan-out within the bounds once, referenced not inlined', () => {
+    const schema = refFanOut(90, 200);
+    const before = work();
+    const ok = checkArguments(schema, { r0: { f0: 'a' }, r1: { f1: 'b' } }, traceCheckBudget(), {
+      now: clock(),
+    });
+    expect(ok).toEqual({ status: 'valid' });
+    const bad = checkArguments(schema, { r0: { f0: 1 } }, traceCheckBudget(), { now: clock() });
+    expect(bad).toEqual({ status: 'invalid', problems: ['/r0/f0: must be string'] });
+    const after = work();
+    expect(after.compiles - before.compiles).toBe(1);
+    // Every key counted once: 200 + 200 in the definition, 90 + 90 in the properties, and a few.
+    expect(after.keywordsCompiled - before.keywordsCompiled).toBeLessThan(600);
+  });
+
+  it('refuses a schema nested 3,000 deep without recursing (JSON.stringify threw here before)', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 3_000; i++) deep = { type: 'object', properties: { x: deep } };
+    const before = work();
+    expect(checkArguments(deep, { x: {} })).toEqual({
+      status: 'unchecked',
+      reason: `its schema nests deeper than ${CHECK_LIMITS.maxSchemaDepth} levels`,
+    });
+    expect(work().compiles).toBe(before.compiles);
+  });
+
+  it('stops an anyOf of 200 branches over 4,000 items at the step bound', () => {
+    const branches = Array.from({ length: 200 }, (_, i) => ({
+      type: 'object',
+      required: [`k${i}`],
+    }));
+    const schema = { type: 'array', items: { anyOf: branches } };
+    const items = Array.from({ length: 4_000 }, () => ({}));
+    const budget = traceCheckBudget();
+    expect(checkArguments(schema, items, budget, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    });
+    // The call spent its bound (and at most one subschema's weight past it), no more.
+    const spent = CHECK_LIMITS.maxStepsPerTrace - budget.steps;
+    expect(spent).toBeGreaterThan(CHECK_LIMITS.maxStepsPerCall);
+    expect(spent).toBeLessThan(CHECK_LIMITS.maxStepsPerCall + 1_000);
+  });
+
+  it('stops an exponential anyOf of recursive $refs at the step bound', () => {
+    // Each level tries two branches that both lead to the next: 2^30 paths for one value.
+    const definitions: Record<string, unknown> = { d30: { type: 'string' } };
+    for (let i = 0; i < 30; i++)
+      definitions[`d${i}`] = {
+        anyOf: [{ $ref: `#/definitions/d${i + 1}` }, { $ref: `#/definitions/d${i + 1}` }],
+      };
+    const schema = { definitions, $ref: '#/definitions/d0' };
+    expect(checkArguments(schema, 5, traceCheckBudget(), { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    });
+  });
+
+  it('shares one budget across a trace: later calls are unchecked once it is spent', () => {
+    const branches = Array.from({ length: 100 }, (_, i) => ({ required: [`k${i}`] }));
+    const schema = { type: 'array', items: { anyOf: branches } };
+    const items = Array.from({ length: 1_000 }, () => ({}));
+    const budget = traceCheckBudget();
+    const verdicts = Array.from(
+      { length: 6 },
+      () => checkArguments(schema, items, budget, { now: clock() }).status,
+    );
+    expect(verdicts.every(v => v === 'unchecked')).toBe(true);
+    expect(budget.steps).toBeLessThanOrEqual(0);
+    expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    });
+  });
+
+  it('bounds the strings given to patterns and the arguments measured', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string', pattern: '^[a-z]+$' } } };
+    // 10 MB: past the arguments' bound, not even measured whole.
+    expect(checkArguments(schema, { a: 'a'.repeat(10_000_000) }).status).toBe('unchecked');
+    // 100 KB: measured, never matched.
+    expect(checkArguments(schema, { a: `${'a'.repeat(100_000)}1` })).toEqual({
+      status: 'unchecked',
+      reason: `1 of its strings are longer than ${CHECK_LIMITS.maxMatchedChars} characters, the bound for matching a pattern or format`,
+    });
+  });
+
+  it('follows a self $ref within the data, and refuses remote ones', () => {
+    const tree = {
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+      required: ['name'],
+    };
+    expect(checkArguments(tree, { name: 'a', children: [{ name: 'b', children: [] }] })).toEqual({
+      status: 'valid',
+    });
+    expect(checkArguments(tree, { name: 'a', children: [{ children: [] }] })).toEqual({
+      status: 'invalid',
+      problems: ["/children/0: must have required property 'name'"],
+    });
+    expect(checkArguments({ $ref: 'http://127.0.0.1:1/x.json' }, {}).status).toBe('unchecked');
+  });
+
+  it('refuses a $ref into data, which the step count would not see', () => {
+    const schema = {
+      default: { anyOf: [{ $ref: '#/default' }, { $ref: '#/default' }] },
+      $ref: '#/default',
+    };
+    expect(checkArguments(schema, 1)).toEqual({
+      status: 'unchecked',
+      reason: `its schema's $ref "#/default" points into default, which holds data, not a schema`,
+    });
+  });
+
+  it('refuses a huge enum, and names at most ten allowed values', () => {
+    const huge = { enum: Array.from({ length: 5_000 }, (_, i) => i) };
+    expect(checkArguments(huge, -1)).toEqual({
+      status: 'unchecked',
+      reason: `its schema lists more than ${CHECK_LIMITS.maxEnumValues} enum values, the bound`,
+    });
+    const some = { enum: Array.from({ length: 50 }, (_, i) => i) };
+    const result = checkArguments(some, -1);
+    expect(result).toEqual({
+      status: 'invalid',
+      problems: ['/: must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 (and 40 more)'],
+    });
+  });
+
+  it('compiles at most the trace budget of new keywords, and the process rate', () => {
+    const wide = (tag: string) => ({
+      type: 'object',
+      title: tag,
+      properties: Object.fromEntries(
+        Array.from({ length: 450 }, (_, i) => [`p${i}`, { type: 'string' }]),
+      ),
+    });
+    const budget = traceCheckBudget();
+    const now = clock();
+    expect(checkArguments(wide('a'), {}, budget, { now }).status).toBe('valid');
+    expect(checkArguments(wide('b'), {}, budget, { now }).status).toBe('valid');
+    expect(checkArguments(wide('c'), {}, budget, { now })).toEqual({
+      status: 'unchecked',
+      reason: `the trace's compile budget (${CHECK_LIMITS.maxCompiledKeywordsPerTrace} schema keywords) was spent on other schemas`,
+    });
+    // Compiled already: no budget needed.
+    expect(checkArguments(wide('a'), {}, budget, { now }).status).toBe('valid');
+    // The process rate: a clock that stands still refuses new schemas past the burst.
+    resetValidators();
+    const still = () => 0;
+    const verdicts = Array.from({ length: 30 }, (_, i) =>
+      checkArguments(wide(`r${i}`), {}, traceCheckBudget(), { now: still }),
+    );
+    const compiled = verdicts.filter(v => v.status === 'valid').length;
+    expect(compiled).toBe(Math.floor(VALIDATOR_LIMITS.compileBurstKeywords / 901));
+    expect(verdicts.at(-1)).toEqual({
+      status: 'unchecked',
+      reason: `new schemas are compiled at most ${VALIDATOR_LIMITS.compileKeywordsPerSecond} keywords a second, and that rate was reached: a later trace will check it`,
+    });
+  });
+
+  it('keeps compiled validators within their byte bound over 10,000 distinct schemas', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const now = clock();
+    const heapAfter = (from: number, to: number): number => {
+      for (let i = from; i < to; i++) {
+        const schema = {
+          type: 'object',
+          properties: { [`field${i}`]: { type: 'string', minLength: i % 7 } },
+          required: [`field${i}`],
+        };
+        expect(
+          checkArguments(schema, { [`field${i}`]: 'value-of-it' }, traceCheckBudget(), { now }),
+        ).toEqual({ status: 'valid' });
+      }
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = work();
+    const at2k = heapAfter(0, 2_000);
+    const at10k = heapAfter(2_000, 10_000);
+    expect(work().compiles - before.compiles).toBe(10_000);
+    expect(cachedValidatorBytes()).toBeLessThanOrEqual(VALIDATOR_LIMITS.cacheBytes);
+    expect(work().evicted - before.evicted).toBeGreaterThan(1_000);
+    // Unbounded (Ajv's own cache kept every schema), 8,000 more took about 48 MB.
+    expect((at10k - at2k) / 1024 / 1024).toBeLessThan(12);
+  }, 120_000);
+});

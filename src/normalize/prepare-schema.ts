@@ -1,0 +1,212 @@
+import { isRecord } from './attribute-values.js';
+
+/**
+ * Bounds on a JSON Schema read from a trace, checked before anything recursive or compiled runs.
+ * Each is a count over the parsed schema (JSON.parse is not recursive in V8, so even a 100,000-deep
+ * text parses), taken by one iterative walk that stops at the first bound passed. Compiling costs
+ * about 0.1 ms per keyword (Ajv, measured on this project's CI host), so `maxKeywords` bounds a
+ * compile near 100 ms.
+ */
+export const SCHEMA_LIMITS = {
+  /** Characters of the schema's strings and keys (its JSON text, roughly). */
+  maxChars: 32 * 1024,
+  /** Nesting of objects and arrays. */
+  maxDepth: 32,
+  /** Object keys in all: each is a keyword, a property name or a definition's name. */
+  maxKeywords: 1_000,
+  /** `$ref`, `$dynamicRef` and `$recursiveRef` together. */
+  maxRefs: 100,
+  /** Branches of `anyOf`, `oneOf` and `allOf`, summed over the schema. */
+  maxBranches: 200,
+  /** Values listed by `enum`, summed over the schema. */
+  maxEnumValues: 1_000,
+} as const;
+
+/**
+ * The keyword spanscore adds to each subschema of the compiled copy: the validator calls it each
+ * time that subschema is applied, with its weight, and so counts the work of a validation (see
+ * `checkArguments`).
+ */
+export const STEP_KEYWORD = 'x-spanscore-step';
+
+/** A schema fit to compile: a copy with the step keyword in every subschema, and what it holds. */
+export interface PreparedSchema {
+  schema: Record<string, unknown>;
+  /** Object keys in the original schema: what compiling it costs. */
+  keywords: number;
+  /** It has `uniqueItems` somewhere (comparing items in pairs). */
+  uniqueItems: boolean;
+}
+
+// Keywords whose values are data, not subschemas: nothing inside is compiled as a schema.
+const DATA_KEYWORDS = new Set([
+  'enum',
+  'const',
+  'default',
+  'examples',
+  '$vocabulary',
+  'dependentRequired',
+]);
+// Keywords whose values map names to subschemas (a `$ref` may point into them).
+const MAP_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'dependencies',
+]);
+const ROOT_ID = 'urn:spanscore:tool-arguments';
+const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf']);
+const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
+
+/**
+ * Measures `schema` against {@link SCHEMA_LIMITS} and, when it is within them, copies it for
+ * compiling: the root's `$id` replaced by one of spanscore's (two tools' schemas may share one), every object outside
+ * `enum`, `const`, `default` and `examples` given {@link STEP_KEYWORD} with its weight (1 plus its
+ * own keys plus the lengths of its array values), and each `$ref` checked to be local (`#…`) and to
+ * point at a subschema, never into data. Answers why not otherwise, naming the count and its bound
+ * (`400 $refs, the bound is 100`). Iterative: no input can overflow the stack. Pure.
+ */
+export function prepareSchema(schema: Record<string, unknown>): PreparedSchema | string {
+  const counts = { chars: 0, keywords: 0, refs: 0, branches: 0, enumValues: 0 };
+  const refs: string[] = [];
+  let uniqueItems = false;
+  const root: Record<string, unknown> = {};
+  const stack: Frame[] = [[schema, root, 0, 'schema']];
+  while (stack.length) {
+    const [source, copy, depth, place] = stack.pop()!;
+    if (depth > SCHEMA_LIMITS.maxDepth)
+      return `its schema nests deeper than ${SCHEMA_LIMITS.maxDepth} levels`;
+    if (Array.isArray(source)) {
+      const out = copy as unknown[];
+      for (const item of source) {
+        if (typeof item === 'string') counts.chars += item.length;
+        out.push(child(item, depth, place, stack));
+      }
+      continue;
+    }
+    const object = source as Record<string, unknown>;
+    // An array's items sit where the array does; a map's values are subschemas.
+    const out = copy as Record<string, unknown>;
+    let weight = 1;
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      const value = object[key];
+      counts.keywords++;
+      weight++;
+      counts.chars += key.length;
+      if (typeof value === 'string') counts.chars += value.length;
+      if (place === 'schema') {
+        if (REF_KEYWORDS.has(key) && typeof value === 'string') {
+          counts.refs++;
+          if (key === '$ref') refs.push(value);
+        } else if (BRANCH_KEYWORDS.has(key) && Array.isArray(value))
+          counts.branches += value.length;
+        else if (key === 'enum' && Array.isArray(value)) counts.enumValues += value.length;
+        else if (key === 'uniqueItems' && value === true) uniqueItems = true;
+        if (Array.isArray(value)) weight += value.length;
+      }
+      const over = overBound(counts);
+      if (over) return over;
+      if (depth === 0 && key === '$id') continue;
+      out[key] = child(value, depth, placeOf(place, key), stack);
+    }
+    if (place === 'schema') out[STEP_KEYWORD] = weight;
+  }
+  for (const ref of refs) {
+    const problem = refProblem(ref, schema);
+    if (problem) return problem;
+  }
+  // An id of our own: a self `$ref` ("#") resolves against it, and it names nothing of the sender's.
+  return { schema: { $id: ROOT_ID, ...root }, keywords: counts.keywords, uniqueItems };
+}
+
+/**
+ * Where a value sits: a subschema (or a list of them), a map of names to subschemas, or data.
+ * Values of unknown keywords count as subschemas: a `$ref` may point at them, and the validator
+ * ignores what it does not know, step keyword included.
+ */
+type Place = 'schema' | 'map' | 'data';
+// [source, its copy, depth, where the source sits]
+type Frame = [unknown, Record<string, unknown> | unknown[], number, Place];
+
+function placeOf(parent: Place, key: string): Place {
+  if (parent === 'data') return 'data';
+  if (parent === 'map') return 'schema';
+  if (DATA_KEYWORDS.has(key)) return 'data';
+  return MAP_KEYWORDS.has(key) ? 'map' : 'schema';
+}
+
+function child(value: unknown, depth: number, place: Place, stack: Frame[]): unknown {
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    stack.push([value, copy, depth + 1, place]);
+    return copy;
+  }
+  if (isRecord(value)) {
+    const copy: Record<string, unknown> = {};
+    stack.push([value, copy, depth + 1, place]);
+    return copy;
+  }
+  return value;
+}
+
+function overBound(counts: {
+  chars: number;
+  keywords: number;
+  refs: number;
+  branches: number;
+  enumValues: number;
+}): string | undefined {
+  if (counts.chars > SCHEMA_LIMITS.maxChars)
+    return `its schema is larger than ${SCHEMA_LIMITS.maxChars / 1024} KiB`;
+  if (counts.keywords > SCHEMA_LIMITS.maxKeywords)
+    return `its schema has more than ${SCHEMA_LIMITS.maxKeywords} keywords, the bound`;
+  if (counts.refs > SCHEMA_LIMITS.maxRefs)
+    return `its schema has more than ${SCHEMA_LIMITS.maxRefs} $refs, the bound`;
+  if (counts.branches > SCHEMA_LIMITS.maxBranches)
+    return `its schema has more than ${SCHEMA_LIMITS.maxBranches} anyOf/oneOf/allOf branches, the bound`;
+  if (counts.enumValues > SCHEMA_LIMITS.maxEnumValues)
+    return `its schema lists more than ${SCHEMA_LIMITS.maxEnumValues} enum values, the bound`;
+  return undefined;
+}
+
+/**
+ * Why a `$ref` cannot be compiled safely, if it cannot: it must be local (`#` and a JSON pointer,
+ * or a plain-name anchor `#name`), and a pointer must lead through subschemas, not into `enum`,
+ * `const`, `default` or `examples` (whose objects carry no step count).
+ */
+function refProblem(ref: string, schema: Record<string, unknown>): string | undefined {
+  const shown = JSON.stringify(ref.length > 80 ? `${ref.slice(0, 80)}…` : ref);
+  if (!ref.startsWith('#')) return `its schema's $ref ${shown} is not local to the schema`;
+  if (ref === '#' || !ref.startsWith('#/')) return undefined; // the root, or an anchor
+  let at: unknown = schema;
+  let place: 'schema' | 'map' | 'list' = 'schema';
+  for (const raw of ref.slice(2).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return `its schema's $ref ${shown} is not a valid JSON pointer`;
+    }
+    if (place === 'schema' && DATA_KEYWORDS.has(segment))
+      return `its schema's $ref ${shown} points into ${segment}, which holds data, not a schema`;
+    const next: unknown = Array.isArray(at)
+      ? at[Number(segment)]
+      : isRecord(at)
+        ? Object.hasOwn(at, segment)
+          ? at[segment]
+          : undefined
+        : undefined;
+    if (next === undefined) return undefined; // unresolved: the compiler says so
+    place =
+      place === 'schema' && MAP_KEYWORDS.has(segment)
+        ? 'map'
+        : place === 'schema' && Array.isArray(next)
+          ? 'list'
+          : 'schema';
+    at = next;
+  }
+  return undefined;
+}
