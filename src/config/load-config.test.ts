@@ -161,6 +161,24 @@ describe('loadConfig', () => {
     );
   });
 
+  it('names the key meant by a misspelled one, at any depth, before the required key it misses', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'toolHeath: { enabled: false }\n');
+    await expect(loadConfig({ file, env: {} })).rejects.toThrow(
+      `invalid configuration, ${file} (top level): unknown field(s) "toolHeath" (did you mean "toolHealth"?)`,
+    );
+    writeFileSync(file, 'receiver: { prot: 4318 }\n');
+    await expect(loadConfig({ file, env: {} })).rejects.toThrow(
+      `${file}: receiver: unknown field(s) "prot" (did you mean "port"?)`,
+    );
+    // `nmae` is also a missing `name`: the unknown key is what explains it.
+    writeFileSync(file, 'rules:\n  - { nmae: guard, scorers: [tool_errors] }\n');
+    await expect(loadConfig({ file, env: {} })).rejects.toThrow(
+      `${file}: rules.0: unknown field(s) "nmae" (did you mean "name"?)`,
+    );
+  });
+
   it('turns tool health off and samples it from the environment', async () => {
     const config = await loadConfig({
       env: { SPANSCORE_TOOL_HEALTH: 'off', SPANSCORE_TOOL_HEALTH_SAMPLE_RATE: '0.25' },

@@ -104,8 +104,9 @@ export const UNPREFIXED_VARIABLES: Readonly<Partial<Record<string, string>>> = {
 /**
  * Builds the configuration once, at start-up: the config file (if any), then `SPANSCORE_*`
  * variables, then command-line overrides, validated by one schema. An error names the file or
- * variable, the path and what was expected (`SS_USAGE`). Suite paths become absolute (relative to
- * the config file). The result is frozen.
+ * variable, the path and what was expected (`SS_USAGE`); an unknown key, also the known key of
+ * its section nearest to it, when one is near enough to be a typo (`did you mean "toolHealth"?`).
+ * Suite paths become absolute (relative to the config file). The result is frozen.
  */
 export async function loadConfig(
   options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {},
@@ -145,7 +146,10 @@ export async function loadConfig(
     if (value !== undefined) set(raw, path.split('.'), value);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // An unknown key first: a misspelled key is often also a missing required one, and the
+    // unknown key, with the key meant, explains both.
+    const issue =
+      parsed.error.issues.find(i => i.code === 'unrecognized_keys') ?? parsed.error.issues[0]!;
     const path = issue.path.join('.');
     // An array's issue has the item's index in its path (`queue.redisClusterNodes.1`).
     const variable = Object.entries(CONFIG_ENV)
@@ -160,7 +164,7 @@ export async function loadConfig(
         : path || 'the top level';
     throw new SpanscoreError(
       'SS_USAGE',
-      `invalid configuration, ${where}: ${describeZodIssue(issue)}`,
+      `invalid configuration, ${where}: ${describeZodIssue(issue, configSchema)}`,
     );
   }
   const config = parsed.data;

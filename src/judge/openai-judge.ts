@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { JUDGE_DEFAULTS } from './judge-defaults.js';
+import { JUDGE_DEFAULTS } from '../config/judge-defaults.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
 
 /** Options of {@link createOpenAiJudge}. */

@@ -12,4 +12,9 @@ describe('closestIds', () => {
   it('names nothing when no id is near', () => {
     expect(closestIds('refund-order', known)).toEqual([]);
   });
+
+  it('keeps within maxDistance edits when given one', () => {
+    expect(closestIds('wether-lisbn', known, 3, 1)).toEqual([]);
+    expect(closestIds('wether-lisbn', known, 3, 2)).toEqual(['weather-lisbon']);
+  });
 });

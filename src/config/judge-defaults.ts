@@ -1,6 +1,7 @@
 /**
  * The judge client's defaults, for `createOpenAiJudge` and the config schema (`judge.timeoutMs`,
- * `judge.maxRetries`) alike.
+ * `judge.maxRetries`) alike: defined here, below both, so src/config imports nothing from
+ * src/judge (which reads the config's types; .dependency-cruiser.cjs).
  */
 export const JUDGE_DEFAULTS = {
   /** Per judge call. */

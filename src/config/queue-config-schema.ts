@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/**
+ * The `queue` section: which driver buffers spans and jobs, and how it reaches Redis (one URL or
+ * Cluster nodes, auth, TLS, key prefix, shards).
+ */
+export const queueConfigSchema = z
+  .object({
+    driver: z
+      .enum(['memory', 'bullmq'])
+      .optional()
+      .describe(
+        'The queue between receiver and scorers. Default: `bullmq` when a Redis URL or Cluster nodes are set, else the embedded `memory` driver (one process, nothing kept across restarts).',
+      ),
+    memoryHeapMb: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(192)
+      .describe(
+        "Memory driver: the V8 heap `serve` runs with, in MB, so that the embedded service stays small under any load (`serve` and the service it starts peaked at 262 MB RSS together at full load on the benchmark, with the default bounds). `serve` starts itself again with `--max-old-space-size` when Node's own limit is larger; a `--max-old-space-size` of yours (`NODE_OPTIONS`) is kept as it is. 0: Node's own limit. Raise it with `assembly.maxBufferedSpans` or `results.maxResults`.",
+      ),
+    redisUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe('One Redis (`redis://`, or `rediss://` for TLS). Not with `redisClusterNodes`.'),
+    redisClusterNodes: z
+      .array(
+        z
+          .string()
+          .regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port')
+          .refine(node => Number(node.split(':').pop()) <= 65535, 'port above 65535'),
+      )
+      .min(1)
+      .optional()
+      .describe(
+        'Redis Cluster seed nodes (`host:port`): every connection becomes an ioredis `Cluster` and every key a hash-tagged one. Not with `redisUrl`.',
+      ),
+    redisUsername: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("ACL user (with `redisUrl`, overrides the URL's)."),
+    redisPassword: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("ACL password (with `redisUrl`, overrides the URL's)."),
+    redisTls: z
+      .boolean()
+      .default(false)
+      .describe('TLS to the Redis Cluster nodes (`rediss://` does it for `redisUrl`).'),
+    redisTlsCaFile: z.string().min(1).optional().describe('A CA file (PEM) for Redis TLS.'),
+    prefix: z
+      .string()
+      .min(1)
+      .regex(/^[^{}]+$/, 'no { or }: spanscore adds the hash tags itself')
+      .default('spanscore')
+      .describe(
+        'Prefix of every Redis key spanscore writes. No `{` or `}`: spanscore adds the hash tags.',
+      ),
+    shards: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(1)
+      .describe(
+        'Trace queues: each trace goes to one, by its id; workers take from all. On a cluster each shard sits on its own slot, so N shards spread the queue over up to N masters.',
+      ),
+  })
+  .strict()
+  .prefault({});

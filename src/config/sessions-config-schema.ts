@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { positiveInt } from './number-fields.js';
+
+/** The `sessions` section: where a trace's session id is read from, and when a session is scored. */
+export const sessionsConfigSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Read a session id from every trace (a conversation, one trace per turn), so that session test cases (`session: true`) are scored on their sessions; off: traces are only scored one by one.',
+      ),
+    idAttributes: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Span attributes that carry a session id, read after the defaults (`spanscore.session.id`, `gen_ai.conversation.id`, `session.id`, `langfuse.session.id`, `ai.telemetry.metadata.sessionId`, LangSmith metadata and Traceloop association properties `session_id`/`thread_id`/`conversation_id`); a dotted name is also looked for inside JSON attributes.',
+      ),
+    idleMs: positiveInt()
+      .default(600_000)
+      .describe(
+        '`serve` and `worker`: a session is scored this long after its latest trace (at once when a trace says `spanscore.session.end = true`); a trace after that scores it again.',
+      ),
+    maxTraces: positiveInt()
+      .default(50)
+      .describe(
+        'Traces of one session: at this many it is scored as it stands, its result saying it was cut, and further traces are not added.',
+      ),
+    maxAgeMs: positiveInt()
+      .default(86_400_000)
+      .describe(
+        'A session is scored as it stands this long after its first trace (its result saying it was cut), and its traces are kept no longer.',
+      ),
+    maxOpen: positiveInt()
+      .default(1000)
+      .describe(
+        'Memory driver: sessions held (their traces kept to score them again); when full, the oldest is scored now and let go (`spanscore_sessions_evicted_total`).',
+      ),
+  })
+  .strict()
+  .prefault({})
+  .describe('Sessions: the traces of one conversation scored together (see docs/sessions.md).');
