@@ -1,0 +1,74 @@
+import { isSessionRecordKey } from '../results/run-record-key.js';
+import {
+  matchesTraceFilter,
+  traceListEntry,
+  type TraceListEntry,
+  type TracesFilter,
+  type TracesPage,
+} from '../results/trace-list.js';
+import { sendBatch, type RedisClient } from './redis-connection.js';
+import type { ResultsStoreKeys } from './results-store-keys.js';
+import { hasExportLine, parseRun } from './run-record-layout.js';
+import { newestStreamLines } from './stream-lines.js';
+
+/** Trace-list lines whose run records are read in one round trip, and read at most per page. */
+const LIST_CHUNK = 100;
+const MAX_LIST_SCAN = 5_000;
+
+/**
+ * A page of the trace list, newest first: each line's run record read (pipelined, a chunk at a
+ * time) and kept when the line is its latest (the record's time is the line's: a trace written
+ * again is listed where it was written last) and it passes `filter` (session records only when
+ * `filter.sessions`, trace records otherwise), no older than `oldestUnixMs`. Scans at most
+ * MAX_LIST_SCAN (5,000) lines; the cursor (`<entry id>.<line>`) continues where a page ended or
+ * the scan stopped.
+ */
+export async function readTraceList(
+  redis: RedisClient,
+  keys: Pick<ResultsStoreKeys, 'listStream' | 'runKey'>,
+  filter: TracesFilter,
+  limit: number,
+  cursor: string | undefined,
+  oldestUnixMs: number,
+): Promise<TracesPage> {
+  const out: TraceListEntry[] = [];
+  let scanned = 0;
+  let stoppedAt: string | null = null;
+  let pending: Array<{ traceId: string; time: number; position: string }> = [];
+  const check = async (): Promise<void> => {
+    const records = await sendBatch<RedisClient>(redis, target =>
+      pending.map(p => target.get(keys.runKey(p.traceId))),
+    );
+    pending.forEach((p, i) => {
+      const raw = records[i];
+      if (typeof raw !== 'string' || !hasExportLine(raw) || out.length > limit) return;
+      if (isSessionRecordKey(p.traceId) !== (filter.sessions === true)) return;
+      const entry = traceListEntry(parseRun(p.traceId, raw));
+      if (entry.timeUnixMs === p.time && matchesTraceFilter(entry, filter)) {
+        out.push(entry);
+        if (out.length > limit) stoppedAt = p.position;
+      }
+    });
+    pending = [];
+  };
+  const lines = newestStreamLines(redis, keys.listStream, {
+    cursor,
+    toUnixMs: filter.toUnixMs,
+    oldestUnixMs,
+  });
+  for await (const { entryId, index, line } of lines) {
+    if (scanned >= MAX_LIST_SCAN) {
+      stoppedAt = `${entryId}.${index + 1}`;
+      break;
+    }
+    scanned++;
+    const [traceId, time] = line.split(' ');
+    pending.push({ traceId: traceId!, time: Number(time), position: `${entryId}.${index + 1}` });
+    if (pending.length >= LIST_CHUNK) {
+      await check();
+      if (out.length > limit) break;
+    }
+  }
+  if (out.length <= limit && pending.length) await check();
+  return { traces: out.slice(0, limit), nextCursor: stoppedAt };
+}
