@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { childSpans } from '../../test/helpers/child-spans.js';
+import {
+  ASSEMBLY_LIMITS,
+  ASSEMBLY_POLICY,
+  recordingAssembler,
+} from '../../test/helpers/memory-assembler.js';
+import { oneSpanTraces, otlpRequest, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
+import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
+
+// The memory trace assembler's bounds: the span buffer (429), one trace's spans, one service's
+// share, scoring concurrency, and a burst of many traces added in slices.
+
+/** One request of `count` one-span traces (each span its trace's root), from trace `first`. */
+const manyTraces = (first: number, count: number) =>
+  decodeOtlpJson(otlpRequest(oneSpanTraces(first, count))).spans;
+
+/** Resolves after the event loop's next check phase. */
+const nextTurn = () => new Promise(resolve => setImmediate(resolve));
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('memory trace assembler: limits', () => {
+  it('refuses a batch whole past maxBufferedSpans (429) and recovers once traces are scored', async () => {
+    const { assembler, processed } = recordingAssembler({ maxBufferedSpans: 3 });
+    await assembler.accept(childSpans(7, ['root', 'x']));
+    await expect(assembler.accept(childSpans(8, ['root', 'y']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      retryAfterSeconds: 1,
+    });
+    expect(assembler.stats()).toMatchObject({ bufferedTraces: 1, heldSpans: 2 });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(assembler.stats().heldSpans).toBe(0);
+    await assembler.accept(childSpans(8, ['root', 'y']));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed.map(p => p.traceId)).toEqual([traceId(7), traceId(8)]);
+  });
+
+  it('runs at most `concurrency` traces at once', async () => {
+    let running = 0;
+    let most = 0;
+    const assembler = createMemoryTraceAssembler({
+      ...ASSEMBLY_LIMITS,
+      policy: ASSEMBLY_POLICY,
+      concurrency: 2,
+      process: async () => {
+        most = Math.max(most, ++running);
+        await new Promise(resolve => setTimeout(resolve, 100));
+        running--;
+      },
+    });
+    for (let t = 20; t < 26; t++) await assembler.accept(childSpans(t, ['root']));
+    await vi.advanceTimersByTimeAsync(2000 + 400);
+    expect(assembler.stats().scored).toBe(6);
+    expect(most).toBe(2);
+  });
+
+  it('keeps maxSpansPerTrace spans of a trace, refuses the rest, and says so to its scoring', async () => {
+    const notes: string[][] = [];
+    const sizes: number[] = [];
+    const assembler = createMemoryTraceAssembler({
+      ...ASSEMBLY_LIMITS,
+      policy: ASSEMBLY_POLICY,
+      maxSpansPerTrace: 3,
+      process: (_id, spans, attempt) => {
+        sizes.push(spans.length);
+        notes.push(attempt.notes.map(n => `${n.code}: ${n.message}`));
+        return Promise.resolve();
+      },
+    });
+    expect(await assembler.accept(childSpans(60, ['a', 'b']))).toBeUndefined();
+    expect(await assembler.accept(childSpans(60, ['c', 'd', 'root']))).toEqual({
+      refusedSpans: 2,
+      reason: 'trace(s) past assembly.maxSpansPerTrace (3 spans): later spans are not kept',
+    });
+    expect(assembler.stats()).toMatchObject({ heldSpans: 3, truncatedSpans: 2 });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sizes).toEqual([3]);
+    expect(notes).toEqual([
+      [
+        'trace_truncated: the trace has more spans than a trace may keep (assembly.maxSpansPerTrace 3): 2 later span(s) were refused, and it was scored with its first 3',
+      ],
+    ]);
+  });
+
+  it('refuses a service past its share of the buffer while others send, and still accepts the others', async () => {
+    const assembler = createMemoryTraceAssembler({
+      ...ASSEMBLY_LIMITS,
+      policy: ASSEMBLY_POLICY,
+      maxBufferedSpans: 10,
+      maxServiceShare: 0.5,
+      process: () => Promise.resolve(),
+    });
+    const from = (service: string, t: number, names: string[]) =>
+      childSpans(t, names).map(span => Object.assign(span, { serviceName: service }));
+    // Alone, a service may use the whole buffer.
+    await assembler.accept(from('big', 70, ['a', 'b', 'c', 'd', 'e', 'f']));
+    await assembler.accept(from('small', 71, ['a']));
+    await expect(assembler.accept(from('big', 72, ['a']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      message: expect.stringContaining('service "big" holds 6 buffered spans'),
+    });
+    await assembler.accept(from('small', 73, ['a', 'b']));
+    expect(assembler.stats().heldSpans).toBe(9);
+  });
+
+  describe('a request of many traces (a burst), added in slices of 1,000', () => {
+    beforeEach(() => vi.useRealTimers());
+    const quick = { settleMs: 10, maxWaitMs: 1000 };
+
+    it('lets the event loop turn between slices, and scores every trace', async () => {
+      const { assembler, processed } = recordingAssembler({
+        policy: { ...quick, settleMs: 500 },
+        maxBufferedSpans: 10_000,
+      });
+      const seen: number[] = [];
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      // Callbacks of later turns of the loop see the request part added, then all of it.
+      setImmediate(() => seen.push(assembler.stats().bufferedTraces));
+      await accepted;
+      seen.push(assembler.stats().bufferedTraces);
+      expect(seen[0]).toBeGreaterThanOrEqual(1000);
+      expect(seen[0]).toBeLessThan(2500);
+      expect(seen[1]).toBe(2500);
+      await vi.waitFor(() => expect(processed).toHaveLength(2500), { timeout: 10_000 });
+      expect(new Set(processed.map(p => p.traceId)).size).toBe(2500);
+    });
+
+    it('counts its spans as held from the start: a request answered between slices sees the buffer as it will be', async () => {
+      const { assembler } = recordingAssembler({
+        policy: { ...quick, settleMs: 60_000 },
+        maxBufferedSpans: 3000,
+      });
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      await nextTurn();
+      expect(assembler.stats().bufferedTraces).toBeLessThan(2500);
+      await expect(assembler.accept(manyTraces(5001, 600))).rejects.toMatchObject({
+        code: 'SS_INGEST_SATURATED',
+        message: 'the span buffer holds 2500 of at most 3000 spans',
+      });
+      await accepted;
+      await assembler.accept(manyTraces(5001, 500));
+      expect(assembler.stats()).toMatchObject({ bufferedTraces: 3000, heldSpans: 3000 });
+    });
+
+    it('close() while one is being added: the request is added whole, then everything is scored', async () => {
+      const { assembler, processed } = recordingAssembler({
+        policy: { ...quick, settleMs: 60_000 },
+        maxBufferedSpans: 10_000,
+      });
+      const accepted = assembler.accept(manyTraces(1, 2500));
+      const closing = assembler.close(5000);
+      await expect(accepted).resolves.toBeUndefined();
+      expect(await closing).toEqual({ unfinished: 0 });
+      expect(processed).toHaveLength(2500);
+    });
+  });
+});
