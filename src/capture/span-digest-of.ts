@@ -10,6 +10,7 @@ import {
   type SpanDigest,
   type SpanKind,
 } from '../ingest/span-digest.js';
+import { serviceNameOf } from '../ingest/service-name-of.js';
 
 /**
  * A span finished by the OpenTelemetry SDK, as spanscore's span model: what the OTLP decoders
@@ -48,7 +49,7 @@ export function resourceFactsOf(
     return typeof value === 'string' ? value : '';
   };
   return {
-    serviceName: text('service.name'),
+    serviceName: serviceNameOf(text('service.name')),
     serviceVersion: text('service.version'),
     deploymentEnvironment: text('deployment.environment.name') || text('deployment.environment'),
   };

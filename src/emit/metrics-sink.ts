@@ -1,4 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
+import { serviceNameOf } from '../ingest/service-name-of.js';
 import { boundedNames } from '../results/bounded-names.js';
 import { failingAgents } from '../score/failing-agents.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
@@ -95,7 +96,7 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         return;
       }
       for (const fact of toolCallFacts(run)) {
-        const service = serviceLabel(fact.service || 'unknown');
+        const service = serviceLabel(serviceNameOf(fact.service));
         const tool = tools(service, fact.tool);
         toolCalls([service, tool, fact.outcome]);
         if (fact.checked) argumentsChecked([service, tool]);
@@ -118,7 +119,7 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
               metrics.scoringLag.observe(Math.max(0, now() / 1000 - Number(lastEnd) / 1e9));
           }
         }
-        const service = serviceLabel(result.trace.serviceName || 'unknown');
+        const service = serviceLabel(serviceNameOf(result.trace.serviceName));
         const target = result.testCaseId;
         for (const { scorer, result: r } of result.outcomes) {
           const label = r.status === 'scored' ? r.label : r.status;

@@ -1,8 +1,9 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { DEFAULT_DECODE_LIMITS, tooManySpans, type DecodeLimits } from './decode-limits.js';
+import { decodeAttributes } from './decode-json-attributes.js';
+import { describe, field, isObject } from './json-field.js';
+import { JsonItemReject } from './json-item-reject.js';
 import type {
-  AttributeValue,
-  Attributes,
   DecodedRequest,
   RejectedSpan,
   SpanDigest,
@@ -10,10 +11,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { emptyAttributes, setAttribute } from './span-digest.js';
-
-/** Attribute values nest at most this deep; deeper input is refused rather than recursed into. */
-export const MAX_ANY_VALUE_DEPTH = 32;
+import { serviceNameOf } from './service-name-of.js';
 
 const SPAN_KINDS: Record<string, SpanKind> = {
   SPAN_KIND_UNSPECIFIED: 0,
@@ -28,16 +26,6 @@ const STATUS_CODES: Record<string, StatusCode> = {
   STATUS_CODE_OK: 1,
   STATUS_CODE_ERROR: 2,
 };
-
-/** Thrown inside one span's (or log record's) decoding; turned into a {@link RejectedSpan}. */
-export class JsonItemReject extends Error {
-  constructor(
-    readonly field: string,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
 
 /**
  * Decodes a parsed OTLP/JSON `ExportTraceServiceRequest` into span digests.
@@ -176,7 +164,7 @@ export function resourceFacts(rs: Record<string, unknown>): {
     }
   }
   return {
-    serviceName: facts['service.name'] ?? '',
+    serviceName: serviceNameOf(facts['service.name']),
     serviceVersion: facts['service.version'] ?? '',
     deploymentEnvironment:
       facts['deployment.environment.name'] ?? facts['deployment.environment'] ?? '',
@@ -254,90 +242,6 @@ function decodeEvents(events: unknown): SpanEventDigest[] {
   });
 }
 
-export function decodeAttributes(list: unknown, path: string): Attributes {
-  const out = emptyAttributes();
-  if (list === undefined || list === null) return out;
-  if (!Array.isArray(list))
-    throw new JsonItemReject(path, `expected an array, got ${describe(list)}`);
-  list.forEach((kv: unknown, i) => {
-    if (!isObject(kv) || typeof kv.key !== 'string') {
-      throw new JsonItemReject(`${path}[${i}]`, 'expected a KeyValue with a string "key"');
-    }
-    setAttribute(out, kv.key, decodeAnyValue(kv.value, `${path}[${i}].value`, 0));
-  });
-  return out;
-}
-
-export function decodeAnyValue(value: unknown, path: string, depth: number): AttributeValue {
-  if (depth > MAX_ANY_VALUE_DEPTH) {
-    throw new JsonItemReject(
-      path,
-      `attribute value nested deeper than ${MAX_ANY_VALUE_DEPTH} levels`,
-    );
-  }
-  if (value === undefined || value === null) return null;
-  if (!isObject(value))
-    throw new JsonItemReject(path, `expected an AnyValue object, got ${describe(value)}`);
-  for (const key in value) {
-    const v = value[key];
-    switch (key) {
-      case 'stringValue':
-      case 'string_value':
-        if (typeof v !== 'string') throw new JsonItemReject(path, `${key} must be a string`);
-        return v;
-      case 'boolValue':
-      case 'bool_value':
-        if (typeof v !== 'boolean') throw new JsonItemReject(path, `${key} must be a boolean`);
-        return v;
-      case 'intValue':
-      case 'int_value':
-        return decodeInt(v, path);
-      case 'doubleValue':
-      case 'double_value':
-        return decodeDouble(v, path);
-      case 'arrayValue':
-      case 'array_value': {
-        const values = isObject(v) ? v.values : undefined;
-        if (values === undefined) return [];
-        if (!Array.isArray(values))
-          throw new JsonItemReject(path, 'arrayValue.values must be an array');
-        return values.map((item: unknown, i) =>
-          decodeAnyValue(item, `${path}.arrayValue.values[${i}]`, depth + 1),
-        );
-      }
-      case 'kvlistValue':
-      case 'kvlist_value': {
-        const values = isObject(v) ? v.values : undefined;
-        const out: Record<string, AttributeValue> = {};
-        if (values === undefined) return out;
-        if (!Array.isArray(values))
-          throw new JsonItemReject(path, 'kvlistValue.values must be an array');
-        values.forEach((kv: unknown, i) => {
-          if (!isObject(kv) || typeof kv.key !== 'string') {
-            throw new JsonItemReject(
-              `${path}.kvlistValue.values[${i}]`,
-              'expected a KeyValue with a string "key"',
-            );
-          }
-          setAttribute(
-            out,
-            kv.key,
-            decodeAnyValue(kv.value, `${path}.kvlistValue.values[${i}].value`, depth + 1),
-          );
-        });
-        return out;
-      }
-      case 'bytesValue':
-      case 'bytes_value':
-        if (typeof v !== 'string') throw new JsonItemReject(path, `${key} must be a base64 string`);
-        return v;
-      default:
-      // Unknown fields are ignored, as OTLP/JSON requires.
-    }
-  }
-  return null;
-}
-
 const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
@@ -411,47 +315,4 @@ export function decodeNanos(value: unknown, name: string): bigint {
     name,
     `expected an unsigned 64-bit integer (string or number), got ${describe(value)}`,
   );
-}
-
-function decodeInt(value: unknown, path: string): number | string {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) {
-    const n = Number(value);
-    // Beyond 2^53 a number would silently change the value; keep the exact digits instead.
-    return Number.isSafeInteger(n) ? n : value;
-  }
-  throw new JsonItemReject(
-    path,
-    `intValue must be an integer or a string of digits, got ${describe(value)}`,
-  );
-}
-
-function decodeDouble(value: unknown, path: string): number | string {
-  if (typeof value === 'number') return value;
-  if (value === 'NaN' || value === 'Infinity' || value === '-Infinity') return value;
-  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
-    return Number(value);
-  throw new JsonItemReject(path, `doubleValue must be a number, got ${describe(value)}`);
-}
-
-export function field(obj: Record<string, unknown>, ...names: string[]): unknown {
-  for (const name of names) {
-    const v = obj[name];
-    if (v !== undefined) return v;
-  }
-  return undefined;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return `${typeof value} ${String(value)}`;
-  }
-  return `an ${typeof value}`;
 }

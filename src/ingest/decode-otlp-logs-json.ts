@@ -1,16 +1,9 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { DEFAULT_DECODE_LIMITS, tooManyLogRecords, type DecodeLimits } from './decode-limits.js';
-import {
-  decodeAnyValue,
-  decodeAttributes,
-  decodeId,
-  decodeNanos,
-  describe,
-  field,
-  isObject,
-  JsonItemReject,
-  resourceFacts,
-} from './decode-otlp-json.js';
+import { decodeAnyValue, decodeAttributes } from './decode-json-attributes.js';
+import { decodeId, decodeNanos, resourceFacts } from './decode-otlp-json.js';
+import { describe, field, isObject } from './json-field.js';
+import { JsonItemReject } from './json-item-reject.js';
 import { logEventCarrier, logRecordDrop, noDrops, type DecodedLogs } from './log-event-carrier.js';
 
 /**

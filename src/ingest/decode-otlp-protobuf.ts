@@ -23,6 +23,7 @@ import type {
 } from './span-digest.js';
 import { emptyAttributes } from './span-digest.js';
 import { WireSpanDigest } from './wire-span-digest.js';
+import { serviceNameOf, UNKNOWN_SERVICE } from './service-name-of.js';
 import { WIRE } from '../protobuf/wire-type.js';
 
 // Wire types, by the names the code reads them with.
@@ -148,7 +149,7 @@ export interface ResourceFacts {
 }
 
 export const NO_RESOURCE: ResourceFacts = {
-  serviceName: '',
+  serviceName: UNKNOWN_SERVICE,
   serviceVersion: '',
   deploymentEnvironment: '',
 };
@@ -173,7 +174,11 @@ export function readResource(reader: Reader, end: number): ResourceFacts {
       reader.pos = kvEnd;
     } else reader.skip(tag);
   }
-  return { serviceName, serviceVersion, deploymentEnvironment: environment || legacyEnvironment };
+  return {
+    serviceName: serviceNameOf(serviceName),
+    serviceVersion,
+    deploymentEnvironment: environment || legacyEnvironment,
+  };
 }
 
 function readScopeSpans(

@@ -11,13 +11,10 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   type DecodeLimits,
 } from './decode-limits.js';
-import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
-import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
-import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
-import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
-import type { DecodedLogs } from './log-event-carrier.js';
 import { encodeExportResponse, encodeStatus } from './encode-otlp-response.js';
 import type { ReceiverMetrics } from './receiver-metrics.js';
+import type { RefusalReason } from './refusal-tally.js';
+import { LOGS, TRACES, type Signal } from './otlp-signals.js';
 import type { DecodedRequest } from './span-digest.js';
 import type { PartlyRefused, SpanSink } from './span-sink.js';
 
@@ -66,6 +63,11 @@ export interface OtlpHttpReceiverOptions {
    * request past a limit): at most one line per kind a minute.
    */
   log?: (line: string) => void;
+  /**
+   * Hears each request refused whole (4xx, 429, 503), with its reason and the message its answer
+   * carries (which quotes the request: untrusted text), e.g. for a `RefusalTally`.
+   */
+  onRefused?: (reason: RefusalReason, message: string) => void;
 }
 
 /**
@@ -97,6 +99,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     spans: number,
   ): number => {
     const code = error.code === 'SS_INGEST_SATURATED' ? 429 : 503;
+    options.onRefused?.(code === 429 ? 'rate' : 'unavailable', error.message);
     reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))));
     if (spans > 0)
       options.metrics?.spansRefused.inc(
@@ -114,6 +117,18 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       format,
     );
   };
+  /** Refuses the request whole with `status`, telling `onRefused` why. */
+  const refuseWith = (
+    reply: FastifyReply,
+    status: number,
+    reason: RefusalReason,
+    grpcCode: number,
+    message: string,
+    format: 'json' | 'protobuf',
+  ): number => {
+    options.onRefused?.(reason, message);
+    return send(reply, status, encodeStatus(grpcCode, message, format), format);
+  };
   const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'ingest');
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: maxBodyBytes });
 
@@ -127,31 +142,33 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const format = formatOf(request);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return send(
+      return refuseWith(
         reply,
         413,
-        encodeStatus(GRPC.RESOURCE_EXHAUSTED, `request body exceeds ${maxBodyBytes} bytes`, format),
+        'size',
+        GRPC.RESOURCE_EXHAUSTED,
+        `request body exceeds ${maxBodyBytes} bytes`,
         format,
       );
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) {
       const type = request.headers['content-type'] ?? '(none)';
-      return send(
+      return refuseWith(
         reply,
         415,
-        encodeStatus(
-          GRPC.INVALID_ARGUMENT,
-          `unsupported content type ${type}; send ${PROTOBUF} or ${JSON_TYPE}`,
-          'json',
-        ),
+        'content_type',
+        GRPC.INVALID_ARGUMENT,
+        `unsupported content type ${type}; send ${PROTOBUF} or ${JSON_TYPE}`,
         'json',
       );
     }
     if (error.statusCode && error.statusCode < 500) {
-      return send(
+      return refuseWith(
         reply,
         error.statusCode,
-        encodeStatus(GRPC.INVALID_ARGUMENT, error.message, format),
+        'decode',
+        GRPC.INVALID_ARGUMENT,
+        error.message,
         format,
       );
     }
@@ -184,18 +201,13 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
           `spanscore: ${request.method} ${path} is not an OTLP endpoint of spanscore: ${hint.fix}`,
       );
     const format = formatOf(request);
-    return send(
-      reply,
-      404,
-      encodeStatus(
-        GRPC.NOT_FOUND,
-        hint
-          ? `${request.method} ${path} is not an OTLP endpoint of spanscore: ${hint.fix}`
-          : `no route ${request.method} ${path}: spanscore receives OTLP on POST /v1/traces and /v1/logs; results at /ui/ and /api/v1`,
-        format,
-      ),
-      format,
-    );
+    const message = hint
+      ? `${request.method} ${path} is not an OTLP endpoint of spanscore: ${hint.fix}`
+      : `no route ${request.method} ${path}: spanscore receives OTLP on POST /v1/traces and /v1/logs; results at /ui/ and /api/v1`;
+    // An export gone astray (a POST, or gRPC) is a refusal the page shows; a browser's or a
+    // crawler's GET is not.
+    if (hint || request.method === 'POST') options.onRefused?.('wrong_path', message);
+    return send(reply, 404, encodeStatus(GRPC.NOT_FOUND, message, format), format);
   });
 
   // Metrics are not read: accepted (with the same token check) and dropped, so an app that sends
@@ -214,14 +226,12 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     format: 'json' | 'protobuf',
   ): number {
     if (access.status === 401) reply.header('www-authenticate', 'Bearer');
-    return send(
+    return refuseWith(
       reply,
       access.status,
-      encodeStatus(
-        access.status === 401 ? GRPC.UNAUTHENTICATED : GRPC.PERMISSION_DENIED,
-        access.message,
-        format,
-      ),
+      'token',
+      access.status === 401 ? GRPC.UNAUTHENTICATED : GRPC.PERMISSION_DENIED,
+      access.message,
       format,
     );
   }
@@ -251,37 +261,31 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
           options.metrics?.bytesInflated.inc(maxBodyBytes);
-          return send(
+          return refuseWith(
             reply,
             413,
-            encodeStatus(
-              GRPC.RESOURCE_EXHAUSTED,
-              `decompressed body exceeds ${maxBodyBytes} bytes`,
-              format,
-            ),
+            'size',
+            GRPC.RESOURCE_EXHAUSTED,
+            `decompressed body exceeds ${maxBodyBytes} bytes`,
             format,
           );
         }
-        return send(
+        return refuseWith(
           reply,
           400,
-          encodeStatus(
-            GRPC.INVALID_ARGUMENT,
-            `invalid gzip body: ${(error as Error).message}`,
-            format,
-          ),
+          'decode',
+          GRPC.INVALID_ARGUMENT,
+          `invalid gzip body: ${(error as Error).message}`,
           format,
         );
       }
     } else if (encoding !== 'identity') {
-      return send(
+      return refuseWith(
         reply,
         415,
-        encodeStatus(
-          GRPC.INVALID_ARGUMENT,
-          `unsupported content encoding ${encoding}; send gzip or none`,
-          format,
-        ),
+        'content_type',
+        GRPC.INVALID_ARGUMENT,
+        `unsupported content encoding ${encoding}; send gzip or none`,
         format,
       );
     }
@@ -318,10 +322,12 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
           `too_large ${signal.path}`,
           () => `spanscore: POST ${signal.path}: refused (413): ${message}`,
         );
-      return send(
+      return refuseWith(
         reply,
         tooLarge ? 413 : 400,
-        encodeStatus(tooLarge ? GRPC.RESOURCE_EXHAUSTED : GRPC.INVALID_ARGUMENT, message, format),
+        tooLarge ? 'size' : 'decode',
+        tooLarge ? GRPC.RESOURCE_EXHAUSTED : GRPC.INVALID_ARGUMENT,
+        message,
         format,
       );
     }
@@ -371,53 +377,6 @@ function rejectionMessage(decoded: DecodedRequest, noun: string): string {
   const first = decoded.rejected[0];
   return `${decoded.rejectedCount} ${noun}(s) rejected${first ? `; first: ${first.path}: ${first.reason}` : ''}`;
 }
-
-/** What differs between the two signals the receiver reads. */
-interface Signal {
-  name: 'traces' | 'logs';
-  path: '/v1/traces' | '/v1/logs';
-  /** The request's top-level field, for the warning about JSON that is no export. */
-  field: 'resourceSpans' | 'resourceLogs';
-  noun: 'span' | 'log record';
-  decodeProtobuf(body: Buffer, limits: Readonly<DecodeLimits>): DecodedRequest;
-  decodeJson(parsed: unknown, limits: Readonly<DecodeLimits>): DecodedRequest;
-  isNotExport(parsed: unknown): parsed is Record<string, unknown>;
-  /** Counts an accepted request's items, `refused` of them not kept by the sink. */
-  count(metrics: ReceiverMetrics, decoded: DecodedRequest, refused: number): void;
-}
-
-const TRACES: Signal = {
-  name: 'traces',
-  path: '/v1/traces',
-  field: 'resourceSpans',
-  noun: 'span',
-  decodeProtobuf: decodeOtlpProtobuf,
-  decodeJson: decodeOtlpJson,
-  isNotExport: isNotTraceExport,
-  count(metrics, decoded, refused) {
-    metrics.spansReceived.inc(decoded.spans.length - refused);
-    if (decoded.rejectedCount > 0) metrics.spansRejected.inc(decoded.rejectedCount);
-  },
-};
-
-/** GenAI log records are kept as carrier spans (see `log-event-carrier.ts`); the rest dropped. */
-const LOGS: Signal = {
-  name: 'logs',
-  path: '/v1/logs',
-  field: 'resourceLogs',
-  noun: 'log record',
-  decodeProtobuf: decodeOtlpProtobufLogs,
-  decodeJson: decodeOtlpJsonLogs,
-  isNotExport: isNotLogsExport,
-  count(metrics, decoded, refused) {
-    const logs = decoded as DecodedLogs;
-    metrics.logRecordsReceived.inc(logs.spans.length - refused);
-    for (const [reason, n] of Object.entries(logs.dropped))
-      if (n > 0) metrics.logRecordsDropped.inc({ reason }, n);
-    if (logs.rejectedCount > 0)
-      metrics.logRecordsDropped.inc({ reason: 'invalid' }, logs.rejectedCount);
-  },
-};
 
 function formatOf(request: FastifyRequest): 'json' | 'protobuf' {
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith(JSON_TYPE)

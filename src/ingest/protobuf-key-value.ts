@@ -1,4 +1,4 @@
-import { MAX_ANY_VALUE_DEPTH } from './decode-otlp-json.js';
+import { MAX_ANY_VALUE_DEPTH } from './decode-json-attributes.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';

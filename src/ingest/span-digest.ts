@@ -3,9 +3,9 @@
  * (JSON and protobuf) produce it directly, so nothing downstream sees wire formats.
  */
 
-/** An attribute value after decoding `AnyValue`. Byte values become base64 strings. */
-export type AttributeValue =
-  string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+import type { AttributeValue } from '../protobuf/attribute-value.js';
+
+export type { AttributeValue };
 
 /** Span attributes by key. */
 export type Attributes = Record<string, AttributeValue>;
@@ -36,7 +36,7 @@ export interface SpanDigest {
   events: SpanEventDigest[];
   statusCode: StatusCode;
   statusMessage: string;
-  /** The resource's `service.name`, or `''`. */
+  /** The resource's `service.name`, or `unknown_service` when it has none (see `serviceNameOf`). */
   serviceName: string;
   /** The resource's `service.version`, or `''`. */
   serviceVersion: string;

@@ -8,6 +8,7 @@ import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { DEFAULT_DECODE_LIMITS } from '../ingest/decode-limits.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
+import { createRefusalTally } from '../ingest/refusal-tally.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
 import { isExportGiveUp } from '../queue/export-retry.js';
 import type { ResultSink } from '../score/result-sink.js';
@@ -180,6 +181,9 @@ export async function startService(
   let uiUrl: string | undefined;
   let app: ReturnType<typeof createOtlpHttpReceiver> | undefined;
   if (driver.sink) {
+    // The requests this receiver refuses, for the page that it serves on the same port: each
+    // receiver process counts its own.
+    const refusals = createRefusalTally();
     app = createOtlpHttpReceiver({
       sink: driver.sink,
       maxBodyBytes: config.receiver.maxBodyBytes,
@@ -192,6 +196,7 @@ export async function startService(
       tokens: { ingest: access.ingestTokens, read: access.readTokens },
       ready: () => driver.ready(),
       metrics,
+      onRefused: refusals.record,
     });
     registerResultsRoutes(app, {
       store: driver.results,
@@ -204,6 +209,7 @@ export async function startService(
         enabled: exportTarget.enabled || hooks.exporter !== undefined,
         ...(await driver.exportBacklog.stats()),
       }),
+      refusedRequests: refusals.refused,
       traceUrlTemplate: config.results.traceUrlTemplate,
       retentionMs: config.results.retentionHours * 3_600_000,
       storeContent: config.results.storeContent,

@@ -16,6 +16,7 @@ const ASSETS: Record<string, { type: string; from: () => string }> = {
       'dom',
       'main',
       'overview',
+      'refused',
       'session-view',
       'tools',
       'trace-view',

@@ -1,7 +1,7 @@
 // Compare two service versions, or this window with the one before: per test case or rule and
 // scorer, and per tool (error and invalid-argument rates), with Fisher's exact test.
 import { api } from './api.js';
-import { $, fillTable, h, pct } from './dom.js';
+import { $, fillTable, filterOptions, h, pct } from './dom.js';
 
 /** `80% (8/10) [0.49–0.94]`: a side's pass rate, counts and 95% interval. */
 function sideText(side) {
@@ -95,9 +95,9 @@ export async function compare(window) {
 /** Offers the versions and services seen in the newest results. */
 export async function fillVersions() {
   const page = await api('results?limit=500');
-  const versions = [...new Set(page.results.map(r => r.serviceVersion).filter(Boolean))].sort();
+  const versions = filterOptions(page.results.map(r => r.serviceVersion));
   $('#versions').replaceChildren(...versions.map(v => h('option', { value: v })));
-  const services = [...new Set(page.results.map(r => r.serviceName))].sort();
+  const services = filterOptions(page.results.map(r => r.serviceName));
   const select = $('#compare').elements.namedItem('service');
   const current = select.value;
   select.replaceChildren(

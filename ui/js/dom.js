@@ -39,6 +39,16 @@ export const rateClass = rate =>
 export const badRateClass = rate => (rate ? 'num rate-bad' : 'num');
 export const time = msUnix => new Date(msUnix).toLocaleTimeString();
 
+/**
+ * A service that set no `service.name`: spanscore's `unknown_service`, or an SDK's own
+ * `unknown_service:<process>`.
+ */
+export const isUnnamedService = name =>
+  name === 'unknown_service' || name.startsWith('unknown_service:');
+
+/** A filter's options: each value once, sorted, without the empty one (the filter's "all"). */
+export const filterOptions = values => [...new Set(values.filter(Boolean))].sort();
+
 /** A session's result: a button that opens the session (its turns and results). */
 export function sessionCell(sessionId, showSession) {
   return h(

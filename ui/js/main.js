@@ -3,7 +3,7 @@
 // (the overview: one summary and one page of failures).
 import { api, useToken, whenAuthNeeded } from './api.js';
 import { compare, fillVersions } from './compare.js';
-import { $, h } from './dom.js';
+import { $, filterOptions, h } from './dom.js';
 import { renderOverview } from './overview.js';
 import { loadTools, renderTools } from './tools.js';
 import { showTrace } from './trace-view.js';
@@ -34,7 +34,7 @@ function selected() {
 function fillSelect(name, values) {
   const select = filters.elements.namedItem(name);
   const current = select.value;
-  const wanted = ['', ...[...new Set(values)].sort()];
+  const wanted = ['', ...filterOptions(values)];
   const have = [...select.options].map(o => o.value);
   if (wanted.join('\u0000') === have.join('\u0000')) return;
   select.replaceChildren(...wanted.map(v => h('option', { value: v }, v || 'all')));

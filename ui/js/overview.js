@@ -1,6 +1,7 @@
-// The overview: totals, the pass-rate chart, the tables by scorer, test case or rule and agent,
-// the newest failures, and the traces not scored by reason.
+// The overview: totals, the requests the receiver refused, the pass-rate chart, the tables by
+// scorer, test case or rule and agent, the newest failures, and the traces not scored by reason.
 import { $, fillTable, h, num, pct, rateClass, sessionCell, time, traceCell, usd } from './dom.js';
+import { refusedCount, renderRefused } from './refused.js';
 import { diffView } from './trace-view.js';
 
 let chart;
@@ -8,6 +9,7 @@ let chartSeries = '';
 
 export function renderOverview(summary, failures, ctx) {
   renderTotals(summary);
+  renderRefused(summary.refused ?? []);
   renderExport(summary.export);
   renderChart(summary);
   renderTables(summary);
@@ -24,6 +26,7 @@ function renderTotals(summary) {
     ['Failing results', t.fail],
     ['Traces not scored', notScored],
     ['Traces failed', summary.failedTraces],
+    ['Requests refused', refusedCount(summary)],
     ['Judge cost', usd(t.judgeCostUsd)],
   ];
   $('#totals').replaceChildren(
@@ -35,24 +38,31 @@ function renderTotals(summary) {
 function renderFirstContact(summary) {
   const hint = $('#first-contact');
   const notScored = summary.notScored.reduce((n, r) => n + r.count, 0);
+  const refused = refusedCount(summary);
   if (summary.total.count > 0) return void (hint.hidden = true);
   hint.hidden = false;
   hint.replaceChildren(
-    notScored > 0
+    notScored === 0 && refused > 0
       ? h(
           'p',
           {},
-          `${notScored} trace(s) arrived in this window and none was scored: `,
-          h('a', { href: '#traces' }, 'see why in Traces'),
-          '.',
+          `No trace scored in this window, and ${refused} request(s) to the receiver were refused: “Requests the receiver refused” below says why, and what to fix.`,
         )
-      : h(
-          'p',
-          {},
-          'No traces yet. Point your agent’s OTLP exporter here: ',
-          h('code', {}, `OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin}`),
-          '. Every trace with tool calls is scored for tool health (failed calls, invalid arguments, tools never offered, loops); a suite adds your own expectations.',
-        ),
+      : notScored > 0
+        ? h(
+            'p',
+            {},
+            `${notScored} trace(s) arrived in this window and none was scored: `,
+            h('a', { href: '#traces' }, 'see why in Traces'),
+            '.',
+          )
+        : h(
+            'p',
+            {},
+            'No traces yet. Point your agent’s OTLP exporter here: ',
+            h('code', {}, `OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin}`),
+            '. Every trace with tool calls is scored for tool health (failed calls, invalid arguments, tools never offered, loops); a suite adds your own expectations.',
+          ),
   );
 }
 

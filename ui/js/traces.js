@@ -1,7 +1,7 @@
 // The Traces view: recent traces, scored or not (and why not), searchable by service, tool,
 // outcome and state.
 import { api } from './api.js';
-import { $, fillTable, h, sessionCell, time, traceCell } from './dom.js';
+import { $, fillTable, h, isUnnamedService, sessionCell, time, traceCell } from './dom.js';
 
 export function tracesQuery() {
   const form = new FormData($('#trace-search'));
@@ -37,7 +37,13 @@ export async function renderTraces(ctx) {
         { 'data-state': t.state },
         h('td', {}, time(t.timeUnixMs)),
         traceCell(t.traceId, ctx.config, ctx.showTrace),
-        h('td', {}, t.serviceName || '–'),
+        h(
+          'td',
+          isUnnamedService(t.serviceName)
+            ? { title: 'no service.name: set OTEL_SERVICE_NAME in the agent' }
+            : {},
+          t.serviceName || '–',
+        ),
         h('td', {}, h('span', { class: `badge ${t.state}` }, t.state.replace('_', ' '))),
         h('td', {}, t.state === 'scored' ? t.matched.join(', ') : (t.reason ?? '–')),
         h('td', {}, t.tools.join(', ') || '–', t.toolCalls > t.tools.length ? ' …' : ''),
@@ -53,6 +59,23 @@ export async function renderTraces(ctx) {
     'No traces match.',
   );
   $('#trace-list-more').hidden = page.nextCursor === null;
+  renderUnnamed(page.traces.filter(t => isUnnamedService(t.serviceName)).length);
+}
+
+/** Traces from a service that set no `service.name`: what they are listed as, and the fix. */
+function renderUnnamed(count) {
+  const note = $('#trace-list-unnamed');
+  note.hidden = count === 0;
+  if (count === 0) return;
+  note.replaceChildren(
+    `${count} of these traces ${count === 1 ? 'carries' : 'carry'} no service.name resource attribute: they are listed as `,
+    h('code', {}, 'unknown_service'),
+    ' (or the SDK’s own unknown_service:<process>). Name the service where the agent runs: ',
+    h('code', {}, 'OTEL_SERVICE_NAME=my-agent'),
+    ' (or service.name in ',
+    h('code', {}, 'OTEL_RESOURCE_ATTRIBUTES'),
+    ').',
+  );
 }
 
 /** Conversations scored as one, newest first: each opens its session view. */

@@ -1,0 +1,39 @@
+import type { RefusedRequests } from '../../ingest/refusal-tally.js';
+import type { SpanDigest } from '../../ingest/span-digest.js';
+import type { TraceProgress } from '../../queue/trace-readiness.js';
+import type { ResultsStore } from '../../results/results-store.js';
+
+/** What the results API reads. */
+export interface ResultsApiOptions {
+  store: ResultsStore;
+  /** A trace buffered but not scored yet, or being scored, from the queue driver. */
+  pendingTrace: (traceId: string) => Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
+  /** The spans of such a trace, for the inspect view; `undefined` once scored. */
+  pendingSpans?: (traceId: string) => Promise<SpanDigest[] | undefined>;
+  /**
+   * The attributes a test case id is read from, for the inspect view of a buffered trace (the
+   * loaded suites' and the defaults). @defaultValue the defaults
+   */
+  testCaseIdAttributes?: readonly string[];
+  /**
+   * Bearer tokens by scope: with any read token, `/api/v1` needs one (401 without or with an
+   * unknown token, 403 with an ingest-only one). @defaultValue none
+   */
+  tokens?: { ingest: readonly string[]; read: readonly string[] };
+  /** Origins a browser may read `/api/v1` from (CORS); none: no CORS headers. */
+  corsOrigins?: readonly string[];
+  /** Whether evaluation spans are exported, and the traces waiting for a retried export. */
+  exportStatus?: () => Promise<{ enabled: boolean; waiting: number; oldestAgeSeconds: number }>;
+  /**
+   * The requests this process's receiver refused whole in a time range, by reason (see
+   * `createRefusalTally`), for the summary's `refused`. @defaultValue none: `refused` is empty
+   */
+  refusedRequests?: (fromUnixMs: number, toUnixMs: number) => RefusedRequests[];
+  /** `results.storeContent`: run records keep tool-call arguments and results. @defaultValue true */
+  storeContent?: boolean;
+  /** For the page: a link to the user's trace UI, `{traceId}` replaced. */
+  traceUrlTemplate?: string | undefined;
+  retentionMs: number;
+  driver: 'memory' | 'bullmq';
+  now?: () => number;
+}
