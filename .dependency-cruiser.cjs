@@ -2,8 +2,8 @@
  * Architecture rules, checked by `npm run lint` (dependency-cruiser): no import cycles anywhere
  * in `src/`, and the pure core (`normalize`, `score`, `decide`, `record`) imports no I/O library, so it runs the same
  * in the offline CLI, the memory driver, a BullMQ worker and a vitest test. Redis code sits in
- * `redis/`, below the stages that use it, and no stage imports another stage's I/O files. The shape is
- * dependency-cruiser's `IConfiguration`.
+ * `redis/`, below the stages that use it, and no stage imports another stage's I/O files; `protobuf/`
+ * and `config/` sit below the stages too. The shape is dependency-cruiser's `IConfiguration`.
  */
 module.exports = {
   forbidden: [
@@ -61,6 +61,22 @@ module.exports = {
           '^src/judge/',
         ],
       },
+    },
+    {
+      name: 'protobuf-below-the-stages',
+      severity: 'error',
+      comment:
+        "protobuf/ (the wire format's reader and writer pieces) sits below ingest/, emit/ and redis/, which use it: a type it shares with them (AttributeValue) is defined in it, never imported up from a stage, type-only imports included.",
+      from: { path: '^src/protobuf/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/protobuf/' },
+    },
+    {
+      name: 'config-below-the-stages',
+      severity: 'error',
+      comment:
+        "config/ (the settings' schema and their defaults) sits below the stages that read its types (judge/, queue/, results/, suite/, the server and CLI): a default or type it shares with a stage (the judge's, the decode limits) is defined in config/, never imported up from ingest/, judge/ or another stage, type-only imports included. It may read the pure core (normalize/, score/), which imports no config.",
+      from: { path: '^src/config/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(config|errors|semconv|normalize|score)/' },
     },
     {
       name: 'no-dev-dependency-at-runtime',

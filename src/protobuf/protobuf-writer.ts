@@ -1,4 +1,4 @@
-import type { AttributeValue } from '../ingest/span-digest.js';
+import type { AttributeValue } from './attribute-value.js';
 import { WIRE } from './wire-type.js';
 
 /**

@@ -150,4 +150,55 @@ describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
     );
     expect(output).not.toContain('src/redis/redis-store.ts →');
   });
+
+  it('fail when protobuf/ or config/ reaches up into a stage, type-only imports included', async () => {
+    for (const file of [
+      'results/redis-elsewhere.ts',
+      'redis/reaches-up.ts',
+      'results/uses-driver.ts',
+    ])
+      await rm(join(dir, 'src', file));
+    for (const folder of ['protobuf', 'config', 'ingest', 'judge', 'normalize'])
+      await mkdir(join(dir, 'src', folder), { recursive: true });
+    await writeFile(join(dir, 'src/ingest/digest.ts'), 'export type Value = string;\n');
+    await writeFile(join(dir, 'src/judge/defaults.ts'), 'export const TIMEOUT = 1;\n');
+    await writeFile(join(dir, 'src/normalize/repeats.ts'), 'export const MIN = 3;\n');
+    // Allowed: the stages read config/ and protobuf/; config/ reads the pure core.
+    await writeFile(
+      join(dir, 'src/config/schema.ts'),
+      "import { MIN } from '../normalize/repeats.js';\nexport type Config = { n: number };\nexport const min = MIN;\n",
+    );
+    await writeFile(join(dir, 'src/protobuf/writer.ts'), 'export const w = 1;\n');
+    await writeFile(
+      join(dir, 'src/judge/client.ts'),
+      "import type { Config } from '../config/schema.js';\nimport { w } from '../protobuf/writer.js';\nexport const c = (x: Config) => x.n + w;\n",
+    );
+    expect(await cruise(dir)).toMatchObject({ code: 0 });
+
+    await writeFile(
+      join(dir, 'src/protobuf/writer.ts'),
+      "import type { Value } from '../ingest/digest.js';\nexport const w = 1;\nexport type V = Value;\n",
+    );
+    await writeFile(
+      join(dir, 'src/config/judge-schema.ts'),
+      "import { TIMEOUT } from '../judge/defaults.js';\nexport const t = TIMEOUT;\n",
+    );
+    await writeFile(
+      join(dir, 'src/config/receiver-schema.ts'),
+      "import type { Value } from '../ingest/digest.js';\nexport type R = Value;\n",
+    );
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'protobuf-below-the-stages: src/protobuf/writer.ts → src/ingest/digest.ts',
+    );
+    expect(output).toContain(
+      'config-below-the-stages: src/config/judge-schema.ts → src/judge/defaults.ts',
+    );
+    expect(output).toContain(
+      'config-below-the-stages: src/config/receiver-schema.ts → src/ingest/digest.ts',
+    );
+    expect(output).not.toContain('src/config/schema.ts →');
+    expect(output).not.toContain('src/judge/client.ts →');
+  });
 });
