@@ -43,12 +43,17 @@ export interface AgentAttribution {
  * requested by the model and the span that ran it are one handoff. The route is the agent spans
  * in start order, each consecutive run of one agent a turn; an agent span that only encloses
  * other agents (the OpenAI Agents SDK's workflow span, a container) is not a turn of its own.
- * A trace without agent spans keeps its calls as they are, with no route. Pure.
+ * A trace without agent spans keeps its calls as they are, with no route. `index`: the spans' index,
+ * when the caller has one (`indexTrace`). Pure.
  */
-export function attributeAgents(spans: readonly SpanDigest[], calls: ToolCall[]): AgentAttribution {
+export function attributeAgents(
+  spans: readonly SpanDigest[],
+  calls: ToolCall[],
+  index?: SpanIndex,
+): AgentAttribution {
   const agentBySpan = agentSpans(spans);
   if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
-  const byId = new SpanIndex(spans);
+  const byId = index ?? new SpanIndex(spans);
   const agentOf = (spanId: string): { spanId: string; name: string } | undefined => {
     let id = spanId;
     for (let hops = 0; id !== '' && hops < 64; hops++) {

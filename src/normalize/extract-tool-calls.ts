@@ -29,9 +29,17 @@ export function extractToolCalls(
   spans: readonly SpanDigest[],
   options: ExtractToolCallsOptions = {},
 ): ToolCall[] {
+  return extractIndexedToolCalls(spans, new SpanIndex(spans), options);
+}
+
+/** {@link extractToolCalls} with the spans' index the caller built once (`indexTrace`). */
+export function extractIndexedToolCalls(
+  spans: readonly SpanDigest[],
+  byId: SpanIndex,
+  options: ExtractToolCallsOptions = {},
+): ToolCall[] {
   const extractors = options.extractors ?? EXTRACTORS;
   const aliases = options.aliases;
-  const byId = new SpanIndex(spans);
   const executed: ToolCall[] = [];
   const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
   let results: Map<string, ToolResultSeen> | undefined;
@@ -341,19 +349,30 @@ function byStart(a: ToolCall, b: ToolCall): number {
       : 0;
 }
 
-/** JSON with object keys sorted, so equal values give equal strings. */
+/**
+ * JSON with object keys sorted, so equal values give equal strings. A value nested too deep for
+ * the stack (arguments are untrusted: JSON.parse reads any depth) gives a text of its own, equal to
+ * no other: such calls are never taken for repeats or duplicates of each other.
+ */
 export function stableJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === 'bigint') return v.toString();
-      if (v && typeof v === 'object' && !Array.isArray(v)) {
-        return Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
-            a < b ? -1 : a > b ? 1 : 0,
-          ),
-        );
-      }
-      return v;
-    }) ?? 'undefined'
-  );
+  try {
+    return (
+      JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === 'bigint') return v.toString();
+        if (v && typeof v === 'object' && !Array.isArray(v)) {
+          return Object.fromEntries(
+            Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
+              a < b ? -1 : a > b ? 1 : 0,
+            ),
+          );
+        }
+        return v;
+      }) ?? 'undefined'
+    );
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return `\u0000too deep ${++tooDeep}`;
+  }
 }
+
+let tooDeep = 0;

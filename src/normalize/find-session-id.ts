@@ -1,6 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { LANGFUSE_ATTRIBUTES, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
-import { findIdAttribute, type IdSource } from './find-id-attribute.js';
+import { findIdAttributes, idNames, type IdNames, type IdSource } from './find-id-attribute.js';
 
 /**
  * The attributes that tie a trace to a session (a conversation whose turns are traces), checked
@@ -25,6 +25,9 @@ export const DEFAULT_SESSION_ID_ATTRIBUTES: readonly string[] = [
 
 const DEFAULTS: ReadonlySet<string> = new Set(DEFAULT_SESSION_ID_ATTRIBUTES);
 
+/** The defaults are read as whole names only; the user's own names inside JSON too. */
+const readsSessionIdInJson = (key: string): boolean => !DEFAULTS.has(key);
+
 /** Session ids longer than this are cut (an id is untrusted text; it names a key and a page). */
 export const MAX_SESSION_ID_CHARS = 256;
 
@@ -44,7 +47,24 @@ export function findSessionId(
   root: SpanDigest | undefined,
   keys: readonly string[] = DEFAULT_SESSION_ID_ATTRIBUTES,
 ): SessionIdSource | undefined {
-  const found = findIdAttribute(spans, root, keys, key => !DEFAULTS.has(key));
+  return sessionIdOf(findIdAttributes(spans, root, [sessionIdNames(keys)])[0]);
+}
+
+const namesOf = new WeakMap<readonly string[], IdNames>();
+
+/**
+ * The names a session id is read from, as `findIdAttributes` takes them, to look it up in the same
+ * walk as other ids; {@link sessionIdOf} makes what it finds a session id. Made once per list of
+ * names.
+ */
+export function sessionIdNames(keys: readonly string[] = DEFAULT_SESSION_ID_ATTRIBUTES): IdNames {
+  let names = namesOf.get(keys);
+  if (!names) namesOf.set(keys, (names = idNames(keys, readsSessionIdInJson)));
+  return names;
+}
+
+/** An id found under {@link sessionIdNames} as a session id: cut at {@link MAX_SESSION_ID_CHARS}. */
+export function sessionIdOf(found: IdSource | undefined): SessionIdSource | undefined {
   if (!found || found.id.length <= MAX_SESSION_ID_CHARS) return found;
   return { ...found, id: found.id.slice(0, MAX_SESSION_ID_CHARS) };
 }

@@ -6,9 +6,15 @@ import {
   MASTRA_ATTRIBUTES,
   SPANSCORE_ATTRIBUTES,
 } from '../semconv/attributes.js';
-import { findIdAttribute, readIdAttribute, type IdSource } from './find-id-attribute.js';
+import {
+  findIdAttributes,
+  idNames,
+  readIdAttribute,
+  type IdNames,
+  type IdSource,
+} from './find-id-attribute.js';
 
-/** Where a test case id was read (see {@link findIdAttribute}). */
+/** Where a test case id was read (see `findIdAttributes`). */
 export type TestCaseIdSource = IdSource;
 
 /** The test case id an attribute name finds on one span (see {@link readIdAttribute}). */
@@ -52,7 +58,22 @@ export function findTestCaseIdWithAttribute(
   root: SpanDigest | undefined,
   keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
 ): TestCaseIdSource | undefined {
-  return findIdAttribute(spans, root, keys, readsTestCaseIdInJson);
+  return findIdAttributes(spans, root, [testCaseIdNames(keys)])[0];
+}
+
+const namesOf = new WeakMap<readonly string[], IdNames>();
+
+/**
+ * The names a test case id is read from, as `findIdAttributes` takes them (with the names read
+ * inside JSON as {@link findTestCaseIdWithAttribute} reads them), to look it up in the same walk
+ * as other ids. Made once per list of names.
+ */
+export function testCaseIdNames(
+  keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
+): IdNames {
+  let names = namesOf.get(keys);
+  if (!names) namesOf.set(keys, (names = idNames(keys, readsTestCaseIdInJson)));
+  return names;
 }
 
 /** Whether a name is also looked for inside JSON-object attributes (see {@link DIRECT_ONLY}). */

@@ -9,14 +9,14 @@ import { isModelSpan, LOGS_WRITERS } from './model-span.js';
 import { assessToolCalls } from './assess-tool-calls.js';
 import {
   DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-  findTestCaseIdWithAttribute,
   readTestCaseId,
+  testCaseIdNames,
 } from './find-test-case-id.js';
 import type { Handoff } from './attribute-agents.js';
-import { joinLogEvents } from './join-log-events.js';
-import { normalizeTrace, type NormalizedTrace } from './normalize-trace.js';
-import { findSessionId } from './find-session-id.js';
-import { findRoot } from './trace-root.js';
+import { findIdAttributes } from './find-id-attribute.js';
+import { indexTrace } from './indexed-trace.js';
+import { normalizeIndexedTrace, type NormalizedTrace } from './normalize-trace.js';
+import { sessionIdNames, sessionIdOf } from './find-session-id.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
 export { isModelSpan };
@@ -117,8 +117,9 @@ function recordsToolResults(spans: readonly SpanDigest[]): boolean {
 }
 
 /**
- * The diagnostics of a normalized trace: cheap when it has tool calls (no attribute scan), so the
- * scoring loop can ask for them on every trace.
+ * The diagnostics of a normalized trace, for `inspect`; the scoring loop (`scoreTrace`) asks for
+ * them only when the trace has no tool calls, to say why it is not scored or why its results may
+ * be wrong. Without tool calls they scan the spans' attributes.
  */
 export function diagnoseTrace(
   trace: Pick<NormalizedTrace, 'toolSequence' | 'root' | 'testCaseId'>,
@@ -191,11 +192,14 @@ export function inspectTrace(
 ): TraceInspection {
   const attributes = options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES;
   const extractors = options.extractors ?? EXTRACTORS;
-  const spans = joinLogEvents(traceSpans);
-  const root = findRoot(spans);
-  const found = findTestCaseIdWithAttribute(spans, root, attributes);
-  const session = findSessionId(spans, root, options.sessionIdAttributes);
-  const trace = normalizeTrace(traceId, spans, { testCaseId: found?.id, root });
+  const indexed = indexTrace(traceSpans);
+  const { spans, root } = indexed;
+  const [found, sessionFound] = findIdAttributes(spans, root, [
+    testCaseIdNames(attributes),
+    sessionIdNames(options.sessionIdAttributes),
+  ]);
+  const session = sessionIdOf(sessionFound);
+  const trace = normalizeIndexedTrace(traceId, indexed, { testCaseId: found?.id });
   const counts = new Map<string, { executedSpans: number; requestedSpans: number }>();
   const count = (id: string) => {
     let c = counts.get(id);

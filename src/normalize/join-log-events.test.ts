@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { logEventCarrier, NO_SPAN_ID } from '../ingest/log-event-carrier.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { emptyAttributes } from '../ingest/span-digest.js';
-import { joinLogEvents } from './join-log-events.js';
+import { indexTrace } from './indexed-trace.js';
+import { joinLogEvents, joinLogEventsWithRoot } from './join-log-events.js';
+import { findRoot } from './trace-root.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 
@@ -85,5 +87,24 @@ describe('joinLogEvents', () => {
     expect(out).toHaveLength(1);
     expect(out[0]!.parentSpanId).toBe('');
     expect(out[0]!.events.map(e => e.name)).toEqual(['gen_ai.tool.message', 'gen_ai.choice']);
+  });
+
+  it('finds the root on the way: the one findRoot finds among the joined spans', () => {
+    const traces = [
+      [carrier(chat.spanId, 'gen_ai.choice', 70n), root, chat],
+      [root, chat, carrier(NO_SPAN_ID, 'gen_ai.user.message', 5n)],
+      [chat, carrier(NO_SPAN_ID, 'gen_ai.user.message', 5n)],
+      [carrier('cccccccccccccccc', 'gen_ai.choice', 9n)],
+    ];
+    for (const spans of traces) {
+      const joined = joinLogEventsWithRoot(spans)!;
+      expect(joined.spans).toEqual(joinLogEvents(spans));
+      expect(joined.root).toBe(findRoot(joined.spans));
+      expect(indexTrace(spans)).toMatchObject({ spans: joined.spans, root: joined.root });
+    }
+    const plain = [chat, root];
+    expect(joinLogEventsWithRoot(plain)).toBeUndefined();
+    expect(indexTrace(plain)).toMatchObject({ spans: plain, root });
+    expect(indexTrace(plain).byId.get(chat.spanId)).toBe(chat);
   });
 });

@@ -1,6 +1,7 @@
 import { isLogEventCarrier } from '../ingest/log-event-carrier.js';
 import type { SpanDigest, SpanEventDigest } from '../ingest/span-digest.js';
 import { emptyAttributes } from '../ingest/span-digest.js';
+import { SpanIndex } from './span-index.js';
 import { findRoot } from './trace-root.js';
 
 /**
@@ -16,16 +17,25 @@ import { findRoot } from './trace-root.js';
  * the extractors read to say a call came from the logs signal.
  */
 export function joinLogEvents(spans: readonly SpanDigest[]): readonly SpanDigest[] {
+  return joinLogEventsWithRoot(spans)?.spans ?? spans;
+}
+
+/**
+ * {@link joinLogEvents}, with the root of the joined spans (`findRoot`'s), which joining finds on
+ * the way; `undefined` when the trace has no carriers: nothing was joined and no root looked for.
+ */
+export function joinLogEventsWithRoot(
+  spans: readonly SpanDigest[],
+): { spans: readonly SpanDigest[]; root: SpanDigest | undefined } | undefined {
   let carriers: SpanDigest[] | undefined;
   for (const span of spans) {
     if (isCarrierShaped(span) && isLogEventCarrier(span)) (carriers ??= []).push(span);
   }
-  if (!carriers) return spans;
+  if (!carriers) return undefined;
   const isCarrier = new Set(carriers);
   const kept = spans.filter(s => !isCarrier.has(s));
-  const byId = new Map<string, SpanDigest>();
-  for (const span of kept) byId.set(span.spanId, span);
-  const root = findRoot(kept);
+  const byId = new SpanIndex(kept);
+  const root = findRoot(kept, byId);
   const added = new Map<SpanDigest, SpanEventDigest[]>();
   let holder: SpanDigest | undefined;
   for (const carrier of carriers) {
@@ -48,12 +58,21 @@ export function joinLogEvents(spans: readonly SpanDigest[]): readonly SpanDigest
       attributes: carrier.attributes,
     });
   }
+  // The joined spans have the ids, parents and times of those kept: the root is the same span
+  // (its copy when it gained events), or, when they have none, the span holding the events.
+  let joinedRoot: SpanDigest | undefined;
   const out = kept.map(span => {
     const events = added.get(span);
-    return events ? { ...span, events: mergeByTime(span.events, events) } : span;
+    const joined = events ? { ...span, events: mergeByTime(span.events, events) } : span;
+    if (span === root) joinedRoot = joined;
+    return joined;
   });
-  if (holder) out.push({ ...holder, events: mergeByTime([], added.get(holder)!) });
-  return out;
+  if (holder) {
+    const joined = { ...holder, events: mergeByTime([], added.get(holder)!) };
+    out.push(joined);
+    joinedRoot ??= joined;
+  }
+  return { spans: out, root: joinedRoot };
 }
 
 /**

@@ -3,11 +3,10 @@ import { GEN_AI_TOOL_ATTRIBUTES } from '../semconv/attributes.js';
 import { stringAttribute } from './attribute-values.js';
 import { extractConversation, type Conversation } from './extract-conversation.js';
 import { attributeAgents, type AgentTurn, type Handoff } from './attribute-agents.js';
-import { extractToolCalls } from './extract-tool-calls.js';
+import { extractIndexedToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import { findRoot } from './trace-root.js';
-import { joinLogEvents } from './join-log-events.js';
+import { IndexedTrace, indexTrace } from './indexed-trace.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
 
@@ -72,27 +71,40 @@ export interface NormalizeOptions {
   /** The test case id, when the caller already found it; `testCaseIdAttributes` is then not read. */
   testCaseId?: string | undefined;
   extractors?: readonly ToolCallExtractor[];
-  /** The root span, when the caller already found it with {@link findRoot}. */
+  /** The root span, when the caller already found it with `findRoot`. */
   root?: SpanDigest | undefined;
 }
 
 /**
  * Reads one trace's spans into a {@link NormalizedTrace}. Pure; spans may be in any order. GenAI
- * log events kept as carriers are joined to their spans first ({@link joinLogEvents}), unless the
- * caller passes `root`: it found the root among spans it has joined already (`scoreTrace`,
- * `inspectTrace`), and they are not scanned again.
+ * log events kept as carriers are joined to their spans first (`joinLogEvents`), unless the
+ * caller passes `root`: it found the root among spans it has joined already, and they are not
+ * scanned again.
  */
 export function normalizeTrace(
   traceId: string,
   traceSpans: readonly SpanDigest[],
   options: NormalizeOptions = {},
 ): NormalizedTrace {
-  const given = 'root' in options;
-  const spans = given ? traceSpans : joinLogEvents(traceSpans);
-  const root = given ? options.root : findRoot(spans);
+  const trace =
+    'root' in options ? new IndexedTrace(traceSpans, options.root) : indexTrace(traceSpans);
+  return normalizeIndexedTrace(traceId, trace, options);
+}
+
+/**
+ * {@link normalizeTrace} of a trace the caller indexed once (`indexTrace`: `scoreTrace`,
+ * `inspectTrace`, `scoreSession`): its joined spans, root and index are used as they are.
+ */
+export function normalizeIndexedTrace(
+  traceId: string,
+  trace: IndexedTrace,
+  options: Omit<NormalizeOptions, 'root'> = {},
+): NormalizedTrace {
+  const { spans, root, byId } = trace;
   const { toolSequence, handoffs, agents } = attributeAgents(
     spans,
-    extractToolCalls(spans, options),
+    extractIndexedToolCalls(spans, byId, options),
+    byId,
   );
   return new Trace(
     traceId,
@@ -141,9 +153,10 @@ class Trace implements NormalizedTrace {
   get agentName(): string | undefined {
     if (this.#agentName === null) {
       const key = GEN_AI_TOOL_ATTRIBUTES.agentName;
-      this.#agentName =
-        (this.root && stringAttribute(this.root.attributes, key)) ??
-        this.spans.map(s => stringAttribute(s.attributes, key)).find(n => n !== undefined);
+      let name = this.root && stringAttribute(this.root.attributes, key);
+      for (let i = 0; name === undefined && i < this.spans.length; i++)
+        name = stringAttribute(this.spans[i]!.attributes, key);
+      this.#agentName = name;
     }
     return this.#agentName;
   }

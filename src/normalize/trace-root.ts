@@ -16,9 +16,14 @@ import { SpanIndex } from './span-index.js';
  * accepts is a candidate of {@link findRoot} too.
  */
 
-/** The root span: parentless, or whose parent is not among the spans; the earliest wins. */
-export function findRoot(spans: readonly SpanDigest[]): SpanDigest | undefined {
-  const byId = new SpanIndex(spans);
+/**
+ * The root span: parentless, or whose parent is not among the spans; the earliest wins. `byId`:
+ * the spans' index, when the caller has one (`indexTrace`).
+ */
+export function findRoot(
+  spans: readonly SpanDigest[],
+  byId: SpanIndex = new SpanIndex(spans),
+): SpanDigest | undefined {
   let root: SpanDigest | undefined;
   for (const span of spans) {
     const parent = span.parentSpanId;

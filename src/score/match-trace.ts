@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
+import type { TraceIds } from './read-trace-ids.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import { TOOL_HEALTH_TARGET, type ScoringPlan } from './scoring-plan.js';
 import type { TestCase } from './test-case.js';
@@ -49,19 +49,20 @@ export interface TraceMatch {
  * attributes name one of its test cases; else every production rule whose `match` the root span
  * passes and whose sample keeps the trace; else tool health, when on and its sample keeps the
  * trace. With no target, `reason` says why, in words a person reads on a run record ("no test case
- * id attribute …", "sampled out by rule …").
+ * id attribute …", "sampled out by rule …"). The trace's ids come read (`readTraceIds`): matching
+ * reads no span but the root.
  */
 export function matchTrace(
   traceId: string,
-  spans: readonly SpanDigest[],
   root: SpanDigest | undefined,
+  ids: Pick<TraceIds, 'bySuite' | 'byDefaults'>,
   plan: ScoringPlan,
 ): TraceMatch {
   const targets: ScoringTarget[] = [];
   let found: { id: string; attribute: string } | undefined;
   const sessionCases: string[] = [];
-  for (const suite of plan.suites) {
-    const inSuite = findTestCaseIdWithAttribute(spans, root, suite.testCaseIdAttributes);
+  for (const [i, suite] of plan.suites.entries()) {
+    const inSuite = ids.bySuite[i];
     found ??= inSuite;
     const suiteCase = inSuite && suite.byId.get(inSuite.id);
     if (!suiteCase) continue;
@@ -96,7 +97,7 @@ export function matchTrace(
       testCaseIdAttribute: found?.attribute,
     };
   // Said on the run record even when no suite reads it: the default id attributes.
-  if (plan.suites.length === 0) found = findTestCaseIdWithAttribute(spans, root);
+  if (plan.suites.length === 0) found = ids.byDefaults;
   const foundId = found?.id;
 
   const sampledOut: string[] = [];

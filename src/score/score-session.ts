@@ -1,9 +1,8 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
-import { joinLogEvents } from '../normalize/join-log-events.js';
-import { normalizeTrace } from '../normalize/normalize-trace.js';
+import { indexTrace } from '../normalize/indexed-trace.js';
+import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
-import { findRoot } from '../normalize/trace-root.js';
 import { phaseScorers } from './phase-scorers.js';
 import { runScorers } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -40,8 +39,8 @@ export async function scoreSession(
   const now = options.now ?? unixNanoNow;
   const phase = options.phase ?? 'all';
   const turns = traces.map(t => {
-    const spans = joinLogEvents(t.spans);
-    return { traceId: t.traceId, spans, root: findRoot(spans) };
+    const indexed = indexTrace(t.spans);
+    return { traceId: t.traceId, spans: indexed.spans, root: indexed.root, indexed };
   });
   const results: TraceResult[] = [];
   let testCaseId: string | undefined;
@@ -62,9 +61,8 @@ export async function scoreSession(
     const trace = sessionTrace(
       sessionId,
       turns.map((t, i) =>
-        normalizeTrace(t.traceId, t.spans, {
+        normalizeIndexedTrace(t.traceId, t.indexed, {
           aliases: suite.aliases,
-          root: t.root,
           testCaseId: ids[i]?.id,
         }),
       ),

@@ -1,12 +1,11 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseId } from '../normalize/find-test-case-id.js';
-import { endsSession, findSessionId } from '../normalize/find-session-id.js';
-import { joinLogEvents } from '../normalize/join-log-events.js';
-import { normalizeTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
-import { findRoot } from '../normalize/trace-root.js';
+import { endsSession } from '../normalize/find-session-id.js';
+import { indexTrace } from '../normalize/indexed-trace.js';
+import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
 import { matchTrace } from './match-trace.js';
 import { phaseScorers } from './phase-scorers.js';
+import { readTraceIds } from './read-trace-ids.js';
 import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
@@ -42,6 +41,12 @@ export interface ScoreTraceOptions {
  * that rejects (an export failure is `SS_EXPORT_FAILED`, `upstream`) rejects the call, so the
  * queue retries the trace; evaluation span ids are derived, so a retry rewrites, never duplicates.
  * Pure apart from what the sinks and scorers do.
+ *
+ * The trace is read once for what every step asks: its log events joined, its root and its spans
+ * by id (`indexTrace`), its ids (test case, as each suite and the defaults read it, and session:
+ * `readTraceIds`, one walk). Diagnostics (`diagnoseTrace`, what `inspect` shows) are made only for
+ * a trace whose normalization found no tool call: the reason it is left unscored, or the one its
+ * failing results give.
  */
 export async function scoreTrace(
   traceId: string,
@@ -50,13 +55,13 @@ export async function scoreTrace(
   options: ScoreTraceOptions = {},
 ): Promise<TraceRun> {
   // GenAI log events (carried as spans by the queue) become events of the spans they name.
-  const spans = joinLogEvents(traceSpans);
+  const indexed = indexTrace(traceSpans);
+  const { spans, root } = indexed;
   const now = options.now ?? unixNanoNow;
   const phase = options.phase ?? 'all';
-  const root = findRoot(spans);
-  const match = matchTrace(traceId, spans, root, plan);
-  const sessionKeys = planSessionIdAttributes(plan);
-  const session = sessionKeys ? findSessionId(spans, root, sessionKeys) : undefined;
+  const ids = readTraceIds(indexed, plan);
+  const match = matchTrace(traceId, root, ids, plan);
+  const session = ids.session;
   // One normalization per alias map; the test case id is the one matching found (the suite's own
   // id attributes for a test case, the default ones for a rule), never looked up again.
   const byAliases = new Map<ReadonlyMap<string, string>, NormalizedTrace>();
@@ -66,7 +71,7 @@ export async function scoreTrace(
   ): NormalizedTrace => {
     let trace = byAliases.get(aliases) ?? sameAliases(byAliases, aliases);
     if (!trace || trace.testCaseId !== testCaseId) {
-      trace = normalizeTrace(traceId, spans, { aliases, root, testCaseId });
+      trace = normalizeIndexedTrace(traceId, indexed, { aliases, testCaseId });
       byAliases.set(aliases, trace);
     }
     return trace;
@@ -80,14 +85,11 @@ export async function scoreTrace(
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = normalized(
       target.aliases,
-      target.kind === 'test_case'
-        ? target.testCaseId
-        : // Rules read the default id attributes; with no suite, matching already did.
-          plan.suites.length === 0
-          ? match.testCaseId
-          : findTestCaseId(spans, root),
+      // Rules read the default id attributes.
+      target.kind === 'test_case' ? target.testCaseId : ids.byDefaults?.id,
     );
-    diagnostics ??= diagnoseTrace(trace, spans, planTestCaseIdAttributes(plan));
+    if (trace.toolSequence.length === 0)
+      diagnostics ??= diagnoseTrace(trace, spans, planTestCaseIdAttributes(plan));
     // Tool health judges tool calls: a trace without any (a chat, a health check) is left unscored.
     if (target.suite === TOOL_HEALTH_TARGET && trace.toolSequence.length === 0) {
       noToolCalls = true;
@@ -120,7 +122,7 @@ export async function scoreTrace(
     reason: skipped
       ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
       : match.reasonCode === 'session_test_case' && !session
-        ? `${match.reason}, but the trace carries no session id (${sessionKeys ? sessionKeys.join(', ') : 'sessions are off'})`
+        ? `${match.reason}, but the trace carries no session id (${sessionKeysOf(plan)})`
         : match.reason,
     reasonCode: skipped ? 'no_tool_calls' : match.reasonCode,
     testCaseId: match.testCaseId,
@@ -149,15 +151,21 @@ export async function scoreTrace(
  */
 function withDiagnosis(
   outcomes: ScorerOutcome[],
-  diagnostics: readonly Diagnostic[],
+  diagnostics: readonly Diagnostic[] | undefined,
 ): ScorerOutcome[] {
-  const blind = diagnostics.find(d => d.code === 'no_tool_calls_recorded');
+  const blind = diagnostics?.find(d => d.code === 'no_tool_calls_recorded');
   if (!blind) return outcomes;
   return outcomes.map(o =>
     o.result.status === 'scored' && o.result.label === 'fail'
       ? { ...o, result: { ...o.result, reason: `${o.result.reason}; ${blind.message}` } }
       : o,
   );
+}
+
+/** The attributes a session id is read from, for a reason that says none was found. */
+function sessionKeysOf(plan: ScoringPlan): string {
+  const keys = planSessionIdAttributes(plan);
+  return keys ? keys.join(', ') : 'sessions are off';
 }
 
 // Suites and rules each build their own alias map; most are empty or equal, and then share one
