@@ -34,6 +34,12 @@ export const toolHealthConfigSchema = z
       .min(2)
       .default(DEFAULT_MIN_REPEATS)
       .describe('`tool_loops` fails a trace with this many identical calls (tool and arguments).'),
+    assertFormats: z
+      .boolean()
+      .default(false)
+      .describe(
+        '`tool_arguments` asserts `format` (date-time, email, uri…) instead of reading it as an annotation, as JSON Schema 2019-09 and later do by default; Pydantic, for one, accepts date-times a strict check rejects.',
+      ),
     maxCallsPerTool: positiveInt()
       .optional()
       .describe('`tool_loops` also fails a trace that calls one tool more often than this.'),

@@ -1,4 +1,9 @@
-import { checkArguments, traceCheckBudget, type CheckBudget } from './check-arguments.js';
+import {
+  checkArguments,
+  traceCheckBudget,
+  type CheckBudget,
+  type CheckOptions,
+} from './check-arguments.js';
 import type { NormalizedTrace } from './normalize-trace.js';
 import {
   extractOfferedTools,
@@ -48,10 +53,12 @@ const assessed = new WeakMap<object, ToolCallsAssessment>();
  * within one budget of work (`traceCheckBudget`): past it, a call is unchecked with the reason. Arguments that look like
  * JSON but do not parse are invalid; other text is checked as it is when a model sent it, and left
  * unchecked when an instrumentation recorded it on its own tool span (LangChain records a
- * one-argument tool's input bare). Pure; computed once per trace object.
+ * one-argument tool's input bare). Pure; computed once per trace object (the first caller's
+ * `options` hold: the scoring path's `tool_arguments` runs before the store reads it).
  */
 export function assessToolCalls(
   trace: Pick<NormalizedTrace, 'spans' | 'toolSequence'>,
+  options: Pick<CheckOptions, 'assertFormats'> = {},
 ): ToolCallsAssessment {
   let result = assessed.get(trace);
   if (result) return result;
@@ -61,7 +68,7 @@ export function assessToolCalls(
   // One budget for the trace's checks: a trace of many hostile calls costs no more than the bound.
   const budget = traceCheckBudget();
   result = {
-    calls: trace.toolSequence.map(call => assessCall(call, offered, index, budget)),
+    calls: trace.toolSequence.map(call => assessCall(call, offered, index, budget, options)),
     offeredRecorded: offered.size > 0,
     schemasRecorded: [...offered.values()].some(tools =>
       tools.some(t => t.parameters !== undefined),
@@ -76,6 +83,7 @@ function assessCall(
   offered: OfferedToolsBySpan,
   index: SpanIndex,
   budget: CheckBudget,
+  options: Pick<CheckOptions, 'assertFormats'>,
 ): ToolCallAssessment {
   const applies = offeredToCall(call, offered, index);
   if (!applies)
@@ -102,21 +110,24 @@ function assessCall(
       argumentProblems: null,
       unchecked: `the trace records no schema for ${call.name}`,
     };
-  const args = call.arguments;
+  // The model's request where the trace records it; what the tool span ran with only when that
+  // is the only record (a framework may add fields before running the tool).
+  const fromModel = call.source === 'requested' || call.requestedArguments !== undefined;
+  const args = call.requestedArguments !== undefined ? call.requestedArguments : call.arguments;
   if (args === undefined)
     return { ...base, argumentProblems: null, unchecked: 'its arguments are not recorded' };
   if (typeof args === 'string') {
     if (/^\s*[[{]/.test(args))
       return { ...base, argumentProblems: ['/: the arguments are not valid JSON'] };
     // A tool span may record a lone argument bare; what a model sent is checked as it is.
-    if (call.source !== 'requested')
+    if (!fromModel)
       return {
         ...base,
         argumentProblems: null,
         unchecked: 'the instrumentation recorded its arguments as text, not JSON',
       };
   }
-  const check = checkArguments(tool.parameters, args, budget);
+  const check = checkArguments(tool.parameters, args, budget, options);
   if (check.status === 'unchecked')
     return { ...base, argumentProblems: null, unchecked: check.reason };
   return {

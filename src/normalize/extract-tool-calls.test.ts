@@ -94,6 +94,48 @@ describe('extractToolCalls', () => {
     expect(calls[0]).toMatchObject({ name: 'refund', source: 'requested', arguments: { id: 9 } });
   });
 
+  it('pairs a run without a call id with the request of the same arguments, not the first by order', () => {
+    // MCP behind OpenInference: the SDK refused the first request (it failed the tool's schema)
+    // before any tool ran; the model's corrected request ran, and its span records no call id.
+    const request = (id: string, args: unknown) =>
+      JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'tool_call', id, name: 'convert', arguments: args }] },
+      ]);
+    const calls = extractToolCalls(
+      digests([
+        chat(1, 0, { 'gen_ai.output.messages': request('c1', { amount: 'one hundred' }) }),
+        chat(2, 20, { 'gen_ai.output.messages': request('c2', { amount: 100, to: 'USD' }) }),
+        tool(3, 'convert', 25, { 'gen_ai.tool.call.arguments': '{"to":"USD","amount":100}' }),
+      ]),
+    );
+    expect(calls.map(c => [c.callId, c.source, c.arguments])).toEqual([
+      ['c1', 'requested', { amount: 'one hundred' }],
+      ['c2', 'executed', { to: 'USD', amount: 100 }],
+    ]);
+  });
+
+  it('keeps what the model asked for beside what the tool ran with (a framework may add fields)', () => {
+    const request = JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'search', arguments: { q: 'x' } }],
+      },
+    ]);
+    const calls = extractToolCalls(
+      digests([
+        chat(1, 0, { 'gen_ai.output.messages': request }),
+        tool(2, 'search', 5, { 'gen_ai.tool.call.arguments': '{"q":"x","state":{"step":2}}' }),
+      ]),
+    );
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      callId: 'c1',
+      source: 'executed',
+      arguments: { q: 'x', state: { step: 2 } },
+      requestedArguments: { q: 'x' },
+    });
+  });
+
   it('ignores tool calls replayed from earlier turns (before the last user message)', () => {
     const input = JSON.stringify([
       { role: 'user', parts: [{ type: 'text', content: 'earlier question' }] },

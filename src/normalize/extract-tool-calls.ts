@@ -243,6 +243,8 @@ function nestedTwin(
 
 function absorb(into: ToolCall, from: ToolCall): void {
   into.callId ??= from.callId;
+  if (from.source === 'requested' && into.source === 'executed' && from.arguments !== undefined)
+    into.requestedArguments ??= from.arguments;
   // A bare value (LangChain records a one-argument tool's input as `Paris`) or an empty one
   // (a wrapper that saw no arguments: `{"args":[],"kwargs":{}}`) gives way to the structured
   // arguments the model sent (`{"city":"Paris"}`).
@@ -279,22 +281,28 @@ function unmatchedRequests(
   // ran is placed after its executed siblings, not before them.
   const ranUntil = new Map<string, bigint>();
   const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  for (const { call, span } of [...requested].sort((a, b) => byStart(a.call, b.call))) {
+  const ordered = [...requested].sort((a, b) => byStart(a.call, b.call));
+  const exact = exactRuns(ordered, executed, executedIds);
+  for (const { call, span } of ordered) {
     const sameId =
       call.callId === undefined
         ? undefined
         : (executedIds.get(call.callId) ?? keptIds.get(call.callId));
     // Executed spans without a call id (OpenInference, LangSmith, Logfire, Traceloop tools) pair
-    // one-to-one by name with the first unclaimed run that started after the model call began.
+    // one-to-one by name with an unclaimed run that started after the model call began: first the
+    // one whose arguments are the request's, else the first whose arguments no later request
+    // shares (a request the framework refused before running it, then the corrected one that ran,
+    // must not take the corrected run).
+    const idle = (e: ToolCall) =>
+      !claimed.has(e) &&
+      e.callId === undefined &&
+      e.canonicalName === call.canonicalName &&
+      e.startTimeUnixNano >= span.startTimeUnixNano;
+    exact.pending.get(call)?.forEach(e => exact.wanted.set(e, exact.wanted.get(e)! - 1));
     const run =
       sameId ??
-      executed.find(
-        e =>
-          !claimed.has(e) &&
-          e.callId === undefined &&
-          e.canonicalName === call.canonicalName &&
-          e.startTimeUnixNano >= span.startTimeUnixNano,
-      );
+      exact.pending.get(call)?.find(idle) ??
+      executed.find(e => idle(e) && !(exact.wanted.get(e)! > 0));
     if (run) {
       claimed.add(run);
       absorb(run, call);
@@ -325,6 +333,37 @@ function unmatchedRequests(
     if (after !== undefined && after > call.startTimeUnixNano) call.startTimeUnixNano = after;
   }
   return out;
+}
+
+/**
+ * For each request that no call id pairs, the id-less runs of its tool with the same arguments
+ * (canonical JSON), and how many requests still want each such run.
+ */
+function exactRuns(
+  requested: ReadonlyArray<{ call: ToolCall }>,
+  executed: readonly ToolCall[],
+  executedIds: ReadonlyMap<string, ToolCall>,
+): { pending: Map<ToolCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
+  const pending = new Map<ToolCall, ToolCall[]>();
+  const wanted = new Map<ToolCall, number>();
+  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
+  if (idless.length === 0) return { pending, wanted };
+  const byKey = new Map<string, ToolCall[]>();
+  for (const e of idless) {
+    const key = `${e.canonicalName}\u0000${stableJson(e.arguments)}`;
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
+    wanted.set(e, 0);
+  }
+  for (const { call } of requested) {
+    if (call.callId !== undefined && executedIds.has(call.callId)) continue;
+    const runs = byKey.get(`${call.canonicalName}\u0000${stableJson(call.arguments)}`);
+    if (!runs) continue;
+    pending.set(call, runs);
+    for (const e of runs) wanted.set(e, wanted.get(e)! + 1);
+  }
+  return { pending, wanted };
 }
 
 function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {

@@ -23,6 +23,12 @@ export interface ToolCall {
   callId: string | undefined;
   /** Parsed JSON when the trace recorded JSON, else the raw value; `undefined` when not recorded. */
   arguments: unknown;
+  /**
+   * What the model asked for, when the trace records its request beside the span that ran the
+   * call: the arguments `tool_arguments` checks, since a framework may change them before running
+   * the tool (LangChain injects its state and the call id). `undefined` otherwise.
+   */
+  requestedArguments?: unknown;
   /** The tool's return value, parsed like `arguments`. */
   result: unknown;
   /** `error` when the call failed or was refused (see {@link ToolCall.outcome}), else `ok`. */

@@ -180,6 +180,7 @@ describe('scoreTrace: the one per-trace loop', () => {
           sampleRate,
           maxErrorRate: 0,
           minRepeats: 3,
+          assertFormats: false,
           maxToolsPerService: 30,
         },
         results: { storeContent: true } as Config['results'],

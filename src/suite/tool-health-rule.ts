@@ -26,7 +26,7 @@ export function resolveToolHealth(
     sampled: traceId => isSampled(traceId, health.sampleRate),
     scorers: [
       resolve(toolErrors, { maxErrorRate: health.maxErrorRate, errorText: content }),
-      resolve(toolArguments, {}),
+      resolve(toolArguments, { assertFormats: health.assertFormats }),
       resolve(toolLoops, {
         minRepeats: health.minRepeats,
         showArguments: content,

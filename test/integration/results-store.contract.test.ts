@@ -101,6 +101,7 @@ async function feedToolHealth(store: ResultsStore): Promise<void> {
         sampleRate: 1,
         maxErrorRate: 0,
         minRepeats: 3,
+        assertFormats: false,
         maxToolsPerService: 30,
       },
       results: { storeContent: true } as Config['results'],

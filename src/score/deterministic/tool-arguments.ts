@@ -7,6 +7,8 @@ import { round2, scored, skipped } from '../score-result.js';
 
 const optionsSchema = baseOptionsSchema.extend({
   unknownTools: z.boolean().default(true),
+  /** Assert `format` rather than read it as an annotation (`toolHealth.assertFormats`). */
+  assertFormats: z.boolean().default(false),
 });
 
 /** Options of {@link toolArguments}. */
@@ -29,7 +31,7 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
   parseOptions: options => parseScorerOptions(optionsSchema, options),
   score({ trace, options }) {
     if (trace.toolSequence.length === 0) return skipped('no tool calls in this trace');
-    const assessment = assessToolCalls(trace);
+    const assessment = assessToolCalls(trace, { assertFormats: options.assertFormats });
     const checked = assessment.calls.filter(a => a.argumentProblems !== null);
     const invalid = checked.filter(a => a.argumentProblems!.length > 0);
     const unknown = options.unknownTools ? assessment.calls.filter(a => a.offered === false) : [];

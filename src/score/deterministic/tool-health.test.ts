@@ -191,6 +191,24 @@ describe('tool_arguments', () => {
     });
   });
 
+  it('reads formats as annotations unless assertFormats (toolHealth.assertFormats) is on', () => {
+    const book = {
+      name: 'book',
+      parameters: {
+        type: 'object',
+        properties: { day: { type: 'string', format: 'date' } },
+        required: ['day'],
+      },
+    };
+    const trace = () =>
+      agentTrace([{ name: 'book', args: { day: 'tomorrow' }, result: {} }], { offered: [book] });
+    expect(run(toolArguments, trace())).toMatchObject({ label: 'pass' });
+    expect(run(toolArguments, trace(), { assertFormats: true })).toMatchObject({
+      label: 'fail',
+      reason: 'book was called with invalid arguments: /day must match format "date"',
+    });
+  });
+
   it('leaves a call whose schema cannot be compiled unchecked, with the reason', () => {
     const trace = agentTrace(
       [
