@@ -39,6 +39,19 @@ export function findRepeatedCalls(
 ): RepeatedCall[] {
   const minRepeats = options.minRepeats ?? DEFAULT_MIN_REPEATS;
   if (calls.length < minRepeats) return [];
+  // `tool_loops` and the run's facts ask the same question of the same calls: found once.
+  let byMin = found.get(calls);
+  const known = byMin?.get(minRepeats);
+  if (known) return known;
+  const repeated = groupRepeats(calls, minRepeats);
+  if (!byMin) found.set(calls, (byMin = new Map<number, RepeatedCall[]>()));
+  byMin.set(minRepeats, repeated);
+  return repeated;
+}
+
+const found = new WeakMap<readonly ToolCall[], Map<number, RepeatedCall[]>>();
+
+function groupRepeats(calls: readonly ToolCall[], minRepeats: number): RepeatedCall[] {
   const groups = new Map<string, RepeatedCall>();
   for (const call of calls) {
     if (call.arguments === undefined) continue;

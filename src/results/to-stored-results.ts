@@ -3,9 +3,10 @@ import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
+import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { runRecordKey } from './run-record-key.js';
-import { assessToolCalls, type ToolCallAssessment } from '../normalize/assess-tool-calls.js';
+import type { ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
   MAX_CONTENT_CHARS,
@@ -140,13 +141,11 @@ export function runRecordPatch(
 
 /** The run's calls as its record keeps them, with what `tool_arguments` found where it ran. */
 function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[] {
-  const trace = run.results[0]?.trace;
-  if (!trace) return [];
-  // Where tool_arguments scores the trace, in this pass or (a judge pass) the one before it.
-  const checked =
-    run.argumentsChecked === true ||
-    run.results.some(r => r.outcomes.some(o => o.scorer === 'tool_arguments'));
-  const assessed = checked ? assessToolCalls(trace).calls : undefined;
+  // What the pass found of each call, worked out once (`runCalls`): the same facts the counters
+  // read, so the record and the counts never disagree.
+  const calls = runCalls(run);
+  if (!calls) return [];
+  const { trace, assessment: assessed } = calls;
   // What the store counted of each call (the judge pass counts none), so that a pass replacing
   // this one can take the counts back (see `replacedIncrements`).
   const facts = toolCallFacts(run);

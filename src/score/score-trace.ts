@@ -8,6 +8,7 @@ import { phaseScorers } from './phase-scorers.js';
 import { readTraceIds } from './read-trace-ids.js';
 import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
+import { recordRunCalls } from './run-calls.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import {
@@ -141,8 +142,19 @@ export async function scoreTrace(
       endsSession: endsSession(spans),
     }),
   };
+  // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.
+  recordRunCalls(run, { assertFormats: assertsFormats(match.targets) });
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
+}
+
+/** Whether the `tool_arguments` the run's targets score asserts formats. */
+function assertsFormats(targets: ReturnType<typeof matchTrace>['targets']): boolean {
+  for (const t of targets)
+    for (const s of t.scorers)
+      if (s.scorer.name === toolArguments.name)
+        return (s.options as { assertFormats?: boolean }).assertFormats === true;
+  return false;
 }
 
 /**

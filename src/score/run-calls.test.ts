@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../config/config-schema.js';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
+import { assessToolCalls } from '../normalize/assess-tool-calls.js';
+import { runRecordPatch } from '../results/to-stored-results.js';
+import { resolveToolHealth } from '../suite/tool-health-rule.js';
+import {
+  otlpRequest,
+  spanId,
+  traceId,
+  type SpanInput,
+} from '../../test/helpers/otlp-json-builder.js';
+import { runCalls } from './run-calls.js';
+import { scoreTrace } from './score-trace.js';
+import type { ScoringPlan } from './scoring-plan.js';
+import { toolCallFacts } from './tool-call-facts.js';
+
+const health = (assertFormats = false): ScoringPlan => ({
+  suites: [],
+  rules: [],
+  toolHealth: resolveToolHealth({
+    toolHealth: {
+      enabled: true,
+      sampleRate: 1,
+      maxErrorRate: 0,
+      minRepeats: 3,
+      assertFormats,
+      maxToolsPerService: 30,
+    },
+    results: { storeContent: true } as Config['results'],
+  }),
+});
+
+/** A trace offered `book` with `schemaText`, calling it with each of `args` (JSON texts). */
+function trace(n: number, schemaText: string, args: string[]): SpanInput[] {
+  const t = traceId(n);
+  return [
+    {
+      traceId: t,
+      spanId: spanId(n, 1),
+      name: 'invoke_agent',
+      startMs: 0,
+      endMs: 100,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    },
+    {
+      traceId: t,
+      spanId: spanId(n, 2),
+      parentSpanId: spanId(n, 1),
+      name: 'chat m',
+      startMs: 1,
+      endMs: 2,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.tool.definitions': `[{"type":"function","name":"book","parameters":${schemaText}}]`,
+      },
+    },
+    ...args.map((a, i) => ({
+      traceId: t,
+      spanId: spanId(n, 3 + i),
+      parentSpanId: spanId(n, 1),
+      name: 'execute_tool book',
+      startMs: 10 + i * 10,
+      endMs: 15 + i * 10,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'book',
+        'gen_ai.tool.call.id': `call_${i}`,
+        'gen_ai.tool.call.arguments': a,
+      },
+    })),
+  ];
+}
+
+const spansOf = (input: SpanInput[]) => decodeOtlpJson(otlpRequest(input)).spans;
+const dayOnly = '{"type":"object","properties":{"day":{"type":"string","format":"date"}}}';
+
+describe('runCalls: what a pass found of each call, once', () => {
+  it('is the assessment tool_arguments read and the repeats tool_loops found; the record and the counters read it', async () => {
+    const args = ['{"day":"tomorrow"}', '{"day":"tomorrow"}', '{"day":"tomorrow"}'];
+    const run = await scoreTrace(traceId(501), spansOf(trace(501, dayOnly, args)), health());
+    const calls = runCalls(run)!;
+    // The very objects the scorer computed: assessed once, never again.
+    expect(calls.assessment).toBe(assessToolCalls(calls.trace).calls);
+    expect(calls.repeated.size).toBe(3);
+    expect(toolCallFacts(run).map(f => [f.checked, f.invalid, f.repeated])).toEqual([
+      [true, false, true],
+      [true, false, true],
+      [true, false, true],
+    ]);
+    const record = runRecordPatch(run, 0, true);
+    expect(record.toolCalls.map(c => [c.argumentProblems, c.repeated ?? false])).toEqual([
+      [[], true],
+      [[], true],
+      [[], true],
+    ]);
+  });
+
+  it('carries the format assertion the pass ran with to the record', async () => {
+    const run = await scoreTrace(
+      traceId(502),
+      spansOf(trace(502, dayOnly, ['{"day":"tomorrow"}'])),
+      health(true),
+    );
+    const verdict = run.results[0]!.outcomes.find(o => o.scorer === 'tool_arguments')!.result;
+    expect(verdict).toMatchObject({ status: 'scored', label: 'fail' });
+    expect(runRecordPatch(run, 0, true).toolCalls[0]!.argumentProblems).toEqual([
+      '/day: must match format "date"',
+    ]);
+  });
+
+  it('a schema no check can take leaves tool_arguments skipped with why, and the other results and the record whole', async () => {
+    // 3,000 levels: JSON.stringify threw here before, outside any scorer, and the trace was lost.
+    const deep = `${'{"items":'.repeat(3_000)}{"type":"string"}${'}'.repeat(3_000)}`;
+    const run = await scoreTrace(traceId(503), spansOf(trace(503, deep, ['[["a"]]'])), health());
+    expect(run.state).toBe('scored');
+    const results = Object.fromEntries(
+      run.results[0]!.outcomes.map(o => [o.scorer, o.result.status]),
+    );
+    expect(results).toEqual({
+      tool_errors: 'scored',
+      tool_arguments: 'skipped',
+      tool_loops: 'scored',
+    });
+    const record = runRecordPatch(run, 0, true);
+    expect(record.toolCalls).toHaveLength(1);
+    expect(record.toolCalls[0]!.argumentProblems).toBeNull();
+  });
+});
