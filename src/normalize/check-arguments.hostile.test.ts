@@ -1,10 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { refFanOut } from '../../test/helpers/tool-schema-traces.js';
 import { checkArguments, CHECK_LIMITS, traceCheckBudget } from './check-arguments.js';
 import {
   cachedValidatorBytes,
   resetValidators,
+  takeCompileTokens,
   validatorStats,
   VALIDATOR_LIMITS,
 } from './schema-validators.js';
@@ -14,19 +16,6 @@ import {
  * write them. Each case asserts the verdict and the work done (compiles, keywords compiled, steps,
  * bytes kept), never the time taken: the machines that run this are shared and noisy.
  */
-
-/** `count` properties, each a `$ref` to one definition of `width` properties. */
-function refFanOut(count: number, width: number): Record<string, unknown> {
-  const wide: Record<string, unknown> = {};
-  for (let i = 0; i < width; i++) wide[`f${i}`] = { type: 'string' };
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) properties[`r${i}`] = { $ref: '#/definitions/wide' };
-  return {
-    type: 'object',
-    definitions: { wide: { type: 'object', properties: wide } },
-    properties,
-  };
-}
 
 const work = () => ({ ...validatorStats });
 const clock = () => {
@@ -196,18 +185,20 @@ describe('checkArguments on hostile schemas', () => {
     });
     // Compiled already: no budget needed.
     expect(checkArguments(wide('a'), {}, budget, { now }).status).toBe('valid');
-    // The process rate: a clock that stands still refuses new schemas past the burst.
+    // The process rate: the burst taken, a clock that stands still refuses new schemas, and a
+    // second later the refill compiles one.
     resetValidators();
-    const still = () => 0;
-    const verdicts = Array.from({ length: 30 }, (_, i) =>
-      checkArguments(wide(`r${i}`), {}, traceCheckBudget(), { now: still }),
-    );
-    const compiled = verdicts.filter(v => v.status === 'valid').length;
-    expect(compiled).toBe(Math.floor(VALIDATOR_LIMITS.compileBurstKeywords / 901));
-    expect(verdicts.at(-1)).toEqual({
+    expect(takeCompileTokens(VALIDATOR_LIMITS.compileBurstKeywords, 0)).toBe(true);
+    const before = work().compiles;
+    expect(checkArguments(wide('r1'), {}, traceCheckBudget(), { now: () => 0 })).toEqual({
       status: 'unchecked',
       reason: `new schemas are compiled at most ${VALIDATOR_LIMITS.compileKeywordsPerSecond} keywords a second, and that rate was reached: a later trace will check it`,
     });
+    expect(work().compiles).toBe(before);
+    expect(checkArguments(wide('r1'), {}, traceCheckBudget(), { now: () => 1_000 }).status).toBe(
+      'valid',
+    );
+    expect(work().compiles).toBe(before + 1);
   });
 
   it('keeps compiled validators within their byte bound over 10,000 distinct schemas', () => {

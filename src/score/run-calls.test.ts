@@ -4,12 +4,8 @@ import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import { assessToolCalls } from '../normalize/assess-tool-calls.js';
 import { runRecordPatch } from '../results/to-stored-results.js';
 import { resolveToolHealth } from '../suite/tool-health-rule.js';
-import {
-  otlpRequest,
-  spanId,
-  traceId,
-  type SpanInput,
-} from '../../test/helpers/otlp-json-builder.js';
+import { otlpRequest, traceId, type SpanInput } from '../../test/helpers/otlp-json-builder.js';
+import { JsonText, toolSchemaTrace } from '../../test/helpers/tool-schema-traces.js';
 import { runCalls } from './run-calls.js';
 import { scoreTrace } from './score-trace.js';
 import type { ScoringPlan } from './scoring-plan.js';
@@ -31,46 +27,14 @@ const health = (assertFormats = false): ScoringPlan => ({
   }),
 });
 
-/** A trace offered `book` with `schemaText`, calling it with each of `args` (JSON texts). */
-function trace(n: number, schemaText: string, args: string[]): SpanInput[] {
-  const t = traceId(n);
-  return [
-    {
-      traceId: t,
-      spanId: spanId(n, 1),
-      name: 'invoke_agent',
-      startMs: 0,
-      endMs: 100,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-    },
-    {
-      traceId: t,
-      spanId: spanId(n, 2),
-      parentSpanId: spanId(n, 1),
-      name: 'chat m',
-      startMs: 1,
-      endMs: 2,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.tool.definitions': `[{"type":"function","name":"book","parameters":${schemaText}}]`,
-      },
-    },
-    ...args.map((a, i) => ({
-      traceId: t,
-      spanId: spanId(n, 3 + i),
-      parentSpanId: spanId(n, 1),
-      name: 'execute_tool book',
-      startMs: 10 + i * 10,
-      endMs: 15 + i * 10,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'book',
-        'gen_ai.tool.call.id': `call_${i}`,
-        'gen_ai.tool.call.arguments': a,
-      },
-    })),
-  ];
-}
+/** A trace offered `book` with `schema` (JSON text), calling it with each of `args` (JSON texts). */
+const trace = (n: number, schema: string, args: string[]): SpanInput[] =>
+  toolSchemaTrace(
+    n,
+    new JsonText(schema),
+    args.map(a => new JsonText(a)),
+    { tool: 'book' },
+  );
 
 const spansOf = (input: SpanInput[]) => decodeOtlpJson(otlpRequest(input)).spans;
 const dayOnly = '{"type":"object","properties":{"day":{"type":"string","format":"date"}}}';

@@ -6,89 +6,20 @@
  * src/normalize/check-arguments.hostile.test.ts; here, that the service lives through it.
  */
 import { describe, expect, it } from 'vitest';
-import { otlpRequest, spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { otlpRequest, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { treeRssMb } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import {
+  deepSchemaText,
+  JsonText,
+  refFanOut,
+  toolSchemaTrace,
+} from '../helpers/tool-schema-traces.js';
 
 /** The abuse suite's bound for `serve` with the memory driver's bounded heap (abuse.test.ts). */
 const RSS_BOUND_MB = 400;
 const { run, cleanups } = useProcessFixtures();
-
-/** A trace whose model was offered `tool` with `schema`, and which called it with `args`. */
-function toolTrace(n: number, schema: unknown, args: unknown, tool = 'convert'): SpanInput[] {
-  const t = traceId(n);
-  return [
-    {
-      traceId: t,
-      spanId: spanId(n, 1),
-      name: 'invoke_agent',
-      startMs: 0,
-      endMs: 100,
-      service: 'hostile',
-      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-    },
-    {
-      traceId: t,
-      spanId: spanId(n, 2),
-      parentSpanId: spanId(n, 1),
-      name: 'chat m',
-      startMs: 1,
-      endMs: 2,
-      service: 'hostile',
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        // A schema given as text is spliced in as it is: no object 3,000 deep can be stringified.
-        'gen_ai.tool.definitions':
-          schema instanceof SchemaText
-            ? `[{"type":"function","name":${JSON.stringify(tool)},"parameters":${schema.text}}]`
-            : JSON.stringify([{ type: 'function', name: tool, parameters: schema }]),
-      },
-    },
-    {
-      traceId: t,
-      spanId: spanId(n, 3),
-      parentSpanId: spanId(n, 1),
-      name: `execute_tool ${tool}`,
-      startMs: 10,
-      endMs: 20,
-      service: 'hostile',
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': tool,
-        'gen_ai.tool.call.id': 'call_1',
-        'gen_ai.tool.call.arguments':
-          args instanceof ArgumentsText ? args.text : JSON.stringify(args),
-      },
-    },
-  ];
-}
-
-function refFanOut(count: number, width: number): Record<string, unknown> {
-  const wide: Record<string, unknown> = {};
-  for (let i = 0; i < width; i++) wide[`f${i}`] = { type: 'string' };
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) properties[`r${i}`] = { $ref: '#/definitions/wide' };
-  return {
-    type: 'object',
-    definitions: { wide: { type: 'object', properties: wide } },
-    properties,
-  };
-}
-
-/** Arguments written as JSON text. */
-class ArgumentsText {
-  constructor(readonly text: string) {}
-}
-
-/** A schema written as JSON text. */
-class SchemaText {
-  constructor(readonly text: string) {}
-}
-
-/** Text JSON.stringify cannot produce from an object this deep: written by hand. */
-const deepSchemaText = (depth: number) =>
-  `${'{"items":'.repeat(depth)}{"type":"string"}${'}'.repeat(depth)}`;
 
 const exponential = (() => {
   const definitions: Record<string, unknown> = { d30: { type: 'string' } };
@@ -102,12 +33,7 @@ const exponential = (() => {
 /** Each hostile case: its schema, its arguments, and what its reason must say. */
 const CASES: Array<[string, unknown, unknown, RegExp]> = [
   ['400 $refs to a 200-property definition', refFanOut(400, 200), { r0: {} }, /\$refs, the bound/],
-  [
-    'a schema 3,000 deep (27 KB)',
-    new SchemaText(deepSchemaText(3_000)),
-    [[1]],
-    /nests deeper than/,
-  ],
+  ['a schema 3,000 deep (27 KB)', deepSchemaText(3_000), [[1]], /nests deeper than/],
   [
     'anyOf of 200 branches over 4,000 items',
     {
@@ -133,7 +59,7 @@ const CASES: Array<[string, unknown, unknown, RegExp]> = [
   [
     'arguments 5,000 deep',
     { type: 'object', properties: { a: { type: 'object' } } },
-    new ArgumentsText(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`),
+    new JsonText(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`),
     /arguments are too large to check/,
   ],
   ['a remote $ref', { $ref: 'http://127.0.0.1:9/schema.json' }, {}, /not local/],
@@ -216,6 +142,8 @@ describe('hostile tool schemas against a live serve', () => {
       const { url, origin, pid } = await serve(env);
       const health = pollHealth(origin);
       const base = driver === 'memory' ? 70_000 : 80_000;
+      const toolTrace = (n: number, schema: unknown, args: unknown) =>
+        toolSchemaTrace(n, schema, [args], { service: 'hostile' });
       const post = async (spans: SpanInput[]) => {
         const body = JSON.stringify(otlpRequest(spans));
         const response = await fetch(url, {
