@@ -152,6 +152,9 @@ function instance(draft: Draft, assertFormats: boolean): Instance {
     inlineRefs: false,
     // Schemas come from traces: never keep their ids or resolve them across schemas.
     addUsedSchema: false,
+    // A name every object inherits (toString, constructor) is present only when the arguments
+    // have it: otherwise `required: ["toString"]` passes `{}` (found by the differential test).
+    ownProperties: true,
     // Formats are annotations (2019-09 on) unless the operator asks for them to be asserted.
     validateFormats: assertFormats,
     code: { regExp: re2Engine },
