@@ -1,5 +1,5 @@
 /**
- * The agent loop of the MCP captures (`mcp.ts`, `mcp-openinference.ts`): the MCP server's tools as
+ * The agent loop of the MCP captures (`mcp.ts`, `mcp-openinference.ts`, `mcp-openinference-health.ts`): the MCP server's tools as
  * OpenAI functions, and the loop that asks the model, calls each requested tool on the server with
  * `tools/call`, and feeds the text of its result back, until the model answers.
  */
@@ -19,12 +19,17 @@ export async function toolsAsFunctions(
   }));
 }
 
-/** Runs the model and the server's tools on `prompt` until the model answers; returns the calls made. */
+/**
+ * Runs the model and the server's tools on `prompt` until the model answers; returns the calls
+ * made. With `feedErrors`, a call the client rejects (a JSON-RPC error: a tool the server does not
+ * have) is handed back to the model as `{"error": …}`, as the health captures' agents do.
+ */
 export async function runMcpToolLoop(
   openai: OpenAI,
   client: Client,
   functions: OpenAI.ChatCompletionFunctionTool[],
   prompt: string,
+  options: { feedErrors?: boolean } = {},
 ): Promise<number> {
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }];
   let calls = 0;
@@ -39,14 +44,20 @@ export async function runMcpToolLoop(
     if (!message.tool_calls?.length) return calls;
     for (const call of message.tool_calls) {
       if (call.type !== 'function') continue;
-      const result = await client.callTool({
-        name: call.function.name,
-        arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
-      });
+      let text: string;
+      try {
+        const result = await client.callTool({
+          name: call.function.name,
+          arguments: JSON.parse(call.function.arguments) as Record<string, unknown>,
+        });
+        text = (result.content as Array<{ type: string; text?: string }>)
+          .map(c => c.text ?? '')
+          .join('');
+      } catch (error) {
+        if (!options.feedErrors) throw error;
+        text = JSON.stringify({ error: (error as Error).message });
+      }
       calls++;
-      const text = (result.content as Array<{ type: string; text?: string }>)
-        .map(c => c.text ?? '')
-        .join('');
       messages.push({ role: 'tool', tool_call_id: call.id, content: text });
     }
   }

@@ -1,6 +1,7 @@
 /**
  * Captures real OTLP traces from agent frameworks that run here, as golden fixtures:
- * - Vercel AI SDK v5 (`ai` with its MockLanguageModelV2 and `experimental_telemetry`);
+ * - Vercel AI SDK v5 (`ai` with its MockLanguageModelV2 and `experimental_telemetry`), and its
+ *   refusal shapes beside failures that only look like them (`capture-ai-sdk-v5-refusals.ts`);
  * - OpenInference: `@arizeai/openinference-instrumentation-openai` around the real `openai`
  *   client, pointed at a local OpenAI-compatible server, with `traceAgent`/`traceTool` spans;
  * - OpenLLMetry: `@traceloop/instrumentation-openai` around the same client.
@@ -44,6 +45,7 @@ import {
   textCompletion,
   toolCallCompletion,
 } from '../test/helpers/openai-compatible-server.js';
+import { captureAiSdkV5Refusals } from './capture-ai-sdk-v5-refusals.js';
 
 const OUT = new URL('../test/fixtures/otlp/', import.meta.url);
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -293,7 +295,13 @@ const WORKSPACE_CAPTURES = [
   'openai-agents-health.ts',
   'mcp-health.ts',
   'mcp-ai-sdk-health.ts',
+  'mcp-openinference-health.ts',
   'opentelemetry-openai-health.ts',
+  'langgraph-health.ts',
+  // Refusals (captures/refusal-scenarios.ts): arguments that are not JSON, a tool that rejects its
+  // input itself, an output its schema rejects, an empty error field.
+  'openai-agents-refusals.ts',
+  'mastra-refusals.ts',
   // Sessions (captures/session-scenarios.ts): conversations over several turns, one trace each.
   'ai-sdk-sessions.ts',
   'langgraph-sessions.ts',
@@ -335,6 +343,7 @@ function nodeAtLeast22(): string {
 }
 
 await captureVercel();
+await captureAiSdkV5Refusals(OUT);
 await captureOpenAiInstrumented('openinference');
 await captureOpenAiInstrumented('traceloop');
 captureWorkspace();

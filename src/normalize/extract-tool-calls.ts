@@ -4,7 +4,7 @@ import { EXTRACTORS } from './extractors/index.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
-import { failureInResult, isRefusal } from './tool-failure.js';
+import { failureInResult } from './tool-failure.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -21,9 +21,10 @@ export interface ExtractToolCallsOptions {
  * no executed span exists for it (matched by call id, else one-to-one by canonical name).
  * Duplicates are merged: the same call id twice, or a tool span nested inside a tool span of the
  * same name (two instrumentations, MCP client and server), keeping whichever recorded more.
- * Calls that failed still count, with their outcome (`error`, or `refused` when the framework did
- * not run them): read from the tool span, the result it recorded ({@link failureInResult}), the
- * result fed back to the model, or a refusal the framework recorded on an enclosing span.
+ * Calls that failed still count, with their outcome (`error`, or `refused` when the framework's own
+ * shape for a call it did not run says so, never an error text alone): read from the tool span,
+ * the result it recorded ({@link failureInResult}), the result fed back to the model, or a refusal
+ * the framework recorded on an enclosing span.
  */
 export function extractToolCalls(
   spans: readonly SpanDigest[],
@@ -87,7 +88,7 @@ export function extractIndexedToolCalls(
       if (!seen) continue;
       if (call.result === undefined) call.result = seen.result;
       if (seen.isError && call.outcome === 'ok') {
-        call.outcome = 'error';
+        call.outcome = seen.refused && call.source === 'requested' ? 'refused' : 'error';
         call.error ??= seen.error ?? 'the tool result was marked as an error';
       }
     }
@@ -96,9 +97,10 @@ export function extractIndexedToolCalls(
 }
 
 /**
- * Each call's final outcome: a failure its result records, a refusal its error text describes, or
- * (for a requested call nothing answered) a refusal the framework recorded on an enclosing span;
- * `status` follows the outcome.
+ * Each call's final outcome: a failure its result records, or its producer's refusal
+ * ({@link failureInResult}: an error result never overrides a refusal, a refusal overrides a
+ * span's error status), or (for a requested call nothing answered) a refusal the framework
+ * recorded on an enclosing span; `status` follows the outcome.
  */
 function settleOutcomes(
   calls: ToolCall[],
@@ -107,15 +109,13 @@ function settleOutcomes(
 ): void {
   let refusals: Map<string, string> | undefined;
   for (const call of calls) {
-    if (call.outcome === 'ok' && call.result !== undefined) {
-      const failure = failureInResult(call.result);
-      if (failure) {
+    if (call.outcome !== 'refused' && call.result !== undefined) {
+      const failure = failureInResult(call.result, call.source === 'executed');
+      if (failure && (failure.refused || call.outcome === 'ok')) {
         call.outcome = failure.refused ? 'refused' : 'error';
         call.error = failure.error;
       }
     }
-    if (call.outcome === 'error' && call.error !== undefined && isRefusal(call.error))
-      call.outcome = 'refused';
     if (call.outcome === 'ok' && call.source === 'requested' && call.result === undefined) {
       refusals ??= refusalsOnSpans(spans, extractors);
       const error = refusals.get(call.name);

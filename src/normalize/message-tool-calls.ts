@@ -1,6 +1,7 @@
 import { isRecord, parseMaybeJson } from './attribute-values.js';
 import type { ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall } from './tool-call.js';
+import { isAiSdkRefusal } from './tool-failure.js';
 
 /**
  * Reads one tool-call entry in any of the message shapes agent frameworks record, or returns
@@ -56,11 +57,13 @@ export function readToolResult(value: unknown): ToolResultSeen | undefined {
     const output = value.output ?? value.result;
     if (isRecord(output) && typeof output.type === 'string' && 'value' in output) {
       const isError = output.type.startsWith('error');
+      const error = isError ? errorText(output.value) : undefined;
       return {
         callId: value.toolCallId,
         result: isError ? undefined : parseMaybeJson(output.value),
         isError,
-        ...(isError && { error: errorText(output.value) }),
+        // The SDK's own tool-error for an input it rejected or a tool it lacks: not run.
+        ...(error !== undefined && { error, refused: isAiSdkRefusal(error) }),
       };
     }
     return {

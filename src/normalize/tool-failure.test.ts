@@ -1,30 +1,59 @@
 import { describe, expect, it } from 'vitest';
-import { failureInResult, isRefusal, refusedToolName } from './tool-failure.js';
+import {
+  aiSdkRefusedTool,
+  failureInResult,
+  isAiSdkRefusal,
+  isLangChainRefusal,
+  isMcpRefusal,
+  refusedToolName,
+} from './tool-failure.js';
 
 describe('failureInResult', () => {
-  it.each<[string, unknown, { error: string; refused: boolean } | undefined]>([
+  it.each<[string, unknown, boolean, { error: string; refused: boolean } | undefined]>([
     [
       'an MCP CallToolResult with isError',
       { content: [{ type: 'text', text: 'no weather station in Atlantis' }], isError: true },
+      true,
       { error: 'no weather station in Atlantis', refused: false },
     ],
     [
-      'an MCP validation error',
+      "an MCP server's invalid params (-32602): refused, even on a span that called the server",
       {
         content: [{ type: 'text', text: 'MCP error -32602: Input validation error: bad' }],
         isError: true,
       },
+      true,
       { error: 'MCP error -32602: Input validation error: bad', refused: true },
+    ],
+    [
+      'a tool that wrote "Input validation error" itself: an error',
+      { content: [{ type: 'text', text: 'Input validation error: bad date' }], isError: true },
+      true,
+      { error: 'Input validation error: bad date', refused: false },
     ],
     [
       'an MCP result that succeeded',
       { content: [{ type: 'text', text: '{}' }], isError: false },
+      true,
       undefined,
     ],
     [
       "Traceloop's MCP output",
       { result: 'MCP error -32602: Tool x not found', is_error: true },
+      true,
       { error: 'MCP error -32602: Tool x not found', refused: true },
+    ],
+    [
+      "an MCP client's error handed to the model by an agent loop",
+      'MCP error -32602: Tool x not found',
+      false,
+      { error: 'MCP error -32602: Tool x not found', refused: true },
+    ],
+    [
+      "an MCP server's internal error",
+      'MCP error -32603: database down',
+      false,
+      { error: 'MCP error -32603: database down', refused: false },
     ],
     [
       'a LangChain ToolMessage with status error',
@@ -34,45 +63,145 @@ describe('failureInResult', () => {
         id: ['langchain_core', 'messages', 'ToolMessage'],
         kwargs: { content: 'Error: boom', status: 'error', tool_call_id: 'c1' },
       },
+      true,
       { error: 'Error: boom', refused: false },
     ],
     [
-      'an AI SDK error output',
+      "LangChain's ToolNode answer for an input the tool's schema rejected",
+      {
+        lc: 1,
+        type: 'constructor',
+        id: ['langchain_core', 'messages', 'ToolMessage'],
+        kwargs: {
+          content:
+            'Error: Received tool input did not match expected schema\n Please fix your mistakes.',
+          status: 'error',
+        },
+      },
+      false,
+      {
+        error:
+          'Error: Received tool input did not match expected schema\n Please fix your mistakes.',
+        refused: true,
+      },
+    ],
+    [
+      "the AI SDK's NoSuchToolError part, for a call no tool span ran",
       { type: 'error-text', value: "Model tried to call unavailable tool 'x'." },
+      false,
       { error: "Model tried to call unavailable tool 'x'.", refused: true },
     ],
     [
-      "Mastra's validation result",
-      { error: true, message: 'Tool input validation failed for x.', validationErrors: {} },
+      'the same text as the result of a tool span: the tool ran, an error',
+      { type: 'error-text', value: "Model tried to call unavailable tool 'x'." },
+      true,
+      { error: "Model tried to call unavailable tool 'x'.", refused: false },
+    ],
+    [
+      "Mastra's input validation result",
+      {
+        error: true,
+        message: 'Tool input validation failed for x.',
+        validationErrors: { errors: [], fields: {} },
+      },
+      true,
       { error: 'Tool input validation failed for x.', refused: true },
     ],
-    ['a lone error', { error: 'rate limited' }, { error: 'rate limited', refused: false }],
-    ['a result that has an error field among others', { error: 'none', value: 3 }, undefined],
     [
-      "an AI SDK 7 tool-error part's text",
+      "Mastra's output validation result: the tool ran",
+      {
+        error: true,
+        message: 'Tool output validation failed for x.',
+        validationErrors: { errors: [], fields: {} },
+      },
+      true,
+      { error: 'Tool output validation failed for x.', refused: false },
+    ],
+    [
+      "a tool's own `{error: true, message}`, the same words without Mastra's validationErrors",
+      { error: true, message: 'Tool input validation failed for x.' },
+      true,
+      { error: 'Tool input validation failed for x.', refused: false },
+    ],
+    ['a lone error', { error: 'rate limited' }, false, { error: 'rate limited', refused: false }],
+    [
+      'an agent loop answering "invalid arguments": an error, not a refusal',
+      { error: 'invalid arguments for convert_currency: amount must be a number' },
+      false,
+      { error: 'invalid arguments for convert_currency: amount must be a number', refused: false },
+    ],
+    ['an empty error field', { error: '' }, false, undefined],
+    ['a blank error field', { error: '  ' }, false, undefined],
+    ['a null error field', { error: null }, false, undefined],
+    [
+      'a result that has an error field among others',
+      { error: 'none', value: 3 },
+      false,
+      undefined,
+    ],
+    [
+      "an AI SDK 7 tool-error part's text, no tool span",
       'AI_NoSuchToolError: Model tried to call unavailable tool',
+      false,
       { error: 'AI_NoSuchToolError: Model tried to call unavailable tool', refused: true },
     ],
-    ['plain text', 'Error: this is what the tool returned', undefined],
-    ['a JSON result', { city: 'Paris' }, undefined],
-  ])('%s', (_, result, expected) => {
-    expect(failureInResult(result)).toEqual(expected);
+    [
+      "an AI SDK 7 tool-error's text of another error",
+      'AI_APICallError: upstream 500',
+      false,
+      { error: 'AI_APICallError: upstream 500', refused: false },
+    ],
+    ['plain text', 'Error: this is what the tool returned', false, undefined],
+    ['a JSON result', { city: 'Paris' }, true, undefined],
+  ])('%s', (_, result, ran, expected) => {
+    expect(failureInResult(result, ran)).toEqual(expected);
   });
 });
 
-describe('isRefusal and refusedToolName', () => {
-  it('tells a refusal from a failure of the tool', () => {
-    expect(isRefusal('Invalid input for tool convert_currency: Type validation failed')).toBe(true);
-    expect(isRefusal('Received tool input did not match expected schema')).toBe(true);
-    expect(isRefusal('no weather station in Atlantis')).toBe(false);
-    expect(isRefusal('the tool found no invalid arguments')).toBe(false);
+describe("each producer's refusal texts", () => {
+  it("reads the AI SDK's, anchored at the start (a tool quoting them is no refusal)", () => {
+    expect(isAiSdkRefusal('Invalid input for tool convert_currency: Type validation failed')).toBe(
+      true,
+    );
+    expect(isAiSdkRefusal('AI_InvalidToolInputError: Invalid input for tool x: y')).toBe(true);
+    expect(isAiSdkRefusal("Model tried to call unavailable tool 'x'. Available tools: y.")).toBe(
+      true,
+    );
+    expect(isAiSdkRefusal('Invalid input')).toBe(false);
+    expect(isAiSdkRefusal('upstream: Invalid input for tool x: y')).toBe(false);
+    expect(aiSdkRefusedTool('Invalid arguments for tool weather: JSON parse error')).toBe(
+      'weather',
+    );
+    expect(
+      aiSdkRefusedTool("Model tried to call unavailable tool 'book'. Available tools: a."),
+    ).toBe('book');
+    expect(aiSdkRefusedTool('no weather station in Atlantis')).toBeUndefined();
   });
-  it('reads the tool an OpenAI Agents run refused', () => {
+  it("reads LangChain's ToolNode words for a call it did not run, at the start", () => {
+    for (const text of [
+      'Error: Received tool input did not match expected schema\n\n✖ Invalid input',
+      'Error: Tool "delete_booking" not found.\n Please fix your mistakes.',
+      "Error: Error invoking tool 'convert' with kwargs {} with error: …",
+      'Error: delete_booking is not a valid tool, try one of [get_weather].',
+    ])
+      expect(isLangChainRefusal(text), text).toBe(true);
+    expect(isLangChainRefusal('Error: Invalid input: amount must be positive')).toBe(false);
+    expect(isLangChainRefusal('upstream: Received tool input did not match expected schema')).toBe(
+      false,
+    );
+  });
+  it("reads MCP's invalid params only", () => {
+    expect(isMcpRefusal('MCP error -32602: Tool x not found')).toBe(true);
+    expect(isMcpRefusal('MCP error -32603: internal')).toBe(false);
+    expect(isMcpRefusal('Tool x not found')).toBe(false);
+  });
+  it('reads the tool an OpenAI Agents run refused from its ModelBehaviorError', () => {
     expect(
       refusedToolName(
         'Error in agent run: {"error":"ModelBehaviorError: Tool delete_booking not found in agent a."}',
       ),
     ).toBe('delete_booking');
+    expect(refusedToolName('Tool x not found in agent y')).toBeUndefined();
     expect(refusedToolName('Tool x not found')).toBeUndefined();
   });
 });

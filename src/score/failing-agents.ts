@@ -4,8 +4,8 @@ import type { ScoreResult } from './score-result.js';
  * The agents a failing result blames, from the details the agent-aware scorers write: the agent
  * that made a call another agent should have made (`tool_trajectory`'s `wrongAgent`), the agent
  * that made a forbidden call, the source of a handoff that went the wrong way and an agent that
- * should not have taken control (`agent_routing`), the agent whose call failed, had invalid
- * arguments, named a tool never offered or repeated itself (`tool_errors`, `tool_arguments`,
+ * should not have taken control (`agent_routing`), the agent whose call failed or was refused, had
+ * invalid arguments, named a tool never offered or repeated itself (`tool_errors`, `tool_arguments`,
  * `tool_loops`). Empty for a result that did not fail, or whose
  * failure names no agent. Deduped, in the order found.
  */
@@ -21,7 +21,14 @@ export function failingAgents(result: ScoreResult): string[] {
   for (const h of list(d.handoffs))
     if ((h as { expected?: unknown }).expected === false) add((h as { from?: unknown }).from);
   for (const a of list(d.unexpectedAgents)) add(a);
-  for (const key of ['failedCalls', 'invalidCalls', 'unknownCalls', 'repeatedCalls', 'overLimit'])
+  for (const key of [
+    'failedCalls',
+    'refusedCalls',
+    'invalidCalls',
+    'unknownCalls',
+    'repeatedCalls',
+    'overLimit',
+  ])
     for (const c of list(d[key])) add((c as { agent?: unknown }).agent);
   return out;
 }

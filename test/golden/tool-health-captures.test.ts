@@ -55,11 +55,13 @@ async function verdicts(trace: NormalizedTrace): Promise<Record<string, ScoreRes
 const label = (r: ScoreResult): string => (r.status === 'scored' ? r.label : r.status);
 
 /**
- * The tool-health captures (`captures/health-scenarios.ts`, through each framework): each call's
- * outcome, whether it was offered, its argument problems and the repeats, against golden files
- * written from the scenarios and what each framework records (`*.tool-health.json`).
+ * The tool-health captures (`captures/health-scenarios.ts`, through each framework) and the
+ * refusal captures (`captures/refusal-scenarios.ts`, `scripts/capture-ai-sdk-v5-refusals.ts`; and
+ * the hand-built `hand-*-refusals` for shapes no framework here writes): each call's outcome,
+ * whether it was offered, its argument problems and the repeats, against golden files written from
+ * the scenarios and what each framework records (`*.tool-health.json`).
  */
-describe('tool health on real captures of the five scenarios', () => {
+describe('tool health on the captures of the health and refusal scenarios', () => {
   const goldens = readdirSync(EXPECTED)
     .filter(f => f.endsWith('.tool-health.json'))
     .map(f => f.replace('.tool-health.json', ''));
@@ -124,6 +126,40 @@ describe('tool health on real captures of the five scenarios', () => {
     }
   });
 
+  it("refuses only in each producer's own shape: its words from a tool that ran are an error", async () => {
+    const outcomesOf = async (name: string): Promise<Record<string, string[]>> =>
+      Object.fromEntries(
+        [...(await tracesOf(name))].map(([id, t]) => [id, t.toolSequence.map(c => c.outcome)]),
+      );
+    expect(await outcomesOf('captured-vercel-ai-sdk-v5-refusals')).toEqual({
+      'invalid-input': ['refused', 'ok'],
+      'no-such-tool': ['refused'],
+      'tool-says-invalid-input': ['error'],
+      'empty-error-field': ['ok'],
+      'retried-attempt': ['ok'],
+    });
+    for (const name of [
+      'captured-openai-agents-0.20.0-refusals',
+      'captured-mastra-1.71.0-refusals',
+    ])
+      expect((await outcomesOf(name))['tool-says-invalid-input'], name).toEqual(['error']);
+    // Invalid arguments: refused by every framework that refuses them, the same rule for each.
+    for (const name of [
+      'captured-ai-sdk-6.0.325-health',
+      'captured-ai-sdk-7.0.173-health',
+      'captured-mastra-1.71.0-health',
+      'captured-openai-agents-0.20.0-health',
+      'captured-mcp-1.32.2-traceloop-0.27.0-health',
+      'captured-mcp-1.32.2-ai-sdk-7.0.173-health',
+      'captured-langgraph-1.7.3-openinference-4.1.1-health',
+    ])
+      expect((await outcomesOf(name))['invalid-arguments'], name).toEqual(['refused', 'ok']);
+    // A plain agent loop's `{"error": …}` is the call's error: no framework refused it.
+    expect(
+      (await outcomesOf('captured-opentelemetry-openai-0.21.0-health'))['invalid-arguments'],
+    ).toEqual(['error', 'ok']);
+  });
+
   it('says what went wrong in sentences a person can act on', async () => {
     const traces = await tracesOf('captured-ai-sdk-7.0.173-health');
     const reasons = async (scenario: string): Promise<Record<string, string>> =>
@@ -141,6 +177,10 @@ describe('tool health on real captures of the five scenarios', () => {
     );
     expect((await reasons('tool-throws')).tool_errors).toBe(
       '1 of 1 tool call(s) failed: get_weather: no weather station in Atlantis',
+    );
+    // A refused call fails the call, its error text summarized by its issues.
+    expect((await reasons('invalid-arguments')).tool_errors).toBe(
+      '1 of 2 tool call(s) failed (1 refused by the framework, not run): convert_currency refused: invalid input: /amount expected number, /to is required',
     );
     expect((await reasons('repeated-call')).tool_loops).toBe(
       'get_weather was called 3 times with the same arguments ({"city":"Paris"})',
@@ -218,5 +258,36 @@ describe('tool health on every earlier capture: no false finding', () => {
     }
     if (SCHEMAS_RECORDED.has(name)) expect(checked, name).toBeGreaterThan(0);
     else expect(checked, name).toBe(0);
+  });
+});
+
+/**
+ * The captures no golden above covers (sessions, multi-agent teams, a capture with no tool call
+ * recorded): none of their scenarios has a tool fail or a call refused, so `tool_errors` never
+ * fails on them.
+ */
+describe('tool health on every other capture: no tool_errors finding', () => {
+  const covered = new Set(
+    readdirSync(EXPECTED)
+      .filter(f => f.endsWith('.json'))
+      .map(f => f.replace(/\.(tool-calls|tool-health)\.json$/, '')),
+  );
+  const others = readdirSync(FIXTURES)
+    .filter(f => f.endsWith('.otlp.json'))
+    .map(f => f.replace('.otlp.json', ''))
+    .filter(name => !covered.has(name));
+
+  it('has some', () => expect(others.length).toBeGreaterThan(0));
+
+  it.each(others)('%s', async name => {
+    for (const [id, trace] of await tracesOf(name)) {
+      const result = await toolErrors.score({
+        trace,
+        testCase: undefined,
+        options: toolErrors.parseOptions({}),
+        aliases: new Map(),
+      });
+      expect(label(result), `${name} / ${id}: ${JSON.stringify(result)}`).not.toBe('fail');
+    }
   });
 });

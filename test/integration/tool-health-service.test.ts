@@ -52,10 +52,11 @@ describe.each(['memory', 'bullmq'] as const)('tool health by default (%s driver)
       byScorer: Array<{ scorer: string; pass: number; fail: number; skipped: number }>;
       byTarget: Array<{ testCaseId: string }>;
     }>(served.origin, '/api/v1/summary?window=1h');
-    expect(summary.total).toMatchObject({ count: 15, pass: 10, fail: 4, skipped: 1 });
+    // tool_errors fails the refused calls too: invalid arguments, a tool never offered.
+    expect(summary.total).toMatchObject({ count: 15, pass: 9, fail: 6, skipped: 0 });
     expect(summary.byScorer.map(s => [s.scorer, s.pass, s.fail, s.skipped])).toEqual([
       ['tool_arguments', 3, 2, 0],
-      ['tool_errors', 3, 1, 1],
+      ['tool_errors', 2, 3, 0],
       ['tool_loops', 4, 1, 0],
     ]);
     expect(new Set(summary.byTarget.map(t => t.testCaseId))).toEqual(new Set(['rule:tool-health']));
@@ -133,6 +134,7 @@ describe.each(['memory', 'bullmq'] as const)('tool health by default (%s driver)
         "convert_currency was called with invalid arguments: /amount must be number; must have required property 'to'",
         'delete_booking was called but never offered to the model (offered: get_weather, convert_currency)',
         '1 of 1 tool call(s) failed: get_weather: no weather station in Atlantis',
+        '1 of 2 tool call(s) failed (1 refused by the framework, not run): convert_currency refused: invalid input: /amount expected number, /to is required',
         'get_weather was called 3 times with the same arguments ({"city":"Paris"})',
       ]),
     );

@@ -10,6 +10,11 @@ export interface ToolResultSeen {
   isError: boolean;
   /** The error text of a result marked as an error, when the message records one. */
   error?: string | undefined;
+  /**
+   * The result is its framework's own answer for a call it did not run (the AI SDK's tool-error
+   * for an invalid input or an unknown tool): the call is refused unless a tool span ran it.
+   */
+  refused?: boolean;
 }
 
 /**
@@ -40,10 +45,12 @@ export interface ToolCallExtractor {
 /**
  * `status: 'error'` and the message when the span's status is ERROR, `error.type` is set, or the
  * span recorded an `exception` event (OpenTelemetry's `recordException`, which some producers call
- * on a failed tool's span without setting its status). The message is the status message, else
- * the exception's, else `error.type`.
+ * on a failed tool's span without setting its status). An explicit OK status wins: a span ended
+ * OK after an exception it handled (a retried attempt) is no failure. The message is the status
+ * message, else the exception's, else `error.type`.
  */
 export function spanOutcome(span: SpanDigest): Pick<ExtractedCall, 'status' | 'error'> {
+  if (span.statusCode === 1) return OK;
   const errorType = span.attributes[GEN_AI_TOOL_ATTRIBUTES.errorType];
   const exception = span.events.length ? exceptionMessage(span) : undefined;
   if (

@@ -8,7 +8,7 @@ import {
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { readToolDefinitions } from '../tool-definitions.js';
-import { refusedToolName } from '../tool-failure.js';
+import { isLangChainRefusal, refusedToolName } from '../tool-failure.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
 /**
@@ -50,11 +50,16 @@ export const openInference: ToolCallExtractor = {
               error: typeof message.content === 'string' ? message.content : 'error',
             }
           : outcome),
+        ...(((outcome.status === 'error' && agentsSdkRejectedInput(span)) ||
+          (message?.status === 'error' && isLangChainRefusal(message.content))) && {
+          refused: true,
+        }),
       },
     ];
   },
   requested(span) {
     const a = span.attributes;
+    if (a['openinference.span.kind'] === 'CHAIN' && span.name === TOOLS_NODE) return toolNode(span);
     if (a['openinference.span.kind'] !== 'LLM') return undefined;
     // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
     // `llm.output_messages` leaves out (and a model class may not fill at all).
@@ -129,6 +134,68 @@ function langChainToolMessage(value: unknown): Record<string, unknown> | undefin
   if (!isRecord(node) || !Array.isArray(node.id) || node.id.at(-1) !== 'ToolMessage')
     return undefined;
   return isRecord(node.kwargs) ? node.kwargs : undefined;
+}
+
+/** OpenInference's bridge of the OpenAI Agents SDK for JavaScript (`@openai/agents`). */
+const AGENTS_JS_SCOPE = '@arizeai/openinference-instrumentation-openai-agents';
+
+/**
+ * The OpenAI Agents SDK's function span for a call whose input it rejected before running the tool
+ * (its arguments not JSON, or failing the tool's schema): the span failed with the SDK's
+ * `Error running tool` and
+ * - the SDK's own error for the input in the error's data (`InvalidToolInputError: …`,
+ *   `ModelBehaviorError: Invalid JSON input for tool`; Python: `Invalid JSON input for tool x`),
+ *   which it writes when tool data may be logged and the error function is not the default; or
+ * - its output for arguments that are not JSON (`An error occurred while parsing tool arguments`);
+ *   or
+ * - (the JavaScript SDK, tool data not logged, its default) the input blanked: the SDK clears the
+ *   span's input of a call it rejected, and records it for every call it ran. Its output is
+ *   recorded, so this is not a trace that leaves out inputs and outputs alike.
+ * A thrown tool gives the same redacted error and generic output, with its input recorded.
+ */
+function agentsSdkRejectedInput(span: SpanDigest): boolean {
+  if (!span.statusMessage.startsWith('Error running tool')) return false;
+  if (AGENTS_INPUT_ERROR.test(span.statusMessage)) return true;
+  const a = span.attributes;
+  const output = a['output.value'];
+  if (typeof output === 'string' && output.startsWith(AGENTS_INVALID_JSON_OUTPUT)) return true;
+  return span.scopeName === AGENTS_JS_SCOPE && output !== undefined && !a['input.value'];
+}
+
+const AGENTS_INPUT_ERROR =
+  /"error":\s?"(?:(?:InvalidToolInputError|ModelBehaviorError): )?Invalid (?:JSON )?input for (?:function )?tool\b/;
+const AGENTS_INVALID_JSON_OUTPUT = 'An error occurred while parsing tool arguments.';
+
+/** The node of a LangGraph / LangChain agent that runs the model's tool calls (`ToolNode`). */
+const TOOLS_NODE = 'tools';
+
+/**
+ * The `ToolMessage`s a LangGraph / LangChain `ToolNode` answered (its CHAIN span's `output.value`,
+ * `{messages: [...]}`), as results: the only record of a call it did not run, which has no TOOL
+ * span (its input failed the tool's schema, or no tool has its name).
+ */
+function toolNode(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } {
+  const output = span.attributes['output.value'];
+  if (typeof output !== 'string' || !output.includes('ToolMessage'))
+    return { calls: [], results: [] };
+  const parsed = parseMaybeJson(output);
+  const messages = isRecord(parsed) && Array.isArray(parsed.messages) ? parsed.messages : [];
+  const results: ToolResultSeen[] = [];
+  for (const m of messages) {
+    const message = langChainToolMessage(m);
+    if (typeof message?.tool_call_id !== 'string') continue;
+    const failed = message.status === 'error';
+    results.push({
+      callId: message.tool_call_id,
+      result: failed ? undefined : parseMaybeJson(message.content),
+      isError: failed,
+      ...(failed && {
+        error: typeof message.content === 'string' ? message.content : 'error',
+        refused: isLangChainRefusal(message.content),
+      }),
+    });
+  }
+  return { calls: [], results };
 }
 
 /** Exposed for the dedupe step: an OpenInference span that wraps a tool of another convention. */

@@ -6,6 +6,7 @@ import {
   stringAttribute,
 } from '../attribute-values.js';
 import type { ExtractedCall } from '../tool-call.js';
+import { isMcpRefusal } from '../tool-failure.js';
 import { readToolDefinitions, type OfferedTool } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
@@ -32,18 +33,21 @@ export const traceloop: ToolCallExtractor = {
     const output = jsonAttribute(a, 'traceloop.entity.output');
     const mcp = span.scopeName === MCP_SCOPE;
     const result = mcp ? mcpResult(output) : output;
-    const outcome = spanOutcome(span);
+    const spanEnd = spanOutcome(span);
     // Its MCP instrumentation also marks a `CallToolResult` with `isError` as `is_error`.
-    const failed = mcp && outcome.status === 'ok' && isRecord(output) && output.is_error === true;
+    const failed = mcp && spanEnd.status === 'ok' && isRecord(output) && output.is_error === true;
+    const outcome = failed
+      ? { status: 'error' as const, error: typeof result === 'string' ? result : 'error' }
+      : spanEnd;
     return [
       {
         rawName,
         callId: stringAttribute(a, 'gen_ai.tool.call.id'),
         arguments: mcp ? mcpArguments(input) : entityInput(input),
         result,
-        ...(failed
-          ? { status: 'error' as const, error: typeof result === 'string' ? result : 'error' }
-          : outcome),
+        ...outcome,
+        // The MCP server's "invalid params" (an input its schema rejects, an unknown tool).
+        ...(mcp && outcome.error !== undefined && isMcpRefusal(outcome.error) && { refused: true }),
       },
     ];
   },

@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { aiSdkRefusedTool } from '../tool-failure.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
@@ -16,7 +17,9 @@ function isToolCallSpan(span: SpanDigest): boolean {
  * `[{toolCallId, toolName, input}]` (v5/v6, input itself a JSON string) or
  * `[{toolCallType, toolCallId, toolName, args}]` (v4). Results fed back are in `ai.prompt.messages`.
  * The tools offered are `ai.prompt.tools` on the `doGenerate`/`doStream` span: a list of JSON
- * strings `{type: 'function', name, description, inputSchema}` (`parameters` before v5).
+ * strings `{type: 'function', name, description, inputSchema}` (`parameters` before v5). A call
+ * the SDK refused (its input failed the tool's schema, or no tool has its name) has no tool span:
+ * v5 and v6 answer the model a `tool-error` part (read with the results), v4 ends the run.
  */
 export const vercelAiSdk: ToolCallExtractor = {
   id: 'vercel-ai-sdk',
@@ -49,4 +52,26 @@ export const vercelAiSdk: ToolCallExtractor = {
     const tools = span.attributes['ai.prompt.tools'];
     return tools === undefined ? undefined : readToolDefinitions(tools);
   },
+  // v4 ends the run with its refusal instead of answering the model: `InvalidToolArgumentsError`
+  // or `NoSuchToolError` recorded on the `ai.generateText` / `ai.streamText` span.
+  refusal(span) {
+    if (span.statusCode !== 2 || typeof span.attributes['ai.operationId'] !== 'string')
+      return undefined;
+    for (const event of span.events) {
+      if (event.name !== 'exception') continue;
+      const type = event.attributes['exception.type'];
+      const message = event.attributes['exception.message'];
+      if (typeof type !== 'string' || typeof message !== 'string') continue;
+      const toolName = REFUSAL_ERRORS.has(type) ? aiSdkRefusedTool(message) : undefined;
+      if (toolName !== undefined) return { toolName, error: `${type}: ${message}` };
+    }
+    return undefined;
+  },
 };
+
+/** The AI SDK's errors for a call it did not run, by the name it records as `exception.type`. */
+const REFUSAL_ERRORS = new Set([
+  'AI_InvalidToolArgumentsError',
+  'AI_InvalidToolInputError',
+  'AI_NoSuchToolError',
+]);

@@ -4,6 +4,7 @@ import type { ToolCall } from '../../normalize/tool-call.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, skipped } from '../score-result.js';
+import { summarizeError } from '../summarize-error.js';
 
 const optionsSchema = baseOptionsSchema.extend({
   maxErrorRate: z.number().min(0).max(1).default(0),
@@ -13,7 +14,7 @@ const optionsSchema = baseOptionsSchema.extend({
 /** Options of {@link toolErrors}. */
 export type ToolErrorsOptions = z.infer<typeof optionsSchema>;
 
-/** A failed or refused call as `tool_errors` lists it. */
+/** A failed or refused call as `tool_errors` lists it (`failedCalls`, `refusedCalls`). */
 export interface FailedCallDetail {
   name: string;
   callId: string | null;
@@ -23,23 +24,26 @@ export interface FailedCallDetail {
 }
 
 /**
- * Reference-free: the share of the trace's executed tool calls that succeeded. A call counts as
- * executed when a tool span ran it or its result (or failure) was fed back to the model; a call
- * the framework refused (invalid input, no such tool) did not run and is listed apart, as is a
- * request nothing answered. Passes when the error rate is at most `maxErrorRate` (default 0: any
- * failed call fails the trace). Details list each failed and refused call with its name, call id,
- * agent and error text (the text left out with `errorText: false`, which the tool-health default
- * sets from `results.storeContent`). No executed call: skipped.
+ * Reference-free: the share of the trace's tool calls that succeeded, counting a call the framework
+ * refused as failed (the model asked for something the framework would not run: arguments its
+ * schema rejects, a tool it does not have). A call is judged when a tool span ran it, its result
+ * (or failure) was fed back to the model, or the framework refused it; a request nothing answered
+ * is not judged. Passes when the failed and refused calls are at most `maxErrorRate` of the judged
+ * ones (default 0: any failed or refused call fails the trace). Details list each failed call and
+ * each refused call apart, with its name, call id, agent and error text (the text left out with
+ * `errorText: false`, which the tool-health default sets from `results.storeContent`); the reason
+ * summarizes each error text ({@link summarizeError}). No judged call: skipped.
  */
 export const toolErrors: Scorer<ToolErrorsOptions> = {
   name: 'tool_errors',
   kind: 'deterministic',
-  description: 'Did every tool call that ran succeed? (no expectation needed)',
+  description: 'Did every tool call succeed, none failed or refused? (no expectation needed)',
   parseOptions: options => parseScorerOptions(optionsSchema, options),
   score({ trace, options }) {
     const ran = trace.toolSequence.filter(executed);
     const failed = ran.filter(c => c.outcome === 'error');
     const refused = trace.toolSequence.filter(c => c.outcome === 'refused');
+    const judged = ran.length + refused.length;
     const team = isTeam(trace);
     const detail = (c: ToolCall): FailedCallDetail => ({
       name: c.name,
@@ -48,26 +52,25 @@ export const toolErrors: Scorer<ToolErrorsOptions> = {
       error: options.errorText ? (c.error ?? 'error') : null,
     });
     const describe = (c: ToolCall): string => {
-      const who = team && c.agent ? ` (by ${c.agent})` : '';
-      return options.errorText && c.error
-        ? `${c.name}${who}: ${oneLine(c.error)}`
-        : `${c.name}${who}`;
+      const who = `${c.name}${team && c.agent ? ` (by ${c.agent})` : ''}${c.outcome === 'refused' ? ' refused' : ''}`;
+      return options.errorText && c.error ? `${who}: ${summarizeError(c.error)}` : who;
     };
-    const refusedText = refused.length
-      ? `; ${refused.length} refused by the framework (not run): ${refused.map(c => describe(c)).join('; ')}`
-      : '';
-    if (ran.length === 0)
+    if (judged === 0)
       return skipped(
         trace.toolSequence.length === 0
           ? 'no tool calls in this trace'
-          : `no tool call ran in this trace (${trace.toolSequence.length} requested, none executed or answered)${refusedText}`,
+          : `no tool call ran in this trace (${trace.toolSequence.length} requested, none executed, answered or refused)`,
       );
-    const errorRate = failed.length / ran.length;
+    const bad = trace.toolSequence.filter(c => c.outcome !== 'ok');
+    const errorRate = bad.length / judged;
     const score = round2(1 - errorRate);
+    const refusedNote = refused.length
+      ? ` (${refused.length} refused by the framework, not run)`
+      : '';
     const reason =
-      failed.length === 0
-        ? `all ${ran.length} tool call(s) that ran succeeded${refusedText}`
-        : `${failed.length} of ${ran.length} tool call(s) failed: ${failed.map(c => describe(c)).join('; ')}${refusedText}`;
+      bad.length === 0
+        ? `all ${judged} tool call(s) that ran succeeded`
+        : `${bad.length} of ${judged} tool call(s) failed${refusedNote}: ${bad.map(describe).join('; ')}`;
     // The label follows the error rate (not the rounded score) unless a threshold is given.
     const pass =
       options.threshold !== undefined
@@ -79,6 +82,7 @@ export const toolErrors: Scorer<ToolErrorsOptions> = {
       label: pass ? 'pass' : 'fail',
       reason,
       details: {
+        judged,
         executed: ran.length,
         errorRate: round2(errorRate),
         maxErrorRate: options.maxErrorRate,
@@ -89,14 +93,8 @@ export const toolErrors: Scorer<ToolErrorsOptions> = {
   },
 };
 
-/** A call that ran: a tool span, or a result (or failure) fed back to the model. */
+/** A call that ran: a tool span, or a result (or failure) fed back to the model; never refused. */
 export function executed(call: ToolCall): boolean {
   if (call.outcome === 'refused') return false;
   return call.source === 'executed' || call.result !== undefined || call.outcome === 'error';
-}
-
-/** An error text on one line, at most 200 characters. */
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }

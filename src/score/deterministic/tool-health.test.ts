@@ -65,20 +65,83 @@ describe('tool_errors', () => {
     });
   });
 
-  it('lists refused calls apart, and skips a trace where nothing ran', () => {
+  it('counts a refused call as a failed one: a trace whose only call was refused fails', () => {
+    const notFound = {
+      isError: true,
+      content: [{ type: 'text', text: 'MCP error -32602: Tool delete_booking not found' }],
+    };
     const refused = agentTrace([
-      {
-        name: 'delete_booking',
-        args: {},
-        error: "Model tried to call unavailable tool 'delete_booking'",
-      },
+      { name: 'delete_booking', args: { id: 'B-42' }, result: notFound },
     ]);
     expect(refused.toolSequence[0]!.outcome).toBe('refused');
     expect(run(toolErrors, refused)).toEqual({
-      status: 'skipped',
+      status: 'scored',
+      score: 0,
+      label: 'fail',
       reason:
-        "no tool call ran in this trace (1 requested, none executed or answered); 1 refused by the framework (not run): delete_booking: Model tried to call unavailable tool 'delete_booking'",
+        '1 of 1 tool call(s) failed (1 refused by the framework, not run): delete_booking refused: MCP error -32602: Tool delete_booking not found',
+      details: {
+        judged: 1,
+        executed: 0,
+        errorRate: 1,
+        maxErrorRate: 0,
+        failedCalls: [],
+        refusedCalls: [
+          {
+            name: 'delete_booking',
+            callId: 'call_0',
+            agent: null,
+            error: 'MCP error -32602: Tool delete_booking not found',
+          },
+        ],
+      },
     });
+    // Refused, then the corrected call: one of two failed; a rate of 0.5 allowed passes.
+    const corrected = agentTrace([
+      { name: 'delete_booking', args: {}, result: notFound },
+      { name: 'cancel_booking', args: { id: 'B-42' }, result: { ok: true } },
+    ]);
+    expect(run(toolErrors, corrected)).toMatchObject({ score: 0.5, label: 'fail' });
+    expect(run(toolErrors, corrected, { maxErrorRate: 0.5 })).toMatchObject({ label: 'pass' });
+    expect(run(toolErrors, refused, { errorText: false })).toMatchObject({
+      reason:
+        '1 of 1 tool call(s) failed (1 refused by the framework, not run): delete_booking refused',
+    });
+  });
+
+  it('summarizes each error text: a schema issue list by its issues, never cut inside quotes', () => {
+    const issues = JSON.stringify(
+      [
+        {
+          expected: 'number',
+          code: 'invalid_type',
+          path: ['amount'],
+          message: 'Invalid input: expected number, received string',
+        },
+      ],
+      null,
+      2,
+    );
+    const trace = agentTrace([
+      {
+        name: 'convert_currency',
+        args: {},
+        error: `Type validation failed: Error message: ${issues}`,
+      },
+      {
+        name: 'search',
+        args: {},
+        error: `upstream: ${JSON.stringify({ detail: 'x y '.repeat(120) })}`,
+      },
+    ]);
+    const result = run(toolErrors, trace);
+    expect(result).toMatchObject({
+      reason:
+        '2 of 2 tool call(s) failed: convert_currency: invalid input: /amount expected number; search: upstream…',
+    });
+  });
+
+  it('skips a trace where nothing ran and nothing was refused', () => {
     expect(run(toolErrors, agentTrace([]))).toEqual({
       status: 'skipped',
       reason: 'no tool calls in this trace',
@@ -101,6 +164,14 @@ describe('tool_errors', () => {
       reason: '1 of 1 tool call(s) failed: issue_refund (by billing): ledger offline',
     });
     expect(failingAgents(result)).toEqual(['billing']);
+    // A refused call blames its agent the same way.
+    call.outcome = 'refused';
+    const refused = run(toolErrors, trace);
+    expect(refused).toMatchObject({
+      reason:
+        '1 of 1 tool call(s) failed (1 refused by the framework, not run): issue_refund (by billing) refused: ledger offline',
+    });
+    expect(failingAgents(refused)).toEqual(['billing']);
   });
 });
 
