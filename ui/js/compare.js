@@ -1,7 +1,9 @@
 // Compare two service versions, or this window with the one before: per test case or rule and
-// scorer, and per tool (error and invalid-argument rates), with Fisher's exact test.
+// scorer, and per tool (error and invalid-argument rates), with Fisher's exact test; and the failure
+// signatures new in the candidate.
 import { api } from './api.js';
 import { $, fillTable, filterOptions, h, pct } from './dom.js';
+import { traceButtons } from './failures.js';
 
 /** `80% (8/10) [0.49–0.94]`: a side's pass rate, counts and 95% interval. */
 function sideText(side) {
@@ -16,7 +18,7 @@ const VERDICT_ORDER = ['regressed', 'not_comparable', 'improved', 'new', 'remove
 const verdictClass = verdict =>
   verdict === 'regressed' ? 'rate-bad' : verdict === 'improved' ? 'rate-ok' : undefined;
 
-function renderComparison(report) {
+function renderComparison(report, ctx) {
   const s = report.summary;
   $('#compare-summary').textContent =
     `${s.total} compared: ${s.regressed} regressed, ${s.improved} improved, ${s.unchanged} unchanged ` +
@@ -69,9 +71,34 @@ function renderComparison(report) {
     ),
     7,
   );
+  // Failure signatures the candidate has and the baseline had not (text from traces: as text).
+  const fresh = report.newFailureSignatures ?? [];
+  $('#new-signatures').hidden = fresh.length === 0;
+  fillTable(
+    'new-signatures',
+    fresh.map(s =>
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'row' }, s.tool),
+        h('td', {}, s.service),
+        h('td', { class: 'signature' }, h('code', {}, s.signature)),
+        h('td', { class: 'num' }, s.count),
+        h(
+          'td',
+          {},
+          s.baselineOther
+            ? `maybe: the baseline counted ${s.baselineOther} of its failures as other`
+            : 'yes',
+        ),
+        h('td', { class: 'trace' }, traceButtons(s.exampleTraceIds, ctx)),
+      ),
+    ),
+    6,
+  );
 }
 
-export async function compare(window) {
+export async function compare(window, ctx) {
   const form = new FormData($('#compare'));
   const params = new URLSearchParams({ by: form.get('by') });
   if (form.get('service')) params.set('service', form.get('service'));
@@ -86,7 +113,7 @@ export async function compare(window) {
     params.set('window', window);
   } else params.set('window', window); // the last window against the one before it
   try {
-    renderComparison(await api(`compare?${params}`));
+    renderComparison(await api(`compare?${params}`), ctx);
   } catch (error) {
     $('#compare-summary').textContent = `Could not compare: ${error.message}`;
   }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { compareSummaries } from '../../decide/compare-summaries.js';
 import { compareTools } from '../../decide/compare-tools.js';
+import { newFailureSignatures } from '../../decide/new-failure-signatures.js';
 import { summarizeResults } from '../../decide/summarize-results.js';
 import type { StoredResult } from '../../results/stored-result.js';
 import { SPANSCORE_VERSION } from '../../version.js';
@@ -43,7 +44,9 @@ const MAX_COMPARED_RESULTS = 100_000;
  * hour before), or `by=window&baselineFrom=&baselineTo=&candidateFrom=&candidateTo=`: the
  * comparison `spanscore compare` makes of two run summaries, per test case or rule × scorer, from
  * the stored results (`truncated` when a side had more than 100,000); and `tools`: each tool whose
- * error or invalid-argument rate is compared, with the verdict (see `compareTools`).
+ * error or invalid-argument rate is compared, with the verdict (see `compareTools`); and
+ * `newFailureSignatures`: the failure signatures of the candidate absent from the baseline (see
+ * `newFailureSignatures`).
  */
 export function registerCompareRoutes(api: FastifyInstance, options: ResultsApiOptions): void {
   const now = options.now ?? Date.now;
@@ -73,6 +76,7 @@ export function registerCompareRoutes(api: FastifyInstance, options: ResultsApiO
     let truncated: boolean;
     const service = q.service ? { service: q.service } : {};
     let tools: ReturnType<typeof compareTools>;
+    let signatures: ReturnType<typeof newFailureSignatures>;
     if (q.by === 'version') {
       const from = Math.max(oldest, now() - (q.window ?? options.retentionMs));
       const [baseTools, candidateTools] = await Promise.all(
@@ -81,6 +85,12 @@ export function registerCompareRoutes(api: FastifyInstance, options: ResultsApiO
         ),
       );
       tools = compareTools(baseTools!.tools, candidateTools!.tools, q.alpha);
+      const [baseFailures, candidateFailures] = await Promise.all(
+        [q.baseline!, q.candidate!].map(version =>
+          options.store.failures(from, now(), { ...service, version }),
+        ),
+      );
+      signatures = newFailureSignatures(baseFailures!, candidateFailures!);
       const window = await read(from);
       truncated = window.truncated;
       sides = [q.baseline!, q.candidate!].map(version => ({
@@ -112,6 +122,10 @@ export function registerCompareRoutes(api: FastifyInstance, options: ResultsApiO
         ranges.map(([from, to]) => options.store.tools(Math.max(oldest, from), to, service)),
       );
       tools = compareTools(baseTools!.tools, candidateTools!.tools, q.alpha);
+      const [baseFailures, candidateFailures] = await Promise.all(
+        ranges.map(([from, to]) => options.store.failures(Math.max(oldest, from), to, service)),
+      );
+      signatures = newFailureSignatures(baseFailures!, candidateFailures!);
       truncated = sideReads.some(r => r.truncated);
       sides = sideReads.map((side, i) => ({
         label: {
@@ -130,6 +144,13 @@ export function registerCompareRoutes(api: FastifyInstance, options: ResultsApiO
       }),
     );
     const report = compareSummaries(baseline!, candidate!, { alpha: q.alpha });
-    return { by: q.by, service: q.service ?? null, truncated, ...report, tools };
+    return {
+      by: q.by,
+      service: q.service ?? null,
+      truncated,
+      ...report,
+      tools,
+      newFailureSignatures: signatures,
+    };
   });
 }
