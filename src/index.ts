@@ -69,6 +69,7 @@ export type {
   InspectedCall,
   TraceInspection,
 } from './normalize/inspect-trace.js';
+export type { SchemaSource } from './normalize/schema-source.js';
 
 // Score: the scorers, custom scorers, the judge
 export { defineScorer } from './score/define-scorer.js';
@@ -95,6 +96,7 @@ export { runScorers } from './score/run-scorers.js';
 export type { ResolvedScorer, ScorerOutcome } from './score/run-scorers.js';
 export { scoreTrace } from './score/score-trace.js';
 export type { ScoreTraceOptions } from './score/score-trace.js';
+export type { SchemaLookup } from './score/schemas/schema-lookup.js';
 export { scoreSession } from './score/score-session.js';
 export type { ScoreSessionOptions, SessionTraceSpans } from './score/score-session.js';
 export type { ScoringPhase, SessionRun, TraceResult, TraceRun } from './score/trace-run.js';

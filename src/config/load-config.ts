@@ -62,6 +62,7 @@ export const CONFIG_ENV = {
   SPANSCORE_JUDGE_DAILY_BUDGET_USD: ['judge', 'dailyBudgetUsd'],
   SPANSCORE_TOOL_HEALTH: ['toolHealth', 'enabled'],
   SPANSCORE_TOOL_HEALTH_SAMPLE_RATE: ['toolHealth', 'sampleRate'],
+  SPANSCORE_LEARN_SCHEMAS: ['toolHealth', 'learnSchemas'],
   SPANSCORE_LOGS_WAIT_MS: ['assembly', 'logsWaitMs'],
   SPANSCORE_SESSIONS: ['sessions', 'enabled'],
   SPANSCORE_SESSION_ID_ATTRIBUTES: ['sessions', 'idAttributes'],
@@ -106,7 +107,7 @@ export const UNPREFIXED_VARIABLES: Readonly<Partial<Record<string, string>>> = {
  * variables, then command-line overrides, validated by one schema. An error names the file or
  * variable, the path and what was expected (`SS_USAGE`); an unknown key, also the known key of
  * its section nearest to it, when one is near enough to be a typo (`did you mean "toolHealth"?`).
- * Suite paths become absolute (relative to the config file). The result is frozen.
+ * Suite and schema paths become absolute (relative to the config file). The result is frozen.
  */
 export async function loadConfig(
   options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {},
@@ -177,6 +178,7 @@ export async function loadConfig(
   }
   const base = options.file ? dirname(resolve(options.file)) : process.cwd();
   config.suites = config.suites.map(s => resolve(base, s));
+  for (const given of config.toolHealth.schemas) given.file = resolve(base, given.file);
   const { redisUrl: url, redisClusterNodes: nodes } = config.queue;
   if (url && nodes) {
     throw new SpanscoreError(

@@ -43,6 +43,43 @@ export const toolHealthConfigSchema = z
     maxCallsPerTool: positiveInt()
       .optional()
       .describe('`tool_loops` also fails a trace that calls one tool more often than this.'),
+    learnSchemas: z
+      .enum(['on', 'off', 'token'])
+      .default('on')
+      .describe(
+        "A call whose trace records no schema for its tool is checked against the latest one the same service (and `service.version`, when the trace has one) offered for it in the last 24 h, and its verdict names that trace. `on`: learned from every scored trace with tool calls; `token`: only while the receiver requires an ingest token (`receiver.authTokens`), so that only token holders' traces teach; `off`: nothing learned or used. A trace's own schema always wins.",
+      ),
+    schemas: z
+      .array(
+        z
+          .object({
+            service: z.string().min(1).describe("The traces' `service.name`."),
+            version: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('Only traces of this `service.version`; unset: every version.'),
+            file: z
+              .string()
+              .min(1)
+              .describe(
+                'A JSON file: a saved MCP `tools/list` result (`{"tools": [{"name", "inputSchema"}]}`, or the JSON-RPC response holding it), a list of tool definitions, or one tool\'s JSON Schema (then `tool` names it). Relative to the config file.',
+              ),
+            tool: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                "The tool a file of one JSON Schema is for; unset: the file's name without `.json`.",
+              ),
+          })
+          .strict(),
+      )
+      .max(100)
+      .default([])
+      .describe(
+        "Schemas given for services' tools, for calls whose trace records none (they win over learned ones): each `{ service, version?, file, tool? }`, `file` a JSON file relative to the config file: a saved MCP `tools/list` result, a list of tool definitions, or one tool's JSON Schema (`tool` names it; unset: the file's name without `.json`). Read and checked at start-up, at most 1 MiB and 500 tools a file (see docs/service.md, \"A schema for every call\").",
+      ),
     maxToolsPerService: positiveInt()
       .default(30)
       .describe(

@@ -17,6 +17,7 @@ import { findIdAttributes } from './find-id-attribute.js';
 import { indexTrace } from './indexed-trace.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from './normalize-trace.js';
 import { sessionIdNames, sessionIdOf } from './find-session-id.js';
+import type { SchemaSource } from './schema-source.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
 export { isModelSpan };
@@ -48,6 +49,8 @@ export type InspectedCall = ToolCall & {
   offered: boolean | null;
   argumentProblems: string[] | null;
   argumentsUnchecked?: string;
+  /** Where the schema applied came from (`trace` for the trace's own); absent when none did. */
+  schemaSource?: SchemaSource;
 };
 
 /** What spanscore read from one trace (`spanscore inspect`). */
@@ -249,6 +252,7 @@ export function inspectTrace(
       offered: a.offered,
       argumentProblems: a.argumentProblems,
       ...(a.unchecked !== undefined && { argumentsUnchecked: a.unchecked }),
+      ...(a.schemaSource && { schemaSource: a.schemaSource }),
     })),
     agents: trace.agents.map(t => t.agent),
     route: trace.agents.map(t => ({ agent: t.agent, handoff: t.handoff?.rawName ?? null })),

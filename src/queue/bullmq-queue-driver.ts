@@ -26,6 +26,7 @@ import { createRedisExportBacklog } from '../redis/redis-export-backlog.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace, RedisSpanBuffer } from '../redis/redis-span-buffer.js';
 import { createRedisJudgeCache } from '../redis/redis-judge-cache.js';
+import { createRedisSchemaRegistry } from '../redis/redis-schema-registry.js';
 import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
 import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-trace.processor.js';
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
@@ -108,6 +109,7 @@ export function createBullmqQueueDriver(
     name: 'bullmq',
     sink: traceSink,
     results,
+    schemas: createRedisSchemaRegistry(commands, config.queue.prefix),
     exportBacklog,
     pendingTrace: traceId => readPendingTrace(commands, config.queue.prefix, traceId),
     async pendingSpans(traceId) {

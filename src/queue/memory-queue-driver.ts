@@ -3,6 +3,7 @@ import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
 import { createMemoryResultsStore } from '../results/memory-results-store.js';
+import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
 import { resultsRetention } from '../results/results-store.js';
 import {
   createMemoryTraceAssembler,
@@ -112,6 +113,7 @@ export function createMemoryQueueDriver(
     name: 'memory',
     sink: assembler,
     results,
+    schemas: createMemorySchemaRegistry(),
     exportBacklog,
     pendingTrace: traceId => Promise.resolve(assembler.pending(traceId)),
     pendingSpans: traceId => Promise.resolve(assembler.pendingSpans(traceId)),

@@ -3,6 +3,7 @@ import type { SpanSink } from '../ingest/span-sink.js';
 import type { Diagnostic } from '../normalize/inspect-trace.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { ResultsStore } from '../results/results-store.js';
+import type { SchemaRegistry } from '../score/schemas/schema-registry.js';
 import type { JudgeCache } from '../score/llm/judge-cache.js';
 import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
@@ -119,6 +120,11 @@ export interface QueueDriver {
   readonly exportBacklog: ExportBacklog;
   /** Where results and run records are kept for the JSON API and the results page. */
   readonly results: ResultsStore;
+  /**
+   * Where the schemas services offered in recent traffic are kept, beside the results: every
+   * process of the driver reads the same (see `toolHealth.learnSchemas`).
+   */
+  readonly schemas: SchemaRegistry;
   /**
    * A trace that is buffered and not scored yet, or being scored (`scoring`): when its first and
    * latest spans arrived and whether its root ended. `undefined` when the driver holds nothing of

@@ -13,10 +13,12 @@ import {
   type ResultsStore,
 } from '../results/results-store.js';
 import type { RunRecord } from '../results/stored-result.js';
+import { summarizeFailures } from '../results/summarize-failures.js';
 import { summarizeTools } from '../results/tool-aggregates.js';
 import { readResultsPage } from './read-results-page.js';
 import { readTraceList } from './read-trace-list.js';
 import type { RedisClient } from './redis-connection.js';
+import { RedisFailureSignatures } from './redis-failure-signatures.js';
 import { RedisMinuteCounters } from './redis-minute-counters.js';
 import { createRedisResultsWriter } from './redis-results-writer.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
@@ -39,6 +41,8 @@ const SCAN_LIMIT = 20_000;
  * - `<prefix>:results:{r}:m:<minute>`: a hash of per-minute counters per scorer, test case or rule
  *   and service (see `minute-aggregates.ts`), one field per writing process (`@<id>`: its counts
  *   of the minute as JSON, rewritten with each flush), expiring after `retentionMs`.
+ * - `<prefix>:results:{r}:f:<minute>`: a hash of the minute's failure signatures, kept as the
+ *   counters are (one field per writing process, see `RedisFailureSignatures`).
  * - `<prefix>:run:{<traceId>}`: the run's export line, its record's JSON line and one line per
  *   result, expiring after `retentionMs`.
  * - `<prefix>:results:{r}:replaced`: a sorted set of the traces a later pass replaced (a rescore
@@ -73,16 +77,25 @@ export function createRedisResultsStore(
   const ttl = retention.retentionMs;
   const commands = withResultsStoreScripts(redis);
   const counters = new RedisMinuteCounters(redis, keys.minuteKey, ttl, now, options.onError);
+  const signatures = new RedisFailureSignatures(
+    redis,
+    keys.failuresKey,
+    retention,
+    ttl,
+    now,
+    options.onError,
+  );
   // Trace runs and export outcomes are written in batches (see `createRedisResultsWriter`);
   // a read of this process's own writes flushes them first.
   const writer = createRedisResultsWriter(commands, keys, retention, counters, {
     now,
     onError: options.onError,
+    signatures,
   });
 
   const flushAll = async (): Promise<void> => {
     await writer.flush(true);
-    await counters.flush();
+    await Promise.all([counters.flush(), signatures.flush()]);
   };
 
   return {
@@ -131,6 +144,11 @@ export function createRedisResultsStore(
     async tools(fromUnixMs, toUnixMs, filter = {}) {
       return summarizeTools(await readMinutes(fromUnixMs, toUnixMs), fromUnixMs, toUnixMs, filter);
     },
+    async failures(fromUnixMs, toUnixMs, filter = {}) {
+      await flushAll();
+      const minutes = await signatures.read(minutesOf(fromUnixMs, toUnixMs));
+      return summarizeFailures(minutes, fromUnixMs, toUnixMs, filter);
+    },
     async results(filter, limit, cursor) {
       await writer.flush(true);
       return readResultsPage(redis, keys, filter, limit, cursor, {
@@ -160,10 +178,15 @@ export function createRedisResultsStore(
     toUnixMs: number,
   ): Promise<Array<{ minuteUnixMs: number; fields: Map<string, number> }>> {
     await flushAll();
+    return counters.read(minutesOf(fromUnixMs, toUnixMs));
+  }
+
+  /** The minutes of `[fromUnixMs, toUnixMs]` within the retention. */
+  function minutesOf(fromUnixMs: number, toUnixMs: number): number[] {
     const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
     const wanted: number[] = [];
     for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
-    return counters.read(wanted);
+    return wanted;
   }
 
   /** A run record, with the export hash of the layout before when its value has no export line. */

@@ -15,10 +15,12 @@ import {
   toStoredResults,
   type RunWrite,
 } from '../results/to-stored-results.js';
+import { callOutcomes, storedCallOutcomes } from '../results/call-outcomes.js';
 import { toolIncrementer } from '../results/tool-aggregates.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import type { TraceRun } from '../score/trace-run.js';
 import { sendBatch, type RedisClient } from './redis-connection.js';
+import type { RedisFailureSignatures } from './redis-failure-signatures.js';
 import type { RedisMinuteCounters } from './redis-minute-counters.js';
 import type { ResultsStoreCommands } from './results-store-scripts.js';
 import type { ResultsStoreKeys } from './results-store-keys.js';
@@ -85,7 +87,12 @@ export function createRedisResultsWriter(
   keys: ResultsStoreKeys,
   retention: ResultsRetention,
   counters: RedisMinuteCounters,
-  options: { now: () => number; onError?: ((error: Error) => void) | undefined },
+  options: {
+    now: () => number;
+    onError?: ((error: Error) => void) | undefined;
+    /** Where failed calls are counted by signature, beside the minute counters. */
+    signatures?: RedisFailureSignatures;
+  },
 ): RedisResultsWriter {
   const { now } = options;
   const {
@@ -263,6 +270,9 @@ export function createRedisResultsWriter(
       const previous = parseAnyRun(w.traceId, old);
       for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
         count(minute, field, by);
+      const countedAt = toolsCountedAt(previous.results);
+      if (countedAt !== undefined)
+        options.signatures?.count(storedCallOutcomes(previous), countedAt, -1);
       if (previous.results.length === 0) return;
       const mark =
         w.results.length > 0 && typeof resultsEntry === 'string'
@@ -306,8 +316,10 @@ export function createRedisResultsWriter(
       for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') count(minuteOf(t), SESSIONS_FIELD, 1);
-    const toolsAt = minuteOf(toolsCountedAt(results) ?? t);
+    const toolsAtMs = toolsCountedAt(results) ?? t;
+    const toolsAt = minuteOf(toolsAtMs);
     for (const [field, by] of toolIncrements(toolCallFacts(run))) count(toolsAt, field, by);
+    options.signatures?.count(callOutcomes(run), toolsAtMs);
   }
 
   return {

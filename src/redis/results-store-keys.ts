@@ -16,6 +16,8 @@ export interface ResultsStoreKeys {
   replacedSet: string;
   /** The hash of one minute's counters. */
   minuteKey: (minuteUnixMs: number) => string;
+  /** The hash of one minute's failure signatures. */
+  failuresKey: (minuteUnixMs: number) => string;
   /** A trace's (or session's) run record. */
   runKey: (traceId: string) => string;
   /** A run's export hash in the layout before the export line (read, never written). */
@@ -33,6 +35,7 @@ export function resultsStoreKeys(prefix: string): ResultsStoreKeys {
     listCount: `${prefix}:results:{r}:traces:count`,
     replacedSet: `${prefix}:results:{r}:replaced`,
     minuteKey: minute => `${prefix}:results:{r}:m:${minute}`,
+    failuresKey: minute => `${prefix}:results:{r}:f:${minute}`,
     runKey: traceId => `${prefix}:run:{${traceId}}`,
     legacyExportKey: traceId => `${prefix}:run:{${traceId}}:export`,
   };

@@ -14,6 +14,9 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
+import { FailureSignatureMinutes } from './failure-signature-minutes.js';
+import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
 import { isSessionRecordKey, runRecordKey } from './run-record-key.js';
@@ -64,10 +67,17 @@ interface RunEntry {
 }
 
 /**
+ * Characters of failure signatures the memory store holds over its retention (about 10,000
+ * signature-minutes); past it, its oldest minutes of signatures go.
+ */
+const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
+
+/**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
- * `maxRuns` run records, and per-minute counters for summaries, all dropped after `retentionMs`.
- * Nothing survives a restart. Result ids are decimal sequence numbers. Results and records are
- * held as JSON (see {@link RingEntry}) and parsed when read.
+ * `maxRuns` run records, per-minute counters for summaries and per-minute failure signatures
+ * (within {@link MAX_SIGNATURE_CHARS}), all dropped after `retentionMs`. Nothing survives a
+ * restart. Result ids are decimal sequence numbers. Results and records are held as JSON (see
+ * {@link RingEntry}) and parsed when read.
  */
 export function createMemoryResultsStore(
   retention: ResultsRetention,
@@ -78,6 +88,11 @@ export function createMemoryResultsStore(
   const runs = new Map<string, RunEntry>();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
+  const signatures = new FailureSignatureMinutes(retention, {
+    keepMs: retention.retentionMs,
+    maxHeldChars: MAX_SIGNATURE_CHARS,
+    now,
+  });
 
   const bump = (timeUnixMs: number, field: string, by: number): void => {
     const minute = minuteOf(timeUnixMs);
@@ -122,6 +137,8 @@ export function createMemoryResultsStore(
   const replace = (previous: RunRecord): void => {
     for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
       bump(minute, field, by);
+    const countedAt = toolsCountedAt(previous.results);
+    if (countedAt !== undefined) signatures.count(storedCallOutcomes(previous), countedAt, -1);
     for (const r of previous.results) {
       const entry = ring[Number(r.id) % retention.maxResults];
       if (entry?.id === r.id) entry.replaced = true;
@@ -158,6 +175,7 @@ export function createMemoryResultsStore(
     if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
+    signatures.count(callOutcomes(run), toolsAt);
     putRun(
       {
         ...runRecordPatch(run, t, retention.storeContent),
@@ -224,6 +242,18 @@ export function createMemoryResultsStore(
     tools(fromUnixMs, toUnixMs, filter = {}) {
       return Promise.resolve(
         summarizeTools(minutesIn(fromUnixMs, toUnixMs), fromUnixMs, toUnixMs, filter),
+      );
+    },
+    failures(fromUnixMs, toUnixMs, filter = {}) {
+      const dropped = signatures.droppedBeforeUnixMs;
+      return Promise.resolve(
+        summarizeFailures(
+          signatures.minutesIn(fromUnixMs, toUnixMs),
+          fromUnixMs,
+          toUnixMs,
+          filter,
+          dropped || null,
+        ),
       );
     },
     results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage> {

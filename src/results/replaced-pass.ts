@@ -85,6 +85,7 @@ function storedCallFact(call: StoredToolCall, record: CountedRecord, agent: stri
     durationMs: call.durationMs,
     checked: Array.isArray(problems),
     invalid: Array.isArray(problems) && problems.length > 0,
+    ...(call.schemaSource && { schemaSource: call.schemaSource.kind }),
     unknown: call.offered === false,
     repeated: call.repeated === true,
   };

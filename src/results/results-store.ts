@@ -2,6 +2,7 @@ import type { Config } from '../config/config-schema.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { ResultsFilter, ResultsPage, Summary, SummaryFilter } from './results-query.js';
+import type { FailureSignatures, FailuresFilter } from './summarize-failures.js';
 import type { ToolsFilter, ToolsSummary } from './tool-aggregates.js';
 import type { TracesFilter, TracesPage } from './trace-list.js';
 import type { ExportOutcome, ExportStatus, RunRecord } from './stored-result.js';
@@ -53,6 +54,16 @@ export interface ResultsStore {
   summary(fromUnixMs: number, toUnixMs: number, filter?: SummaryFilter): Promise<Summary>;
   /** Tool calls over `[fromUnixMs, toUnixMs]`, per service and tool (see `summarizeTools`). */
   tools(fromUnixMs: number, toUnixMs: number, filter?: ToolsFilter): Promise<ToolsSummary>;
+  /**
+   * Failed and refused calls over `[fromUnixMs, toUnixMs]` grouped by their normalized error text,
+   * per service and tool (see `summarizeFailures`), kept per minute beside the tool counters and
+   * for as long.
+   */
+  failures(
+    fromUnixMs: number,
+    toUnixMs: number,
+    filter?: FailuresFilter,
+  ): Promise<FailureSignatures>;
   /** Newest first, after `cursor` (a result id), at most `limit`. */
   results(filter: ResultsFilter, limit: number, cursor?: string): Promise<ResultsPage>;
   /** The trace's run record, if the store has one. */

@@ -1,3 +1,4 @@
+import type { SchemaSource } from '../normalize/schema-source.js';
 import type { ScorerKind } from '../score/scorer.js';
 import type { ScoringPhase } from '../score/trace-run.js';
 
@@ -102,6 +103,11 @@ export interface StoredToolCall {
   argumentProblems?: string[] | null;
   /** Whether the tool was offered to the model (`null`: the trace records no offered tools). */
   offered?: boolean | null;
+  /**
+   * Where the schema its arguments were checked against came from: its trace, learned from
+   * another trace of the service (which, and when), or given in config. Absent when none applied.
+   */
+  schemaSource?: SchemaSource;
   /** How long its tool span ran, in milliseconds. */
   durationMs?: number;
   /** One of a group of identical calls `tool_loops` found (absent otherwise, and in older records). */

@@ -171,6 +171,7 @@ function storedToolCall(
     convention: call.convention,
     ...(call.agent !== undefined && { agent: call.agent }),
     ...(assessed && { argumentProblems: assessed.argumentProblems, offered: assessed.offered }),
+    ...(assessed?.schemaSource && { schemaSource: assessed.schemaSource }),
     ...(call.durationMs !== undefined && { durationMs: Math.round(call.durationMs * 1000) / 1000 }),
     ...(repeated && { repeated: true as const }),
     ...(call.turn !== undefined && { turn: call.turn }),

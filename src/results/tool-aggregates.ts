@@ -6,7 +6,8 @@ import { NestedCache } from './nested-cache.js';
  * Per-tool counters behind `GET /api/v1/tools`, kept beside the result counters in the same
  * per-minute maps (see `minute-aggregates.ts`): `t␟<group>␟<metric>`, the group being
  * `[service, version, agent, tool]` (JSON) and the metrics `n` calls, `err` failed, `ref` refused,
- * `chk` arguments checked, `inv` invalid arguments, `unk` tools never offered, `rep` calls of a
+ * `chk` arguments checked (`chl` of them against a schema learned from other traces, `chc` against
+ * one given in config), `inv` invalid arguments, `unk` tools never offered, `rep` calls of a
  * loop, and `d<i>` calls whose tool span ran up to {@link DURATION_BUCKETS_MS}`[i]` (the last
  * bucket unbounded), for the duration percentiles.
  */
@@ -50,6 +51,8 @@ export function toolIncrementer(
       if (fact.outcome === 'error') out.push([f.err, 1]);
       else if (fact.outcome === 'refused') out.push([f.ref, 1]);
       if (fact.checked) out.push([f.chk, 1]);
+      if (fact.checked && fact.schemaSource === 'learned') out.push([f.chl, 1]);
+      else if (fact.checked && fact.schemaSource === 'config') out.push([f.chc, 1]);
       if (fact.invalid) out.push([f.inv, 1]);
       if (fact.unknown) out.push([f.unk, 1]);
       if (fact.repeated) out.push([f.rep, 1]);
@@ -64,6 +67,8 @@ interface ToolFields {
   err: string;
   ref: string;
   chk: string;
+  chl: string;
+  chc: string;
   inv: string;
   unk: string;
   rep: string;
@@ -78,6 +83,8 @@ function toolFields(group: string): ToolFields {
     err: f('err'),
     ref: f('ref'),
     chk: f('chk'),
+    chl: f('chl'),
+    chc: f('chc'),
     inv: f('inv'),
     unk: f('unk'),
     rep: f('rep'),
@@ -109,6 +116,12 @@ export interface ToolRow {
   refused: number;
   /** Calls whose arguments were checked against the schema offered. */
   checked: number;
+  /**
+   * The checked calls by where their schema came from: offered in their own trace, learned from
+   * the service's other traces (the trace records none), or given in `toolHealth.schemas`.
+   * Always set by {@link summarizeTools}.
+   */
+  checkedBySchema?: { trace: number; learned: number; config: number };
   invalidArguments: number;
   /** Calls of a tool the model was not offered. */
   unknown: number;
@@ -152,6 +165,8 @@ interface ToolCounts {
   err: number;
   ref: number;
   chk: number;
+  chl: number;
+  chc: number;
   inv: number;
   unk: number;
   rep: number;
@@ -193,6 +208,8 @@ export function summarizeTools(
             err: 0,
             ref: 0,
             chk: 0,
+            chl: 0,
+            chc: 0,
             inv: 0,
             unk: 0,
             rep: 0,
@@ -247,6 +264,7 @@ export function summarizeTools(
       errors: c.err,
       refused: c.ref,
       checked: c.chk,
+      checkedBySchema: { trace: c.chk - c.chl - c.chc, learned: c.chl, config: c.chc },
       invalidArguments: c.inv,
       unknown: c.unk,
       repeated: c.rep,

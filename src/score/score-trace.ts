@@ -3,6 +3,8 @@ import { endsSession } from '../normalize/find-session-id.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
+import { setFallbackSchemas, toolsWithoutSchema } from '../normalize/assess-tool-calls.js';
+import type { SchemaLookup } from './schemas/schema-lookup.js';
 import { matchTrace } from './match-trace.js';
 import { phaseScorers } from './phase-scorers.js';
 import { readTraceIds } from './read-trace-ids.js';
@@ -31,6 +33,11 @@ export interface ScoreTraceOptions {
   notes?: readonly Diagnostic[];
   /** The clock, in Unix nanoseconds. */
   now?: () => bigint;
+  /**
+   * Where `tool_arguments` finds schemas for calls whose trace records none (learned from recent
+   * traffic, or given in config); looked up once per normalized trace, before any scorer runs.
+   */
+  schemas?: SchemaLookup;
 }
 
 /**
@@ -41,7 +48,9 @@ export interface ScoreTraceOptions {
  * except that the `deterministic` phase lists the LLM scorers it left out in `deferred`. A sink
  * that rejects (an export failure is `SS_EXPORT_FAILED`, `upstream`) rejects the call, so the
  * queue retries the trace; evaluation span ids are derived, so a retry rewrites, never duplicates.
- * Pure apart from what the sinks and scorers do.
+ * Where `tool_arguments` runs, calls whose trace records no schema for their tool get one from
+ * `options.schemas` (looked up once per normalized trace, before the scorers run). Pure apart
+ * from what the sinks, the scorers and the schema lookup do.
  *
  * The trace is read once for what every step asks: its log events joined, its root and its spans
  * by id (`indexTrace`), its ids (test case, as each suite and the defaults read it, and session:
@@ -78,6 +87,10 @@ export async function scoreTrace(
     return trace;
   };
 
+  const checksArguments = match.targets.some(t =>
+    t.scorers.some(s => s.scorer.name === toolArguments.name),
+  );
+  const lookedUp = new WeakSet<NormalizedTrace>();
   const results: TraceResult[] = [];
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
@@ -95,6 +108,15 @@ export async function scoreTrace(
     if (target.suite === TOOL_HEALTH_TARGET && trace.toolSequence.length === 0) {
       noToolCalls = true;
       continue;
+    }
+    if (options.schemas && checksArguments && !lookedUp.has(trace)) {
+      lookedUp.add(trace);
+      const missing = toolsWithoutSchema(trace);
+      if (missing.length)
+        setFallbackSchemas(
+          trace,
+          await options.schemas(trace.serviceName, trace.serviceVersion, missing),
+        );
     }
     const startUnixNano = now();
     const outcomes = withDiagnosis(
@@ -133,9 +155,7 @@ export async function scoreTrace(
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
     diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
     results,
-    ...(match.targets.some(t => t.scorers.some(s => s.scorer.name === toolArguments.name)) && {
-      argumentsChecked: true,
-    }),
+    ...(checksArguments && { argumentsChecked: true }),
     ...(session && {
       sessionId: session.id,
       sessionIdAttribute: session.attribute,

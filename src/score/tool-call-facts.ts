@@ -1,3 +1,4 @@
+import type { SchemaSource } from '../normalize/schema-source.js';
 import type { ToolCallOutcome } from '../normalize/tool-call.js';
 import { runCalls } from './run-calls.js';
 import type { TraceRun } from './trace-run.js';
@@ -17,6 +18,11 @@ export interface ToolCallFact {
   checked: boolean;
   /** Checked and invalid. */
   invalid: boolean;
+  /**
+   * Where the schema it was checked against came from, when checked (absent: the trace's own, as
+   * in facts read back from records written before schemas were learned).
+   */
+  schemaSource?: SchemaSource['kind'];
   /** A tool the model call was never offered (`tool_arguments` ran). */
   unknown: boolean;
   /** One of a group of identical calls `tool_loops` found. */
@@ -54,6 +60,7 @@ function computeFacts(run: TraceRun): ToolCallFact[] {
       durationMs: call.durationMs,
       checked: a !== undefined && a.argumentProblems !== null,
       invalid: a !== undefined && a.argumentProblems !== null && a.argumentProblems.length > 0,
+      ...(a?.argumentProblems && a.schemaSource && { schemaSource: a.schemaSource.kind }),
       unknown: a !== undefined && a.offered === false,
       repeated: repeated.has(call),
     };

@@ -28,6 +28,9 @@ import { resolveToolHealth } from '../suite/tool-health-rule.js';
 import { TOOL_HEALTH_TARGET } from '../score/scoring-plan.js';
 import { settledWithin } from '../queue/settled-within.js';
 import type { ServiceMetrics } from './service-metrics.js';
+import type { GivenSchemas } from '../score/schemas/given-schemas.js';
+import type { SchemaRegistry } from '../score/schemas/schema-registry.js';
+import { createSchemaLearning } from './schema-learning.js';
 
 /** What a process that scores traces holds: the plan, the judge, the result sinks. */
 export interface ScoringRuntime extends TraceScorer {
@@ -53,6 +56,9 @@ export interface ScoringRuntimeParts {
   results: ResultsStore;
   /** Where evaluation spans go, or why they do not (`resolveExport`). */
   exportTarget: ExportTarget;
+  /** Where the driver keeps learned schemas, and the schemas the config gives (read at start-up). */
+  schemas: SchemaRegistry;
+  givenSchemas: GivenSchemas;
 }
 
 /**
@@ -92,6 +98,8 @@ export async function createScoringRuntime(
     sessionIdAttributes: config.sessions.enabled && config.sessions.idAttributes,
   };
   for (const line of planLines(plan, config)) log(line);
+  const schemas = createSchemaLearning(config, parts.schemas, parts.givenSchemas, log);
+  if (plan.toolHealth || parts.givenSchemas.length) log(schemas.line);
   const usesJudge =
     plan.suites.some(s => s.cases.some(c => c.scorers.some(r => r.scorer.kind === 'llm'))) ||
     plan.rules.some(r => r.scorers.some(x => x.scorer.kind === 'llm'));
@@ -182,6 +190,7 @@ export async function createScoringRuntime(
       })
     : undefined;
   if (logSink) record.push(logSink);
+  if (schemas.sink) record.push(schemas.sink);
   record.push(...(hooks.sinks ?? []));
 
   const deliver: ResultSink[] = [];
@@ -215,6 +224,7 @@ export async function createScoringRuntime(
       sinks: options.exportRetry ? [] : record,
       ...(options.propagate && { propagate: options.propagate }),
       ...(options.notes && { notes: options.notes }),
+      ...(schemas.lookup && { schemas: schemas.lookup }),
     });
     // What each delivering sink needs is taken now: a delivery waiting on a slow backend holds
     // the evaluation spans, not the run and its spans (unless a sink without `prepare` needs it).

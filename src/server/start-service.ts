@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from '../config/config-schema.js';
 import { resolveAccess } from '../config/resolve-access.js';
+import { loadToolSchemas } from '../config/load-tool-schemas.js';
 import { exportTargetLine, resolveExport } from '../config/resolve-export.js';
 import { probeEndpoint } from '../emit/probe-endpoint.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
@@ -18,6 +19,7 @@ import type { TraceResult } from '../score/trace-run.js';
 import type { ScoringRuntime } from './scoring-runtime.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { createServiceMetrics } from './service-metrics.js';
+import { learnsSchemas, schemaSourcesOf } from './schema-learning.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
 export interface ServiceRole {
@@ -67,6 +69,8 @@ export async function startService(
   hooks: ServiceHooks = {},
 ): Promise<Service> {
   const log = hooks.log ?? (line => process.stderr.write(`${line}\n`));
+  // Read and checked before anything starts: a bad file stops start-up with what was wrong.
+  const givenSchemas = await loadToolSchemas(config.toolHealth.schemas);
   // The jobs gauge reads the driver at each scrape; the driver is created right after.
   const counts: {
     of?: () => Promise<Record<string, number>>;
@@ -164,6 +168,8 @@ export async function startService(
           exportBacklog: driver.exportBacklog,
           results: driver.results,
           exportTarget,
+          schemas: driver.schemas,
+          givenSchemas,
         })
       : undefined;
   } catch (error) {
@@ -214,6 +220,10 @@ export async function startService(
       retentionMs: config.results.retentionHours * 3_600_000,
       storeContent: config.results.storeContent,
       driver: driver.name,
+      schemaSources: schemaSourcesOf(
+        givenSchemas,
+        learnsSchemas(config) ? driver.schemas : undefined,
+      ),
     });
     await app.listen({ port: config.receiver.port, host: config.receiver.host });
     const origin = originOf(app.server.address() as AddressInfo);

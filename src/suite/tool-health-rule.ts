@@ -13,7 +13,10 @@ import { isSampled } from './production-rules.js';
  * Error texts and repeated arguments stay out of results when `results.storeContent` is off.
  */
 export function resolveToolHealth(
-  config: Pick<Config, 'toolHealth' | 'results'>,
+  // Schema learning and given schemas are the scoring runtime's (see `createScoringRuntime`).
+  config: Pick<Config, 'results'> & {
+    toolHealth: Omit<Config['toolHealth'], 'learnSchemas' | 'schemas'>;
+  },
 ): ToolHealthRule | undefined {
   const health = config.toolHealth;
   if (!health.enabled) return undefined;

@@ -14,7 +14,8 @@ export type { ResultsApiOptions } from './api/results-api-options.js';
  * The JSON API over the results store, on the receiver's port, one module per resource:
  * - `GET /api/v1/summary`: totals, per scorer, test case or rule, service and minute, traces not
  *   scored, the export backlog and the requests the receiver refused (`summary-routes.ts`);
- * - `GET /api/v1/tools`: tool health per service and tool (`tools-routes.ts`);
+ * - `GET /api/v1/tools` and `GET /api/v1/tools/<tool>/failures`: tool health per service and
+ *   tool, and a tool's failures by signature (`tools-routes.ts`);
  * - `GET /api/v1/results`: results newest first, paged (`result-list-routes.ts`);
  * - `GET /api/v1/compare`: two versions or two windows compared (`compare-routes.ts`);
  * - `GET /api/v1/traces[/<traceId>[/inspect|/test-case]]` and `GET /api/v1/sessions[/<id>]`:

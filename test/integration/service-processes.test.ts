@@ -279,18 +279,27 @@ describe('spanscore serve --demo', () => {
       SPANSCORE_EXPORT: 'false',
     });
     const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
-    await serve.waitForLine(/--demo: the sample agent sent 5 runs here/);
+    await serve.waitForLine(
+      /--demo: the sample agent sent 6 runs here \(3 test cases of the demo suite, 3 for tool health\)/,
+    );
     const summary = async () =>
       (await (await fetch(url.replace('/v1/traces', '/api/v1/summary'))).json()) as {
         total: { count: number; pass: number; fail: number; skipped: number };
         byTarget: Array<{ testCaseId: string }>;
       };
     await waitFor(
-      async () => (await summary()).total.count === 12,
+      async () => (await summary()).total.count === 15,
       'the sample runs scored',
       20_000,
     );
-    expect((await summary()).total).toMatchObject({ count: 12, pass: 6, fail: 4, skipped: 2 });
+    expect((await summary()).total).toMatchObject({ count: 15, pass: 10, fail: 5, skipped: 0 });
+    // The sample agent records its tools' schemas: the first page has an invalid-arguments finding.
+    const invalid = (await (
+      await fetch(url.replace('/v1/traces', '/api/v1/results?scorer=tool_arguments&label=fail'))
+    ).json()) as { results: Array<{ reason: string }> };
+    expect(invalid.results.map(r => r.reason)).toEqual([
+      'search_flights was called with invalid arguments: /from must match pattern "^[A-Z]{3}$"',
+    ]);
     expect(new Set((await summary()).byTarget.map(t => t.testCaseId))).toEqual(
       new Set(['weather-lisbon', 'book-trip', 'wrong-tool', 'rule:tool-health']),
     );
@@ -304,8 +313,8 @@ describe('spanscore demo', () => {
   it("runs on a fresh clone with no Redis: the sample agent's three test cases are scored and written back", async () => {
     const demo = run(['demo'], { REDIS_URL: undefined });
     expect(await demo.exited).toBe(0);
-    // The demo suite's three test cases, and two production runs scored for tool health.
-    expect(demo.stdout()).toMatch(/12 results: 6 passed, 4 failed, 2 skipped, 0 errors/);
+    // The demo suite's three test cases, and three production runs scored for tool health.
+    expect(demo.stdout()).toMatch(/15 results: 10 passed, 5 failed, 0 skipped, 0 errors/);
     expect(demo.stdout()).toMatch(/wrong-tool\s+│ tool_call_accuracy │ 0\s+│ fail/);
     expect(demo.stdout()).toMatch(
       /rule:tool-health │ tool_errors\s+│ 0\s+│ fail\s+│ 1 of 1 tool call\(s\) failed: getWeather: no/,
@@ -313,6 +322,9 @@ describe('spanscore demo', () => {
     expect(demo.stdout()).toMatch(
       /rule:tool-health │ tool_loops\s+│ 0\s+│ fail\s+│ getWeather was called 3 times/,
     );
-    expect(demo.stderr()).toContain('12 evaluation spans were written back');
+    expect(demo.stdout()).toMatch(
+      /rule:tool-health │ tool_arguments\s+│ 0\s+│ fail\s+│ search_flights was called with invalid arguments/,
+    );
+    expect(demo.stderr()).toContain('15 evaluation spans were written back');
   });
 });

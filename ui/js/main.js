@@ -4,6 +4,7 @@
 import { api, useToken, whenAuthNeeded } from './api.js';
 import { compare, fillVersions } from './compare.js';
 import { $, filterOptions, h } from './dom.js';
+import { refreshFailures, showFailures } from './failures.js';
 import { renderOverview } from './overview.js';
 import { loadTools, renderTools } from './tools.js';
 import { showTrace } from './trace-view.js';
@@ -78,7 +79,12 @@ async function load() {
   } else if (current === 'tools') {
     const params = new URLSearchParams({ window: q.window });
     if (q.service) params.set('service', q.service);
-    renderTools(await loadTools(params), openTraces);
+    renderTools(await loadTools(params), openTraces, target => {
+      showFailures(target, params, ctx).catch(error => {
+        status.textContent = `Could not load failure signatures: ${error.message}`;
+      });
+    });
+    await refreshFailures(params, ctx);
   } else await renderTraces(ctx);
 }
 
@@ -142,7 +148,7 @@ $('#trace-search').addEventListener('submit', event => {
 });
 $('#compare').addEventListener('submit', event => {
   event.preventDefault();
-  void compare(selected().window);
+  void compare(selected().window, ctx);
 });
 $('#compare').addEventListener('change', event => {
   if (event.target.name !== 'by') return;

@@ -1,10 +1,15 @@
 // The Tools view: per service and tool, how its calls went (failed, refused, invalid arguments,
-// never offered, loops, duration), with a per-minute trend; a row opens its failing traces.
+// never offered, loops, duration), with a per-minute trend; a row opens its failing traces, and a
+// failing tool its failure signatures.
 import { api } from './api.js';
 import { badRateClass, fillTable, h, ms, pct, sparkbars } from './dom.js';
+import { checkedBySchemaText, schemaSourceText } from './schema-source.js';
 
-/** Renders `GET /api/v1/tools`; `openTraces(filter)` shows the Traces view filtered. */
-export function renderTools(tools, openTraces) {
+/**
+ * Renders `GET /api/v1/tools`; `openTraces(filter)` shows the Traces view filtered,
+ * `openFailures({ service, tool })` a tool's failure signatures.
+ */
+export function renderTools(tools, openTraces, openFailures) {
   const trend = new Map();
   for (const p of tools.timeline) {
     const key = `${p.service}\u0000${p.tool}`;
@@ -44,8 +49,12 @@ export function renderTools(tools, openTraces) {
         h('td', { class: badRateClass(t.refusedRate) }, t.refused),
         h(
           'td',
-          { class: badRateClass(t.invalidRate) },
+          {
+            class: badRateClass(t.invalidRate),
+            title: schemaSourceText(t.schema) || undefined,
+          },
           t.checked ? `${t.invalidArguments} of ${t.checked} (${pct(t.invalidRate)})` : '–',
+          schemaNote(t),
         ),
         h('td', { class: badRateClass(t.unknownRate) }, t.unknown),
         h('td', { class: badRateClass(t.repeatedRate) }, t.repeated),
@@ -59,11 +68,39 @@ export function renderTools(tools, openTraces) {
             points.map(p => p.errors + p.refused),
           ),
         ),
+        h(
+          'td',
+          {},
+          t.errors + t.refused > 0
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'link',
+                  title: 'Its failed and refused calls, grouped by error',
+                  onclick: () => openFailures({ service: t.service, tool: t.tool }),
+                },
+                'Signatures',
+              )
+            : '–',
+        ),
       );
     }),
-    11,
+    12,
     'No tool calls in this window.',
   );
+}
+
+/**
+ * Under the invalid-arguments count, when checks rested on schemas from outside the traces (or a
+ * tool not checked yet has one): how many, and the schema a call without its own gets now.
+ */
+function schemaNote(t) {
+  const checked = checkedBySchemaText(t);
+  const source = schemaSourceText(t.schema);
+  if (!checked && !(source && !t.checked)) return null;
+  const text = checked ? [checked, source].filter(Boolean).join(' · ') : `no checks yet; ${source}`;
+  return h('div', { class: 'muted schema-source' }, text);
 }
 
 export function loadTools(params) {

@@ -2,6 +2,7 @@
 // call's outcome and what the tool-health checks found) and "Copy as test case".
 import { api, apiText } from './api.js';
 import { $, h, num } from './dom.js';
+import { schemaSourceText } from './schema-source.js';
 
 /** The expected-vs-actual tool diff of a result. */
 export function diffView(steps) {
@@ -212,11 +213,20 @@ function checkView(c) {
   if (c.offered === false) return h('span', { class: 'rate-bad' }, 'not offered to the model');
   if (c.argumentProblems === undefined || c.argumentProblems === null)
     return h('span', { class: 'muted' }, '–');
-  if (c.argumentProblems.length === 0) return h('span', { class: 'rate-ok' }, 'valid');
+  // A verdict resting on a schema from outside the trace says which.
+  const source = schemaSourceText(c.schemaSource);
+  const note = source ? h('div', { class: 'muted schema-source' }, `against the ${source}`) : null;
+  if (c.argumentProblems.length === 0)
+    return h('span', {}, h('span', { class: 'rate-ok' }, 'valid'), note);
   return h(
-    'ul',
-    { class: 'problems' },
-    c.argumentProblems.map(p => h('li', {}, p)),
+    'div',
+    {},
+    h(
+      'ul',
+      { class: 'problems' },
+      c.argumentProblems.map(p => h('li', {}, p)),
+    ),
+    note,
   );
 }
 

@@ -13,7 +13,7 @@ import { useColor, type CliIo } from '../io.js';
 
 /**
  * `spanscore demo`: starts `serve` in this process (memory driver, no Redis), runs a sample agent
- * whose tools use `@trace` through three test cases and two production runs (scored for tool
+ * whose tools use `@trace` through three test cases and three production runs (scored for tool
  * health), sends its traces over OTLP/HTTP, and prints the scores; the evaluation spans go to a
  * local OTLP sink standing in for Jaeger or Tempo.
  */
@@ -61,7 +61,7 @@ export function demoCommand(io: CliIo, setExitCode: (code: number) => void): Com
         traffic = await sendSampleTraffic(service.url!);
         const cases = traffic.runs;
         log(
-          `spanscore demo: the sample agent made ${cases.length} runs (3 test cases, 2 for tool health); waiting for their traces to be scored`,
+          `spanscore demo: the sample agent made ${cases.length} runs (${traffic.testCases} test cases, ${cases.length - traffic.testCases} for tool health); waiting for their traces to be scored`,
         );
         const deadline = Date.now() + 15_000;
         while (results.length < cases.length && Date.now() < deadline)

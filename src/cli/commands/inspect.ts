@@ -9,6 +9,7 @@ import {
   inspectTrace,
   type TraceInspection,
 } from '../../normalize/inspect-trace.js';
+import { describeSchemaSource, type SchemaSource } from '../../normalize/schema-source.js';
 import { textTable } from '../../report/text-table.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
@@ -18,7 +19,8 @@ const HELP = `
 For each trace in the inputs (everything score reads): the test case id and the attribute it came
 from, the conventions (extractors) that matched and on how many spans, every tool call (name, raw
 name, source executed/requested and whether a GenAI log record carried it, span id, arguments,
-result; truncated in the table), the tools the model was offered, and diagnostics: why a score may be wrong for a reason outside the agent
+result; truncated in the table; its arguments check and the schema it was checked against), the
+tools the model was offered, and diagnostics: why a score may be wrong for a reason outside the agent
 (no tool calls recorded although models were called, a test case id only on a child span,
 arguments that do not parse, requested calls no span executed, a span two conventions claim).
 
@@ -139,6 +141,11 @@ function routeText(i: TraceInspection): string {
   return i.route.map(t => (t.handoff ? `${t.agent} (${t.handoff})` : t.agent)).join(' → ');
 }
 
+/** Where a call's schema came from, in the table: `trace`, `learned: …`, `config: …`. */
+function schemaSourceCell(source: SchemaSource): string {
+  return source.kind === 'trace' ? 'trace' : `${source.kind}: ${describeSchemaSource(source)}`;
+}
+
 function toTable(i: TraceInspection): string {
   const lines = [
     `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
@@ -161,6 +168,7 @@ function toTable(i: TraceInspection): string {
         'arguments',
         'result',
         'arguments check',
+        'schema',
       ],
       i.toolCalls.map((c, n) => [
         String(n + 1),
@@ -179,6 +187,7 @@ function toTable(i: TraceInspection): string {
             : c.argumentProblems.length === 0
               ? 'valid'
               : clip(c.argumentProblems.join('; ')),
+        c.schemaSource ? clip(schemaSourceCell(c.schemaSource)) : '–',
       ]),
     );
     lines.push('', ...table.split('\n').map(l => `  ${l}`));

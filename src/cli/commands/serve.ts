@@ -96,7 +96,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
           : undefined;
         if (traffic)
           log(
-            `spanscore serve: --demo: the sample agent sent ${traffic.runs.length} runs here (3 test cases of the demo suite, 2 for tool health); their scores are on the results page in a few seconds`,
+            `spanscore serve: --demo: the sample agent sent ${traffic.runs.length} runs here (${traffic.testCases} test cases of the demo suite, ${traffic.runs.length - traffic.testCases} for tool health); their scores are on the results page in a few seconds`,
           );
         setExitCode(await stopped);
         await traffic?.shutdown();

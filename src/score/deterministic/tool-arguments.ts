@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { assessToolCalls, type ToolCallAssessment } from '../../normalize/assess-tool-calls.js';
 import { isTeam } from '../../normalize/attribute-agents.js';
+import { describeSchemaSource, type SchemaSource } from '../../normalize/schema-source.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, scored, skipped } from '../score-result.js';
@@ -20,8 +21,10 @@ export type ToolArgumentsOptions = z.infer<typeof optionsSchema>;
  * call was not offered counted as an unknown tool (`unknownTools: false` leaves them out). Score:
  * the share of checked and unknown calls that were valid; passes only when all were (or at
  * `threshold`). Details: each invalid call with its problems (`path: message`), each unknown one
- * with the tools that were offered, each call left unchecked with why. A trace that records no
- * offered tools, or no schemas for the calls it makes, is skipped with that reason: never a pass.
+ * with the tools that were offered, each call left unchecked with why. A call whose trace records
+ * no schema for its tool is checked against the one the scoring loop found for it (learned from
+ * the service's recent traffic, or given in config: see `setFallbackSchemas`), and its verdict
+ * says so. A trace none of whose calls could be checked is skipped with the reason: never a pass.
  */
 export const toolArguments: Scorer<ToolArgumentsOptions> = {
   name: 'tool_arguments',
@@ -39,14 +42,19 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
       a => a.argumentProblems === null && !(options.unknownTools && a.offered === false),
     );
     const judged = checked.length + unknown.length;
-    if (judged === 0)
+    if (judged === 0) {
+      // Said when schemas were looked up outside the trace and none was found either.
+      const elsewhere = assessment.fallbackConsulted
+        ? "; no schema for them was learned from the service's recent traffic or given in toolHealth.schemas"
+        : '';
       return skipped(
         !assessment.offeredRecorded
-          ? 'the trace records no tools offered to the model (gen_ai.tool.definitions, ai.prompt.tools, llm.tools.*, …): there is nothing to check the calls against'
-          : !assessment.schemasRecorded
-            ? "the trace records the names of the tools offered but not their schemas: the calls' arguments cannot be checked"
+          ? `the trace records no tools offered to the model (gen_ai.tool.definitions, ai.prompt.tools, llm.tools.*, …): there is nothing to check the calls against${elsewhere}`
+          : !assessment.schemasRecorded && !checkedElsewhere(assessment.calls)
+            ? `the trace records the names of the tools offered but not their schemas: the calls' arguments cannot be checked${elsewhere}`
             : `no call's arguments could be checked: ${unchecked[0]?.unchecked ?? 'none recorded'}`,
       );
+    }
     const team = isTeam(trace);
     const by = (a: ToolCallAssessment): string =>
       team && a.call.agent ? ` (by ${a.call.agent})` : '';
@@ -56,7 +64,7 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
     const parts = [
       ...invalid.map(
         a =>
-          `${a.call.name}${by(a)} was called with invalid arguments: ${sentence(a.argumentProblems!)}`,
+          `${a.call.name}${by(a)} was called with invalid arguments: ${sentence(a.argumentProblems!)}${restsOn(a.schemaSource)}`,
       ),
       ...unknown.map(
         a =>
@@ -66,9 +74,14 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
     const uncheckedText = unchecked.length
       ? `; ${unchecked.length} call(s) not checked (${[...new Set(unchecked.map(a => a.unchecked))].join('; ')})`
       : '';
+    const outside = checked.filter(a => a.schemaSource && a.schemaSource.kind !== 'trace');
+    const outsideText =
+      bad === 0 && outside.length
+        ? ` (${outside.length} of them against a schema from outside the trace, which records none: ${[...new Set(outside.map(a => describeSchemaSource(a.schemaSource!)))].slice(0, 3).join('; ')})`
+        : '';
     const reason =
       bad === 0
-        ? `the arguments of all ${checked.length} checked call(s) match their tools' schemas${uncheckedText}`
+        ? `the arguments of all ${checked.length} checked call(s) match their tools' schemas${outsideText}${uncheckedText}`
         : `${parts.join('. ')}${uncheckedText}`;
     return scored(score, options.threshold ?? 1, reason, {
       checked: checked.length,
@@ -77,6 +90,7 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
         callId: a.call.callId ?? null,
         agent: agent(a),
         problems: a.argumentProblems,
+        schemaSource: a.schemaSource ?? null,
       })),
       unknownCalls: unknown.map(a => ({
         name: a.call.name,
@@ -90,9 +104,33 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
         reason: a.unchecked,
       })),
       notes: [...new Set(assessment.calls.flatMap(a => a.notes ?? []))],
+      schemaSources: countSources(checked),
     });
   },
 };
+
+/**
+ * What a verdict resting on a schema from outside the trace adds: which schema, and that it is
+ * not the trace's own (a learned one is another sender's input).
+ */
+function restsOn(source: SchemaSource | undefined): string {
+  if (!source || source.kind === 'trace') return '';
+  return ` (checked against the ${describeSchemaSource(source)}${source.kind === 'learned' ? ', learned from another trace' : ''}: this trace records none for it)`;
+}
+
+/** Checked calls by where their schema came from. */
+function countSources(
+  checked: readonly ToolCallAssessment[],
+): Record<SchemaSource['kind'], number> {
+  const out = { trace: 0, learned: 0, config: 0 };
+  for (const a of checked) out[a.schemaSource?.kind ?? 'trace']++;
+  return out;
+}
+
+/** Some call was checked against a schema from outside the trace. */
+function checkedElsewhere(calls: readonly ToolCallAssessment[]): boolean {
+  return calls.some(a => a.schemaSource !== undefined && a.schemaSource.kind !== 'trace');
+}
 
 /** Problems as a sentence: `/amount must be number; must have required property 'to'`. */
 function sentence(problems: readonly string[]): string {

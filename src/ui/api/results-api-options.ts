@@ -1,6 +1,7 @@
 import type { RefusedRequests } from '../../ingest/refusal-tally.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { TraceProgress } from '../../queue/trace-readiness.js';
+import type { SchemaSource } from '../../normalize/schema-source.js';
 import type { ResultsStore } from '../../results/results-store.js';
 
 /** What the results API reads. */
@@ -35,5 +36,11 @@ export interface ResultsApiOptions {
   traceUrlTemplate?: string | undefined;
   retentionMs: number;
   driver: 'memory' | 'bullmq';
+  /**
+   * The schema a call of each tool of `services` without one of its own would be checked against
+   * now (given in config, or learned), by service and folded tool name, for `/api/v1/tools`.
+   * @defaultValue none: every tool's `schema` is `null`
+   */
+  schemaSources?: (services: readonly string[]) => Promise<Map<string, Map<string, SchemaSource>>>;
   now?: () => number;
 }
