@@ -1,7 +1,7 @@
 /**
  * Tool schemas built to cost the validator, sent to a real zero-config `serve` (tool health on, no
  * token), on both drivers: each hostile call ends unchecked with the bound it passed, `/healthz`
- * answers throughout, the process stays within the abuse suite's memory bound, and a valid and an
+ * answers throughout (every poll within a liveness deadline), the process stays within the abuse suite's memory bound, and a valid and an
  * invalid call sent afterwards read right. The work each case costs is counted in
  * src/normalize/check-arguments.hostile.test.ts; here, that the service lives through it.
  */
@@ -81,17 +81,25 @@ async function serve(env: Record<string, string>) {
   return { url, origin: new URL(url).origin, pid: cli.child.pid! };
 }
 
-/** Polls `/healthz` every 100 ms until stopped: every answer's status and how long it took. */
+/**
+ * Polls `/healthz` every 100 ms until stopped: every answer's status, 0 for one that did not come
+ * within {@link HEALTH_DEADLINE_MS}. The deadline is a liveness bound, far above any answer of a
+ * working service on a loaded host, and far below the tens of seconds a stalled event loop (the
+ * inlined `$ref` compile this suite guards against) takes; how much work each case costs is counted,
+ * not timed, in check-arguments.hostile.test.ts.
+ */
+const HEALTH_DEADLINE_MS = 8_000;
 function pollHealth(origin: string) {
-  const answers: Array<{ status: number; ms: number }> = [];
+  const answers: Array<{ status: number }> = [];
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
-      const started = performance.now();
-      const status = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(10_000) })
+      const status = await fetch(`${origin}/healthz`, {
+        signal: AbortSignal.timeout(HEALTH_DEADLINE_MS),
+      })
         .then(r => r.status)
         .catch(() => 0);
-      answers.push({ status, ms: performance.now() - started });
+      answers.push({ status });
       await new Promise(r => setTimeout(r, 100));
     }
   })();
@@ -180,8 +188,6 @@ describe('hostile tool schemas against a live serve', () => {
       await health.stop();
       expect(health.answers.length).toBeGreaterThan(5);
       expect(health.answers.filter(a => a.status !== 200)).toEqual([]);
-      const slowest = Math.max(...health.answers.map(a => a.ms));
-      expect(slowest, `the slowest /healthz took ${Math.round(slowest)} ms`).toBeLessThan(1_000);
       expect(treeRssMb(pid)).toBeLessThan(RSS_BOUND_MB);
     },
     180_000,
