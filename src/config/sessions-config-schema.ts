@@ -36,6 +36,16 @@ export const sessionsConfigSchema = z
       .describe(
         'Memory driver: sessions held (their traces kept to score them again); when full, the oldest is scored now and let go (`spanscore_sessions_evicted_total`).',
       ),
+    maxSessionBytes: positiveInt()
+      .default(1_048_576)
+      .describe(
+        'Bytes one session holds (what session scoring reads of its turns): at this many it is scored as it stands, its result saying it was cut (`max_bytes`), and a later turn opens its continuation.',
+      ),
+    maxBytes: positiveInt()
+      .default(33_554_432)
+      .describe(
+        'Bytes all open sessions hold together (memory driver: inside its bounded heap; BullMQ: in Redis). When full, a trace that would open a new session is scored alone and its session not held (said in the log and `spanscore_sessions_refused_total`); sessions already held go on.',
+      ),
   })
   .strict()
   .prefault({})
