@@ -61,7 +61,7 @@ describe('checkArguments on hostile schemas', () => {
     const before = work();
     expect(checkArguments(deep, { x: {} })).toEqual({
       status: 'unchecked',
-      reason: `its schema nests deeper than ${CHECK_LIMITS.maxSchemaDepth} levels`,
+      reason: `its schema nests deeper than ${CHECK_LIMITS.maxDepth} levels`,
     });
     expect(work().compiles).toBe(before.compiles);
   });

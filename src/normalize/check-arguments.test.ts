@@ -139,10 +139,10 @@ describe('checkArguments', () => {
         "its schema cannot be compiled: can't resolve reference #/definitions/missing from id urn:spanscore:tool-arguments",
     });
     expect(checkArguments({ type: 'wat' }, {}).status).toBe('unchecked');
-    const big = { type: 'object', description: 'x'.repeat(CHECK_LIMITS.maxSchemaChars) };
+    const big = { type: 'object', description: 'x'.repeat(CHECK_LIMITS.maxChars) };
     expect(checkArguments(big, {})).toEqual({
       status: 'unchecked',
-      reason: `its schema is larger than ${CHECK_LIMITS.maxSchemaChars / 1024} KiB`,
+      reason: `its schema is larger than ${CHECK_LIMITS.maxChars / 1024} KiB`,
     });
     const wide = {
       type: 'object',

@@ -25,10 +25,8 @@ export type ArgumentCheck =
 
 /** Bounds on what a check may cost: schemas and arguments come from untrusted traces. */
 export const CHECK_LIMITS = {
+  /** What a schema may hold: its size, depth, keywords, `$ref`s, branches and enum values. */
   ...SCHEMA_LIMITS,
-  /** A schema's JSON text, at most (kept under this name for callers). */
-  maxSchemaChars: SCHEMA_LIMITS.maxChars,
-  maxSchemaDepth: SCHEMA_LIMITS.maxDepth,
   /** Values in one call's arguments, at most (1,000 with `uniqueItems`, which compares pairs). */
   maxArgumentNodes: 5_000,
   maxArgumentNodesUniqueItems: 1_000,

@@ -1,3 +1,5 @@
+import { SCHEMA_LIMITS } from '../../normalize/prepare-schema.js';
+
 /**
  * The JSON Schemas services offered their models in recent traffic, kept so that a call whose
  * trace records none can be checked against the latest one its service offered for the tool. Kept
@@ -65,8 +67,8 @@ export const SCHEMA_REGISTRY_LIMITS = {
   maxEntriesPerService: 64,
   /** Characters of schema text per service, every slot counted. */
   maxCharsPerService: 128 * 1024,
-  /** Characters of one schema's JSON text: a larger one is not learned. */
-  maxSchemaChars: 32 * 1024,
+  /** Characters of one schema's JSON text: a larger one is not learned (it could not be checked). */
+  maxSchemaChars: SCHEMA_LIMITS.maxChars,
   /** Schemas learned from one trace (the first offered, each tool once). */
   maxSchemasPerTrace: 32,
   /** Characters of a service name, version or tool name a schema is learned for, at most. */
