@@ -86,7 +86,7 @@ describe('summarizeError', () => {
     expect(words).toBe('word word word word word word…');
   });
 
-  it('is bounded on hostile text: linear, reading at most 16 KiB', () => {
+  it('is bounded on hostile text: what it reads is the first 16 KiB, whatever follows', () => {
     const hostile = [
       '[{'.repeat(500_000),
       `${'- a: b\n'.repeat(200_000)}validation failed`,
@@ -94,8 +94,15 @@ describe('summarizeError', () => {
       '"'.repeat(1_000_000),
       `[${' '.repeat(1_000_000)}`,
     ];
-    const start = performance.now();
-    for (const text of hostile) expect(summarizeError(text).length).toBeLessThanOrEqual(201);
-    expect(performance.now() - start).toBeLessThan(1000);
+    for (const text of hostile) {
+      const summary = summarizeError(text);
+      expect(summary.length).toBeLessThanOrEqual(201);
+      // The same summary from the first 16 KiB and from that followed by anything else: nothing
+      // past the bound is read, so the work is bounded by the bound, not by the text's length.
+      const head = text.slice(0, 16_384);
+      expect(summarizeError(`${head}${'[{"path":["x"],"message":"late"}]'.repeat(1_000)}`)).toBe(
+        summary,
+      );
+    }
   });
 });
