@@ -92,6 +92,11 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
   const warn = rateLimitedLog(options.log ?? (() => {}));
 
   /** 429 (buffer full) or 503 (store down) with Retry-After: the exporter keeps and resends. */
+  /** Counts a request refused whole (`spanscore_requests_refused_total`) and tells `onRefused`. */
+  const refused = (reason: RefusalReason, message: string): void => {
+    options.metrics?.requestsRefused.inc({ reason });
+    options.onRefused?.(reason, message);
+  };
   const refuse = (
     reply: FastifyReply,
     error: SpanscoreError,
@@ -99,7 +104,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     spans: number,
   ): number => {
     const code = error.code === 'SS_INGEST_SATURATED' ? 429 : 503;
-    options.onRefused?.(code === 429 ? 'rate' : 'unavailable', error.message);
+    refused(code === 429 ? 'rate' : 'unavailable', error.message);
     reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))));
     if (spans > 0)
       options.metrics?.spansRefused.inc(
@@ -126,7 +131,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     message: string,
     format: 'json' | 'protobuf',
   ): number => {
-    options.onRefused?.(reason, message);
+    refused(reason, message);
     return send(reply, status, encodeStatus(grpcCode, message, format), format);
   };
   const authorized = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'ingest');
@@ -206,7 +211,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       : `no route ${request.method} ${path}: spanscore receives OTLP on POST /v1/traces and /v1/logs; results at /ui/ and /api/v1`;
     // An export gone astray (a POST, or gRPC) is a refusal the page shows; a browser's or a
     // crawler's GET is not.
-    if (hint || request.method === 'POST') options.onRefused?.('wrong_path', message);
+    if (hint || request.method === 'POST') refused('wrong_path', message);
     return send(reply, 404, encodeStatus(GRPC.NOT_FOUND, message, format), format);
   });
 

@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, type RegistryContentType } from 'prom-client';
+import { REFUSAL_REASONS, type RefusalReason } from './refusal-tally.js';
 
 /** The receiver's Prometheus metrics, in their own registry. */
 export interface ReceiverMetrics {
@@ -7,6 +8,7 @@ export interface ReceiverMetrics {
   spansRejected: Counter;
   spansRefused: Counter<'reason'>;
   requestsRejected: Counter<'reason'>;
+  requestsRefused: Counter<'reason'>;
   requestsEmpty: Counter<'reason'>;
   requestDuration: Histogram<'status'>;
   bytesInflated: Counter;
@@ -43,6 +45,7 @@ export function createReceiverMetrics(
       labelNames: ['reason'],
       registers: [registry],
     }),
+    requestsRefused: refusedCounter(registry),
     requestsEmpty: new Counter({
       name: 'spanscore_requests_empty_total',
       help: 'OTLP requests answered 200 that held nothing to score (not_otlp: JSON with no resourceSpans)',
@@ -79,4 +82,21 @@ export function createReceiverMetrics(
       registers: [registry],
     }),
   };
+}
+
+/**
+ * Requests refused whole, by the reasons the results page counts them under (`RefusalReason`):
+ * one count for each refusal the page's tally records, so a dashboard and the page agree. Every
+ * reason starts at 0, so that `rate()` and alerts see a series before the first refusal.
+ */
+function refusedCounter(registry: Registry<RegistryContentType>): Counter<'reason'> {
+  const counter = new Counter({
+    name: 'spanscore_requests_refused_total',
+    help: 'OTLP requests refused whole, by the reason the results page shows: wrong_path (404), token (401/403), content_type (415), size (413), decode (400), rate (429 + Retry-After), unavailable (503 + Retry-After)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of REFUSAL_REASONS)
+    counter.inc({ reason } satisfies { reason: RefusalReason }, 0);
+  return counter;
 }

@@ -86,6 +86,22 @@ describe('GET /api/v1/summary: the requests the receiver refused', () => {
       ['size', 1],
       ['token', 1],
     ]);
+    // Prometheus counts the same refusals under the same reasons; the others are there at 0.
+    const metrics = await (await fetch(`${origin}/metrics`, { headers: READ })).text();
+    const counted = Object.fromEntries(
+      [...metrics.matchAll(/^spanscore_requests_refused_total\{reason="(\w+)"\} (\d+)$/gm)].map(
+        m => [m[1]!, Number(m[2])],
+      ),
+    );
+    expect(counted).toEqual({
+      wrong_path: 2,
+      token: 1,
+      content_type: 0,
+      size: 1,
+      decode: 1,
+      rate: 0,
+      unavailable: 0,
+    });
     const byReason = Object.fromEntries(refused.map(r => [r.reason, r]));
     // The latest answer of each reason, word for word.
     expect(byReason.wrong_path!.fix).toBe(doubledAgain.message);
