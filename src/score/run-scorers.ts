@@ -23,16 +23,20 @@ export interface ScorerOutcome {
 const versions = new WeakMap<ResolvedScorer, string>();
 
 /**
- * 12 hex characters from a hash of the scorer's name, kind and validated options, keys sorted:
+ * 12 hex characters from a hash of the scorer's name, kind, validated options (keys sorted) and
+ * `revision` (past 1):
  * the same configuration gives the same version in every process and run, and any change to an
  * option gives another, so dashboards can tell results of a changed scorer apart.
  */
 export function scorerVersion(resolved: ResolvedScorer): string {
   let version = versions.get(resolved);
   if (version === undefined) {
-    const { name, kind } = resolved.scorer;
+    const { name, kind, revision } = resolved.scorer;
+    // A revision past the first is hashed too; revision 1 hashes as before it existed, so the
+    // versions of unrevised scorers stay what they were.
+    const revised = revision !== undefined && revision > 1 ? { revision } : {};
     version = createHash('sha256')
-      .update(JSON.stringify({ name, kind, options: resolved.options }, sortedKeys))
+      .update(JSON.stringify({ name, kind, options: resolved.options, ...revised }, sortedKeys))
       .digest('hex')
       .slice(0, 12);
     versions.set(resolved, version);

@@ -20,6 +20,21 @@ describe('scorerVersion', () => {
     expect(b).toBe(a);
     expect(new Set([a, c, d]).size).toBe(3);
   });
+
+  it('changes with a revision past the first, and revision 1 is the version without one', () => {
+    const scorer = BUILTIN_SCORERS.get('tool_loops')!;
+    const options = scorer.parseOptions({});
+    const unrevised = scorerVersion({ scorer, options });
+    expect(scorerVersion({ scorer: { ...scorer, revision: 1 }, options })).toBe(unrevised);
+    expect(scorerVersion({ scorer: { ...scorer, revision: 2 }, options })).not.toBe(unrevised);
+    // tool_errors was revised when refused calls began to count as failed.
+    const errors = BUILTIN_SCORERS.get('tool_errors')!;
+    const errorOptions = errors.parseOptions({});
+    expect(errors.revision).toBe(2);
+    expect(scorerVersion({ scorer: errors, options: errorOptions })).not.toBe(
+      scorerVersion({ scorer: { ...errors, revision: undefined }, options: errorOptions }),
+    );
+  });
 });
 
 describe('NormalizedTrace.agentName', () => {

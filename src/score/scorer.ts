@@ -25,6 +25,12 @@ export interface Scorer<Options = Record<string, unknown>> {
   readonly name: string;
   readonly kind: ScorerKind;
   readonly description: string;
+  /**
+   * Raised when what the scorer judges changes under the same options (a rule of what counts as
+   * failed, say), so that `scorerVersion`, and with it dashboards and `spanscore compare`, tell
+   * results before and after the change apart. Absent: revision 1.
+   */
+  readonly revision?: number;
   parseOptions(options: Record<string, unknown>): Options;
   score(input: ScorerInput<Options>): ScoreResult | Promise<ScoreResult>;
 }

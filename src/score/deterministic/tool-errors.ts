@@ -37,6 +37,8 @@ export interface FailedCallDetail {
 export const toolErrors: Scorer<ToolErrorsOptions> = {
   name: 'tool_errors',
   kind: 'deterministic',
+  // 2: refused calls count as failed (a trace whose only call was refused fails, not skipped).
+  revision: 2,
   description: 'Did every tool call succeed, none failed or refused? (no expectation needed)',
   parseOptions: options => parseScorerOptions(optionsSchema, options),
   score({ trace, options }) {
