@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { emptyAttributes } from '../ingest/span-digest.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import { extractOfferedTools, offeredToCall, type OfferedToolsBySpan } from './offered-tools.js';
+import {
+  extractOfferedTools,
+  MAX_LOOP_SCANS,
+  offeredToCall,
+  type OfferedToolsBySpan,
+} from './offered-tools.js';
 import { SpanIndex } from './span-index.js';
 import type { OfferedTool } from './tool-definitions.js';
 import type { ToolCall } from './tool-call.js';
@@ -172,6 +177,32 @@ describe('offeredToCall', () => {
         }
     };
     for (const closed of [false, true]) for (const length of [50, 66, 120]) chain(length, closed);
+  });
+
+  it('bounds the scans of calls whose parent ids loop (4,000 calls on loops, 200 offering)', () => {
+    // A hostile trace: 200 offering spans, and 4,000 calls each on a loop of parent ids of its own
+    // (c_i → l_i → c_i), so that no call's chain reaches an offering span.
+    const spans = [span('root', '', 0n)];
+    for (let i = 0; i < 200; i++) spans.push(span(`o${i}`, 'root', BigInt(i)));
+    const calls: Call[] = [];
+    for (let i = 0; i < 4_000; i++) {
+      spans.push(span(`c${i}`, `l${i}`, 1n), span(`l${i}`, `c${i}`, 1n));
+      calls.push({ spanId: `c${i}`, startTimeUnixNano: 300n });
+    }
+    const offered: OfferedToolsBySpan = new Map(
+      spans.filter(s => s.spanId.startsWith('o')).map(s => [s.spanId, TOOLS]),
+    );
+    const index = new CountingIndex(spans);
+    for (const call of calls) expect(offeredToCall(call, offered, index)?.spanId).toBe('o199');
+    // Scans for the first MAX_LOOP_SCANS calls (each 200 offering spans, 3 reads each), then each
+    // call's own chain through the index: 27,664 reads when set.
+    const ceiling = 30_000;
+    expect(index.reads).toBeLessThanOrEqual(ceiling);
+    expect(MAX_LOOP_SCANS * 200 * 3).toBeLessThan(ceiling);
+    // A scan of every call, as before the bound: 602 reads a call, 2,408,000 for the 4,000.
+    const unbounded = new CountingIndex(spans);
+    for (const call of calls.slice(0, 100)) offeredToCallByScan(call, offered, unbounded);
+    expect(unbounded.reads * (calls.length / 100)).toBeGreaterThan(50 * ceiling);
   });
 
   it('reads each offering span once per trace, not once per call (4,000 calls, 200 offering)', () => {

@@ -89,6 +89,14 @@ export function offeredToCall(
 /** Ancestors a walk up the span tree reads, at most: a deeper span counts as unrelated. */
 const MAX_HOPS = 64;
 
+/**
+ * Calls of one trace whose chain of parent ids loops that are resolved by a walk up from every
+ * offering span ({@link closestByScan}: offering spans × {@link MAX_HOPS} reads each). Only a
+ * malformed (or hostile) trace has such loops; past this many, a call is read by the index like
+ * any other, which on a loop may choose a farther offering span than the scan would.
+ */
+export const MAX_LOOP_SCANS = 32;
+
 const offeringSpans = new WeakMap<OfferedToolsBySpan, OfferingSpans>();
 
 function offeringSpansOf(offered: OfferedToolsBySpan, index: SpanIndex): OfferingSpans {
@@ -110,7 +118,7 @@ interface Offering {
  * list of its nearest ancestor that has one: the offering spans there meet the call at that
  * ancestor, and none meets it lower. Where a call's chain of parent ids loops (only a malformed
  * trace's does), that need not hold: such a call walks up from every offering span instead
- * ({@link closestByScan}), as every call once did.
+ * ({@link closestByScan}), as every call once did, for the first {@link MAX_LOOP_SCANS} such calls.
  */
 class OfferingSpans {
   /** Every offering span in the trace, by start. */
@@ -118,6 +126,8 @@ class OfferingSpans {
   readonly #below = new Map<string, Offering[]>();
   /** Span ids known to sit on a loop of parent ids, or not: read for chains cut at the bound. */
   #onLoop: Map<string, boolean> | undefined;
+  /** Calls on a loop resolved by a scan so far (at most {@link MAX_LOOP_SCANS}). */
+  #scans = 0;
 
   constructor(
     private readonly offered: OfferedToolsBySpan,
@@ -159,8 +169,14 @@ class OfferingSpans {
     }
     // On a loop a walk up from an offering span may meet the chain at one span and pass a nearer
     // one after: the nearest-first reading below would not be the first meeting.
-    if (id !== '' && (seen.has(id) || this.#isOnLoop(chain[chain.length - 1]!)))
+    if (
+      id !== '' &&
+      this.#scans < MAX_LOOP_SCANS &&
+      (seen.has(id) || this.#isOnLoop(chain[chain.length - 1]!))
+    ) {
+      this.#scans++;
       return closestByScan(anchor, start, this.offered, this.index);
+    }
     for (const at of chain) {
       const below = this.#below.get(at);
       if (below) return latestBy(below, start).spanId;
