@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { endsSession } from '../normalize/find-session-id.js';
+import { endsSession } from '../normalize/find-session-end.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
