@@ -2,7 +2,7 @@ import type { SessionEndSource } from '../normalize/find-session-end.js';
 
 /** Where a turn may mark the end of its conversation, as a turn's reason names them. */
 const END_MARKERS =
-  'spanscore.session.end = true, or sessionEnd in the AI SDK’s, Langfuse’s or Mastra’s metadata, session_end in OpenInference’s, LangSmith’s or Traceloop’s';
+  'spanscore.session.end, or sessionEnd / session_end in its framework’s metadata';
 
 /**
  * What the run record of a turn of a session test case says while the session waits (`reason`:

@@ -90,7 +90,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     );
     const waiting = (await get<RunRecord>(`traces/${second.traceId}`)).body;
     expect(waiting.reason).toBe(
-      'a turn of session test case support / refund: scored with its session: after 600 ms idle, or at once when a turn marks the end (spanscore.session.end = true, or sessionEnd in the AI SDK’s, Langfuse’s or Mastra’s metadata, session_end in OpenInference’s, LangSmith’s or Traceloop’s)',
+      'a turn of session test case support / refund: scored with its session: after 600 ms idle, or at once when a turn marks the end (spanscore.session.end, or sessionEnd / session_end in its framework’s metadata)',
     );
     // While it waits, the turn shows its calls as any trace does (the Traces view's Tools, Calls).
     expect(waiting.toolCalls.map(c => c.name)).toEqual(['verify_identity', 'issue_refund']);
