@@ -169,7 +169,9 @@ describe('findSessionEnd', () => {
     expect(endsSession([span({ 'spanscore.session.end': 'true' })])).toBe(true);
     for (const value of [false, 'false', 'yes', '1', 1, 'TRUE', ' true', [true], { end: true }])
       for (const name of SESSION_END_ATTRIBUTES)
-        expect(endsSession([span({ [name]: value })]), `${name} = ${JSON.stringify(value)}`).toBe(false);
+        expect(endsSession([span({ [name]: value })]), `${name} = ${JSON.stringify(value)}`).toBe(
+          false,
+        );
     expect(endsSession([span({})])).toBe(false);
   });
 
