@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setAttribute } from '../ingest/span-digest.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
@@ -30,8 +31,10 @@ export interface CapturedSession<T = unknown> extends NormalizedTrace {
  * Captures a conversation: `fn` gets a `turn` function and calls it once per user turn, with the
  * turn's work (a `captureTrace` of its own, as a live app writes one trace per turn, its root
  * carrying the session id and the test case id). Turns run one after another, in the order
- * `turn` is called; what each returned is its capture's `result`. A throw in a turn or in `fn`
- * is rethrown unchanged.
+ * `turn` is called; what each returned is its capture's `result`. When `fn` returns, the
+ * conversation has ended: the last turn's root carries `spanscore.session.end = true`, so its
+ * trace, scored or sent as spanscore reads any, ends its session at once (not `sessions.idleMs`
+ * later). A throw in a turn or in `fn` is rethrown unchanged.
  *
  * @example
  * ```ts
@@ -70,6 +73,10 @@ export async function captureSession<T>(
   });
   await running;
   if (turns.length === 0) throw new TypeError('captureSession: no turn was captured (call turn())');
+  // The conversation ended when `fn` returned: its last turn says so, as a live app's last turn
+  // would (a turn cannot know it is the last while it runs, so its root is marked now).
+  const lastRoot = turns[turns.length - 1]!.root;
+  if (lastRoot) setAttribute(lastRoot.attributes, SPANSCORE_ATTRIBUTES.sessionEnd, true);
   const whole = sessionTrace(sessionId, turns);
   const aliases = turns[0]!.aliases;
   return Object.assign(whole, {

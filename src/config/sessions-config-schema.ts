@@ -19,7 +19,7 @@ export const sessionsConfigSchema = z
     idleMs: positiveInt()
       .default(600_000)
       .describe(
-        '`serve` and `worker`: a session is scored this long after its latest trace (at once when a trace says `spanscore.session.end = true`); a trace after that scores it again.',
+        "`serve` and `worker`: a session is scored this long after its latest trace (at once when a trace marks the end: `spanscore.session.end = true`, or its framework's metadata, e.g. the AI SDK's `sessionEnd`; see docs/sessions.md); a trace after that scores it again.",
       ),
     maxTraces: positiveInt()
       .default(50)

@@ -30,12 +30,29 @@ function readIdInJson(
   attributes: Attributes,
   name: string,
 ): { id: string; inJson: { attribute: string; key: string } } | undefined {
+  const found = readInJsonAttribute(attributes, name, idOf);
+  return found && { id: found.value, inJson: found.inJson };
+}
+
+/**
+ * The value a dotted name finds inside a JSON-object attribute of one span, as `pick` takes it:
+ * `metadata.session_end` finds `session_end` in `metadata = '{"session_end":true}'` (or in a
+ * key-value list value), trying the longest attribute name first (`a.b` holding `{"c":…}` before
+ * `a` holding `{"b":{"c":…}}` or `{"b.c":…}`); in each, the whole key first, then split at dots.
+ * `pick` says what counts (a non-empty string or a number for an id); anything else is passed
+ * over. Each holder is parsed whole: the caller bounds how many it asks.
+ */
+export function readInJsonAttribute<T>(
+  attributes: Attributes,
+  name: string,
+  pick: (value: unknown) => T | undefined,
+): { value: T; inJson: { attribute: string; key: string } } | undefined {
   for (const { attribute, key } of holdersOf(name)) {
     const holder = attributes[attribute];
     if (holder === undefined || holder === null) continue;
     if (typeof holder === 'string' && !holder.trimStart().startsWith('{')) continue;
-    const id = idAt(parseMaybeJson(holder), key);
-    if (id !== undefined) return { id, inJson: { attribute, key } };
+    const value = valueAt(parseMaybeJson(holder), key, pick);
+    if (value !== undefined) return { value, inJson: { attribute, key } };
   }
   return undefined;
 }
@@ -58,14 +75,24 @@ function holdersOf(name: string): ReadonlyArray<{ attribute: string; key: string
   return holders;
 }
 
-/** The string or number at `path` in a parsed object: the whole path as one key, else split at dots. */
-function idAt(value: unknown, path: string): string | undefined {
+/** What `pick` takes at `path` in a parsed object: the whole path as one key, else split at dots. */
+function valueAt<T>(
+  value: unknown,
+  path: string,
+  pick: (value: unknown) => T | undefined,
+): T | undefined {
   if (!isRecord(value)) return undefined;
-  const whole = value[path];
-  if (typeof whole === 'string' && whole !== '') return whole;
-  if (typeof whole === 'number') return String(whole);
+  const whole = pick(value[path]);
+  if (whole !== undefined) return whole;
   const dot = path.indexOf('.');
-  return dot === -1 ? undefined : idAt(value[path.slice(0, dot)], path.slice(dot + 1));
+  return dot === -1 ? undefined : valueAt(value[path.slice(0, dot)], path.slice(dot + 1), pick);
+}
+
+/** A value as an id: a non-empty string, or a number as text. */
+function idOf(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
 }
 
 /**

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import {
   DEFAULT_SESSION_ID_ATTRIBUTES,
-  endsSession,
   findSessionId,
   MAX_SESSION_ID_CHARS,
 } from './find-session-id.js';
@@ -60,15 +59,5 @@ describe('findSessionId', () => {
     const root = span({ 'session.id': 'x'.repeat(10_000) });
     expect(findSessionId([root], root)?.id).toBe('x'.repeat(MAX_SESSION_ID_CHARS));
     expect(MAX_SESSION_ID_CHARS).toBe(256);
-  });
-});
-
-describe('endsSession', () => {
-  it('is true when a span says spanscore.session.end = true (or "true")', () => {
-    expect(endsSession([span({}), span({ 'spanscore.session.end': true })])).toBe(true);
-    expect(endsSession([span({ 'spanscore.session.end': 'true' })])).toBe(true);
-    expect(endsSession([span({ 'spanscore.session.end': false })])).toBe(false);
-    expect(endsSession([span({ 'spanscore.session.end': 'yes' })])).toBe(false);
-    expect(endsSession([span({})])).toBe(false);
   });
 });

@@ -68,11 +68,3 @@ export function sessionIdOf(found: IdSource | undefined): SessionIdSource | unde
   if (!found || found.id.length <= MAX_SESSION_ID_CHARS) return found;
   return { ...found, id: found.id.slice(0, MAX_SESSION_ID_CHARS) };
 }
-
-/** Whether a trace ends its session: `spanscore.session.end` is `true` (or `"true"`) on a span. */
-export function endsSession(spans: readonly SpanDigest[]): boolean {
-  return spans.some(span => {
-    const v = span.attributes[SPANSCORE_ATTRIBUTES.sessionEnd];
-    return v === true || v === 'true';
-  });
-}

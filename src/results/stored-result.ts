@@ -163,7 +163,11 @@ export interface RunRecord {
   updatedAtUnixMs: number;
   /** Where its evaluation spans are; `null` while there is nothing to export (not scored). */
   export: ExportStatus | null;
-  /** The tool calls scored, in order (at most {@link MAX_TOOL_CALLS_PER_RUN}); empty when not scored. */
+  /**
+   * The tool calls scored, in order (at most {@link MAX_TOOL_CALLS_PER_RUN}); empty when not
+   * scored, except for a turn of a session test case, which lists its calls while its session
+   * waits (checked and counted with the session).
+   */
   toolCalls: StoredToolCall[];
   /** False when `results.storeContent` is off: `toolCalls` hold no arguments or results. */
   contentKept: boolean;

@@ -106,6 +106,8 @@ export function runRecordPatch(
     reason = `${budget.length} LLM result(s) skipped: judge budget exhausted`;
   else if (run.state === 'scored' && awaiting.length > 0)
     reason = `waiting for the judge: ${[...new Set(awaiting)].join(', ')}`;
+  // A turn of a session test case shows its route as it shows its calls (see `turnTrace`).
+  const routed = run.results[0]?.trace ?? run.turnTrace;
   return {
     traceId: runRecordKey(run),
     state: run.state,
@@ -130,8 +132,8 @@ export function runRecordPatch(
         cut: run.session.cut ?? null,
       },
     }),
-    ...(run.results[0]?.trace.agents.length && {
-      agents: run.results[0].trace.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
+    ...(routed?.agents.length && {
+      agents: routed.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
         agent: t.agent,
         handoff: t.handoff?.rawName ?? null,
       })),
@@ -144,7 +146,11 @@ function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[]
   // What the pass found of each call, worked out once (`runCalls`): the same facts the counters
   // read, so the record and the counts never disagree.
   const calls = runCalls(run);
-  if (!calls) return [];
+  // A turn of a session test case: its calls as read, checked and counted with its session.
+  if (!calls)
+    return (run.turnTrace?.toolSequence ?? [])
+      .slice(0, MAX_TOOL_CALLS_PER_RUN)
+      .map(c => storedToolCall(c, storeContent, undefined, false));
   const { trace, assessment: assessed } = calls;
   // What the store counted of each call (the judge pass counts none), so that a pass replacing
   // this one can take the counts back (see `replacedIncrements`).

@@ -42,6 +42,11 @@ export interface TraceMatch {
   testCaseId: string | undefined;
   /** The attribute it was read from. */
   testCaseIdAttribute: string | undefined;
+  /**
+   * A turn of a session test case (`reasonCode` `session_test_case`): the first such case's id and
+   * its suite's aliases, to read the turn's calls as its session will (shown while it waits).
+   */
+  sessionTurn?: { testCaseId: string; aliases: ReadonlyMap<string, string> } | undefined;
 }
 
 /**
@@ -61,6 +66,7 @@ export function matchTrace(
   const targets: ScoringTarget[] = [];
   let found: { id: string; attribute: string } | undefined;
   const sessionCases: string[] = [];
+  let sessionTurn: TraceMatch['sessionTurn'];
   for (const [i, suite] of plan.suites.entries()) {
     const inSuite = ids.bySuite[i];
     found ??= inSuite;
@@ -69,6 +75,7 @@ export function matchTrace(
     // A session's test case is scored on the session (`scoreSession`), never on one turn.
     if (suiteCase.testCase.session) {
       sessionCases.push(`${suite.name} / ${suiteCase.testCase.id}`);
+      sessionTurn ??= { testCaseId: suiteCase.testCase.id, aliases: suite.aliases };
       continue;
     }
     targets.push({
@@ -95,6 +102,7 @@ export function matchTrace(
       reasonCode: 'session_test_case',
       testCaseId: found?.id,
       testCaseIdAttribute: found?.attribute,
+      sessionTurn,
     };
   // Said on the run record even when no suite reads it: the default id attributes.
   if (plan.suites.length === 0) found = ids.byDefaults;

@@ -1,5 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { endsSession } from '../normalize/find-session-id.js';
+import { findSessionEnd } from '../normalize/find-session-end.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
 import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
@@ -12,6 +12,7 @@ import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { recordRunCalls } from './run-calls.js';
 import { runScorers, type ScorerOutcome } from './run-scorers.js';
+import { sessionTurnReason } from './session-turn-reason.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import {
   planSessionIdAttributes,
@@ -136,6 +137,11 @@ export async function scoreTrace(
       endUnixNano: now(),
     });
   }
+  // A turn of a session test case is scored with its session; read now as its session will read
+  // it, so that its record shows its calls while the session waits (counted with the session).
+  const turn =
+    match.sessionTurn && normalized(match.sessionTurn.aliases, match.sessionTurn.testCaseId);
+  const end = session && findSessionEnd(spans);
   const skipped = noToolCalls && results.length === 0;
   const blind = diagnostics?.find(d => d.code === 'no_tool_calls_recorded');
   const run: TraceRun = {
@@ -144,8 +150,10 @@ export async function scoreTrace(
     state: match.targets.length > 0 && !skipped ? 'scored' : 'not_scored',
     reason: skipped
       ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
-      : match.reasonCode === 'session_test_case' && !session
-        ? `${match.reason}, but the trace carries no session id (${sessionKeysOf(plan)})`
+      : match.reasonCode === 'session_test_case' && match.reason
+        ? session
+          ? sessionTurnReason(match.reason, plan.sessionIdleMs, end)
+          : `${match.reason}, but the trace carries no session id (${sessionKeysOf(plan)})`
         : match.reason,
     reasonCode: skipped ? 'no_tool_calls' : match.reasonCode,
     testCaseId: match.testCaseId,
@@ -159,8 +167,9 @@ export async function scoreTrace(
     ...(session && {
       sessionId: session.id,
       sessionIdAttribute: session.attribute,
-      endsSession: endsSession(spans),
+      endsSession: end !== undefined,
     }),
+    ...(turn && { turnTrace: turn }),
   };
   // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.
   recordRunCalls(run, { assertFormats: assertsFormats(match.targets) });

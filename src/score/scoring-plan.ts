@@ -71,6 +71,12 @@ export interface ScoringPlan {
    * are not read at all when `false` (`sessions.enabled: false`).
    */
   sessionIdAttributes?: readonly string[] | false;
+  /**
+   * `sessions.idleMs` where sessions are scored live (`serve`, `worker`): a turn's run record says
+   * when its session will be scored. Absent offline, where a session is scored once every trace
+   * is read.
+   */
+  sessionIdleMs?: number | undefined;
 }
 
 const sessionAttributesOf = new WeakMap<ScoringPlan, readonly string[] | false>();

@@ -68,8 +68,17 @@ export interface TraceRun {
   /** The session the trace belongs to (see `findSessionId`), and the attribute it was read from. */
   sessionId?: string | undefined;
   sessionIdAttribute?: string | undefined;
-  /** The trace ends its session (`spanscore.session.end`): it is scored without waiting. */
+  /**
+   * The trace ends its session (`spanscore.session.end`, or its producer's metadata: see
+   * `findSessionEnd`): it is scored without waiting.
+   */
   endsSession?: boolean;
+  /**
+   * A turn of a session test case, not scored alone: the trace as its suite reads it, so that its
+   * run record lists its calls while the session waits. Its calls are counted by its session's
+   * pass, not by this one (`toolCallFacts` reads `results` only).
+   */
+  turnTrace?: NormalizedTrace | undefined;
   /**
    * A session's pass (see `scoreSession`): the session scored as one, its traces in turn order.
    * `traceId` is then the last turn's, whose root the evaluation spans go on.

@@ -96,6 +96,7 @@ export async function createScoringRuntime(
     rules: resolveRules(config.rules, llm),
     toolHealth: resolveToolHealth(config),
     sessionIdAttributes: config.sessions.enabled && config.sessions.idAttributes,
+    sessionIdleMs: config.sessions.idleMs,
   };
   for (const line of planLines(plan, config)) log(line);
   const schemas = createSchemaLearning(config, parts.schemas, parts.givenSchemas, log);

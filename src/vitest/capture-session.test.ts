@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { traced } from '../capture/traced.js';
 import { scoreTrace } from '../score/score-trace.js';
+import { sessionDelayMs, sessionTurnOf } from '../queue/session-policy.js';
 import { parseSuite } from '../suite/load-suite.js';
 import { captureSession } from './index.js';
 
@@ -100,6 +101,36 @@ describe('captureSession', () => {
       label: 'fail',
       reason: 'out of order: issue_refund in turn 1 before any verify_identity',
     });
+  });
+
+  it('ends its session when the callback returns: the last turn carries the end marker', async () => {
+    const chat = await conversation(false);
+    const ends = chat.turns.map(t => t.root?.attributes['spanscore.session.end']);
+    expect(ends).toEqual([undefined, true]);
+    // As the live service reads a turn: the last one ends the session, scored at once.
+    const suite = await parseSuite(
+      'name: s\nscorers: [tool_trajectory]\ntestCases:\n  - id: refund\n    session: true\n    before: [verify_identity, issue_refund]\n',
+      's.yaml',
+      process.cwd(),
+    );
+    const plan = { suites: [suite], rules: [], sessionIdleMs: 600_000 };
+    const policy = { idleMs: 600_000, maxTraces: 50, maxAgeMs: 86_400_000 };
+    const [first, last] = await Promise.all(
+      chat.turns.map(t => scoreTrace(t.traceId, t.spans, plan)),
+    );
+    expect([first!.endsSession, last!.endsSession]).toEqual([false, true]);
+    expect(last!.reason).toBe(
+      'a turn of session test case s / refund: scored with its session: at once, this turn marks the end (spanscore.session.end)',
+    );
+    const delays = [first!, last!].map(run =>
+      sessionDelayMs(policy, sessionTurnOf(run, run.traceId)!, false, 0),
+    );
+    expect(delays).toEqual([600_000, 0]);
+    // A conversation of one turn ends with it.
+    const one = await captureSession(async turn => {
+      await turn(() => supportTurn('I want a refund for order A1'));
+    });
+    expect(one.turns[0]!.root?.attributes['spanscore.session.end']).toBe(true);
   });
 
   it('refuses what it cannot capture, naming it', async () => {

@@ -88,9 +88,19 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
       'the second turn scored as a trace',
       10_000,
     );
-    expect((await get<RunRecord>(`traces/${second.traceId}`)).body.reason).toBe(
-      'a turn of session test case support / refund: scored with its session',
+    const waiting = (await get<RunRecord>(`traces/${second.traceId}`)).body;
+    expect(waiting.reason).toBe(
+      'a turn of session test case support / refund: scored with its session: after 600 ms idle, or at once when a turn marks the end (spanscore.session.end, or sessionEnd / session_end in its framework’s metadata)',
     );
+    // While it waits, the turn shows its calls as any trace does (the Traces view's Tools, Calls).
+    expect(waiting.toolCalls.map(c => c.name)).toEqual(['verify_identity', 'issue_refund']);
+    const listedTurn = (await get<{ traces: TraceListEntry[] }>('traces')).body.traces.find(
+      t => t.traceId === second.traceId,
+    );
+    expect([listedTurn?.tools, listedTurn?.toolCalls]).toEqual([
+      ['verify_identity', 'issue_refund'],
+      2,
+    ]);
     await waitFor(
       async () => (await session('conv-a')).status === 200,
       'the session scored',
