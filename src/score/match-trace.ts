@@ -61,6 +61,7 @@ export function matchTrace(
   const targets: ScoringTarget[] = [];
   let found: { id: string; attribute: string } | undefined;
   const sessionCases: string[] = [];
+  const sessionScorers = new Set<string>();
   for (const [i, suite] of plan.suites.entries()) {
     const inSuite = ids.bySuite[i];
     found ??= inSuite;
@@ -69,6 +70,7 @@ export function matchTrace(
     // A session's test case is scored on the session (`scoreSession`), never on one turn.
     if (suiteCase.testCase.session) {
       sessionCases.push(`${suite.name} / ${suiteCase.testCase.id}`);
+      for (const s of suiteCase.scorers) sessionScorers.add(s.scorer.name);
       continue;
     }
     targets.push({
@@ -90,7 +92,9 @@ export function matchTrace(
     };
   if (sessionCases.length > 0)
     return {
-      targets,
+      // Tool health still looks at the turn itself (a failed call inside a tested turn), with
+      // the scorers its session test cases do not run on the session.
+      targets: turnHealth(traceId, plan, sessionScorers),
       reason: `a turn of session test case ${sessionCases.join(', ')}: scored with its session`,
       reasonCode: 'session_test_case',
       testCaseId: found?.id,
@@ -148,6 +152,32 @@ export function matchTrace(
 }
 
 const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Tool health on a turn of a session test case: its scorers but those the session's test cases
+ * run (they score the whole conversation), in tool health's sample; none when it is off.
+ */
+function turnHealth(
+  traceId: string,
+  plan: ScoringPlan,
+  sessionScorers: ReadonlySet<string>,
+): ScoringTarget[] {
+  const health = plan.toolHealth;
+  if (!health || !health.sampled(traceId)) return [];
+  const scorers = health.scorers.filter(s => !sessionScorers.has(s.scorer.name));
+  return scorers.length === 0
+    ? []
+    : [
+        {
+          kind: 'rule',
+          suite: TOOL_HEALTH_TARGET,
+          testCaseId: TOOL_HEALTH_TARGET,
+          testCase: undefined,
+          scorers,
+          aliases: NO_ALIASES,
+        },
+      ];
+}
 
 function whyNotMatched(
   plan: ScoringPlan,

@@ -136,12 +136,18 @@ export async function scoreTrace(
       endUnixNano: now(),
     });
   }
-  const skipped = noToolCalls && results.length === 0;
+  // A turn of a session test case stays one (its session is opened by it) whatever tool health
+  // made of the turn itself.
+  const sessionTurn = match.reasonCode === 'session_test_case';
+  const skipped = noToolCalls && results.length === 0 && !sessionTurn;
   const blind = diagnostics?.find(d => d.code === 'no_tool_calls_recorded');
   const run: TraceRun = {
     traceId,
     phase,
-    state: match.targets.length > 0 && !skipped ? 'scored' : 'not_scored',
+    state:
+      match.targets.length > 0 && !skipped && !(sessionTurn && results.length === 0)
+        ? 'scored'
+        : 'not_scored',
     reason: skipped
       ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
       : match.reasonCode === 'session_test_case' && !session
@@ -160,6 +166,7 @@ export async function scoreTrace(
       sessionId: session.id,
       sessionIdAttribute: session.attribute,
       endsSession: endsSession(spans),
+      ...(plan.toolHealth?.sessions?.sampled(session.id) && { conversationHealth: true }),
     }),
   };
   // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.

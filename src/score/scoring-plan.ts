@@ -54,6 +54,18 @@ export interface ProductionRule {
 export interface ToolHealthRule {
   sampled(traceId: string): boolean;
   scorers: ResolvedScorer[];
+  /**
+   * Tool health across production conversations (`toolHealth.sessions`): whether a session is
+   * gathered and scored (decided by its id, so every turn alike), and the scorers run across it
+   * (`tool_loops`, `tool_errors`). Absent when off.
+   */
+  sessions?: ToolHealthSessions | undefined;
+}
+
+/** What {@link ToolHealthRule.sessions} holds. */
+export interface ToolHealthSessions {
+  sampled(sessionId: string): boolean;
+  scorers: ResolvedScorer[];
 }
 
 /** The target name of tool-health results: their `suite` and `testCaseId`. */
