@@ -64,7 +64,9 @@ export interface ToolHealthRule {
 
 /** What {@link ToolHealthRule.sessions} holds. */
 export interface ToolHealthSessions {
+  /** Whether the conversation is gathered and scored: decided by its session id alone. */
   sampled(sessionId: string): boolean;
+  /** The scorers run across the conversation's turns. */
   scorers: ResolvedScorer[];
 }
 
