@@ -126,10 +126,17 @@ describe('tool health across a production conversation', () => {
     const turns = conversation('conv-4', [[lookup], [lookup], [lookup]]);
     const off = await plan({});
     const run = await scoreSession('conv-4', turns, off);
-    expect([run.state, run.reasonCode, run.results]).toEqual(['not_scored', 'unknown_test_case', []]);
+    expect([run.state, run.reasonCode, run.results]).toEqual([
+      'not_scored',
+      'unknown_test_case',
+      [],
+    ]);
     const trace = await scoreTrace(turns[0]!.traceId, turns[0]!.spans, off);
     expect(trace.conversationHealth).toBeUndefined();
-    expect(sessionTurnOf(trace, trace.traceId)).toMatchObject({ sessionId: 'conv-4', tagged: false });
+    expect(sessionTurnOf(trace, trace.traceId)).toMatchObject({
+      sessionId: 'conv-4',
+      tagged: false,
+    });
     const on = await scoreTrace(turns[0]!.traceId, turns[0]!.spans, await plan({ sessions: true }));
     expect(on.conversationHealth).toBe(true);
     expect(sessionTurnOf(on, on.traceId)).toMatchObject({ sessionId: 'conv-4', tagged: true });

@@ -60,14 +60,14 @@ export const AGENT_SPANS_HINT =
 
 /**
  * Says what is wrong with a trajectory, most telling first, and never two things of one call: each
- * required call nothing matched is put down once, as made by another agent (`issue_refund was
- * called by triage, expected by billing`; or, when no agent is recorded at all, that the trace
- * records none and how agents get recorded), else made but out of order, else made with other
- * arguments, else missing (with the turn it was made in instead, for a session's turn); each
- * unmatched call explains at most one of them. A call by the expected agent is never an agent
- * problem. The agent problems open the reason, then the verdict (`trajectory does not match
- * (in_order)`) and the rest; calls left over are `unexpected`, or `also called` where the rule
- * allows them. Pure.
+ * required call nothing matched is put down once, as made by another agent
+ * (`issue_refund was called by triage, expected by billing`; or, when no agent is recorded at
+ * all, that the trace records none and how agents get recorded), else made but out of order, else
+ * made with other arguments, else missing (with the turn it was made in instead, for a session's
+ * turn); each unmatched call explains at most one of them. A call by the expected agent is never
+ * an agent problem. The agent problems open the reason, then the verdict
+ * (`trajectory does not match (in_order)`) and the rest; calls left over are `unexpected`, or
+ * `also called` where the rule allows them. Pure.
  */
 export function explainTrajectory(facts: TrajectoryFacts): TrajectoryExplanation {
   const { expected, actual, weight, key, agentOf } = facts;
@@ -88,11 +88,13 @@ export function explainTrajectory(facts: TrajectoryFacts): TrajectoryExplanation
     const e = expected[i]!;
     const k = key.expected(e.name);
     const sameTool = (j: number): boolean => key.call(actual[j]!) === k;
-    const byAgent = (j: number): boolean => e.agent === undefined || agentOf(actual[j]!) === e.agent;
+    const byAgent = (j: number): boolean =>
+      e.agent === undefined || agentOf(actual[j]!) === e.agent;
     const other = e.agent === undefined ? undefined : claim(j => sameTool(j) && !byAgent(j));
     if (other !== undefined) {
       const calledBy = agentOf(actual[other]!);
-      if (calledBy === undefined && facts.noAgents !== undefined) out.agentsNotRecorded.push(e.name);
+      if (calledBy === undefined && facts.noAgents !== undefined)
+        out.agentsNotRecorded.push(e.name);
       else out.wrongAgent.push({ tool: e.name, expected: e.agent!, calledBy });
     } else if (claim(j => sameTool(j) && weight[i]![j]! > 0) !== undefined)
       out.misordered.push(e.name);
@@ -123,7 +125,8 @@ export function explainTrajectory(facts: TrajectoryFacts): TrajectoryExplanation
   if (out.argumentsDiffer.length) rest.push(`arguments differ: ${out.argumentsDiffer.join(', ')}`);
   if (absent.length) rest.push(`missing: ${absent.join(', ')}`);
   const left = unclaimed.map(j => facts.shown(actual[j]!));
-  if (left.length) rest.push(`${facts.allowsExtra ? 'also called' : 'unexpected'}: ${left.join(', ')}`);
+  if (left.length)
+    rest.push(`${facts.allowsExtra ? 'also called' : 'unexpected'}: ${left.join(', ')}`);
   const verdict = `trajectory ${facts.ok ? 'matches' : 'does not match'} (${facts.match})`;
   out.reason = [...lead, [verdict, ...rest].join('; ')].join('; ');
   return out;

@@ -352,7 +352,9 @@ describe('tool_trajectory: reasons lead with what is wrong, and never say it twi
       options: toolTrajectory.parseOptions({}),
       aliases: new Map(),
     }) as ScoreResult;
-    expect(r.status === 'scored' && [r.score, r.reason.split('; agent spans are written')[0]]).toEqual([
+    expect(
+      r.status === 'scored' && [r.score, r.reason.split('; agent spans are written')[0]],
+    ).toEqual([
       0,
       "turn 1: the session's traces record no agents, so the agent expected (billing) cannot be checked",
     ]);

@@ -313,8 +313,7 @@ function compareTrajectory(
   });
   if (expected.some(e => e.agent)) {
     details.wrongAgent = explained.wrongAgent;
-    if (explained.agentsNotRecorded.length)
-      details.agentsNotRecorded = explained.agentsNotRecorded;
+    if (explained.agentsNotRecorded.length) details.agentsNotRecorded = explained.agentsNotRecorded;
   }
   if (explained.misordered.length) details.misordered = explained.misordered;
   if (explained.argumentsDiffer.length) details.argumentsDiffer = explained.argumentsDiffer;
