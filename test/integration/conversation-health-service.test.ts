@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
 import { startService } from '../../src/server/start-service.js';
 import { otlpRequest } from '../helpers/otlp-json-builder.js';
+import { startOtlpBackend } from '../helpers/otlp-backend.js';
 import { sessionTurn } from '../helpers/session-turn.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
@@ -24,6 +25,8 @@ async function start(driver: 'memory' | 'bullmq', sessions: boolean) {
   const prefix = testPrefix();
   const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
   if (redis) closers.push(redis.cleanup);
+  const backend = await startOtlpBackend();
+  closers.push(() => backend.close());
   const config = await loadConfig({
     env: {},
     overrides: {
@@ -32,7 +35,8 @@ async function start(driver: 'memory' | 'bullmq', sessions: boolean) {
       'receiver.port': 0,
       'receiver.host': '127.0.0.1',
       'assembly.settleMs': 100,
-      'export.enabled': false,
+      'export.url': backend.url,
+      'export.batchDelayMs': 10,
       'toolHealth.enabled': true,
       'toolHealth.sessions': sessions,
       'sessions.idleMs': 400,
@@ -53,6 +57,7 @@ async function start(driver: 'memory' | 'bullmq', sessions: boolean) {
   return {
     lines,
     get,
+    backend,
     /** Whether the session is held: in the memory driver's map, or its hash in Redis. */
     held: async (sessionId: string): Promise<boolean> =>
       redis
@@ -83,7 +88,7 @@ describe.each(['memory', 'bullmq'] as const)(
   'tool health across production conversations through serve (%s driver)',
   driver => {
     it('reports a lookup repeated over three turns as a tool_loops failure on the session, as rule:tool-health', async () => {
-      const { send, get, lines, metrics, held } = await start(driver, true);
+      const { send, get, lines, metrics, held, backend } = await start(driver, true);
       expect(lines).toContainEqual(
         expect.stringContaining('spanscore: tool health across conversations on'),
       );
@@ -120,6 +125,25 @@ describe.each(['memory', 'bullmq'] as const)(
         '(a trace) rule:tool-health pass',
         'prod-conv rule:tool-health fail',
       ]);
+      // Its evaluation spans go on the last turn's root, naming the conversation.
+      await waitFor(
+        () => backend.spans.some(s => s.attributes['spanscore.session.id'] === 'prod-conv'),
+        "the conversation's evaluation spans exported",
+        10_000,
+      );
+      const loops = backend.spans.find(
+        s =>
+          s.attributes['spanscore.session.id'] === 'prod-conv' &&
+          s.name === 'evaluation tool_loops',
+      );
+      expect(loops).toMatchObject({
+        traceId: turns[2]!.traceId,
+        parentSpanId: turns[2]!.spans[0]!.spanId,
+      });
+      expect(loops!.attributes).toMatchObject({
+        'spanscore.session.turns': 3,
+        'gen_ai.evaluation.score.label': 'fail',
+      });
       // The session stays held (for a later turn) until sessions.maxAgeMs.
       expect(await held('prod-conv')).toBe(true);
       expect(
