@@ -127,6 +127,7 @@ export type {
   Suite,
   SuiteCase,
   ToolHealthRule,
+  ToolHealthSessions,
   TrialsRequirement,
 } from './score/scoring-plan.js';
 export { scoreSuite } from './score/score-suite.js';

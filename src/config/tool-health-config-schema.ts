@@ -22,6 +22,20 @@ export const toolHealthConfigSchema = z
       .describe(
         'Share of those traces scored for tool health, decided by the trace id (as rules sample).',
       ),
+    sessions: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Production conversations: traces with a session id are gathered into their sessions (as session test cases are; see `sessions`), and `tool_loops` and `tool_errors` run across each conversation when it is scored (a lookup repeated over three turns, a failed call in any turn); results carry `testCaseId: "rule:tool-health"` and the session id. Off: nothing is held, a trace pays only for reading its session id.',
+      ),
+    sessionSampleRate: z.coerce
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe(
+        'Share of conversations gathered and scored for tool health with `sessions` on, decided by a hash of the session id, so every turn of a conversation is decided alike.',
+      ),
     maxErrorRate: z.coerce
       .number()
       .min(0)

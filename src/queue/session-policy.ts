@@ -51,9 +51,10 @@ export interface SessionTurnInput {
   /** The trace ends its session: score it now. */
   ends: boolean;
   /**
-   * The trace's own test case id names a session test case. Only such a trace opens a session;
-   * an untagged trace joins a session a tagged one opened, and is otherwise not held, so traffic
-   * with session ids but no session test case costs no storage.
+   * The trace may open its session: its own test case id names a session test case, or its
+   * session is a production conversation tool health scores (`toolHealth.sessions`, sampled by
+   * session id: every turn alike). Only such a trace opens a session; another joins a session one
+   * opened, and is otherwise not held, so traffic with session ids but neither costs no storage.
    */
   tagged: boolean;
 }
@@ -83,7 +84,7 @@ export function sessionCut(
 
 /** A trace's pass as its session's turn; `undefined` for a trace without a session id. */
 export function sessionTurnOf(
-  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode'>,
+  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode' | 'conversationHealth'>,
   traceId: string,
 ): SessionTurnInput | undefined {
   if (run.sessionId === undefined) return undefined;
@@ -91,7 +92,7 @@ export function sessionTurnOf(
     sessionId: run.sessionId,
     traceId,
     ends: run.endsSession === true,
-    tagged: run.reasonCode === 'session_test_case',
+    tagged: run.reasonCode === 'session_test_case' || run.conversationHealth === true,
   };
 }
 

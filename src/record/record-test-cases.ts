@@ -26,7 +26,7 @@ export interface RecordedCase {
   /** The route, when the trace has agent spans: the agents at their first takeover, in order. */
   expectedAgents?: string[];
   /**
-   * Recorded from a session (the traces of the test case carry a session id): each turn's calls,
+   * Recorded from a session (two or more traces of the test case carry one session id): each turn's calls,
    * in turn order; `expectedCalls` is then empty and the case is a session test case.
    */
   turns?: RecordedCall[][];
@@ -61,9 +61,10 @@ export interface Recording {
  * (`expectedCalls`), volatile arguments left out (see `stableArguments`), with `args: 'ignore'`
  * none. When some trace's route went through several agents (a team), each call names its agent
  * and each route is recorded as `expectedAgents` (each agent at its first takeover, as
- * `agent_routing` compares by default). A test case whose traces carry a session id (see
- * `findSessionId`) is recorded from its earliest session, as a session test case: each of its
- * traces a turn, with that turn's calls. A trace without a test case id gets one made from its
+ * `agent_routing` compares by default). A test case whose traces span two or more traces of one
+ * session (see `findSessionId`) is recorded from its earliest such session, as a session test
+ * case: each of its traces a turn, with that turn's calls; a session of one trace records a plain
+ * test case. A trace without a test case id gets one made from its
  * root span's name and its trace id, stable across recordings of the same trace. Pure.
  */
 export function recordTestCases(
@@ -90,11 +91,16 @@ export function recordTestCases(
     }
     // A test case whose traces carry a session id is recorded from the earliest session: its
     // traces, in start order, are the turns of a session test case.
-    const sessionId = generatedId ? undefined : sessionOf.get(trace);
-    const turnTraces =
-      sessionId === undefined
+    // A session of one trace is a plain test case: a test case id attribute that is also the
+    // session id (`session.id`, as OpenInference and the OpenAI Agents SDK write it) gives every
+    // run a session of its own, and a session test case would be scored only once idle.
+    const inSession = generatedId ? undefined : sessionOf.get(trace);
+    const sessionTraces =
+      inSession === undefined
         ? [trace]
-        : ordered.filter(t => t.testCaseId === trace.testCaseId && sessionOf.get(t) === sessionId);
+        : ordered.filter(t => t.testCaseId === trace.testCaseId && sessionOf.get(t) === inSession);
+    const sessionId = sessionTraces.length >= 2 ? inSession : undefined;
+    const turnTraces = sessionId === undefined ? [trace] : sessionTraces;
     const recorded = sessionId === undefined ? trace : sessionTrace(sessionId, turnTraces);
     for (const t of turnTraces) turnsRecorded.add(t);
     const leftOut: string[] = [];

@@ -67,6 +67,7 @@ export function matchTrace(
   let found: { id: string; attribute: string } | undefined;
   const sessionCases: string[] = [];
   let sessionTurn: TraceMatch['sessionTurn'];
+  const sessionScorers = new Set<string>();
   for (const [i, suite] of plan.suites.entries()) {
     const inSuite = ids.bySuite[i];
     found ??= inSuite;
@@ -76,6 +77,7 @@ export function matchTrace(
     if (suiteCase.testCase.session) {
       sessionCases.push(`${suite.name} / ${suiteCase.testCase.id}`);
       sessionTurn ??= { testCaseId: suiteCase.testCase.id, aliases: suite.aliases };
+      for (const s of suiteCase.scorers) sessionScorers.add(s.scorer.name);
       continue;
     }
     targets.push({
@@ -97,7 +99,9 @@ export function matchTrace(
     };
   if (sessionCases.length > 0)
     return {
-      targets,
+      // Tool health still looks at the turn itself (a failed call inside a tested turn), with
+      // the scorers its session test cases do not run on the session.
+      targets: turnHealth(traceId, plan, sessionScorers),
       reason: `a turn of session test case ${sessionCases.join(', ')}: scored with its session`,
       reasonCode: 'session_test_case',
       testCaseId: found?.id,
@@ -156,6 +160,32 @@ export function matchTrace(
 }
 
 const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Tool health on a turn of a session test case: its scorers but those the session's test cases
+ * run (they score the whole conversation), in tool health's sample; none when it is off.
+ */
+function turnHealth(
+  traceId: string,
+  plan: ScoringPlan,
+  sessionScorers: ReadonlySet<string>,
+): ScoringTarget[] {
+  const health = plan.toolHealth;
+  if (!health || !health.sampled(traceId)) return [];
+  const scorers = health.scorers.filter(s => !sessionScorers.has(s.scorer.name));
+  return scorers.length === 0
+    ? []
+    : [
+        {
+          kind: 'rule',
+          suite: TOOL_HEALTH_TARGET,
+          testCaseId: TOOL_HEALTH_TARGET,
+          testCase: undefined,
+          scorers,
+          aliases: NO_ALIASES,
+        },
+      ];
+}
 
 function whyNotMatched(
   plan: ScoringPlan,

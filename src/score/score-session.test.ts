@@ -101,13 +101,13 @@ describe('a session test case, scored on the session', () => {
     );
     expect(sessions[0]!.verdicts.tool_trajectory).toBe('fail');
     expect(sessions[0]!.reasons.tool_trajectory).toBe(
-      'turn 2: trajectory does not match (in_order); missing or out of order: issue_refund; ' +
-        'out of order: issue_refund in turn 1 before any verify_identity',
+      'turn 2: trajectory does not match (in_order); missing: issue_refund (called in turn 1); ' +
+        'out of order: issue_refund in turn 1 before any verify_identity (first in turn 2)',
     );
     expect(sessions[0]!.details.tool_trajectory).toMatchObject({
       failingTurn: 2,
       missingTools: ['issue_refund'],
-      outOfOrder: ['issue_refund in turn 1 before any verify_identity'],
+      outOfOrder: ['issue_refund in turn 1 before any verify_identity (first in turn 2)'],
     });
   });
 

@@ -3,6 +3,7 @@ import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
+import { conversationHealth } from './conversation-health.js';
 import { phaseScorers } from './phase-scorers.js';
 import { runScorers } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -27,8 +28,10 @@ export interface ScoreSessionOptions extends ScoreTraceOptions {
  * test case (`session: true`) that a test case id on any of its traces names is run on the
  * session's trace (`sessionTrace`: the turns in start order, their calls joined and marked with
  * their turn), with the phase's scorers, and the run goes to every sink in order, like a trace's
- * (`scoreTrace`). Its `traceId` is the last turn's and `session` lists the turns. A session no
- * session test case names is `not_scored`, with why. Pure apart from the sinks and scorers.
+ * (`scoreTrace`). Its `traceId` is the last turn's and `session` lists the turns. A production
+ * conversation (`toolHealth.sessions`, in its sample) also gets tool health across its turns
+ * (`conversationHealth`), in the same run as any session test case's results. A session neither
+ * names is `not_scored`, with why. Pure apart from the sinks and scorers.
  */
 export async function scoreSession(
   sessionId: string,
@@ -46,6 +49,8 @@ export async function scoreSession(
   let testCaseId: string | undefined;
   let testCaseIdAttribute: string | undefined;
   let ordered: string[] = turns.map(t => t.traceId);
+  // Scorers a session test case ran: tool health across the conversation does not run them again.
+  const ran = new Set<string>();
   for (const suite of plan.suites) {
     // Each turn's test case id as this suite reads it: to find its session case, and to
     // normalize the turn with.
@@ -56,6 +61,7 @@ export async function scoreSession(
     if (!target) continue;
     testCaseId ??= target.suiteCase.testCase.id;
     testCaseIdAttribute ??= target.attribute;
+    for (const s of target.suiteCase.scorers) ran.add(s.scorer.name);
     const { selected, deferred } = phaseScorers(target.suiteCase.scorers, phase);
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = sessionTrace(
@@ -90,17 +96,36 @@ export async function scoreSession(
       endUnixNano: now(),
     });
   }
+  // A production conversation (`toolHealth.sessions`): tool health across its turns, in the
+  // same pass as its session test cases' results, if it has any.
+  const health = await conversationHealth(sessionId, turns, plan, {
+    phase,
+    cut: options.cut,
+    ran,
+    propagate: options.propagate,
+    now,
+  });
+  if (health && 'trace' in health) {
+    results.push(health);
+    ordered = health.trace.session!.turns.map(t => t.traceId);
+  }
+  const scored = testCaseId !== undefined || results.length > 0;
   const last = results[0]?.trace ?? undefined;
   const resourceOf = last?.root ?? turns.at(-1)?.root ?? turns.at(-1)?.spans[0];
   const run: TraceRun = {
     traceId: ordered.at(-1) ?? '',
     phase,
-    state: testCaseId !== undefined ? 'scored' : 'not_scored',
-    reason:
-      testCaseId !== undefined
-        ? undefined
+    state: scored ? 'scored' : 'not_scored',
+    reason: scored
+      ? undefined
+      : health && 'reason' in health
+        ? health.reason
         : `no session test case (session: true) is named by a test case id on the session's ${turns.length} trace(s)`,
-    reasonCode: testCaseId !== undefined ? undefined : 'unknown_test_case',
+    reasonCode: scored
+      ? undefined
+      : health && 'reason' in health
+        ? 'no_tool_calls'
+        : 'unknown_test_case',
     testCaseId,
     testCaseIdAttribute,
     serviceName: resourceOf?.serviceName ?? '',

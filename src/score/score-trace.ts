@@ -142,12 +142,18 @@ export async function scoreTrace(
   const turn =
     match.sessionTurn && normalized(match.sessionTurn.aliases, match.sessionTurn.testCaseId);
   const end = session && findSessionEnd(spans);
-  const skipped = noToolCalls && results.length === 0;
+  // A turn of a session test case stays one (its session is opened by it) whatever tool health
+  // made of the turn itself.
+  const sessionTurn = match.reasonCode === 'session_test_case';
+  const skipped = noToolCalls && results.length === 0 && !sessionTurn;
   const blind = diagnostics?.find(d => d.code === 'no_tool_calls_recorded');
   const run: TraceRun = {
     traceId,
     phase,
-    state: match.targets.length > 0 && !skipped ? 'scored' : 'not_scored',
+    state:
+      match.targets.length > 0 && !skipped && !(sessionTurn && results.length === 0)
+        ? 'scored'
+        : 'not_scored',
     reason: skipped
       ? `no tool calls recorded: tool health scores the traces that call tools${blind ? ` (${blind.message})` : ''}`
       : match.reasonCode === 'session_test_case' && match.reason
@@ -168,6 +174,7 @@ export async function scoreTrace(
       sessionId: session.id,
       sessionIdAttribute: session.attribute,
       endsSession: end !== undefined,
+      ...(plan.toolHealth?.sessions?.sampled(session.id) && { conversationHealth: true }),
     }),
     ...(turn && { turnTrace: turn }),
   };

@@ -54,6 +54,20 @@ export interface ProductionRule {
 export interface ToolHealthRule {
   sampled(traceId: string): boolean;
   scorers: ResolvedScorer[];
+  /**
+   * Tool health across production conversations (`toolHealth.sessions`): whether a session is
+   * gathered and scored (decided by its id, so every turn alike), and the scorers run across it
+   * (`tool_loops`, `tool_errors`). Absent when off.
+   */
+  sessions?: ToolHealthSessions | undefined;
+}
+
+/** What {@link ToolHealthRule.sessions} holds. */
+export interface ToolHealthSessions {
+  /** Whether the conversation is gathered and scored: decided by its session id alone. */
+  sampled(sessionId: string): boolean;
+  /** The scorers run across the conversation's turns. */
+  scorers: ResolvedScorer[];
 }
 
 /** The target name of tool-health results: their `suite` and `testCaseId`. */

@@ -80,6 +80,11 @@ export interface TraceRun {
    */
   turnTrace?: NormalizedTrace | undefined;
   /**
+   * Its session is a production conversation tool health scores across its turns
+   * (`toolHealth.sessions`, in the `sessionSampleRate` sample): the trace may open the session.
+   */
+  conversationHealth?: boolean;
+  /**
    * A session's pass (see `scoreSession`): the session scored as one, its traces in turn order.
    * `traceId` is then the last turn's, whose root the evaluation spans go on.
    */

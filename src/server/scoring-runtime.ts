@@ -240,7 +240,9 @@ export async function createScoringRuntime(
     };
   };
   const assemblesSessions =
-    config.sessions.enabled && plan.suites.some(s => s.cases.some(c => c.testCase.session));
+    config.sessions.enabled &&
+    (plan.suites.some(s => s.cases.some(c => c.testCase.session)) ||
+      plan.toolHealth?.sessions !== undefined);
   return {
     plan,
     usesJudge,
@@ -280,7 +282,11 @@ function planLines(plan: ScoringPlan, config: Readonly<Config>): string[] {
     lines.push(
       `spanscore: tool health on: tool_errors, tool_arguments and tool_loops score ${health.sampleRate < 1 ? `${Math.round(health.sampleRate * 1000) / 10}% of ` : ''}every trace no suite or rule scores, as ${TOOL_HEALTH_TARGET} (toolHealth.enabled: false, SPANSCORE_TOOL_HEALTH=false turns it off)`,
     );
-  else if (plan.suites.length === 0 && plan.rules.length === 0)
+  if (plan.toolHealth?.sessions)
+    lines.push(
+      `spanscore: tool health across conversations on: tool_loops and tool_errors score ${health.sessionSampleRate < 1 ? `${Math.round(health.sessionSampleRate * 1000) / 10}% of ` : ''}every conversation (traces with a session id, gathered as sessions) when it is scored${config.sessions.enabled ? '' : ', but sessions.enabled is false: no session id is read'}`,
+    );
+  if (!plan.toolHealth && plan.suites.length === 0 && plan.rules.length === 0)
     lines.push(
       'spanscore: no suites or rules configured and tool health off: traces are received but none is scored (--suite FILE, or SPANSCORE_TOOL_HEALTH=true)',
     );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/config-schema.js';
 import { toolArguments } from '../score/deterministic/tool-arguments.js';
 import { toolErrors } from '../score/deterministic/tool-errors.js';
@@ -14,8 +15,13 @@ import { isSampled } from './production-rules.js';
  */
 export function resolveToolHealth(
   // Schema learning and given schemas are the scoring runtime's (see `createScoringRuntime`).
+  // Conversations (`sessions`, `sessionSampleRate`) are off unless given.
   config: Pick<Config, 'results'> & {
-    toolHealth: Omit<Config['toolHealth'], 'learnSchemas' | 'schemas'>;
+    toolHealth: Omit<
+      Config['toolHealth'],
+      'learnSchemas' | 'schemas' | 'sessions' | 'sessionSampleRate'
+    > &
+      Partial<Pick<Config['toolHealth'], 'sessions' | 'sessionSampleRate'>>;
   },
 ): ToolHealthRule | undefined {
   const health = config.toolHealth;
@@ -25,16 +31,34 @@ export function resolveToolHealth(
     scorer: scorer,
     options: scorer.parseOptions(options),
   });
+  const errors = resolve(toolErrors, { maxErrorRate: health.maxErrorRate, errorText: content });
+  const loops = resolve(toolLoops, {
+    minRepeats: health.minRepeats,
+    showArguments: content,
+    ...(health.maxCallsPerTool !== undefined && { maxCallsPerTool: health.maxCallsPerTool }),
+  });
   return {
     sampled: traceId => isSampled(traceId, health.sampleRate),
-    scorers: [
-      resolve(toolErrors, { maxErrorRate: health.maxErrorRate, errorText: content }),
-      resolve(toolArguments, { assertFormats: health.assertFormats }),
-      resolve(toolLoops, {
-        minRepeats: health.minRepeats,
-        showArguments: content,
-        ...(health.maxCallsPerTool !== undefined && { maxCallsPerTool: health.maxCallsPerTool }),
-      }),
-    ],
+    scorers: [errors, resolve(toolArguments, { assertFormats: health.assertFormats }), loops],
+    ...(health.sessions && {
+      // Arguments are checked per trace; across a conversation, repeats and failures are new.
+      sessions: {
+        sampled: sessionId => isSessionSampled(sessionId, health.sessionSampleRate ?? 1),
+        scorers: [errors, loops],
+      },
+    }),
   };
+}
+
+/**
+ * Deterministic sampling by session id: a session id is any text (no random bits to read, unlike
+ * a trace id), so its SHA-256's first 48 bits are compared with `rate × 2^48`. Every turn of a
+ * conversation, on every process, is decided alike, and a higher rate keeps a superset. The id is
+ * at most 256 characters (`findSessionId` cuts it), so the hash is bounded work.
+ */
+export function isSessionSampled(sessionId: string, rate: number): boolean {
+  if (rate >= 1) return true;
+  if (rate <= 0) return false;
+  const head = createHash('sha256').update(sessionId).digest().readUIntBE(0, 6);
+  return head < rate * 2 ** 48;
 }

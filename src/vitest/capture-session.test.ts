@@ -99,7 +99,7 @@ describe('captureSession', () => {
     const run = await scoreSession('chat-1', chat.turns, { suites: [suite], rules: [] });
     expect(run.results[0]!.outcomes[0]!.result).toMatchObject({
       label: 'fail',
-      reason: 'out of order: issue_refund in turn 1 before any verify_identity',
+      reason: 'out of order: issue_refund in turn 1 before any verify_identity (first in turn 2)',
     });
   });
 

@@ -1,5 +1,6 @@
 import type { MatcherState } from 'vitest';
 import { compareArguments } from '../score/deterministic/compare-arguments.js';
+import { AGENT_SPANS_HINT } from '../score/deterministic/explain-trajectory.js';
 import { toolTrajectory } from '../score/deterministic/tool-trajectory.js';
 import { nameKey } from '../score/name-key.js';
 import type { ToolCall } from '../normalize/tool-call.js';
@@ -97,6 +98,9 @@ function explain(
     return `matching call${hits.length > 1 ? 's' : ''}: ${sequence(hits)}`;
   }
   if (named.length === 0) return `${name} was never called`;
+  // A trace with no agent spans says so, not "called by no agent": the agent cannot be checked.
+  if (calls.length === 0 && trace.agents.length === 0 && named.every(c => agentOf(c) === undefined))
+    return `${name} was called, but the trace records no agents, so the agent (${agent}) cannot be checked; ${AGENT_SPANS_HINT}`;
   if (calls.length === 0)
     return `${name} was called by ${[...new Set(named.map(c => agentOf(c) ?? 'no agent'))].join(', ')}, not by ${agent}`;
   return `${calls.length} call${calls.length > 1 ? 's' : ''} of ${name}${agent === undefined ? '' : ` by ${agent}`}, none with arguments containing ${json(args)}: ${sequence(calls)}`;

@@ -402,6 +402,13 @@ describe('agents: toHaveCalledTool({ agent }) and toHaveRoutedTo', () => {
     expect(
       strip(failure(() => expect(run).toHaveCalledTool('issue_refund', { agent: 'triage' }))),
     ).toContain('issue_refund was called by billing, not by triage');
+    // A trace with no agent spans: the agent cannot be checked, and the message says why.
+    const plain = await agent();
+    expect(
+      strip(failure(() => expect(plain).toHaveCalledTool('book_flight', { agent: 'billing' }))),
+    ).toContain(
+      'book_flight was called, but the trace records no agents, so the agent (billing) cannot be checked; agent spans are written by',
+    );
     expect(run).toHaveCalledToolsInOrder([
       { name: 'lookup_order', agent: 'billing' },
       { name: 'issue_refund', agent: 'billing' },

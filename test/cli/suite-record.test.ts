@@ -256,7 +256,20 @@ describe('spanscore suite record', () => {
     await run(['suite', 'record', '--test-case-id-attribute', 'session.id', '--out', suite, sub]);
     expect(readFileSync(suite, 'utf8')).toContain('testCaseIdAttributes:\n  - session.id');
     expect(readFileSync(suite, 'utf8')).toContain('- id: weather-session');
-    expect((await run(['score', '--suite', suite, sub])).code).toBe(0);
+    // A session of one trace is a plain test case, scored on its trace, not once idle.
+    expect(readFileSync(suite, 'utf8')).not.toContain('session: true');
+    expect(readFileSync(suite, 'utf8')).toContain('expectedCalls:\n      - { name: get_weather }');
+    const scored = await run(['score', '--suite', suite, '--format', 'json', sub]);
+    expect(scored.code).toBe(0);
+    const rows = (
+      JSON.parse(scored.stdout) as {
+        results: Array<{ testCaseId: string; scorer: string; label: string; session?: unknown }>;
+      }
+    ).results;
+    expect(rows.map(r => [r.testCaseId, r.scorer, r.label, r.session])).toEqual([
+      ['weather-session', 'tool_correctness', 'pass', undefined],
+      ['weather-session', 'tool_trajectory', 'pass', undefined],
+    ]);
   });
 
   it('--merge adds new cases and leaves the hand-edited suite byte for byte; --update re-records in place', async () => {

@@ -93,8 +93,8 @@ describe.each(CAPTURES)('the sessions of $name', ({ name, attribute }) => {
     const trajectory = wrong.outcomes.find(o => o.scorer === 'tool_trajectory')!.result;
     expect(trajectory).toMatchObject({
       reason:
-        'turn 2: trajectory does not match (in_order); missing or out of order: issue_refund; ' +
-        'out of order: issue_refund in turn 1 before any verify_identity',
+        'turn 2: trajectory does not match (in_order); missing: issue_refund (called in turn 1); ' +
+        'out of order: issue_refund in turn 1 before any verify_identity (first in turn 2)',
       details: { failingTurn: 2 },
     });
     const loop = run.scored.find(s => s.trace.session!.id === 'conv-repeated-lookup')!;

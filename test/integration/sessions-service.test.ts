@@ -184,7 +184,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     const record = (await session('conv-b')).body;
     expect(record.results[0]).toMatchObject({ scorer: 'tool_trajectory', label: 'fail' });
     expect(record.results[0]!.reason).toBe(
-      'turn 2: trajectory does not match (in_order); missing or out of order: issue_refund; out of order: issue_refund in turn 1 before any verify_identity',
+      'turn 2: trajectory does not match (in_order); missing: issue_refund (called in turn 1); out of order: issue_refund in turn 1 before any verify_identity (first in turn 2)',
     );
   });
 

@@ -3,6 +3,7 @@ import { agentTrace, teamTrace, type CallInput } from '../../../test/helpers/tra
 import type { ScoreResult } from '../score-result.js';
 import type { ExpectedCall } from '../test-case.js';
 import { toolTrajectory } from './tool-trajectory.js';
+import { sessionTrace } from '../../normalize/session-trace.js';
 
 function score(
   calls: CallInput[],
@@ -211,7 +212,8 @@ describe('tool_trajectory: agents', () => {
     const r = run([{ name: 'lookup_faq', agent: 'billing' }]);
     expect(r.status === 'scored' && [r.score, r.reason]).toEqual([
       0,
-      'trajectory does not match (in_order); missing or out of order: lookup_faq; unexpected or out of order: lookup_faq, lookup_order, issue_refund; lookup_faq was called by triage, expected by billing',
+      // The agent first; the calls the rule allows beyond the expected one last, as allowed.
+      'lookup_faq was called by triage, expected by billing; trajectory does not match (in_order); also called: lookup_order, issue_refund',
     ]);
     expect(r.status === 'scored' && r.details.wrongAgent).toEqual([
       { tool: 'lookup_faq', expected: 'billing', calledBy: 'triage' },
@@ -261,10 +263,13 @@ describe('tool_trajectory: ordering rules and forbidden tools on one trace', () 
     const late = withRules(['refund', 'verify'], { before: [['verify', 'refund']] });
     expect(late).toMatchObject({
       score: 0,
-      reason: 'out of order: refund before any verify',
-      details: { outOfOrder: ['refund before any verify'] },
+      reason: 'out of order: refund at call 1 before any verify (first at call 2)',
+      details: { outOfOrder: ['refund at call 1 before any verify (first at call 2)'] },
     });
-    expect(value(withRules(['refund'], { before: [['verify', 'refund']] }))).toBe(0);
+    expect(withRules(['lookup', 'refund'], { before: [['verify', 'refund']] })).toMatchObject({
+      score: 0,
+      reason: 'out of order: refund at call 2 before any verify (never called)',
+    });
   });
 
   it('scores 0 for a forbidden tool on the case, whatever else matches', () => {
@@ -275,5 +280,98 @@ describe('tool_trajectory: ordering rules and forbidden tools on one trace', () 
       reason: 'forbidden tool called: delete_account',
     });
     expect(value(withRules(['lookup'], { forbidden: ['delete_account'] }))).toBe(1);
+  });
+});
+
+describe('tool_trajectory: reasons lead with what is wrong, and never say it twice', () => {
+  const trajectory = (
+    trace: ReturnType<typeof agentTrace>,
+    expectedCalls: ExpectedCall[],
+    options: Record<string, unknown> = {},
+  ) =>
+    toolTrajectory.score({
+      trace,
+      testCase: { id: 't', scorers: [], expectedCalls },
+      options: toolTrajectory.parseOptions(options),
+      aliases: new Map(),
+    }) as ScoreResult;
+  const byBilling = (...n: string[]): ExpectedCall[] => n.map(name => ({ name, agent: 'billing' }));
+
+  it('a call by the expected agent, out of order, is an order problem, not an agent one', () => {
+    const trace = teamTrace([
+      { agent: 'triage', calls: [], handoffTo: 'billing' },
+      { agent: 'billing', calls: ['issue_refund', 'verify_identity'] },
+    ]);
+    const r = trajectory(trace, byBilling('verify_identity', 'issue_refund'));
+    // verify_identity (the later call) matches in order; the refund before it is out of order.
+    expect(r).toMatchObject({
+      score: 0,
+      reason: 'trajectory does not match (in_order); out of order: issue_refund',
+      details: { wrongAgent: [], misordered: ['issue_refund'] },
+    });
+  });
+
+  it('an agent-only problem opens with the agent, not with missing calls', () => {
+    const trace = teamTrace([
+      { agent: 'triage', calls: ['verify_identity', 'issue_refund'], handoffTo: 'billing' },
+      { agent: 'billing', calls: [] },
+    ]);
+    const r = trajectory(trace, byBilling('verify_identity', 'issue_refund'));
+    expect(r).toMatchObject({
+      score: 0,
+      reason:
+        'verify_identity was called by triage, expected by billing; issue_refund was called by triage, expected by billing; trajectory does not match (in_order)',
+      details: {
+        wrongAgent: [
+          { tool: 'verify_identity', expected: 'billing', calledBy: 'triage' },
+          { tool: 'issue_refund', expected: 'billing', calledBy: 'triage' },
+        ],
+      },
+    });
+  });
+
+  it('an agent expectation on a trace with no agent spans says the trace records none, and how agents get recorded', () => {
+    const trace = agentTrace(['verify_identity', 'issue_refund']);
+    expect([trace.agents, trace.agentName]).toEqual([[], undefined]);
+    const r = trajectory(trace, byBilling('verify_identity', 'issue_refund'));
+    expect(r.status === 'scored' && [r.score, r.reason]).toEqual([
+      0,
+      'the trace records no agents, so the agent expected (billing) cannot be checked: verify_identity, issue_refund were called with no agent span around them; agent spans are written by the OpenAI Agents SDK and LangGraph (through OpenInference), Mastra, VoltAgent, Google ADK, Strands and the Vercel AI SDK 7 (GenAI invoke_agent with gen_ai.agent.name), not by the Vercel AI SDK 6 (see docs/frameworks.md, "Multi-agent teams"); trajectory does not match (in_order)',
+    ]);
+    expect(r.status === 'scored' && r.details).toMatchObject({
+      wrongAgent: [],
+      agentsNotRecorded: ['verify_identity', 'issue_refund'],
+    });
+  });
+
+  it('a turn naming its agent, in a session with no agent spans, says so too', () => {
+    const turns = [agentTrace(['lookup_order'], { atMs: 0 })];
+    const r = toolTrajectory.score({
+      trace: sessionTrace('s', turns),
+      testCase: { id: 't', scorers: [], session: true, turns: [{ agent: 'billing' }] },
+      options: toolTrajectory.parseOptions({}),
+      aliases: new Map(),
+    }) as ScoreResult;
+    expect(
+      r.status === 'scored' && [r.score, r.reason.split('; agent spans are written')[0]],
+    ).toEqual([
+      0,
+      "turn 1: the session's traces record no agents, so the agent expected (billing) cannot be checked",
+    ]);
+  });
+
+  it('names a call made with other arguments, and one made in another turn, for what they are', () => {
+    const args = trajectory(agentTrace([{ name: 'lookup_order', args: { order: 'B2' } }]), [
+      { name: 'lookup_order', args: { order: 'A1' } },
+    ]);
+    expect(args).toMatchObject({
+      score: 0,
+      reason: 'trajectory does not match (in_order); arguments differ: lookup_order',
+      details: { argumentsDiffer: ['lookup_order'] },
+    });
+    const exact = trajectory(agentTrace(['a', 'c']), names('a', 'b'), { match: 'exact' });
+    expect(exact).toMatchObject({
+      reason: 'trajectory does not match (exact); missing: b; unexpected: c',
+    });
   });
 });

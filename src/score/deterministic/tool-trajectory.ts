@@ -5,8 +5,10 @@ import { callsOfTurn } from '../../normalize/session-trace.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { round2, scored, skipped, type ScoreResult } from '../score-result.js';
-import type { BeforeRule, ExpectedCall } from '../test-case.js';
+import type { ExpectedCall } from '../test-case.js';
 import { nameKey, type NameKey } from '../name-key.js';
+import { checkBefore } from './check-before.js';
+import { AGENT_SPANS_HINT, explainTrajectory } from './explain-trajectory.js';
 import { alignAnyOrder, alignInOrder, type Pair } from './align-calls.js';
 import { compareArguments, type ArgumentMode } from './compare-arguments.js';
 
@@ -141,16 +143,26 @@ export const toolTrajectory: Scorer<ToolTrajectoryOptions> = {
         trace,
         { ...options, forbiddenTools: [], maxCalls: undefined },
         key,
+        trace.session ? trace.toolSequence.filter(c => c.turn !== i) : [],
       );
       parts.push({ label, result: withAgent(result, turn.agent, calls, trace, options) });
     });
     if (before.length > 0)
-      parts.push({ label: undefined, result: checkBefore(trace, before, key, options) });
+      parts.push({
+        label: undefined,
+        result: checkBefore(trace, before, key, {
+          normalize: options.normalize,
+          threshold: options.threshold,
+        }),
+      });
     return combineParts(parts, options, trace.session?.turns.length);
   },
 };
 
-/** The trajectory of `actual` against `expectedAll` (forbidden entries included). */
+/**
+ * The trajectory of `actual` against `expectedAll` (forbidden entries included); `elsewhere`: the
+ * calls of a session's other turns, for a reason that says where a missing call was made.
+ */
 function compareTrajectory(
   actual: readonly ToolCall[],
   expectedAll: readonly ExpectedCall[],
@@ -158,6 +170,7 @@ function compareTrajectory(
   trace: NormalizedTrace,
   options: ToolTrajectoryOptions,
   key: NameKey,
+  elsewhere: readonly ToolCall[] = [],
 ): ScoreResult {
   const threshold = options.threshold ?? 1;
   const shown = (c: ToolCall): string => (options.normalize ? c.name : c.rawName);
@@ -239,9 +252,6 @@ function compareTrajectory(
     })),
     missingTools: missing.map(e => e.name),
     unexpectedTools: extra.map(shown),
-    ...(expected.some(e => e.agent) && {
-      wrongAgent: wrongAgents(missing, extra, key.expected, key.call, agentOf),
-    }),
     forbiddenCalled,
     ...(forbiddenCalls.length && {
       forbiddenAgents: [...new Set(forbiddenCalls.map(agentOf).filter(a => a !== undefined))],
@@ -281,60 +291,38 @@ function compareTrajectory(
     score = round2(metric === 'f1' ? f1 : metric === 'precision' ? precision : recall);
     details.metric = metric;
   }
-  const misrouted = (details.wrongAgent ?? []) as WrongAgent[];
-  const reason = explain(options.match, missing, extra.map(shown), structureOk, ordered);
-  return scored(
-    score,
-    threshold,
-    misrouted.length
-      ? `${reason}; ${misrouted.map(w => `${w.tool} was called by ${w.calledBy ?? 'no agent'}, expected by ${w.expected}`).join('; ')}`
-      : reason,
-    details,
-  );
-}
-
-/** An expected call made, but by another agent than the one the test case names. */
-interface WrongAgent {
-  tool: string;
-  expected: string;
-  calledBy: string | undefined;
-}
-
-function wrongAgents(
-  missing: readonly ExpectedCall[],
-  extra: readonly ToolCall[],
-  expectedKey: (name: string) => string,
-  callKey: (call: ToolCall) => string,
-  agentOf: (call: ToolCall) => string | undefined,
-): WrongAgent[] {
-  const out: WrongAgent[] = [];
-  const unclaimed = [...extra];
-  for (const e of missing) {
-    if (e.agent === undefined) continue;
-    const at = unclaimed.findIndex(c => callKey(c) === expectedKey(e.name));
-    if (at < 0) continue;
-    const [call] = unclaimed.splice(at, 1);
-    out.push({ tool: e.name, expected: e.agent, calledBy: agentOf(call!) });
+  const explained = explainTrajectory({
+    match: options.match,
+    ok: structureOk,
+    allowsExtra,
+    expected,
+    actual,
+    missing: expected.flatMap((e, i) => (!e.optional && !matchedExpected.has(i) ? [i] : [])),
+    extra: actual.flatMap((_, j) => (matchedActual.has(j) ? [] : [j])),
+    weight,
+    key,
+    shown,
+    agentOf,
+    noAgents:
+      expected.some(e => e.agent !== undefined) &&
+      trace.agents.length === 0 &&
+      actual.every(c => agentOf(c) === undefined)
+        ? noAgentsClause(trace)
+        : undefined,
+    elsewhere,
+  });
+  if (expected.some(e => e.agent)) {
+    details.wrongAgent = explained.wrongAgent;
+    if (explained.agentsNotRecorded.length) details.agentsNotRecorded = explained.agentsNotRecorded;
   }
-  return out;
+  if (explained.misordered.length) details.misordered = explained.misordered;
+  if (explained.argumentsDiffer.length) details.argumentsDiffer = explained.argumentsDiffer;
+  return scored(score, threshold, explained.reason, details);
 }
 
-function explain(
-  match: string,
-  missing: ExpectedCall[],
-  extra: string[],
-  ok: boolean,
-  ordered: boolean,
-): string {
-  if (ok && missing.length === 0 && extra.length === 0) return `trajectory matches (${match})`;
-  const parts: string[] = [];
-  if (missing.length)
-    parts.push(
-      `${ordered ? 'missing or out of order' : 'missing'}: ${missing.map(e => e.name).join(', ')}`,
-    );
-  if (extra.length)
-    parts.push(`${ordered ? 'unexpected or out of order' : 'unexpected'}: ${extra.join(', ')}`);
-  return `${ok ? 'trajectory matches' : 'trajectory does not match'} (${match}); ${parts.join('; ')}`;
+/** What a reason says of a trace (or a session's traces) that records no agent. */
+function noAgentsClause(trace: NormalizedTrace): string {
+  return trace.session ? "the session's traces record no agents" : 'the trace records no agents';
 }
 
 /** `forbidden: [a, b]` as forbidden expected calls. */
@@ -344,7 +332,8 @@ function forbiddenCalls(names: readonly string[] | undefined): ExpectedCall[] {
 
 /**
  * A turn that names its `agent` fails when it made calls and none of them by that agent (its
- * expected calls already ask for the agent; this catches a turn that expects none).
+ * expected calls already ask for the agent; this catches a turn that expects none), the reason
+ * leading with the agent: who handled it, or that no agent is recorded and how one gets recorded.
  */
 function withAgent(
   result: ScoreResult,
@@ -354,46 +343,25 @@ function withAgent(
   options: ToolTrajectoryOptions,
 ): ScoreResult {
   if (agent === undefined || calls.length === 0 || result.status !== 'scored') return result;
-  const by = [...new Set(calls.map(c => c.agent ?? trace.agentName ?? 'no agent'))];
+  const agentOf = (c: ToolCall): string | undefined => c.agent ?? trace.agentName;
+  const by = [...new Set(calls.map(agentOf))];
   if (by.includes(agent) || result.label === 'fail') return result;
-  return scored(0, options.threshold ?? 1, `handled by ${by.join(', ')}, expected ${agent}`, {
-    ...result.details,
-    wrongAgent: calls.map(c => ({ tool: c.name, expected: agent, calledBy: c.agent })),
-  });
-}
-
-/**
- * The ordering rules of `before`: each `[a, b]` holds when a call of `a` came before every call of
- * `b` (earlier in the same turn, or in an earlier turn); a `b` never called breaks no rule. The
- * first call that breaks a rule is named, with its turn.
- */
-function checkBefore(
-  trace: NormalizedTrace,
-  rules: readonly BeforeRule[],
-  key: NameKey,
-  options: ToolTrajectoryOptions,
-): ScoreResult {
-  const broken: string[] = [];
-  for (const [first, then] of rules) {
-    const firstKey = key.expected(first);
-    const thenKey = key.expected(then);
-    let seen = false;
-    for (const call of trace.toolSequence) {
-      const k = key.call(call);
-      if (k === firstKey) seen = true;
-      else if (k === thenKey && !seen) {
-        const where = call.turn === undefined ? '' : ` in turn ${call.turn + 1}`;
-        broken.push(`${options.normalize ? call.name : call.rawName}${where} before any ${first}`);
-        break;
-      }
-    }
-  }
-  const rulesText = rules.map(([a, b]) => `${a} before ${b}`).join(', ');
+  const recorded = by.filter(a => a !== undefined);
+  if (recorded.length === 0 && trace.agents.length === 0)
+    return scored(
+      0,
+      options.threshold ?? 1,
+      `${noAgentsClause(trace)}, so the agent expected (${agent}) cannot be checked; ${AGENT_SPANS_HINT}`,
+      { ...result.details, agentsNotRecorded: calls.map(c => c.name) },
+    );
   return scored(
-    broken.length ? 0 : 1,
+    0,
     options.threshold ?? 1,
-    broken.length ? `out of order: ${broken.join('; ')}` : `order kept (${rulesText})`,
-    { before: rules.map(([a, b]) => [a, b]), outOfOrder: broken },
+    `handled by ${by.map(a => a ?? 'no agent').join(', ')}, expected ${agent}`,
+    {
+      ...result.details,
+      wrongAgent: calls.map(c => ({ tool: c.name, expected: agent, calledBy: agentOf(c) })),
+    },
   );
 }
 
@@ -428,6 +396,9 @@ function combineParts(
     unexpectedTools: strings('unexpectedTools'),
     forbiddenCalled: strings('forbiddenCalled'),
     wrongAgent: list('wrongAgent'),
+    agentsNotRecorded: strings('agentsNotRecorded'),
+    misordered: strings('misordered'),
+    argumentsDiffer: strings('argumentsDiffer'),
     forbiddenAgents: strings('forbiddenAgents'),
     outOfOrder: strings('outOfOrder'),
     ...(firstTurn && { failingTurn: Number(firstTurn.slice('turn '.length)) }),
