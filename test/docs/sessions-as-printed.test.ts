@@ -211,10 +211,11 @@ describe('docs/sessions.md as printed, on the Vercel AI SDK', () => {
       expect(anywhere.matched).toEqual([`${suite.name} / refund-anywhere`]);
       expect(verdicts(anywhere)).toEqual({ tool_trajectory: 'pass', tool_loops: 'pass' });
 
-      // Each turn's own record: not scored alone, its calls shown, and the last one says it ended.
+      // Each turn's own record: its test case not scored on it alone (tool health is, on the
+      // turn's own calls), its calls shown, and the last one says it ended the session.
       const last = kept.session!.traceIds[1]!;
       const turn = (await (await fetch(`${origin}/api/v1/traces/${last}`)).json()) as RunRecord;
-      expect(turn.state).toBe('not_scored');
+      expect([turn.state, turn.matched]).toEqual(['scored', ['rule:tool-health']]);
       expect(turn.toolCalls.map(c => c.name)).toEqual(['verify_identity', 'issue_refund']);
       expect(turn.reason).toBe(
         `a turn of session test case ${suite.name} / refund-conversation: scored with its session: at once, this turn marks the end (ai.telemetry.metadata.${endKey})`,
