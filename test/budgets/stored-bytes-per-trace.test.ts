@@ -18,8 +18,9 @@ import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
  * same on 22 and 24 (bytes sent do not depend on V8): the run record's `SET` 5,613 (record,
  * results and export line), the results' stream entries 1,759 in `EVALSHA`. Memory: 7,572–7,635
  * on Node 20.20 (10 runs), 6,904–6,922 on 22.23 and 6,855–6,856 on 24.22 (3 each; the heap's
- * layout is V8's). The budgets (`BUDGETS` in bench/budget-figures.ts, where the same workload
- * prints them) are those maxima and about 2%. To lower one: write or keep less per trace (each
+ * layout is V8's). The budgets (`BUDGETS` in bench/budget-figures.ts, where the bench prints
+ * them beside the figures) are those maxima and about 2% (memory), 3% (Redis: a slower pass
+ * writes smaller batches, each with its keys). To lower one: write or keep less per trace (each
  * result once, a smaller run record), measure with `npm run bench -- --budgets` (it prints the
  * Redis bytes by command), and set the budget to the new maximum and the same margin in
  * `BUDGETS`, on every Node major there, with the figures in this comment.
