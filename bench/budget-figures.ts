@@ -29,9 +29,12 @@ export interface Spread {
 export interface BudgetFigures {
   /** V8 heap bytes allocated per scored span, with each results store (`pipelineAllocation`). */
   allocatedBytesPerSpan: { memory?: Spread; redis?: Spread };
-  /** Redis: command argument bytes the results store sends per trace; memory: heap it holds per trace. */
+  /**
+   * Redis: command argument bytes the results store sends per trace; memory: heap it holds per
+   * trace.
+   */
   storedBytesPerTrace: { memory?: Spread; redis?: Spread };
-  /** Commands the Redis results store sends per trace (its share of the Redis commands per trace). */
+  /** Commands the Redis results store sends per trace (its share of all Redis commands). */
   resultsStoreCommandsPerTrace?: Spread;
   /** The Redis results store's argument bytes per trace by command, of its median run. */
   redisBytesByCommand?: Record<string, number>;
@@ -213,6 +216,7 @@ export function budgetLines(f: BudgetFigures, redisCommandsPerTrace?: number): s
     redisCommandsPerTrace === undefined
       ? `  Redis commands per trace                   not counted without the load runs (test/budgets/redis-commands-per-trace.test.ts holds ${BUDGETS.redisCommandsPerTrace} on its workload)`
       : `  Redis commands per trace (load, 2 workers) ${redisCommandsPerTrace.toFixed(2).padEnd(30)}    the budget test holds ${BUDGETS.redisCommandsPerTrace} on its own workload; a short or starved load run counts more (BullMQ's polling is per second)`,
+    ...(node === major ? [] : [`  (no heap budgets for Node ${major}: Node 20's are shown)`]),
     ...f.failures.map(why => `  not measured: ${why}`),
   ];
 }

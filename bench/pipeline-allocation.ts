@@ -24,7 +24,10 @@ export interface PipelineAllocationOptions {
   store: 'memory' | 'redis';
   /** Requests measured (512 spans each), a multiple of 5. @defaultValue 40 */
   requests?: number;
-  /** Requests run first, unmeasured (JIT, caches, Lua scripts loaded), a multiple of 5. @defaultValue 10 */
+  /**
+   * Requests run first, unmeasured (JIT, caches, Lua scripts loaded), a multiple of 5.
+   * @defaultValue 10
+   */
   warmUpRequests?: number;
   /** @defaultValue redis://127.0.0.1:6379 */
   redisUrl?: string;
@@ -44,7 +47,8 @@ export interface PipelineFigures {
   gcs: number;
   /**
    * Redis: bytes of every command argument sent (keys, values, script arguments; not the RESP
-   * framing) but the per-minute hashes' (see `periodic`), per trace. Memory: heap the store holds after the pass, per trace.
+   * framing) but the per-minute hashes' (see `periodic`), per trace. Memory: heap the store
+   * holds after the pass, per trace.
    */
   storedBytesPerTrace: number;
   /** Redis only: commands the results store sent per trace (a script call is one). */
@@ -75,11 +79,13 @@ export interface PipelineFigures {
  * Allocation is V8's heap only (objects and strings; not Buffers' backing stores), counted
  * exactly rather than sampled: heap in use after the pass, minus before, plus what every garbage
  * collection in between freed (`v8.GCProfiler` reports each one's heap before and after). Run it
- * in a process of its own, with `--expose-gc` and, for repeatable figures,
- * `--single-threaded` (`FIGURE_NODE_FLAGS`). The Redis store's bytes are counted on its own connection's
+ * in a process of its own, with `--expose-gc` and, for repeatable figures, `--single-threaded`
+ * (`FIGURE_NODE_FLAGS`). The Redis store's bytes are counted on its own connection's
  * `sendCommand` (a wrapper adding lengths), on a real Redis; what it rewrites once a second
  * whatever the traffic (the per-minute hashes) is counted apart, as those bytes follow how long
- * the pass took.
+ * the pass took. So does what the Redis store allocates for those writes and its 50 ms batches:
+ * the allocation figure with it moves with the pass's duration (with the memory store, it does
+ * not).
  */
 export async function pipelineAllocation(
   m: SideModules,
