@@ -4,12 +4,17 @@
  * temporary git worktree (sharing this tree's node_modules) and built; then each round runs the
  * closed-loop load (bullmq driver, 2 workers) on REV's CLI and on this tree's, alternating which
  * goes first, and the figures are the medians of the rounds: CPU seconds per million scored spans
- * by receiver, workers and Redis, Redis commands per trace, and scored spans/s.
+ * by receiver, workers and Redis, Redis commands per trace, and scored spans/s. Then the figures
+ * no host can blur (`budgetFigures`) on each side's built code: this tree's workload script
+ * (bench/budget-figures.child.ts) loads REV's `dist/` modules, so a REV from before the script
+ * existed is measured too, as long as the internals it calls kept their signatures (a side where
+ * they did not says so in its `budgets.failures`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { budgetFigures, type BudgetFigures } from './budget-figures.js';
 import { loadBench, type LoadResult } from './load-bench.js';
 import { cpuPerMillionSpans } from './load-report.js';
 import { median } from './measure.js';
@@ -24,6 +29,8 @@ export interface AbSide {
   scoredSpansPerSecond: number;
   /** Each round's total, in order, to show the spread. */
   totals: number[];
+  /** Allocation, stored and held bytes on this side's code (`budgetFigures`), when measured. */
+  budgets?: BudgetFigures;
 }
 
 /** What {@link abCost} measured. */
@@ -36,8 +43,8 @@ export interface AbResult {
   roundRatios: number[];
 }
 
-/** Builds `rev` in a temporary worktree; returns its CLI and a clean-up. */
-function buildRev(rev: string): { cli: string; remove: () => void } {
+/** Builds `rev` in a temporary worktree; returns its root, its CLI and a clean-up. */
+function buildRev(rev: string): { dir: string; cli: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-ab-'));
   execFileSync('git', ['worktree', 'add', '--detach', dir, rev], { cwd: ROOT, stdio: 'ignore' });
   const remove = () => {
@@ -47,7 +54,7 @@ function buildRev(rev: string): { cli: string; remove: () => void } {
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
-    return { cli: join(dir, 'dist/cli/bin.js'), remove };
+    return { dir, cli: join(dir, 'dist/cli/bin.js'), remove };
   } catch (error) {
     remove();
     throw error;
@@ -80,9 +87,11 @@ export async function abCost(
     sessions?: boolean;
     /** The evaluation-span backend answers each export after this many ms (`LoadOptions.backendDelayMs`). */
     backendDelayMs?: number;
+    /** Runs of each budget figure per side (`budgetFigures`); 0 skips them. @defaultValue 5 */
+    budgetRuns?: number;
   } = {},
 ): Promise<AbResult> {
-  const { sessions = false, backendDelayMs } = traffic;
+  const { sessions = false, backendDelayMs, budgetRuns = 5 } = traffic;
   const baseline = buildRev(rev);
   try {
     const current = join(ROOT, 'dist/cli/bin.js');
@@ -103,6 +112,10 @@ export async function abCost(
     }
     const base = side(rev, a);
     const cand = side('this tree', b);
+    if (budgetRuns > 0) {
+      base.budgets = budgetFigures(baseline.dir, budgetRuns);
+      cand.budgets = budgetFigures(ROOT, budgetRuns);
+    }
     return {
       baseline: base,
       candidate: cand,

@@ -22,6 +22,12 @@
  * (to repeat a soak at the same rate on a machine whose throughput varies from run to run).
  * `--soak-retention-hours H` keeps run records H hours (default 1/60: a minute).
  *
+ * `--budgets` measures only the figures no host can blur (bench/budget-figures.ts), on this
+ * tree's built code, each `--budget-runs` times (default 5) in a process of its own: V8 heap bytes
+ * allocated per scored span and bytes stored per trace (memory and Redis results stores), bytes
+ * held per buffered span; writes bench/results/budgets.json. The full run measures them too, and
+ * prints them at its end with the load runs' Redis commands per trace; so does the A/B, per side.
+ *
  * `--burst` runs only the burst (bench/burst-bench.ts): `/healthz` while the embedded default takes
  * 100,000 traces at once; the full run ends with it.
  *
@@ -58,6 +64,7 @@ import { logsBench } from './logs-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 import { fmt } from './measure.js';
+import { budgetFigures, budgetLines, type BudgetFigures } from './budget-figures.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,6 +81,8 @@ const { values: args } = parseArgs({
     'ab-sessions': { type: 'boolean' },
     'ab-backend-ms': { type: 'string' },
     burst: { type: 'boolean' },
+    budgets: { type: 'boolean' },
+    'budget-runs': { type: 'string' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -86,6 +95,31 @@ function positiveArg(name: keyof typeof args): number | undefined {
   return n;
 }
 const rounds = positiveArg('rounds') ?? 5;
+const budgetRuns = positiveArg('budget-runs') ?? 5;
+let built = false;
+/** Builds dist/ once: the load's processes run the built CLI, the budget figures its modules. */
+function buildDist(why: string): void {
+  if (built) return;
+  console.log(`building dist/ for ${why}`);
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  built = true;
+}
+const BUDGETS_TITLE =
+  'Budgets no host can blur (counted, not timed; median (min–max) of runs in processes of their own)';
+
+if (args.budgets) {
+  buildDist('the budget figures (they run its modules)');
+  const budgets = budgetFigures(undefined, budgetRuns);
+  console.log(`\n${BUDGETS_TITLE}`);
+  for (const line of budgetLines(budgets)) console.log(line);
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL('results/budgets.json', import.meta.url),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs: budgetRuns, ...budgets }, null, 2)}\n`,
+  );
+  console.log('\nwrote bench/results/budgets.json');
+  process.exit(budgets.failures.length === 0 ? 0 : 1);
+}
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 
 if (args.soak) {
@@ -166,6 +200,7 @@ if (args.ab) {
   const backendDelayMs = positiveArg('ab-backend-ms');
   const ab = await abCost(args.ab, abRounds, seconds, {
     sessions: args['ab-sessions'] === true,
+    budgetRuns,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
   });
   console.log(
@@ -185,6 +220,22 @@ if (args.ab) {
   console.log(
     `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
   );
+  if (ab.baseline.budgets && ab.candidate.budgets) {
+    const [a, b] = [ab.baseline.budgets, ab.candidate.budgets];
+    console.log(`\n${BUDGETS_TITLE}, each side's code`);
+    for (const [name, s] of [
+      ['A', ab.baseline],
+      ['B', ab.candidate],
+    ] as const) {
+      console.log(`  ${name} ${s.label}`);
+      for (const line of budgetLines(s.budgets!, s.redisCommandsPerTrace)) console.log(`  ${line}`);
+    }
+    const r = (bv: number | undefined, av: number | undefined): string =>
+      bv !== undefined && av !== undefined && av > 0 ? `${(bv / av).toFixed(3)}×` : 'n/a';
+    console.log(
+      `  B / A beside the CPU's ${ab.totalRatio.toFixed(2)}: allocated per span ${r(b.allocatedBytesPerSpan.memory?.median, a.allocatedBytesPerSpan.memory?.median)} (memory store), ${r(b.allocatedBytesPerSpan.redis?.median, a.allocatedBytesPerSpan.redis?.median)} (Redis store); stored per trace ${r(b.storedBytesPerTrace.memory?.median, a.storedBytesPerTrace.memory?.median)} (memory), ${r(b.storedBytesPerTrace.redis?.median, a.storedBytesPerTrace.redis?.median)} (Redis); held per span ${r(b.heldBytesPerSpan?.median, a.heldBytesPerSpan?.median)}; Redis commands per trace ${r(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}`,
+    );
+  }
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const abRecord = {
     date: new Date().toISOString(),
@@ -324,6 +375,12 @@ console.log(
   `  ${fmt(e2e.spansPerSecond)} spans/s (${e2e.seconds.toFixed(2)} s, first request to last evaluation span, 200 ms settle window included)`,
 );
 
+// The figures no host can blur, on the built modules; printed at the end, with the load's Redis
+// commands per trace.
+buildDist('the budget figures (they run its modules)');
+const budgets: BudgetFigures = budgetFigures(undefined, budgetRuns);
+let loadCommandsPerTrace: number | undefined;
+
 // The load report: separate processes, 60 s each, closed loop (throughput and its cost) with 1
 // and 2 workers, and with 2 without the results store (its share), then open loop below the
 // 1-worker capacity (latency when the workers keep up); then the memory driver (one process, no
@@ -333,8 +390,7 @@ let burst: BurstResult | undefined;
 if (!args['no-load']) {
   const seconds = positiveArg('load-seconds') ?? 60;
   const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'spanscore-profile-')) : undefined;
-  console.log('\nbuilding dist/ for the load report (the processes run the built CLI)');
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  buildDist('the load report (the processes run the built CLI)');
   const perTrace = await redisBytesPerTrace();
   const runs: LoadResult[] = [];
   for (const workers of [1, 2]) runs.push(await loadBench({ workers, seconds }));
@@ -389,6 +445,7 @@ if (!args['no-load']) {
         console.log(`    ${(row.share * 100).toFixed(1).padStart(5)}%  ${row.fn}`);
     }
   }
+  loadCommandsPerTrace = report.redisCommandsPerTrace;
   load = {
     runs,
     cpuSecondsPerMillionSpans: report.cpu,
@@ -397,6 +454,9 @@ if (!args['no-load']) {
     redisBytesPerTrace: perTrace,
   };
 }
+
+console.log(`\n${BUDGETS_TITLE}`);
+for (const line of budgetLines(budgets, loadCommandsPerTrace)) console.log(line);
 
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
 const out = {
@@ -412,6 +472,7 @@ const out = {
   endToEndShort: e2e,
   load,
   burst: burst ?? null,
+  budgets: { runs: budgetRuns, ...budgets },
 };
 writeFileSync(new URL('results/latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
 console.log('\nwrote bench/results/latest.json');

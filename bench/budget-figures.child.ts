@@ -1,0 +1,25 @@
+/**
+ * One budget figure, measured in this process and printed as JSON on stdout:
+ * `node --expose-gc --single-threaded --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
+ * where FIGURE is `allocation-memory` or `allocation-redis` ({@link pipelineAllocation} with that
+ * results store; Redis at `REDIS_URL`, default the local one) or `held` ({@link heldBytesPerSpan}),
+ * and ROOT the checkout whose built `dist/` runs (default this tree). A process per figure: each
+ * starts from the same heap, and none is measured beside another's garbage.
+ */
+import { heldBytesPerSpan } from './held-bytes-per-span.js';
+import { pipelineAllocation } from './pipeline-allocation.js';
+import { sideModules } from './side-modules.js';
+
+const [figure, root] = process.argv.slice(2);
+const m = await sideModules(root);
+let out: unknown;
+if (figure === 'allocation-memory' || figure === 'allocation-redis')
+  out = await pipelineAllocation(m, {
+    store: figure === 'allocation-memory' ? 'memory' : 'redis',
+    ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
+  });
+else if (figure === 'held') out = await heldBytesPerSpan(m);
+else
+  throw new Error(`unknown figure ${String(figure)}: allocation-memory, allocation-redis or held`);
+process.stdout.write(`${JSON.stringify(out)}\n`);
+process.exit(0);
