@@ -11,8 +11,14 @@ import {
 } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
-import { createSessionQueue, createSessionWorker, type SessionQueue } from './session-queue.js';
-import { droppedFromSession, sessionPolicy } from './session-policy.js';
+import {
+  createSessionQueue,
+  createSessionWorker,
+  type SessionByteBounds,
+  type SessionJobTiming,
+  type SessionQueue,
+} from './session-queue.js';
+import { sessionPolicy } from './session-policy.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
@@ -139,8 +145,8 @@ export function createBullmqQueueDriver(
             connection: connect('bullmq'),
             prefix: config.queue.prefix,
             policy: sessionPolicy(config),
-            attempts: config.worker.attempts,
-            backoffMs: config.worker.backoffMs,
+            bytes: sessionByteBounds(config),
+            timing: sessionJobTiming(config),
           })
         : undefined;
       const sessions = sessionQueue;
@@ -175,8 +181,9 @@ export function createBullmqQueueDriver(
             return async () => {
               await deliver();
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
-              if (sessions && next?.turn && (await sessions.add(next.turn, next.spans)) === 'full')
-                events.log(droppedFromSession(traceId, next.turn.sessionId, sessionPolicy(config)));
+              if (!sessions || !next?.turn) return;
+              if ((await sessions.add(next.turn, next.spans)) === 'refused')
+                events.onSessionRefused?.(next.turn.sessionId, traceId, 'max_bytes');
             };
           },
           ...bullmqWorkerLimits(config),
@@ -195,19 +202,19 @@ export function createBullmqQueueDriver(
           connection: connect('bullmq'),
           prefix: config.queue.prefix,
           policy: sessionPolicy(config),
+          bytes: sessionByteBounds(config),
+          timing: sessionJobTiming(config),
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
-          lockDurationMs: config.worker.lockDurationMs,
-          stalledIntervalMs: config.worker.stalledIntervalMs,
-          process: (sessionId, traces, cut) => scorer.scoreSession(sessionId, traces, cut),
-          onGone: sessionId =>
+          process: (sessionId, traces, pass) => scorer.scoreSession(sessionId, traces, pass),
+          onGone: (sessionId, part) =>
             events.log(
-              `spanscore: session ${sessionId} had no traces left when its job ran (older than sessions.maxAgeMs)`,
+              `spanscore: session ${sessionId} (part ${part}) had no traces left when its job ran: its pass came later than its keys live (sessions.maxAgeMs + idleMs + a margin)`,
             ),
           onError: e => events.log(`spanscore: session worker: ${e.message}`),
         });
         sessionWorker.on('failed', (job, error) =>
           events.log(
-            `spanscore: session ${job?.data.sessionId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+            `spanscore: session ${job?.data.sessionId ?? '?'} (part ${job?.data.part ?? 1}) attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
           ),
         );
         closers.unshift(() => sessionWorker.close());
@@ -233,6 +240,7 @@ export function createBullmqQueueDriver(
         closers.push(() => queue.close());
       }
     },
+    openSessions: limit => sessionQueue?.openSessions(limit) ?? Promise.resolve([]),
     async ready() {
       try {
         await whenReady(commands);
@@ -300,6 +308,24 @@ export function bullmqWorkerLimits(
 ): Pick<ScoreTraceWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs'> {
   return {
     concurrency: config.worker.concurrency,
+    lockDurationMs: config.worker.lockDurationMs,
+    stalledIntervalMs: config.worker.stalledIntervalMs,
+  };
+}
+
+/** The byte bounds of sessions, as the config resolves them. */
+export function sessionByteBounds(config: Readonly<Config>): SessionByteBounds {
+  return {
+    maxSessionBytes: config.sessions.maxSessionBytes,
+    maxBytes: config.sessions.maxBytes,
+  };
+}
+
+/** How session jobs are retried and taken over when stalled: as trace jobs are. */
+export function sessionJobTiming(config: Readonly<Config>): SessionJobTiming {
+  return {
+    attempts: config.worker.attempts,
+    backoffMs: config.worker.backoffMs,
     lockDurationMs: config.worker.lockDurationMs,
     stalledIntervalMs: config.worker.stalledIntervalMs,
   };
