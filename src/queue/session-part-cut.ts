@@ -35,9 +35,9 @@ export function asSessionCutCode(code: string | undefined): SessionCutCode | und
     : undefined;
 }
 
-/** `ms` as people say it: seconds under two minutes, minutes under two hours, else hours. */
+/** `ms` as people say it: seconds (to a tenth) under two minutes, minutes under two hours, else hours. */
 function duration(ms: number): string {
-  if (ms < 120_000) return `${Math.round(ms / 1000)} seconds`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} seconds`;
   if (ms < 7_200_000) return `${Math.round(ms / 60_000)} minutes`;
   return `${Math.round(ms / 3_600_000)} hours`;
 }

@@ -165,11 +165,7 @@ export interface SessionWorkerOptions {
   timing: SessionJobTiming;
   concurrency: number;
   /** Scores the part (and exports it); a rejection retries the job. */
-  process: (
-    sessionId: string,
-    traces: SessionTraceSpans[],
-    pass: SessionPass,
-  ) => Promise<unknown>;
+  process: (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => Promise<unknown>;
   /** A part's job found no turns: its keys expired (a pass later than their life) or released. */
   onGone?: (sessionId: string, part: number) => void;
   onError?: (error: Error) => void;

@@ -6,12 +6,7 @@ import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
 import type { RedisClient } from './redis-connection.js';
-import {
-  parsePartMember,
-  partMember,
-  sessionKeys,
-  sessionTotalKeys,
-} from './session-keys.js';
+import { parsePartMember, partMember, sessionKeys, sessionTotalKeys } from './session-keys.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 const TRACE_FIELD = 't:';
@@ -234,7 +229,12 @@ export class RedisSessionStore {
 
   /** A pass of the part begins: it is shown as under way (`OpenSession.scoreAtMs` undefined). */
   async passStarted(sessionId: string, part: number): Promise<void> {
-    await this.commands.zadd(sessionTotalKeys(this.prefix).due, 'XX', 0, partMember(sessionId, part));
+    await this.commands.zadd(
+      sessionTotalKeys(this.prefix).due,
+      'XX',
+      0,
+      partMember(sessionId, part),
+    );
   }
 
   /**

@@ -5,22 +5,15 @@ import { parsePartMember, partMember, sessionKeys } from './session-keys.js';
 const slot = (key: string) => generateMulti([key]);
 
 describe('sessionKeys', () => {
-  it.each([
-    'conv-1',
-    'a}b',
-    '}x',
-    '~}x',
-    '~x',
-    '{',
-    '{}',
-    '}',
-    'ü-会话',
-  ])('puts every key of session %j on one slot', id => {
-    const keys = sessionKeys('p', id);
-    const slots = new Set([keys.base, keys.part(2), keys.part(17)].map(slot));
-    expect(slots.size).toBe(1);
-    expect(keys.part(1)).toBe(keys.base);
-  });
+  it.each(['conv-1', 'a}b', '}x', '~}x', '~x', '{', '{}', '}', 'ü-会话'])(
+    'puts every key of session %j on one slot',
+    id => {
+      const keys = sessionKeys('p', id);
+      const slots = new Set([keys.base, keys.part(2), keys.part(17)].map(slot));
+      expect(slots.size).toBe(1);
+      expect(keys.part(1)).toBe(keys.base);
+    },
+  );
 
   it('keeps the previous release’s key for an ordinary id', () => {
     expect(sessionKeys('p', 'conv-1').base).toBe('p:session:{conv-1}');

@@ -2,10 +2,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
-import {
-  RedisSessionStore,
-  type SessionStoreBounds,
-} from '../../src/redis/redis-session-store.js';
+import { RedisSessionStore, type SessionStoreBounds } from '../../src/redis/redis-session-store.js';
 import { encodeSpanBatch } from '../../src/redis/span-batch-codec.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
@@ -87,9 +84,15 @@ describe('RedisSessionStore on a real Redis', () => {
     expect(ids(read)).toEqual([traceId(2), traceId(3)].sort());
     expect(read).toMatchObject({ firstAtMs: 2_000, lastAtMs: 3_500, cut: undefined });
     expect(read?.bytes).toBe(sizeOf(spans(2)) + sizeOf(spans(3)));
-    expect(read?.traces.every(t => t.spans.map(s => s.name).sort().join() === 'root,tool')).toBe(
-      true,
-    );
+    expect(
+      read?.traces.every(
+        t =>
+          t.spans
+            .map(s => s.name)
+            .sort()
+            .join() === 'root,tool',
+      ),
+    ).toBe(true);
     expect(await sessions.read('s-2', 1)).toBeUndefined();
     expect(await sessions.totalBytes()).toBe(read?.bytes);
   });
@@ -206,9 +209,7 @@ describe('RedisSessionStore on a real Redis', () => {
     // A turn for it now joins it, counted with the turns it held.
     const joined = await sessions.add('old', traceId(3), spans(3), 3_000, untagged);
     expect(joined).toMatchObject({ outcome: 'added', part: 1, traces: 3, firstAtMs: 1_000 });
-    expect(ids(await sessions.read('old', 1))).toEqual(
-      [traceId(1), traceId(2), traceId(3)].sort(),
-    );
+    expect(ids(await sessions.read('old', 1))).toEqual([traceId(1), traceId(2), traceId(3)].sort());
     expect(await sessions.totalBytes()).toBe(
       sizeOf(spans(1)) + sizeOf(spans(2)) + sizeOf(spans(3)),
     );
