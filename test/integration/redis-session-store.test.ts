@@ -8,6 +8,7 @@ import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { commandCalls } from '../helpers/command-calls.js';
 import { addAsPreviousRelease } from '../helpers/previous-session-layout.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -257,4 +258,30 @@ describe('RedisSessionStore on a real Redis', () => {
     await sessions.add('late', traceId(5), spans(5), 6_000, untagged);
     expect((await sessions.openSessions(10)).map(s => s.sessionId)).toEqual(['soon', 'late']);
   });
+
+  it('keeps every script on one slot of a cluster, for hostile ids too', async () => {
+    const cluster = await startRedisCluster({ masters: 3 });
+    closers.push(() => cluster.stop());
+    const commands = createRedisConnection({ clusterNodes: cluster.nodes }, 'commands');
+    closers.push(() => commands.quit());
+    await whenReady(commands, 5000);
+    const sessions = new RedisSessionStore(commands, 'p', { ...BOUNDS, maxTraces: 2 }, () => 1_000);
+    const hostile = ['conv-1', '}x', 'a}b', '~}x', '{', 'x}:2'];
+    let n = 0x200;
+    for (const id of hostile) {
+      const turns = [n++, n++, n++];
+      for (const t of turns) await sessions.add(id, traceId(t), spans(t), 1_000, tagged);
+      // Two parts: the first cut at maxTraces, the second holding the third turn.
+      expect(ids(await sessions.read(id, 1)), id).toEqual(turns.slice(0, 2).map(traceId).sort());
+      expect(ids(await sessions.read(id, 2)), id).toEqual([traceId(turns[2]!)]);
+    }
+    const open = await sessions.openSessions(100);
+    expect(open.map(o => `${o.part}:${o.sessionId}`).sort()).toEqual(
+      hostile.flatMap(id => [`1:${id}`, `2:${id}`]).sort(),
+    );
+    const part1 = await sessions.read('}x', 1);
+    const before = await sessions.totalBytes();
+    await sessions.passEnded('}x', 1, part1!, 'max_traces');
+    expect(await sessions.totalBytes()).toBe(before - part1!.bytes);
+  }, 60_000);
 });
