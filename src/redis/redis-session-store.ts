@@ -116,6 +116,12 @@ export class RedisSessionStore {
     let reserved: { part: number; bytes: number } | undefined;
     let totalBytes: number | undefined;
     let closed: AddedSessionTurn['closed'];
+    // Bytes admitted for a part this turn did not open after all (another turn opened it, or
+    // the session moved on meanwhile) are given back.
+    const giveBack = async (): Promise<void> => {
+      if (reserved) await this.account(nowMs, 'add', sessionId, reserved.part, -reserved.bytes);
+      reserved = undefined;
+    };
     for (let attempt = 0; attempt < 3; attempt++) {
       const [outcome, part, traces, first, added, cut, closedPart, closedCut, , taken] =
         await this.commands.spanscoreAddSessionTrace(
@@ -140,8 +146,7 @@ export class RedisSessionStore {
       const none = { part, traces: 0, firstAtMs: 0, delayMs: 0, cut: undefined, closed };
       if (outcome === 'no_session') return { outcome, ...none, totalBytes };
       if (outcome === 'admit') {
-        if (reserved) await this.account(nowMs, 'add', sessionId, reserved.part, -reserved.bytes);
-        reserved = undefined;
+        await giveBack();
         // Opening: the part is new (age 0) and cut at once when this turn alone fills it.
         const delay =
           turn.ends || b.maxTraces <= 1 || size >= b.maxSessionBytes
@@ -165,10 +170,9 @@ export class RedisSessionStore {
       const partCut = asSessionCutCode(cut);
       const delayMs =
         turn.ends || partCut ? 0 : Math.max(0, Math.min(b.idleMs, b.maxAgeMs - (nowMs - first)));
-      if (reserved?.part === part && reserved.bytes === added) reserved = undefined;
-      else {
-        if (reserved) await this.account(nowMs, 'add', sessionId, reserved.part, -reserved.bytes);
-        reserved = undefined;
+      // Opened as admitted: counted then. Else the bytes this turn added are counted now.
+      if (reserved?.part !== part || reserved.bytes !== added) {
+        await giveBack();
         totalBytes = await this.account(
           nowMs,
           'add',
@@ -190,7 +194,7 @@ export class RedisSessionStore {
         totalBytes,
       };
     }
-    if (reserved) await this.account(nowMs, 'add', sessionId, reserved.part, -reserved.bytes);
+    await giveBack();
     return {
       outcome: 'refused',
       part: 0,

@@ -112,7 +112,7 @@ export function createServiceMetrics(
     }),
     sessionsRefused: new Counter({
       name: 'spanscore_sessions_refused_total',
-      help: 'Sessions (or a session\'s next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); their traces are scored alone',
+      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); their traces are scored alone",
       labelNames: ['reason'],
       registers,
     }),

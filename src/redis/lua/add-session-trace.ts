@@ -2,7 +2,7 @@
  * Adds one turn (a scored trace) to its session's current part, or opens the part after it. A part
  * keeps its turns' ids in the order they came (`order`, space-separated).
  *
- * KEYS: the session's part-1 hash (see `session-keys.ts`; part n > 1 is `<KEYS[1]>:<n>`, on the
+ * KEYS: the session's part-1 hash (see `session-keys.ts`; part n \> 1 is `<KEYS[1]>:<n>`, on the
  * same slot by the hash tag). ARGV: the turn's field (`t:<trace id>`), its spans (one span batch),
  * now (ms), the bounds of a part (traces, age in ms, bytes), a part's life (ms: its keys expire
  * that long after its first turn), '1' when the turn may open a session (it is tagged with a
@@ -19,8 +19,8 @@
  * A part-1 hash of the previous release (`first` and turns, no `n`) is counted and taken over in
  * place: it expires a life after its first, and the reply's last element says its bytes.
  *
- * Returns `{outcome, part, turns, first ms, bytes added to part, cut, closed part, its cut,
- * continues, bytes taken over}`:
+ * Returns, in order: outcome, part, turns, first ms, bytes added to part, cut, closed part, its
+ * cut, continues, bytes taken over. Outcomes:
  * `added` (to `part`, which now holds `turns`; `cut`: its cut, '' if none), `no_session` (an
  * untagged turn and no session: one `HMGET`), `admit` (the turn would open `part`).
  */
