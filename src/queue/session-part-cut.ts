@@ -28,13 +28,6 @@ export function sessionPartCut(code: SessionCutCode, bounds: SessionPartBounds):
   }
 }
 
-/** `code` when it is a cut code, else `undefined` (text read back from Redis is untrusted). */
-export function asSessionCutCode(code: string | undefined): SessionCutCode | undefined {
-  return code === 'max_traces' || code === 'max_age' || code === 'max_bytes' || code === 'evicted'
-    ? code
-    : undefined;
-}
-
 /** `ms` as people say it: seconds (to a tenth) under two minutes, minutes under two hours, else hours. */
 function duration(ms: number): string {
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} seconds`;

@@ -6,6 +6,7 @@ import {
   type AddedSessionTurn,
   type HeldSessionPart,
   type SessionStoreBounds,
+  type StoredSessionCut,
 } from '../redis/redis-session-store.js';
 import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
@@ -13,7 +14,6 @@ import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
 import type {
   OpenSession,
-  SessionCutCode,
   SessionPass,
   SessionPolicy,
   SessionTurnInput,
@@ -223,10 +223,10 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
  * at the pass, else (a part of the previous release) its count of turns.
  */
 function cutOf(
-  held: { cut: SessionCutCode | undefined; firstAtMs: number; traces: readonly unknown[] },
+  held: HeldSessionPart,
   bounds: SessionStoreBounds,
   nowMs: number,
-): SessionCutCode | undefined {
+): StoredSessionCut | undefined {
   if (held.cut) return held.cut;
   if (nowMs - held.firstAtMs >= bounds.maxAgeMs) return 'max_age';
   if (held.traces.length >= bounds.maxTraces) return 'max_traces';

@@ -1,7 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
-import { asSessionCutCode, type SessionPartBounds } from '../queue/session-part-cut.js';
-import type { OpenSession, SessionCutCode } from '../queue/session-policy.js';
 import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
@@ -11,9 +9,18 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 const TRACE_FIELD = 't:';
 
+/**
+ * The bound a part was cut at, as written in Redis (the drivers' `SessionCutCode`s that this
+ * store writes).
+ */
+export type StoredSessionCut = 'max_traces' | 'max_age' | 'max_bytes';
+
 /** The bounds the store holds sessions to (the config's `sessions`, and a part's life). */
-export interface SessionStoreBounds extends SessionPartBounds {
+export interface SessionStoreBounds {
   idleMs: number;
+  maxTraces: number;
+  maxAgeMs: number;
+  maxSessionBytes: number;
   /** Bytes all sessions hold together: past it, no session or part is opened. */
   maxBytes: number;
   /** How long a part's keys live after its first turn (see `sessionLifeMs`). */
@@ -36,11 +43,25 @@ export interface AddedSessionTurn {
   /** How long from now the part's pass is due (0: at once). */
   delayMs: number;
   /** The part's cut, when it has one (its pass is then due at once). */
-  cut: SessionCutCode | undefined;
+  cut: StoredSessionCut | undefined;
   /** An earlier part this turn closed (cut now): its pass is due at once. */
-  closed: { part: number; cut: SessionCutCode } | undefined;
+  closed: { part: number; cut: StoredSessionCut } | undefined;
   /** The bytes all sessions hold, as the last accounting call saw them. */
   totalBytes: number | undefined;
+}
+
+/**
+ * A part waiting for its pass (the driver's `OpenSession`): its turns in the order they came,
+ * when its first and latest came, when its pass is due (`undefined` while under way), its bytes.
+ */
+export interface OpenSessionPart {
+  sessionId: string;
+  part: number;
+  traceIds: string[];
+  firstAtMs: number;
+  lastAtMs: number;
+  scoreAtMs: number | undefined;
+  bytes: number;
 }
 
 /** One part of a session, as its pass reads it. */
@@ -49,8 +70,8 @@ export interface HeldSessionPart {
   firstAtMs: number;
   lastAtMs: number;
   bytes: number;
-  cut: SessionCutCode | undefined;
-  continues: SessionCutCode | undefined;
+  cut: StoredSessionCut | undefined;
+  continues: StoredSessionCut | undefined;
 }
 
 type Reply = [string, number, number, number, number, string, number, string, string, number];
@@ -140,7 +161,7 @@ export class RedisSessionStore {
       if (taken > 0) await this.account(nowMs, 'add', sessionId, 1, taken, nowMs + b.lifeMs);
       // Closed by this turn's first call, before it asked for admission, or now.
       if (closedPart > 0) {
-        closed = { part: closedPart, cut: asSessionCutCode(closedCut)! };
+        closed = { part: closedPart, cut: storedCut(closedCut)! };
         await this.account(nowMs, 'add', sessionId, closed.part, 0, undefined, nowMs);
       }
       const none = { part, traces: 0, firstAtMs: 0, delayMs: 0, cut: undefined, closed };
@@ -167,7 +188,7 @@ export class RedisSessionStore {
         reserved = { part, bytes: size };
         continue;
       }
-      const partCut = asSessionCutCode(cut);
+      const partCut = storedCut(cut);
       const delayMs =
         turn.ends || partCut ? 0 : Math.max(0, Math.min(b.idleMs, b.maxAgeMs - (nowMs - first)));
       // Opened as admitted: counted then. Else the bytes this turn added are counted now.
@@ -226,8 +247,8 @@ export class RedisSessionStore {
       firstAtMs,
       lastAtMs: Number(text('last') ?? firstAtMs),
       bytes: hash.bytes ? Number(text('bytes')) : byteSum(hash),
-      cut: asSessionCutCode(text('cut')),
-      continues: asSessionCutCode(text('cont')),
+      cut: storedCut(text('cut')),
+      continues: storedCut(text('cont')),
     };
   }
 
@@ -251,7 +272,7 @@ export class RedisSessionStore {
     sessionId: string,
     part: number,
     read: HeldSessionPart,
-    cut: SessionCutCode | undefined,
+    cut: StoredSessionCut | undefined,
   ): Promise<void> {
     if (cut) {
       const freed = await this.commands.spanscoreReleaseSessionPart(
@@ -268,14 +289,14 @@ export class RedisSessionStore {
    * The parts waiting for a pass, soonest first (those under way first of all), at most `limit`:
    * one read of the due set, then two reads per part on its own slot.
    */
-  async openSessions(limit: number): Promise<OpenSession[]> {
+  async openSessions(limit: number): Promise<OpenSessionPart[]> {
     const due = await this.commands.zrange(
       sessionTotalKeys(this.prefix).due,
       0,
       Math.max(0, limit - 1),
       'WITHSCORES',
     );
-    const parts: Array<Promise<OpenSession | undefined>> = [];
+    const parts: Array<Promise<OpenSessionPart | undefined>> = [];
     for (let i = 0; i + 1 < due.length; i += 2) {
       const { sessionId, part } = parsePartMember(due[i]!);
       const at = Number(due[i + 1]);
@@ -325,6 +346,11 @@ export class RedisSessionStore {
     );
     return total;
   }
+}
+
+/** `text` when it names a cut this store writes, else `undefined` (Redis text is not trusted). */
+function storedCut(text: string | undefined): StoredSessionCut | undefined {
+  return text === 'max_traces' || text === 'max_age' || text === 'max_bytes' ? text : undefined;
 }
 
 /** The bytes of a hash's turns (a part of the previous release's layout has no `bytes`). */
