@@ -17,7 +17,9 @@ import {
   type SessionByteBounds,
   type SessionJobTiming,
   type SessionQueue,
+  sessionStoreBounds,
 } from './session-queue.js';
+import { RedisSessionStore } from '../redis/redis-session-store.js';
 import { sessionPolicy } from './session-policy.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
@@ -75,6 +77,12 @@ export function createBullmqQueueDriver(
   // For the inspect view of buffered traces: plain reads, which may move a trace buffered in the
   // previous layout into this one (with the TTLs the workers use).
   const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, bufferTtls(shared));
+  // Open sessions are listed from any process (a receiver-only one too): a read of the due set.
+  const sessionReader = new RedisSessionStore(
+    commands,
+    config.queue.prefix,
+    sessionStoreBounds(sessionPolicy(config), sessionByteBounds(config), sessionJobTiming(config)),
+  );
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
   let judgeQueue: JudgeQueue | undefined;
@@ -240,7 +248,7 @@ export function createBullmqQueueDriver(
         closers.push(() => queue.close());
       }
     },
-    openSessions: limit => sessionQueue?.openSessions(limit) ?? Promise.resolve([]),
+    openSessions: limit => sessionReader.openSessions(limit),
     async ready() {
       try {
         await whenReady(commands);

@@ -12,12 +12,7 @@ import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
-import type {
-  OpenSession,
-  SessionPass,
-  SessionPolicy,
-  SessionTurnInput,
-} from './session-policy.js';
+import type { SessionPass, SessionPolicy, SessionTurnInput } from './session-policy.js';
 
 /**
  * A session job: which part of which session to score (its turns are in Redis). A job of the
@@ -97,8 +92,6 @@ export interface SessionQueue {
    * itself).
    */
   add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<AddedSessionTurn['outcome']>;
-  /** The parts waiting for a pass, soonest first (see `RedisSessionStore.openSessions`). */
-  openSessions(limit: number): Promise<OpenSession[]>;
   readonly queue: Queue<SessionJobData>;
   close(): Promise<void>;
 }
@@ -150,7 +143,6 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
       if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
       return added.outcome;
     },
-    openSessions: limit => store.openSessions(limit),
     close: () => queue.close(),
   };
 }

@@ -8,6 +8,7 @@ import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
 import { sessionQueueLocation } from '../../src/queue/queue-shards.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
 import { startService } from '../../src/server/start-service.js';
+import { createBullmqQueueDriver } from '../../src/queue/bullmq-queue-driver.js';
 import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { addAsPreviousRelease } from '../helpers/previous-session-layout.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -78,7 +79,7 @@ async function start(more: Record<string, unknown>, before?: (prefix: string) =>
         turns: r.session!.turns.map(t => t.traceId),
         cut: r.session!.cut,
       }));
-  return { send, passes, lines, redis, prefix, metrics: `${origin}/metrics` };
+  return { send, passes, lines, redis, prefix, config, metrics: `${origin}/metrics` };
 }
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
@@ -205,4 +206,38 @@ describe('sessions on Redis (bullmq driver)', () => {
     await waitFor(() => passes().length === 2, 'scored again with the new turn', 15_000);
     expect(passes()[1]!.turns).toEqual([...old.map(t => t.traceId), next.traceId]);
   }, 30_000);
+
+  it('lists the open sessions from any process, one without workers too', async () => {
+    const { send, config } = await start({ 'sessions.idleMs': 600_000 });
+    const receiver = createBullmqQueueDriver(
+      config,
+      { receiver: false, workers: false },
+      {
+        log: () => undefined,
+        onLateSpans() {},
+        onTraceFailed() {},
+        onTraceExpired() {},
+        onAdmissionRefused() {},
+      },
+    );
+    closers.push(() => receiver.close(1000));
+    const first = turn('conv-open', ['lookup_order'], 0);
+    const second = turn('conv-open', ['verify_identity'], 1_000);
+    await send(first);
+    await send(second);
+    await waitFor(
+      async () => (await receiver.openSessions!(10))[0]?.traceIds.length === 2,
+      'the session listed with its two turns',
+    );
+    const [open] = await receiver.openSessions!(10);
+    expect(open).toMatchObject({
+      sessionId: 'conv-open',
+      part: 1,
+      traceIds: [first.traceId, second.traceId],
+    });
+    // Due idleMs after its latest turn, which came after its first.
+    expect(open!.scoreAtMs).toBe(open!.lastAtMs + 600_000);
+    expect(open!.lastAtMs).toBeGreaterThanOrEqual(open!.firstAtMs);
+    expect(open!.bytes).toBeGreaterThan(0);
+  }, 20_000);
 });
