@@ -24,12 +24,12 @@ export const sessionsConfigSchema = z
     maxTraces: positiveInt()
       .default(50)
       .describe(
-        'Traces of one session: at this many it is scored as it stands, its result saying it was cut, and further traces are not added.',
+        'Traces of one session (BullMQ: of one part of it): at this many it is scored as it stands, its result saying it was cut; memory driver: further traces are not added; BullMQ: a later trace opens its next part.',
       ),
     maxAgeMs: positiveInt()
       .default(86_400_000)
       .describe(
-        'A session is scored as it stands this long after its first trace (its result saying it was cut), and its traces are kept no longer.',
+        'A session (BullMQ: a part of it) is scored as it stands this long after its first trace, its result saying it was cut; BullMQ keeps a part this long plus `idleMs` and a margin (its retries, a stalled job, an hour), and a later trace opens its next part.',
       ),
     maxOpen: positiveInt()
       .default(1000)

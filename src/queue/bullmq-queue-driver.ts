@@ -11,8 +11,16 @@ import {
 } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
-import { createSessionQueue, createSessionWorker, type SessionQueue } from './session-queue.js';
-import { droppedFromSession, sessionPolicy } from './session-policy.js';
+import {
+  createSessionQueue,
+  createSessionWorker,
+  type SessionByteBounds,
+  type SessionJobTiming,
+  type SessionQueue,
+  sessionStoreBounds,
+} from './session-queue.js';
+import { RedisSessionStore } from '../redis/redis-session-store.js';
+import { sessionPolicy } from './session-policy.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver } from './queue-driver.js';
 import {
@@ -69,6 +77,12 @@ export function createBullmqQueueDriver(
   // For the inspect view of buffered traces: plain reads, which may move a trace buffered in the
   // previous layout into this one (with the TTLs the workers use).
   const peekBuffer = new RedisSpanBuffer(commands, config.queue.prefix, bufferTtls(shared));
+  // Open sessions are listed from any process (a receiver-only one too): a read of the due set.
+  const sessionReader = new RedisSessionStore(
+    commands,
+    config.queue.prefix,
+    sessionStoreBounds(sessionPolicy(config), sessionByteBounds(config), sessionJobTiming(config)),
+  );
   const closers: Array<() => Promise<unknown>> = [];
   let traceSink: BullmqTraceSink | undefined;
   let judgeQueue: JudgeQueue | undefined;
@@ -139,8 +153,8 @@ export function createBullmqQueueDriver(
             connection: connect('bullmq'),
             prefix: config.queue.prefix,
             policy: sessionPolicy(config),
-            attempts: config.worker.attempts,
-            backoffMs: config.worker.backoffMs,
+            bytes: sessionByteBounds(config),
+            timing: sessionJobTiming(config),
           })
         : undefined;
       const sessions = sessionQueue;
@@ -164,19 +178,25 @@ export function createBullmqQueueDriver(
               judgeQueue ? 'deterministic' : 'all',
               { exportRetry, notes },
             );
-            // Delivered outside the scoring slot (see createScoreTraceWorker); the judge pass is
-            // queued once it is (a try that failed to export throws before), then the trace
-            // joins its session. A failure here retries the trace job. The spans are kept for
-            // those two only, while the export runs.
+            // The trace joins its session first, so that its session is scored whether or not
+            // the trace's own evaluation spans reach the backend (a retried job adds the turn
+            // again, in its place). Delivered outside the scoring slot (see
+            // createScoreTraceWorker); the judge pass is queued once it is (a try that failed to
+            // export throws before). A failure here retries the trace job. The spans are kept
+            // for those two only, while the export runs.
             const next = deliveryFollowUps(run, traceId, spans, {
               judges: judgeQueue !== undefined,
               assemblesSessions: sessions !== undefined,
             });
             return async () => {
+              if (
+                sessions &&
+                next?.turn &&
+                (await sessions.add(next.turn, next.spans)) === 'refused'
+              )
+                events.onSessionRefused?.(next.turn.sessionId, traceId, 'max_bytes');
               await deliver();
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
-              if (sessions && next?.turn && (await sessions.add(next.turn, next.spans)) === 'full')
-                events.log(droppedFromSession(traceId, next.turn.sessionId, sessionPolicy(config)));
             };
           },
           ...bullmqWorkerLimits(config),
@@ -195,19 +215,19 @@ export function createBullmqQueueDriver(
           connection: connect('bullmq'),
           prefix: config.queue.prefix,
           policy: sessionPolicy(config),
+          bytes: sessionByteBounds(config),
+          timing: sessionJobTiming(config),
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
-          lockDurationMs: config.worker.lockDurationMs,
-          stalledIntervalMs: config.worker.stalledIntervalMs,
-          process: (sessionId, traces, cut) => scorer.scoreSession(sessionId, traces, cut),
-          onGone: sessionId =>
+          process: (sessionId, traces, pass) => scorer.scoreSession(sessionId, traces, pass),
+          onGone: (sessionId, part) =>
             events.log(
-              `spanscore: session ${sessionId} had no traces left when its job ran (older than sessions.maxAgeMs)`,
+              `spanscore: session ${sessionId} (part ${part}) had no traces left when its job ran: its pass came later than its keys live (sessions.maxAgeMs + idleMs + a margin)`,
             ),
           onError: e => events.log(`spanscore: session worker: ${e.message}`),
         });
         sessionWorker.on('failed', (job, error) =>
           events.log(
-            `spanscore: session ${job?.data.sessionId ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
+            `spanscore: session ${job?.data.sessionId ?? '?'} (part ${job?.data.part ?? 1}) attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
           ),
         );
         closers.unshift(() => sessionWorker.close());
@@ -233,6 +253,7 @@ export function createBullmqQueueDriver(
         closers.push(() => queue.close());
       }
     },
+    openSessions: limit => sessionReader.openSessions(limit),
     async ready() {
       try {
         await whenReady(commands);
@@ -300,6 +321,24 @@ export function bullmqWorkerLimits(
 ): Pick<ScoreTraceWorkerOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs'> {
   return {
     concurrency: config.worker.concurrency,
+    lockDurationMs: config.worker.lockDurationMs,
+    stalledIntervalMs: config.worker.stalledIntervalMs,
+  };
+}
+
+/** The byte bounds of sessions, as the config resolves them. */
+export function sessionByteBounds(config: Readonly<Config>): SessionByteBounds {
+  return {
+    maxSessionBytes: config.sessions.maxSessionBytes,
+    maxBytes: config.sessions.maxBytes,
+  };
+}
+
+/** How session jobs are retried and taken over when stalled: as trace jobs are. */
+export function sessionJobTiming(config: Readonly<Config>): SessionJobTiming {
+  return {
+    attempts: config.worker.attempts,
+    backoffMs: config.worker.backoffMs,
     lockDurationMs: config.worker.lockDurationMs,
     stalledIntervalMs: config.worker.stalledIntervalMs,
   };

@@ -9,6 +9,7 @@ import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import type { TraceProgress } from './trace-readiness.js';
+import type { OpenSession, SessionPass } from './session-policy.js';
 
 /** How a driver asks for one pass of a trace. */
 export interface ScoreOptions {
@@ -57,12 +58,13 @@ export interface TraceScorer {
   /**
    * Scores a session's traces as one (`scoreSession`, every scorer), with the recording sinks,
    * then delivers it (evaluation spans, hooks); an export failure rejects, for the driver to retry.
-   * `cut` says why it was scored as it stood (a bound), when it was.
+   * `pass` says which part of the session it is, and the bound it was cut at, when one was. (A
+   * string: the cut's sentence, as the memory driver passes it until it hands a `SessionPass`.)
    */
   scoreSession(
     sessionId: string,
     traces: readonly SessionTraceSpans[],
-    cut?: string,
+    pass?: SessionPass | string,
   ): Promise<TraceRun>;
 }
 
@@ -99,6 +101,12 @@ export interface DriverEvents {
   onAdmissionRefused(reason: string, message: string): void;
   /** The memory driver let a held session go because `sessions.maxOpen` was reached. */
   onSessionEvicted?(sessionId: string): void;
+  /**
+   * A trace's session was not held: it would have opened a session (or a session's next part)
+   * and `reason` says which bound refused it (`max_bytes`: the bytes all sessions hold,
+   * `sessions.maxBytes`). The trace itself was scored, alone.
+   */
+  onSessionRefused?(sessionId: string, traceId: string, reason: 'max_bytes'): void;
 }
 
 /**
@@ -139,6 +147,11 @@ export interface QueueDriver {
   pendingSpans(traceId: string): Promise<SpanDigest[] | undefined>;
   /** True when the driver's store answers (`/readyz`). */
   ready(): Promise<boolean>;
+  /**
+   * The sessions held open, waiting for more turns or for their pass (those whose pass is under
+   * way first, then soonest scored first), at most `limit`. Absent: the driver holds no sessions.
+   */
+  openSessions?(limit: number): Promise<OpenSession[]>;
   /** Work by state, for `/metrics`: trace jobs, and judge jobs under `judge_<state>`. */
   jobCounts(): Promise<Record<string, number>>;
   /**

@@ -1,84 +1,147 @@
 import { Queue, Worker } from 'bullmq';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { RedisClient } from '../redis/redis-connection.js';
-import { RedisSessionStore, type AddedSessionTrace } from '../redis/redis-session-store.js';
+import {
+  RedisSessionStore,
+  type AddedSessionTurn,
+  type HeldSessionPart,
+  type SessionStoreBounds,
+  type StoredSessionCut,
+} from '../redis/redis-session-store.js';
+import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
-import {
-  sessionCut,
-  sessionDelayMs,
-  type SessionPolicy,
-  type SessionTurnInput,
-} from './session-policy.js';
+import { sessionPartCut } from './session-part-cut.js';
+import type { SessionPass, SessionPolicy, SessionTurnInput } from './session-policy.js';
 
-/** A session job: which session to score (its traces are in its session hash). */
+/**
+ * A session job: which part of which session to score (its turns are in Redis). A job of the
+ * previous release has no `part`: part 1.
+ */
 export interface SessionJobData {
   sessionId: string;
+  part?: number;
+}
+
+/** The byte bounds of sessions (`sessions.maxSessionBytes`, `sessions.maxBytes`). */
+export interface SessionByteBounds {
+  maxSessionBytes: number;
+  maxBytes: number;
+}
+
+/** How the session job is retried (the trace job's settings) and taken over when stalled. */
+export interface SessionJobTiming {
+  attempts: number;
+  backoffMs: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/**
+ * What a pass may be late by, past the latest time it is due (`maxAgeMs` after its part's first
+ * turn), that a part's keys must outlive: every retry's backoff (exponential: the last waits
+ * `backoffMs × 2^(attempts − 2)`), a stalled job's takeover (`lockDurationMs` +
+ * `stalledIntervalMs`) per attempt, and an hour for a backlog of session jobs or a worker
+ * outage. A pass later than that finds nothing and says so in the log.
+ */
+export function sessionLifeMarginMs(timing: SessionJobTiming): number {
+  const retries = Math.max(0, timing.attempts - 1);
+  const backoff = timing.backoffMs * (2 ** retries - 1);
+  return backoff + timing.attempts * (timing.lockDurationMs + timing.stalledIntervalMs) + HOUR_MS;
+}
+
+/**
+ * How long a part of a session is kept after its first turn: `maxAgeMs` (the latest its last
+ * pass is due), `idleMs` (as a turn just before that schedules it), and the margin above.
+ */
+export function sessionLifeMs(policy: SessionPolicy, timing: SessionJobTiming): number {
+  return policy.maxAgeMs + policy.idleMs + sessionLifeMarginMs(timing);
+}
+
+/** The bounds of {@link RedisSessionStore} for a policy, its byte bounds and job timing. */
+export function sessionStoreBounds(
+  policy: SessionPolicy,
+  bytes: SessionByteBounds,
+  timing: SessionJobTiming,
+): SessionStoreBounds {
+  return { ...policy, ...bytes, lifeMs: sessionLifeMs(policy, timing) };
 }
 
 /** Options of {@link createSessionQueue}. */
 export interface SessionQueueOptions {
-  /** Plain commands (the session hash). */
+  /** Plain commands (the session's keys and the total's). */
   redis: RedisClient;
   /** A BullMQ connection (`maxRetriesPerRequest: null`). */
   connection: RedisClient;
   prefix: string;
   policy: SessionPolicy;
-  /** Tries per session job, and the first backoff (exponential). */
-  attempts: number;
-  backoffMs: number;
+  bytes: SessionByteBounds;
+  timing: SessionJobTiming;
   now?: () => number;
 }
 
 /** The producer side of the session queue: what a trace worker calls for each scored trace. */
 export interface SessionQueue {
   /**
-   * Adds a scored trace to its session in Redis and (re)schedules the session's job: `idleMs`
-   * after this trace, at once when it ends the session or a bound cut it. Resolves `full` when
-   * the session was full, `no_session` when an untagged trace had no session to join (neither is
-   * added). Rejects when Redis does, for the trace job to be retried: nothing is lost between the
-   * two steps.
+   * Adds a scored trace to its session in Redis and (re)schedules its part's job: `idleMs` after
+   * this trace (within the part's `maxAgeMs`), at once when it ends the session or its part is
+   * cut; a part this trace closed is scored at once too. Resolves `no_session` when an untagged
+   * trace had no session to join, `refused` when it would have opened a session or part and the
+   * bytes in all (`sessions.maxBytes`) are full (neither is held). Rejects when Redis does, for
+   * the trace job to be retried: nothing is lost between the steps (a turn added again replaces
+   * itself).
    */
-  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<AddedSessionTrace['outcome']>;
+  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<AddedSessionTurn['outcome']>;
   readonly queue: Queue<SessionJobData>;
   close(): Promise<void>;
 }
 
 /**
- * The session queue's producer. One job per session at a time (BullMQ deduplication by session
- * id): a trace while the job waits reschedules it (`reschedule`); a trace while it runs queues
- * one more run after it (`keepLastIfActive`); a trace after it ran (a late turn) starts a new
- * one, which scores the session again.
+ * The session queue's producer. One job per part of a session at a time (BullMQ deduplication by
+ * `<part>:<session id>`): a trace while the job waits reschedules it (`reschedule`); a trace
+ * while it runs queues one more run after it (`keepLastIfActive`); a trace after it ran (a late
+ * turn) starts a new one, which scores the part again.
  */
 export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
   const now = options.now ?? Date.now;
-  const { policy } = options;
   const where = sessionQueueLocation(options.prefix, options.connection.isCluster);
   const queue = new Queue<SessionJobData>(where.name, {
     connection: options.connection,
     prefix: where.prefix,
   });
-  const store = new RedisSessionStore(options.redis, options.prefix, policy);
+  const store = new RedisSessionStore(
+    options.redis,
+    options.prefix,
+    sessionStoreBounds(options.policy, options.bytes, options.timing),
+    now,
+  );
+  const schedule = (sessionId: string, part: number, delay: number) =>
+    queue.add(
+      where.name,
+      { sessionId, part },
+      {
+        delay,
+        deduplication: {
+          id: partMember(sessionId, part),
+          reschedule: true,
+          keepLastIfActive: true,
+        },
+        attempts: options.timing.attempts,
+        backoff: { type: 'exponential', delay: options.timing.backoffMs },
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+      },
+    );
   return {
     queue,
     async add(turn, spans) {
-      const t = now();
-      const added = await store.add(turn.sessionId, turn.traceId, spans, t, turn.tagged);
-      if (added.outcome !== 'added') return added.outcome;
-      const cut = sessionCut(policy, added.traces, added.firstAtMs, t) !== undefined;
-      await queue.add(
-        where.name,
-        { sessionId: turn.sessionId },
-        {
-          delay: sessionDelayMs(policy, turn, cut, t - added.firstAtMs),
-          deduplication: { id: turn.sessionId, reschedule: true, keepLastIfActive: true },
-          attempts: options.attempts,
-          backoff: { type: 'exponential', delay: options.backoffMs },
-          removeOnComplete: true,
-          removeOnFail: { count: 1000 },
-        },
-      );
-      return 'added';
+      const added = await store.add(turn.sessionId, turn.traceId, spans, now(), {
+        opens: turn.tagged,
+        ends: turn.ends,
+      });
+      if (added.closed) await schedule(turn.sessionId, added.closed.part, 0);
+      if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
+      return added.outcome;
     },
     close: () => queue.close(),
   };
@@ -90,50 +153,86 @@ export interface SessionWorkerOptions {
   connection: RedisClient;
   prefix: string;
   policy: SessionPolicy;
+  bytes: SessionByteBounds;
+  timing: SessionJobTiming;
   concurrency: number;
-  lockDurationMs: number;
-  stalledIntervalMs: number;
-  /** Scores the session (and exports it); a rejection retries the job. */
-  process: (
-    sessionId: string,
-    traces: SessionTraceSpans[],
-    cut: string | undefined,
-  ) => Promise<unknown>;
-  /** A session job found no traces: the session hash expired (`maxAgeMs`). */
-  onGone?: (sessionId: string) => void;
+  /** Scores the part (and exports it); a rejection retries the job. */
+  process: (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => Promise<unknown>;
+  /** A part's job found no turns: its keys expired (a pass later than their life) or released. */
+  onGone?: (sessionId: string, part: number) => void;
   onError?: (error: Error) => void;
   now?: () => number;
 }
 
 /**
- * The BullMQ worker of the session queue: reads the session's traces from Redis and scores them
- * as one. A worker killed mid-session loses nothing: the traces stay in Redis, the delayed job in
- * the queue, and an active job is taken over by another worker once stalled.
+ * The BullMQ worker of the session queue: reads a part's turns from Redis and scores them as one.
+ * A part cut at a bound (`maxTraces`, `maxAgeMs`, `maxSessionBytes`) gives its turns back once
+ * its pass has run; any other is kept for a late turn (until its keys expire). A worker killed
+ * mid-session loses nothing: the turns stay in Redis, the delayed job in the queue, and an active
+ * job is taken over by another worker once stalled.
  */
 export function createSessionWorker(options: SessionWorkerOptions): Worker<SessionJobData> {
   const now = options.now ?? Date.now;
   const where = sessionQueueLocation(options.prefix, options.connection.isCluster);
-  const store = new RedisSessionStore(options.redis, options.prefix, options.policy);
+  const bounds = sessionStoreBounds(options.policy, options.bytes, options.timing);
+  const store = new RedisSessionStore(options.redis, options.prefix, bounds, now);
   const worker = new Worker<SessionJobData>(
     where.name,
     async job => {
       const { sessionId } = job.data;
-      const held = await store.read(sessionId);
+      const part = job.data.part ?? 1;
+      await store.passStarted(sessionId, part);
+      const held = await store.read(sessionId, part);
       if (!held) {
-        options.onGone?.(sessionId);
+        // Its bytes leave the total now rather than when the total's expiry finds them.
+        await store.passEnded(sessionId, part, GONE, 'max_age');
+        options.onGone?.(sessionId, part);
         return;
       }
-      const cut = sessionCut(options.policy, held.traces.length, held.firstAtMs, now());
-      await options.process(sessionId, held.traces, cut);
+      const code = cutOf(held, bounds, now());
+      const pass: SessionPass = {
+        part,
+        cut: code && sessionPartCut(code, bounds),
+        continues: part > 1 ? (held.continues ?? 'max_age') : undefined,
+      };
+      await options.process(sessionId, held.traces, pass);
+      await store.passEnded(sessionId, part, held, code);
     },
     {
       connection: options.connection,
       prefix: where.prefix,
       concurrency: options.concurrency,
-      lockDuration: options.lockDurationMs,
-      stalledInterval: options.stalledIntervalMs,
+      lockDuration: options.timing.lockDurationMs,
+      stalledInterval: options.timing.stalledIntervalMs,
     },
   );
   worker.on('error', error => options.onError?.(error));
   return worker;
 }
+
+/**
+ * The bound a part's pass is cut at: the one its turns met (written when they did), else its age
+ * at the pass, else (a part of the previous release) its count of turns.
+ */
+function cutOf(
+  held: HeldSessionPart,
+  bounds: SessionStoreBounds,
+  nowMs: number,
+): StoredSessionCut | undefined {
+  if (held.cut) return held.cut;
+  if (nowMs - held.firstAtMs >= bounds.maxAgeMs) return 'max_age';
+  if (held.traces.length >= bounds.maxTraces) return 'max_traces';
+  return undefined;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** What a pass read of a part whose keys are gone. */
+const GONE: HeldSessionPart = {
+  traces: [],
+  firstAtMs: 0,
+  lastAtMs: 0,
+  bytes: 0,
+  cut: undefined,
+  continues: undefined,
+};

@@ -1,93 +1,362 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
+import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
+import { SESSION_BYTES } from './lua/session-bytes.js';
 import type { RedisClient } from './redis-connection.js';
+import { parsePartMember, partMember, sessionKeys, sessionTotalKeys } from './session-keys.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 const TRACE_FIELD = 't:';
 
-/** What adding a trace to its session found. */
-export interface AddedSessionTrace {
-  /**
-   * `added`; `full` when the session holds `maxTraces` (the trace was not added); `no_session`
-   * when an untagged trace found no session to join.
-   */
-  outcome: 'added' | 'full' | 'no_session';
-  /** Traces the session holds now. */
-  traces: number;
-  /** When its first trace came, in Unix ms. */
-  firstAtMs: number;
+/**
+ * The bound a part was cut at, as written in Redis (the drivers' `SessionCutCode`s that this
+ * store writes).
+ */
+export type StoredSessionCut = 'max_traces' | 'max_age' | 'max_bytes';
+
+/** The bounds the store holds sessions to (the config's `sessions`, and a part's life). */
+export interface SessionStoreBounds {
+  idleMs: number;
+  maxTraces: number;
+  maxAgeMs: number;
+  maxSessionBytes: number;
+  /** Bytes all sessions hold together: past it, no session or part is opened. */
+  maxBytes: number;
+  /** How long a part's keys live after its first turn (see `sessionLifeMs`). */
+  lifeMs: number;
 }
 
-interface SessionCommands {
-  spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<number[]>;
+/** What adding a turn to its session did. */
+export interface AddedSessionTurn {
+  /**
+   * `added` to `part`; `no_session`: an untagged turn found no session to join (nothing held);
+   * `refused`: the turn would have opened `part` and the bytes in all (`sessions.maxBytes`) are
+   * full (nothing held).
+   */
+  outcome: 'added' | 'no_session' | 'refused';
+  part: number;
+  /** Turns the part holds now. */
+  traces: number;
+  /** When the part's first turn came, Unix ms. */
+  firstAtMs: number;
+  /** How long from now the part's pass is due (0: at once). */
+  delayMs: number;
+  /** The part's cut, when it has one (its pass is then due at once). */
+  cut: StoredSessionCut | undefined;
+  /** An earlier part this turn closed (cut now): its pass is due at once. */
+  closed: { part: number; cut: StoredSessionCut } | undefined;
+  /** The bytes all sessions hold, as the last accounting call saw them. */
+  totalBytes: number | undefined;
 }
 
 /**
- * The BullMQ driver's open sessions, in Redis: `<prefix>:session:{<session id>}` is a hash of the
- * session's traces (each its spans as one span batch) and when its first came, expiring
- * `maxAgeMs` after that, so a session's traces survive worker restarts, upgrades and failover
- * until it is scored (and after, to score it again when a trace comes late). One key per session,
- * on its own slot of a cluster.
+ * A part waiting for its pass (the driver's `OpenSession`): its turns in the order they came,
+ * when its first and latest came, when its pass is due (`undefined` while under way), its bytes.
+ */
+export interface OpenSessionPart {
+  sessionId: string;
+  part: number;
+  traceIds: string[];
+  firstAtMs: number;
+  lastAtMs: number;
+  scoreAtMs: number | undefined;
+  bytes: number;
+}
+
+/** One part of a session, as its pass reads it. */
+export interface HeldSessionPart {
+  traces: SessionTraceSpans[];
+  firstAtMs: number;
+  lastAtMs: number;
+  bytes: number;
+  cut: StoredSessionCut | undefined;
+  continues: StoredSessionCut | undefined;
+}
+
+type Reply = [string, number, number, number, number, string, number, string, string, number];
+
+interface SessionCommands {
+  spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<Reply>;
+  spanscoreReleaseSessionPart(key: string, turns: string): Promise<number>;
+  spanscoreSessionBytes(...args: string[]): Promise<[number, number]>;
+}
+
+/**
+ * The BullMQ driver's sessions in Redis (the layout: `session-keys.ts`). A session is held in
+ * parts: its turns go to its current part until a bound cuts it (`maxTraces`, `maxAgeMs` after
+ * its first turn, `maxSessionBytes`); a later turn then opens the next part, which continues it.
+ * A part's keys live `lifeMs` after its first turn, past its last scheduled pass; a part cut at a
+ * bound gives its turns back once its last pass has run (`passEnded`). The bytes all sessions
+ * hold are counted on a slot of their own: opening a session or a part is refused when they
+ * reach `maxBytes` (a turn joining a part already open is not: held sessions go on, each part
+ * bounded by `maxSessionBytes`). Adding a turn is one script on the session's slot, and one on
+ * the total's; opening a part, one more of each (admission).
  */
 export class RedisSessionStore {
   private readonly commands: RedisClient & SessionCommands;
+  private readonly totals: string[];
 
   constructor(
     redis: RedisClient,
     private readonly prefix: string,
-    private readonly limits: { maxTraces: number; maxAgeMs: number },
+    private readonly bounds: SessionStoreBounds,
+    private readonly now: () => number = Date.now,
   ) {
     this.commands = redis as RedisClient & SessionCommands;
     this.commands.defineCommand('spanscoreAddSessionTrace', {
       numberOfKeys: 1,
       lua: ADD_SESSION_TRACE,
     });
+    this.commands.defineCommand('spanscoreReleaseSessionPart', {
+      numberOfKeys: 1,
+      lua: RELEASE_SESSION_PART,
+    });
+    this.commands.defineCommand('spanscoreSessionBytes', { numberOfKeys: 4, lua: SESSION_BYTES });
+    const t = sessionTotalKeys(prefix);
+    this.totals = [t.total, t.bytes, t.expiry, t.due];
   }
 
   /**
-   * Adds (or replaces) one trace of a session, unless the session is full, or does not exist and
-   * the trace may not open it (`opens`: tagged with a session test case); one script call.
+   * Adds one turn to its session (replacing it when held), unless there is no session and the
+   * turn may not open one (`opens`: tagged with a session test case), or it would open a session
+   * or part and the bytes in all are full. `ends`: the turn ends the session (its pass is due at
+   * once).
    */
   async add(
     sessionId: string,
     traceId: string,
     spans: readonly SpanDigest[],
     nowMs: number,
-    opens: boolean,
-  ): Promise<AddedSessionTrace> {
-    const [added, traces, first] = await this.commands.spanscoreAddSessionTrace(
-      this.key(sessionId),
-      `${TRACE_FIELD}${traceId}`,
-      encodeSpanBatch(spans),
-      String(nowMs),
-      String(this.limits.maxTraces),
-      String(this.limits.maxAgeMs),
-      opens ? '1' : '0',
-    );
+    turn: { opens: boolean; ends: boolean },
+  ): Promise<AddedSessionTurn> {
+    const b = this.bounds;
+    const batch = encodeSpanBatch(spans);
+    const size = batch.length;
+    const key = sessionKeys(this.prefix, sessionId).base;
+    let reserved: { part: number; bytes: number } | undefined;
+    let totalBytes: number | undefined;
+    let closed: AddedSessionTurn['closed'];
+    // Bytes admitted for a part this turn did not open after all (another turn opened it, or
+    // the session moved on meanwhile) are given back.
+    const giveBack = async (): Promise<void> => {
+      if (reserved) await this.account(nowMs, 'add', sessionId, reserved.part, -reserved.bytes);
+      reserved = undefined;
+    };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [outcome, part, traces, first, added, cut, closedPart, closedCut, , taken] =
+        await this.commands.spanscoreAddSessionTrace(
+          key,
+          `${TRACE_FIELD}${traceId}`,
+          batch,
+          String(nowMs),
+          String(b.maxTraces),
+          String(b.maxAgeMs),
+          String(b.maxSessionBytes),
+          String(b.lifeMs),
+          turn.opens ? '1' : '0',
+          String(reserved?.part ?? 0),
+        );
+      // A part of the previous release's layout, now counted; a part this turn closed, due now.
+      if (taken > 0) await this.account(nowMs, 'add', sessionId, 1, taken, nowMs + b.lifeMs);
+      // Closed by this turn's first call, before it asked for admission, or now.
+      if (closedPart > 0) {
+        closed = { part: closedPart, cut: storedCut(closedCut)! };
+        await this.account(nowMs, 'add', sessionId, closed.part, 0, undefined, nowMs);
+      }
+      const none = { part, traces: 0, firstAtMs: 0, delayMs: 0, cut: undefined, closed };
+      if (outcome === 'no_session') return { outcome, ...none, totalBytes };
+      if (outcome === 'admit') {
+        await giveBack();
+        // Opening: the part is new (age 0) and cut at once when this turn alone fills it.
+        const delay =
+          turn.ends || b.maxTraces <= 1 || size >= b.maxSessionBytes
+            ? 0
+            : Math.min(b.idleMs, b.maxAgeMs);
+        const [ok, total] = await this.commands.spanscoreSessionBytes(
+          ...this.totals,
+          'admit',
+          String(nowMs),
+          partMember(sessionId, part),
+          String(size),
+          String(nowMs + b.lifeMs),
+          String(nowMs + delay),
+          String(b.maxBytes),
+        );
+        totalBytes = total;
+        if (ok !== 1) return { outcome: 'refused', ...none, totalBytes };
+        reserved = { part, bytes: size };
+        continue;
+      }
+      const partCut = storedCut(cut);
+      const delayMs =
+        turn.ends || partCut ? 0 : Math.max(0, Math.min(b.idleMs, b.maxAgeMs - (nowMs - first)));
+      // Opened as admitted: counted then. Else the bytes this turn added are counted now.
+      if (reserved?.part !== part || reserved.bytes !== added) {
+        await giveBack();
+        totalBytes = await this.account(
+          nowMs,
+          'add',
+          sessionId,
+          part,
+          added,
+          first + b.lifeMs,
+          nowMs + delayMs,
+        );
+      }
+      return {
+        outcome: 'added',
+        part,
+        traces,
+        firstAtMs: first,
+        delayMs,
+        cut: partCut,
+        closed,
+        totalBytes,
+      };
+    }
+    await giveBack();
     return {
-      outcome: added === 1 ? 'added' : added === -1 ? 'full' : 'no_session',
-      traces: traces!,
-      firstAtMs: first!,
+      outcome: 'refused',
+      part: 0,
+      traces: 0,
+      firstAtMs: 0,
+      delayMs: 0,
+      cut: undefined,
+      closed,
+      totalBytes,
     };
   }
 
-  /** The session's traces and when its first came; `undefined` when it holds none (expired). */
-  async read(
-    sessionId: string,
-  ): Promise<{ traces: SessionTraceSpans[]; firstAtMs: number } | undefined> {
-    const hash = await this.commands.hgetallBuffer(this.key(sessionId));
+  /**
+   * One part of a session, as its pass reads it; `undefined` when it holds no turns (its keys
+   * expired, or it was released after its last pass). Part 1 may be in the previous release's
+   * layout (`first` and turns): it is read the same.
+   */
+  async read(sessionId: string, part: number): Promise<HeldSessionPart | undefined> {
+    const hash = await this.commands.hgetallBuffer(sessionKeys(this.prefix, sessionId).part(part));
     const traces: SessionTraceSpans[] = [];
-    let firstAtMs = 0;
-    for (const [field, value] of Object.entries(hash)) {
-      if (field === 'first') firstAtMs = Number(value.toString());
-      else if (field.startsWith(TRACE_FIELD))
+    const text = (field: string) => hash[field]?.toString();
+    for (const [field, value] of Object.entries(hash))
+      if (field.startsWith(TRACE_FIELD))
         traces.push({ traceId: field.slice(TRACE_FIELD.length), spans: decodeSpanBatch(value) });
-    }
-    return traces.length ? { traces, firstAtMs } : undefined;
+    if (!traces.length) return undefined;
+    const firstAtMs = Number(text('first') ?? 0);
+    return {
+      traces,
+      firstAtMs,
+      lastAtMs: Number(text('last') ?? firstAtMs),
+      bytes: hash.bytes ? Number(text('bytes')) : byteSum(hash),
+      cut: storedCut(text('cut')),
+      continues: storedCut(text('cont')),
+    };
   }
 
-  private key(sessionId: string): string {
-    return `${this.prefix}:session:{${sessionId}}`;
+  /** A pass of the part begins: it is shown as under way (`OpenSession.scoreAtMs` undefined). */
+  async passStarted(sessionId: string, part: number): Promise<void> {
+    await this.commands.zadd(
+      sessionTotalKeys(this.prefix).due,
+      'XX',
+      0,
+      partMember(sessionId, part),
+    );
   }
+
+  /**
+   * A pass of the part has run on `read`. A part cut at a bound (`cut`: the pass's) takes no more
+   * turns: its turns are deleted and its bytes leave the total, unless a turn came after the pass
+   * read it (the pass BullMQ runs after this one then does it). Any other part is kept for a late
+   * turn to score it again, and is no longer due.
+   */
+  async passEnded(
+    sessionId: string,
+    part: number,
+    read: HeldSessionPart,
+    cut: StoredSessionCut | undefined,
+  ): Promise<void> {
+    if (cut) {
+      const freed = await this.commands.spanscoreReleaseSessionPart(
+        sessionKeys(this.prefix, sessionId).part(part),
+        String(read.traces.length),
+      );
+      if (freed >= 0) await this.account(this.now(), 'release', sessionId, part);
+      return;
+    }
+    await this.account(this.now(), 'scored', sessionId, part);
+  }
+
+  /**
+   * The parts waiting for a pass, soonest first (those under way first of all), at most `limit`:
+   * one read of the due set, then two reads per part on its own slot.
+   */
+  async openSessions(limit: number): Promise<OpenSessionPart[]> {
+    const due = await this.commands.zrange(
+      sessionTotalKeys(this.prefix).due,
+      0,
+      Math.max(0, limit - 1),
+      'WITHSCORES',
+    );
+    const parts: Array<Promise<OpenSessionPart | undefined>> = [];
+    for (let i = 0; i + 1 < due.length; i += 2) {
+      const { sessionId, part } = parsePartMember(due[i]!);
+      const at = Number(due[i + 1]);
+      const key = sessionKeys(this.prefix, sessionId).part(part);
+      parts.push(
+        this.commands.hmget(key, 'first', 'last', 'bytes', 'order', 'done').then(f => {
+          const [first, last, bytes, order, done] = f;
+          if (first == null || done != null || !order) return undefined;
+          return {
+            sessionId,
+            part,
+            traceIds: order.split(' '),
+            firstAtMs: Number(first),
+            lastAtMs: Number(last ?? first),
+            scoreAtMs: at === 0 ? undefined : at,
+            bytes: Number(bytes ?? 0),
+          };
+        }),
+      );
+    }
+    return (await Promise.all(parts)).filter(s => s !== undefined);
+  }
+
+  /** The bytes all sessions hold now, as counted (expired parts taken out first). */
+  totalBytes(): Promise<number> {
+    return this.account(this.now(), 'scored', '', 0);
+  }
+
+  /** One call of the total's script (`lua/session-bytes.ts`); resolves with the total. */
+  private async account(
+    nowMs: number,
+    mode: 'add' | 'scored' | 'release',
+    sessionId: string,
+    part: number,
+    bytes = 0,
+    expiresAtMs?: number,
+    dueAtMs?: number,
+  ): Promise<number> {
+    const [, total] = await this.commands.spanscoreSessionBytes(
+      ...this.totals,
+      mode,
+      String(nowMs),
+      partMember(sessionId, part),
+      String(bytes),
+      expiresAtMs === undefined ? '' : String(expiresAtMs),
+      dueAtMs === undefined ? '' : String(dueAtMs),
+    );
+    return total;
+  }
+}
+
+/** `text` when it names a cut this store writes, else `undefined` (Redis text is not trusted). */
+function storedCut(text: string | undefined): StoredSessionCut | undefined {
+  return text === 'max_traces' || text === 'max_age' || text === 'max_bytes' ? text : undefined;
+}
+
+/** The bytes of a hash's turns (a part of the previous release's layout has no `bytes`). */
+function byteSum(hash: Record<string, Buffer>): number {
+  let sum = 0;
+  for (const [field, value] of Object.entries(hash))
+    if (field.startsWith(TRACE_FIELD)) sum += value.length;
+  return sum;
 }

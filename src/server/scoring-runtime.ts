@@ -247,7 +247,8 @@ export async function createScoringRuntime(
     plan,
     usesJudge,
     assemblesSessions,
-    async scoreSession(sessionId, traces, cut) {
+    async scoreSession(sessionId, traces, pass) {
+      const cut = typeof pass === 'string' ? pass : pass?.cut?.reason;
       const run = await scoreSession(sessionId, traces, plan, { sinks: record, cut });
       for (const sink of deliver) await sink.write(run);
       return run;

@@ -30,6 +30,7 @@ export interface ServiceMetrics extends ReceiverMetrics {
   tracesNotScored: Counter<'reason'>;
   sessionsScored: Counter<'state' | 'cut'>;
   sessionsEvicted: Counter;
+  sessionsRefused: Counter<'reason'>;
   jobs: Gauge<'state'>;
   exportsWaiting: Gauge;
   exportOldestPending: Gauge;
@@ -107,6 +108,12 @@ export function createServiceMetrics(
     sessionsEvicted: new Counter({
       name: 'spanscore_sessions_evicted_total',
       help: 'Memory driver: held sessions let go because sessions.maxOpen was reached (the oldest, scored first when it waited)',
+      registers,
+    }),
+    sessionsRefused: new Counter({
+      name: 'spanscore_sessions_refused_total',
+      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); their traces are scored alone",
+      labelNames: ['reason'],
       registers,
     }),
     traceFailures: new Counter({

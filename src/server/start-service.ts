@@ -105,6 +105,14 @@ export async function startService(
     onSessionEvicted() {
       metrics.sessionsEvicted.inc();
     },
+    onSessionRefused(sessionId, traceId, reason) {
+      metrics.sessionsRefused.inc({ reason });
+      warnOnce(
+        `session-refused:${reason}`,
+        () =>
+          `spanscore: session ${sessionId} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (said once a minute)`,
+      );
+    },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
       log(

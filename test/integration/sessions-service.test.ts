@@ -244,7 +244,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
   });
 
   it('scores a session as it stands at sessions.maxTraces, saying it was cut', async () => {
-    const { send, session, lines } = await start(driver, {
+    const { send, session, lines, redis, prefix } = await start(driver, {
       'sessions.maxTraces': 2,
       'sessions.idleMs': 600_000,
     });
@@ -257,16 +257,32 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     );
     const third = turn('conv-d', ['issue_refund'], 120_000);
     await send(third);
+    if (driver === 'memory') {
+      await waitFor(
+        () => lines.some(l => l.includes(`trace ${third.traceId} not added to session conv-d`)),
+        'the third trace refused',
+        10_000,
+      );
+      expect((await session('conv-d')).body.session).toEqual({
+        id: 'conv-d',
+        traceIds: expect.any(Array) as unknown,
+        cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood',
+      });
+      return;
+    }
+    // bullmq: the cut part keeps its pass; the third trace opens part 2, which waits.
     await waitFor(
-      () => lines.some(l => l.includes(`trace ${third.traceId} not added to session conv-d`)),
-      'the third trace refused',
+      async () =>
+        (await redis!.commands.hexists(`${prefix}:session:{conv-d}:2`, `t:${third.traceId}`)) === 1,
+      'the third trace held in part 2',
       10_000,
     );
     expect((await session('conv-d')).body.session).toEqual({
       id: 'conv-d',
       traceIds: expect.any(Array) as unknown,
-      cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood',
+      cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood; a later turn opens its next part',
     });
+    expect(lines.filter(l => l.includes('not added'))).toEqual([]);
   });
 });
 

@@ -1,27 +1,115 @@
 /**
- * KEYS: the session's hash (`first`: when its first trace came, ms; `t:<trace id>`: each trace's
- * spans, one span batch). ARGV: the trace's field, its spans, now (ms), traces kept at most, the
- * session's life (ms), '1' when the trace may open the session (it is tagged with a session test
- * case). Adds or replaces the trace unless the session already holds the most traces it may, or
- * does not exist and the trace may not open it; the hash expires its life after its first trace.
- * Returns `{added (1; -1 when full; 0 when there is no session to join), traces held, first ms}`.
- * A trace with no session to join and none to open (untagged traffic) costs one `HGET`.
+ * Adds one turn (a scored trace) to its session's current part, or opens the part after it. A part
+ * keeps its turns' ids in the order they came (`order`, space-separated).
+ *
+ * KEYS: the session's part-1 hash (see `session-keys.ts`; part n \> 1 is `<KEYS[1]>:<n>`, on the
+ * same slot by the hash tag). ARGV: the turn's field (`t:<trace id>`), its spans (one span batch),
+ * now (ms), the bounds of a part (traces, age in ms, bytes), a part's life (ms: its keys expire
+ * that long after its first turn), '1' when the turn may open a session (it is tagged with a
+ * session test case), and the part the bytes in all were admitted for ('0': none).
+ *
+ * The current part takes the turn unless it is closed: cut before (`cut`), released after its
+ * last pass (`done`), `maxAgeMs` old, or full (`maxTraces`; the turn would take it past
+ * `maxSessionBytes`). A turn already held is replaced in place while its part is not released (a
+ * retried trace job). A part closed by this turn is marked cut, for its pass to be made at once.
+ * Opening a part (a new session's part 1, or part n + 1) needs admission first: then nothing but
+ * that cut is written and the reply asks for it. A part is cut once it holds `maxTraces` turns or
+ * `maxSessionBytes` (its first turn alone may be larger: it is held, cut at once).
+ *
+ * A part-1 hash of the previous release (`first` and turns, no `n`) is counted and taken over in
+ * place: it expires a life after its first, and the reply's last element says its bytes.
+ *
+ * Returns, in order: outcome, part, turns, first ms, bytes added to part, cut, closed part, its
+ * cut, continues, bytes taken over. Outcomes:
+ * `added` (to `part`, which now holds `turns`; `cut`: its cut, '' if none), `no_session` (an
+ * untagged turn and no session: one `HMGET`), `admit` (the turn would open `part`).
  */
 export const ADD_SESSION_TRACE = `
-local first = redis.call('HGET', KEYS[1], 'first')
-if not first and ARGV[6] ~= '1' then return {0, 0, 0} end
-local n = 1
-if first then
-  n = redis.call('HLEN', KEYS[1])
-else
-  first = ARGV[3]
-  redis.call('HSET', KEYS[1], 'first', first)
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+local base = KEYS[1]
+local field, spans, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local maxTraces, maxAge, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local life = tonumber(ARGV[7])
+local size = string.len(spans)
+local h = redis.call('HMGET', base, 'first', 'part', 'n', 'bytes', 'cut', 'done', 'cont', 'order')
+local id = string.sub(field, 3)
+local function open(p, cont, closed, closedCut, migrated)
+  local key = base
+  if p > 1 then key = base .. ':' .. p end
+  local cut = ''
+  if maxTraces <= 1 then cut = 'max_traces' elseif size >= maxBytes then cut = 'max_bytes' end
+  redis.call('HSET', key, 'first', now, 'last', now, 'n', 1, 'bytes', size, 'order', id, field, spans)
+  if cut ~= '' then redis.call('HSET', key, 'cut', cut) end
+  redis.call('PEXPIRE', key, life)
+  if p > 1 then
+    redis.call('HSET', key, 'cont', cont)
+    redis.call('HSET', base, 'part', p)
+    if redis.call('PTTL', base) < life then redis.call('PEXPIRE', base, life) end
+  end
+  return {'added', p, 1, now, size, cut, closed, closedCut, cont, migrated}
 end
-local traces = n - 1
-local new = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
-if new and traces >= tonumber(ARGV[4]) then return {-1, traces, tonumber(first)} end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if new then traces = traces + 1 end
-return {1, traces, tonumber(first)}
+if not h[1] then
+  if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0} end
+  if ARGV[9] ~= '1' then return {'admit', 1, 0, 0, 0, '', 0, '', '', 0} end
+  return open(1, '', 0, '', 0)
+end
+local part = tonumber(h[2] or '1')
+local key = base
+local m = {h[1], h[3], h[4], h[5], h[6], h[7], h[8]}
+if part > 1 then
+  key = base .. ':' .. part
+  m = redis.call('HMGET', key, 'first', 'n', 'bytes', 'cut', 'done', 'cont', 'order')
+end
+local migrated = 0
+if part == 1 and not m[2] then
+  -- The previous release's layout: count its turns and bytes, and keep it a life after its first.
+  local n, ids = 0, {}
+  for _, f in ipairs(redis.call('HKEYS', base)) do
+    if string.sub(f, 1, 2) == 't:' then
+      n = n + 1
+      ids[n] = string.sub(f, 3)
+      migrated = migrated + redis.call('HSTRLEN', base, f)
+    end
+  end
+  m[2], m[3], m[7] = tostring(n), tostring(migrated), table.concat(ids, ' ')
+  redis.call('HSET', base, 'n', n, 'bytes', migrated, 'last', m[1], 'order', m[7])
+  redis.call('PEXPIRE', base, math.max(1, tonumber(m[1]) + life - now))
+end
+local first = tonumber(m[1] or '0')
+local n, bytes, cut, done = tonumber(m[2] or '0'), tonumber(m[3] or '0'), m[4], m[5]
+local old = 0
+if m[1] and not done then old = redis.call('HSTRLEN', key, field) end
+local closed = false
+if not m[1] or done then closed = cut or 'max_age'
+elseif old > 0 then closed = false
+elseif cut then closed = cut
+elseif now - first >= maxAge then closed = 'max_age'
+elseif n >= maxTraces then closed = 'max_traces'
+elseif n > 0 and bytes + size > maxBytes then closed = 'max_bytes'
+end
+if not closed then
+  redis.call('HSET', key, field, spans, 'last', now)
+  if old == 0 then
+    n = n + 1
+    local order = id
+    if m[7] and m[7] ~= '' then order = m[7] .. ' ' .. id end
+    redis.call('HSET', key, 'order', order)
+  end
+  bytes = bytes + size - old
+  redis.call('HSET', key, 'n', n, 'bytes', bytes)
+  if not cut then
+    if n >= maxTraces then cut = 'max_traces' elseif bytes >= maxBytes then cut = 'max_bytes' end
+    if cut then redis.call('HSET', key, 'cut', cut) end
+  end
+  return {'added', part, n, first, size - old, cut or '', 0, '', m[6] or '', migrated}
+end
+-- Closed: a cut made now is written, for its pass to say so; the turn opens the next part.
+local closedPart = 0
+if m[1] and not cut and not done then
+  redis.call('HSET', key, 'cut', closed)
+  closedPart = part
+end
+if ARGV[9] ~= tostring(part + 1) then
+  return {'admit', part + 1, 0, 0, 0, '', closedPart, closed, '', migrated}
+end
+return open(part + 1, closed, closedPart, closed, migrated)
 `;

@@ -1,0 +1,243 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
+import { sessionQueueLocation } from '../../src/queue/queue-shards.js';
+import { whenReady } from '../../src/redis/redis-connection.js';
+import { startService } from '../../src/server/start-service.js';
+import { createBullmqQueueDriver } from '../../src/queue/bullmq-queue-driver.js';
+import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { addAsPreviousRelease } from '../helpers/previous-session-layout.js';
+import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { resultRows } from '../helpers/result-rows.js';
+import { scrapeMetric } from '../helpers/scrape-metric.js';
+import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
+
+/**
+ * Sessions on the bullmq driver through a live service on a real Redis: a session held past
+ * `sessions.maxAgeMs` is scored with every turn it had, and cut; a session cut at a bound keeps
+ * its pass and a later turn opens the next part; a full `sessions.maxBytes` refuses new sessions
+ * (counted and logged); a session the previous release wrote is scored. Every pass is read from
+ * the results file, which keeps them all.
+ */
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+async function start(more: Record<string, unknown>, before?: (prefix: string) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-redis-'));
+  writeFileSync(join(dir, 'support.yaml'), SUITE);
+  const prefix = testPrefix();
+  const redis = redisFor(prefix);
+  closers.push(redis.cleanup);
+  await before?.(prefix);
+  const results = join(dir, 'results.jsonl');
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      'queue.driver': 'bullmq',
+      'queue.redisUrl': REDIS_URL,
+      'queue.prefix': prefix,
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 100,
+      'export.enabled': false,
+      'export.resultsFile': results,
+      'export.logResults': false,
+      'toolHealth.enabled': false,
+      suites: [join(dir, 'support.yaml')],
+      ...more,
+    },
+  });
+  const lines: string[] = [];
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    { log: line => lines.push(line) },
+  );
+  closers.push(() => service.close());
+  const origin = new URL(service.url!).origin;
+  const send = async (t: { spans: SpanInput[] }) => {
+    const response = await fetch(`${origin}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(otlpRequest(t.spans)),
+    });
+    expect(response.status).toBe(200);
+  };
+  /** Each session pass in the results file: its session id, turns and cut. */
+  const passes = () =>
+    resultRows(results)
+      .filter(r => r.session)
+      .map(r => ({
+        id: r.session!.id,
+        turns: r.session!.turns.map(t => t.traceId),
+        cut: r.session!.cut,
+      }));
+  return { send, passes, lines, redis, prefix, config, metrics: `${origin}/metrics` };
+}
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+describe('sessions on Redis (bullmq driver)', () => {
+  it('scores a session that reaches sessions.maxAgeMs with every turn it had, cut max_age; a later turn opens part 2', async () => {
+    // Turns come faster than idleMs, so only maxAgeMs ends the first part. The pass at maxAgeMs
+    // once found the session's keys expired at that very moment, and the turns were never scored.
+    const { send, passes, redis, prefix } = await start({
+      'sessions.maxAgeMs': 2_500,
+      'sessions.idleMs': 1_500,
+    });
+    const turns = [0, 1, 2, 3].map(i =>
+      turn('conv-age', i === 0 ? ['lookup_order'] : ['verify_identity', 'issue_refund'], i * 1000),
+    );
+    for (const t of turns) {
+      await send(t);
+      await sleep(600);
+    }
+    // About 2.4 s after the first: the first part still waits for its pass at maxAgeMs.
+    await waitFor(
+      () => passes().some(p => p.turns.length === 4),
+      'the first part scored with its four turns',
+      15_000,
+    );
+    const first = passes().find(p => p.turns.length === 4)!;
+    expect(first.turns).toEqual(turns.map(t => t.traceId));
+    expect(first.cut).toBe(
+      'cut 2.5 seconds after its first trace (sessions.maxAgeMs): scored as it stood; a later turn opens its next part',
+    );
+    // Its turns were given back once its pass had run.
+    await waitFor(
+      async () => (await redis.commands.hexists(`${prefix}:session:{conv-age}`, 'done')) === 1,
+      'the first part released',
+    );
+    const late = turn('conv-age', ['issue_refund'], 5_000);
+    await send(late);
+    await waitFor(
+      () => passes().some(p => p.turns.length === 1),
+      'the second part scored after idleMs',
+      15_000,
+    );
+    expect(passes().filter(p => p.turns.length === 1)).toEqual([
+      { id: 'conv-age', turns: [late.traceId], cut: undefined },
+    ]);
+    // Every pass with the first turn has all four: no fragment of the first part was scored.
+    const withFirst = passes().filter(p => p.turns.includes(turns[0]!.traceId));
+    expect(withFirst.map(p => p.turns.length)).toEqual(withFirst.map(() => 4));
+  }, 40_000);
+
+  it('keeps a session cut at sessions.maxTraces; a later turn opens part 2 instead of being dropped', async () => {
+    const { send, passes, lines } = await start({
+      'sessions.maxTraces': 2,
+      'sessions.idleMs': 500,
+    });
+    const turns = [0, 1, 2].map(i => turn('conv-n', ['lookup_order'], i * 1000));
+    for (const t of turns) await send(t);
+    await waitFor(() => passes().length >= 2, 'both parts scored', 15_000);
+    await sleep(700); // past idleMs again: nothing more comes
+    expect(passes().sort((a, b) => b.turns.length - a.turns.length)).toEqual([
+      {
+        id: 'conv-n',
+        turns: [turns[0]!.traceId, turns[1]!.traceId],
+        cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood; a later turn opens its next part',
+      },
+      { id: 'conv-n', turns: [turns[2]!.traceId], cut: undefined },
+    ]);
+    expect(lines.filter(l => l.includes('not added'))).toEqual([]);
+  }, 30_000);
+
+  it('refuses new sessions when sessions.maxBytes is full: the turn is scored alone, counted and logged', async () => {
+    const { send, passes, lines, metrics, redis, prefix } = await start({
+      'sessions.maxBytes': 1,
+      'sessions.idleMs': 300,
+    });
+    const first = turn('conv-full', ['lookup_order'], 0);
+    await send(first);
+    await waitFor(
+      async () =>
+        (await scrapeMetric(metrics, 'spanscore_sessions_refused_total', {
+          reason: 'max_bytes',
+        })) === 1,
+      'the session refused',
+      10_000,
+    );
+    expect(lines.filter(l => l.includes('session conv-full not held'))).toEqual([
+      `spanscore: session conv-full not held (trace ${first.traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (1); sessions already held go on (said once a minute)`,
+    ]);
+    await sleep(600);
+    expect(passes()).toEqual([]);
+    expect(await redis.commands.exists(`${prefix}:session:{conv-full}`)).toBe(0);
+  }, 20_000);
+
+  it('scores a session the previous release wrote, with its queued job, and a turn that joins it', async () => {
+    const old = [
+      turn('conv-old', ['lookup_order'], 0),
+      turn('conv-old', ['verify_identity', 'issue_refund'], 60_000),
+    ];
+    const { send, passes } = await start({ 'sessions.idleMs': 800 }, async prefix => {
+      const redis = redisFor(prefix);
+      closers.push(redis.cleanup);
+      await whenReady(redis.commands);
+      for (const t of old)
+        await addAsPreviousRelease(redis.commands, prefix, {
+          id: 'conv-old',
+          traceId: t.traceId,
+          spans: decodeOtlpJson(otlpRequest(t.spans)).spans,
+          nowMs: Date.now(),
+        });
+      // Its job as that release queued it: no part, deduplicated by the session id.
+      const where = sessionQueueLocation(prefix, false);
+      const queue = new Queue(where.name, { connection: redis.bullmq(), prefix: where.prefix });
+      await queue.add(
+        where.name,
+        { sessionId: 'conv-old' },
+        { delay: 200, deduplication: { id: 'conv-old' }, removeOnComplete: true },
+      );
+      await queue.close();
+    });
+    await waitFor(() => passes().length === 1, 'the old session scored', 15_000);
+    expect(passes()).toEqual([{ id: 'conv-old', turns: old.map(t => t.traceId), cut: undefined }]);
+    const next = turn('conv-old', ['issue_refund'], 120_000);
+    await send(next);
+    await waitFor(() => passes().length === 2, 'scored again with the new turn', 15_000);
+    expect(passes()[1]!.turns).toEqual([...old.map(t => t.traceId), next.traceId]);
+  }, 30_000);
+
+  it('lists the open sessions from any process, one without workers too', async () => {
+    const { send, config } = await start({ 'sessions.idleMs': 600_000 });
+    const receiver = createBullmqQueueDriver(
+      config,
+      { receiver: false, workers: false },
+      {
+        log: () => undefined,
+        onLateSpans() {},
+        onTraceFailed() {},
+        onTraceExpired() {},
+        onAdmissionRefused() {},
+      },
+    );
+    closers.push(() => receiver.close(1000));
+    const first = turn('conv-open', ['lookup_order'], 0);
+    const second = turn('conv-open', ['verify_identity'], 1_000);
+    await send(first);
+    await send(second);
+    await waitFor(
+      async () => (await receiver.openSessions!(10))[0]?.traceIds.length === 2,
+      'the session listed with its two turns',
+    );
+    const [open] = await receiver.openSessions!(10);
+    expect(open).toMatchObject({
+      sessionId: 'conv-open',
+      part: 1,
+      traceIds: [first.traceId, second.traceId],
+    });
+    // Due idleMs after its latest turn, which came after its first.
+    expect(open!.scoreAtMs).toBe(open!.lastAtMs + 600_000);
+    expect(open!.lastAtMs).toBeGreaterThanOrEqual(open!.firstAtMs);
+    expect(open!.bytes).toBeGreaterThan(0);
+  }, 20_000);
+});
