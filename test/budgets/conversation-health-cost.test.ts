@@ -34,8 +34,11 @@ const PER_REQUEST = 30;
  * ZADD, XADD events…); per conversation, its pass (the job's life, reading the hash, the session's
  * run record, results stream and per-minute counters), about a third of it. The session machinery
  * is the session test cases'; conversations only let sampled production traffic open sessions.
+ * 44.5 since sessions hold their bytes against a total (`sessions.maxBytes`: the total's script,
+ * on its own slot, with its expiry set, per turn) and keep their parts' bookkeeping (`last`, `n`,
+ * `bytes`, `order`), and the pass marks its start and end to release a cut part's turns.
  */
-const BUDGET = 36;
+const BUDGET = 46;
 
 /** The turns of every conversation (`<run>-<n>`), and the requests that carry them. */
 function traffic(run: string): { turns: SpanInput[][]; requests: SpanInput[][] } {
