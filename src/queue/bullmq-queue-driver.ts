@@ -198,7 +198,7 @@ export function createBullmqQueueDriver(
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
           lockDurationMs: config.worker.lockDurationMs,
           stalledIntervalMs: config.worker.stalledIntervalMs,
-          process: (sessionId, traces, cut) => scorer.scoreSession(sessionId, traces, cut),
+          process: (sessionId, traces, pass) => scorer.scoreSession(sessionId, traces, pass),
           onGone: sessionId =>
             events.log(
               `spanscore: session ${sessionId} had no traces left when its job ran (older than sessions.maxAgeMs)`,

@@ -9,6 +9,7 @@ import type { SpendLedger } from '../score/llm/spend-ledger.js';
 import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import type { TraceProgress } from './trace-readiness.js';
+import type { OpenSession, SessionPass } from './session-policy.js';
 
 /** How a driver asks for one pass of a trace. */
 export interface ScoreOptions {
@@ -57,12 +58,13 @@ export interface TraceScorer {
   /**
    * Scores a session's traces as one (`scoreSession`, every scorer), with the recording sinks,
    * then delivers it (evaluation spans, hooks); an export failure rejects, for the driver to retry.
-   * `cut` says why it was scored as it stood (a bound), when it was.
+   * `pass` says which part of the session it is (its record key: `session:<id>` for part 1,
+   * `session~<n>:<id>` after), the bound it was cut at, and what a continuation lacks.
    */
   scoreSession(
     sessionId: string,
     traces: readonly SessionTraceSpans[],
-    cut?: string,
+    pass: SessionPass,
   ): Promise<TraceRun>;
 }
 
@@ -97,8 +99,18 @@ export interface DriverEvents {
   onTraceExpired(traceId: string, reason: string): void;
   /** The receiver refused a request because the backlog could not keep it (503/429). */
   onAdmissionRefused(reason: string, message: string): void;
-  /** The memory driver let a held session go because `sessions.maxOpen` was reached. */
+  /** The memory driver let a held session go to make room (`sessions.maxOpen`, `sessions.maxBytes`). */
   onSessionEvicted?(sessionId: string): void;
+  /**
+   * A turn that would open a session was scored alone, its session not held: `max_bytes`, the
+   * sessions held filled `sessions.maxBytes` (`spanscore_sessions_refused_total`).
+   */
+  onSessionRefused?(sessionId: string, traceId: string, reason: 'max_bytes'): void;
+  /**
+   * A turn of a session was not scored with it: `forgotten`, its session was let go so long ago
+   * that no record of it is left (`spanscore_session_turns_dropped_total`).
+   */
+  onSessionTurnDropped?(sessionId: string, traceId: string, reason: 'forgotten'): void;
 }
 
 /**
@@ -114,6 +126,12 @@ export interface QueueDriver {
   readonly sink: SpanSink | undefined;
   /** Where the judge's cache and daily spend live in this driver. */
   readonly judgeState: JudgeState;
+  /**
+   * The sessions this process holds open, newest first, at most `limit` (`GET
+   * /api/v1/sessions?state=open`): their turns so far and when each will be scored. Absent in a
+   * driver that cannot tell.
+   */
+  openSessions?(limit: number): Promise<OpenSession[]>;
   /** Starts the workers, which hand every ready trace to `scorer`. Called once, before traffic. */
   startWorkers(scorer: TraceScorer): void;
   /** Traces whose evaluation-span export failed and waits for a retry (for `/metrics`). */

@@ -7,6 +7,7 @@ import { sessionQueueLocation } from './queue-shards.js';
 import {
   sessionCut,
   sessionDelayMs,
+  type SessionPass,
   type SessionPolicy,
   type SessionTurnInput,
 } from './session-policy.js';
@@ -94,11 +95,7 @@ export interface SessionWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   /** Scores the session (and exports it); a rejection retries the job. */
-  process: (
-    sessionId: string,
-    traces: SessionTraceSpans[],
-    cut: string | undefined,
-  ) => Promise<unknown>;
+  process: (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => Promise<unknown>;
   /** A session job found no traces: the session hash expired (`maxAgeMs`). */
   onGone?: (sessionId: string) => void;
   onError?: (error: Error) => void;
@@ -124,7 +121,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
         return;
       }
       const cut = sessionCut(options.policy, held.traces.length, held.firstAtMs, now());
-      await options.process(sessionId, held.traces, cut);
+      await options.process(sessionId, held.traces, { part: 1, cut });
     },
     {
       connection: options.connection,

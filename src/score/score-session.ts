@@ -3,6 +3,7 @@ import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
+import type { SessionPass } from '../normalize/session-pass.js';
 import { phaseScorers } from './phase-scorers.js';
 import { runScorers } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -16,10 +17,13 @@ export interface SessionTraceSpans {
   spans: readonly SpanDigest[];
 }
 
-/** Options of {@link scoreSession}: those of a trace's pass, and why the session was cut. */
+/** Options of {@link scoreSession}: those of a trace's pass, and which pass of the session. */
 export interface ScoreSessionOptions extends ScoreTraceOptions {
-  /** The session was scored as it stood at a bound (traces, age): the result says so. */
-  cut?: string | undefined;
+  /**
+   * Which part of the session this is, and the bound it was cut at, if one was (the results, the
+   * run record and its key say so); part 1, uncut, by default.
+   */
+  pass?: SessionPass | undefined;
 }
 
 /**
@@ -38,6 +42,7 @@ export async function scoreSession(
 ): Promise<TraceRun> {
   const now = options.now ?? unixNanoNow;
   const phase = options.phase ?? 'all';
+  const pass = options.pass ?? { part: 1 };
   const turns = traces.map(t => {
     const indexed = indexTrace(t.spans);
     return { traceId: t.traceId, spans: indexed.spans, root: indexed.root, indexed };
@@ -66,7 +71,7 @@ export async function scoreSession(
           testCaseId: ids[i]?.id,
         }),
       ),
-      options.cut,
+      pass,
     );
     ordered = trace.session!.turns.map(t => t.traceId);
     const startUnixNano = now();
@@ -109,7 +114,13 @@ export async function scoreSession(
     diagnostics: [...(options.notes ?? [])],
     results,
     sessionId,
-    session: { id: sessionId, traceIds: ordered, cut: options.cut },
+    session: {
+      id: sessionId,
+      part: pass.part,
+      traceIds: ordered,
+      ...(pass.cut && { cut: pass.cut }),
+      ...(pass.continues && { continues: pass.continues }),
+    },
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;

@@ -244,8 +244,8 @@ export async function createScoringRuntime(
     plan,
     usesJudge,
     assemblesSessions,
-    async scoreSession(sessionId, traces, cut) {
-      const run = await scoreSession(sessionId, traces, plan, { sinks: record, cut });
+    async scoreSession(sessionId, traces, pass) {
+      const run = await scoreSession(sessionId, traces, plan, { sinks: record, pass });
       for (const sink of deliver) await sink.write(run);
       return run;
     },

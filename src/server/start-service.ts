@@ -105,6 +105,12 @@ export async function startService(
     onSessionEvicted() {
       metrics.sessionsEvicted.inc();
     },
+    onSessionRefused(_sessionId, _traceId, reason) {
+      metrics.sessionsRefused.inc({ reason });
+    },
+    onSessionTurnDropped(_sessionId, _traceId, reason) {
+      metrics.sessionTurnsDropped.inc({ reason });
+    },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
       log(
