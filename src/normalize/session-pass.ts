@@ -31,4 +31,10 @@ export interface SessionPass {
   cut?: SessionCut | undefined;
   /** For a continuation (`part` > 1): why the part before it ended, whose turns this one lacks. */
   continues?: SessionCutCode | undefined;
+  /**
+   * The test case id a tagged turn of the session carried (this part's or an earlier one's): the
+   * session test case a continuation whose own turns carry none is scored by. A test case id on
+   * one of the pass's turns wins.
+   */
+  testCaseId?: string | undefined;
 }

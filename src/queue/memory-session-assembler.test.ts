@@ -140,6 +140,24 @@ describe('createMemorySessionAssembler', () => {
     ]);
   });
 
+  it("gives a continuation the test case id its session's tagged turn carried", async () => {
+    const { a, add, passes } = assembler({ maxOpen: 1 });
+    const first = turnSpans();
+    a.add(
+      { sessionId: 's', traceId: first.traceId, tagged: true, ends: false, testCaseId: 'refund' },
+      first.spans,
+    );
+    add('other');
+    const late = add('s', turnSpans(), false, true);
+    await advance(0);
+    expect(passes.at(-1)).toEqual({
+      sessionId: 's',
+      traceIds: [late],
+      pass: { part: 2, continues: 'evicted', testCaseId: 'refund' },
+    });
+    expect(passes[0]!.pass).toMatchObject({ part: 1, testCaseId: 'refund' });
+  });
+
   it('scores a session waiting at maxAgeMs with cut max_age', async () => {
     const { add, passes } = assembler({ policy: { ...POLICY, idleMs: AGE * 2 } });
     add('s');

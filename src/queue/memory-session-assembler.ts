@@ -70,6 +70,8 @@ interface HeldSession {
   sessionId: string;
   part: number;
   continues: SessionCutCode | undefined;
+  /** The test case id a tagged turn carried (see `SessionPass.testCaseId`). */
+  testCaseId: string | undefined;
   traces: Map<string, HeldTurn>;
   bytes: number;
   firstAtMs: number;
@@ -114,7 +116,10 @@ export function createMemorySessionAssembler(
   const { policy } = options;
   // Insertion order is age order: the first is the oldest.
   const sessions = new Map<string, HeldSession>();
-  const letGo = new Map<string, { part: number; why: SessionCutCode; bytes: number }>();
+  const letGo = new Map<
+    string,
+    { part: number; why: SessionCutCode; testCaseId: string | undefined; bytes: number }
+  >();
   const forgotten = new Set<number>();
   const underWay = new Set<Promise<void>>();
   let heldBytes = 0;
@@ -142,6 +147,7 @@ export function createMemorySessionAssembler(
       part: held.part,
       ...(held.cut && { cut: held.cut }),
       ...(held.continues && { continues: held.continues }),
+      ...(held.testCaseId !== undefined && { testCaseId: held.testCaseId }),
     };
     const done = run(held.sessionId, traces, pass)
       .catch((error: unknown) => {
@@ -167,10 +173,15 @@ export function createMemorySessionAssembler(
   };
 
   /** Keeps `sessionId` on the let-go record, the oldest entries dropped past its bounds. */
-  const remember = (sessionId: string, part: number, why: SessionCutCode): void => {
+  const remember = (
+    sessionId: string,
+    part: number,
+    why: SessionCutCode,
+    testCaseId: string | undefined,
+  ): void => {
     forget(sessionId);
-    const bytes = sessionId.length + LET_GO_ENTRY_BYTES;
-    letGo.set(sessionId, { part, why, bytes });
+    const bytes = sessionId.length + (testCaseId?.length ?? 0) + LET_GO_ENTRY_BYTES;
+    letGo.set(sessionId, { part, why, testCaseId, bytes });
     letGoBytes += bytes;
     while (letGo.size > options.letGo.maxEntries || letGoBytes > options.letGo.maxBytes) {
       const [oldestId] = letGo.keys();
@@ -201,7 +212,7 @@ export function createMemorySessionAssembler(
       held.cut ??= sessionCutOf(why, policy);
       void scoreNow(held);
     }
-    remember(held.sessionId, held.part, held.cut?.code ?? why);
+    remember(held.sessionId, held.part, held.cut?.code ?? why, held.testCaseId);
   };
 
   const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
@@ -232,10 +243,11 @@ export function createMemorySessionAssembler(
       return undefined;
     }
     const part = before ? before.part + 1 : 1;
+    const testCaseId = turn.testCaseId ?? before?.testCaseId;
     // Admission refuses new sessions, not traces: sessions already scored make room first.
     while (heldBytes + bytes > options.maxBytes && evictOldest('max_bytes', undefined, true));
     if (heldBytes + bytes > options.maxBytes) {
-      scoreAlone(turn, spans, part, before?.why);
+      scoreAlone(turn, spans, { part, continues: before?.why, testCaseId });
       options.onRefused?.(turn.sessionId, turn.traceId);
       return undefined;
     }
@@ -245,6 +257,7 @@ export function createMemorySessionAssembler(
       sessionId: turn.sessionId,
       part,
       continues: before?.why,
+      testCaseId,
       traces: new Map(),
       bytes: 0,
       firstAtMs: t,
@@ -266,18 +279,18 @@ export function createMemorySessionAssembler(
   const scoreAlone = (
     turn: SessionTurnInput,
     spans: readonly SpanDigest[],
-    part: number,
-    continues: SessionCutCode | undefined,
+    { part, continues, testCaseId }: Omit<SessionPass, 'cut'>,
   ): void => {
     const cut: SessionCut = {
       code: 'max_bytes',
       reason: `not held: sessions.maxBytes (${options.maxBytes} bytes) were full of sessions waiting to be scored when this turn came; scored alone`,
     };
-    remember(turn.sessionId, part, 'max_bytes');
+    remember(turn.sessionId, part, 'max_bytes', testCaseId);
     void run(turn.sessionId, [{ traceId: turn.traceId, spans }], {
       part,
       cut,
       ...(continues && { continues }),
+      ...(testCaseId !== undefined && { testCaseId }),
     }).catch((error: unknown) => options.onFailed?.(turn.sessionId, error));
   };
 
@@ -302,6 +315,7 @@ export function createMemorySessionAssembler(
       }
       held ??= open(turn, spans, bytes, t);
       if (!held) return;
+      held.testCaseId ??= turn.testCaseId;
       const previous = held.traces.get(turn.traceId);
       held.traces.set(turn.traceId, { spans, bytes });
       held.bytes += bytes - (previous?.bytes ?? 0);

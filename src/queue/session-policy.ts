@@ -37,6 +37,8 @@ export interface SessionTurnInput {
    * with session ids but no session test case costs no storage.
    */
   tagged: boolean;
+  /** A tagged trace's test case id (see `SessionPass.testCaseId`). */
+  testCaseId?: string | undefined;
 }
 
 /** The session policy the config asks for (its schema holds the defaults). */
@@ -106,7 +108,7 @@ export function continuesText(part: number, code: SessionCutCode): string {
 
 /** A trace's pass as its session's turn; `undefined` for a trace without a session id. */
 export function sessionTurnOf(
-  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode'>,
+  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode' | 'testCaseId'>,
   traceId: string,
 ): SessionTurnInput | undefined {
   if (run.sessionId === undefined) return undefined;
@@ -115,6 +117,7 @@ export function sessionTurnOf(
     traceId,
     ends: run.endsSession === true,
     tagged: run.reasonCode === 'session_test_case',
+    ...(run.reasonCode === 'session_test_case' && { testCaseId: run.testCaseId }),
   };
 }
 

@@ -57,7 +57,7 @@ export async function scoreSession(
     const ids = turns.map(t =>
       findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes),
     );
-    const target = sessionCaseOf(suite, ids);
+    const target = sessionCaseOf(suite, ids) ?? inheritedCase(suite, pass.testCaseId);
     if (!target) continue;
     testCaseId ??= target.suiteCase.testCase.id;
     testCaseIdAttribute ??= target.attribute;
@@ -124,6 +124,18 @@ export async function scoreSession(
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
+}
+
+/**
+ * A continuation's session test case when none of its turns names one: the one an earlier part's
+ * tagged turn named (`SessionPass.testCaseId`), if it is a session case of `suite`.
+ */
+function inheritedCase(
+  suite: Suite,
+  testCaseId: string | undefined,
+): { suiteCase: SuiteCase; attribute: string | undefined } | undefined {
+  const suiteCase = testCaseId === undefined ? undefined : suite.byId.get(testCaseId);
+  return suiteCase?.testCase.session ? { suiteCase, attribute: undefined } : undefined;
 }
 
 /**

@@ -214,6 +214,7 @@ export async function startService(
       store: driver.results,
       pendingTrace: traceId => driver.pendingTrace(traceId),
       pendingSpans: traceId => driver.pendingSpans(traceId),
+      ...(driver.openSessions && { openSessions: driver.openSessions.bind(driver) }),
       ...(scoring && { testCaseIdAttributes: planTestCaseIdAttributes(scoring.plan) }),
       access,
       corsOrigins: config.results.corsOrigins,
