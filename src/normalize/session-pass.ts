@@ -14,7 +14,9 @@ export type SessionCutCode = 'max_traces' | 'max_age' | 'max_bytes' | 'evicted';
 
 /** A bound a session's pass was cut at: its code, and a sentence saying which and what it means. */
 export interface SessionCut {
+  /** Which bound: a label value and a record field. */
   code: SessionCutCode;
+  /** What it means, for a person: the setting and what a later turn does. */
   reason: string;
 }
 

@@ -37,8 +37,9 @@ export interface ResultSession {
   /** Which part of the session, when a later one (a continuation: see `SessionPass`). */
   part?: number;
   turns: Array<{ traceId: string; testCaseId: string | null; calls: number }>;
-  /** The bound it was scored as it stood at, when one was: its code and why. */
+  /** The bound it was scored as it stood at, when one was. */
   cut?: SessionCutCode;
+  /** Which bound that was and what it means, as a sentence (with `cut`). */
   cutReason?: string;
   /** For a continuation: why the part before it ended (its turns are not in this one). */
   continues?: SessionCutCode;
