@@ -47,7 +47,7 @@ export interface NormalizedTrace {
 /** The turns a session's trace is made of, in start order. */
 export interface SessionOfTrace {
   id: string;
-  /** Which part of the session (1, or n > 1 for a continuation: see `SessionPass`). */
+  /** Which part of the session (1, or a later one for a continuation: see `SessionPass`). */
   part: number;
   turns: readonly SessionTurn[];
   /** The bound the session was scored as it stood at (traces, bytes, age, eviction), if one was. */

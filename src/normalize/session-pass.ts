@@ -27,11 +27,11 @@ export interface SessionCut {
  * cut, whose turns it does not hold).
  */
 export interface SessionPass {
-  /** 1 for a session's first part; n > 1 for its continuations. */
+  /** 1 for a session's first part; 2, 3… for its continuations. */
   part: number;
   /** The bound this pass was cut at, when one was. */
   cut?: SessionCut | undefined;
-  /** For a continuation (`part` > 1): why the part before it ended, whose turns this one lacks. */
+  /** For a continuation (a `part` after 1): why the part before it ended, whose turns this one lacks. */
   continues?: SessionCutCode | undefined;
   /**
    * The test case id a tagged turn of the session carried (this part's or an earlier one's): the

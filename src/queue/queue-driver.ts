@@ -127,8 +127,8 @@ export interface QueueDriver {
   /** Where the judge's cache and daily spend live in this driver. */
   readonly judgeState: JudgeState;
   /**
-   * The sessions this process holds open, newest first, at most `limit` (`GET
-   * /api/v1/sessions?state=open`): their turns so far and when each will be scored. Absent in a
+   * The sessions this process holds open, newest first, at most `limit`
+   * (`GET /api/v1/sessions?state=open`): their turns so far and when each will be scored. Absent in a
    * driver that cannot tell.
    */
   openSessions?(limit: number): Promise<OpenSession[]>;

@@ -81,7 +81,7 @@ export interface TraceRun {
 /** What a session's pass scored. */
 export interface SessionRun {
   id: string;
-  /** Which part of the session (1, or n > 1 for a continuation: see `SessionPass`). */
+  /** Which part of the session (1, or a later one for a continuation: see `SessionPass`). */
   part: number;
   /** Its traces, in turn order. */
   traceIds: string[];
