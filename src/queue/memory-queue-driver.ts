@@ -2,7 +2,10 @@ import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
-import { createMemoryResultsStore } from '../results/memory-results-store.js';
+import {
+  createMemoryResultsStore,
+  type MemoryResultsStore,
+} from '../results/memory-results-store.js';
 import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
 import { resultsRetention } from '../results/results-store.js';
 import {
@@ -121,7 +124,7 @@ export function createMemoryQueueDriver(
     openSessions: limit => Promise.resolve(sessions?.open(limit) ?? []),
     startWorkers(s) {
       scorer = s;
-      if (s.assemblesSessions) sessions = memorySessions(config, events, s);
+      if (s.assemblesSessions) sessions = memorySessions(config, events, s, results);
     },
     ready: () => Promise.resolve(true),
     jobCounts() {
@@ -199,6 +202,7 @@ function memorySessions(
   config: Readonly<Config>,
   events: DriverEvents,
   s: TraceScorer,
+  results: MemoryResultsStore,
 ): MemorySessionAssembler {
   const quiet = (what: string) => {
     let lastAtMs = -Infinity;
@@ -241,6 +245,10 @@ function memorySessions(
     },
     onDropped: (sessionId, traceId) => {
       events.onSessionTurnDropped?.(sessionId, traceId, 'forgotten');
+      results.addDiagnostic(traceId, {
+        code: 'session_turn_dropped',
+        message: `not scored with its session ${JSON.stringify(sessionId)}: the session was let go (a bound, sessions.maxOpen or sessions.maxBytes) so long ago that no record of it is left`,
+      });
       droppedLine(
         `spanscore: trace ${traceId} of session ${JSON.stringify(sessionId)} not scored with it: the session was let go and no record of it is left (spanscore_session_turns_dropped_total)`,
       );

@@ -229,4 +229,56 @@ describe('memory driver session bounds through serve', () => {
       (await get<{ sessions: Open[] }>('sessions?state=open')).body.sessions.map(s => s.sessionId),
     ).toEqual(['conv-h']);
   });
+
+  it('counts a turn of a session forgotten by the let-go record, and its run record says so', async () => {
+    // maxOpen 1: the let-go record keeps 10 sessions (10 × maxOpen).
+    const { send, get, metrics } = await serve({ maxOpen: 1, idleMs: 600_000 });
+    type Open = { sessions: Array<{ sessionId: string }> };
+    await send(turn('conv-0', ['lookup_order'], 0));
+    await waitFor(
+      async () => (await get<Open>('sessions?state=open')).body.sessions[0]?.sessionId === 'conv-0',
+      'conv-0 held first',
+      15_000,
+    );
+    for (let i = 1; i <= 11; i++) await send(turn(`conv-${i}`, ['lookup_order'], 0));
+    await waitFor(
+      async () => (await scrapeMetric(metrics, 'spanscore_sessions_evicted_total')) === 11,
+      'eleven sessions let go',
+      20_000,
+    );
+    const late = turn('conv-0', ['verify_identity'], 60_000, {}, null);
+    await send(late);
+    await waitFor(
+      async () =>
+        (await scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', {
+          reason: 'forgotten',
+        })) === 1,
+      'the late turn counted as dropped',
+      15_000,
+    );
+    const record = (await get<RunRecord>(`traces/${late.traceId}`)).body;
+    expect(record.diagnostics).toContainEqual({
+      code: 'session_turn_dropped',
+      message: expect.stringMatching(
+        /^not scored with its session "conv-0": the session was let go/,
+      ) as unknown,
+    });
+    // A turn of a session still on the record continues it instead.
+    const late1 = turn(
+      'conv-2',
+      ['verify_identity'],
+      60_000,
+      { 'spanscore.session.end': true },
+      null,
+    );
+    await send(late1);
+    await waitFor(
+      async () => (await get<RunRecord>('sessions/conv-2?part=2')).status === 200,
+      'conv-2 part 2',
+      15_000,
+    );
+    expect(
+      await scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', { reason: 'forgotten' }),
+    ).toBe(1);
+  });
 });
