@@ -24,17 +24,17 @@ export const sessionsConfigSchema = z
     maxTraces: positiveInt()
       .default(50)
       .describe(
-        'Traces of one session (BullMQ: of one part of it): at this many it is scored as it stands, its result saying it was cut; memory driver: further traces are not added; BullMQ: a later trace opens its next part.',
+        'Traces of one session (BullMQ: of one part of it): at this many it is scored as it stands, its result saying it was cut (`max_traces`), and a later turn opens its next part.',
       ),
     maxAgeMs: positiveInt()
       .default(86_400_000)
       .describe(
-        'A session (BullMQ: a part of it) is scored as it stands this long after its first trace, its result saying it was cut; BullMQ keeps a part this long plus `idleMs` and a margin (its retries, a stalled job, an hour), and a later trace opens its next part.',
+        'A session (BullMQ: a part of it) is scored as it stands this long after its first trace, its result saying it was cut (`max_age`), and a later turn opens its next part. The memory driver keeps its traces no longer; BullMQ keeps a part this long plus `idleMs` and a margin (its retries, a stalled job, an hour).',
       ),
     maxOpen: positiveInt()
       .default(1000)
       .describe(
-        'Memory driver: sessions held (their traces kept to score them again); when full, the oldest is scored now and let go (`spanscore_sessions_evicted_total`).',
+        'Memory driver: sessions held (their turns kept to score them again); when full, the oldest is let go (`spanscore_sessions_evicted_total`), scored first with cut `evicted` when it waits; a later turn of it opens its next part.',
       ),
     maxSessionBytes: positiveInt()
       .default(1_048_576)
@@ -42,9 +42,9 @@ export const sessionsConfigSchema = z
         'Bytes one session holds (what session scoring reads of its turns): at this many it is scored as it stands, its result saying it was cut (`max_bytes`), and a later turn opens its continuation.',
       ),
     maxBytes: positiveInt()
-      .default(33_554_432)
+      .default(16_777_216)
       .describe(
-        'Bytes all open sessions hold together (memory driver: inside its bounded heap; BullMQ: in Redis). When full, a trace that would open a new session is scored alone and its session not held (said in the log and `spanscore_sessions_refused_total`); sessions already held go on.',
+        "Bytes all open sessions hold together (memory driver: inside its bounded heap, where a held turn's counted bytes are about the heap it takes, and 16 MiB leaves `queue.memoryHeapMb`'s 192 to the trace buffer and results; BullMQ: in Redis). When full, a trace that would open a new session is scored alone and its session not held (said in the log and `spanscore_sessions_refused_total`); sessions already held go on, the oldest let go to make room.",
       ),
   })
   .strict()

@@ -21,7 +21,7 @@ export interface ScoreCounters {
   toolRepeatedCalls: Counter<'service' | 'tool'>;
   scoringLag: Histogram;
   tracesNotScored: Counter<'reason'>;
-  /** Session passes (a conversation scored as one), by state and whether a bound cut it. */
+  /** Session passes (a conversation scored as one), by state and the bound that cut it (`none`). */
   sessionsScored?: Counter<'state' | 'cut'>;
   /**
    * Registers a function to run before a scrape reads these counters: the sink then keeps its
@@ -89,7 +89,7 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
       if (run.session && metrics.sessionsScored)
         metrics.sessionsScored.inc({
           state: run.state,
-          cut: run.session.cut === undefined ? 'false' : 'true',
+          cut: run.session.cut?.code ?? 'none',
         });
       if (run.state === 'not_scored') {
         notScored([run.reasonCode ?? 'unknown']);

@@ -120,7 +120,7 @@ export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[]
 }
 
 /** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
-function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
+export function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
   let out: Map<string, string> | undefined;
   const children = new ChildNames(spans);
   for (const span of spans) {

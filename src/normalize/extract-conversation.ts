@@ -44,6 +44,14 @@ export function extractConversation(
   return { userInput, assistantMessages, finalOutput };
 }
 
+/**
+ * Whether `span` holds a part of the conversation {@link extractConversation} reads from any span
+ * (a user message, an assistant text): what a session's held turn must keep of it.
+ */
+export function carriesConversation(span: SpanDigest): boolean {
+  return firstUserText(span) !== undefined || assistantTexts(span).length > 0;
+}
+
 function rootInput(span: SpanDigest): string | undefined {
   const a = span.attributes;
   return (

@@ -30,7 +30,12 @@ export type DiagnosticCode =
   | 'requested_not_executed'
   | 'several_conventions_on_one_span'
   /** Added by the queue, not found here: spans past `assembly.maxSpansPerTrace` were refused. */
-  | 'trace_truncated';
+  | 'trace_truncated'
+  /**
+   * Added by the memory driver's sessions: a turn of a session not scored with it, the session
+   * let go so long ago that no record of it is left (`spanscore_session_turns_dropped_total`).
+   */
+  | 'session_turn_dropped';
 
 /** One finding about a trace, for people: why a score may be wrong for a reason outside the agent. */
 export interface Diagnostic {

@@ -9,6 +9,7 @@ import type { ToolCallExtractor } from './extractors/extractor.js';
 import { IndexedTrace, indexTrace } from './indexed-trace.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
+import type { SessionCut, SessionCutCode } from './session-pass.js';
 
 /** One trace, read: what scorers and reports work from. */
 export interface NormalizedTrace {
@@ -46,9 +47,13 @@ export interface NormalizedTrace {
 /** The turns a session's trace is made of, in start order. */
 export interface SessionOfTrace {
   id: string;
+  /** Which part of the session (1, or a later one for a continuation: see `SessionPass`). */
+  part: number;
   turns: readonly SessionTurn[];
-  /** The session was scored as it stood at a bound (traces per session, age); why. */
-  cut: string | undefined;
+  /** The bound the session was scored as it stood at (traces, bytes, age, eviction), if one was. */
+  cut?: SessionCut | undefined;
+  /** For a continuation: why the part before it ended (its turns are not in this one). */
+  continues?: SessionCutCode | undefined;
 }
 
 /** One turn of a session: one trace. */

@@ -1,5 +1,6 @@
 import type { Conversation } from './extract-conversation.js';
 import type { NormalizedTrace, SessionOfTrace, SessionTurn } from './normalize-trace.js';
+import type { SessionPass } from './session-pass.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
 import { traceStartOf } from './trace-root.js';
@@ -10,12 +11,13 @@ import { traceStartOf } from './trace-root.js';
  * of every turn in that order, each marked with its `turn`, so `tool_loops` and `tool_errors` work
  * across the session and `tool_trajectory` can score turn by turn; handoffs and the agents' route
  * joined; the conversation from the first user message to the last answer. Its trace id, root and
- * resource are the last turn's (evaluation spans go on that root, linked to every turn's). Pure.
+ * resource are the last turn's (evaluation spans go on that root, linked to every turn's); `pass`
+ * says which part of the session it is and where it was cut (part 1, uncut, by default). Pure.
  */
 export function sessionTrace(
   sessionId: string,
   traces: readonly NormalizedTrace[],
-  cut?: string,
+  pass: SessionPass = { part: 1 },
 ): NormalizedTrace {
   if (traces.length === 0) throw new Error(`session ${sessionId} has no traces`);
   const ordered = [...traces].sort((a, b) =>
@@ -35,7 +37,13 @@ export function sessionTrace(
     };
   });
   const last = ordered.at(-1)!;
-  const session: SessionOfTrace = { id: sessionId, turns, cut };
+  const session: SessionOfTrace = {
+    id: sessionId,
+    part: pass.part,
+    turns,
+    ...(pass.cut && { cut: pass.cut }),
+    ...(pass.continues && { continues: pass.continues }),
+  };
   let conversation: Conversation | undefined;
   return {
     traceId: last.traceId,

@@ -2,7 +2,10 @@ import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
-import { createMemoryResultsStore } from '../results/memory-results-store.js';
+import {
+  createMemoryResultsStore,
+  type MemoryResultsStore,
+} from '../results/memory-results-store.js';
 import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
 import { resultsRetention } from '../results/results-store.js';
 import {
@@ -19,7 +22,7 @@ import {
   createMemorySessionAssembler,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
-import { droppedFromSession, sessionPolicy } from './session-policy.js';
+import { sessionPolicy } from './session-policy.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 
 /**
@@ -120,26 +123,10 @@ export function createMemoryQueueDriver(
     pendingTrace: traceId => Promise.resolve(assembler.pending(traceId)),
     pendingSpans: traceId => Promise.resolve(assembler.pendingSpans(traceId)),
     judgeState: { limits: 'process' },
+    openSessions: limit => Promise.resolve(sessions?.open(limit) ?? []),
     startWorkers(s) {
       scorer = s;
-      if (s.assemblesSessions)
-        sessions = createMemorySessionAssembler({
-          policy: sessionPolicy(config),
-          maxOpen: config.sessions.maxOpen,
-          score: (sessionId, traces, cut) =>
-            retryWithBackoff(() => s.scoreSession(sessionId, traces, cut), {
-              attempts: config.worker.attempts,
-              backoffMs: config.worker.backoffMs,
-              exportRetry: exportRetryPolicy(config),
-            }).then(() => undefined),
-          onFailed: (sessionId, error) =>
-            events.log(
-              `spanscore: session ${sessionId} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
-            ),
-          onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
-          onDropped: (sessionId, traceId) =>
-            events.log(droppedFromSession(traceId, sessionId, sessionPolicy(config))),
-        });
+      if (s.assemblesSessions) sessions = memorySessions(config, events, s, results);
     },
     ready: () => Promise.resolve(true),
     jobCounts() {
@@ -153,6 +140,7 @@ export function createMemoryQueueDriver(
         ...(sessions && {
           sessions_held: sessions.stats().held,
           sessions_waiting: sessions.stats().waiting,
+          sessions_bytes: sessions.stats().bytes,
         }),
       });
     },
@@ -201,4 +189,71 @@ export function memoryAssemblyLimits(
     maxServiceShare: config.assembly.maxServiceShare,
     rescoreLateSpans: config.assembly.rescoreLateSpans,
   };
+}
+
+/** How often the log says that sessions were refused or turns dropped (the counters say how many). */
+const SESSION_LOG_EVERY_MS = 60_000;
+
+/**
+ * The memory driver's session assembler, as the config bounds it: `sessions.maxOpen` sessions and
+ * `sessions.maxBytes` bytes held; the record of sessions let go at most 10 × `maxOpen` entries and
+ * 1/16 of `maxBytes` (64 KiB at least). Refused sessions and dropped turns are counted, and said
+ * in the log at most once a minute each, with how many since.
+ */
+function memorySessions(
+  config: Readonly<Config>,
+  events: DriverEvents,
+  s: TraceScorer,
+  results: MemoryResultsStore,
+): MemorySessionAssembler {
+  const quiet = (what: string) => {
+    let lastAtMs = -Infinity;
+    let since = 0;
+    return (line: string) => {
+      since++;
+      const t = Date.now();
+      if (t - lastAtMs < SESSION_LOG_EVERY_MS) return;
+      events.log(`${line}${since > 1 ? ` (${since} ${what} since the last such line)` : ''}`);
+      lastAtMs = t;
+      since = 0;
+    };
+  };
+  const refusedLine = quiet('sessions refused');
+  const droppedLine = quiet('turns dropped');
+  return createMemorySessionAssembler({
+    policy: sessionPolicy(config),
+    maxOpen: config.sessions.maxOpen,
+    maxBytes: config.sessions.maxBytes,
+    letGo: {
+      maxEntries: 10 * config.sessions.maxOpen,
+      maxBytes: Math.max(65_536, Math.floor(config.sessions.maxBytes / 16)),
+    },
+    score: (sessionId, traces, pass) =>
+      retryWithBackoff(() => s.scoreSession(sessionId, traces, pass), {
+        attempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
+        exportRetry: exportRetryPolicy(config),
+      }).then(() => undefined),
+    onFailed: (sessionId, error) =>
+      events.log(
+        `spanscore: session ${JSON.stringify(sessionId)} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
+      ),
+    onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
+    onRefused: (sessionId, traceId) => {
+      events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
+      refusedLine(
+        `spanscore: session ${JSON.stringify(sessionId)} not held: sessions.maxBytes (${config.sessions.maxBytes}) is full of sessions waiting to be scored; its turn ${traceId} was scored alone (spanscore_sessions_refused_total)`,
+      );
+    },
+    onDropped: (sessionId, traceId) => {
+      events.onSessionTurnDropped?.(sessionId, traceId, 'forgotten');
+      results.addDiagnostic(traceId, {
+        code: 'session_turn_dropped',
+        message: `not scored with its session ${JSON.stringify(sessionId)}: the session was let go (a bound, sessions.maxOpen or sessions.maxBytes) so long ago that no record of it is left`,
+      });
+      droppedLine(
+        `spanscore: trace ${traceId} of session ${JSON.stringify(sessionId)} not scored with it: the session was let go and no record of it is left (spanscore_session_turns_dropped_total)`,
+      );
+    },
+  });
 }

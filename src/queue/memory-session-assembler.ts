@@ -3,25 +3,48 @@ import type { SessionTraceSpans } from '../score/score-session.js';
 import {
   sessionCut,
   sessionDelayMs,
+  type OpenSession,
+  type SessionCut,
+  type SessionCutCode,
+  type SessionPass,
   type SessionPolicy,
   type SessionTurnInput,
 } from './session-policy.js';
+import { sessionPartCut } from './session-part-cut.js';
+import { sessionTurnBytes } from './session-turn-bytes.js';
 
 /** Options of {@link createMemorySessionAssembler}. */
 export interface MemorySessionAssemblerOptions {
   policy: SessionPolicy;
-  /** Sessions held at most; when full, the oldest is scored (if it has not been) and let go. */
+  /** Sessions held at most; when full, the oldest is let go (scored first, cut `evicted`, if it waits). */
   maxOpen: number;
   /**
-   * Scores a session as it stands (`cut`: why, when a bound cut it); retries are its own. A
-   * rejection is reported through `onFailed` and the session stays held, to be scored again by
-   * its next trace.
+   * Bytes all held sessions may hold together (`sessionTurnBytes` of their turns). A turn of a
+   * held session is always added (the oldest others are let go to make room); a turn that would
+   * open a session is refused when, with the sessions already scored let go, it does not fit:
+   * its session is scored alone, not held.
    */
-  score(sessionId: string, traces: SessionTraceSpans[], cut: string | undefined): Promise<void>;
+  maxBytes: number;
+  /**
+   * The record of sessions let go (id → its last part and why), so that a later turn opens the
+   * next part: at most `maxEntries` entries and `maxBytes` bytes (an entry costs its id's length
+   * and 64), the oldest dropped first. A dropped entry's id is remembered as a 32-bit hash (as many
+   * as `maxEntries`), so that a turn of it is counted as dropped (`onDropped`), not taken for
+   * traffic of no session.
+   */
+  letGo: { maxEntries: number; maxBytes: number };
+  /**
+   * Scores a pass of a session as it stands (`pass`: its part, its cut, what it continues);
+   * retries are its own. A rejection is reported through `onFailed` and the session stays held,
+   * to be scored again by its next trace.
+   */
+  score(sessionId: string, traces: SessionTraceSpans[], pass: SessionPass): Promise<void>;
   onFailed?(sessionId: string, error: unknown): void;
-  /** A held session let go because `maxOpen` was reached (scored first when it had not been). */
-  onEvicted?(sessionId: string): void;
-  /** A trace not added: its session was cut at `maxTraces`. */
+  /** A held session let go to make room (`maxOpen`, `maxBytes`); scored first, cut `evicted`, when it waited. */
+  onEvicted?(sessionId: string, bound: 'max_open' | 'max_bytes'): void;
+  /** A turn that would open a session did not fit in `maxBytes`: scored alone, not held. */
+  onRefused?(sessionId: string, traceId: string): void;
+  /** A turn of a session let go so long ago that no record of it is left: not scored with it. */
   onDropped?(sessionId: string, traceId: string): void;
   now?: () => number;
 }
@@ -30,35 +53,61 @@ export interface MemorySessionAssemblerOptions {
 export interface MemorySessionAssembler {
   /** Adds a scored trace to its session, scheduling the session's scoring (see `SessionPolicy`). */
   add(turn: SessionTurnInput, spans: readonly SpanDigest[]): void;
-  /** Sessions held, and how many of them wait to be scored. */
-  stats(): { held: number; waiting: number };
+  /** Sessions held, how many of them wait to be scored, their bytes, and sessions let go on record. */
+  stats(): { held: number; waiting: number; bytes: number; letGo: number };
+  /** The sessions held, newest first, at most `limit`. */
+  open(limit: number): OpenSession[];
   /** Scores every session waiting, now, and resolves when all scoring under way has ended. */
   close(): Promise<void>;
 }
 
+interface HeldTurn {
+  spans: readonly SpanDigest[];
+  bytes: number;
+}
+
 interface HeldSession {
-  traces: Map<string, readonly SpanDigest[]>;
+  sessionId: string;
+  part: number;
+  continues: SessionCutCode | undefined;
+  /** The test case id a tagged turn carried (see `SessionPass.testCaseId`). */
+  testCaseId: string | undefined;
+  traces: Map<string, HeldTurn>;
+  bytes: number;
   firstAtMs: number;
+  lastAtMs: number;
   timer: NodeJS.Timeout | undefined;
+  /** When its timer scores it; `undefined` while none is set. */
+  scoreAtMs: number | undefined;
   /** Lets it go `maxAgeMs` after its first trace. */
-  expiry: NodeJS.Timeout;
+  expiry: NodeJS.Timeout | undefined;
   /** Traces added since it was last scored (it waits to be scored while any are). */
   unscored: number;
-  /** A bound cut it: scored as it stood, no trace is added any more. */
-  cut: string | undefined;
+  /** The bound it was cut at: scored as it stood, and let go. */
+  cut: SessionCut | undefined;
   scoring: Promise<void> | undefined;
   /** A trace came while it was being scored: score it again after. */
   again: boolean;
 }
 
+/** What a let-go record entry costs beyond its id. */
+const LET_GO_ENTRY_BYTES = 64;
+
 /**
- * The memory driver's sessions: each held session keeps its traces' spans, in this process, so
- * that it can be scored when complete and again when a trace comes later. A session is scored
- * `idleMs` after its latest trace (one timer per session, reset by each trace), at once when a
- * trace ends it, and as it stands (cut) at `maxTraces` traces or `maxAgeMs` after its first;
- * one scoring of a session at a time (a trace meanwhile scores it again after). Sessions are held
- * until `maxAgeMs` after their first trace, at most `maxOpen` of them: when full, the oldest is
- * scored now if it waits, and let go. Nothing survives a restart; `close()` scores what waits.
+ * The memory driver's sessions: each held session keeps its turns' spans (what session scoring
+ * reads of them: `sessionTurnSpans`), in this process, so that it can be scored when complete and
+ * again when a turn comes later. A session is scored `idleMs` after its latest trace (one timer
+ * per session, reset by each trace) and at once when a trace ends it; one scoring of a session at
+ * a time (a trace meanwhile scores it again after).
+ *
+ * Bounds, and what each does (never a silent fragment): at `maxTraces` traces, or a turn that
+ * would take it past `maxSessionBytes`, or `maxAgeMs` after its first trace, the session is scored
+ * as it stands with that cut and let go; let go to make room (`maxOpen`, `maxBytes`) it is scored
+ * with cut `evicted` when it waits. Every session let go is kept on a bounded record (see
+ * `letGo`), so that a later turn, tagged or not, opens its next part (`SessionPass.part`), which
+ * says what it continues; a part never replaces another's results. A turn that would open a
+ * session when `maxBytes` is full (sessions waiting fill it) is scored alone (`onRefused`). Nothing
+ * survives a restart; `close()` scores what waits.
  */
 export function createMemorySessionAssembler(
   options: MemorySessionAssemblerOptions,
@@ -67,108 +116,261 @@ export function createMemorySessionAssembler(
   const { policy } = options;
   // Insertion order is age order: the first is the oldest.
   const sessions = new Map<string, HeldSession>();
+  const letGo = new Map<
+    string,
+    { part: number; why: SessionCutCode; testCaseId: string | undefined; bytes: number }
+  >();
+  const forgotten = new Set<number>();
   const underWay = new Set<Promise<void>>();
+  let heldBytes = 0;
+  let letGoBytes = 0;
 
-  const scoreNow = (sessionId: string, held: HeldSession): Promise<void> => {
+  const run = (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => {
+    const done = options.score(sessionId, traces, pass);
+    underWay.add(done);
+    void done.finally(() => underWay.delete(done)).catch(() => undefined);
+    return done;
+  };
+
+  const scoreNow = (held: HeldSession): Promise<void> => {
     clearTimeout(held.timer);
     held.timer = undefined;
+    held.scoreAtMs = undefined;
     if (held.scoring) {
       held.again = true;
       return held.scoring;
     }
     held.unscored = 0;
     held.cut ??= sessionCut(policy, held.traces.size, held.firstAtMs, now());
-    const traces = [...held.traces].map(([traceId, spans]) => ({ traceId, spans }));
-    const done = options
-      .score(sessionId, traces, held.cut)
+    const traces = [...held.traces].map(([traceId, turn]) => ({ traceId, spans: turn.spans }));
+    const pass: SessionPass = {
+      part: held.part,
+      ...(held.cut && { cut: held.cut }),
+      ...(held.continues && { continues: held.continues }),
+      ...(held.testCaseId !== undefined && { testCaseId: held.testCaseId }),
+    };
+    const done = run(held.sessionId, traces, pass)
       .catch((error: unknown) => {
         held.unscored = Math.max(held.unscored, 1);
-        options.onFailed?.(sessionId, error);
+        options.onFailed?.(held.sessionId, error);
       })
       .finally(() => {
         held.scoring = undefined;
-        underWay.delete(done);
         if (held.again) {
           held.again = false;
-          void scoreNow(sessionId, held);
+          void scoreNow(held);
         }
       });
     held.scoring = done;
-    underWay.add(done);
     return done;
   };
 
-  const schedule = (sessionId: string, held: HeldSession, delayMs: number): void => {
+  const schedule = (held: HeldSession, delayMs: number): void => {
     clearTimeout(held.timer);
-    held.timer = setTimeout(() => void scoreNow(sessionId, held), delayMs);
+    held.scoreAtMs = now() + delayMs;
+    held.timer = setTimeout(() => void scoreNow(held), delayMs);
     held.timer.unref();
   };
 
-  const letGo = (sessionId: string, held: HeldSession): void => {
+  /** Keeps `sessionId` on the let-go record, the oldest entries dropped past its bounds. */
+  const remember = (
+    sessionId: string,
+    part: number,
+    why: SessionCutCode,
+    testCaseId: string | undefined,
+  ): void => {
+    forget(sessionId);
+    const bytes = sessionId.length + (testCaseId?.length ?? 0) + LET_GO_ENTRY_BYTES;
+    letGo.set(sessionId, { part, why, testCaseId, bytes });
+    letGoBytes += bytes;
+    while (letGo.size > options.letGo.maxEntries || letGoBytes > options.letGo.maxBytes) {
+      const [oldestId] = letGo.keys();
+      forget(oldestId!);
+      forgotten.add(idHash(oldestId!));
+      if (forgotten.size > options.letGo.maxEntries)
+        forgotten.delete(forgotten.values().next().value!);
+    }
+  };
+
+  const forget = (sessionId: string): void => {
+    const entry = letGo.get(sessionId);
+    if (!entry) return;
+    letGo.delete(sessionId);
+    letGoBytes -= entry.bytes;
+  };
+
+  /** Lets a held session go: scored as it stands first when it waits (`why` its cut, if none is). */
+  const release = (held: HeldSession, why: SessionCutCode): void => {
     clearTimeout(held.timer);
     clearTimeout(held.expiry);
-    if (sessions.get(sessionId) === held) sessions.delete(sessionId);
-    if (held.unscored > 0 || held.again) void scoreNow(sessionId, held);
+    held.timer = held.expiry = undefined;
+    if (sessions.get(held.sessionId) === held) {
+      sessions.delete(held.sessionId);
+      heldBytes -= held.bytes;
+    }
+    if (held.unscored > 0 || held.again) {
+      held.cut ??= sessionPartCut(why, policy);
+      void scoreNow(held);
+    }
+    remember(held.sessionId, held.part, held.cut?.code ?? why, held.testCaseId);
+  };
+
+  const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
+    for (const held of sessions.values()) {
+      if (held === keep || (scoredOnly && (held.unscored > 0 || held.scoring))) continue;
+      release(held, 'evicted');
+      options.onEvicted?.(held.sessionId, bound);
+      return true;
+    }
+    return false;
+  };
+
+  /**
+   * Opens a session for `turn` (a continuation when its session was let go); `undefined` when it
+   * opens none: not a session test case's, or refused (then scored alone).
+   */
+  const open = (
+    turn: SessionTurnInput,
+    spans: readonly SpanDigest[],
+    bytes: number,
+    t: number,
+  ): HeldSession | undefined => {
+    const before = letGo.get(turn.sessionId);
+    if (!before && !turn.tagged) {
+      // Only a trace of a session test case opens a session (see `SessionTurnInput.tagged`); one
+      // of a session let go and forgotten since is counted, not taken for such traffic.
+      if (forgotten.has(idHash(turn.sessionId))) options.onDropped?.(turn.sessionId, turn.traceId);
+      return undefined;
+    }
+    const part = before ? before.part + 1 : 1;
+    const testCaseId = turn.testCaseId ?? before?.testCaseId;
+    // Admission refuses new sessions, not traces: sessions already scored make room first.
+    while (heldBytes + bytes > options.maxBytes && evictOldest('max_bytes', undefined, true));
+    if (heldBytes + bytes > options.maxBytes) {
+      scoreAlone(turn, spans, { part, continues: before?.why, testCaseId });
+      options.onRefused?.(turn.sessionId, turn.traceId);
+      return undefined;
+    }
+    forget(turn.sessionId);
+    while (sessions.size >= options.maxOpen && evictOldest('max_open'));
+    const held: HeldSession = {
+      sessionId: turn.sessionId,
+      part,
+      continues: before?.why,
+      testCaseId,
+      traces: new Map(),
+      bytes: 0,
+      firstAtMs: t,
+      lastAtMs: t,
+      timer: undefined,
+      scoreAtMs: undefined,
+      expiry: undefined,
+      unscored: 0,
+      cut: undefined,
+      scoring: undefined,
+      again: false,
+    };
+    held.expiry = setTimeout(() => release(held, 'max_age'), policy.maxAgeMs).unref();
+    sessions.set(turn.sessionId, held);
+    return held;
+  };
+
+  /** A refused turn's pass: its session of one turn, scored now, never held. */
+  const scoreAlone = (
+    turn: SessionTurnInput,
+    spans: readonly SpanDigest[],
+    { part, continues, testCaseId }: Omit<SessionPass, 'cut'>,
+  ): void => {
+    const cut: SessionCut = {
+      code: 'max_bytes',
+      reason: `not held: sessions.maxBytes (${options.maxBytes} bytes) were full of sessions waiting to be scored when this turn came; scored alone`,
+    };
+    remember(turn.sessionId, part, 'max_bytes', testCaseId);
+    void run(turn.sessionId, [{ traceId: turn.traceId, spans }], {
+      part,
+      cut,
+      ...(continues && { continues }),
+      ...(testCaseId !== undefined && { testCaseId }),
+    }).catch((error: unknown) => options.onFailed?.(turn.sessionId, error));
   };
 
   return {
     add(turn, spans) {
       const t = now();
+      const bytes = sessionTurnBytes(spans);
       let held = sessions.get(turn.sessionId);
-      if (held && t - held.firstAtMs >= policy.maxAgeMs && !held.scoring) {
-        // Past its age, the session was scored as it stood; a trace now starts a new one.
-        letGo(turn.sessionId, held);
-        held = undefined;
-      }
-      if (!held) {
-        // Only a trace of a session test case opens a session (see `SessionTurnInput.tagged`).
-        if (!turn.tagged) return;
-        while (sessions.size >= options.maxOpen) {
-          const [oldestId, oldest] = sessions.entries().next().value!;
-          letGo(oldestId, oldest);
-          options.onEvicted?.(oldestId);
+      if (held && !held.traces.has(turn.traceId)) {
+        // A bound it reached lets it go as it stands: this turn opens its next part.
+        const cut =
+          t - held.firstAtMs >= policy.maxAgeMs
+            ? sessionPartCut('max_age', policy)
+            : policy.maxSessionBytes !== undefined && held.bytes + bytes > policy.maxSessionBytes
+              ? sessionPartCut('max_bytes', policy)
+              : undefined;
+        if (cut) {
+          held.cut ??= cut;
+          release(held, cut.code);
+          held = undefined;
         }
-        const sessionId = turn.sessionId;
-        const created: HeldSession = {
-          traces: new Map(),
-          firstAtMs: t,
-          timer: undefined,
-          expiry: setTimeout(() => letGo(sessionId, created), policy.maxAgeMs).unref(),
-          unscored: 0,
-          cut: undefined,
-          scoring: undefined,
-          again: false,
-        };
-        held = created;
-        sessions.set(turn.sessionId, held);
       }
-      if (held.cut !== undefined && !held.traces.has(turn.traceId)) {
-        options.onDropped?.(turn.sessionId, turn.traceId);
+      held ??= open(turn, spans, bytes, t);
+      if (!held) return;
+      held.testCaseId ??= turn.testCaseId;
+      const previous = held.traces.get(turn.traceId);
+      held.traces.set(turn.traceId, { spans, bytes });
+      held.bytes += bytes - (previous?.bytes ?? 0);
+      heldBytes += bytes - (previous?.bytes ?? 0);
+      held.unscored++;
+      held.lastAtMs = t;
+      const cut = sessionCut(policy, held.traces.size, held.firstAtMs, t, held.bytes);
+      if (cut) {
+        held.cut = cut;
+        release(held, cut.code);
         return;
       }
-      held.traces.set(turn.traceId, spans);
-      held.unscored++;
-      held.cut = sessionCut(policy, held.traces.size, held.firstAtMs, t);
+      // A held session's turn is always added: the oldest others make room.
+      while (heldBytes > options.maxBytes && evictOldest('max_bytes', held));
       if (held.scoring) held.again = true;
-      else
-        schedule(
-          turn.sessionId,
-          held,
-          sessionDelayMs(policy, turn, held.cut !== undefined, t - held.firstAtMs),
-        );
+      else schedule(held, sessionDelayMs(policy, turn, false, t - held.firstAtMs));
     },
     stats() {
       let waiting = 0;
       for (const held of sessions.values()) if (held.unscored > 0) waiting++;
-      return { held: sessions.size, waiting };
+      return { held: sessions.size, waiting, bytes: heldBytes, letGo: letGo.size };
+    },
+    open(limit) {
+      const out: OpenSession[] = [];
+      for (const held of [...sessions.values()].reverse()) {
+        if (out.length >= limit) break;
+        out.push({
+          sessionId: held.sessionId,
+          part: held.part,
+          traceIds: [...held.traces.keys()],
+          firstAtMs: held.firstAtMs,
+          lastAtMs: held.lastAtMs,
+          scoreAtMs: held.scoring ? undefined : held.scoreAtMs,
+          bytes: held.bytes,
+        });
+      }
+      return out;
     },
     async close() {
-      for (const [sessionId, held] of sessions) {
+      for (const held of sessions.values()) {
         clearTimeout(held.expiry);
-        if (held.unscored > 0) void scoreNow(sessionId, held);
+        if (held.unscored > 0) void scoreNow(held);
         else clearTimeout(held.timer);
       }
-      while (underWay.size > 0) await Promise.all([...underWay]);
+      while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
   };
+}
+
+/** FNV-1a, 32 bits: a forgotten session id as the let-go record remembers it. */
+function idHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }

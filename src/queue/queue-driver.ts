@@ -58,13 +58,13 @@ export interface TraceScorer {
   /**
    * Scores a session's traces as one (`scoreSession`, every scorer), with the recording sinks,
    * then delivers it (evaluation spans, hooks); an export failure rejects, for the driver to retry.
-   * `pass` says which part of the session it is, and the bound it was cut at, when one was. (A
-   * string: the cut's sentence, as the memory driver passes it until it hands a `SessionPass`.)
+   * `pass` says which part of the session it is (its record key: `session:<id>` for part 1,
+   * `session~<n>:<id>` after), the bound it was cut at, and what a continuation lacks.
    */
   scoreSession(
     sessionId: string,
     traces: readonly SessionTraceSpans[],
-    pass?: SessionPass | string,
+    pass: SessionPass,
   ): Promise<TraceRun>;
 }
 
@@ -99,14 +99,18 @@ export interface DriverEvents {
   onTraceExpired(traceId: string, reason: string): void;
   /** The receiver refused a request because the backlog could not keep it (503/429). */
   onAdmissionRefused(reason: string, message: string): void;
-  /** The memory driver let a held session go because `sessions.maxOpen` was reached. */
+  /** The memory driver let a held session go to make room (`sessions.maxOpen`, `sessions.maxBytes`). */
   onSessionEvicted?(sessionId: string): void;
   /**
-   * A trace's session was not held: it would have opened a session (or a session's next part)
-   * and `reason` says which bound refused it (`max_bytes`: the bytes all sessions hold,
-   * `sessions.maxBytes`). The trace itself was scored, alone.
+   * A turn that would open a session was scored alone, its session not held: `max_bytes`, the
+   * sessions held filled `sessions.maxBytes` (`spanscore_sessions_refused_total`).
    */
   onSessionRefused?(sessionId: string, traceId: string, reason: 'max_bytes'): void;
+  /**
+   * A turn of a session was not scored with it: `forgotten`, its session was let go so long ago
+   * that no record of it is left (`spanscore_session_turns_dropped_total`).
+   */
+  onSessionTurnDropped?(sessionId: string, traceId: string, reason: 'forgotten'): void;
 }
 
 /**
@@ -122,6 +126,12 @@ export interface QueueDriver {
   readonly sink: SpanSink | undefined;
   /** Where the judge's cache and daily spend live in this driver. */
   readonly judgeState: JudgeState;
+  /**
+   * The sessions this process holds open, newest first, at most `limit`
+   * (`GET /api/v1/sessions?state=open`): their turns so far and when each will be scored. Absent in a
+   * driver that cannot tell.
+   */
+  openSessions?(limit: number): Promise<OpenSession[]>;
   /** Starts the workers, which hand every ready trace to `scorer`. Called once, before traffic. */
   startWorkers(scorer: TraceScorer): void;
   /** Traces whose evaluation-span export failed and waits for a retry (for `/metrics`). */

@@ -1,13 +1,16 @@
-import type { SessionCut, SessionCutCode } from './session-policy.js';
+import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
 
-/** The bounds a part of a session is cut at. */
+/** The bounds a part of a session is cut at (`maxSessionBytes`: absent where bytes are not counted). */
 export interface SessionPartBounds {
   maxTraces: number;
   maxAgeMs: number;
-  maxSessionBytes: number;
+  maxSessionBytes?: number | undefined;
 }
 
-/** A cut as a pass reports it: its code and a sentence naming the bound and what became of it. */
+/**
+ * A cut as a pass reports it, the same on both drivers: its code and a sentence naming the bound
+ * and what became of it.
+ */
 export function sessionPartCut(code: SessionCutCode, bounds: SessionPartBounds): SessionCut {
   const later = 'scored as it stood; a later turn opens its next part';
   switch (code) {
@@ -21,10 +24,13 @@ export function sessionPartCut(code: SessionCutCode, bounds: SessionPartBounds):
     case 'max_bytes':
       return {
         code,
-        reason: `cut at ${bounds.maxSessionBytes} bytes (sessions.maxSessionBytes): ${later}`,
+        reason: `cut at ${bounds.maxSessionBytes ?? 'its'} bytes (sessions.maxSessionBytes): ${later}`,
       };
     case 'evicted':
-      return { code, reason: `let go to make room (sessions.maxBytes): ${later}` };
+      return {
+        code,
+        reason: `let go to make room for other sessions (sessions.maxOpen or sessions.maxBytes): ${later}`,
+      };
   }
 }
 

@@ -12,37 +12,19 @@ export interface SessionPolicy {
   idleMs: number;
   maxTraces: number;
   maxAgeMs: number;
+  /**
+   * Bytes one session may hold (`sessions.maxSessionBytes`, counted by `sessionTurnBytes`): a
+   * turn that would take it past this is not added; the session is cut (`max_bytes`) and the turn
+   * opens its next part. Absent: not bounded in bytes (a driver that does not count them).
+   */
+  maxSessionBytes?: number | undefined;
 }
 
-/**
- * Why a session's pass was made at a bound, not because the conversation went quiet or ended:
- * `max_traces` (`sessions.maxTraces`), `max_age` (`sessions.maxAgeMs` after its first trace),
- * `max_bytes` (`sessions.maxSessionBytes`), `evicted` (let go to make room: the memory driver's
- * `sessions.maxOpen`, or `sessions.maxBytes` in all). Shared by the result, the run record, the
- * page and the `cut` label of `spanscore_sessions_scored_total`.
- */
-export type SessionCutCode = 'max_traces' | 'max_age' | 'max_bytes' | 'evicted';
-
-/** A bound a session's pass was cut at: its code, and a sentence saying which and what it means. */
-export interface SessionCut {
-  code: SessionCutCode;
-  reason: string;
-}
-
-/**
- * Which pass of a session is scored. A session cut at a bound or let go keeps its pass as part 1;
- * a turn that comes after opens part 2 (a continuation), and so on: a part never replaces an
- * earlier part's result, and a continuation says what it lacks (`continues`: the earlier part's
- * cut, whose turns it does not hold).
- */
-export interface SessionPass {
-  /** 1 for a session's first part; 2, 3… for its continuations. */
-  part: number;
-  /** The bound this pass was cut at, when one was. */
-  cut?: SessionCut | undefined;
-  /** For a continuation (part 2 on): why the part before it ended, whose turns this one lacks. */
-  continues?: SessionCutCode | undefined;
-}
+// The cut and pass types live beside the normalized session that carries them (below queue/ and
+// score/, which both read them); they are this contract's, re-exported here.
+export type { SessionCut, SessionCutCode, SessionPass } from '../normalize/session-pass.js';
+import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
+import { sessionPartCut } from './session-part-cut.js';
 
 /** One trace of a session, as a driver hands it to its session assembler. */
 export interface SessionTurnInput {
@@ -57,6 +39,8 @@ export interface SessionTurnInput {
    * opened, and is otherwise not held, so traffic with session ids but neither costs no storage.
    */
   tagged: boolean;
+  /** A tagged trace's test case id (see `SessionPass.testCaseId`). */
+  testCaseId?: string | undefined;
 }
 
 /** The session policy the config asks for (its schema holds the defaults). */
@@ -65,26 +49,44 @@ export function sessionPolicy(config: Readonly<Config>): SessionPolicy {
     idleMs: config.sessions.idleMs,
     maxTraces: config.sessions.maxTraces,
     maxAgeMs: config.sessions.maxAgeMs,
+    maxSessionBytes: config.sessions.maxSessionBytes,
   };
 }
 
-/** Why a session is scored as it stands, when a bound cut it; `undefined` when none did. */
+/**
+ * Why a session is scored as it stands, when a bound cut it; `undefined` when none did: at
+ * `maxTraces` traces (`max_traces`), at `maxSessionBytes` bytes when the driver counts them
+ * (`max_bytes`), `maxAgeMs` after its first trace (`max_age`), checked in that order.
+ */
 export function sessionCut(
   policy: SessionPolicy,
   traces: number,
   firstAtMs: number,
   nowMs: number,
-): string | undefined {
-  if (traces >= policy.maxTraces)
-    return `cut at ${policy.maxTraces} traces (sessions.maxTraces): scored as it stood`;
-  if (nowMs - firstAtMs >= policy.maxAgeMs)
-    return `cut ${Math.round(policy.maxAgeMs / 60_000)} minutes after its first trace (sessions.maxAgeMs): scored as it stood`;
+  bytes?: number,
+): SessionCut | undefined {
+  if (traces >= policy.maxTraces) return sessionPartCut('max_traces', policy);
+  if (
+    bytes !== undefined &&
+    policy.maxSessionBytes !== undefined &&
+    bytes >= policy.maxSessionBytes
+  )
+    return sessionPartCut('max_bytes', policy);
+  if (nowMs - firstAtMs >= policy.maxAgeMs) return sessionPartCut('max_age', policy);
   return undefined;
+}
+
+/** What a continuation says of the part before it (`SessionPass.continues`). */
+export function continuesText(part: number, code: SessionCutCode): string {
+  return `continues part ${part - 1}, which was cut (${code}): its earlier turns are not here`;
 }
 
 /** A trace's pass as its session's turn; `undefined` for a trace without a session id. */
 export function sessionTurnOf(
-  run: Pick<TraceRun, 'sessionId' | 'endsSession' | 'reasonCode' | 'conversationHealth'>,
+  run: Pick<
+    TraceRun,
+    'sessionId' | 'endsSession' | 'reasonCode' | 'conversationHealth' | 'testCaseId'
+  >,
   traceId: string,
 ): SessionTurnInput | undefined {
   if (run.sessionId === undefined) return undefined;
@@ -93,6 +95,7 @@ export function sessionTurnOf(
     traceId,
     ends: run.endsSession === true,
     tagged: run.reasonCode === 'session_test_case' || run.conversationHealth === true,
+    ...(run.reasonCode === 'session_test_case' && { testCaseId: run.testCaseId }),
   };
 }
 
@@ -109,15 +112,6 @@ export function sessionDelayMs(
   return turn.ends || cut ? 0 : Math.max(0, Math.min(policy.idleMs, policy.maxAgeMs - ageMs));
 }
 
-/** What the log says of a trace not added because its session was cut at `maxTraces`. */
-export function droppedFromSession(
-  traceId: string,
-  sessionId: string,
-  policy: SessionPolicy,
-): string {
-  return `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${policy.maxTraces})`;
-}
-
 /**
  * A session held open, waiting for more turns or to be scored, as `/api/v1/sessions?state=open`
  * and the Traces view show it: its turns so far (trace ids, in the order they came), when its
@@ -132,4 +126,13 @@ export interface OpenSession {
   lastAtMs: number;
   scoreAtMs: number | undefined;
   bytes: number;
+}
+
+/** What the log says of a trace not added because its session was cut at `maxTraces`. */
+export function droppedFromSession(
+  traceId: string,
+  sessionId: string,
+  policy: SessionPolicy,
+): string {
+  return `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${policy.maxTraces})`;
 }

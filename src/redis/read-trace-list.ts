@@ -62,8 +62,14 @@ export async function readTraceList(
       break;
     }
     scanned++;
-    const [traceId, time] = line.split(' ');
-    pending.push({ traceId: traceId!, time: Number(time), position: `${entryId}.${index + 1}` });
+    // `<record key> <time>`: a session's key holds its id, any text (spaces too), so the time is
+    // after the last space.
+    const at = line.lastIndexOf(' ');
+    pending.push({
+      traceId: line.slice(0, at),
+      time: Number(line.slice(at + 1)),
+      position: `${entryId}.${index + 1}`,
+    });
     if (pending.length >= LIST_CHUNK) {
       await check();
       if (out.length > limit) break;

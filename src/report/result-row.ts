@@ -1,3 +1,4 @@
+import type { SessionCutCode } from '../normalize/session-pass.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
@@ -33,9 +34,15 @@ export interface ResultRow {
 /** A session as a report row names it. */
 export interface ResultSession {
   id: string;
+  /** Which part of the session, when a later one (a continuation: see `SessionPass`). */
+  part?: number;
   turns: Array<{ traceId: string; testCaseId: string | null; calls: number }>;
-  /** Why it was scored as it stood (a bound), when it was. */
-  cut?: string;
+  /** The bound it was scored as it stood at, when one was. */
+  cut?: SessionCutCode;
+  /** Which bound that was and what it means, as a sentence (with `cut`). */
+  cutReason?: string;
+  /** For a continuation: why the part before it ended (its turns are not in this one). */
+  continues?: SessionCutCode;
 }
 
 /** Turns a suite run into report rows, in trace order, with missing test cases last. */
@@ -78,7 +85,9 @@ export function traceResultRows(
       testCaseId: t.testCaseId ?? null,
       calls: t.calls,
     })),
-    ...(trace.session.cut !== undefined && { cut: trace.session.cut }),
+    ...(trace.session.part > 1 && { part: trace.session.part }),
+    ...(trace.session.cut && { cut: trace.session.cut.code, cutReason: trace.session.cut.reason }),
+    ...(trace.session.continues && { continues: trace.session.continues }),
   };
   return outcomes.map(({ scorer, kind, result }): ResultRow => {
     const base = {

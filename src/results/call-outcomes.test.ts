@@ -65,7 +65,7 @@ describe('callOutcomes', () => {
     const session = sessionTrace('conv-1', [first, second]);
     const run = runOf(session, {
       traceId: second.traceId,
-      session: { id: 'conv-1', traceIds: [first.traceId, second.traceId], cut: undefined },
+      session: { id: 'conv-1', part: 1, traceIds: [first.traceId, second.traceId] },
     });
     expect(callOutcomes(run).map(o => [o.tool, o.traceId])).toEqual([
       ['lookup', first.traceId],

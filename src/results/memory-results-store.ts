@@ -72,6 +72,16 @@ interface RunEntry {
  */
 const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
 
+/** The memory results store, and what only the memory driver asks of it. */
+export interface MemoryResultsStore extends ResultsStore {
+  /**
+   * Adds a finding to a run record already written (a turn of a session the session assembler
+   * could not score with it), in place: the record keeps its place in the trace list and its
+   * counts. Nothing when no record of `traceId` is kept; at most 20 findings per record.
+   */
+  addDiagnostic(traceId: string, diagnostic: { code: string; message: string }): void;
+}
+
 /**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
  * `maxRuns` run records, per-minute counters for summaries and per-minute failure signatures
@@ -82,7 +92,7 @@ const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
 export function createMemoryResultsStore(
   retention: ResultsRetention,
   now: () => number = Date.now,
-): ResultsStore {
+): MemoryResultsStore {
   const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
   const runs = new Map<string, RunEntry>();
@@ -211,6 +221,14 @@ export function createMemoryResultsStore(
   return {
     name: 'memory',
     write,
+    addDiagnostic(traceId, diagnostic) {
+      const entry = runs.get(traceId);
+      if (!entry) return;
+      const record = JSON.parse(entry.json) as Pick<RunRecord, 'diagnostics'>;
+      if (record.diagnostics.length >= 20) return;
+      record.diagnostics.push(diagnostic);
+      entry.json = JSON.stringify(record);
+    },
     close: () => Promise.resolve(),
     recordExport(traceId, outcome) {
       const entry = runs.get(traceId);

@@ -1,4 +1,5 @@
 import type { SchemaSource } from '../normalize/schema-source.js';
+import type { SessionCutCode } from '../normalize/session-pass.js';
 import type { ScorerKind } from '../score/scorer.js';
 import type { ScoringPhase } from '../score/trace-run.js';
 
@@ -57,6 +58,11 @@ export interface StoredResult {
    * run record is `GET /api/v1/sessions/<id>`). Absent for a trace's result.
    */
   sessionId?: string;
+  /**
+   * A continuation's result: which part of the session (absent for part 1; see `SessionPass`).
+   * Its run record is `GET /api/v1/sessions/<id>?part=<n>`.
+   */
+  sessionPart?: number;
   /** A session's failing result: the first turn that failed, from 1 (`tool_trajectory`). */
   failingTurn?: number;
 }
@@ -179,10 +185,23 @@ export interface RunRecord {
   /** Its results, newest last (capped at {@link MAX_RESULTS_PER_RUN}). */
   results: StoredResult[];
   /**
-   * A session's record (its `traceId` is `session:<id>`): the session id, its traces in turn
-   * order, and why it was scored as it stood when a bound cut it.
+   * A session's record (its `traceId` is `session:<id>`, `session~<part>:<id>` for a later part):
+   * the session id, its part, its traces in turn order, the bound it was scored as it stood at
+   * (`cut`, with `cutReason` saying which and what it means), and for a continuation why the part
+   * before it ended (`continues`: its turns are not in this one). Records written before parts have
+   * no `part`, `cutReason` or `continues`, and `cut` was a sentence.
    */
-  session?: { id: string; traceIds: string[]; cut: string | null };
+  session?: StoredSession;
+}
+
+/** A session's part as its run record keeps it (see {@link RunRecord.session}). */
+export interface StoredSession {
+  id: string;
+  part: number;
+  traceIds: string[];
+  cut: SessionCutCode | null;
+  cutReason: string | null;
+  continues: SessionCutCode | null;
 }
 
 /** Results kept per run record; a trace scored by more scorers keeps its newest ones. */

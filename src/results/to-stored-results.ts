@@ -62,6 +62,7 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
         }),
         judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
         ...(run.session && { sessionId: run.session.id }),
+        ...(run.session && run.session.part > 1 && { sessionPart: run.session.part }),
         ...(result.status === 'scored' &&
           typeof result.details.failingTurn === 'number' && {
             failingTurn: result.details.failingTurn,
@@ -128,8 +129,11 @@ export function runRecordPatch(
     ...(run.session && {
       session: {
         id: run.session.id,
+        part: run.session.part,
         traceIds: run.session.traceIds,
-        cut: run.session.cut ?? null,
+        cut: run.session.cut?.code ?? null,
+        cutReason: run.session.cut?.reason ?? null,
+        continues: run.session.continues ?? null,
       },
     }),
     ...(routed?.agents.length && {

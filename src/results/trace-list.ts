@@ -1,3 +1,4 @@
+import type { SessionCutCode } from '../normalize/session-pass.js';
 import type { RunRecord, RunState } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
@@ -20,8 +21,18 @@ export interface TraceListEntry {
   outcomes: { ok: number; error: number; refused: number };
   /** Its results by label (`skipped` and `failed` for results without one). */
   results: { pass: number; fail: number; skipped: number; failed: number };
-  /** A session's record: its id, how many traces (turns) it has, and why it was cut, if it was. */
-  session?: { id: string; traces: number; cut: string | null };
+  /**
+   * A session's record: its id and part, how many traces (turns) it has, the bound it was cut at
+   * (a code, with why), and for a continuation why the part before it ended.
+   */
+  session?: {
+    id: string;
+    part: number;
+    traces: number;
+    cut: SessionCutCode | null;
+    cutReason: string | null;
+    continues: SessionCutCode | null;
+  };
 }
 
 /** Tool names kept per listed trace. */
@@ -39,7 +50,7 @@ export interface TracesFilter {
   label?: 'pass' | 'fail';
   fromUnixMs?: number;
   toUnixMs?: number;
-  /** List sessions' run records (`session:<id>`) instead of traces'. */
+  /** List sessions' run records (`session:<id>`, each part its own) instead of traces'. */
   sessions?: boolean;
 }
 
@@ -75,8 +86,11 @@ export function traceListEntry(
     ...(record.session && {
       session: {
         id: record.session.id,
+        part: record.session.part ?? 1,
         traces: record.session.traceIds.length,
         cut: record.session.cut,
+        cutReason: record.session.cutReason ?? null,
+        continues: record.session.continues ?? null,
       },
     }),
   };

@@ -1,3 +1,4 @@
+import type { SessionPass } from '../normalize/session-pass.js';
 import type { IndexedTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
@@ -9,8 +10,8 @@ import type { ScoringPhase, TraceResult } from './trace-run.js';
 /** What {@link conversationHealth} needs of a session's pass. */
 export interface ConversationHealthOptions {
   phase: ScoringPhase;
-  /** Why the session was cut, when a bound cut it. */
-  cut: string | undefined;
+  /** Which part of the session is scored, and the bound it was cut at, when one was. */
+  pass: SessionPass | undefined;
   /** Scorers the session's test cases already ran on it: not run twice. */
   ran: ReadonlySet<string>;
   propagate?: ((error: unknown) => boolean) | undefined;
@@ -40,7 +41,7 @@ export async function conversationHealth(
   const trace = sessionTrace(
     sessionId,
     turns.map(t => normalizeIndexedTrace(t.traceId, t.indexed, { testCaseId: undefined })),
-    options.cut,
+    options.pass,
   );
   if (trace.toolSequence.length === 0)
     return {

@@ -4,6 +4,7 @@ import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
 import { conversationHealth } from './conversation-health.js';
+import type { SessionPass } from '../normalize/session-pass.js';
 import { phaseScorers } from './phase-scorers.js';
 import { runScorers } from './run-scorers.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -17,10 +18,13 @@ export interface SessionTraceSpans {
   spans: readonly SpanDigest[];
 }
 
-/** Options of {@link scoreSession}: those of a trace's pass, and why the session was cut. */
+/** Options of {@link scoreSession}: those of a trace's pass, and which pass of the session. */
 export interface ScoreSessionOptions extends ScoreTraceOptions {
-  /** The session was scored as it stood at a bound (traces, age): the result says so. */
-  cut?: string | undefined;
+  /**
+   * Which part of the session this is, and the bound it was cut at, if one was (the results, the
+   * run record and its key say so); part 1, uncut, by default.
+   */
+  pass?: SessionPass | undefined;
 }
 
 /**
@@ -41,6 +45,7 @@ export async function scoreSession(
 ): Promise<TraceRun> {
   const now = options.now ?? unixNanoNow;
   const phase = options.phase ?? 'all';
+  const pass = options.pass ?? { part: 1 };
   const turns = traces.map(t => {
     const indexed = indexTrace(t.spans);
     return { traceId: t.traceId, spans: indexed.spans, root: indexed.root, indexed };
@@ -57,7 +62,7 @@ export async function scoreSession(
     const ids = turns.map(t =>
       findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes),
     );
-    const target = sessionCaseOf(suite, ids);
+    const target = sessionCaseOf(suite, ids) ?? inheritedCase(suite, pass.testCaseId);
     if (!target) continue;
     testCaseId ??= target.suiteCase.testCase.id;
     testCaseIdAttribute ??= target.attribute;
@@ -72,7 +77,7 @@ export async function scoreSession(
           testCaseId: ids[i]?.id,
         }),
       ),
-      options.cut,
+      pass,
     );
     ordered = trace.session!.turns.map(t => t.traceId);
     const startUnixNano = now();
@@ -100,7 +105,7 @@ export async function scoreSession(
   // same pass as its session test cases' results, if it has any.
   const health = await conversationHealth(sessionId, turns, plan, {
     phase,
-    cut: options.cut,
+    pass: options.pass,
     ran,
     propagate: options.propagate,
     now,
@@ -134,10 +139,28 @@ export async function scoreSession(
     diagnostics: [...(options.notes ?? [])],
     results,
     sessionId,
-    session: { id: sessionId, traceIds: ordered, cut: options.cut },
+    session: {
+      id: sessionId,
+      part: pass.part,
+      traceIds: ordered,
+      ...(pass.cut && { cut: pass.cut }),
+      ...(pass.continues && { continues: pass.continues }),
+    },
   };
   for (const sink of options.sinks ?? []) await sink.write(run);
   return run;
+}
+
+/**
+ * A continuation's session test case when none of its turns names one: the one an earlier part's
+ * tagged turn named (`SessionPass.testCaseId`), if it is a session case of `suite`.
+ */
+function inheritedCase(
+  suite: Suite,
+  testCaseId: string | undefined,
+): { suiteCase: SuiteCase; attribute: string | undefined } | undefined {
+  const suiteCase = testCaseId === undefined ? undefined : suite.byId.get(testCaseId);
+  return suiteCase?.testCase.session ? { suiteCase, attribute: undefined } : undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { NotScoredCode } from './match-trace.js';
 import type { ScorerOutcome } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
+import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
 
 /**
  * Which scorers a pass runs: every one (`all`: offline, and any driver without a judge), all but
@@ -94,8 +95,12 @@ export interface TraceRun {
 /** What a session's pass scored. */
 export interface SessionRun {
   id: string;
+  /** Which part of the session (1, or a later one for a continuation: see `SessionPass`). */
+  part: number;
   /** Its traces, in turn order. */
   traceIds: string[];
-  /** Why it was scored as it stood (a bound on traces per session or on its age), if it was. */
-  cut: string | undefined;
+  /** The bound it was scored as it stood at, if one was. */
+  cut?: SessionCut | undefined;
+  /** For a continuation: why the part before it ended (its turns are not in this one). */
+  continues?: SessionCutCode | undefined;
 }

@@ -248,8 +248,7 @@ export async function createScoringRuntime(
     usesJudge,
     assemblesSessions,
     async scoreSession(sessionId, traces, pass) {
-      const cut = typeof pass === 'string' ? pass : pass?.cut?.reason;
-      const run = await scoreSession(sessionId, traces, plan, { sinks: record, cut });
+      const run = await scoreSession(sessionId, traces, plan, { sinks: record, pass });
       for (const sink of deliver) await sink.write(run);
       return run;
     },

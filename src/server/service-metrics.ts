@@ -31,6 +31,7 @@ export interface ServiceMetrics extends ReceiverMetrics {
   sessionsScored: Counter<'state' | 'cut'>;
   sessionsEvicted: Counter;
   sessionsRefused: Counter<'reason'>;
+  sessionTurnsDropped: Counter<'reason'>;
   jobs: Gauge<'state'>;
   exportsWaiting: Gauge;
   exportOldestPending: Gauge;
@@ -101,18 +102,24 @@ export function createServiceMetrics(
     }),
     sessionsScored: new Counter({
       name: 'spanscore_sessions_scored_total',
-      help: 'Sessions (conversations, one trace per turn) scored as one against a session test case, by state and whether a bound (sessions.maxTraces, maxAgeMs) cut them; a session scored again counts again',
+      help: 'Session passes (conversations, one trace per turn) scored as one against a session test case, by state and the bound that cut them (cut: max_traces, max_age, max_bytes, evicted, or none); each part of a session counts, and a pass scored again counts again',
       labelNames: ['state', 'cut'],
       registers,
     }),
     sessionsEvicted: new Counter({
       name: 'spanscore_sessions_evicted_total',
-      help: 'Memory driver: held sessions let go because sessions.maxOpen was reached (the oldest, scored first when it waited)',
+      help: 'Memory driver: held sessions let go to make room (sessions.maxOpen, sessions.maxBytes): the oldest, scored first with cut evicted when it waited; a later turn opens its next part',
+      registers,
+    }),
+    sessionTurnsDropped: new Counter({
+      name: 'spanscore_session_turns_dropped_total',
+      help: 'Turns of a session not scored with it (reason forgotten: the session was let go so long ago that no record of it is left)',
+      labelNames: ['reason'],
       registers,
     }),
     sessionsRefused: new Counter({
       name: 'spanscore_sessions_refused_total',
-      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); their traces are scored alone",
+      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); the turn that would open one is scored alone (memory driver: as its own part)",
       labelNames: ['reason'],
       registers,
     }),

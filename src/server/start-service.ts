@@ -110,8 +110,11 @@ export async function startService(
       warnOnce(
         `session-refused:${reason}`,
         () =>
-          `spanscore: session ${sessionId} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (said once a minute)`,
+          `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (said once a minute)`,
       );
+    },
+    onSessionTurnDropped(_sessionId, _traceId, reason) {
+      metrics.sessionTurnsDropped.inc({ reason });
     },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
@@ -216,6 +219,7 @@ export async function startService(
       store: driver.results,
       pendingTrace: traceId => driver.pendingTrace(traceId),
       pendingSpans: traceId => driver.pendingSpans(traceId),
+      ...(driver.openSessions && { openSessions: driver.openSessions.bind(driver) }),
       ...(scoring && { testCaseIdAttributes: planTestCaseIdAttributes(scoring.plan) }),
       access,
       corsOrigins: config.results.corsOrigins,

@@ -4,6 +4,8 @@ import { createRedisResultsStore } from '../../src/redis/redis-results-store.js'
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
 import { scored } from '../../src/score/score-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
+import { scoreSession } from '../../src/score/score-session.js';
+import { sessionRecordKey } from '../../src/results/run-record-key.js';
 import type { TraceRun } from '../../src/score/trace-run.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
@@ -344,6 +346,81 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     });
     const summary = await store.summary(Date.now() - 60_000, Date.now() + 1000);
     expect(summary.notScored).toContainEqual({ reason: 'expired', count: 1 });
+  });
+});
+
+const SESSION_SUITE = `
+name: support
+scorers: [tool_trajectory]
+testCases:
+  - id: conv
+    session: true
+    expectedCalls: [get_weather, book_flight]
+`;
+
+describe.each(Object.keys(stores))('the %s results store with parts of a session', name => {
+  it('keeps each part apart: a later part never replaces part 1, a part only its own pass', async () => {
+    const store = await stores[name]!();
+    const plan: ScoringPlan = {
+      suites: [await parseSuite(SESSION_SUITE, 'support.yaml', '.')],
+      rules: [],
+    };
+    const sinks = [resultsStoreSink(store, { exportState: 'disabled' })];
+    // A session id is any text: spaces and a colon too.
+    const id = 'conv a: 1';
+    const turnOf = (calls: CallInput[], atMs: number) => {
+      const t = agentTrace(calls, { testCaseId: 'conv', atMs });
+      return { traceId: t.traceId, spans: t.spans };
+    };
+    const t1 = turnOf(['get_weather'], 0);
+    const t2 = turnOf(['book_flight'], 1000);
+    const t3 = turnOf(['get_weather'], 2000);
+    const evicted = { code: 'evicted' as const, reason: 'let go to make room' };
+    await scoreSession(id, [t1, t2], plan, { sinks, pass: { part: 1, cut: evicted } });
+    await scoreSession(id, [t3], plan, { sinks, pass: { part: 2, continues: 'evicted' } });
+
+    const part1 = await store.run(sessionRecordKey(id));
+    const part2 = await store.run(sessionRecordKey(id, 2));
+    expect(part1!.session).toEqual({
+      id,
+      part: 1,
+      traceIds: [t1.traceId, t2.traceId],
+      cut: 'evicted',
+      cutReason: 'let go to make room',
+      continues: null,
+    });
+    expect(part2!.session).toEqual({
+      id,
+      part: 2,
+      traceIds: [t3.traceId],
+      cut: null,
+      cutReason: null,
+      continues: 'evicted',
+    });
+    expect(part1!.results.map(r => [r.scorer, r.label, r.sessionPart])).toEqual([
+      ['tool_trajectory', 'pass', undefined],
+    ]);
+    expect(part2!.results.map(r => [r.scorer, r.label, r.sessionPart])).toEqual([
+      ['tool_trajectory', 'fail', 2],
+    ]);
+    // Part 1 scored again (a turn came before it was let go): only part 1's pass is replaced.
+    await new Promise(r => setTimeout(r, 5));
+    await scoreSession(id, [t1], plan, { sinks, pass: { part: 1 } });
+    const results = await store.results({}, 10);
+    expect(results.results.map(r => [r.sessionPart ?? 1, r.traceId, r.label])).toEqual([
+      [1, t1.traceId, 'fail'],
+      [2, t3.traceId, 'fail'],
+    ]);
+    const summary = await store.summary(Date.now() - 3_600_000, Date.now() + 1000);
+    expect(summary.sessions).toBe(2);
+    expect(summary.total).toMatchObject({ count: 2, fail: 2 });
+    const listed = await store.traces({ sessions: true }, 10);
+    expect(
+      listed.traces.map(t => [t.traceId, t.session?.part, t.session?.traces, t.session?.continues]),
+    ).toEqual([
+      [sessionRecordKey(id), 1, 1, null],
+      [sessionRecordKey(id, 2), 2, 1, 'evicted'],
+    ]);
   });
 });
 

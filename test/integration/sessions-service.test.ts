@@ -112,7 +112,14 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
       state: 'scored',
       testCaseId: 'refund',
       matched: ['support / refund'],
-      session: { id: 'conv-a', traceIds: [first.traceId, second.traceId], cut: null },
+      session: {
+        id: 'conv-a',
+        part: 1,
+        traceIds: [first.traceId, second.traceId],
+        cut: null,
+        cutReason: null,
+        continues: null,
+      },
     });
     expect(record.toolCalls.map(c => c.name)).toEqual([
       'lookup_order',
@@ -128,7 +135,10 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     ]);
     const listed = await get<{ sessions: TraceListEntry[] }>('sessions');
     expect(listed.body.sessions.map(s => [s.traceId, s.session])).toEqual([
-      ['session:conv-a', { id: 'conv-a', traces: 2, cut: null }],
+      [
+        'session:conv-a',
+        { id: 'conv-a', part: 1, traces: 2, cut: null, cutReason: null, continues: null },
+      ],
     ]);
     // The trace list keeps to traces.
     const traces = await get<{ traces: TraceListEntry[] }>('traces');
@@ -160,7 +170,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     expect(
       await scrapeMetric(metrics, 'spanscore_sessions_scored_total', {
         state: 'scored',
-        cut: 'false',
+        cut: 'none',
       }),
     ).toBe(1);
     expect(
@@ -244,7 +254,7 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
   });
 
   it('scores a session as it stands at sessions.maxTraces, saying it was cut', async () => {
-    const { send, session, lines, redis, prefix } = await start(driver, {
+    const { send, get, session, lines, redis, prefix } = await start(driver, {
       'sessions.maxTraces': 2,
       'sessions.idleMs': 600_000,
     });
@@ -257,30 +267,29 @@ describe.each(['memory', 'bullmq'] as const)('sessions through serve (%s driver)
     );
     const third = turn('conv-d', ['issue_refund'], 120_000);
     await send(third);
-    if (driver === 'memory') {
-      await waitFor(
-        () => lines.some(l => l.includes(`trace ${third.traceId} not added to session conv-d`)),
-        'the third trace refused',
-        10_000,
-      );
-      expect((await session('conv-d')).body.session).toEqual({
-        id: 'conv-d',
-        traceIds: expect.any(Array) as unknown,
-        cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood',
-      });
-      return;
-    }
-    // bullmq: the cut part keeps its pass; the third trace opens part 2, which waits.
+    // The cut part keeps its pass; the third trace opens part 2, which waits (both drivers).
     await waitFor(
-      async () =>
-        (await redis!.commands.hexists(`${prefix}:session:{conv-d}:2`, `t:${third.traceId}`)) === 1,
+      async () => {
+        const open = await get<{
+          sessions: Array<{ sessionId: string; part: number; traceIds: string[] }>;
+        }>('sessions?state=open');
+        return open.body.sessions.some(
+          s => s.sessionId === 'conv-d' && s.part === 2 && s.traceIds.includes(third.traceId),
+        );
+      },
       'the third trace held in part 2',
       10_000,
     );
-    expect((await session('conv-d')).body.session).toEqual({
+    if (driver === 'bullmq')
+      expect(
+        await redis!.commands.hexists(`${prefix}:session:{conv-d}:2`, `t:${third.traceId}`),
+      ).toBe(1);
+    expect((await session('conv-d')).body.session).toMatchObject({
       id: 'conv-d',
+      part: 1,
       traceIds: expect.any(Array) as unknown,
-      cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood; a later turn opens its next part',
+      cut: 'max_traces',
+      cutReason: expect.stringMatching(/^cut at 2 traces \(sessions\.maxTraces\)/) as unknown,
     });
     expect(lines.filter(l => l.includes('not added'))).toEqual([]);
   });
@@ -299,6 +308,7 @@ describe('sessions on the memory driver', () => {
       'the evicted session scored',
       15_000,
     );
+    expect((await session('conv-e')).body.session).toMatchObject({ cut: 'evicted', part: 1 });
     expect((await session('conv-f')).status).toBe(404);
     expect(await scrapeMetric(metrics, 'spanscore_sessions_evicted_total')).toBe(1);
   });

@@ -49,8 +49,9 @@ export const isUnnamedService = name =>
 /** A filter's options: each value once, sorted, without the empty one (the filter's "all"). */
 export const filterOptions = values => [...new Set(values.filter(Boolean))].sort();
 
-/** A session's result: a button that opens the session (its turns and results). */
-export function sessionCell(sessionId, showSession) {
+/** A session's result: a button that opens the session (its turns and results); `part` after the first. */
+export function sessionCell(sessionId, showSession, part = 1) {
+  const label = part > 1 ? `Session ${sessionId} part ${part}` : `Session ${sessionId}`;
   return h(
     'td',
     { class: 'trace' },
@@ -59,10 +60,11 @@ export function sessionCell(sessionId, showSession) {
       {
         type: 'button',
         onclick: () => showSession(sessionId),
-        'aria-label': `Session ${sessionId}`,
+        'aria-label': label,
         title: sessionId,
       },
       sessionId.length > 40 ? `${sessionId.slice(0, 40)}…` : sessionId,
+      part > 1 ? ` (part ${part})` : '',
     ),
   );
 }

@@ -20,7 +20,7 @@ const ctx = {
   config: { traceUrlTemplate: null },
   window: '1h',
   showTrace: traceId => showTrace(traceId, ctx.config),
-  showSession: sessionId => showSession(sessionId, ctx),
+  showSession: (sessionId, part = 1) => showSession(sessionId, ctx, part),
 };
 
 whenAuthNeeded(() => ($('#auth').hidden = false));
@@ -133,7 +133,7 @@ window.addEventListener('hashchange', () => {
   const trace = asked.get('trace');
   if (trace) return void ctx.showTrace(trace);
   const session = asked.get('session');
-  if (session) return void ctx.showSession(session);
+  if (session) return void ctx.showSession(session, partOf(asked));
   showView();
   void refresh();
 });
@@ -175,7 +175,13 @@ async function start() {
   void fillVersions().catch(() => undefined);
   const asked = new URLSearchParams(location.hash.slice(1));
   if (asked.get('trace')) void ctx.showTrace(asked.get('trace'));
-  else if (asked.get('session')) void ctx.showSession(asked.get('session'));
+  else if (asked.get('session')) void ctx.showSession(asked.get('session'), partOf(asked));
+}
+
+/** The part an address names (`#session=<id>&part=<n>`), 1 by default. */
+function partOf(asked) {
+  const part = Number(asked.get('part') ?? '1');
+  return Number.isInteger(part) && part >= 1 ? part : 1;
 }
 
 void start();

@@ -5,15 +5,16 @@ import { api } from './api.js';
 import { $, h, num } from './dom.js';
 import { diffView, exportText } from './trace-view.js';
 
-export async function showSession(sessionId, ctx) {
+export async function showSession(sessionId, ctx, part = 1) {
   const dialog = $('#trace');
   const body = $('#trace-body');
-  $('#trace-title').textContent = `Session ${sessionId}`;
+  $('#trace-title').textContent =
+    part > 1 ? `Session ${sessionId}, part ${part}` : `Session ${sessionId}`;
   body.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
   if (!dialog.open) dialog.showModal();
   let run;
   try {
-    run = await api(`sessions/${encodeURIComponent(sessionId)}`);
+    run = await api(`sessions/${encodeURIComponent(sessionId)}${part > 1 ? `?part=${part}` : ''}`);
   } catch (error) {
     body.replaceChildren(h('p', {}, error.message));
     return;
@@ -25,7 +26,7 @@ export async function showSession(sessionId, ctx) {
     ['Reason', run.reason ?? '–'],
     ['Test case', run.matched.join(', ') || run.testCaseId || '–'],
     ['Turns', String(turns.length)],
-    ...(run.session?.cut ? [['Cut', run.session.cut]] : []),
+    ...partFacts({ ...run.session, parts: run.parts }, sessionId, ctx),
     ['Service', run.serviceName || '–'],
     ['Evaluation spans', exportText(run.export)],
     ['Updated', new Date(run.updatedAtUnixMs).toLocaleString()],
@@ -39,6 +40,37 @@ export async function showSession(sessionId, ctx) {
     sessionResults(run),
     ...turns.map((traceId, i) => turnView(run, traceId, i, failing.has(i + 1), ctx)),
   );
+}
+
+/**
+ * What a session's part says of its bounds: the cut it was scored at, what it continues (its
+ * earlier turns are in the part before), and the session's other parts, each a button.
+ */
+function partFacts(session, sessionId, ctx) {
+  if (!session) return [];
+  const out = [];
+  const part = session.part ?? 1;
+  const parts = session.parts ?? [];
+  if (session.cut) out.push(['Cut', `cut: ${session.cut} — ${session.cutReason ?? ''}`]);
+  if (part > 1 && session.continues)
+    out.push([
+      'Continues',
+      `continues part ${part - 1}, which was cut (${session.continues}): its earlier turns are not here`,
+    ]);
+  if (parts.length > 1)
+    out.push([
+      'Parts',
+      parts.map(n =>
+        n === part
+          ? h('span', { class: 'badge' }, `part ${n}`)
+          : h(
+              'button',
+              { type: 'button', onclick: () => ctx.showSession(sessionId, n) },
+              `part ${n}`,
+            ),
+      ),
+    ]);
+  return out;
 }
 
 function sessionResults(run) {

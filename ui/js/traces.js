@@ -19,10 +19,12 @@ export function setTracesQuery(filter) {
 }
 
 export async function renderTraces(ctx) {
-  const [page, sessions] = await Promise.all([
+  const [page, sessions, open] = await Promise.all([
     api(`traces?${tracesQuery()}`),
     api('sessions?limit=20'),
+    api('sessions?state=open&limit=20'),
   ]);
+  renderOpenSessions(open);
   renderSessions(sessions, ctx);
   fillTable(
     'trace-list',
@@ -78,7 +80,56 @@ function renderUnnamed(count) {
   );
 }
 
-/** Conversations scored as one, newest first: each opens its session view. */
+/**
+ * Conversations held, not scored yet (or to be scored again), newest first: their turns so far
+ * and when each will be scored unless another turn comes. Text only: session ids are untrusted.
+ */
+function renderOpenSessions(page) {
+  const now = Date.now();
+  fillTable(
+    'open-session-list',
+    page.sessions.map(s =>
+      h(
+        'tr',
+        { 'data-state': 'open' },
+        h('td', { class: 'mono', title: s.sessionId }, shortId(s.sessionId)),
+        h('td', { class: 'num' }, s.part),
+        h(
+          'td',
+          { title: s.traceIds.join('\n') },
+          `${s.traceIds.length}: `,
+          s.traceIds.map(id => `${id.slice(0, 8)}…`).join(', '),
+        ),
+        h('td', {}, time(s.firstAtMs)),
+        h('td', {}, time(s.lastAtMs)),
+        h('td', {}, scoredWhen(s.scoreAtMs, now)),
+        h('td', { class: 'num' }, s.bytes.toLocaleString('en')),
+      ),
+    ),
+    7,
+    'No session is held open.',
+  );
+}
+
+/** When an open session will be scored: a time, and how long from now. */
+function scoredWhen(scoreAtMs, now) {
+  if (scoreAtMs === null || scoreAtMs === undefined) return 'being scored now';
+  const seconds = Math.max(0, Math.round((scoreAtMs - now) / 1000));
+  const wait = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  return `${time(scoreAtMs)} (in ${wait}, unless another turn comes)`;
+}
+
+const shortId = id => (id.length > 40 ? `${id.slice(0, 40)}…` : id);
+
+/** A listed part's column: which part, and what cut it or what it continues. */
+function partText(session) {
+  const parts = [];
+  if (session.part > 1) parts.push(`part ${session.part}, continues: ${session.continues ?? '?'}`);
+  if (session.cut) parts.push(`cut: ${session.cut}`);
+  return parts.join('; ') || '–';
+}
+
+/** Conversations scored as one, newest first, each part its own row: each opens its session view. */
 function renderSessions(page, ctx) {
   fillTable(
     'session-list',
@@ -87,7 +138,7 @@ function renderSessions(page, ctx) {
         'tr',
         { 'data-state': s.state },
         h('td', {}, time(s.timeUnixMs)),
-        sessionCell(s.session.id, ctx.showSession),
+        sessionCell(s.session.id, id => ctx.showSession(id, s.session.part ?? 1), s.session.part),
         h('td', {}, s.matched.join(', ') || (s.reason ?? '–')),
         h('td', { class: 'num' }, s.session.traces),
         h('td', {}, s.tools.join(', ') || '–', s.toolCalls > s.tools.length ? ' …' : ''),
@@ -96,9 +147,10 @@ function renderSessions(page, ctx) {
           { class: s.results.fail ? 'num rate-bad' : 'num' },
           `${s.results.pass} pass, ${s.results.fail} fail`,
         ),
+        h('td', { title: s.session.cutReason ?? '' }, partText(s.session)),
       ),
     ),
-    6,
+    7,
     'No session scored yet: a session test case (session: true) is scored once its conversation is idle.',
   );
 }

@@ -1,5 +1,6 @@
 import type { RefusedRequests } from '../../ingest/refusal-tally.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
+import type { OpenSession } from '../../queue/session-policy.js';
 import type { TraceProgress } from '../../queue/trace-readiness.js';
 import type { SchemaSource } from '../../normalize/schema-source.js';
 import type { ResultsStore } from '../../results/results-store.js';
@@ -9,6 +10,11 @@ export interface ResultsApiOptions {
   store: ResultsStore;
   /** A trace buffered but not scored yet, or being scored, from the queue driver. */
   pendingTrace: (traceId: string) => Promise<(TraceProgress & { scoring?: boolean }) | undefined>;
+  /**
+   * The sessions the queue driver holds open, newest first, at most `limit`, for
+   * `/api/v1/sessions?state=open`. @defaultValue none: the list is empty
+   */
+  openSessions?: (limit: number) => Promise<OpenSession[]>;
   /** The spans of such a trace, for the inspect view; `undefined` once scored. */
   pendingSpans?: (traceId: string) => Promise<SpanDigest[] | undefined>;
   /**

@@ -12,6 +12,11 @@ import { pendingRunRecord } from './pending-run-record.js';
 import type { ResultsApiOptions } from './results-api-options.js';
 import { withToolDiff } from './with-tool-diff.js';
 
+/** Parts of one session a session's record lists (and `?part=` reaches). */
+const MAX_SESSION_PARTS = 1000;
+/** Parts looked up past part 1 for a session's list of parts (one store read each). */
+const LISTED_PARTS = 20;
+
 const tracesQuery = z
   .object({
     service: z.string().min(1).optional(),
@@ -36,16 +41,21 @@ const tracesQuery = z
 const sessionsQuery = tracesQuery
   .pick({ service: true, label: true, from: true, to: true, limit: true })
   .extend({
-    state: z.enum(['scored', 'not_scored', 'failed']).optional(),
+    // `open`: the sessions held, not scored yet (or waiting to be scored again).
+    state: z.enum(['scored', 'not_scored', 'failed', 'open']).optional(),
     cursor: z
       .string()
-      .max(300)
+      .max(320)
       .regex(
-        /^(\d{1,16}(-\d{1,16})?\.\d{1,6}|\d{1,16}:session:.+)$/,
+        /^(\d{1,16}(-\d{1,16})?\.\d{1,6}|\d{1,16}:session(~[1-9]\d{0,5})?:.+)$/,
         'expected a cursor from a previous page',
       )
       .optional(),
   })
+  .strict();
+
+const sessionQuery = z
+  .object({ part: z.coerce.number().int().min(1).max(MAX_SESSION_PARTS).default(1) })
   .strict();
 
 const testCaseQuery = z
@@ -75,8 +85,12 @@ const traceParams = z.object({
  *   scored (`source: "run record"`, see `inspectionOfRecord`); 404 when there is neither.
  * - `GET /api/v1/sessions?service=&state=&label=&from=&to=&limit=&cursor=`: recent sessions
  *   scored as one (a session test case), newest first, as the trace list shows traces.
- * - `GET /api/v1/sessions/<sessionId>`: a session's run record: its traces in turn order, its
- *   calls (each with its `turn`) and results; 404 if none.
+ *   Each part of a session is its own row. `state=open`: the sessions the driver holds, not
+ *   scored yet or waiting to be scored again, newest first: their turns so far, and when each
+ *   will be scored unless another turn comes (`scoreAtMs`; `null` while a pass is under way).
+ * - `GET /api/v1/sessions/<sessionId>?part=n`: a session's run record (part 1 unless `part`): its
+ *   traces in turn order, its calls (each with its `turn`) and results, and `parts`: the parts
+ *   of the session on record, 1 and on while each is found (at most 20 looked up); 404 if none.
  */
 export function registerTraceRoutes(api: FastifyInstance, options: ResultsApiOptions): void {
   const now = options.now ?? Date.now;
@@ -88,7 +102,15 @@ export function registerTraceRoutes(api: FastifyInstance, options: ResultsApiOpt
   });
 
   api.get('/sessions', async request => {
-    const { limit, cursor, ...filter } = parseApiInput(sessionsQuery, request.query, 'query');
+    const { limit, cursor, state, ...rest } = parseApiInput(sessionsQuery, request.query, 'query');
+    if (state === 'open') {
+      const open = (await options.openSessions?.(limit)) ?? [];
+      return {
+        sessions: open.map(s => ({ ...s, state: 'open', scoreAtMs: s.scoreAtMs ?? null })),
+        nextCursor: null,
+      };
+    }
+    const filter = { ...rest, ...(state && { state }) };
     const page = await options.store.traces(
       { ...traceListFilter(filter), sessions: true },
       limit,
@@ -99,10 +121,16 @@ export function registerTraceRoutes(api: FastifyInstance, options: ResultsApiOpt
 
   api.get('/sessions/:sessionId', async (request, reply) => {
     const { sessionId } = parseApiInput(sessionParams, request.params, 'path');
-    const record = await options.store.run(sessionRecordKey(sessionId));
-    if (record) return { ...record, results: record.results.map(withToolDiff) };
+    const { part } = parseApiInput(sessionQuery, request.query, 'query');
+    const record = await options.store.run(sessionRecordKey(sessionId, part));
+    if (record)
+      return {
+        ...record,
+        results: record.results.map(withToolDiff),
+        parts: await partsOf(options.store, sessionId, part),
+      };
     return reply.code(404).send({
-      error: `no record of session ${JSON.stringify(sessionId)}: not scored yet (a session is scored sessions.idleMs after its latest trace), no session test case names it, or older than the retention (${retentionHours} h)`,
+      error: `no record of session ${JSON.stringify(sessionId)}${part > 1 ? ` part ${part}` : ''}: not scored yet (a session is scored sessions.idleMs after its latest trace), no session test case names it, or older than the retention (${retentionHours} h)`,
     });
   });
 
@@ -155,6 +183,28 @@ export function registerTraceRoutes(api: FastifyInstance, options: ResultsApiOpt
       error: `no record of trace ${traceId}: never received here, or older than the retention (${retentionHours} h)`,
     });
   });
+}
+
+/**
+ * The parts of a session on record: 1 and on, while each is found (a part's record is written
+ * after the one before it, and the oldest go first), at most {@link LISTED_PARTS} past part 1;
+ * `known`, a part the caller found, is always listed.
+ */
+async function partsOf(
+  store: ResultsApiOptions['store'],
+  sessionId: string,
+  known: number,
+): Promise<number[]> {
+  const parts = new Set([known]);
+  for (let part = 1; part <= 1 + LISTED_PARTS; part++) {
+    if (part === known) continue;
+    if (!(await store.run(sessionRecordKey(sessionId, part)))) {
+      if (part > known) break;
+      continue;
+    }
+    parts.add(part);
+  }
+  return [...parts].sort((a, b) => a - b);
 }
 
 /** A trace list query's filters as the store takes them: `from` and `to` as Unix ms. */
