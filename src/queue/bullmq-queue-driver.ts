@@ -38,6 +38,7 @@ import { createRedisSchemaRegistry } from '../redis/redis-schema-registry.js';
 import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
 import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-trace.processor.js';
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
+import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
@@ -87,6 +88,8 @@ export function createBullmqQueueDriver(
   let traceSink: BullmqTraceSink | undefined;
   let judgeQueue: JudgeQueue | undefined;
   let sessionQueue: SessionQueue | undefined;
+  // Sessions refused at sessions.maxBytes: said at most once a minute.
+  const refusedLog = rateLimitedLog(line => events.log(line));
   if (role.receiver) {
     traceSink = createBullmqTraceSink({
       ...shared,
@@ -193,8 +196,15 @@ export function createBullmqQueueDriver(
                 sessions &&
                 next?.turn &&
                 (await sessions.add(next.turn, next.spans)) === 'refused'
-              )
-                events.onSessionRefused?.(next.turn.sessionId, traceId, 'max_bytes');
+              ) {
+                const { sessionId } = next.turn;
+                events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
+                refusedLog(
+                  'session-refused',
+                  () =>
+                    `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (spanscore_sessions_refused_total)`,
+                );
+              }
               await deliver();
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
             };

@@ -138,6 +138,7 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
       const added = await store.add(turn.sessionId, turn.traceId, spans, now(), {
         opens: turn.tagged,
         ends: turn.ends,
+        testCaseId: turn.testCaseId,
       });
       if (added.closed) await schedule(turn.sessionId, added.closed.part, 0);
       if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
@@ -194,6 +195,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
         part,
         cut: code && sessionPartCut(code, bounds),
         continues: part > 1 ? (held.continues ?? 'max_age') : undefined,
+        testCaseId: held.testCaseId,
       };
       await options.process(sessionId, held.traces, pass);
       await store.passEnded(sessionId, part, held, code);

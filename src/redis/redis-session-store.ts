@@ -72,6 +72,8 @@ export interface HeldSessionPart {
   bytes: number;
   cut: StoredSessionCut | undefined;
   continues: StoredSessionCut | undefined;
+  /** The test case id of the turn that opened the session (part 1's), when it had one. */
+  testCaseId?: string | undefined;
 }
 
 type Reply = [string, number, number, number, number, string, number, string, string, number];
@@ -128,7 +130,7 @@ export class RedisSessionStore {
     traceId: string,
     spans: readonly SpanDigest[],
     nowMs: number,
-    turn: { opens: boolean; ends: boolean },
+    turn: { opens: boolean; ends: boolean; testCaseId?: string | undefined },
   ): Promise<AddedSessionTurn> {
     const b = this.bounds;
     const batch = encodeSpanBatch(spans);
@@ -156,6 +158,7 @@ export class RedisSessionStore {
           String(b.lifeMs),
           turn.opens ? '1' : '0',
           String(reserved?.part ?? 0),
+          turn.testCaseId ?? '',
         );
       // A part of the previous release's layout, now counted; a part this turn closed, due now.
       if (taken > 0) await this.account(nowMs, 'add', sessionId, 1, taken, nowMs + b.lifeMs);
@@ -242,7 +245,13 @@ export class RedisSessionStore {
         traces.push({ traceId: field.slice(TRACE_FIELD.length), spans: decodeSpanBatch(value) });
     if (!traces.length) return undefined;
     const firstAtMs = Number(text('first') ?? 0);
+    // Part 1 keeps the test case id of the turn that opened the session.
+    const testCaseId =
+      part === 1
+        ? text('tc')
+        : ((await this.commands.hget(sessionKeys(this.prefix, sessionId).base, 'tc')) ?? undefined);
     return {
+      testCaseId,
       traces,
       firstAtMs,
       lastAtMs: Number(text('last') ?? firstAtMs),

@@ -105,13 +105,9 @@ export async function startService(
     onSessionEvicted() {
       metrics.sessionsEvicted.inc();
     },
-    onSessionRefused(sessionId, traceId, reason) {
+    // The drivers say it in the log, at most once a minute.
+    onSessionRefused(_sessionId, _traceId, reason) {
       metrics.sessionsRefused.inc({ reason });
-      warnOnce(
-        `session-refused:${reason}`,
-        () =>
-          `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (said once a minute)`,
-      );
     },
     onSessionTurnDropped(_sessionId, _traceId, reason) {
       metrics.sessionTurnsDropped.inc({ reason });

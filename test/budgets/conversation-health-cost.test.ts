@@ -101,7 +101,7 @@ async function measure(url: string, sessions: boolean) {
       async () =>
         (await scrapeMetric(`${origin}/metrics`, 'spanscore_sessions_scored_total', {
           state: 'scored',
-          cut: 'false',
+          cut: 'none',
         })) === CONVERSATIONS,
       `${CONVERSATIONS} conversations scored`,
       60_000,

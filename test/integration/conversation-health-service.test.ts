@@ -149,7 +149,7 @@ describe.each(['memory', 'bullmq'] as const)(
       expect(
         await scrapeMetric(metrics, 'spanscore_sessions_scored_total', {
           state: 'scored',
-          cut: 'false',
+          cut: 'none',
         }),
       ).toBe(1);
     });

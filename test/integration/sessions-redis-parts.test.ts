@@ -78,6 +78,8 @@ async function start(more: Record<string, unknown>, before?: (prefix: string) =>
         id: r.session!.id,
         turns: r.session!.turns.map(t => t.traceId),
         cut: r.session!.cut,
+        cutReason: r.session!.cutReason,
+        testCaseId: r.testCaseId,
       }));
   return { send, passes, lines, redis, prefix, config, metrics: `${origin}/metrics` };
 }
@@ -107,15 +109,19 @@ describe('sessions on Redis (bullmq driver)', () => {
     );
     const first = passes().find(p => p.turns.length === 4)!;
     expect(first.turns).toEqual(turns.map(t => t.traceId));
-    expect(first.cut).toBe(
+    expect([first.cut, first.cutReason]).toEqual([
+      'max_age',
       'cut 2.5 seconds after its first trace (sessions.maxAgeMs): scored as it stood; a later turn opens its next part',
-    );
+    ]);
+    expect(first.cut).toBe('max_age');
     // Its turns were given back once its pass had run.
     await waitFor(
       async () => (await redis.commands.hexists(`${prefix}:session:{conv-age}`, 'done')) === 1,
       'the first part released',
     );
-    const late = turn('conv-age', ['issue_refund'], 5_000);
+    // A later turn without the test case id: its part is scored by the test case that opened
+    // the session (kept on part 1), not left unscored.
+    const late = turn('conv-age', ['issue_refund'], 5_000, {}, null);
     await send(late);
     await waitFor(
       () => passes().some(p => p.turns.length === 1),
@@ -123,7 +129,7 @@ describe('sessions on Redis (bullmq driver)', () => {
       15_000,
     );
     expect(passes().filter(p => p.turns.length === 1)).toEqual([
-      { id: 'conv-age', turns: [late.traceId], cut: undefined },
+      { id: 'conv-age', turns: [late.traceId], cut: undefined, testCaseId: 'refund' },
     ]);
     // Every pass with the first turn has all four: no fragment of the first part was scored.
     const withFirst = passes().filter(p => p.turns.includes(turns[0]!.traceId));
@@ -143,9 +149,12 @@ describe('sessions on Redis (bullmq driver)', () => {
       {
         id: 'conv-n',
         turns: [turns[0]!.traceId, turns[1]!.traceId],
-        cut: 'cut at 2 traces (sessions.maxTraces): scored as it stood; a later turn opens its next part',
+        cut: 'max_traces',
+        cutReason:
+          'cut at 2 traces (sessions.maxTraces): scored as it stood; a later turn opens its next part',
+        testCaseId: 'refund',
       },
-      { id: 'conv-n', turns: [turns[2]!.traceId], cut: undefined },
+      { id: 'conv-n', turns: [turns[2]!.traceId], cut: undefined, testCaseId: 'refund' },
     ]);
     expect(lines.filter(l => l.includes('not added'))).toEqual([]);
   }, 30_000);
@@ -165,8 +174,8 @@ describe('sessions on Redis (bullmq driver)', () => {
       'the session refused',
       10_000,
     );
-    expect(lines.filter(l => l.includes('session conv-full not held'))).toEqual([
-      `spanscore: session conv-full not held (trace ${first.traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (1); sessions already held go on (said once a minute)`,
+    expect(lines.filter(l => l.includes('session "conv-full" not held'))).toEqual([
+      `spanscore: session "conv-full" not held (trace ${first.traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (1); sessions already held go on (spanscore_sessions_refused_total)`,
     ]);
     await sleep(600);
     expect(passes()).toEqual([]);
@@ -200,7 +209,9 @@ describe('sessions on Redis (bullmq driver)', () => {
       await queue.close();
     });
     await waitFor(() => passes().length === 1, 'the old session scored', 15_000);
-    expect(passes()).toEqual([{ id: 'conv-old', turns: old.map(t => t.traceId), cut: undefined }]);
+    expect(passes()).toEqual([
+      { id: 'conv-old', turns: old.map(t => t.traceId), cut: undefined, testCaseId: 'refund' },
+    ]);
     const next = turn('conv-old', ['issue_refund'], 120_000);
     await send(next);
     await waitFor(() => passes().length === 2, 'scored again with the new turn', 15_000);

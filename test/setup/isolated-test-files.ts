@@ -15,4 +15,5 @@ export const ISOLATED_TEST_FILES = [
   'test/cli/jobs-command.test.ts',
   'test/cli/score-command.test.ts',
   'test/integration/llm-judge.test.ts',
+  'test/docs/sessions-as-printed.test.ts',
 ];

@@ -6,7 +6,9 @@
  * same slot by the hash tag). ARGV: the turn's field (`t:<trace id>`), its spans (one span batch),
  * now (ms), the bounds of a part (traces, age in ms, bytes), a part's life (ms: its keys expire
  * that long after its first turn), '1' when the turn may open a session (it is tagged with a
- * session test case), and the part the bytes in all were admitted for ('0': none).
+ * session test case), the part the bytes in all were admitted for ('0': none), and the turn's
+ * test case id ('' for none): kept on part 1 (`tc`) when the turn opens the session, so that a
+ * later part, whose turns need not carry it, is scored by the test case that opened the session.
  *
  * The current part takes the turn unless it is closed: cut before (`cut`), released after its
  * last pass (`done`), `maxAgeMs` old, or full (`maxTraces`; the turn would take it past
@@ -38,6 +40,7 @@ local function open(p, cont, closed, closedCut, migrated)
   local cut = ''
   if maxTraces <= 1 then cut = 'max_traces' elseif size >= maxBytes then cut = 'max_bytes' end
   redis.call('HSET', key, 'first', now, 'last', now, 'n', 1, 'bytes', size, 'order', id, field, spans)
+  if p == 1 and ARGV[10] ~= '' then redis.call('HSET', key, 'tc', ARGV[10]) end
   if cut ~= '' then redis.call('HSET', key, 'cut', cut) end
   redis.call('PEXPIRE', key, life)
   if p > 1 then
