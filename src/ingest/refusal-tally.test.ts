@@ -120,4 +120,17 @@ describe('createRefusalTally', () => {
       { reason: 'rate', count: 2, lastAtUnixMs: T0, fix: 'full again' },
     ]);
   });
+
+  it('lists refusals of the same millisecond in the order they came, the last first', () => {
+    const { tally } = tallyAt();
+    tally.record('token', 'no token');
+    tally.record('size', 'too large');
+    tally.record('decode', 'bad JSON');
+    tally.record('token', 'no token again');
+    expect(tally.refused(T0 - HOUR, T0 + MINUTE).map(r => r.reason)).toEqual([
+      'token',
+      'decode',
+      'size',
+    ]);
+  });
 });

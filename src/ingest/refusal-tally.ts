@@ -74,6 +74,8 @@ interface Bucket {
   count: number;
   lastAt: number;
   fix: string;
+  /** The order of its latest refusal among all recorded: breaks ties of `lastAt` (one ms). */
+  seq: number;
 }
 
 /**
@@ -89,6 +91,7 @@ export function createRefusalTally(options: RefusalTallyOptions = {}): RefusalTa
   // Per reason, the latest message and its bounded text: a burst of the same refusal (a full
   // buffer answers every request alike) bounds it once.
   const lastText = new Map<RefusalReason, { message: string | undefined; fix: string }>();
+  let seq = 0;
 
   const prune = (buckets: Bucket[], at: number): void => {
     let stale = 0;
@@ -102,6 +105,7 @@ export function createRefusalTally(options: RefusalTallyOptions = {}): RefusalTa
       if (!buckets) return; // not a reason of the set: nothing grows past it
       const at = now();
       const minute = at - (at % MINUTE_MS);
+      seq++;
       prune(buckets, at);
       let text = lastText.get(reason);
       if (text?.message !== message) {
@@ -118,10 +122,12 @@ export function createRefusalTally(options: RefusalTallyOptions = {}): RefusalTa
         last.count++;
         last.lastAt = Math.max(last.lastAt, at);
         last.fix = text.fix;
-      } else buckets.push({ minute, count: 1, lastAt: at, fix: text.fix });
+        last.seq = seq;
+      } else buckets.push({ minute, count: 1, lastAt: at, fix: text.fix, seq });
     },
     refused(fromUnixMs, toUnixMs) {
       const out: RefusedRequests[] = [];
+      const order = new Map<RefusalReason, number>();
       const at = now();
       for (const [reason, buckets] of byReason) {
         prune(buckets, at);
@@ -133,8 +139,12 @@ export function createRefusalTally(options: RefusalTallyOptions = {}): RefusalTa
           if (!latest || b.lastAt >= latest.lastAt) latest = b;
         }
         if (latest) out.push({ reason, count, lastAtUnixMs: latest.lastAt, fix: latest.fix });
+        if (latest) order.set(reason, latest.seq);
       }
-      return out.sort((a, b) => b.lastAtUnixMs - a.lastAtUnixMs);
+      // The latest first; refusals of one millisecond in the order they came, the last first.
+      return out.sort(
+        (a, b) => b.lastAtUnixMs - a.lastAtUnixMs || order.get(b.reason)! - order.get(a.reason)!,
+      );
     },
   };
 }
