@@ -155,6 +155,10 @@ function instance(draft: Draft, assertFormats: boolean): Instance {
     // A name every object inherits (toString, constructor) is present only when the arguments
     // have it: otherwise `required: ["toString"]` passes `{}` (found by the differential test).
     ownProperties: true,
+    // multipleOf by how far the quotient is from a whole number, not `q !== parseInt(q)`: that
+    // reads 1e21 as 1 (so -2e21 was no multiple of 2, found by the differential test) and calls
+    // 0.3 no multiple of 0.1 (0.3 / 0.1 is 2.9999999999999996).
+    multipleOfPrecision: 9,
     // Formats are annotations (2019-09 on) unless the operator asks for them to be asserted.
     validateFormats: assertFormats,
     code: { regExp: re2Engine },
