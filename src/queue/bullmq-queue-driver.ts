@@ -181,30 +181,31 @@ export function createBullmqQueueDriver(
               judgeQueue ? 'deterministic' : 'all',
               { exportRetry, notes },
             );
-            // The trace joins its session first, so that its session is scored whether or not
-            // the trace's own evaluation spans reach the backend (a retried job adds the turn
-            // again, in its place). Delivered outside the scoring slot (see
-            // createScoreTraceWorker); the judge pass is queued once it is (a try that failed to
-            // export throws before). A failure here retries the trace job. The spans are kept
-            // for those two only, while the export runs.
+            // The trace joins its session now, in its scoring slot, so that its session is
+            // scored whether or not the trace's own evaluation spans reach the backend, and
+            // without waiting behind deliveries that retry one that is down (a retried job adds
+            // the turn again, in its place). A failure here retries the trace job. Delivered
+            // outside the scoring slot (see createScoreTraceWorker); the judge pass is queued
+            // once it is (a try that failed to export throws before). The spans are kept for
+            // it only while the export runs.
             const next = deliveryFollowUps(run, traceId, spans, {
               judges: judgeQueue !== undefined,
               assemblesSessions: sessions !== undefined,
             });
+            if (
+              sessions &&
+              next?.turn &&
+              (await sessions.add(next.turn, next.spans)) === 'refused'
+            ) {
+              const { sessionId } = next.turn;
+              events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
+              refusedLog(
+                'session-refused',
+                () =>
+                  `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (spanscore_sessions_refused_total)`,
+              );
+            }
             return async () => {
-              if (
-                sessions &&
-                next?.turn &&
-                (await sessions.add(next.turn, next.spans)) === 'refused'
-              ) {
-                const { sessionId } = next.turn;
-                events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
-                refusedLog(
-                  'session-refused',
-                  () =>
-                    `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (spanscore_sessions_refused_total)`,
-                );
-              }
               await deliver();
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
             };

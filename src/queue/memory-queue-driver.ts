@@ -60,18 +60,18 @@ export function createMemoryQueueDriver(
         withScorer.usesJudge ? 'deterministic' : 'all',
         { notes },
       );
-      // The trace joins its session first: its session is scored whether or not the trace's own
-      // evaluation spans reach the backend (a turn's tool health waits on an export that may
-      // be down; adding a turn again, on a retry, replaces it). Delivered outside the scoring
-      // slot; the judge pass is queued once it is: a try that failed to export throws before.
-      // The spans are kept for the judge only while the export runs (up to
-      // MAX_WAITING_DELIVERIES traces wait on a slow backend).
+      // The trace joins its session now, in its scoring slot: its session is scored whether or
+      // not the trace's own evaluation spans reach the backend, and without waiting behind
+      // deliveries that retry a backend that is down (adding a turn again, on a retry,
+      // replaces it). Delivered outside the scoring slot; the judge pass is queued once it is:
+      // a try that failed to export throws before. The spans are kept for the judge only while
+      // the export runs (up to MAX_WAITING_DELIVERIES traces wait on a slow backend).
       const next = deliveryFollowUps(run, traceId, spans, {
         judges: true,
         assemblesSessions: sessions !== undefined,
       });
+      if (sessions && next?.turn) sessions.add(next.turn, next.spans);
       return async () => {
-        if (sessions && next?.turn) sessions.add(next.turn, next.spans);
         await deliver();
         if (next?.judge) queueJudgePass(withScorer, traceId, next.spans);
       };

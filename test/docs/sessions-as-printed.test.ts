@@ -5,7 +5,7 @@ import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { generateText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
 import type { InlineCode } from 'mdast';
@@ -138,7 +138,10 @@ describe('docs/sessions.md as printed, on the Vercel AI SDK', () => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'support-agent' }),
-      spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url }))],
+      // The batch processor, as the Node SDK's default, flushed after each turn: a turn's trace
+      // reaches serve whole, in one export (span by span, a loaded host could space a trace's
+      // spans past the short settle this test runs with, and score a turn without its root).
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
     });
     const tracer = provider.getTracer('ai');
     /** A conversation: one generateText per user turn, the last one saying it ends. */
@@ -162,8 +165,8 @@ describe('docs/sessions.md as printed, on the Vercel AI SDK', () => {
           },
         });
         messages.push(...result.response.messages);
+        await provider.forceFlush();
       }
-      await provider.forceFlush();
     };
     const session = async (id: string) => {
       const response = await fetch(`${origin}/api/v1/sessions/${id}`);
