@@ -83,8 +83,11 @@ export async function abCost(
   rounds: number,
   seconds: number,
   traffic: {
-    /** Traffic whose traces carry session ids (see `LoadOptions.sessions`). */
-    sessions?: boolean;
+    /**
+     * Traffic whose traces carry session ids (see `LoadOptions.sessions`); `health`: and this
+     * tree runs `toolHealth.sessions` on them (every conversation held and scored).
+     */
+    sessions?: boolean | 'health';
     /** The evaluation-span backend answers each export after this many ms (`LoadOptions.backendDelayMs`). */
     backendDelayMs?: number;
     /** Runs of each budget figure per side (`budgetFigures`); 0 skips them. @defaultValue 5 */
@@ -103,7 +106,14 @@ export async function abCost(
         const run = await loadBench({
           workers: 2,
           seconds,
-          ...(sessions && { sessions: which === 'a' ? 'traffic' : 'traffic-and-case' }),
+          ...(sessions && {
+            sessions:
+              which === 'a'
+                ? 'traffic'
+                : sessions === 'health'
+                  ? 'traffic-and-health'
+                  : 'traffic-and-case',
+          }),
           ...(backendDelayMs !== undefined && { backendDelayMs }),
           cli: which === 'a' ? baseline.cli : current,
         });

@@ -194,10 +194,12 @@ export interface LoadOptions {
   /**
    * `traffic`: every trace carries a session id (`session.id`, three to a session);
    * `traffic-and-case`: and the suite has a session test case none of them names, so a build
-   * with sessions reads and looks each one up (none is held). A build before sessions is given
-   * `traffic` (its suite schema has no `session`).
+   * with sessions reads and looks each one up (none is held); `traffic-and-health`: and
+   * `toolHealth.sessions` is on, so every conversation is held and scored across its turns
+   * (tool_loops, tool_errors). A build before sessions is given `traffic` (its suite schema has
+   * no `session`).
    */
-  sessions?: 'traffic' | 'traffic-and-case';
+  sessions?: 'traffic' | 'traffic-and-case' | 'traffic-and-health';
   /**
    * How long the evaluation-span backend takes to answer each export, in ms (a slow tracing
    * backend); its spans count as exported when they arrive. @defaultValue 0
@@ -263,6 +265,10 @@ async function loadRun(
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
       `assembly: { settleMs: ${SETTLE_MS}, maxWaitMs: 10000, maxQueuedTraces: 200000${options.maxBufferedSpans ? `, maxBufferedSpans: ${options.maxBufferedSpans}` : ''} }`,
       `worker: { concurrency: ${options.concurrency ?? 32} }`,
+      // Conversations scored a second after their last turn, within the run that measures them.
+      ...(options.sessions === 'traffic-and-health'
+        ? ['toolHealth: { sessions: true }', 'sessions: { idleMs: 1000 }']
+        : []),
       // Only what differs from the defaults: another commit's CLI (an A/B) may not know a field.
       ...(options.resultsRetentionHours !== undefined ||
       options.results ||

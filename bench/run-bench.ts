@@ -37,7 +37,8 @@
  * commands per trace, throughput, and the ratio. Writes bench/results/ab.json, and the same as
  * the `ab` field of bench/results/latest.json when a full run wrote one. `--ab-sessions`: the
  * traffic's traces carry session ids, and this tree's suite has a session test case (sessions
- * read and looked up on every trace; see `LoadOptions.sessions`). `--ab-backend-ms N`: the
+ * read and looked up on every trace; see `LoadOptions.sessions`). `--ab-session-health`: the same
+ * traffic, and this tree runs `toolHealth.sessions` on it (every conversation held and scored). `--ab-backend-ms N`: the
  * evaluation-span backend of both sides answers each export after N ms (a slow tracing backend).
  */
 import { execFileSync } from 'node:child_process';
@@ -79,6 +80,7 @@ const { values: args } = parseArgs({
     ab: { type: 'string' },
     'ab-rounds': { type: 'string' },
     'ab-sessions': { type: 'boolean' },
+    'ab-session-health': { type: 'boolean' },
     'ab-backend-ms': { type: 'string' },
     burst: { type: 'boolean' },
     budgets: { type: 'boolean' },
@@ -199,12 +201,12 @@ if (args.ab) {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const backendDelayMs = positiveArg('ab-backend-ms');
   const ab = await abCost(args.ab, abRounds, seconds, {
-    sessions: args['ab-sessions'] === true,
+    sessions: args['ab-session-health'] === true ? 'health' : args['ab-sessions'] === true,
     budgetRuns,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
   });
   console.log(
-    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}${backendDelayMs ? `; the tracing backend answers each export after ${backendDelayMs} ms` : ''}`,
+    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-session-health'] ? '; every trace with a session id, and toolHealth.sessions on in B' : args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}${backendDelayMs ? `; the tracing backend answers each export after ${backendDelayMs} ms` : ''}`,
   );
   console.log(
     '  side                  receiver   workers     Redis     total  (CPU s per million scored spans)  Redis cmds/trace  scored spans/s',
