@@ -121,7 +121,8 @@ describe('checkArguments against @cfworker/json-schema', () => {
 
   it('agrees on multipleOf past 1e21 and for fractional multiples', () => {
     // Found by the generated cases: Ajv's default test, `q !== parseInt(q)`, reads 1e21 as 1, so
-    // -2e21 was no multiple of 2; and 0.3 / 0.1 is 2.9999999999999996.
+    // -2e21 was no multiple of 2; and 0.3 / 0.1 is 2.9999999999999996. A tolerance on the
+    // quotient (Ajv's multipleOfPrecision) would call 5e-324 a multiple of 1: decimals, exactly.
     const cases: Array<[string, string, 'valid' | 'invalid']> = [
       ['{"multipleOf":2}', '-2e21', 'valid'],
       ['{"type":"integer","multipleOf":2}', '4e22', 'valid'],
@@ -129,6 +130,7 @@ describe('checkArguments against @cfworker/json-schema', () => {
       ['{"multipleOf":0.01}', '19.99', 'valid'],
       ['{"multipleOf":2}', '7', 'invalid'],
       ['{"multipleOf":0.1}', '0.35', 'invalid'],
+      ['{"type":"number","multipleOf":1}', '5e-324', 'invalid'],
     ];
     for (const [schema, value, verdict] of cases) {
       const [s, v] = [JSON.parse(schema) as Schema, JSON.parse(value) as Json];

@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import { isMultipleOf } from './is-multiple-of.js';
 import { STEP_KEYWORD, type PreparedSchema } from './prepare-schema.js';
 
 /** Bounds on what compiled validators may cost, in memory and in work. */
@@ -155,10 +156,6 @@ function instance(draft: Draft, assertFormats: boolean): Instance {
     // A name every object inherits (toString, constructor) is present only when the arguments
     // have it: otherwise `required: ["toString"]` passes `{}` (found by the differential test).
     ownProperties: true,
-    // multipleOf by how far the quotient is from a whole number, not `q !== parseInt(q)`: that
-    // reads 1e21 as 1 (so -2e21 was no multiple of 2, found by the differential test) and calls
-    // 0.3 no multiple of 0.1 (0.3 / 0.1 is 2.9999999999999996).
-    multipleOfPrecision: 9,
     // Formats are annotations (2019-09 on) unless the operator asks for them to be asserted.
     validateFormats: assertFormats,
     code: { regExp: re2Engine },
@@ -170,6 +167,17 @@ function instance(draft: Draft, assertFormats: boolean): Instance {
         ? new Ajv2019(options)
         : new Ajv(options);
   ajv.addKeyword({ keyword: STEP_KEYWORD, schemaType: 'number', errors: false, validate: step });
+  // multipleOf in exact decimals (see `isMultipleOf`): Ajv's own divides in floating point, and
+  // read -2e21 as no multiple of 2 (found by the differential test).
+  ajv.removeKeyword('multipleOf');
+  ajv.addKeyword({
+    keyword: 'multipleOf',
+    type: 'number',
+    schemaType: 'number',
+    errors: false,
+    error: { message: ({ schema }) => `must be multiple of ${String(schema)}` },
+    validate: (divisor: number, value: number) => isMultipleOf(value, divisor),
+  });
   if (assertFormats) addBoundedFormats(ajv);
   found = { ajv, keywords: 0 };
   instances.set(key, found);
