@@ -109,6 +109,20 @@ describe('createMemorySessionAssembler', () => {
     expect(passes).toEqual([{ sessionId: 's', traceIds: [t1, t2], pass: { part: 1 } }]);
   });
 
+  it('scores at once an earlier turn whose trace comes after the turn that ended the session', async () => {
+    // Traces are scored in any order: the last turn (with the end marker) may be added first.
+    const { add, passes } = assembler();
+    const last = add('s', turnSpans(), true, true);
+    await advance(0);
+    expect(passes).toEqual([{ sessionId: 's', traceIds: [last], pass: { part: 1 } }]);
+    const first = add('s');
+    await advance(0);
+    expect(passes).toEqual([
+      { sessionId: 's', traceIds: [last], pass: { part: 1 } },
+      { sessionId: 's', traceIds: [last, first], pass: { part: 1 } },
+    ]);
+  });
+
   it('scores again after a pass under way when a turn came meanwhile (again), one pass at a time', async () => {
     const { add, passes, releases } = assembler({}, true);
     const t1 = add('s');

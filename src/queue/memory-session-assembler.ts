@@ -88,6 +88,11 @@ interface HeldSession {
   scoring: Promise<void> | undefined;
   /** A trace came while it was being scored: score it again after. */
   again: boolean;
+  /**
+   * A turn ended it (an end marker): a turn that comes after, such as an earlier turn whose
+   * trace was scored later, scores it again at once, not `idleMs` later.
+   */
+  ended: boolean;
 }
 
 /** What a let-go record entry costs beyond its id. */
@@ -269,6 +274,7 @@ export function createMemorySessionAssembler(
       cut: undefined,
       scoring: undefined,
       again: false,
+      ended: false,
     };
     held.expiry = setTimeout(() => release(held, 'max_age'), policy.maxAgeMs).unref();
     sessions.set(turn.sessionId, held);
@@ -322,6 +328,7 @@ export function createMemorySessionAssembler(
       heldBytes += bytes - (previous?.bytes ?? 0);
       held.unscored++;
       held.lastAtMs = t;
+      held.ended ||= turn.ends;
       const cut = sessionCut(policy, held.traces.size, held.firstAtMs, t, held.bytes);
       if (cut) {
         held.cut = cut;
@@ -331,7 +338,7 @@ export function createMemorySessionAssembler(
       // A held session's turn is always added: the oldest others make room.
       while (heldBytes > options.maxBytes && evictOldest('max_bytes', held));
       if (held.scoring) held.again = true;
-      else schedule(held, sessionDelayMs(policy, turn, false, t - held.firstAtMs));
+      else schedule(held, sessionDelayMs(policy, { ends: held.ended }, false, t - held.firstAtMs));
     },
     stats() {
       let waiting = 0;
