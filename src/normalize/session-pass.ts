@@ -40,3 +40,19 @@ export interface SessionPass {
    */
   testCaseId?: string | undefined;
 }
+
+/**
+ * A session held open, waiting for more turns or to be scored, as `/api/v1/sessions?state=open`
+ * and the Traces view show it: its turns so far (trace ids, in the order they came), when its
+ * first and latest came, when it will be scored unless another turn comes (Unix ms; `undefined`
+ * while a pass is under way), and the bytes it holds.
+ */
+export interface OpenSession {
+  sessionId: string;
+  part: number;
+  traceIds: string[];
+  firstAtMs: number;
+  lastAtMs: number;
+  scoreAtMs: number | undefined;
+  bytes: number;
+}

@@ -22,7 +22,12 @@ export interface SessionPolicy {
 
 // The cut and pass types live beside the normalized session that carries them (below queue/ and
 // score/, which both read them); they are this contract's, re-exported here.
-export type { SessionCut, SessionCutCode, SessionPass } from '../normalize/session-pass.js';
+export type {
+  OpenSession,
+  SessionCut,
+  SessionCutCode,
+  SessionPass,
+} from '../normalize/session-pass.js';
 import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
 import { sessionPartCut } from './session-part-cut.js';
 
@@ -110,29 +115,4 @@ export function sessionDelayMs(
   ageMs: number,
 ): number {
   return turn.ends || cut ? 0 : Math.max(0, Math.min(policy.idleMs, policy.maxAgeMs - ageMs));
-}
-
-/**
- * A session held open, waiting for more turns or to be scored, as `/api/v1/sessions?state=open`
- * and the Traces view show it: its turns so far (trace ids, in the order they came), when its
- * first and latest came, when it will be scored unless another turn comes (Unix ms; `undefined`
- * while a pass is under way), and the bytes it holds.
- */
-export interface OpenSession {
-  sessionId: string;
-  part: number;
-  traceIds: string[];
-  firstAtMs: number;
-  lastAtMs: number;
-  scoreAtMs: number | undefined;
-  bytes: number;
-}
-
-/** What the log says of a trace not added because its session was cut at `maxTraces`. */
-export function droppedFromSession(
-  traceId: string,
-  sessionId: string,
-  policy: SessionPolicy,
-): string {
-  return `spanscore: trace ${traceId} not added to session ${sessionId}: it was cut at sessions.maxTraces (${policy.maxTraces})`;
 }

@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import type { OpenSession, SessionCutCode } from '../normalize/session-pass.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
@@ -13,7 +14,7 @@ const TRACE_FIELD = 't:';
  * The bound a part was cut at, as written in Redis (the drivers' `SessionCutCode`s that this
  * store writes).
  */
-export type StoredSessionCut = 'max_traces' | 'max_age' | 'max_bytes';
+export type StoredSessionCut = Exclude<SessionCutCode, 'evicted'>;
 
 /** The bounds the store holds sessions to (the config's `sessions`, and a part's life). */
 export interface SessionStoreBounds {
@@ -48,20 +49,6 @@ export interface AddedSessionTurn {
   closed: { part: number; cut: StoredSessionCut } | undefined;
   /** The bytes all sessions hold, as the last accounting call saw them. */
   totalBytes: number | undefined;
-}
-
-/**
- * A part waiting for its pass (the driver's `OpenSession`): its turns in the order they came,
- * when its first and latest came, when its pass is due (`undefined` while under way), its bytes.
- */
-export interface OpenSessionPart {
-  sessionId: string;
-  part: number;
-  traceIds: string[];
-  firstAtMs: number;
-  lastAtMs: number;
-  scoreAtMs: number | undefined;
-  bytes: number;
 }
 
 /** One part of a session, as its pass reads it. */
@@ -298,14 +285,14 @@ export class RedisSessionStore {
    * The parts waiting for a pass, soonest first (those under way first of all), at most `limit`:
    * one read of the due set, then two reads per part on its own slot.
    */
-  async openSessions(limit: number): Promise<OpenSessionPart[]> {
+  async openSessions(limit: number): Promise<OpenSession[]> {
     const due = await this.commands.zrange(
       sessionTotalKeys(this.prefix).due,
       0,
       Math.max(0, limit - 1),
       'WITHSCORES',
     );
-    const parts: Array<Promise<OpenSessionPart | undefined>> = [];
+    const parts: Array<Promise<OpenSession | undefined>> = [];
     for (let i = 0; i + 1 < due.length; i += 2) {
       const { sessionId, part } = parsePartMember(due[i]!);
       const at = Number(due[i + 1]);
