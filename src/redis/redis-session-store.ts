@@ -63,7 +63,19 @@ export interface HeldSessionPart {
   testCaseId?: string | undefined;
 }
 
-type Reply = [string, number, number, number, number, string, number, string, string, number];
+type Reply = [
+  string,
+  number,
+  number,
+  number,
+  number,
+  string,
+  number,
+  string,
+  string,
+  number,
+  string,
+];
 
 interface SessionCommands {
   spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<Reply>;
@@ -133,7 +145,7 @@ export class RedisSessionStore {
       reserved = undefined;
     };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [outcome, part, traces, first, added, cut, closedPart, closedCut, , taken] =
+      const [outcome, part, traces, first, added, cut, closedPart, closedCut, , taken, ended] =
         await this.commands.spanscoreAddSessionTrace(
           key,
           `${TRACE_FIELD}${traceId}`,
@@ -146,6 +158,7 @@ export class RedisSessionStore {
           turn.opens ? '1' : '0',
           String(reserved?.part ?? 0),
           turn.testCaseId ?? '',
+          turn.ends ? '1' : '0',
         );
       // A part of the previous release's layout, now counted; a part this turn closed, due now.
       if (taken > 0) await this.account(nowMs, 'add', sessionId, 1, taken, nowMs + b.lifeMs);
@@ -179,8 +192,12 @@ export class RedisSessionStore {
         continue;
       }
       const partCut = storedCut(cut);
+      // A part a turn ended stays ended: a turn after it (an earlier turn scored later) is due
+      // at once too, not idleMs later.
       const delayMs =
-        turn.ends || partCut ? 0 : Math.max(0, Math.min(b.idleMs, b.maxAgeMs - (nowMs - first)));
+        turn.ends || ended === '1' || partCut
+          ? 0
+          : Math.max(0, Math.min(b.idleMs, b.maxAgeMs - (nowMs - first)));
       // Opened as admitted: counted then. Else the bytes this turn added are counted now.
       if (reserved?.part !== part || reserved.bytes !== added) {
         await giveBack();

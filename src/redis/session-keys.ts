@@ -5,7 +5,8 @@
  * on one slot of a cluster:
  * - `<prefix>:session:{<id>}`: part 1's hash, in the previous release's layout (`first`, and
  *   `t:<trace id>` per turn, its spans as one span batch) plus its bookkeeping (`last`, `n`,
- *   `bytes`, `cut`, `done`) and the session's current part (`part`, absent: 1);
+ *   `bytes`, `cut`, `done`, `end`: a turn ended the session) and the session's current part
+ *   (`part`, absent: 1);
  * - `<prefix>:session:{<id>}:<n>`: part n \> 1's hash, the same fields, and `cont` (the cut of the
  *   part before it).
  *

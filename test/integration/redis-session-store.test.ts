@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
 import { RedisSessionStore, type SessionStoreBounds } from '../../src/redis/redis-session-store.js';
+import { sessionKeys } from '../../src/redis/session-keys.js';
 import { encodeSpanBatch } from '../../src/redis/span-batch-codec.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
@@ -127,6 +128,26 @@ describe('RedisSessionStore on a real Redis', () => {
     const fifth = await sessions.add('s-1', traceId(5), spans(5), 5_000, tagged);
     expect(fifth).toMatchObject({ outcome: 'added', part: 3, traces: 1 });
     expect((await sessions.read('s-1', 3))?.continues).toBe('max_traces');
+  });
+
+  it('keeps a part a turn ended ended: a turn after it, such as an earlier turn scored later, is due at once, not idleMs later', async () => {
+    const { sessions, probe } = await store();
+    // Traces are scored in any order: the end-marked last turn may be added first.
+    const last = await sessions.add('s-1', traceId(2), spans(2), 1_000, {
+      opens: true,
+      ends: true,
+    });
+    expect(last).toMatchObject({ outcome: 'added', part: 1, traces: 1, delayMs: 0 });
+    const earlier = await sessions.add('s-1', traceId(1), spans(1), 2_000, untagged);
+    expect(earlier).toMatchObject({ outcome: 'added', part: 1, traces: 2, delayMs: 0 });
+    // The mark is on the part, not on the session: another session still waits idleMs.
+    const other = await sessions.add('s-2', traceId(3), spans(3), 2_000, tagged);
+    expect(other.delayMs).toBe(BOUNDS.idleMs);
+    expect(await probe.hget(sessionKeys('p', 's-2').base, 'end')).toBeNull();
+    // A turn that ends a held part marks it too.
+    await sessions.add('s-2', traceId(4), spans(4), 3_000, { opens: false, ends: true });
+    const after = await sessions.add('s-2', traceId(5), spans(5), 4_000, untagged);
+    expect(after).toMatchObject({ part: 1, traces: 3, delayMs: 0 });
   });
 
   it('closes a part maxAgeMs after its first turn: a later turn opens the next part, and the closed part is due at once with all its turns', async () => {

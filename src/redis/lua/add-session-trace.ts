@@ -8,7 +8,9 @@
  * that long after its first turn), '1' when the turn may open a session (it is tagged with a
  * session test case), the part the bytes in all were admitted for ('0': none), and the turn's
  * test case id ('' for none): kept on part 1 (`tc`) when the turn opens the session, so that a
- * later part, whose turns need not carry it, is scored by the test case that opened the session.
+ * later part, whose turns need not carry it, is scored by the test case that opened the session;
+ * and '1' when the turn ends the session (an end marker): its part is marked `end`, and every turn
+ * it takes after, such as an earlier turn whose trace was scored later, is due at once too.
  *
  * The current part takes the turn unless it is closed: cut before (`cut`), released after its
  * last pass (`done`), `maxAgeMs` old, or full (`maxTraces`; the turn would take it past
@@ -22,7 +24,7 @@
  * place: it expires a life after its first, and the reply's last element says its bytes.
  *
  * Returns, in order: outcome, part, turns, first ms, bytes added to part, cut, closed part, its
- * cut, continues, bytes taken over. Outcomes:
+ * cut, continues, bytes taken over, and '1' when the part is ended ('' when not). Outcomes:
  * `added` (to `part`, which now holds `turns`; `cut`: its cut, '' if none), `no_session` (an
  * untagged turn and no session: one `HMGET`), `admit` (the turn would open `part`).
  */
@@ -32,7 +34,8 @@ local field, spans, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local maxTraces, maxAge, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local life = tonumber(ARGV[7])
 local size = string.len(spans)
-local h = redis.call('HMGET', base, 'first', 'part', 'n', 'bytes', 'cut', 'done', 'cont', 'order')
+local ends = ARGV[11] == '1'
+local h = redis.call('HMGET', base, 'first', 'part', 'n', 'bytes', 'cut', 'done', 'cont', 'order', 'end')
 local id = string.sub(field, 3)
 local function open(p, cont, closed, closedCut, migrated)
   local key = base
@@ -42,25 +45,26 @@ local function open(p, cont, closed, closedCut, migrated)
   redis.call('HSET', key, 'first', now, 'last', now, 'n', 1, 'bytes', size, 'order', id, field, spans)
   if p == 1 and ARGV[10] ~= '' then redis.call('HSET', key, 'tc', ARGV[10]) end
   if cut ~= '' then redis.call('HSET', key, 'cut', cut) end
+  if ends then redis.call('HSET', key, 'end', 1) end
   redis.call('PEXPIRE', key, life)
   if p > 1 then
     redis.call('HSET', key, 'cont', cont)
     redis.call('HSET', base, 'part', p)
     if redis.call('PTTL', base) < life then redis.call('PEXPIRE', base, life) end
   end
-  return {'added', p, 1, now, size, cut, closed, closedCut, cont, migrated}
+  return {'added', p, 1, now, size, cut, closed, closedCut, cont, migrated, ends and '1' or ''}
 end
 if not h[1] then
-  if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0} end
-  if ARGV[9] ~= '1' then return {'admit', 1, 0, 0, 0, '', 0, '', '', 0} end
+  if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0, ''} end
+  if ARGV[9] ~= '1' then return {'admit', 1, 0, 0, 0, '', 0, '', '', 0, ''} end
   return open(1, '', 0, '', 0)
 end
 local part = tonumber(h[2] or '1')
 local key = base
-local m = {h[1], h[3], h[4], h[5], h[6], h[7], h[8]}
+local m = {h[1], h[3], h[4], h[5], h[6], h[7], h[8], h[9]}
 if part > 1 then
   key = base .. ':' .. part
-  m = redis.call('HMGET', key, 'first', 'n', 'bytes', 'cut', 'done', 'cont', 'order')
+  m = redis.call('HMGET', key, 'first', 'n', 'bytes', 'cut', 'done', 'cont', 'order', 'end')
 end
 local migrated = 0
 if part == 1 and not m[2] then
@@ -103,7 +107,12 @@ if not closed then
     if n >= maxTraces then cut = 'max_traces' elseif bytes >= maxBytes then cut = 'max_bytes' end
     if cut then redis.call('HSET', key, 'cut', cut) end
   end
-  return {'added', part, n, first, size - old, cut or '', 0, '', m[6] or '', migrated}
+  local ended = m[8] ~= false and m[8] ~= nil
+  if ends and not ended then
+    redis.call('HSET', key, 'end', 1)
+    ended = true
+  end
+  return {'added', part, n, first, size - old, cut or '', 0, '', m[6] or '', migrated, ended and '1' or ''}
 end
 -- Closed: a cut made now is written, for its pass to say so; the turn opens the next part.
 local closedPart = 0
@@ -112,7 +121,7 @@ if m[1] and not cut and not done then
   closedPart = part
 end
 if ARGV[9] ~= tostring(part + 1) then
-  return {'admit', part + 1, 0, 0, 0, '', closedPart, closed, '', migrated}
+  return {'admit', part + 1, 0, 0, 0, '', closedPart, closed, '', migrated, ''}
 end
 return open(part + 1, closed, closedPart, closed, migrated)
 `;
