@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
 import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
-import { startService } from '../../src/server/start-service.js';
-import { otlpRequest } from '../helpers/otlp-json-builder.js';
+import { startLiveService } from '../helpers/live-service.js';
 import { startOtlpBackend } from '../helpers/otlp-backend.js';
 import { sessionTurn } from '../helpers/session-turn.js';
-import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { waitFor } from '../helpers/redis.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
 
 /**
@@ -22,58 +20,30 @@ afterEach(async () => {
 });
 
 async function start(driver: 'memory' | 'bullmq', sessions: boolean) {
-  const prefix = testPrefix();
-  const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
-  if (redis) closers.push(redis.cleanup);
   const backend = await startOtlpBackend();
   closers.push(() => backend.close());
-  const config = await loadConfig({
-    env: {},
-    overrides: {
-      'queue.driver': driver,
-      ...(driver === 'bullmq' && { 'queue.redisUrl': REDIS_URL, 'queue.prefix': prefix }),
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
+  const live = await startLiveService(
+    driver,
+    {
       'export.url': backend.url,
       'export.batchDelayMs': 10,
       'toolHealth.enabled': true,
       'toolHealth.sessions': sessions,
       'sessions.idleMs': 400,
     },
-  });
-  const lines: string[] = [];
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    { log: line => lines.push(line) },
+    closers,
   );
-  closers.push(() => service.close());
-  const origin = new URL(service.url!).origin;
-  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${origin}/api/v1/${path}`);
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const { redis, prefix } = live;
   return {
-    lines,
-    get,
+    ...live,
     backend,
     /** Whether the session is held: in the memory driver's map, or its hash in Redis. */
     held: async (sessionId: string): Promise<boolean> =>
       redis
         ? (await redis.commands.exists(`${prefix}:session:{${sessionId}}`)) === 1
-        : (await scrapeMetric(`${origin}/metrics`, 'spanscore_jobs', {
+        : (await scrapeMetric(live.metrics, 'spanscore_jobs', {
             state: 'sessions_held',
           })) === 1,
-    metrics: `${origin}/metrics`,
-    send: async (t: ReturnType<typeof lookupTurn>) => {
-      const response = await fetch(`${origin}/v1/traces`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(otlpRequest(t.spans)),
-      });
-      expect(response.status).toBe(200);
-    },
   };
 }
 

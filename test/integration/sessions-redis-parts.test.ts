@@ -3,15 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
 import { decodeOtlpJson } from '../../src/ingest/decode-otlp-json.js';
 import { sessionQueueLocation } from '../../src/queue/queue-shards.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
-import { startService } from '../../src/server/start-service.js';
+import { startLiveService } from '../helpers/live-service.js';
 import { createBullmqQueueDriver } from '../../src/queue/bullmq-queue-driver.js';
-import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { otlpRequest } from '../helpers/otlp-json-builder.js';
 import { addAsPreviousRelease } from '../helpers/previous-session-layout.js';
-import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { redisFor, waitFor } from '../helpers/redis.js';
 import { resultRows } from '../helpers/result-rows.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
 import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
@@ -32,20 +31,10 @@ afterEach(async () => {
 async function start(more: Record<string, unknown>, before?: (prefix: string) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-redis-'));
   writeFileSync(join(dir, 'support.yaml'), SUITE);
-  const prefix = testPrefix();
-  const redis = redisFor(prefix);
-  closers.push(redis.cleanup);
-  await before?.(prefix);
   const results = join(dir, 'results.jsonl');
-  const config = await loadConfig({
-    env: {},
-    overrides: {
-      'queue.driver': 'bullmq',
-      'queue.redisUrl': REDIS_URL,
-      'queue.prefix': prefix,
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
+  const live = await startLiveService(
+    'bullmq',
+    {
       'export.enabled': false,
       'export.resultsFile': results,
       'export.logResults': false,
@@ -53,23 +42,10 @@ async function start(more: Record<string, unknown>, before?: (prefix: string) =>
       suites: [join(dir, 'support.yaml')],
       ...more,
     },
-  });
-  const lines: string[] = [];
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    { log: line => lines.push(line) },
+    closers,
+    before,
   );
-  closers.push(() => service.close());
-  const origin = new URL(service.url!).origin;
-  const send = async (t: { spans: SpanInput[] }) => {
-    const response = await fetch(`${origin}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(otlpRequest(t.spans)),
-    });
-    expect(response.status).toBe(200);
-  };
+  const redis = live.redis!;
   /** Each session pass in the results file: its session id, turns and cut. */
   const passes = () =>
     resultRows(results)
@@ -81,7 +57,7 @@ async function start(more: Record<string, unknown>, before?: (prefix: string) =>
         cutReason: r.session!.cutReason,
         testCaseId: r.testCaseId,
       }));
-  return { send, passes, lines, redis, prefix, config, metrics: `${origin}/metrics` };
+  return { ...live, redis, passes };
 }
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));

@@ -2,14 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
 import type { RunRecord, StoredResult } from '../../src/results/stored-result.js';
 import type { TraceListEntry } from '../../src/results/trace-list.js';
-import { startService } from '../../src/server/start-service.js';
-import { otlpRequest, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { startLiveService } from '../helpers/live-service.js';
 import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
 import { startOtlpBackend } from '../helpers/otlp-backend.js';
-import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
+import { waitFor } from '../helpers/redis.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
 
 /**
@@ -27,19 +25,11 @@ afterEach(async () => {
 async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-'));
   writeFileSync(join(dir, 'support.yaml'), SUITE);
-  const prefix = testPrefix();
-  const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
-  if (redis) closers.push(redis.cleanup);
   const backend = await startOtlpBackend();
   closers.push(() => backend.close());
-  const config = await loadConfig({
-    env: {},
-    overrides: {
-      'queue.driver': driver,
-      ...(driver === 'bullmq' && { 'queue.redisUrl': REDIS_URL, 'queue.prefix': prefix }),
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
+  const live = await startLiveService(
+    driver,
+    {
       'export.url': backend.url,
       'export.batchDelayMs': 10,
       'toolHealth.enabled': false,
@@ -47,29 +37,10 @@ async function start(driver: 'memory' | 'bullmq', more: Record<string, unknown> 
       suites: [join(dir, 'support.yaml')],
       ...more,
     },
-  });
-  const lines: string[] = [];
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    { log: line => lines.push(line) },
+    closers,
   );
-  closers.push(() => service.close());
-  const origin = new URL(service.url!).origin;
-  const send = async (t: { spans: SpanInput[] }) => {
-    const response = await fetch(`${origin}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(otlpRequest(t.spans)),
-    });
-    expect(response.status).toBe(200);
-  };
-  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${origin}/api/v1/${path}`);
-    return { status: response.status, body: (await response.json()) as T };
-  };
-  const session = (id: string) => get<RunRecord>(`sessions/${encodeURIComponent(id)}`);
-  return { send, get, session, backend, lines, redis, prefix, metrics: `${origin}/metrics` };
+  const session = (id: string) => live.get<RunRecord>(`sessions/${encodeURIComponent(id)}`);
+  return { ...live, session, backend };
 }
 
 const verdicts = (record: RunRecord) =>
