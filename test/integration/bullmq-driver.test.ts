@@ -180,8 +180,10 @@ describe('bullmq driver on a real Redis', () => {
     await closed;
     // Only the job under way was scored; the others went back to the queue, none failed.
     expect(scored).toHaveLength(1);
+    // Given back delayed (their traces' settle time): on a loaded host one may be due already.
     const counts = await sink.queue.getJobCounts('active', 'failed', 'waiting', 'delayed');
-    expect(counts).toEqual({ active: 0, failed: 0, waiting: 0, delayed: ids.length - 1 });
+    expect([counts.active, counts.failed]).toEqual([0, 0]);
+    expect(counts.waiting! + counts.delayed!).toBe(ids.length - 1);
     startWorker();
     await waitFor(() => scored.length === ids.length, 'the rest, by the next worker');
     expect([...scored].sort()).toEqual([...ids].sort());
