@@ -23,7 +23,9 @@ import { RedisMinuteCounters } from './redis-minute-counters.js';
 import { createRedisResultsWriter } from './redis-results-writer.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
 import { resultsStoreKeys } from './results-store-keys.js';
-import { exportStatusOf, hasExportLine, parseAnyRun } from './run-record-layout.js';
+import { compactRecordLine, type RecordFields } from './compact-run-record.js';
+import { readRunResults } from './read-run-results.js';
+import { exportStatusOf, hasExportLine, parseRunValue } from './run-record-layout.js';
 
 /**
  * At most this many results are read for one page: a rare filter answers with fewer rows (even
@@ -68,6 +70,12 @@ export function createRedisResultsStore(
     onError?: (error: Error) => void;
     /** Results read at most for one results page (tests use a small one). @defaultValue 20,000 */
     scanLimit?: number;
+    /**
+     * The results layout written (`results.layout`): 1, each result in the stream and again in
+     * its run record; 2, results in the stream only, the record pointing at them. Both are read.
+     * @defaultValue 1
+     */
+    layout?: 1 | 2;
   } = {},
 ): ResultsStore {
   const now = options.now ?? Date.now;
@@ -87,11 +95,16 @@ export function createRedisResultsStore(
   );
   // Trace runs and export outcomes are written in batches (see `createRedisResultsWriter`);
   // a read of this process's own writes flushes them first.
+  const layout = options.layout ?? 1;
   const writer = createRedisResultsWriter(commands, keys, retention, counters, {
     now,
     onError: options.onError,
     signatures,
+    layout,
   });
+  /** A record line of the layout written (see `run-record-layout.ts`). */
+  const recordLine = (fields: RecordFields, traceId: string): string =>
+    layout === 2 ? compactRecordLine(fields, traceId) : JSON.stringify(fields);
 
   const flushAll = async (): Promise<void> => {
     await writer.flush(true);
@@ -115,7 +128,7 @@ export function createRedisResultsStore(
       await commands.spanscoreAppendRun(
         runKey(traceId),
         '',
-        JSON.stringify(failedRunRecord(traceId, phase, error, previous, t)),
+        recordLine(failedRunRecord(traceId, phase, error, previous, t), traceId),
         String(ttl),
       );
       await listed(traceId, t);
@@ -128,7 +141,7 @@ export function createRedisResultsStore(
       await commands.spanscoreAppendRun(
         runKey(traceId),
         '',
-        JSON.stringify(endedRunRecord(traceId, 'expired', reason, previous, t)),
+        recordLine(endedRunRecord(traceId, 'expired', reason, previous, t), traceId),
         String(ttl),
       );
       await listed(traceId, t);
@@ -193,7 +206,8 @@ export function createRedisResultsStore(
   async function readRun(traceId: string): Promise<RunRecord | undefined> {
     const raw = await redis.get(runKey(traceId));
     if (typeof raw !== 'string') return undefined;
-    const record = parseAnyRun(traceId, raw);
+    const parsed = parseRunValue(traceId, hasExportLine(raw) ? raw : `E\n${raw}`);
+    const record = (await readRunResults(redis, keys.stream, [{ traceId, parsed }]))[0]!;
     if (hasExportLine(raw)) return record;
     return {
       ...record,

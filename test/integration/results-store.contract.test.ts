@@ -56,12 +56,27 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
     await whenReady(redis.commands);
     return createRedisResultsStore(redis.commands, prefix, retention);
   },
+  // The same store writing results layout 2 (`results.layout`): results in the stream only.
+  'redis, layout 2': async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    await whenReady(redis.commands);
+    return createRedisResultsStore(redis.commands, prefix, retention, { layout: 2 });
+  },
   'redis cluster': async () => {
     cluster ??= startRedisCluster({ masters: 3 });
     const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return createRedisResultsStore(commands, testPrefix(), retention);
+  },
+  'redis cluster, layout 2': async () => {
+    cluster ??= startRedisCluster({ masters: 3 });
+    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    closers.push(async () => commands.disconnect());
+    await whenReady(commands, 5000);
+    return createRedisResultsStore(commands, testPrefix(), retention, { layout: 2 });
   },
 };
 
