@@ -46,7 +46,8 @@ const SCAN_LIMIT = 20_000;
  * - `<prefix>:results:{r}:f:<minute>`: a hash of the minute's failure signatures, kept as the
  *   counters are (one field per writing process, see `RedisFailureSignatures`).
  * - `<prefix>:run:{<traceId>}`: the run's export line, its record's JSON line and one line per
- *   result, expiring after `retentionMs`.
+ *   result (layout 1), or per pass pointing at its results in the stream (layout 2: each result
+ *   stored once; see `run-record-layout.ts`, `result-lines.ts`), expiring after `retentionMs`.
  * - `<prefix>:results:{r}:replaced`: a sorted set of the traces a later pass replaced (a rescore
  *   after late spans), each scored with the stream order (`streamOrder`) of the entry its newest
  *   results start in; results of the trace in older entries are not listed, and the minute
