@@ -23,7 +23,7 @@ import { RedisMinuteCounters } from './redis-minute-counters.js';
 import { createRedisResultsWriter } from './redis-results-writer.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
 import { resultsStoreKeys } from './results-store-keys.js';
-import { compactRecordLine, type RecordFields } from './compact-run-record.js';
+import { compactRecordLine, type RecordFields } from '../results/compact-run-record.js';
 import { readRunResults } from './read-run-results.js';
 import { exportStatusOf, hasExportLine, parseRunValue } from './run-record-layout.js';
 

@@ -24,7 +24,7 @@ import type { RedisFailureSignatures } from './redis-failure-signatures.js';
 import type { RedisMinuteCounters } from './redis-minute-counters.js';
 import type { ResultsStoreCommands } from './results-store-scripts.js';
 import type { ResultsStoreKeys } from './results-store-keys.js';
-import { compactRecordLine } from './compact-run-record.js';
+import { compactRecordLine } from '../results/compact-run-record.js';
 import { readRunResults } from './read-run-results.js';
 import { passResultLines, wholeResultLine } from './result-lines.js';
 import {

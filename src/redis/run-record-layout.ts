@@ -5,7 +5,11 @@ import {
   type RunRecord,
   type StoredResult,
 } from '../results/stored-result.js';
-import { decodeCompactRecord, isCompactRecord, type RecordFields } from './compact-run-record.js';
+import {
+  decodeCompactRecord,
+  isCompactRecord,
+  type RecordFields,
+} from '../results/compact-run-record.js';
 import { EntryResults } from './result-lines.js';
 
 // A run key's value (`<prefix>:run:{<traceId>}`): its export line, its record's JSON line, then

@@ -14,6 +14,7 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
 import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
 import { FailureSignatureMinutes } from './failure-signature-minutes.js';
 import { summarizeFailures } from './summarize-failures.js';
@@ -56,7 +57,7 @@ interface RunEntry {
   updatedAtUnixMs: number;
   receivedAtUnixMs: number | null;
   export: ExportStatus | null;
-  /** The record without `export`, `receivedAtUnixMs` and `results`. */
+  /** The record without `export`, `receivedAtUnixMs` and `results`, compact (`compactRecordLine`). */
   json: string;
   /**
    * Its results, each as the JSON its ring entry holds: a result is stringified once, for the
@@ -117,7 +118,7 @@ export function createMemoryResultsStore(
 
   /** The full record of an entry. */
   const recordOf = (entry: RunEntry): RunRecord => ({
-    ...(JSON.parse(entry.json) as Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'>),
+    ...decodeCompactRecord(JSON.parse(entry.json) as Record<string, unknown>, entry.traceId),
     receivedAtUnixMs: entry.receivedAtUnixMs,
     export: entry.export,
     results: entry.results.map(r => JSON.parse(r) as StoredResult),
@@ -132,8 +133,10 @@ export function createMemoryResultsStore(
       updatedAtUnixMs: record.updatedAtUnixMs,
       receivedAtUnixMs,
       export: exportStatus,
-      // The results are kept apart (JSON.stringify leaves out a property set to undefined).
-      json: JSON.stringify({ ...rest, results: undefined }),
+      // Compact (defaults left out, tool calls as rows); the results are kept apart.
+      json: compactRecordLine({ ...rest, receivedAtUnixMs: null }, record.traceId, {
+        contentAsJson: false,
+      }),
       results: resultsJson,
       listed: traceListEntry(record),
     });
@@ -224,10 +227,13 @@ export function createMemoryResultsStore(
     addDiagnostic(traceId, diagnostic) {
       const entry = runs.get(traceId);
       if (!entry) return;
-      const record = JSON.parse(entry.json) as Pick<RunRecord, 'diagnostics'>;
+      const record = decodeCompactRecord(
+        JSON.parse(entry.json) as Record<string, unknown>,
+        traceId,
+      );
       if (record.diagnostics.length >= 20) return;
       record.diagnostics.push(diagnostic);
-      entry.json = JSON.stringify(record);
+      entry.json = compactRecordLine(record, traceId, { contentAsJson: false });
     },
     close: () => Promise.resolve(),
     recordExport(traceId, outcome) {

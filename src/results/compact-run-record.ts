@@ -1,10 +1,12 @@
-import type { RunRecord, StoredToolCall } from '../results/stored-result.js';
+import type { RunRecord, StoredToolCall } from './stored-result.js';
 
 /** A run record's fields but its results and export (the run key's value holds those apart). */
 export type RecordFields = Omit<RunRecord, 'results' | 'export'>;
 
 /**
- * Layout 2's record line (`results.layout: 2`): the record's JSON with `"v":2`, its fields at
+ * A run record's compact JSON: the Redis store's record line in results layout 2
+ * (`results.layout: 2`; layout 1's line is the record's JSON as it is), and how the memory store
+ * holds its records. The record's JSON with `"v":2`, its fields at
  * their defaults left out (nulls, empty lists, `contentKept: true`, state `scored`, the trace id
  * its key names, the test case id read from {@link DEFAULT_TEST_CASE_ATTRIBUTE}), its route's
  * agents without a handoff as their names alone, and its tool calls compact (`calls`, see
@@ -48,12 +50,23 @@ const FIELD_ORDER: ReadonlyArray<keyof RecordFields> = [
   'receivedAtUnixMs',
 ];
 
+/** Whether a value is a default of {@link DEFAULTS}: the same, or both empty lists. */
+function isDefault(value: unknown, fallback: unknown): boolean {
+  if (Array.isArray(fallback)) return Array.isArray(value) && value.length === 0;
+  return value === fallback;
+}
+
 /** Layout 2's line of a run record (see above). Pure. */
-export function compactRecordLine(fields: RecordFields, key: string): string {
+export function compactRecordLine(
+  fields: RecordFields,
+  key: string,
+  { contentAsJson = true }: { contentAsJson?: boolean } = {},
+): string {
   const out: Record<string, unknown> = { v: 2 };
-  for (const [name, value] of Object.entries(fields) as Array<[keyof RecordFields, unknown]>) {
-    if (value === undefined || (name as string) === 'export' || (name as string) === 'results')
-      continue;
+  // `for…in` and no JSON for the defaults' check: the memory store writes a record a pass.
+  for (const name in fields) {
+    const value = fields[name as keyof RecordFields] as unknown;
+    if (value === undefined || name === 'export' || name === 'results') continue;
     if (name === 'traceId' && value === key) continue;
     if (name === 'testCaseIdAttribute' && fields.testCaseId !== null) {
       if (value !== DEFAULT_TEST_CASE_ATTRIBUTE) out[name] = value;
@@ -66,10 +79,11 @@ export function compactRecordLine(fields: RecordFields, key: string): string {
       continue;
     }
     if (name === 'toolCalls') {
-      if ((value as StoredToolCall[]).length) out.calls = encodeCalls(value as StoredToolCall[]);
+      if ((value as StoredToolCall[]).length)
+        out.calls = encodeCalls(value as StoredToolCall[], contentAsJson);
       continue;
     }
-    if (name in DEFAULTS && JSON.stringify(value) === JSON.stringify(DEFAULTS[name])) continue;
+    if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
     out[name] = value;
   }
   return JSON.stringify(out);
@@ -108,11 +122,17 @@ export function decodeCompactRecord(parsed: Record<string, unknown>, key: string
  * absent one between is `null`). `c` and `g` are the first call's convention and agent, which a
  * call with the same leaves out. Arguments and results that are JSON objects or arrays written
  * exactly as `JSON.stringify` writes them are kept as JSON values (no escaped quotes), any other
- * text as a string. `other` holds what differs from the defaults (`rawName` = name, `source`
+ * text as a string (all of them as strings without `contentAsJson`: the check parses each, which
+ * costs a store that holds the line in its heap more than it saves). `other` holds what differs from the defaults (`rawName` = name, `source`
  * `executed`, `status` `ok`, `outcome` from the status, `error` null, the convention and agent
  * above) and the optional fields set, with `"-"` listing the defaulted fields the call lacks.
  */
-export function encodeCalls(calls: readonly StoredToolCall[]): Record<string, unknown> {
+export function encodeCalls(
+  calls: readonly StoredToolCall[],
+  contentAsJson = true,
+): Record<string, unknown> {
+  const content = (text: string | undefined): unknown =>
+    contentAsJson ? contentValue(text) : (text ?? null);
   const names: string[] = [];
   const index = new Map<string, number>();
   const convention = calls[0]?.convention;
@@ -123,25 +143,29 @@ export function encodeCalls(calls: readonly StoredToolCall[]): Record<string, un
       n = names.push(call.name) - 1;
       index.set(call.name, n);
     }
-    const other: Record<string, unknown> = {};
-    const absent: string[] = [];
-    const defaults = callDefaults(call.name, call.status, convention, agent);
-    for (const [key, value] of Object.entries(call)) {
-      if (POSITIONAL.has(key) || value === undefined) continue;
-      if (key in defaults && defaults[key] === value) continue;
-      other[key] = value;
+    // Without an object or array a call where nothing differs (most): this runs a call a pass.
+    let other: Record<string, unknown> | undefined;
+    for (const key in call) {
+      const value = call[key as keyof StoredToolCall];
+      if (value === undefined || POSITIONAL.has(key)) continue;
+      if (!DEFAULTED.has(key) || value !== callDefault(key, call, convention, agent))
+        (other ??= {})[key] = value;
     }
-    for (const key of Object.keys(defaults))
-      if (defaults[key] !== undefined && call[key as keyof StoredToolCall] === undefined)
-        absent.push(key);
-    if (absent.length) other['-'] = absent;
+    let absent: string[] | undefined;
+    for (const key of DEFAULTED)
+      if (
+        call[key as keyof StoredToolCall] === undefined &&
+        callDefault(key, call, convention, agent) !== undefined
+      )
+        (absent ??= []).push(key);
+    if (absent) (other ??= {})['-'] = absent;
     const row: unknown[] = [
       n,
       call.spanId,
       call.durationMs ?? null,
-      contentValue(call.arguments),
-      contentValue(call.result),
-      Object.keys(other).length ? other : null,
+      content(call.arguments),
+      content(call.result),
+      other ?? null,
     ];
     while (row.length > 2 && row.at(-1) === null) row.pop();
     return row;
@@ -157,21 +181,40 @@ export function encodeCalls(calls: readonly StoredToolCall[]): Record<string, un
 /** The fields a call's row holds by position. */
 const POSITIONAL = new Set(['name', 'spanId', 'durationMs', 'arguments', 'result']);
 
-function callDefaults(
-  name: string,
-  status: string,
+/** The fields a call leaves out at their defaults (see {@link callDefault}). */
+const DEFAULTED = new Set([
+  'rawName',
+  'source',
+  'status',
+  'outcome',
+  'error',
+  'convention',
+  'agent',
+]);
+
+/** A defaulted field's default for a call (its name, status) among calls of `convention`, `agent`. */
+function callDefault(
+  key: string,
+  call: Pick<StoredToolCall, 'name' | 'status'>,
   convention: string | undefined,
   agent: string | undefined,
-): Record<string, unknown> {
-  return {
-    rawName: name,
-    source: 'executed',
-    status: 'ok',
-    outcome: status === 'error' ? 'error' : 'ok',
-    error: null,
-    convention,
-    agent,
-  };
+): unknown {
+  switch (key) {
+    case 'rawName':
+      return call.name;
+    case 'source':
+      return 'executed';
+    case 'status':
+      return 'ok';
+    case 'outcome':
+      return call.status === 'error' ? 'error' : 'ok';
+    case 'error':
+      return null;
+    case 'convention':
+      return convention;
+    default:
+      return agent;
+  }
 }
 
 /** A call's arguments or result as kept: a JSON value when that gives its text back exactly. */
@@ -197,10 +240,19 @@ export function decodeCalls(compact: unknown): StoredToolCall[] {
     const extra = (other ?? {}) as Record<string, unknown>;
     const name = names[n as number] ?? '';
     const status = (extra.status as string | undefined) ?? 'ok';
-    const defaults = callDefaults(name, status, c.c, c.g);
+    const call: Record<string, unknown> = { name };
     // In the order `storedToolCall` writes a call's fields.
-    const { convention, agent, ...head } = defaults;
-    const call: Record<string, unknown> = { name, ...head, spanId, convention, agent };
+    for (const key of DEFAULTED)
+      if (key !== 'convention' && key !== 'agent')
+        call[key] = callDefault(
+          key,
+          { name, status: status as StoredToolCall['status'] },
+          c.c,
+          c.g,
+        );
+    call.spanId = spanId;
+    call.convention = c.c;
+    call.agent = c.g;
     for (const key of Object.keys(extra)) if (key !== '-') call[key] = extra[key];
     if (Array.isArray(extra['-'])) for (const key of extra['-']) delete call[String(key)];
     if (durationMs !== null && durationMs !== undefined) call.durationMs = durationMs;

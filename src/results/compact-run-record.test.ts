@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredToolCall } from '../results/stored-result.js';
+import type { StoredToolCall } from './stored-result.js';
 import {
   compactRecordLine,
   decodeCalls,
