@@ -164,10 +164,10 @@ export const BUDGETS = {
   allocatedBytesPerSpan: { 20: 8_200, 22: 7_600, 24: 9_100 },
   /**
    * Heap the memory results store holds per trace, by Node major. Node 20's lowered with the
-   * compact run records (5,446–5,452, 2026-11-28); 22 and 24 were not on the host then and keep
-   * the budgets of the records before (an upper bound still).
+   * compact run records and results (4,846–4,848, 2026-11-28); 22 and 24 were not on the host
+   * then and keep the budgets of the layout before (an upper bound still).
    */
-  memoryStoredBytesPerTrace: { 20: 5_560, 22: 7_100, 24: 7_000 },
+  memoryStoredBytesPerTrace: { 20: 4_950, 22: 7_100, 24: 7_000 },
   /**
    * Command argument bytes the Redis results store sends per trace (any Node): 3%, as a slower
    * pass writes smaller batches, each with its keys (about 135 bytes a batch).

@@ -1,3 +1,8 @@
+import {
+  compactResultJson,
+  expandCompactResult,
+  inResultFieldOrder,
+} from '../results/compact-result.js';
 import type { StoredResult } from '../results/stored-result.js';
 
 /** A stored result without its id (the store gives it one where it reads it). */
@@ -7,10 +12,8 @@ type Result = Omit<StoredResult, 'id'>;
  * The results stream's lines (one entry per write; see `createRedisResultsStore`), in either
  * results layout (`results.layout`):
  * - `{…}`: a whole result, as JSON. Layout 1 writes every result so.
- * - `={…}`: layout 2's first result of each run record's pass: its JSON without the fields at
- *   their defaults (see `DEFAULTS`, and `failingAgents` empty beside `agents`), its `toolSequence` as
- *   indices into its `toolsUsed` when every name is there (an array of numbers: tool names are
- *   strings, so never ambiguous).
+ * - `={…}`: layout 2's first result of each run record's pass, compact (`compactResultJson`:
+ *   defaults left out, its tool sequence as indices into its tools used).
  * - `~{…}`: layout 2's next results of the same pass: only the fields where the result differs
  *   from the nearest whole line above it, and `"-"` listing the fields it lacks. A pass's results
  *   share their trace's facts (service, tool sequence, tools used, agents, test case), which are
@@ -18,54 +21,7 @@ type Result = Omit<StoredResult, 'id'>;
  */
 const DIFF = '~';
 const FIRST = '=';
-/** Fields every result has, and the value layout 2 leaves out (null: unknown, or the usual). */
-const DEFAULTS: Partial<Record<keyof Result, unknown>> = {
-  targetKind: 'test_case',
-  scorerKind: 'deterministic',
-  phase: 'all',
-  status: 'scored',
-  score: null,
-  label: null,
-  expectedTools: null,
-  serviceVersion: null,
-  deploymentEnvironment: null,
-  agentName: null,
-  judgeCostUsd: null,
-};
 const ABSENT = '-';
-
-/**
- * StoredResult's fields in the order `toStoredResults` writes them: a decoded result is built in
- * this order, so that the API's JSON is the same in either layout.
- */
-const FIELD_ORDER: ReadonlyArray<keyof Result> = [
-  'timeUnixMs',
-  'traceId',
-  'targetKind',
-  'suite',
-  'testCaseId',
-  'scorer',
-  'scorerKind',
-  'scorerVersion',
-  'phase',
-  'status',
-  'score',
-  'label',
-  'reason',
-  'expectedTools',
-  'toolSequence',
-  'toolsUsed',
-  'serviceName',
-  'serviceVersion',
-  'deploymentEnvironment',
-  'agentName',
-  'agents',
-  'failingAgents',
-  'judgeCostUsd',
-  'sessionId',
-  'sessionPart',
-  'failingTurn',
-];
 
 /** Layout 1's line of a result: its JSON. */
 export function wholeResultLine(result: Result): string {
@@ -79,7 +35,7 @@ export function wholeResultLine(result: Result): string {
 export function passResultLines(results: readonly Result[]): string[] {
   if (results.length === 0) return [];
   const base = results[0]!;
-  const out = [FIRST + JSON.stringify(withoutDefaults(withIndexedSequence(base)))];
+  const out = [FIRST + compactResultJson(base)];
   const fields = base as unknown as Record<string, unknown>;
   for (let i = 1; i < results.length; i++) {
     const r = results[i] as unknown as Record<string, unknown>;
@@ -100,32 +56,6 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** A result's fields without those at their defaults (see `=` above). */
-function withoutDefaults(result: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(result)) {
-    if (key in DEFAULTS && DEFAULTS[key as keyof Result] === value) continue;
-    if (key === 'failingAgents' && Array.isArray(value) && value.length === 0 && result.agents)
-      continue;
-    out[key] = value;
-  }
-  return out;
-}
-
-/** The result with its tool sequence as indices into its tools used, when all are there. */
-function withIndexedSequence(result: Result): Record<string, unknown> {
-  const { toolSequence, toolsUsed } = result;
-  if (toolSequence.length === 0) return { ...result };
-  const at = new Map(toolsUsed.map((name, i) => [name, i]));
-  const indices: number[] = [];
-  for (const name of toolSequence) {
-    const i = at.get(name);
-    if (i === undefined) return { ...result };
-    indices.push(i);
-  }
-  return { ...result, toolSequence: indices };
-}
-
 /**
  * The results of one stream entry's lines, read lazily: `at(i)` decodes line `i` (a whole line
  * once, however many lines refer to it). Reads either layout, and entries holding both.
@@ -142,12 +72,12 @@ export class EntryResults {
   /** Line `i`'s result; `undefined` for a difference line with no whole line above it. */
   at(i: number): Result | undefined {
     const line = this.lines[i]!;
-    if (!line.startsWith(DIFF)) return decodeWhole(this.whole(i));
+    if (!line.startsWith(DIFF)) return { ...this.whole(i) } as unknown as Result;
     let b = i - 1;
     while (b >= 0 && this.lines[b]!.startsWith(DIFF)) b--;
     if (b < 0) return undefined;
     const diff = JSON.parse(line.slice(DIFF.length)) as Record<string, unknown>;
-    const merged = decodeWhole(this.whole(b)) as unknown as Record<string, unknown>;
+    const merged = { ...this.whole(b) };
     const absent = diff[ABSENT];
     delete diff[ABSENT];
     if (Array.isArray(absent)) for (const key of absent) delete merged[String(key)];
@@ -156,7 +86,7 @@ export class EntryResults {
       if (!(key in merged)) added = true;
       merged[key] = diff[key];
     }
-    return (added ? inFieldOrder(merged) : merged) as unknown as Result;
+    return (added ? inResultFieldOrder(merged) : merged) as unknown as Result;
   }
 
   private whole(i: number): Record<string, unknown> {
@@ -164,33 +94,10 @@ export class EntryResults {
     if (!w) {
       const line = this.lines[i]!;
       w = line.startsWith(FIRST)
-        ? withDefaults(JSON.parse(line.slice(FIRST.length)) as Record<string, unknown>)
+        ? expandCompactResult(JSON.parse(line.slice(FIRST.length)) as Record<string, unknown>)
         : (JSON.parse(line) as Record<string, unknown>);
       this.wholes.set(i, w);
     }
     return w;
   }
-}
-
-/** A `=` line's fields with their defaults back, in {@link FIELD_ORDER}. */
-function withDefaults(fields: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(DEFAULTS)) if (!(key in fields)) fields[key] = value;
-  if (fields.agents && !('failingAgents' in fields)) fields.failingAgents = [];
-  return inFieldOrder(fields);
-}
-
-/** A whole line's fields as a result: a sequence of indices read back as names. */
-function decodeWhole(fields: Record<string, unknown>): Result {
-  const seq = fields.toolSequence;
-  if (!Array.isArray(seq) || typeof seq[0] !== 'number') return { ...fields } as unknown as Result;
-  const used = Array.isArray(fields.toolsUsed) ? (fields.toolsUsed as unknown[]) : [];
-  return { ...fields, toolSequence: seq.map(i => used[i as number]) } as unknown as Result;
-}
-
-/** The fields in {@link FIELD_ORDER}, then any other (written by a later release) after. */
-function inFieldOrder(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of FIELD_ORDER) if (key in fields) out[key] = fields[key];
-  for (const key of Object.keys(fields)) if (!(key in out)) out[key] = fields[key];
-  return out;
 }

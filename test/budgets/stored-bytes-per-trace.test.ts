@@ -25,9 +25,10 @@ import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
  * Redis bytes by command), and set the budget to the new maximum and the same margin in
  * `BUDGETS`, on every Node major there, with the figures in this comment.
  *
- * Memory, since it holds run records compact (`compactRecordLine`: defaults left out, tool calls
- * as rows; 2026-11-28): 5,446–5,452 on Node 20.20 (5 runs), budget 5,560 (2%); Node 22 and 24
- * were not on the host and keep the budgets above (upper bounds still).
+ * Memory, since it holds run records and results compact (`compactRecordLine`,
+ * `compactResultJson`: defaults left out, tool calls as rows, tool sequences as indices;
+ * 2026-11-28): 4,846–4,848 on Node 20.20 (5 runs), budget 4,950 (2%); Node 22 and 24 were not on
+ * the host and keep the budgets above (upper bounds still).
  *
  * Results layout 2 (`results.layout: 2`, each result written once: in the stream only, the run
  * record pointing at it; a pass's shared facts once; records and tool calls compact), measured
