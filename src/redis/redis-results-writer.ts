@@ -32,6 +32,7 @@ import {
   hasExportLine,
   parseRunValue,
   pointerLine,
+  type ParsedRun,
   resultCode,
 } from './run-record-layout.js';
 import { streamOrder } from './stream-lines.js';
@@ -89,9 +90,12 @@ export interface RedisResultsWriter {
 
 /**
  * The results store's writes (see `createRedisResultsStore` for the keys): trace runs are written
- * in batches, off the job's path. The sink encodes a run (each result once, shared by the stream
- * and the run record) and returns; every WRITE_DELAY_MS, or at WRITE_BATCH runs, one pipeline
- * writes them. An export outcome for a run still waiting is folded into its write. A failed write
+ * in batches, off the job's path. The sink encodes a run (each result's line once: layout 1
+ * sends it to the stream and the run record, layout 2 to the stream only) and returns; every
+ * WRITE_DELAY_MS, or at WRITE_BATCH runs, one pipeline writes them (layout 2: after the script
+ * call that adds the batch's results to the stream, whose entry id its run records point at; a
+ * run whose results were added is not added again when the rest of its batch is retried). An
+ * export outcome for a run still waiting is folded into its write. A failed write
  * keeps its runs for the next one, up to MAX_QUEUED_RUNS (the oldest are then dropped, and
  * logged through `onError`). A rescore found by its write takes back, in the minute counters,
  * what the pass it replaced counted.
@@ -291,7 +295,7 @@ export function createRedisResultsWriter(
     const found: Array<{
       w: QueuedRun;
       traceId: string;
-      parsed: ReturnType<typeof parseRunValue>;
+      parsed: ParsedRun;
     }> = [];
     batch.forEach((w, i) => {
       const old = replies[i];
