@@ -1,8 +1,9 @@
 /**
  * One budget figure, measured in this process and printed as JSON on stdout:
  * `node --expose-gc --single-threaded --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
- * where FIGURE is `allocation-memory` or `allocation-redis` ({@link pipelineAllocation} with that
- * results store; Redis at `REDIS_URL`, default the local one) or `held` ({@link heldBytesPerSpan}),
+ * where FIGURE is `allocation-memory`, `allocation-redis` or `allocation-redis-layout2`
+ * ({@link pipelineAllocation} with that results store, the last writing `results.layout: 2`; Redis
+ * at `REDIS_URL`, default the local one) or `held` ({@link heldBytesPerSpan}),
  * and ROOT the checkout whose built `dist/` runs (default this tree). A process per figure: each
  * starts from the same heap, and none is measured beside another's garbage.
  */
@@ -13,13 +14,20 @@ import { sideModules } from './side-modules.js';
 const [figure, root] = process.argv.slice(2);
 const m = await sideModules(root);
 let out: unknown;
-if (figure === 'allocation-memory' || figure === 'allocation-redis')
+if (
+  figure === 'allocation-memory' ||
+  figure === 'allocation-redis' ||
+  figure === 'allocation-redis-layout2'
+)
   out = await pipelineAllocation(m, {
     store: figure === 'allocation-memory' ? 'memory' : 'redis',
+    ...(figure === 'allocation-redis-layout2' && { layout: 2 as const }),
     ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
   });
 else if (figure === 'held') out = await heldBytesPerSpan(m);
 else
-  throw new Error(`unknown figure ${String(figure)}: allocation-memory, allocation-redis or held`);
+  throw new Error(
+    `unknown figure ${String(figure)}: allocation-memory, allocation-redis, allocation-redis-layout2 or held`,
+  );
 process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

@@ -33,6 +33,8 @@ export interface PipelineAllocationOptions {
   redisUrl?: string;
   /** Key prefix in Redis; every key under it is deleted at the end. */
   prefix?: string;
+  /** The Redis store's results layout (`results.layout`). @defaultValue 1 */
+  layout?: 1 | 2;
 }
 
 /** What {@link pipelineAllocation} counted over the measured requests. */
@@ -93,7 +95,7 @@ export async function pipelineAllocation(
 ): Promise<PipelineFigures> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const { store, requests = 40, warmUpRequests = 10 } = options;
+  const { store, requests = 40, warmUpRequests = 10, layout = 1 } = options;
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
   const prefix = options.prefix ?? `spanscore-bench-alloc-${process.pid}`;
   const bodies = agentSpans(warmUpRequests + requests, 7).map(batch =>
@@ -138,7 +140,7 @@ export async function pipelineAllocation(
   const retention = m.resultsRetention(config);
   const newStore = (): ResultsStore =>
     redis
-      ? m.createRedisResultsStore(redis, prefix, retention)
+      ? m.createRedisResultsStore(redis, prefix, retention, { layout })
       : m.createMemoryResultsStore(retention);
   // The runtime keeps the store it is given: this one forwards to a fresh store per pass, so the
   // measured pass's writes are its own (and the memory store's held bytes can be weighed).

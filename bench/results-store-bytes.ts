@@ -1,5 +1,6 @@
 /**
- * Redis bytes per stored result and per run record (`npm run bench:results`): scores 2,000 traces
+ * Redis bytes per stored result and per run record (`npm run bench:results`, or
+ * `RESULTS_LAYOUT=2 npm run bench:results` for `results.layout: 2`): scores 2,000 traces
  * of the demo suite (2 scorers each) into the Redis results store under a private prefix, reads
  * MEMORY USAGE of every key it wrote, prints the figures docs/results-and-dashboards.md and docs/operations.md quote, and deletes the keys.
  */
@@ -12,14 +13,19 @@ import { readFileSync } from 'node:fs';
 import { agentTrace } from '../test/helpers/trace-builder.js';
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefix = 'spanscore-bytes-' + Date.now();
-const store = createRedisResultsStore(redis, prefix, {
-  maxServices: 20,
-  maxToolsPerService: 30,
-  maxResults: 100000,
-  maxRuns: 1,
-  retentionMs: 3600_000,
-  storeContent: true,
-});
+const store = createRedisResultsStore(
+  redis,
+  prefix,
+  {
+    maxServices: 20,
+    maxToolsPerService: 30,
+    maxResults: 100000,
+    maxRuns: 1,
+    retentionMs: 3600_000,
+    storeContent: true,
+  },
+  { layout: process.env.RESULTS_LAYOUT === '2' ? 2 : 1 },
+);
 const suite = await parseSuite(
   readFileSync(new URL('../config/suites/demo.yaml', import.meta.url), 'utf8'),
   'demo.yaml',

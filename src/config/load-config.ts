@@ -36,6 +36,7 @@ export const CONFIG_ENV = {
   SPANSCORE_CORS_ORIGINS: ['results', 'corsOrigins'],
   SPANSCORE_STORE_CONTENT: ['results', 'storeContent'],
   SPANSCORE_RESULTS_WRITE: ['results', 'write'],
+  SPANSCORE_RESULTS_LAYOUT: ['results', 'layout'],
   SPANSCORE_EXPORT: ['export', 'enabled'],
   SPANSCORE_SETTLE_MS: ['assembly', 'settleMs'],
   SPANSCORE_MAX_WAIT_MS: ['assembly', 'maxWaitMs'],

@@ -51,6 +51,13 @@ export const resultsConfigSchema = z
       .describe(
         'Keep tool-call arguments and results in run records. Off: they are scored all the same but never stored; run records keep tool names only and say so.',
       ),
+    layout: z.coerce
+      .number()
+      .pipe(z.union([z.literal(1), z.literal(2)]))
+      .default(1)
+      .describe(
+        "How the BullMQ driver's Redis results store writes results (it reads both): `1` keeps each result in the results stream and again in its trace's run record; `2` keeps it in the stream only, the run record pointing at it, with a trace's shared facts and tool calls written once and compact (about a third of the bytes). Switch to `2` only once every process runs a release that reads it, and raise `maxResults` to cover `retentionHours` of results: a run record whose results the stream has dropped says so (`resultsDropped`). See docs/operations.md. The memory driver ignores it.",
+      ),
     write: z
       .boolean()
       .default(true)

@@ -73,6 +73,7 @@ export function createBullmqQueueDriver(
   const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
+    layout: config.results.layout,
   });
   const shared = bullmqTraceOptions(config);
   // For the inspect view of buffered traces: plain reads, which may move a trace buffered in the

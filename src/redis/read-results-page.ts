@@ -3,6 +3,7 @@ import { matchesFilter, type ResultsFilter, type ResultsPage } from '../results/
 import type { StoredResult } from '../results/stored-result.js';
 import type { RedisClient } from './redis-connection.js';
 import type { ResultsStoreKeys } from './results-store-keys.js';
+import { EntryResults } from './result-lines.js';
 import { newestStreamLines, streamOrder } from './stream-lines.js';
 
 /** Results checked against the rescored traces (one ZMSCORE) at a time, reading a page. */
@@ -37,7 +38,9 @@ export async function readResultsPage(
     out.push(...(await withoutReplaced(redis, keys.replacedSet, candidates)));
     candidates = [];
   };
-  for await (const { entryId, index, line } of lines) {
+  // The entry being read, decoded lazily (a layout 2 line reads its pass's first line too).
+  let entry: { id: string; results: EntryResults } | undefined;
+  for await (const { entryId, index, lines: entryLines } of lines) {
     if (out.length + candidates.length > limit) await settle();
     if (out.length > limit) break;
     if (scanned >= scanLimit) {
@@ -45,7 +48,10 @@ export async function readResultsPage(
       break;
     }
     scanned++;
-    const r = { id: `${entryId}.${index}`, ...(JSON.parse(line) as Omit<StoredResult, 'id'>) };
+    if (entry?.id !== entryId) entry = { id: entryId, results: new EntryResults(entryLines) };
+    const result = entry.results.at(index);
+    if (!result) continue;
+    const r = { id: `${entryId}.${index}`, ...result };
     if (matchesFilter(r, filter)) candidates.push(r);
     if (candidates.length >= REPLACED_CHECK_CHUNK) await settle();
   }

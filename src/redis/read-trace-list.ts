@@ -43,7 +43,8 @@ export async function readTraceList(
       const raw = records[i];
       if (typeof raw !== 'string' || !hasExportLine(raw) || out.length > limit) return;
       if (isSessionRecordKey(p.traceId) !== (filter.sessions === true)) return;
-      const entry = traceListEntry(parseRun(p.traceId, raw));
+      // A layout 2 record's results are counted from its pointers' letters, without the stream.
+      const entry = traceListEntry(parseRun(p.traceId, raw, true));
       if (entry.timeUnixMs === p.time && matchesTraceFilter(entry, filter)) {
         out.push(entry);
         if (out.length > limit) stoppedAt = p.position;

@@ -23,7 +23,9 @@ import { RedisMinuteCounters } from './redis-minute-counters.js';
 import { createRedisResultsWriter } from './redis-results-writer.js';
 import { withResultsStoreScripts } from './results-store-scripts.js';
 import { resultsStoreKeys } from './results-store-keys.js';
-import { exportStatusOf, hasExportLine, parseAnyRun } from './run-record-layout.js';
+import { compactRecordLine, type RecordFields } from '../results/compact-run-record.js';
+import { readRunResults } from './read-run-results.js';
+import { exportStatusOf, hasExportLine, parseRunValue } from './run-record-layout.js';
 
 /**
  * At most this many results are read for one page: a rare filter answers with fewer rows (even
@@ -44,7 +46,8 @@ const SCAN_LIMIT = 20_000;
  * - `<prefix>:results:{r}:f:<minute>`: a hash of the minute's failure signatures, kept as the
  *   counters are (one field per writing process, see `RedisFailureSignatures`).
  * - `<prefix>:run:{<traceId>}`: the run's export line, its record's JSON line and one line per
- *   result, expiring after `retentionMs`.
+ *   result (layout 1), or per pass pointing at its results in the stream (layout 2: each result
+ *   stored once; see `run-record-layout.ts`, `result-lines.ts`), expiring after `retentionMs`.
  * - `<prefix>:results:{r}:replaced`: a sorted set of the traces a later pass replaced (a rescore
  *   after late spans), each scored with the stream order (`streamOrder`) of the entry its newest
  *   results start in; results of the trace in older entries are not listed, and the minute
@@ -68,6 +71,12 @@ export function createRedisResultsStore(
     onError?: (error: Error) => void;
     /** Results read at most for one results page (tests use a small one). @defaultValue 20,000 */
     scanLimit?: number;
+    /**
+     * The results layout written (`results.layout`): 1, each result in the stream and again in
+     * its run record; 2, results in the stream only, the record pointing at them. Both are read.
+     * @defaultValue 1
+     */
+    layout?: 1 | 2;
   } = {},
 ): ResultsStore {
   const now = options.now ?? Date.now;
@@ -87,11 +96,16 @@ export function createRedisResultsStore(
   );
   // Trace runs and export outcomes are written in batches (see `createRedisResultsWriter`);
   // a read of this process's own writes flushes them first.
+  const layout = options.layout ?? 1;
   const writer = createRedisResultsWriter(commands, keys, retention, counters, {
     now,
     onError: options.onError,
     signatures,
+    layout,
   });
+  /** A record line of the layout written (see `run-record-layout.ts`). */
+  const recordLine = (fields: RecordFields, traceId: string): string =>
+    layout === 2 ? compactRecordLine(fields, traceId) : JSON.stringify(fields);
 
   const flushAll = async (): Promise<void> => {
     await writer.flush(true);
@@ -115,7 +129,7 @@ export function createRedisResultsStore(
       await commands.spanscoreAppendRun(
         runKey(traceId),
         '',
-        JSON.stringify(failedRunRecord(traceId, phase, error, previous, t)),
+        recordLine(failedRunRecord(traceId, phase, error, previous, t), traceId),
         String(ttl),
       );
       await listed(traceId, t);
@@ -128,7 +142,7 @@ export function createRedisResultsStore(
       await commands.spanscoreAppendRun(
         runKey(traceId),
         '',
-        JSON.stringify(endedRunRecord(traceId, 'expired', reason, previous, t)),
+        recordLine(endedRunRecord(traceId, 'expired', reason, previous, t), traceId),
         String(ttl),
       );
       await listed(traceId, t);
@@ -193,7 +207,8 @@ export function createRedisResultsStore(
   async function readRun(traceId: string): Promise<RunRecord | undefined> {
     const raw = await redis.get(runKey(traceId));
     if (typeof raw !== 'string') return undefined;
-    const record = parseAnyRun(traceId, raw);
+    const parsed = parseRunValue(traceId, hasExportLine(raw) ? raw : `E\n${raw}`);
+    const record = (await readRunResults(redis, keys.stream, [{ traceId, parsed }]))[0]!;
     if (hasExportLine(raw)) return record;
     return {
       ...record,

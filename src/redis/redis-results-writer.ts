@@ -24,7 +24,17 @@ import type { RedisFailureSignatures } from './redis-failure-signatures.js';
 import type { RedisMinuteCounters } from './redis-minute-counters.js';
 import type { ResultsStoreCommands } from './results-store-scripts.js';
 import type { ResultsStoreKeys } from './results-store-keys.js';
-import { exportLine, parseAnyRun } from './run-record-layout.js';
+import { compactRecordLine } from '../results/compact-run-record.js';
+import { readRunResults } from './read-run-results.js';
+import { passResultLines, wholeResultLine } from './result-lines.js';
+import {
+  exportLine,
+  hasExportLine,
+  parseRunValue,
+  pointerLine,
+  type ParsedRun,
+  resultCode,
+} from './run-record-layout.js';
 import { streamOrder } from './stream-lines.js';
 
 /** Trace runs are written this long after the first one waiting, or at this many. */
@@ -55,7 +65,12 @@ interface QueuedRun {
   /** Its export has not reported yet: the write waits for it, HOLD_MS at most. */
   awaitingExport: boolean;
   queuedAtMs: number;
+  /** Its results' stream lines (see `result-lines.ts`), one a result. */
   results: string[];
+  /** A letter per result (see `ResultsPointer`): layout 2's run record points at them so. */
+  codes: string;
+  /** Layout 2: where its results were added to the stream, once they were. */
+  placed?: { entryId: string; line: number };
 }
 
 /** The write side of the Redis results store: trace runs and export outcomes, batched. */
@@ -75,9 +90,12 @@ export interface RedisResultsWriter {
 
 /**
  * The results store's writes (see `createRedisResultsStore` for the keys): trace runs are written
- * in batches, off the job's path. The sink encodes a run (each result once, shared by the stream
- * and the run record) and returns; every WRITE_DELAY_MS, or at WRITE_BATCH runs, one pipeline
- * writes them. An export outcome for a run still waiting is folded into its write. A failed write
+ * in batches, off the job's path. The sink encodes a run (each result's line once: layout 1
+ * sends it to the stream and the run record, layout 2 to the stream only) and returns; every
+ * WRITE_DELAY_MS, or at WRITE_BATCH runs, one pipeline writes them (layout 2: after the script
+ * call that adds the batch's results to the stream, whose entry id its run records point at; a
+ * run whose results were added is not added again when the rest of its batch is retried). An
+ * export outcome for a run still waiting is folded into its write. A failed write
  * keeps its runs for the next one, up to MAX_QUEUED_RUNS (the oldest are then dropped, and
  * logged through `onError`). A rescore found by its write takes back, in the minute counters,
  * what the pass it replaced counted.
@@ -92,9 +110,12 @@ export function createRedisResultsWriter(
     onError?: ((error: Error) => void) | undefined;
     /** Where failed calls are counted by signature, beside the minute counters. */
     signatures?: RedisFailureSignatures;
+    /** The results layout written (`results.layout`); both are read. @defaultValue 1 */
+    layout?: 1 | 2;
   },
 ): RedisResultsWriter {
   const { now } = options;
+  const layout = options.layout ?? 1;
   const {
     stream,
     streamIndex,
@@ -150,11 +171,15 @@ export function createRedisResultsWriter(
       batch.forEach((w, i) => {
         if (w.kind === 'run' && !w.append) replacedAt.set(w.traceId, i);
       });
-      const results = batch.flatMap((w, i) =>
-        w.kind === 'run' && i >= (replacedAt.get(w.traceId) ?? 0) ? w.results : [],
+      const streamed = batch.filter(
+        (w, i): w is QueuedRun =>
+          w.kind === 'run' && i >= (replacedAt.get(w.traceId) ?? 0) && w.results.length > 0,
       );
+      // Layout 2 writes results first: the run records written after point at their entry.
+      const results = layout === 1 ? streamed.flatMap(w => w.results) : [];
       const listed = batch.flatMap(w => (w.kind === 'run' ? [`${w.traceId} ${w.queuedAtMs}`] : []));
       try {
+        if (layout === 2) await placeResults(streamed.filter(w => !w.placed));
         // One batch (`sendBatch`): a run record's key is on its trace id's slot, the stream's
         // keys on `{r}`.
         const replies = await sendBatch<typeof redis>(redis, target => [
@@ -171,6 +196,10 @@ export function createRedisResultsWriter(
               );
             }
             const line = exportLine(w.export);
+            const pointer = w.placed ? [pointerLine(w.placed.entryId, w.placed.line, w.codes)] : [];
+            // Layout 2: a pass replaced in this batch never reaches the stream (see above); its
+            // record keeps its results, for the pass replacing it to take back what it counted.
+            const lines = layout === 1 || !w.placed ? w.results : pointer;
             // A replacing write gets the value it replaced back (SET … GET), to take back what
             // that pass counted: a rescore is known from the reply, in the same command.
             return w.append
@@ -179,11 +208,11 @@ export function createRedisResultsWriter(
                   w.export ? line : '',
                   w.record,
                   String(ttl),
-                  ...w.results,
+                  ...lines,
                 )
               : target.set(
                   runKey(w.traceId),
-                  [line, w.record, ...w.results].join('\n'),
+                  [line, w.record, ...lines].join('\n'),
                   'PX',
                   ttl,
                   'GET',
@@ -263,25 +292,60 @@ export function createRedisResultsWriter(
     resultsEntry: unknown,
     listEntry: unknown,
   ): Promise<void> => {
-    const marks: Array<string | number> = [];
+    const found: Array<{
+      w: QueuedRun;
+      traceId: string;
+      parsed: ParsedRun;
+    }> = [];
     batch.forEach((w, i) => {
       const old = replies[i];
       if (w.kind !== 'run' || w.append || typeof old !== 'string') return;
-      const previous = parseAnyRun(w.traceId, old);
-      for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
+      const raw = hasExportLine(old) ? old : `E\n${old}`;
+      found.push({ w, traceId: w.traceId, parsed: parseRunValue(w.traceId, raw) });
+    });
+    if (found.length === 0) return;
+    // A layout 2 record's results are read from the stream: only rescores pay for this.
+    const previous = await readRunResults(redis, stream, found);
+    const marks: Array<string | number> = [];
+    found.forEach(({ w }, i) => {
+      const record = previous[i]!;
+      for (const [minute, field, by] of replacedIncrements(record, toolIncrements))
         count(minute, field, by);
-      const countedAt = toolsCountedAt(previous.results);
+      const countedAt = toolsCountedAt(record.results);
       if (countedAt !== undefined)
-        options.signatures?.count(storedCallOutcomes(previous), countedAt, -1);
-      if (previous.results.length === 0) return;
+        options.signatures?.count(storedCallOutcomes(record), countedAt, -1);
+      if (record.results.length === 0) return;
+      const entry = layout === 2 ? w.placed?.entryId : resultsEntry;
       const mark =
-        w.results.length > 0 && typeof resultsEntry === 'string'
-          ? streamOrder(resultsEntry)
+        w.results.length > 0 && typeof entry === 'string'
+          ? streamOrder(entry)
           : streamOrder(`${Number(String(listEntry).split('-')[0]) + 1}-0`);
       marks.push(mark, w.traceId);
     });
     // Only rescores pay for this round trip; the write that found them is done either way.
     if (marks.length > 0) await redis.zadd(replacedSet, 'GT', ...marks);
+  };
+
+  /**
+   * Layout 2: adds the results of `runs` to the stream in one entry (one script call), and notes
+   * on each run where its results start, for its record to point at. A run placed by a batch
+   * whose other writes then failed is not added again when they are retried.
+   */
+  const placeResults = async (runs: QueuedRun[]): Promise<void> => {
+    if (runs.length === 0) return;
+    const lines = runs.flatMap(w => w.results);
+    const entryId = await redis.spanscoreAddResults(
+      stream,
+      streamIndex,
+      streamCount,
+      String(lines.length),
+      lines.join('\n'),
+    );
+    let line = 0;
+    for (const w of runs) {
+      w.placed = { entryId, line };
+      line += w.results.length;
+    }
   };
 
   const enqueue = (w: QueuedWrite): void => {
@@ -293,14 +357,13 @@ export function createRedisResultsWriter(
   function write(run: TraceRun, how: Pick<RunWrite, 'exportState'>): void {
     const t = now();
     const results = toStoredResults(run);
+    // A session's pass is kept under its session's key (see `runRecordKey`).
+    const key = runRecordKey(run);
+    const fields = { ...runRecordPatch(run, t, retention.storeContent), receivedAtUnixMs: null };
     const w: QueuedRun = {
       kind: 'run',
-      // A session's pass is kept under its session's key (see `runRecordKey`).
-      traceId: runRecordKey(run),
-      record: JSON.stringify({
-        ...runRecordPatch(run, t, retention.storeContent),
-        receivedAtUnixMs: null,
-      }),
+      traceId: key,
+      record: layout === 2 ? compactRecordLine(fields, key) : JSON.stringify(fields),
       // Added to the stored results by APPEND_RUN, or replacing them by a SET.
       append: addsToStoredResults(run),
       export: hasOutcomes(run)
@@ -308,7 +371,8 @@ export function createRedisResultsWriter(
         : undefined,
       awaitingExport: hasOutcomes(run) && how.exportState === 'pending',
       queuedAtMs: t,
-      results: results.map(r => JSON.stringify(r)),
+      results: layout === 2 ? passResultLines(results) : results.map(wholeResultLine),
+      codes: results.map(resultCode).join(''),
     };
     enqueue(w);
     waitingRuns.set(w.traceId, w);

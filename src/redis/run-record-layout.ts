@@ -1,11 +1,68 @@
 import { keptRunResults } from '../results/merge-run-results.js';
-import { type ExportStatus, type RunRecord, type StoredResult } from '../results/stored-result.js';
+import {
+  MAX_RESULTS_PER_RUN,
+  type ExportStatus,
+  type RunRecord,
+  type StoredResult,
+} from '../results/stored-result.js';
+import {
+  decodeCompactRecord,
+  isCompactRecord,
+  type RecordFields,
+} from '../results/compact-run-record.js';
+import { EntryResults } from './result-lines.js';
 
-// A run key's value (`<prefix>:run:{<traceId>}`): its export line, its record's JSON line, then one
-// JSON line per result. The export line is `E` alone (nothing exported for this pass), or
+// A run key's value (`<prefix>:run:{<traceId>}`): its export line, its record's JSON line, then
+// one line per result (layout 1) or per pass's results in the stream (layout 2, see
+// `ResultsPointer`); a value may hold both kinds (a pass of one layout appended to the other's).
+// The export line is `E` alone (nothing exported for this pass), or
 // `E<state>\t<attempts>\t<updated at ms>\t<last error as a JSON string>`. Values written before
 // this layout start with the record's line, their export state in the hash `<run key>:export`
 // (read by `exportStatusOf`). The Lua scripts in lua/ that rewrite a run key follow this layout.
+
+/**
+ * Layout 2's line for one pass's results, which are in the results stream only:
+ * `@<entry id> <line> <codes>`: the stream entry, the line its first result is on, and a letter
+ * per result (its count, and what the trace list counts without reading the stream): `p` pass,
+ * `f` fail, `n` scored without a label, `s` skipped, `e` failed.
+ */
+export interface ResultsPointer {
+  entryId: string;
+  line: number;
+  codes: string;
+}
+
+/** A run key's value, parsed: the record's fields and its result lines, oldest first. */
+export interface ParsedRun {
+  fields: RecordFields & { export: ExportStatus | null };
+  lines: Array<{ result: Omit<StoredResult, 'id'> } | { pointer: ResultsPointer }>;
+}
+
+const POINTER = '@';
+
+/** A pointer's line (see {@link ResultsPointer}). */
+export function pointerLine(entryId: string, line: number, codes: string): string {
+  return `${POINTER}${entryId} ${line} ${codes}`;
+}
+
+/** A result's letter in a pointer (see {@link ResultsPointer}). */
+export function resultCode(r: Pick<StoredResult, 'status' | 'label'>): string {
+  if (r.status === 'skipped') return 's';
+  if (r.status === 'failed') return 'e';
+  return r.label === 'pass' ? 'p' : r.label === 'fail' ? 'f' : 'n';
+}
+
+/** A letter as the status and label the trace list counts. */
+export function codeResult(code: string): Pick<StoredResult, 'status' | 'label'> {
+  if (code === 's') return { status: 'skipped', label: null };
+  if (code === 'e') return { status: 'failed', label: null };
+  return { status: 'scored', label: code === 'p' ? 'pass' : code === 'f' ? 'fail' : null };
+}
+
+function parsePointer(line: string): ResultsPointer | undefined {
+  const m = /^@(\d+-\d+) (\d+) ([pfnse]*)$/.exec(line);
+  return m ? { entryId: m[1]!, line: Number(m[2]), codes: m[3]! } : undefined;
+}
 
 /** A run's export line (see the layout above). */
 export function exportLine(status: ExportStatus | undefined): string {
@@ -37,20 +94,72 @@ export function exportStatusOf(hash: Record<string, string>): ExportStatus | nul
   };
 }
 
-/** A run key's value: the export line, the record's JSON line, then one line per result. */
-export function parseRun(traceId: string, raw: string): RunRecord {
-  const [exportText, record, ...results] = raw.split('\n');
-  const fields = JSON.parse(record!) as Omit<RunRecord, 'results'>;
+/**
+ * A run key's value in either results layout, parsed: its export line, its record (layout 1's
+ * JSON, or layout 2's compact one) and its lines of results and pointers. A pointer line that
+ * does not parse is left out.
+ */
+export function parseRunValue(traceId: string, raw: string): ParsedRun {
+  const [exportText, recordLine, ...rest] = raw.split('\n');
+  const parsed = JSON.parse(recordLine!) as Record<string, unknown>;
+  const fields = isCompactRecord(parsed)
+    ? decodeCompactRecord(parsed, traceId)
+    : (parsed as unknown as RecordFields);
+  const lines: ParsedRun['lines'] = [];
+  // Result lines as the stream's (a layout 2 pass replaced in its own batch keeps them here).
+  const inline = new EntryResults(rest);
+  rest.forEach((line, i) => {
+    if (line.startsWith(POINTER)) {
+      const pointer = parsePointer(line);
+      if (pointer) lines.push({ pointer });
+      return;
+    }
+    const result = inline.at(i);
+    if (result) lines.push({ result });
+  });
+  return {
+    fields: {
+      ...fields,
+      export: parseExportLine(exportText!),
+      // Records written before tool calls were kept have neither field.
+      toolCalls: fields.toolCalls ?? [],
+      contentKept: fields.contentKept ?? true,
+    },
+    lines,
+  };
+}
+
+/**
+ * The newest {@link MAX_RESULTS_PER_RUN} results' lines of a run: the lines to read for them,
+ * and how many of the first of them (a pointer's) are older than the cap.
+ */
+export function keptLines(lines: ParsedRun['lines']): { lines: ParsedRun['lines']; skip: number } {
+  let count = 0;
+  let i = lines.length;
+  while (i > 0 && count < MAX_RESULTS_PER_RUN) {
+    i--;
+    const l = lines[i]!;
+    count += 'result' in l ? 1 : l.pointer.codes.length;
+  }
+  return { lines: lines.slice(i), skip: Math.max(0, count - MAX_RESULTS_PER_RUN) };
+}
+
+/**
+ * A run key's value of layout 1 as its record (see {@link parseRunValue}); a layout 2 value's
+ * results in the stream are left out here (`readRunResults` reads them), but for the trace list's
+ * counts (`labelsOnly`: each as its status and label alone).
+ */
+export function parseRun(traceId: string, raw: string, labelsOnly = false): RunRecord {
+  const { fields, lines } = parseRunValue(traceId, raw);
+  const results: Array<Omit<StoredResult, 'id'>> = [];
+  for (const l of lines)
+    if ('result' in l) results.push(l.result);
+    else if (labelsOnly)
+      for (const code of l.pointer.codes)
+        results.push(codeResult(code) as Omit<StoredResult, 'id'>);
   return {
     ...fields,
-    export: parseExportLine(exportText!),
-    // Records written before tool calls were kept have neither field.
-    toolCalls: fields.toolCalls ?? [],
-    contentKept: fields.contentKept ?? true,
-    results: keptRunResults(results).map((r, i): StoredResult => ({
-      id: `${traceId}:${i}`,
-      ...(JSON.parse(r) as Omit<StoredResult, 'id'>),
-    })),
+    results: keptRunResults(results).map((r, i): StoredResult => ({ id: `${traceId}:${i}`, ...r })),
   };
 }
 

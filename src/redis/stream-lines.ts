@@ -13,6 +13,8 @@ export interface StreamLine {
   entryId: string;
   index: number;
   line: string;
+  /** All the lines of its entry. */
+  lines: readonly string[];
 }
 
 /**
@@ -43,7 +45,7 @@ export async function* newestStreamLines(
     for (const [id, fields] of entries) {
       const lines = entryLines(fields);
       for (let i = Math.min(lines.length, id === startEntry ? before : Infinity) - 1; i >= 0; i--)
-        yield { entryId: id, index: i, line: lines[i]! };
+        yield { entryId: id, index: i, line: lines[i]!, lines };
       max = `(${id}`;
     }
     if (entries.length < SCAN_BATCH) return;
@@ -51,7 +53,7 @@ export async function* newestStreamLines(
 }
 
 /** A stream entry's lines (an entry of the layout before holds one result, in `r` too). */
-function entryLines(fields: string[]): string[] {
+export function entryLines(fields: string[]): string[] {
   for (let f = 0; f + 1 < fields.length; f += 2)
     if (fields[f] === 'r') return fields[f + 1]!.split('\n');
   return [];

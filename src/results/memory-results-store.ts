@@ -14,6 +14,8 @@ import {
   type ResultsPage,
 } from './results-query.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
+import { compactResultJson, expandCompactResult } from './compact-result.js';
 import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
 import { FailureSignatureMinutes } from './failure-signature-minutes.js';
 import { summarizeFailures } from './summarize-failures.js';
@@ -39,7 +41,8 @@ import {
 } from './to-stored-results.js';
 
 /**
- * A result as the ring keeps it: what filters read, and the rest as JSON. A string is one object
+ * A result as the ring keeps it: what filters read, and the rest as compact JSON
+ * (`compactResultJson`: defaults left out, its tool sequence as indices). A string is one object
  * to the garbage collector however much it holds; the object graph of a result (its arrays of
  * tools, its strings) is many, and with thousands of results held, marking them was most of what
  * a full collection cost the embedded service (`npm run bench`).
@@ -56,7 +59,7 @@ interface RunEntry {
   updatedAtUnixMs: number;
   receivedAtUnixMs: number | null;
   export: ExportStatus | null;
-  /** The record without `export`, `receivedAtUnixMs` and `results`. */
+  /** The record without `export`, `receivedAtUnixMs` and `results`, compact (`compactRecordLine`). */
   json: string;
   /**
    * Its results, each as the JSON its ring entry holds: a result is stringified once, for the
@@ -64,6 +67,13 @@ interface RunEntry {
    */
   results: string[];
   listed: TraceListEntry;
+}
+
+/** A result the store holds (its compact JSON: see `compactResultJson`). */
+function resultOf(json: string): StoredResult {
+  return expandCompactResult(
+    JSON.parse(json) as Record<string, unknown>,
+  ) as unknown as StoredResult;
 }
 
 /**
@@ -117,10 +127,10 @@ export function createMemoryResultsStore(
 
   /** The full record of an entry. */
   const recordOf = (entry: RunEntry): RunRecord => ({
-    ...(JSON.parse(entry.json) as Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'>),
+    ...decodeCompactRecord(JSON.parse(entry.json) as Record<string, unknown>, entry.traceId),
     receivedAtUnixMs: entry.receivedAtUnixMs,
     export: entry.export,
-    results: entry.results.map(r => JSON.parse(r) as StoredResult),
+    results: entry.results.map(resultOf),
   });
 
   /** Keeps `record`, whose results are `resultsJson` (the same results, as JSON), newest last. */
@@ -132,8 +142,10 @@ export function createMemoryResultsStore(
       updatedAtUnixMs: record.updatedAtUnixMs,
       receivedAtUnixMs,
       export: exportStatus,
-      // The results are kept apart (JSON.stringify leaves out a property set to undefined).
-      json: JSON.stringify({ ...rest, results: undefined }),
+      // Compact (defaults left out, tool calls as rows); the results are kept apart.
+      json: compactRecordLine({ ...rest, receivedAtUnixMs: null }, record.traceId, {
+        contentAsJson: false,
+      }),
       results: resultsJson,
       listed: traceListEntry(record),
     });
@@ -164,7 +176,7 @@ export function createMemoryResultsStore(
     const storedJson: string[] = [];
     for (const r of toStoredResults(run)) {
       const result: StoredResult = { id: String(++seq), ...r };
-      const json = JSON.stringify(result);
+      const json = compactResultJson(result);
       ring[seq % retention.maxResults] = {
         id: result.id,
         timeUnixMs: r.timeUnixMs,
@@ -224,10 +236,13 @@ export function createMemoryResultsStore(
     addDiagnostic(traceId, diagnostic) {
       const entry = runs.get(traceId);
       if (!entry) return;
-      const record = JSON.parse(entry.json) as Pick<RunRecord, 'diagnostics'>;
+      const record = decodeCompactRecord(
+        JSON.parse(entry.json) as Record<string, unknown>,
+        traceId,
+      );
       if (record.diagnostics.length >= 20) return;
       record.diagnostics.push(diagnostic);
-      entry.json = JSON.stringify(record);
+      entry.json = compactRecordLine(record, traceId, { contentAsJson: false });
     },
     close: () => Promise.resolve(),
     recordExport(traceId, outcome) {
@@ -285,7 +300,7 @@ export function createMemoryResultsStore(
         if (!r.replaced && matchesFilter(r, filter)) out.push(r);
       }
       const more = out.length > limit;
-      const page = out.slice(0, limit).map(r => JSON.parse(r.json) as StoredResult);
+      const page = out.slice(0, limit).map(r => resultOf(r.json));
       return Promise.resolve({ results: page, nextCursor: more ? page.at(-1)!.id : null });
     },
     traces(filter, limit, cursor) {

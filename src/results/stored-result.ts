@@ -185,6 +185,13 @@ export interface RunRecord {
   /** Its results, newest last (capped at {@link MAX_RESULTS_PER_RUN}). */
   results: StoredResult[];
   /**
+   * Results of this run the store no longer holds, absent when none: with the Redis store's
+   * `results.layout: 2`, a run's results are kept in the results stream only, and the stream is
+   * trimmed to `results.maxResults` (and the retention) apart from the run records, which keep
+   * their own expiry. `results` then lists those left.
+   */
+  resultsDropped?: number;
+  /**
    * A session's record (its `traceId` is `session:<id>`, `session~<part>:<id>` for a later part):
    * the session id, its part, its traces in turn order, the bound it was scored as it stood at
    * (`cut`, with `cutReason` saying which and what it means), and for a continuation why the part

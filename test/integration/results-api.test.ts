@@ -340,4 +340,56 @@ describe('the results API with the bullmq driver', () => {
     expect(seen).toHaveLength(20);
     expect(new Set(seen).size).toBe(20);
   });
+
+  // A rolling upgrade to `results.layout: 2`, and the switch back: serve restarted with the other
+  // layout answers for what the first wrote exactly as the first did, beside what it writes.
+  it.each([
+    [1, 2],
+    [2, 1],
+  ] as const)(
+    'answers the same for what serve wrote with results layout %i after a restart with layout %i',
+    async (from, to) => {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      const overrides = { 'queue.driver': 'bullmq', 'queue.prefix': prefix };
+      const answers = async (origin: string, ids: Record<string, string>) => {
+        const out: Record<string, unknown> = {};
+        for (const [name, id] of Object.entries(ids)) {
+          out[`trace ${name}`] = (await get(origin, `/api/v1/traces/${id}`)).body;
+          out[`results ${name}`] = (await get(origin, `/api/v1/results?traceId=${id}`)).body;
+        }
+        return out;
+      };
+      const first = await serveWithKnownTraffic(
+        { ...overrides, 'results.layout': from },
+        { REDIS_URL },
+      );
+      const before = await answers(first.origin, first.ids);
+      await first.close();
+      // The layout from the environment, as a deployment would set it.
+      const second = await serveWithKnownTraffic(overrides, {
+        REDIS_URL,
+        SPANSCORE_RESULTS_LAYOUT: String(to),
+      });
+      closers.push(second.close);
+      expect(await answers(second.origin, first.ids)).toEqual(before);
+      // Both passes' results are listed and counted, each once, and the new traces read whole.
+      const summary = await get(second.origin, '/api/v1/summary?window=1h');
+      expect(summary.body.total).toMatchObject({ count: 20, pass: 10, fail: 10 });
+      const page = await get(second.origin, '/api/v1/results?limit=100');
+      expect((page.body.results as unknown[]).length).toBe(20);
+      const scored = await get(second.origin, `/api/v1/traces/${second.ids['wrong-tool']}`);
+      expect(scored.body).toMatchObject({ state: 'scored', testCaseId: 'wrong-tool' });
+      expect((scored.body.results as unknown[]).length).toBeGreaterThan(0);
+      expect((scored.body.toolCalls as unknown[]).length).toBeGreaterThan(0);
+      expect(scored.body.resultsDropped).toBeUndefined();
+      // Each wrote its own layout: layout 2's run records point at their results ('@' lines).
+      const pointsAt = async (id: string) =>
+        ((await redis.commands.get(`${prefix}:run:{${id}}`)) ?? '').includes('\n@');
+      expect(await pointsAt(first.ids['wrong-tool']!)).toBe(from === 2);
+      expect(await pointsAt(second.ids['wrong-tool']!)).toBe(to === 2);
+    },
+    60_000,
+  );
 });

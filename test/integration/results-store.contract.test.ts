@@ -56,12 +56,27 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
     await whenReady(redis.commands);
     return createRedisResultsStore(redis.commands, prefix, retention);
   },
+  // The same store writing results layout 2 (`results.layout`): results in the stream only.
+  'redis, layout 2': async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    await whenReady(redis.commands);
+    return createRedisResultsStore(redis.commands, prefix, retention, { layout: 2 });
+  },
   'redis cluster': async () => {
     cluster ??= startRedisCluster({ masters: 3 });
     const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return createRedisResultsStore(commands, testPrefix(), retention);
+  },
+  'redis cluster, layout 2': async () => {
+    cluster ??= startRedisCluster({ masters: 3 });
+    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    closers.push(async () => commands.disconnect());
+    await whenReady(commands, 5000);
+    return createRedisResultsStore(commands, testPrefix(), retention, { layout: 2 });
   },
 };
 
@@ -613,112 +628,124 @@ describe('bounds', () => {
     expect(await store.run(ids['book-ok']!)).toBeUndefined();
   });
 
-  it('the redis store caps its stream and expires run records and minutes', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    closers.push(() => redis.cleanup());
-    await whenReady(redis.commands);
-    let offset = 0;
-    const store = createRedisResultsStore(
-      redis.commands,
-      prefix,
-      { ...retention, maxResults: 5, maxRuns: 1, retentionMs: 600_000 },
-      { now: () => Date.now() + offset },
-    );
-    const fed: Array<Record<string, string>> = [];
-    // Three writes (each a results page's read flushes the store), two seconds apart: one stream
-    // entry of 6 results each. The newest entries holding at least 5 results stay: the last.
-    for (let i = 0; i < 3; i++) {
-      fed.push(await feed(store));
-      offset += 2000;
+  it.each([1, 2] as const)(
+    'the redis store caps its stream and expires run records and minutes, results layout %i',
+    async layout => {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      await whenReady(redis.commands);
+      let offset = 0;
+      const store = createRedisResultsStore(
+        redis.commands,
+        prefix,
+        { ...retention, maxResults: 5, maxRuns: 1, retentionMs: 600_000 },
+        { now: () => Date.now() + offset, layout },
+      );
+      const fed: Array<Record<string, string>> = [];
+      // Three writes (each a results page's read flushes the store), two seconds apart: one stream
+      // entry of 6 results each. The newest entries holding at least 5 results stay: the last.
+      for (let i = 0; i < 3; i++) {
+        fed.push(await feed(store));
+        offset += 2000;
+        await store.results({}, 1);
+      }
+      await store.close(); // writes the per-minute counters it sums in the process
+      const stream = `${prefix}:results:{r}:stream`;
+      expect(await redis.commands.xlen(stream)).toBe(1);
+      expect(await redis.commands.get(`${prefix}:results:{r}:count`)).toBe('6');
+      const left = (await store.results({}, 100)).results;
+      expect(left).toHaveLength(6);
+      const lastTraces = new Set(Object.values(fed[2]!));
+      expect(left.every(r => lastTraces.has(r.traceId))).toBe(true);
+
+      const ttl = await redis.commands.pttl(`${prefix}:run:{${fed[0]!['book-ok']}}`);
+      expect(ttl).toBeGreaterThan(590_000);
+      expect(ttl).toBeLessThanOrEqual(600_000);
+      const minuteKeys = await redis.commands.keys(`${prefix}:results:{r}:m:*`);
+      expect(minuteKeys.length).toBeGreaterThan(0);
+      for (const key of minuteKeys) expect(await redis.commands.pttl(key)).toBeGreaterThan(600_000);
+
+      // Past the retention by the store's clock (ahead of Redis's, which names the entries), the
+      // next write's trim drops every entry, the new one too, and the count with them.
+      offset += 700_000;
+      await feed(store);
       await store.results({}, 1);
-    }
-    await store.close(); // writes the per-minute counters it sums in the process
-    const stream = `${prefix}:results:{r}:stream`;
-    expect(await redis.commands.xlen(stream)).toBe(1);
-    expect(await redis.commands.get(`${prefix}:results:{r}:count`)).toBe('6');
-    const left = (await store.results({}, 100)).results;
-    expect(left).toHaveLength(6);
-    const lastTraces = new Set(Object.values(fed[2]!));
-    expect(left.every(r => lastTraces.has(r.traceId))).toBe(true);
+      expect(await redis.commands.xlen(stream)).toBe(0);
+      expect(await redis.commands.get(`${prefix}:results:{r}:count`)).toBe('0');
+      expect(await redis.commands.llen(`${prefix}:results:{r}:index`)).toBe(0);
+    },
+  );
 
-    const ttl = await redis.commands.pttl(`${prefix}:run:{${fed[0]!['book-ok']}}`);
-    expect(ttl).toBeGreaterThan(590_000);
-    expect(ttl).toBeLessThanOrEqual(600_000);
-    const minuteKeys = await redis.commands.keys(`${prefix}:results:{r}:m:*`);
-    expect(minuteKeys.length).toBeGreaterThan(0);
-    for (const key of minuteKeys) expect(await redis.commands.pttl(key)).toBeGreaterThan(600_000);
+  it.each([1, 2] as const)(
+    'the redis store folds an export outcome into its run’s write, and records one that comes later, results layout %i',
+    async layout => {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      await whenReady(redis.commands);
+      const store = createRedisResultsStore(redis.commands, prefix, retention, { layout });
+      const ids = await feed(store);
+      // Before the write: folded into it.
+      await store.recordExport(ids['book-ok']!, { state: 'exported' });
+      await store.recordExport(ids['weather-ok']!, { state: 'pending', error: 'HTTP 503' });
+      expect((await store.run(ids['book-ok']!))!.export).toMatchObject({
+        state: 'exported',
+        attempts: 1,
+        lastError: null,
+      });
+      // After it: rewritten in place, attempts counted on.
+      await store.recordExport(ids['weather-ok']!, {
+        state: 'failed',
+        error: 'gave up:\n\t"HTTP 503"',
+      });
+      expect((await store.run(ids['weather-ok']!))!.export).toMatchObject({
+        state: 'failed',
+        attempts: 1,
+        lastError: 'gave up:\n\t"HTTP 503"',
+      });
+      await store.recordExport(ids['weather-ok']!, { state: 'exported' });
+      const record = (await store.run(ids['weather-ok']!))!;
+      expect(record.export).toMatchObject({ state: 'exported', attempts: 2, lastError: null });
+      expect(record.results).toHaveLength(2);
+      // One key per run: no export hash beside it.
+      expect(await redis.commands.exists(`${prefix}:run:{${ids['weather-ok']}}:export`)).toBe(0);
+    },
+  );
 
-    // Past the retention by the store's clock (ahead of Redis's, which names the entries), the
-    // next write's trim drops every entry, the new one too, and the count with them.
-    offset += 700_000;
-    await feed(store);
-    await store.results({}, 1);
-    expect(await redis.commands.xlen(stream)).toBe(0);
-    expect(await redis.commands.get(`${prefix}:results:{r}:count`)).toBe('0');
-    expect(await redis.commands.llen(`${prefix}:results:{r}:index`)).toBe(0);
-  });
-
-  it('the redis store folds an export outcome into its run’s write, and records one that comes later', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    closers.push(() => redis.cleanup());
-    await whenReady(redis.commands);
-    const store = createRedisResultsStore(redis.commands, prefix, retention);
-    const ids = await feed(store);
-    // Before the write: folded into it.
-    await store.recordExport(ids['book-ok']!, { state: 'exported' });
-    await store.recordExport(ids['weather-ok']!, { state: 'pending', error: 'HTTP 503' });
-    expect((await store.run(ids['book-ok']!))!.export).toMatchObject({
-      state: 'exported',
-      attempts: 1,
-      lastError: null,
-    });
-    // After it: rewritten in place, attempts counted on.
-    await store.recordExport(ids['weather-ok']!, {
-      state: 'failed',
-      error: 'gave up:\n\t"HTTP 503"',
-    });
-    expect((await store.run(ids['weather-ok']!))!.export).toMatchObject({
-      state: 'failed',
-      attempts: 1,
-      lastError: 'gave up:\n\t"HTTP 503"',
-    });
-    await store.recordExport(ids['weather-ok']!, { state: 'exported' });
-    const record = (await store.run(ids['weather-ok']!))!;
-    expect(record.export).toMatchObject({ state: 'exported', attempts: 2, lastError: null });
-    expect(record.results).toHaveLength(2);
-    // One key per run: no export hash beside it.
-    expect(await redis.commands.exists(`${prefix}:run:{${ids['weather-ok']}}:export`)).toBe(0);
-  });
-
-  it('the redis store holds a run back for its export’s outcome, by its own clock at most two seconds', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    closers.push(() => redis.cleanup());
-    await whenReady(redis.commands);
-    let clock = Date.now();
-    const store = createRedisResultsStore(redis.commands, prefix, retention, { now: () => clock });
-    closers.push(() => store.close());
-    // Another process's view: it reads Redis only.
-    const reader = createRedisResultsStore(redis.commands, prefix, retention);
-    const ids = await feed(store);
-    // Written without waiting: nothing to export (no test case) or not scored.
-    await vi.waitFor(async () => expect(await reader.run(ids['no-id']!)).toBeDefined());
-    await store.recordExport(ids['book-ok']!, { state: 'exported' });
-    await vi.waitFor(async () =>
-      expect((await reader.run(ids['book-ok']!))?.export).toMatchObject({ state: 'exported' }),
-    );
-    // Still waiting for its outcome, the store's clock standing still: not written yet.
-    expect(await reader.run(ids['weather-ok']!)).toBeUndefined();
-    clock += 2001;
-    await vi.waitFor(async () =>
-      expect((await reader.run(ids['weather-ok']!))?.export).toMatchObject({
-        state: 'pending',
-        attempts: 0,
-      }),
-    );
-  });
+  it.each([1, 2] as const)(
+    'the redis store holds a run back for its export’s outcome, by its own clock at most two seconds, results layout %i',
+    async layout => {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      await whenReady(redis.commands);
+      let clock = Date.now();
+      const store = createRedisResultsStore(redis.commands, prefix, retention, {
+        now: () => clock,
+        layout,
+      });
+      closers.push(() => store.close());
+      // Another process's view: it reads Redis only.
+      const reader = createRedisResultsStore(redis.commands, prefix, retention);
+      const ids = await feed(store);
+      // Written without waiting: nothing to export (no test case) or not scored.
+      await vi.waitFor(async () => expect(await reader.run(ids['no-id']!)).toBeDefined());
+      await store.recordExport(ids['book-ok']!, { state: 'exported' });
+      await vi.waitFor(async () =>
+        expect((await reader.run(ids['book-ok']!))?.export).toMatchObject({ state: 'exported' }),
+      );
+      // Still waiting for its outcome, the store's clock standing still: not written yet.
+      expect(await reader.run(ids['weather-ok']!)).toBeUndefined();
+      clock += 2001;
+      await vi.waitFor(async () =>
+        expect((await reader.run(ids['weather-ok']!))?.export).toMatchObject({
+          state: 'pending',
+          attempts: 0,
+        }),
+      );
+    },
+  );
 
   it('the redis store reads results, run records and counters written in the layout before', async () => {
     const prefix = testPrefix();
@@ -766,31 +793,37 @@ describe('bounds', () => {
     expect((await store.results({}, 10, id!)).results).toEqual([]);
   });
 
-  it('the redis store gives a cursor when its scan limit cuts a filtered page, so nothing is missed', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    closers.push(() => redis.cleanup());
-    await whenReady(redis.commands);
-    // Two entries scanned per page at most, of six: a page ends where the scan stopped, with a
-    // cursor, and the client reads on to the end of the stream (before, such a page ended with
-    // no cursor, as if nothing were left).
-    const store = createRedisResultsStore(redis.commands, prefix, retention, { scanLimit: 2 });
-    const ids = await feed(store);
-    const found: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await store.results({ label: 'fail' }, 10, cursor);
-      found.push(...page.results.map(r => `${r.traceId} ${r.scorer}`));
-      cursor = page.nextCursor ?? undefined;
-      pages++;
-    } while (cursor && pages < 20);
-    expect(pages).toBeGreaterThan(1);
-    expect(found.sort()).toEqual(
-      [
-        `${ids['weather-wrong']} tool_call_accuracy`,
-        `${ids['weather-wrong']} tool_correctness`,
-      ].sort(),
-    );
-  });
+  it.each([1, 2] as const)(
+    'the redis store gives a cursor when its scan limit cuts a filtered page, so nothing is missed, results layout %i',
+    async layout => {
+      const prefix = testPrefix();
+      const redis = redisFor(prefix);
+      closers.push(() => redis.cleanup());
+      await whenReady(redis.commands);
+      // Two entries scanned per page at most, of six: a page ends where the scan stopped, with a
+      // cursor, and the client reads on to the end of the stream (before, such a page ended with
+      // no cursor, as if nothing were left).
+      const store = createRedisResultsStore(redis.commands, prefix, retention, {
+        scanLimit: 2,
+        layout,
+      });
+      const ids = await feed(store);
+      const found: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.results({ label: 'fail' }, 10, cursor);
+        found.push(...page.results.map(r => `${r.traceId} ${r.scorer}`));
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor && pages < 20);
+      expect(pages).toBeGreaterThan(1);
+      expect(found.sort()).toEqual(
+        [
+          `${ids['weather-wrong']} tool_call_accuracy`,
+          `${ids['weather-wrong']} tool_correctness`,
+        ].sort(),
+      );
+    },
+  );
 });

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { compactResultJson, expandCompactResult } from './compact-result.js';
+import type { StoredResult } from './stored-result.js';
+
+const result: StoredResult = {
+  id: '7',
+  timeUnixMs: 1_795_894_422_753,
+  traceId: 'a'.repeat(32),
+  targetKind: 'test_case',
+  suite: 'travel',
+  testCaseId: 'book',
+  scorer: 'tool_correctness',
+  scorerKind: 'deterministic',
+  scorerVersion: '7940e329944f',
+  phase: 'all',
+  status: 'scored',
+  score: 0,
+  label: 'fail',
+  reason: 'missing lookup_order',
+  expectedTools: null,
+  toolSequence: ['search', 'book', 'search'],
+  toolsUsed: ['search', 'book'],
+  serviceName: 'agent',
+  serviceVersion: null,
+  deploymentEnvironment: null,
+  agentName: 'travel',
+  agents: ['travel'],
+  failingAgents: [],
+  judgeCostUsd: null,
+};
+
+const roundTrip = (r: StoredResult): unknown =>
+  expandCompactResult(JSON.parse(compactResultJson(r)) as Record<string, unknown>);
+
+describe('compact result JSON', () => {
+  it('reads back every field, in the order the store writes them, defaults left out', () => {
+    const json = compactResultJson(result);
+    expect(JSON.stringify(roundTrip(result))).toBe(JSON.stringify(result));
+    expect(json).not.toContain('null');
+    expect(json).not.toContain('failingAgents');
+    expect(json).toContain('"toolSequence":[0,1,0]');
+    expect(json.length).toBeLessThan(JSON.stringify(result).length * 0.75);
+  });
+
+  it('keeps what is not a default: other values, names the used list lacks, no agents', () => {
+    const other: StoredResult = {
+      ...result,
+      status: 'failed',
+      phase: 'llm',
+      score: null,
+      label: null,
+      judgeCostUsd: 0,
+      toolSequence: ['x'],
+      toolsUsed: [],
+      failingTurn: 1,
+    };
+    delete other.agents;
+    delete other.failingAgents;
+    expect(roundTrip(other)).toEqual(other);
+    const blamed = { ...result, failingAgents: ['travel'] };
+    expect(roundTrip(blamed)).toEqual(blamed);
+    const empty = { ...result, toolSequence: [], toolsUsed: [] };
+    expect(roundTrip(empty)).toEqual(empty);
+  });
+});

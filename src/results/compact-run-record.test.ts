@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredToolCall } from './stored-result.js';
+import {
+  compactRecordLine,
+  decodeCalls,
+  decodeCompactRecord,
+  encodeCalls,
+  type RecordFields,
+} from './compact-run-record.js';
+
+const call: StoredToolCall = {
+  name: 'search_flights',
+  rawName: 'search_flights',
+  source: 'executed',
+  status: 'ok',
+  outcome: 'ok',
+  error: null,
+  spanId: 'f9cee83a1bac05d3',
+  convention: 'gen-ai-execute-tool',
+  agent: 'travel',
+  durationMs: 0.028,
+  arguments: '{"city":"Lisbon","date":"2026-12-01"}',
+  result: '{"status":"ok","items":[{"id":"TP541","price":129.5}]}',
+};
+
+const record: RecordFields = {
+  traceId: 'a'.repeat(32),
+  state: 'scored',
+  reason: null,
+  testCaseId: 'book',
+  testCaseIdAttribute: 'spanscore.test_case.id',
+  serviceName: 'agent',
+  serviceVersion: null,
+  deploymentEnvironment: null,
+  diagnostics: [],
+  matched: ['travel / book'],
+  awaitingJudge: [],
+  updatedAtUnixMs: 1_795_894_422_753,
+  toolCalls: [call],
+  contentKept: true,
+  agents: [
+    { agent: 'travel', handoff: null },
+    { agent: 'billing', handoff: 'transfer_to_billing' },
+  ],
+  receivedAtUnixMs: null,
+};
+
+const fromLine = (line: string, key: string): RecordFields =>
+  decodeCompactRecord(JSON.parse(line) as Record<string, unknown>, key);
+
+describe('layout 2 run record line', () => {
+  it('gives the record back exactly, in the order layout 1 writes it', () => {
+    const line = compactRecordLine(record, record.traceId);
+    const read = fromLine(line, record.traceId);
+    expect(read).toEqual(record);
+    expect(JSON.stringify(read)).toBe(JSON.stringify(record));
+    // Defaults and the trace id its key names are left out.
+    expect(line).not.toContain('null,');
+    expect(line).not.toContain(record.traceId);
+    expect(line.length).toBeLessThan(JSON.stringify(record).length * 0.6);
+  });
+
+  it('keeps what differs from the defaults: another key, a failed record, session and content off', () => {
+    const failed: RecordFields = {
+      ...record,
+      state: 'failed',
+      reason: 'scoring failed',
+      testCaseId: null,
+      testCaseIdAttribute: null,
+      toolCalls: [],
+      contentKept: false,
+      awaitingJudge: ['judge'],
+      session: {
+        id: 's',
+        part: 2,
+        traceIds: ['t1'],
+        cut: null,
+        cutReason: null,
+        continues: 'max_traces',
+      },
+    };
+    delete failed.agents;
+    expect(fromLine(compactRecordLine(failed, 'other key'), 'other key')).toEqual(failed);
+    const attributed = { ...record, testCaseIdAttribute: 'test.id' };
+    expect(fromLine(compactRecordLine(attributed, 'k'), 'k')).toEqual(attributed);
+    const unattributed = { ...record, testCaseIdAttribute: null };
+    expect(fromLine(compactRecordLine(unattributed, 'k'), 'k')).toEqual(unattributed);
+  });
+});
+
+describe('layout 2 tool calls', () => {
+  const roundTrip = (calls: StoredToolCall[]): StoredToolCall[] =>
+    decodeCalls(JSON.parse(JSON.stringify(encodeCalls(calls))));
+
+  it('round-trips calls with every optional field, defaults and not', () => {
+    const calls: StoredToolCall[] = [
+      call,
+      {
+        ...call,
+        name: 'book',
+        rawName: 'Book',
+        source: 'requested',
+        status: 'error',
+        outcome: 'refused',
+        error: 'boom',
+        convention: 'gen-ai-messages',
+        argumentProblems: ['/city: must be string'],
+        offered: false,
+        schemaSource: { kind: 'config' } as StoredToolCall['schemaSource'],
+        repeated: true,
+        turn: 3,
+      },
+      // An older record's call: no outcome, no agent, no duration, no content.
+      {
+        name: 'search_flights',
+        rawName: 'search_flights',
+        source: 'executed',
+        status: 'error',
+        error: null,
+        spanId: '01',
+        convention: 'gen-ai-execute-tool',
+      },
+    ];
+    expect(roundTrip(calls)).toEqual(calls);
+  });
+
+  it('keeps content text exactly whatever it holds: JSON values only where they write it back', () => {
+    const texts = [
+      '{"a":1}',
+      '{"b": 1}',
+      '{"2":1,"1":2}',
+      '[1.0]',
+      '"a string"',
+      '5',
+      'null',
+      'plain text',
+      '{"__proto__":{"x":1}}',
+      '{"cut":"…',
+      '',
+    ];
+    const calls = texts.map((text, i) => ({
+      ...call,
+      spanId: String(i),
+      arguments: text,
+      result: text,
+    }));
+    const read = roundTrip(calls);
+    expect(read.map(c => c.arguments)).toEqual(texts);
+    expect(read.map(c => c.result)).toEqual(texts);
+    // Written as JSON values, not escaped strings, where that reads back the same.
+    expect(JSON.stringify(encodeCalls([call]))).toContain('{"city":"Lisbon"');
+  });
+});

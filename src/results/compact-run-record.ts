@@ -1,0 +1,268 @@
+import type { RunRecord, StoredToolCall } from './stored-result.js';
+
+/** A run record's fields but its results and export (the run key's value holds those apart). */
+export type RecordFields = Omit<RunRecord, 'results' | 'export'>;
+
+/**
+ * A run record's compact JSON: the Redis store's record line in results layout 2
+ * (`results.layout: 2`; layout 1's line is the record's JSON as it is), and how the memory store
+ * holds its records. The record's JSON with `"v":2`, its fields at
+ * their defaults left out (nulls, empty lists, `contentKept: true`, state `scored`, the trace id
+ * its key names, the test case id read from {@link DEFAULT_TEST_CASE_ATTRIBUTE}), its route's
+ * agents without a handoff as their names alone, and its tool calls compact (`calls`, see
+ * {@link encodeCalls}). Layout 1's line is the record's JSON as it is.
+ */
+const DEFAULTS: Partial<Record<keyof RecordFields, unknown>> = {
+  state: 'scored',
+  reason: null,
+  testCaseId: null,
+  testCaseIdAttribute: null,
+  serviceVersion: null,
+  deploymentEnvironment: null,
+  diagnostics: [],
+  matched: [],
+  awaitingJudge: [],
+  receivedAtUnixMs: null,
+  contentKept: true,
+};
+
+/** The attribute a test case id is read from but when a suite names another. */
+const DEFAULT_TEST_CASE_ATTRIBUTE = 'spanscore.test_case.id';
+
+/** The fields in the order `runRecordPatch` writes them, which a decoded record keeps. */
+const FIELD_ORDER: ReadonlyArray<keyof RecordFields> = [
+  'traceId',
+  'state',
+  'reason',
+  'testCaseId',
+  'testCaseIdAttribute',
+  'serviceName',
+  'serviceVersion',
+  'deploymentEnvironment',
+  'diagnostics',
+  'matched',
+  'awaitingJudge',
+  'updatedAtUnixMs',
+  'toolCalls',
+  'contentKept',
+  'session',
+  'agents',
+  'receivedAtUnixMs',
+];
+
+/** Whether a value is a default of {@link DEFAULTS}: the same, or both empty lists. */
+function isDefault(value: unknown, fallback: unknown): boolean {
+  if (Array.isArray(fallback)) return Array.isArray(value) && value.length === 0;
+  return value === fallback;
+}
+
+/** Layout 2's line of a run record (see above). Pure. */
+export function compactRecordLine(
+  fields: RecordFields,
+  key: string,
+  { contentAsJson = true }: { contentAsJson?: boolean } = {},
+): string {
+  const out: Record<string, unknown> = { v: 2 };
+  // `for…in` and no JSON for the defaults' check: the memory store writes a record a pass.
+  for (const name in fields) {
+    const value = fields[name as keyof RecordFields] as unknown;
+    if (value === undefined || name === 'export' || name === 'results') continue;
+    if (name === 'traceId' && value === key) continue;
+    if (name === 'testCaseIdAttribute' && fields.testCaseId !== null) {
+      if (value !== DEFAULT_TEST_CASE_ATTRIBUTE) out[name] = value;
+      continue;
+    }
+    if (name === 'agents') {
+      out.agents = (value as NonNullable<RecordFields['agents']>).map(a =>
+        a.handoff === null ? a.agent : [a.agent, a.handoff],
+      );
+      continue;
+    }
+    if (name === 'toolCalls') {
+      if ((value as StoredToolCall[]).length)
+        out.calls = encodeCalls(value as StoredToolCall[], contentAsJson);
+      continue;
+    }
+    if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
+    out[name] = value;
+  }
+  return JSON.stringify(out);
+}
+
+/** Whether a parsed record line is layout 2's. */
+export function isCompactRecord(parsed: Record<string, unknown>): boolean {
+  return parsed.v === 2;
+}
+
+/** Layout 2's record line, parsed, as the record's fields (defaults back in their places). */
+export function decodeCompactRecord(parsed: Record<string, unknown>, key: string): RecordFields {
+  const out: Record<string, unknown> = {};
+  for (const name of FIELD_ORDER) {
+    if (name === 'traceId') out.traceId = parsed.traceId ?? key;
+    else if (name === 'toolCalls') out.toolCalls = parsed.calls ? decodeCalls(parsed.calls) : [];
+    else if (name === 'testCaseIdAttribute' && !(name in parsed) && out.testCaseId !== null)
+      out[name] = DEFAULT_TEST_CASE_ATTRIBUTE;
+    else if (name === 'agents' && Array.isArray(parsed.agents))
+      out.agents = (parsed.agents as unknown[]).map(a =>
+        Array.isArray(a)
+          ? { agent: a[0] as string, handoff: a[1] as string }
+          : { agent: a, handoff: null },
+      );
+    else if (name in parsed) out[name] = parsed[name];
+    else if (name in DEFAULTS) out[name] = structuredClone(DEFAULTS[name]);
+  }
+  for (const name of Object.keys(parsed))
+    if (!(name in out) && name !== 'v' && name !== 'calls') out[name] = parsed[name];
+  return out as unknown as RecordFields;
+}
+
+/**
+ * Tool calls compact: `{"t":[names],"c":convention,"g":agent,"l":[calls]}`, each call an array
+ * `[name index, spanId, durationMs, arguments, result, other]`, trailing absent ones cut (an
+ * absent one between is `null`). `c` and `g` are the first call's convention and agent, which a
+ * call with the same leaves out. Arguments and results that are JSON objects or arrays written
+ * exactly as `JSON.stringify` writes them are kept as JSON values (no escaped quotes), any other
+ * text as a string (all of them as strings without `contentAsJson`: the check parses each, which
+ * costs a store that holds the line in its heap more than it saves). `other` holds what differs from the defaults (`rawName` = name, `source`
+ * `executed`, `status` `ok`, `outcome` from the status, `error` null, the convention and agent
+ * above) and the optional fields set, with `"-"` listing the defaulted fields the call lacks.
+ */
+export function encodeCalls(
+  calls: readonly StoredToolCall[],
+  contentAsJson = true,
+): Record<string, unknown> {
+  const content = (text: string | undefined): unknown =>
+    contentAsJson ? contentValue(text) : (text ?? null);
+  const names: string[] = [];
+  const index = new Map<string, number>();
+  const convention = calls[0]?.convention;
+  const agent = calls[0]?.agent;
+  const list = calls.map(call => {
+    let n = index.get(call.name);
+    if (n === undefined) {
+      n = names.push(call.name) - 1;
+      index.set(call.name, n);
+    }
+    // Without an object or array a call where nothing differs (most): this runs a call a pass.
+    let other: Record<string, unknown> | undefined;
+    for (const key in call) {
+      const value = call[key as keyof StoredToolCall];
+      if (value === undefined || POSITIONAL.has(key)) continue;
+      if (!DEFAULTED.has(key) || value !== callDefault(key, call, convention, agent))
+        (other ??= {})[key] = value;
+    }
+    let absent: string[] | undefined;
+    for (const key of DEFAULTED)
+      if (
+        call[key as keyof StoredToolCall] === undefined &&
+        callDefault(key, call, convention, agent) !== undefined
+      )
+        (absent ??= []).push(key);
+    if (absent) (other ??= {})['-'] = absent;
+    const row: unknown[] = [
+      n,
+      call.spanId,
+      call.durationMs ?? null,
+      content(call.arguments),
+      content(call.result),
+      other ?? null,
+    ];
+    while (row.length > 2 && row.at(-1) === null) row.pop();
+    return row;
+  });
+  return {
+    t: names,
+    ...(convention !== undefined && { c: convention }),
+    ...(agent !== undefined && { g: agent }),
+    l: list,
+  };
+}
+
+/** The fields a call's row holds by position. */
+const POSITIONAL = new Set(['name', 'spanId', 'durationMs', 'arguments', 'result']);
+
+/** The fields a call leaves out at their defaults (see {@link callDefault}). */
+const DEFAULTED = new Set([
+  'rawName',
+  'source',
+  'status',
+  'outcome',
+  'error',
+  'convention',
+  'agent',
+]);
+
+/** A defaulted field's default for a call (its name, status) among calls of `convention`, `agent`. */
+function callDefault(
+  key: string,
+  call: Pick<StoredToolCall, 'name' | 'status'>,
+  convention: string | undefined,
+  agent: string | undefined,
+): unknown {
+  switch (key) {
+    case 'rawName':
+      return call.name;
+    case 'source':
+      return 'executed';
+    case 'status':
+      return 'ok';
+    case 'outcome':
+      return call.status === 'error' ? 'error' : 'ok';
+    case 'error':
+      return null;
+    case 'convention':
+      return convention;
+    default:
+      return agent;
+  }
+}
+
+/** A call's arguments or result as kept: a JSON value when that gives its text back exactly. */
+function contentValue(text: string | undefined): unknown {
+  if (text === undefined) return null;
+  const first = text.charCodeAt(0);
+  // Only objects and arrays: a string, number or null would read back as another thing.
+  if (first !== 0x7b && first !== 0x5b) return text;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return JSON.stringify(value) === text ? value : text;
+  } catch {
+    return text;
+  }
+}
+
+/** The calls {@link encodeCalls} wrote. */
+export function decodeCalls(compact: unknown): StoredToolCall[] {
+  const c = compact as { t?: string[]; c?: string; g?: string; l?: unknown[][] };
+  const names = c.t ?? [];
+  return (c.l ?? []).map(row => {
+    const [n, spanId, durationMs, args, result, other] = row;
+    const extra = (other ?? {}) as Record<string, unknown>;
+    const name = names[n as number] ?? '';
+    const status = (extra.status as string | undefined) ?? 'ok';
+    const call: Record<string, unknown> = { name };
+    // In the order `storedToolCall` writes a call's fields.
+    for (const key of DEFAULTED)
+      if (key !== 'convention' && key !== 'agent')
+        call[key] = callDefault(
+          key,
+          { name, status: status as StoredToolCall['status'] },
+          c.c,
+          c.g,
+        );
+    call.spanId = spanId;
+    call.convention = c.c;
+    call.agent = c.g;
+    for (const key of Object.keys(extra)) if (key !== '-') call[key] = extra[key];
+    if (Array.isArray(extra['-'])) for (const key of extra['-']) delete call[String(key)];
+    if (durationMs !== null && durationMs !== undefined) call.durationMs = durationMs;
+    if (args !== null && args !== undefined) call.arguments = contentText(args);
+    if (result !== null && result !== undefined) call.result = contentText(result);
+    for (const key of Object.keys(call)) if (call[key] === undefined) delete call[key];
+    return call as unknown as StoredToolCall;
+  });
+}
+
+function contentText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
