@@ -270,9 +270,8 @@ function unmatchedRequests(
   executed: ToolCall[],
   byId: SpanIndex,
 ): ToolCall[] {
-  const executedIds = new Map(
-    executed.filter(c => c.callId !== undefined).map(c => [c.callId!, c]),
-  );
+  const executedIds = new Map<string, ToolCall>();
+  for (const c of executed) if (c.callId !== undefined) executedIds.set(c.callId, c);
   const claimed = new Set<ToolCall>();
   const out: ToolCall[] = [];
   const keptIds = new Map<string, ToolCall>();
@@ -281,7 +280,10 @@ function unmatchedRequests(
   // ran is placed after its executed siblings, not before them.
   const ranUntil = new Map<string, bigint>();
   const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  const ordered = [...requested].sort((a, b) => byStart(a.call, b.call));
+  // Usually in order already (model spans end in start order): copied and sorted only if not.
+  const ordered = requestsSorted(requested)
+    ? requested
+    : [...requested].sort((a, b) => byStart(a.call, b.call));
   const exact = exactRuns(ordered, executed, executedIds);
   for (const { call, span } of ordered) {
     const sameId =
@@ -293,16 +295,11 @@ function unmatchedRequests(
     // one whose arguments are the request's, else the first whose arguments no later request
     // shares (a request the framework refused before running it, then the corrected one that ran,
     // must not take the corrected run).
-    const idle = (e: ToolCall) =>
-      !claimed.has(e) &&
-      e.callId === undefined &&
-      e.canonicalName === call.canonicalName &&
-      e.startTimeUnixNano >= span.startTimeUnixNano;
-    exact.pending.get(call)?.forEach(e => exact.wanted.set(e, exact.wanted.get(e)! - 1));
-    const run =
-      sameId ??
-      exact.pending.get(call)?.find(idle) ??
-      executed.find(e => idle(e) && !(exact.wanted.get(e)! > 0));
+    // (The closures are made only for a request no call id pairs: a closure a request was most of
+    // what pairing allocated.)
+    const pending = exact.pending.get(call);
+    if (pending) for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
+    const run = sameId ?? idleRun(call, span, pending, executed, claimed, exact.wanted);
     if (run) {
       claimed.add(run);
       absorb(run, call);
@@ -336,6 +333,33 @@ function unmatchedRequests(
 }
 
 /**
+ * The unclaimed id-less run of the request's tool that started after its model call began: first
+ * among `pending` (the runs with the request's arguments), else the first of `executed` no later
+ * request still wants.
+ */
+function idleRun(
+  call: ToolCall,
+  span: SpanDigest,
+  pending: readonly ToolCall[] | undefined,
+  executed: readonly ToolCall[],
+  claimed: ReadonlySet<ToolCall>,
+  wanted: ReadonlyMap<ToolCall, number>,
+): ToolCall | undefined {
+  const idle = (e: ToolCall) =>
+    !claimed.has(e) &&
+    e.callId === undefined &&
+    e.canonicalName === call.canonicalName &&
+    e.startTimeUnixNano >= span.startTimeUnixNano;
+  return pending?.find(idle) ?? executed.find(e => idle(e) && !(wanted.get(e)! > 0));
+}
+
+function requestsSorted(requested: ReadonlyArray<{ call: ToolCall }>): boolean {
+  for (let i = 1; i < requested.length; i++)
+    if (byStart(requested[i - 1]!.call, requested[i]!.call) > 0) return false;
+  return true;
+}
+
+/**
  * For each request that no call id pairs, the id-less runs of its tool with the same arguments
  * (canonical JSON), and how many requests still want each such run.
  */
@@ -344,10 +368,11 @@ function exactRuns(
   executed: readonly ToolCall[],
   executedIds: ReadonlyMap<string, ToolCall>,
 ): { pending: Map<ToolCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
+  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
+  // Nothing is added to the maps of a trace without id-less runs: every such trace shares these.
+  if (idless.length === 0) return NO_EXACT_RUNS;
   const pending = new Map<ToolCall, ToolCall[]>();
   const wanted = new Map<ToolCall, number>();
-  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
-  if (idless.length === 0) return { pending, wanted };
   const byKey = new Map<string, ToolCall[]>();
   for (const e of idless) {
     const key = `${e.canonicalName}\u0000${stableJson(e.arguments)}`;
@@ -365,6 +390,11 @@ function exactRuns(
   }
   return { pending, wanted };
 }
+
+const NO_EXACT_RUNS = {
+  pending: new Map<ToolCall, ToolCall[]>(),
+  wanted: new Map<ToolCall, number>(),
+};
 
 function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
   let parentId = span.parentSpanId;
