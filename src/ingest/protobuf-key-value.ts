@@ -1,5 +1,7 @@
 import { MAX_ANY_VALUE_DEPTH } from './decode-json-attributes.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
+import { recurringString } from './recurring-string.js';
+import { isUnreadKeyBytes } from './unread-attributes.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
 import { WIRE } from '../protobuf/wire-type.js';
@@ -97,27 +99,75 @@ function checkRecords(
 /**
  * The attributes held by the `KeyValue` records of field `field` in `buf[start, end)`: records of
  * other fields in the range are skipped. The bytes must have passed {@link checkKeyValue}.
+ *
+ * With `skipUnread`, a record whose key is in an unread family (`isUnreadKeyBytes`) is passed over
+ * without decoding its key or its value; {@link skippedUnread} then says whether any was.
  */
 export function readAttributeRecords(
   buf: Buffer,
   start: number,
   end: number,
   field: number,
+  skipUnread = false,
 ): Attributes {
   const attributes = emptyAttributes();
   const reader = SHARED_READER;
   reader.reset(buf, start, buf.length);
   const wanted = (field << 3) | LEN;
+  skipped = false;
   try {
     while (reader.pos < end) {
       const tag = reader.varint32();
-      if (tag === wanted) readKeyValueInto(reader, attributes, 0);
-      else reader.skip(tag);
+      if (tag !== wanted) reader.skip(tag);
+      else if (skipUnread) readKeyValueUnlessUnread(reader, attributes);
+      else readKeyValueInto(reader, attributes, 0);
     }
   } finally {
     reader.reset(NO_BYTES, 0, 0); // not to keep the buffer (a request body) alive
   }
   return attributes;
+}
+
+let skipped = false;
+
+/** Whether the last {@link readAttributeRecords} with `skipUnread` passed over any record. */
+export function skippedUnread(): boolean {
+  return skipped;
+}
+
+/**
+ * {@link readKeyValueInto}, unless the key is in an unread family: then the record is passed over
+ * with neither its key nor its value decoded. The key may follow the value on the wire, so the
+ * record is walked for both first.
+ */
+function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes): void {
+  const kvEnd = reader.lenEnd();
+  const buf = reader.buf;
+  let keyStart = 0;
+  let keyEnd = 0;
+  let valueAt = -1;
+  while (reader.pos < kvEnd) {
+    const tag = reader.varint32();
+    if (tag === ((1 << 3) | LEN)) {
+      keyEnd = reader.lenEnd();
+      keyStart = reader.pos;
+      reader.pos = keyEnd;
+    } else if (tag === ((2 << 3) | LEN)) {
+      valueAt = reader.pos; // the last value wins, as in readKeyValueInto
+      reader.pos = reader.lenEnd();
+    } else reader.skip(tag);
+  }
+  if (isUnreadKeyBytes(buf, keyStart, keyEnd)) skipped = true;
+  else {
+    let value: AttributeValue = null;
+    if (valueAt !== -1) {
+      reader.pos = valueAt;
+      const vEnd = reader.lenEnd();
+      value = readAnyValue(reader, vEnd, 0);
+    }
+    setAttribute(attributes, recurringString(buf, keyStart, keyEnd), value);
+  }
+  reader.pos = kvEnd;
 }
 
 // The reader of readAttributeRecords, reused: a span's attributes are read whole, without a call

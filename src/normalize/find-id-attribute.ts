@@ -1,3 +1,4 @@
+import { attributesFor } from '../ingest/read-attributes.js';
 import type { Attributes, SpanDigest } from '../ingest/span-digest.js';
 import { isRecord, parseMaybeJson, stringAttribute } from './attribute-values.js';
 
@@ -162,13 +163,15 @@ function readSpan(
   const { keys, inJson } = names;
   for (let i = 0; i < keys.length && 2 * i < limit; i++) {
     const key = keys[i]!;
-    const direct = stringAttribute(span.attributes, key);
+    // Names come from configuration: one in an unread family is read from the whole attributes.
+    const attributes = attributesFor(span, key);
+    const direct = stringAttribute(attributes, key);
     if (direct !== undefined) {
       found[q] = { id: direct, attribute: key };
       return 2 * i;
     }
     if (!inJson[i] || 2 * i + 1 >= limit) continue;
-    const fromJson = readIdInJson(span.attributes, key);
+    const fromJson = readIdInJson(attributes, key);
     if (fromJson) {
       found[q] = { ...fromJson, attribute: key };
       return 2 * i + 1;

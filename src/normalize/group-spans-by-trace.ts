@@ -1,14 +1,14 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 
 /** Spans of one trace up to which a repeated span id is looked for by scanning, not in a map. */
-const SCAN_LIMIT = 16;
+const SCAN_LIMIT = 64;
 
 /**
  * Groups spans by trace id, in first-seen order. A span id seen twice in one trace (an exporter
  * retry, a file read twice) is kept once, where it was first seen: the later copy wins.
  *
  * Each trace's spans go straight into its array; a repeated id is found by scanning the array
- * while the trace has at most 16 spans, then in a map of the trace's ids (so a large trace costs
+ * while the trace has at most 64 spans, then in a map of the trace's ids (so a large trace costs
  * one lookup a span, not a scan). A map per trace, then an array copied out of it, cost about 50
  * heap bytes a span.
  */

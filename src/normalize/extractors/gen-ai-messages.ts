@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
@@ -21,7 +22,7 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
   requested(span) {
-    const own = span.attributes;
+    const own = readAttributes(span);
     // Most spans carry no messages: answer them without allocating.
     if (
       span.events.length === 0 &&
@@ -58,7 +59,7 @@ export const genAiMessages: ToolCallExtractor = {
     return seen ? { calls, results } : undefined;
   },
   offered(span) {
-    const definitions = span.attributes['gen_ai.tool.definitions'];
+    const definitions = readAttributes(span)['gen_ai.tool.definitions'];
     return definitions === undefined ? undefined : readToolDefinitions(definitions);
   },
 };
