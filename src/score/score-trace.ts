@@ -91,7 +91,7 @@ export async function scoreTrace(
   const checksArguments = match.targets.some(t =>
     t.scorers.some(s => s.scorer.name === toolArguments.name),
   );
-  const lookedUp = new WeakSet<NormalizedTrace>();
+  let lookedUp: WeakSet<NormalizedTrace> | undefined; // made only where schemas are looked up
   const results: TraceResult[] = [];
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
@@ -110,8 +110,8 @@ export async function scoreTrace(
       noToolCalls = true;
       continue;
     }
-    if (options.schemas && checksArguments && !lookedUp.has(trace)) {
-      lookedUp.add(trace);
+    if (options.schemas && checksArguments && !lookedUp?.has(trace)) {
+      (lookedUp ??= new WeakSet()).add(trace);
       const missing = toolsWithoutSchema(trace);
       if (missing.length)
         setFallbackSchemas(
