@@ -79,9 +79,11 @@ export function extractIndexedToolCalls(
   }
 
   const merged = mergeExecuted(executed, byId);
-  const kept = requested.length
-    ? [...merged, ...unmatchedRequests(requested, merged, byId)]
-    : merged;
+  // The merged list is this call's own (the executed calls, or a copy): the requests nothing
+  // ran are appended to it, not copied with it into a third list.
+  const kept = merged;
+  if (requested.length)
+    for (const call of unmatchedRequests(requested, merged, byId)) kept.push(call);
   if (results)
     for (const call of kept) {
       const seen = call.callId === undefined ? undefined : results.get(call.callId);
@@ -262,7 +264,10 @@ function absorb(into: ToolCall, from: ToolCall): void {
 
 /** An object or array with at least one entry: arguments worth keeping over the request's. */
 function hasEntries(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
+  if (typeof value !== 'object' || value === null) return false;
+  // An own enumerable key, as Object.keys would list, without making the list.
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 function unmatchedRequests(
@@ -281,9 +286,7 @@ function unmatchedRequests(
   const ranUntil = new Map<string, bigint>();
   const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
   // Usually in order already (model spans end in start order): copied and sorted only if not.
-  const ordered = requestsSorted(requested)
-    ? requested
-    : [...requested].sort((a, b) => byStart(a.call, b.call));
+  const ordered = requestsSorted(requested) ? requested : sortRequests(requested);
   const exact = exactRuns(ordered, executed, executedIds);
   for (const { call, span } of ordered) {
     const sameId =
@@ -351,6 +354,22 @@ function idleRun(
     e.canonicalName === call.canonicalName &&
     e.startTimeUnixNano >= span.startTimeUnixNano;
   return pending?.find(idle) ?? executed.find(e => idle(e) && !(wanted.get(e)! > 0));
+}
+
+/**
+ * The requests in start order, stably: a short list sorted in place by insertion (the caller's
+ * own list, which it does not read again), a long one copied and sorted.
+ */
+function sortRequests<T extends { call: ToolCall }>(requested: T[]): T[] {
+  if (requested.length > 32) return [...requested].sort((a, b) => byStart(a.call, b.call));
+  for (let i = 1; i < requested.length; i++) {
+    const item = requested[i]!;
+    let j = i - 1;
+    for (; j >= 0 && byStart(requested[j]!.call, item.call) > 0; j--)
+      requested[j + 1] = requested[j]!;
+    requested[j + 1] = item;
+  }
+  return requested;
 }
 
 function requestsSorted(requested: ReadonlyArray<{ call: ToolCall }>): boolean {
