@@ -1,6 +1,6 @@
 import type { Attributes, SpanDigest } from './span-digest.js';
 import { isUnreadKey } from './unread-attributes.js';
-import { WireSpanDigest } from './wire-span-digest.js';
+import type { WireSpanDigest } from './wire-span-digest.js';
 
 /**
  * A span's attributes as spanscore's own readers (extractors, conventions' markers, normalization)
@@ -12,7 +12,10 @@ import { WireSpanDigest } from './wire-span-digest.js';
  * `span.attributes` stays whole: user scorers, `inspect`, captures and re-encoding read that.
  */
 export function readAttributes(span: SpanDigest): Attributes {
-  return span instanceof WireSpanDigest ? span.readAttributes() : span.attributes;
+  // The method, not `instanceof`: a property load on the span's shape, which an inline cache
+  // answers, where `instanceof` walked the prototype chain in a call of its own on every read
+  // (normalizing a plain digest's trace took 1.5 times as long).
+  return (span as Partial<WireSpanDigest>).readAttributes?.() ?? span.attributes;
 }
 
 /**

@@ -68,9 +68,22 @@ export function isUnreadKeyBytes(buf: Uint8Array, start: number, end: number): b
   return false;
 }
 
-/** Whether `key` is in an unread family (as {@link isUnreadKeyBytes} on its UTF-8). */
-export function isUnreadKey(key: string): boolean {
+// The families by first character (all are ASCII), for the string form.
+const FAMILIES_BY_CHAR: ReadonlyArray<readonly string[] | undefined> = (() => {
+  const byFirst: string[][] = [];
   for (const family of UNREAD_ATTRIBUTE_FAMILIES)
+    (byFirst[family.charCodeAt(0)] ??= []).push(family);
+  return byFirst;
+})();
+
+/**
+ * Whether `key` is in an unread family (as {@link isUnreadKeyBytes} on its UTF-8). Asked per span
+ * for each configured id name: most keys are answered by their first character.
+ */
+export function isUnreadKey(key: string): boolean {
+  const families = FAMILIES_BY_CHAR[key.charCodeAt(0)];
+  if (families === undefined) return false;
+  for (const family of families)
     if (key.length > family.length && key.startsWith(family)) return true;
   return false;
 }

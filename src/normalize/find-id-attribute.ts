@@ -1,4 +1,5 @@
-import { attributesFor } from '../ingest/read-attributes.js';
+import { readAttributes } from '../ingest/read-attributes.js';
+import { isUnreadKey } from '../ingest/unread-attributes.js';
 import type { Attributes, SpanDigest } from '../ingest/span-digest.js';
 import { isRecord, parseMaybeJson, stringAttribute } from './attribute-values.js';
 
@@ -103,11 +104,17 @@ function idOf(value: unknown): string | undefined {
 export interface IdNames {
   readonly keys: readonly string[];
   readonly inJson: readonly boolean[];
+  /** Per key: in an unread family (`isUnreadKey`), so read from a span's whole attributes. */
+  readonly unread: readonly boolean[];
 }
 
 /** `keys` as {@link findIdAttributes} reads them: the dotted names `readsJson` picks also inside JSON. */
 export function idNames(keys: readonly string[], readsJson: (key: string) => boolean): IdNames {
-  return { keys, inJson: keys.map(k => k.includes('.') && readsJson(k)) };
+  return {
+    keys,
+    inJson: keys.map(k => k.includes('.') && readsJson(k)),
+    unread: keys.map(isUnreadKey),
+  };
 }
 
 /**
@@ -164,7 +171,7 @@ function readSpan(
   for (let i = 0; i < keys.length && 2 * i < limit; i++) {
     const key = keys[i]!;
     // Names come from configuration: one in an unread family is read from the whole attributes.
-    const attributes = attributesFor(span, key);
+    const attributes = names.unread[i] ? span.attributes : readAttributes(span);
     const direct = stringAttribute(attributes, key);
     if (direct !== undefined) {
       found[q] = { id: direct, attribute: key };
