@@ -167,17 +167,23 @@ export async function scoreTrace(
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
-    diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
+    diagnostics: options.notes?.length
+      ? [...options.notes, ...(diagnostics ?? [])]
+      : diagnostics
+        ? [...diagnostics]
+        : [],
     results,
-    ...(checksArguments && { argumentsChecked: true }),
-    ...(session && {
-      sessionId: session.id,
-      sessionIdAttribute: session.attribute,
-      endsSession: end !== undefined,
-      ...(plan.toolHealth?.sessions?.sampled(session.id) && { conversationHealth: true }),
-    }),
-    ...(turn && { turnTrace: turn }),
   };
+  // The optional fields in the order the spreads that set them had (a record's key order), each
+  // assigned: spreads of small objects into the literal cost more than the record itself.
+  if (checksArguments) run.argumentsChecked = true;
+  if (session) {
+    run.sessionId = session.id;
+    run.sessionIdAttribute = session.attribute;
+    run.endsSession = end !== undefined;
+    if (plan.toolHealth?.sessions?.sampled(session.id)) run.conversationHealth = true;
+  }
+  if (turn) run.turnTrace = turn;
   // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.
   recordRunCalls(run, { assertFormats: assertsFormats(match.targets) });
   for (const sink of options.sinks ?? []) await sink.write(run);
