@@ -5,6 +5,7 @@ import { SpanIndex } from './span-index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
+import { byStart, isSorted, requestsSorted, sortRequests } from './call-order.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -357,28 +358,6 @@ function idleRun(
 }
 
 /**
- * The requests in start order, stably: a short list sorted in place by insertion (the caller's
- * own list, which it does not read again), a long one copied and sorted.
- */
-function sortRequests<T extends { call: ToolCall }>(requested: T[]): T[] {
-  if (requested.length > 32) return [...requested].sort((a, b) => byStart(a.call, b.call));
-  for (let i = 1; i < requested.length; i++) {
-    const item = requested[i]!;
-    let j = i - 1;
-    for (; j >= 0 && byStart(requested[j]!.call, item.call) > 0; j--)
-      requested[j + 1] = requested[j]!;
-    requested[j + 1] = item;
-  }
-  return requested;
-}
-
-function requestsSorted(requested: ReadonlyArray<{ call: ToolCall }>): boolean {
-  for (let i = 1; i < requested.length; i++)
-    if (byStart(requested[i - 1]!.call, requested[i]!.call) > 0) return false;
-  return true;
-}
-
-/**
  * For each request that no call id pairs, the id-less runs of its tool with the same arguments
  * (canonical JSON), and how many requests still want each such run.
  */
@@ -422,19 +401,6 @@ function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): bo
     parentId = byId.get(parentId)?.parentSpanId ?? '';
   }
   return false;
-}
-
-function isSorted(calls: readonly ToolCall[]): boolean {
-  for (let i = 1; i < calls.length; i++) if (byStart(calls[i - 1]!, calls[i]!) > 0) return false;
-  return true;
-}
-
-function byStart(a: ToolCall, b: ToolCall): number {
-  return a.startTimeUnixNano < b.startTimeUnixNano
-    ? -1
-    : a.startTimeUnixNano > b.startTimeUnixNano
-      ? 1
-      : 0;
 }
 
 /**
