@@ -6,6 +6,7 @@ import { hrToNanos, recordingProvider } from '../../test/helpers/sdk-spans.js';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
+import { attributesFor, readAttributes } from './read-attributes.js';
 import { WireSpanDigest } from './wire-span-digest.js';
 
 function sdkSpans() {
@@ -115,6 +116,45 @@ describe('decodeOtlpProtobuf', () => {
     expect(tool.attributes).toBe(copy.attributes);
     tool.attributes = { replaced: true };
     expect(tool.attributes).toEqual({ replaced: true });
+  });
+
+  it('hands spanscore’s readers the attributes but the unread families, which stay bytes', () => {
+    const { provider, spans } = recordingProvider('unread');
+    const tracer = provider.getTracer('t');
+    tracer
+      .startSpan('chat gpt-4o', {
+        attributes: {
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.usage.input_tokens': 812,
+          'http.response.status_code': 200,
+        },
+      })
+      .end();
+    tracer.startSpan('execute_tool x', { attributes: { 'gen_ai.tool.name': 'x' } }).end();
+    const body = ProtobufTraceSerializer.serializeRequest(spans())!;
+    const [chat, tool] = decodeOtlpProtobuf(body).spans as WireSpanDigest[];
+    const read = readAttributes(chat!);
+    expect({ ...read }).toEqual({ 'gen_ai.request.model': 'gpt-4o' });
+    expect(readAttributes(chat!)).toBe(read); // decoded once
+    expect(chat!.attributeRecords()).toBeDefined(); // the records stay, for the whole attributes
+    expect(chat!.attributes).toEqual({
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 812,
+      'http.response.status_code': 200,
+    });
+    expect(readAttributes(chat!)).toBe(chat!.attributes); // once whole, the whole is read
+    // Nothing left out: what the readers got is the whole attributes, decoded once.
+    const all = readAttributes(tool!);
+    expect(tool!.attributeRecords()).toBeUndefined();
+    expect(tool!.attributes).toBe(all);
+    // A key from configuration in an unread family is read from the whole attributes.
+    const [again] = decodeOtlpProtobuf(body).spans;
+    expect(attributesFor(again!, 'gen_ai.request.model')).not.toHaveProperty(
+      'gen_ai.usage.input_tokens',
+    );
+    expect(attributesFor(again!, 'http.response.status_code')['http.response.status_code']).toBe(
+      200,
+    );
   });
 
   it('gives spans the scope and resource that come after them on the wire', () => {

@@ -36,7 +36,9 @@ const { VARINT, FIXED64, LEN } = WIRE;
  * links, dropped counts, flags, schema URLs, scope versions) without decoding them and builds no
  * intermediate message objects. A span's attributes are checked here but decoded only when read:
  * each span is a {@link WireSpanDigest} holding its attribute records in `bytes`, which must not
- * be modified afterwards. Field numbers are those of `opentelemetry/proto/trace/v1/trace.proto`
+ * be modified afterwards. spanscore's own readers (`readAttributes`) decode all but the keys in
+ * an unread family (`UNREAD_ATTRIBUTE_FAMILIES`: HTTP, token usage, response ids…), whose keys and
+ * values stay bytes unless something reads the whole `attributes`. Field numbers are those of `opentelemetry/proto/trace/v1/trace.proto`
  * and `common/v1/common.proto`.
  *
  * A span whose own bytes are malformed (a bad id length, an unknown enum) is rejected alone; bytes

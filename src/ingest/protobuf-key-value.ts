@@ -1,5 +1,7 @@
 import { MAX_ANY_VALUE_DEPTH } from './decode-json-attributes.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
+import { recurringString } from './recurring-string.js';
+import { isUnreadKeyBytes } from './unread-attributes.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
 import { WIRE } from '../protobuf/wire-type.js';
@@ -41,7 +43,8 @@ export function readKeyValue(
 
 /**
  * Reads the length-delimited `KeyValue` at the reader's position into `attributes` (an attribute
- * named `__proto__` as an own key), leaving the reader after it.
+ * named `__proto__` as an own key), leaving the reader after it. As {@link readKeyValue}, without
+ * the pair it returns (a 64-byte array per attribute, on the hot path).
  */
 export function readKeyValueInto(
   reader: ProtobufReader,
@@ -49,7 +52,17 @@ export function readKeyValueInto(
   depth: number,
 ): void {
   const kvEnd = reader.lenEnd();
-  const [key, value] = readKeyValue(reader, kvEnd, depth);
+  let key = '';
+  let value: AttributeValue = null;
+  while (reader.pos < kvEnd) {
+    const tag = reader.varint32();
+    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
+    else if (tag === ((2 << 3) | LEN)) {
+      const vEnd = reader.lenEnd();
+      value = readAnyValue(reader, vEnd, depth);
+      reader.pos = vEnd;
+    } else reader.skip(tag);
+  }
   setAttribute(attributes, key, value);
   reader.pos = kvEnd;
 }
@@ -86,24 +99,81 @@ function checkRecords(
 /**
  * The attributes held by the `KeyValue` records of field `field` in `buf[start, end)`: records of
  * other fields in the range are skipped. The bytes must have passed {@link checkKeyValue}.
+ *
+ * With `skipUnread`, a record whose key is in an unread family (`isUnreadKeyBytes`) is passed over
+ * without decoding its key or its value; {@link skippedUnread} then says whether any was.
  */
 export function readAttributeRecords(
   buf: Buffer,
   start: number,
   end: number,
   field: number,
+  skipUnread = false,
 ): Attributes {
   const attributes = emptyAttributes();
-  const reader = new ProtobufReader(buf);
-  reader.pos = start;
+  const reader = SHARED_READER;
+  reader.reset(buf, start, buf.length);
   const wanted = (field << 3) | LEN;
-  while (reader.pos < end) {
-    const tag = reader.varint32();
-    if (tag === wanted) readKeyValueInto(reader, attributes, 0);
-    else reader.skip(tag);
+  skipped = false;
+  try {
+    while (reader.pos < end) {
+      const tag = reader.varint32();
+      if (tag !== wanted) reader.skip(tag);
+      else if (skipUnread) readKeyValueUnlessUnread(reader, attributes);
+      else readKeyValueInto(reader, attributes, 0);
+    }
+  } finally {
+    reader.reset(NO_BYTES, 0, 0); // not to keep the buffer (a request body) alive
   }
   return attributes;
 }
+
+let skipped = false;
+
+/** Whether the last {@link readAttributeRecords} with `skipUnread` passed over any record. */
+export function skippedUnread(): boolean {
+  return skipped;
+}
+
+/**
+ * {@link readKeyValueInto}, unless the key is in an unread family: then the record is passed over
+ * with neither its key nor its value decoded. The key may follow the value on the wire, so the
+ * record is walked for both first.
+ */
+function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes): void {
+  const kvEnd = reader.lenEnd();
+  const buf = reader.buf;
+  let keyStart = 0;
+  let keyEnd = 0;
+  let valueAt = -1;
+  while (reader.pos < kvEnd) {
+    const tag = reader.varint32();
+    if (tag === ((1 << 3) | LEN)) {
+      keyEnd = reader.lenEnd();
+      keyStart = reader.pos;
+      reader.pos = keyEnd;
+    } else if (tag === ((2 << 3) | LEN)) {
+      valueAt = reader.pos; // the last value wins, as in readKeyValueInto
+      reader.pos = reader.lenEnd();
+    } else reader.skip(tag);
+  }
+  if (isUnreadKeyBytes(buf, keyStart, keyEnd)) skipped = true;
+  else {
+    let value: AttributeValue = null;
+    if (valueAt !== -1) {
+      reader.pos = valueAt;
+      const vEnd = reader.lenEnd();
+      value = readAnyValue(reader, vEnd, 0);
+    }
+    setAttribute(attributes, recurringString(buf, keyStart, keyEnd), value);
+  }
+  reader.pos = kvEnd;
+}
+
+// The reader of readAttributeRecords, reused: a span's attributes are read whole, without a call
+// out in between, so one reader serves every span (a reader made per span was about 90 bytes).
+const NO_BYTES = Buffer.alloc(0);
+const SHARED_READER = new ProtobufReader(NO_BYTES);
 
 /**
  * Checks the `KeyValue` records of field `field` from the reader's position to `end` as

@@ -1,4 +1,8 @@
-import { readAttributeRecords, SPAN_ATTRIBUTES_FIELD } from './protobuf-key-value.js';
+import {
+  readAttributeRecords,
+  SPAN_ATTRIBUTES_FIELD,
+  skippedUnread,
+} from './protobuf-key-value.js';
 import type {
   Attributes,
   SpanDigest,
@@ -36,6 +40,8 @@ export interface AttributeRecords {
 export class WireSpanDigest implements SpanDigest {
   declare attributes: Attributes;
   #attributes: Attributes | undefined;
+  // What spanscore's own readers read (`readAttributes`), when it left records out.
+  #read: Attributes | undefined;
   // The records' bytes, until `attributes` is read or set (three fields, not an object: one
   // allocation less per span).
   #buf: Buffer | undefined;
@@ -99,6 +105,29 @@ export class WireSpanDigest implements SpanDigest {
     return n;
   }
 
+  /**
+   * The attributes but those in an unread family (`UNREAD_ATTRIBUTE_FAMILIES`), decoded once:
+   * what `readAttributes` hands spanscore's own readers. When the span has none in a family (or
+   * `attributes` was read or set already) this is `attributes` itself, and no later read of
+   * `attributes` decodes again; else the records stay, and `attributes` decodes them all when
+   * read.
+   */
+  readAttributes(): Attributes {
+    if (this.#attributes !== undefined) return this.#attributes;
+    if (this.#read !== undefined) return this.#read;
+    const read = readAttributeRecords(
+      this.#buf!,
+      this.#start,
+      this.#end,
+      SPAN_ATTRIBUTES_FIELD,
+      true,
+    );
+    if (skippedUnread()) return (this.#read = read);
+    this.#attributes = read;
+    this.#buf = undefined;
+    return read;
+  }
+
   static readonly #accessor: PropertyDescriptor = {
     get(this: WireSpanDigest): Attributes {
       if (this.#attributes === undefined) {
@@ -109,12 +138,14 @@ export class WireSpanDigest implements SpanDigest {
           SPAN_ATTRIBUTES_FIELD,
         );
         this.#buf = undefined;
+        this.#read = undefined;
       }
       return this.#attributes;
     },
     set(this: WireSpanDigest, value: Attributes): void {
       this.#attributes = value;
       this.#buf = undefined;
+      this.#read = undefined;
     },
     enumerable: true,
     configurable: true,

@@ -1,3 +1,4 @@
+import { readAttributes } from '../ingest/read-attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from './attribute-values.js';
 
@@ -26,7 +27,7 @@ export interface SpanChildren {
  *   `createReactAgent({ name })` agents do under a supervisor (`hasSameNamedChild`).
  */
 export function agentSpanName(span: SpanDigest, trace: SpanChildren): string | undefined {
-  const a = span.attributes;
+  const a = readAttributes(span);
   const operation = a['gen_ai.operation.name'];
   if (operation === 'invoke_agent')
     return (

@@ -1,3 +1,4 @@
+import { readAttributes } from '../ingest/read-attributes.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import {
@@ -53,7 +54,7 @@ export function carriesConversation(span: SpanDigest): boolean {
 }
 
 function rootInput(span: SpanDigest): string | undefined {
-  const a = span.attributes;
+  const a = readAttributes(span);
   return (
     stringAttribute(a, SPANSCORE_ATTRIBUTES.input) ??
     textOf(jsonAttribute(a, 'ai.prompt')) ??
@@ -64,7 +65,7 @@ function rootInput(span: SpanDigest): string | undefined {
 }
 
 function rootOutput(span: SpanDigest): string | undefined {
-  const a = span.attributes;
+  const a = readAttributes(span);
   return (
     stringAttribute(a, SPANSCORE_ATTRIBUTES.output) ??
     stringAttribute(a, 'ai.response.text') ??
@@ -75,7 +76,7 @@ function rootOutput(span: SpanDigest): string | undefined {
 }
 
 function firstUserText(span: SpanDigest): string | undefined {
-  const a = span.attributes;
+  const a = readAttributes(span);
   const messages = jsonAttribute(a, 'gen_ai.input.messages');
   if (Array.isArray(messages)) {
     const user: unknown = messages.find((m: unknown) => isRecord(m) && m.role === 'user');
@@ -95,7 +96,7 @@ function firstUserText(span: SpanDigest): string | undefined {
 }
 
 function assistantTexts(span: SpanDigest): string[] {
-  const a = span.attributes;
+  const a = readAttributes(span);
   const out: string[] = [];
   const genAi = lastAssistantText(a['gen_ai.output.messages']);
   if (genAi) out.push(genAi);

@@ -5,6 +5,7 @@ import { SpanIndex } from './span-index.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
+import { byStart, isSorted, requestsSorted, sortRequests } from './call-order.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -79,9 +80,11 @@ export function extractIndexedToolCalls(
   }
 
   const merged = mergeExecuted(executed, byId);
-  const kept = requested.length
-    ? [...merged, ...unmatchedRequests(requested, merged, byId)]
-    : merged;
+  // The merged list is this call's own (the executed calls, or a copy): the requests nothing
+  // ran are appended to it, not copied with it into a third list.
+  const kept = merged;
+  if (requested.length)
+    for (const call of unmatchedRequests(requested, merged, byId)) kept.push(call);
   if (results)
     for (const call of kept) {
       const seen = call.callId === undefined ? undefined : results.get(call.callId);
@@ -262,7 +265,10 @@ function absorb(into: ToolCall, from: ToolCall): void {
 
 /** An object or array with at least one entry: arguments worth keeping over the request's. */
 function hasEntries(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
+  if (typeof value !== 'object' || value === null) return false;
+  // An own enumerable key, as Object.keys would list, without making the list.
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 function unmatchedRequests(
@@ -270,9 +276,8 @@ function unmatchedRequests(
   executed: ToolCall[],
   byId: SpanIndex,
 ): ToolCall[] {
-  const executedIds = new Map(
-    executed.filter(c => c.callId !== undefined).map(c => [c.callId!, c]),
-  );
+  const executedIds = new Map<string, ToolCall>();
+  for (const c of executed) if (c.callId !== undefined) executedIds.set(c.callId, c);
   const claimed = new Set<ToolCall>();
   const out: ToolCall[] = [];
   const keptIds = new Map<string, ToolCall>();
@@ -281,7 +286,8 @@ function unmatchedRequests(
   // ran is placed after its executed siblings, not before them.
   const ranUntil = new Map<string, bigint>();
   const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  const ordered = [...requested].sort((a, b) => byStart(a.call, b.call));
+  // Usually in order already (model spans end in start order): copied and sorted only if not.
+  const ordered = requestsSorted(requested) ? requested : sortRequests(requested);
   const exact = exactRuns(ordered, executed, executedIds);
   for (const { call, span } of ordered) {
     const sameId =
@@ -293,16 +299,11 @@ function unmatchedRequests(
     // one whose arguments are the request's, else the first whose arguments no later request
     // shares (a request the framework refused before running it, then the corrected one that ran,
     // must not take the corrected run).
-    const idle = (e: ToolCall) =>
-      !claimed.has(e) &&
-      e.callId === undefined &&
-      e.canonicalName === call.canonicalName &&
-      e.startTimeUnixNano >= span.startTimeUnixNano;
-    exact.pending.get(call)?.forEach(e => exact.wanted.set(e, exact.wanted.get(e)! - 1));
-    const run =
-      sameId ??
-      exact.pending.get(call)?.find(idle) ??
-      executed.find(e => idle(e) && !(exact.wanted.get(e)! > 0));
+    // (The closures are made only for a request no call id pairs: a closure a request was most of
+    // what pairing allocated.)
+    const pending = exact.pending.get(call);
+    if (pending) for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
+    const run = sameId ?? idleRun(call, span, pending, executed, claimed, exact.wanted);
     if (run) {
       claimed.add(run);
       absorb(run, call);
@@ -336,6 +337,27 @@ function unmatchedRequests(
 }
 
 /**
+ * The unclaimed id-less run of the request's tool that started after its model call began: first
+ * among `pending` (the runs with the request's arguments), else the first of `executed` no later
+ * request still wants.
+ */
+function idleRun(
+  call: ToolCall,
+  span: SpanDigest,
+  pending: readonly ToolCall[] | undefined,
+  executed: readonly ToolCall[],
+  claimed: ReadonlySet<ToolCall>,
+  wanted: ReadonlyMap<ToolCall, number>,
+): ToolCall | undefined {
+  const idle = (e: ToolCall) =>
+    !claimed.has(e) &&
+    e.callId === undefined &&
+    e.canonicalName === call.canonicalName &&
+    e.startTimeUnixNano >= span.startTimeUnixNano;
+  return pending?.find(idle) ?? executed.find(e => idle(e) && !(wanted.get(e)! > 0));
+}
+
+/**
  * For each request that no call id pairs, the id-less runs of its tool with the same arguments
  * (canonical JSON), and how many requests still want each such run.
  */
@@ -344,10 +366,11 @@ function exactRuns(
   executed: readonly ToolCall[],
   executedIds: ReadonlyMap<string, ToolCall>,
 ): { pending: Map<ToolCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
+  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
+  // Nothing is added to the maps of a trace without id-less runs: every such trace shares these.
+  if (idless.length === 0) return NO_EXACT_RUNS;
   const pending = new Map<ToolCall, ToolCall[]>();
   const wanted = new Map<ToolCall, number>();
-  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
-  if (idless.length === 0) return { pending, wanted };
   const byKey = new Map<string, ToolCall[]>();
   for (const e of idless) {
     const key = `${e.canonicalName}\u0000${stableJson(e.arguments)}`;
@@ -366,6 +389,11 @@ function exactRuns(
   return { pending, wanted };
 }
 
+const NO_EXACT_RUNS = {
+  pending: new Map<ToolCall, ToolCall[]>(),
+  wanted: new Map<ToolCall, number>(),
+};
+
 function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
   let parentId = span.parentSpanId;
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {
@@ -373,19 +401,6 @@ function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): bo
     parentId = byId.get(parentId)?.parentSpanId ?? '';
   }
   return false;
-}
-
-function isSorted(calls: readonly ToolCall[]): boolean {
-  for (let i = 1; i < calls.length; i++) if (byStart(calls[i - 1]!, calls[i]!) > 0) return false;
-  return true;
-}
-
-function byStart(a: ToolCall, b: ToolCall): number {
-  return a.startTimeUnixNano < b.startTimeUnixNano
-    ? -1
-    : a.startTimeUnixNano > b.startTimeUnixNano
-      ? 1
-      : 0;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { readAttributes } from '../ingest/read-attributes.js';
+import { isUnreadKey } from '../ingest/unread-attributes.js';
 import type { Attributes, SpanDigest } from '../ingest/span-digest.js';
 import { isRecord, parseMaybeJson, stringAttribute } from './attribute-values.js';
 
@@ -102,11 +104,17 @@ function idOf(value: unknown): string | undefined {
 export interface IdNames {
   readonly keys: readonly string[];
   readonly inJson: readonly boolean[];
+  /** Per key: in an unread family (`isUnreadKey`), so read from a span's whole attributes. */
+  readonly unread: readonly boolean[];
 }
 
 /** `keys` as {@link findIdAttributes} reads them: the dotted names `readsJson` picks also inside JSON. */
 export function idNames(keys: readonly string[], readsJson: (key: string) => boolean): IdNames {
-  return { keys, inJson: keys.map(k => k.includes('.') && readsJson(k)) };
+  return {
+    keys,
+    inJson: keys.map(k => k.includes('.') && readsJson(k)),
+    unread: keys.map(isUnreadKey),
+  };
 }
 
 /**
@@ -162,13 +170,15 @@ function readSpan(
   const { keys, inJson } = names;
   for (let i = 0; i < keys.length && 2 * i < limit; i++) {
     const key = keys[i]!;
-    const direct = stringAttribute(span.attributes, key);
+    // Names come from configuration: one in an unread family is read from the whole attributes.
+    const attributes = names.unread[i] ? span.attributes : readAttributes(span);
+    const direct = stringAttribute(attributes, key);
     if (direct !== undefined) {
       found[q] = { id: direct, attribute: key };
       return 2 * i;
     }
     if (!inJson[i] || 2 * i + 1 >= limit) continue;
-    const fromJson = readIdInJson(span.attributes, key);
+    const fromJson = readIdInJson(attributes, key);
     if (fromJson) {
       found[q] = { ...fromJson, attribute: key };
       return 2 * i + 1;

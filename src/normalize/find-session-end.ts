@@ -1,3 +1,4 @@
+import { readAttributes } from '../ingest/read-attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { readInJsonAttribute } from './find-id-attribute.js';
@@ -56,7 +57,7 @@ export interface SessionEndSource {
 export function findSessionEnd(spans: readonly SpanDigest[]): SessionEndSource | undefined {
   let jsonReads = 0;
   for (const span of spans) {
-    const attributes = span.attributes;
+    const attributes = readAttributes(span);
     for (const name of SESSION_END_ATTRIBUTES)
       if (isTrue(attributes[name])) return { attribute: name };
     for (const name of SESSION_END_IN_JSON) {

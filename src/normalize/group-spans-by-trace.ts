@@ -1,17 +1,46 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 
+/** Spans of one trace up to which a repeated span id is looked for by scanning, not in a map. */
+const SCAN_LIMIT = 64;
+
 /**
  * Groups spans by trace id, in first-seen order. A span id seen twice in one trace (an exporter
- * retry, a file read twice) is kept once: the later copy wins.
+ * retry, a file read twice) is kept once, where it was first seen: the later copy wins.
+ *
+ * Each trace's spans go straight into its array; a repeated id is found by scanning the array
+ * while the trace has at most 64 spans, then in a map of the trace's ids (so a large trace costs
+ * one lookup a span, not a scan). A map per trace, then an array copied out of it, cost about 50
+ * heap bytes a span.
  */
 export function groupSpansByTrace(spans: Iterable<SpanDigest>): Map<string, SpanDigest[]> {
-  const byTrace = new Map<string, Map<string, SpanDigest>>();
-  for (const span of spans) {
-    let trace = byTrace.get(span.traceId);
-    if (!trace) byTrace.set(span.traceId, (trace = new Map<string, SpanDigest>()));
-    trace.set(span.spanId, span);
-  }
   const out = new Map<string, SpanDigest[]>();
-  for (const [traceId, trace] of byTrace) out.set(traceId, [...trace.values()]);
+  let ids: Map<SpanDigest[], Map<string, number>> | undefined;
+  for (const span of spans) {
+    const list = out.get(span.traceId);
+    if (!list) {
+      out.set(span.traceId, [span]);
+      continue;
+    }
+    let at = -1;
+    if (list.length <= SCAN_LIMIT) {
+      for (let i = 0; i < list.length; i++)
+        if (list[i]!.spanId === span.spanId) {
+          at = i;
+          break;
+        }
+    } else {
+      ids ??= new Map();
+      let index = ids.get(list);
+      if (!index) {
+        index = new Map();
+        for (let i = 0; i < list.length; i++) index.set(list[i]!.spanId, i);
+        ids.set(list, index);
+      }
+      at = index.get(span.spanId) ?? -1;
+      if (at === -1) index.set(span.spanId, list.length);
+    }
+    if (at === -1) list.push(span);
+    else list[at] = span;
+  }
   return out;
 }

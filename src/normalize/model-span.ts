@@ -1,10 +1,11 @@
+import { readAttributes } from '../ingest/read-attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { isGenkitModelSpan } from './extractors/genkit.js';
 import { isVoltAgentSpan } from './extractors/voltagent.js';
 
 /** Attributes and markers of a span that called a model, across the conventions spanscore reads. */
 export function isModelSpan(span: SpanDigest): boolean {
-  const a = span.attributes;
+  const a = readAttributes(span);
   const operation = a['gen_ai.operation.name'];
   if (operation === 'chat' || operation === 'text_completion' || operation === 'generate_content')
     return true;

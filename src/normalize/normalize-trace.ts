@@ -1,3 +1,4 @@
+import { readAttributes } from '../ingest/read-attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { GEN_AI_TOOL_ATTRIBUTES } from '../semconv/attributes.js';
 import { stringAttribute } from './attribute-values.js';
@@ -158,9 +159,9 @@ class Trace implements NormalizedTrace {
   get agentName(): string | undefined {
     if (this.#agentName === null) {
       const key = GEN_AI_TOOL_ATTRIBUTES.agentName;
-      let name = this.root && stringAttribute(this.root.attributes, key);
+      let name = this.root && stringAttribute(readAttributes(this.root), key);
       for (let i = 0; name === undefined && i < this.spans.length; i++)
-        name = stringAttribute(this.spans[i]!.attributes, key);
+        name = stringAttribute(readAttributes(this.spans[i]!), key);
       this.#agentName = name;
     }
     return this.#agentName;

@@ -1,3 +1,4 @@
+import { attributesFor } from '../ingest/read-attributes.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { agentSpans } from './attribute-agents.js';
@@ -45,7 +46,11 @@ export function sessionTurnSpans(
   const idCarriers = new Set<SpanDigest>();
   for (const span of joined) {
     if (ids.size === 0) break;
-    for (const key in span.attributes) if (ids.delete(key)) idCarriers.add(span);
+    for (const key of ids)
+      if (Object.hasOwn(attributesFor(span, key), key)) {
+        ids.delete(key);
+        idCarriers.add(span);
+      }
   }
   for (const span of joined) {
     if (

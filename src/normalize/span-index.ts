@@ -14,7 +14,12 @@ export class SpanIndex {
       for (const span of this.spans) if (span.spanId === spanId) return span;
       return undefined;
     }
-    this.#map ??= new Map(this.spans.map(s => [s.spanId, s]));
-    return this.#map.get(spanId);
+    let map = this.#map;
+    if (!map) {
+      // Filled in a loop: a map from pairs allocated a pair per span and an array of them.
+      map = this.#map = new Map<string, SpanDigest>();
+      for (const span of this.spans) map.set(span.spanId, span);
+    }
+    return map.get(spanId);
   }
 }

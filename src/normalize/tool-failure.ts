@@ -60,10 +60,19 @@ export function failureInResult(result: unknown, ran = false): ResultFailure | u
   }
   if (result.error === true && typeof result.message === 'string')
     return { error: result.message || 'error', refused: isMastraRefusal(result) };
-  const keys = Object.keys(result);
-  if (keys.length === 1 && keys[0] === 'error' && typeof result.error === 'string')
+  if (typeof result.error === 'string' && ownKeysUpTo(result, 2) === 1)
     return result.error.trim() === '' ? undefined : { error: result.error, refused: false };
   return undefined;
+}
+
+/**
+ * The own enumerable keys of `value` (what `Object.keys` lists), counted up to `limit`: a
+ * result's keys without the array `Object.keys` makes, on every tool result scored.
+ */
+function ownKeysUpTo(value: object, limit: number): number {
+  let n = 0;
+  for (const key in value) if (Object.hasOwn(value, key) && ++n >= limit) break;
+  return n;
 }
 
 /*

@@ -91,7 +91,7 @@ export async function scoreTrace(
   const checksArguments = match.targets.some(t =>
     t.scorers.some(s => s.scorer.name === toolArguments.name),
   );
-  const lookedUp = new WeakSet<NormalizedTrace>();
+  let lookedUp: WeakSet<NormalizedTrace> | undefined; // made only where schemas are looked up
   const results: TraceResult[] = [];
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
@@ -110,8 +110,8 @@ export async function scoreTrace(
       noToolCalls = true;
       continue;
     }
-    if (options.schemas && checksArguments && !lookedUp.has(trace)) {
-      lookedUp.add(trace);
+    if (options.schemas && checksArguments && !lookedUp?.has(trace)) {
+      (lookedUp ??= new WeakSet()).add(trace);
       const missing = toolsWithoutSchema(trace);
       if (missing.length)
         setFallbackSchemas(
@@ -167,17 +167,23 @@ export async function scoreTrace(
     serviceName: (root ?? spans[0])?.serviceName ?? '',
     serviceVersion: (root ?? spans[0])?.serviceVersion ?? '',
     deploymentEnvironment: (root ?? spans[0])?.deploymentEnvironment ?? '',
-    diagnostics: [...(options.notes ?? []), ...(diagnostics ?? [])],
+    diagnostics: options.notes?.length
+      ? [...options.notes, ...(diagnostics ?? [])]
+      : diagnostics
+        ? [...diagnostics]
+        : [],
     results,
-    ...(checksArguments && { argumentsChecked: true }),
-    ...(session && {
-      sessionId: session.id,
-      sessionIdAttribute: session.attribute,
-      endsSession: end !== undefined,
-      ...(plan.toolHealth?.sessions?.sampled(session.id) && { conversationHealth: true }),
-    }),
-    ...(turn && { turnTrace: turn }),
   };
+  // The optional fields in the order the spreads that set them had (a record's key order), each
+  // assigned: spreads of small objects into the literal cost more than the record itself.
+  if (checksArguments) run.argumentsChecked = true;
+  if (session) {
+    run.sessionId = session.id;
+    run.sessionIdAttribute = session.attribute;
+    run.endsSession = end !== undefined;
+    if (plan.toolHealth?.sessions?.sampled(session.id)) run.conversationHealth = true;
+  }
+  if (turn) run.turnTrace = turn;
   // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.
   recordRunCalls(run, { assertFormats: assertsFormats(match.targets) });
   for (const sink of options.sinks ?? []) await sink.write(run);

@@ -1,3 +1,4 @@
+import { attributesFor } from '../ingest/read-attributes.js';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
 import { ruleSchema } from '../config/rule-schema.js';
@@ -66,7 +67,7 @@ export function resolveRules(
         if (!root) return false;
         if (service && !service(root.serviceName)) return false;
         if (rootName && !rootName(root.name)) return false;
-        return attributes.every(([key, value]) => root.attributes[key] === value);
+        return attributes.every(([key, value]) => attributesFor(root, key)[key] === value);
       },
       sampled: traceId => isSampled(traceId, rule.sampleRate),
     };

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { GEN_AI_TOOL_ATTRIBUTES } from '../../semconv/attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import type { ExtractedCall } from '../tool-call.js';
@@ -51,7 +52,7 @@ export interface ToolCallExtractor {
  */
 export function spanOutcome(span: SpanDigest): Pick<ExtractedCall, 'status' | 'error'> {
   if (span.statusCode === 1) return OK;
-  const errorType = span.attributes[GEN_AI_TOOL_ATTRIBUTES.errorType];
+  const errorType = readAttributes(span)[GEN_AI_TOOL_ATTRIBUTES.errorType];
   const exception = span.events.length ? exceptionMessage(span) : undefined;
   if (
     span.statusCode === 2 ||

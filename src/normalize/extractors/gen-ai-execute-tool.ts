@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { GEN_AI_TOOL_ATTRIBUTES as G } from '../../semconv/attributes.js';
@@ -10,7 +11,7 @@ import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
  * `gen_ai.tool.call.result`, which may be JSON strings or structured values.
  */
 export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined {
-  const a = span.attributes;
+  const a = readAttributes(span);
   const rawName = stringAttribute(a, G.toolName) ?? nameAfter(span, 'execute_tool');
   if (rawName === undefined) return undefined;
   return {
@@ -24,7 +25,7 @@ export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined
 
 /** True when `gen_ai.operation.name` is `execute_tool`. */
 export function isExecuteToolSpan(span: SpanDigest): boolean {
-  return span.attributes[G.operationName] === 'execute_tool';
+  return readAttributes(span)[G.operationName] === 'execute_tool';
 }
 
 /** OTel GenAI semantic conventions v1.31+ `execute_tool` spans (also Vercel `@ai-sdk/otel` v7). */

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import { isRecord, parseMaybeJson } from '../attribute-values.js';
 import { readToolResult, toolCallsIn } from '../message-tool-calls.js';
@@ -20,7 +21,7 @@ export const genAiLegacyEvents: ToolCallExtractor = {
   id: 'gen-ai-legacy-events',
   requested(span) {
     // On an execute_tool span these events describe the tool's own input/output (Strands).
-    if (span.attributes['gen_ai.operation.name'] === 'execute_tool') return undefined;
+    if (readAttributes(span)['gen_ai.operation.name'] === 'execute_tool') return undefined;
     const calls: ExtractedCall[] = [];
     const results: ToolResultSeen[] = [];
     let seen = false;

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
@@ -21,7 +22,7 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
   requested(span) {
-    const own = span.attributes;
+    const own = readAttributes(span);
     // Most spans carry no messages: answer them without allocating.
     if (
       span.events.length === 0 &&
@@ -29,13 +30,13 @@ export const genAiMessages: ToolCallExtractor = {
       own['gen_ai.input.messages'] === undefined
     )
       return undefined;
-    const sources: Attributes[] = [own];
+    let sources: Attributes[] | undefined;
     for (const event of span.events)
-      if (event.name === DETAILS_EVENT) sources.push(event.attributes);
+      if (event.name === DETAILS_EVENT) (sources ??= [own]).push(event.attributes);
     const calls: ExtractedCall[] = [];
     const results: ToolResultSeen[] = [];
     let seen = false;
-    for (const a of sources) {
+    for (const a of sources ?? [own]) {
       const output = a['gen_ai.output.messages'];
       const input = a['gen_ai.input.messages'];
       // A tool span's own messages (Strands) describe its execution, not a model request.
@@ -43,14 +44,14 @@ export const genAiMessages: ToolCallExtractor = {
       const first = calls.length;
       if (output !== undefined) {
         seen = true;
-        calls.push(...toolCallsIn(output));
+        append(calls, toolCallsIn(output));
       }
       if (input !== undefined) {
         seen = true;
         // Parsed once for both reads: the input replays the whole conversation.
         const messages = parseMaybeJson(input);
-        calls.push(...toolCallsIn(currentTurn(messages)));
-        results.push(...toolResultsIn(messages));
+        append(calls, toolCallsIn(currentTurn(messages)));
+        append(results, toolResultsIn(messages));
       }
       if (a[LOG_RECORD_ATTRIBUTE] === true)
         for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
@@ -58,7 +59,12 @@ export const genAiMessages: ToolCallExtractor = {
     return seen ? { calls, results } : undefined;
   },
   offered(span) {
-    const definitions = span.attributes['gen_ai.tool.definitions'];
+    const definitions = readAttributes(span)['gen_ai.tool.definitions'];
     return definitions === undefined ? undefined : readToolDefinitions(definitions);
   },
 };
+
+/** Pushes each of `items` onto `list` (a spread into `push` copied them into arguments first). */
+function append<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
+}

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { stringAttribute } from '../attribute-values.js';
 import { readExecuteToolSpan } from './gen-ai-execute-tool.js';
 import type { ToolCallExtractor } from './extractor.js';
@@ -10,7 +11,7 @@ import type { ToolCallExtractor } from './extractor.js';
 export const genAiToolNameFallback: ToolCallExtractor = {
   id: 'gen-ai-tool-name',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (stringAttribute(a, 'gen_ai.tool.name') === undefined) return undefined;
     if (stringAttribute(a, 'gen_ai.request.model') !== undefined) return undefined;
     const op = stringAttribute(a, 'gen_ai.operation.name');

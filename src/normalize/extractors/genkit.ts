@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { GENKIT_ATTRIBUTES } from '../../semconv/attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
@@ -19,7 +20,7 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 export const genkit: ToolCallExtractor = {
   id: 'genkit',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a[GENKIT_ATTRIBUTES.subtype] !== 'tool') return undefined;
     const outcome = spanOutcome(span);
     return [
@@ -35,8 +36,8 @@ export const genkit: ToolCallExtractor = {
   },
   requested(span) {
     if (!isGenkitModelSpan(span)) return undefined;
-    const output = jsonAttribute(span.attributes, GENKIT_ATTRIBUTES.output);
-    const input = jsonAttribute(span.attributes, GENKIT_ATTRIBUTES.input);
+    const output = jsonAttribute(readAttributes(span), GENKIT_ATTRIBUTES.output);
+    const input = jsonAttribute(readAttributes(span), GENKIT_ATTRIBUTES.input);
     return {
       calls: isRecord(output) ? toolCallsIn(output.message) : [],
       results: isRecord(input) ? toolResultsIn(input.messages) : [],
@@ -44,12 +45,12 @@ export const genkit: ToolCallExtractor = {
   },
   offered(span) {
     if (!isGenkitModelSpan(span)) return undefined;
-    const input = jsonAttribute(span.attributes, GENKIT_ATTRIBUTES.input);
+    const input = jsonAttribute(readAttributes(span), GENKIT_ATTRIBUTES.input);
     return isRecord(input) ? readToolDefinitions(input.tools) : undefined;
   },
 };
 
 /** A Genkit model action span: its input lists the tools offered, its output the requests. */
 export function isGenkitModelSpan(span: SpanDigest): boolean {
-  return span.attributes[GENKIT_ATTRIBUTES.subtype] === 'model';
+  return readAttributes(span)[GENKIT_ATTRIBUTES.subtype] === 'model';
 }

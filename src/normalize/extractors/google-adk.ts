@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
@@ -10,8 +11,8 @@ const MERGED = '(merged tools)';
 function isAdk(span: SpanDigest): boolean {
   return (
     span.scopeName.startsWith('gcp.vertex.agent') ||
-    'gcp.vertex.agent.tool_call_args' in span.attributes ||
-    'gcp.vertex.agent.llm_response' in span.attributes
+    'gcp.vertex.agent.tool_call_args' in readAttributes(span) ||
+    'gcp.vertex.agent.llm_response' in readAttributes(span)
   );
 }
 
@@ -27,7 +28,7 @@ export const googleAdk: ToolCallExtractor = {
   id: 'google-adk',
   executed(span) {
     if (!isExecuteToolSpan(span) || !isAdk(span)) return undefined;
-    const a = span.attributes;
+    const a = readAttributes(span);
     const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
     if (rawName === undefined || rawName === MERGED) return [];
     const id = stringAttribute(a, 'gen_ai.tool.call.id');
@@ -46,15 +47,15 @@ export const googleAdk: ToolCallExtractor = {
   },
   requested(span) {
     if (!isAdk(span)) return undefined;
-    const response = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_response');
-    const request = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_request');
+    const response = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_response');
+    const request = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_request');
     const calls = isRecord(response) ? toolCallsIn(response.content) : [];
     const results = isRecord(request) ? toolResultsIn(request.contents) : [];
     return { calls, results };
   },
   offered(span) {
-    if (span.attributes['gcp.vertex.agent.llm_request'] === undefined) return undefined;
-    const request = jsonAttribute(span.attributes, 'gcp.vertex.agent.llm_request');
+    if (readAttributes(span)['gcp.vertex.agent.llm_request'] === undefined) return undefined;
+    const request = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_request');
     const config = isRecord(request) && isRecord(request.config) ? request.config : undefined;
     return config ? readToolDefinitions(config.tools) : undefined;
   },

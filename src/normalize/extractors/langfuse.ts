@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { LANGFUSE_ATTRIBUTES } from '../../semconv/attributes.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
@@ -18,15 +19,16 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 export const langfuse: ToolCallExtractor = {
   id: 'langfuse',
   executed(span) {
-    if (span.attributes[LANGFUSE_ATTRIBUTES.observationType] !== 'tool') return undefined;
-    const input = jsonAttribute(span.attributes, LANGFUSE_ATTRIBUTES.observationInput);
-    const output = jsonAttribute(span.attributes, LANGFUSE_ATTRIBUTES.observationOutput);
+    if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'tool') return undefined;
+    const input = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationInput);
+    const output = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationOutput);
     return [{ rawName: span.name, arguments: input, result: output, ...outcome(span) }];
   },
   requested(span) {
-    if (span.attributes[LANGFUSE_ATTRIBUTES.observationType] !== 'generation') return undefined;
-    const output = jsonAttribute(span.attributes, LANGFUSE_ATTRIBUTES.observationOutput);
-    const input = jsonAttribute(span.attributes, LANGFUSE_ATTRIBUTES.observationInput);
+    if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'generation')
+      return undefined;
+    const output = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationOutput);
+    const input = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationInput);
     const calls = output === undefined ? [] : toolCallsIn(output);
     const results = input === undefined ? [] : toolResultsIn(input);
     return calls.length || results.length ? { calls, results } : undefined;
@@ -34,11 +36,12 @@ export const langfuse: ToolCallExtractor = {
 };
 
 function outcome(span: SpanDigest): ReturnType<typeof spanOutcome> {
-  if (span.attributes[LANGFUSE_ATTRIBUTES.observationLevel] === 'ERROR')
+  if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationLevel] === 'ERROR')
     return {
       status: 'error',
       error:
-        stringAttribute(span.attributes, LANGFUSE_ATTRIBUTES.observationStatusMessage) ?? 'error',
+        stringAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationStatusMessage) ??
+        'error',
     };
   return spanOutcome(span);
 }

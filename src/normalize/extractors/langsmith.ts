@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn } from '../message-tool-calls.js';
 import { LANGSMITH_ATTRIBUTES } from '../../semconv/attributes.js';
@@ -15,7 +16,7 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 export const langsmith: ToolCallExtractor = {
   id: 'langsmith',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a[LANGSMITH_ATTRIBUTES.spanKind] !== 'tool') return undefined;
     const rawName =
       stringAttribute(a, 'gen_ai.tool.name') ??
@@ -35,12 +36,15 @@ export const langsmith: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    if (span.attributes[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
-    return { calls: toolCallsIn(jsonAttribute(span.attributes, 'gen_ai.completion')), results: [] };
+    if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
+    return {
+      calls: toolCallsIn(jsonAttribute(readAttributes(span), 'gen_ai.completion')),
+      results: [],
+    };
   },
   offered(span) {
-    if (span.attributes[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
-    const prompt = jsonAttribute(span.attributes, 'gen_ai.prompt');
+    if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
+    const prompt = jsonAttribute(readAttributes(span), 'gen_ai.prompt');
     return isRecord(prompt) && prompt.tools !== undefined
       ? readToolDefinitions(prompt.tools)
       : undefined;

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, parseMaybeJson, stringAttribute } from '../attribute-values.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { toolCallsIn } from '../message-tool-calls.js';
@@ -12,7 +13,7 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
 export const logfire: ToolCallExtractor = {
   id: 'logfire',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     const templated = a['logfire.msg_template'] === 'Function: {name}';
     if (!templated && !span.name.startsWith('Function: ')) return undefined;
     const rawName = stringAttribute(a, 'name') ?? span.name.slice('Function: '.length);
@@ -26,7 +27,7 @@ export const logfire: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    const events = jsonAttribute(span.attributes, 'events');
+    const events = jsonAttribute(readAttributes(span), 'events');
     if (!Array.isArray(events)) return undefined;
     const lastUser = events.findLastIndex(
       e => isRecord(e) && e['event.name'] === 'gen_ai.user.message',

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { isExecuteToolSpan, readExecuteToolSpan } from './gen-ai-execute-tool.js';
 import { MASTRA_ATTRIBUTES } from '../../semconv/attributes.js';
 import { isRecord, jsonAttribute } from '../attribute-values.js';
@@ -18,10 +19,10 @@ const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call']);
 export const mastra: ToolCallExtractor = {
   id: 'mastra',
   executed(span) {
-    const type = span.attributes[MASTRA_ATTRIBUTES.spanType];
+    const type = readAttributes(span)[MASTRA_ATTRIBUTES.spanType];
     if (typeof type !== 'string' || !TOOL_TYPES.has(type)) return undefined;
     const call =
-      isExecuteToolSpan(span) || 'gen_ai.tool.name' in span.attributes
+      isExecuteToolSpan(span) || 'gen_ai.tool.name' in readAttributes(span)
         ? readExecuteToolSpan(span)
         : undefined;
     // Through `@mastra/arize` the same span carries OpenInference's TOOL attributes instead of
@@ -30,7 +31,7 @@ export const mastra: ToolCallExtractor = {
     return call ? [call] : undefined;
   },
   refusal(span) {
-    if (span.attributes[MASTRA_ATTRIBUTES.spanType] !== 'client_tool_call') return undefined;
+    if (readAttributes(span)[MASTRA_ATTRIBUTES.spanType] !== 'client_tool_call') return undefined;
     const toolName = nameAfter(span, 'client_tool_call');
     return toolName === undefined
       ? undefined
@@ -40,8 +41,8 @@ export const mastra: ToolCallExtractor = {
         };
   },
   requested(span) {
-    if (span.attributes[MASTRA_ATTRIBUTES.modelChunkOutput] === undefined) return undefined;
-    const output = jsonAttribute(span.attributes, MASTRA_ATTRIBUTES.modelChunkOutput);
+    if (readAttributes(span)[MASTRA_ATTRIBUTES.modelChunkOutput] === undefined) return undefined;
+    const output = jsonAttribute(readAttributes(span), MASTRA_ATTRIBUTES.modelChunkOutput);
     if (!isRecord(output) || typeof output.toolName !== 'string' || output.toolName === '')
       return undefined;
     return {

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isMcpRefusal } from '../tool-failure.js';
@@ -13,7 +14,7 @@ import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
 export const mcpToolsCall: ToolCallExtractor = {
   id: 'mcp',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['mcp.method.name'] !== 'tools/call') return undefined;
     const rawName =
       stringAttribute(a, 'gen_ai.tool.name') ??
@@ -36,7 +37,7 @@ export const mcpToolsCall: ToolCallExtractor = {
 
 /** JSON-RPC `-32602` in `error.type` (or `rpc.response.status_code`), or as the MCP SDK prints it. */
 function isInvalidParams(span: SpanDigest): boolean {
-  const a = span.attributes;
+  const a = readAttributes(span);
   return (
     a['error.type'] === '-32602' ||
     a['rpc.response.status_code'] === '-32602' ||

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import type { AttributeValue, SpanDigest } from '../../ingest/span-digest.js';
 import {
   indexedAttributes,
@@ -29,7 +30,7 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
 export const openInference: ToolCallExtractor = {
   id: 'openinference',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['openinference.span.kind'] !== 'TOOL') return undefined;
     const rawName = stringAttribute(a, 'tool.name') ?? span.name.replace(/\.run$/, '');
     const output = parseMaybeJson(a['output.value']) ?? undefined;
@@ -58,7 +59,7 @@ export const openInference: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['openinference.span.kind'] === 'CHAIN' && span.name === TOOLS_NODE) return toolNode(span);
     if (a['openinference.span.kind'] !== 'LLM') return undefined;
     // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
@@ -93,13 +94,13 @@ export const openInference: ToolCallExtractor = {
   // The OpenAI Agents SDK ends its agent's run when the model names a tool the agent lacks
   // (`ModelBehaviorError: Tool x not found in agent y`), on the AGENT and CHAIN spans it bridges.
   refusal(span) {
-    if (span.statusCode !== 2 || span.attributes['openinference.span.kind'] === undefined)
+    if (span.statusCode !== 2 || readAttributes(span)['openinference.span.kind'] === undefined)
       return undefined;
     const toolName = refusedToolName(span.statusMessage);
     return toolName === undefined ? undefined : { toolName, error: span.statusMessage };
   },
   offered(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['llm.tools.0.tool.json_schema'] === undefined) return undefined;
     return indexedAttributes(a, 'llm.tools').flatMap(t =>
       readToolDefinitions(t['tool.json_schema']),
@@ -156,7 +157,7 @@ const AGENTS_JS_SCOPE = '@arizeai/openinference-instrumentation-openai-agents';
 function agentsSdkRejectedInput(span: SpanDigest): boolean {
   if (!span.statusMessage.startsWith('Error running tool')) return false;
   if (AGENTS_INPUT_ERROR.test(span.statusMessage)) return true;
-  const a = span.attributes;
+  const a = readAttributes(span);
   const output = a['output.value'];
   if (typeof output === 'string' && output.startsWith(AGENTS_INVALID_JSON_OUTPUT)) return true;
   return span.scopeName === AGENTS_JS_SCOPE && output !== undefined && !a['input.value'];
@@ -175,7 +176,7 @@ const TOOLS_NODE = 'tools';
  * span (its input failed the tool's schema, or no tool has its name).
  */
 function toolNode(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } {
-  const output = span.attributes['output.value'];
+  const output = readAttributes(span)['output.value'];
   if (typeof output !== 'string' || !output.includes('ToolMessage'))
     return { calls: [], results: [] };
   const parsed = parseMaybeJson(output);
@@ -200,5 +201,5 @@ function toolNode(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResu
 
 /** Exposed for the dedupe step: an OpenInference span that wraps a tool of another convention. */
 export function isOpenInferenceTool(span: SpanDigest): boolean {
-  return span.attributes['openinference.span.kind'] === 'TOOL';
+  return readAttributes(span)['openinference.span.kind'] === 'TOOL';
 }

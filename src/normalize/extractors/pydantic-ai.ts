@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
@@ -10,7 +11,7 @@ import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 export const pydanticAi: ToolCallExtractor = {
   id: 'pydantic-ai',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     const v2 = span.name === 'running tool' || 'tool_arguments' in a;
     const current =
       typeof a['logfire.msg'] === 'string' && a['logfire.msg'].startsWith('running tool');

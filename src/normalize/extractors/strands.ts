@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isRecord, parseMaybeJson, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
@@ -6,7 +7,7 @@ import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor } from './extractor.js';
 
 function isStrands(span: SpanDigest): boolean {
-  const a = span.attributes;
+  const a = readAttributes(span);
   return (
     a['gen_ai.system'] === 'strands-agents' ||
     a['gen_ai.provider.name'] === 'strands-agents' ||
@@ -45,7 +46,7 @@ export const strands: ToolCallExtractor = {
         if (response && call.result === undefined) call.result = toolResultContent(response.result);
       }
     }
-    if (stringAttribute(span.attributes, 'gen_ai.tool.status') === 'error') {
+    if (stringAttribute(readAttributes(span), 'gen_ai.tool.status') === 'error') {
       call.status = 'error';
       call.error ??= span.statusMessage || 'error';
     }
@@ -53,7 +54,7 @@ export const strands: ToolCallExtractor = {
   },
   // The agent span names the agent's tools (`gen_ai.agent.tools`, a JSON list of names).
   offered(span) {
-    const names = span.attributes['gen_ai.agent.tools'];
+    const names = readAttributes(span)['gen_ai.agent.tools'];
     return names === undefined || !isStrands(span) ? undefined : readToolDefinitions(names);
   },
 };

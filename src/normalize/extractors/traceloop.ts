@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import {
   indexedAttributes,
   isRecord,
@@ -23,7 +24,7 @@ import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extr
 export const traceloop: ToolCallExtractor = {
   id: 'traceloop',
   executed(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['traceloop.span.kind'] !== 'tool') return undefined;
     const rawName =
       stringAttribute(a, 'traceloop.entity.name') ??
@@ -52,7 +53,7 @@ export const traceloop: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     // OpenLLMetry numbers choices from 0 and writes each one's role, finish reason, content or
     // tool calls: a span with none of these for choice 0 has no legacy completions, and is
     // answered without scanning its keys.
@@ -90,7 +91,7 @@ export const traceloop: ToolCallExtractor = {
     return { calls, results };
   },
   offered(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     if (a['llm.request.functions.0.name'] !== undefined)
       return indexedAttributes(a, 'llm.request.functions').flatMap(legacyFunction);
     if (span.scopeName !== MCP_SCOPE || !span.name.startsWith('tools/list')) return undefined;

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
@@ -6,7 +7,7 @@ import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 function isToolCallSpan(span: SpanDigest): boolean {
-  return span.attributes['ai.operationId'] === 'ai.toolCall' || span.name === 'ai.toolCall';
+  return readAttributes(span)['ai.operationId'] === 'ai.toolCall' || span.name === 'ai.toolCall';
 }
 
 /**
@@ -25,7 +26,7 @@ export const vercelAiSdk: ToolCallExtractor = {
   id: 'vercel-ai-sdk',
   executed(span) {
     if (!isToolCallSpan(span)) return undefined;
-    const a = span.attributes;
+    const a = readAttributes(span);
     const rawName = stringAttribute(a, 'ai.toolCall.name');
     if (rawName === undefined) return [];
     return [
@@ -39,7 +40,7 @@ export const vercelAiSdk: ToolCallExtractor = {
     ];
   },
   requested(span) {
-    const a = span.attributes;
+    const a = readAttributes(span);
     const toolCalls = a['ai.response.toolCalls'];
     const prompt = a['ai.prompt.messages'];
     if (toolCalls === undefined && prompt === undefined) return undefined;
@@ -49,13 +50,13 @@ export const vercelAiSdk: ToolCallExtractor = {
     };
   },
   offered(span) {
-    const tools = span.attributes['ai.prompt.tools'];
+    const tools = readAttributes(span)['ai.prompt.tools'];
     return tools === undefined ? undefined : readToolDefinitions(tools);
   },
   // v4 ends the run with its refusal instead of answering the model: `InvalidToolArgumentsError`
   // or `NoSuchToolError` recorded on the `ai.generateText` / `ai.streamText` span.
   refusal(span) {
-    if (span.statusCode !== 2 || typeof span.attributes['ai.operationId'] !== 'string')
+    if (span.statusCode !== 2 || typeof readAttributes(span)['ai.operationId'] !== 'string')
       return undefined;
     for (const event of span.events) {
       if (event.name !== 'exception') continue;

@@ -1,3 +1,4 @@
+import { readAttributes } from '../../ingest/read-attributes.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -13,7 +14,7 @@ export const voltAgent: ToolCallExtractor = {
   id: 'voltagent',
   executed(span) {
     if (!isVoltAgentSpan(span, 'tool')) return undefined;
-    const a = span.attributes;
+    const a = readAttributes(span);
     const rawName = stringAttribute(a, 'tool.name') ?? span.name.replace(/^tool\.execution:/, '');
     return [
       {
@@ -37,15 +38,15 @@ export const voltAgent: ToolCallExtractor = {
  */
 export function isVoltAgentSpan(span: SpanDigest, type: string): boolean {
   return (
-    span.attributes['span.type'] === type &&
-    (span.scopeName.startsWith('@voltagent/') || 'entity.type' in span.attributes)
+    readAttributes(span)['span.type'] === type &&
+    (span.scopeName.startsWith('@voltagent/') || 'entity.type' in readAttributes(span))
   );
 }
 
 /** The tool names a VoltAgent model span says were offered (`llm.tools`: `a,b,c`). */
 export function voltAgentOfferedTools(span: SpanDigest): string[] {
   if (!isVoltAgentSpan(span, 'llm')) return [];
-  const list = span.attributes['llm.tools'];
+  const list = readAttributes(span)['llm.tools'];
   return typeof list === 'string' && list !== ''
     ? list
         .split(',')

@@ -32,8 +32,15 @@ export const toolCorrectness: Scorer<ToolCorrectnessOptions> = {
     }
     const expected = new Map<string, string>();
     for (const name of expectedTools) expected.set(key.expected(name), name);
-    const missingTools = [...expected].filter(([k]) => !used.has(k)).map(([, n]) => n);
-    const unexpectedTools = [...used].filter(([k]) => !expected.has(k)).map(([, n]) => n);
+    // forEach, not copies of the entries filtered and mapped: no pair per entry.
+    const missingTools: string[] = [];
+    expected.forEach((n, k) => {
+      if (!used.has(k)) missingTools.push(n);
+    });
+    const unexpectedTools: string[] = [];
+    used.forEach((n, k) => {
+      if (!expected.has(k)) unexpectedTools.push(n);
+    });
     const ok = missingTools.length === 0 && unexpectedTools.length === 0;
     const parts: string[] = [];
     if (missingTools.length) parts.push(`missing ${missingTools.join(', ')}`);
