@@ -69,13 +69,19 @@ export class EntryResults {
     return this.lines.length;
   }
 
-  /** Line `i`'s result; `undefined` for a difference line with no whole line above it. */
+  /**
+   * Line `i`'s result; `undefined` for a difference line with no whole line (`=` or `{`) above
+   * it, after any difference lines.
+   */
   at(i: number): Result | undefined {
     const line = this.lines[i]!;
     if (!line.startsWith(DIFF)) return { ...this.whole(i) } as unknown as Result;
     let b = i - 1;
     while (b >= 0 && this.lines[b]!.startsWith(DIFF)) b--;
-    if (b < 0) return undefined;
+    // Its base is a whole result's line; anything else above it (none, or a run value's pointer
+    // line) leaves it without one.
+    if (b < 0 || !(this.lines[b]!.startsWith(FIRST) || this.lines[b]!.startsWith('{')))
+      return undefined;
     const diff = JSON.parse(line.slice(DIFF.length)) as Record<string, unknown>;
     const merged = { ...this.whole(b) };
     const absent = diff[ABSENT];

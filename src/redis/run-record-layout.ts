@@ -141,7 +141,10 @@ export function keptLines(lines: ParsedRun['lines']): { lines: ParsedRun['lines'
     const l = lines[i]!;
     count += 'result' in l ? 1 : l.pointer.codes.length;
   }
-  return { lines: lines.slice(i), skip: Math.max(0, count - MAX_RESULTS_PER_RUN) };
+  // A pointer to no results locates nothing: left out, so that every line read holds one
+  // result at least, and a record has a stream entry to read (an XRANGE) a result at most.
+  const kept = lines.slice(i).filter(l => 'result' in l || l.pointer.codes.length > 0);
+  return { lines: kept, skip: Math.max(0, count - MAX_RESULTS_PER_RUN) };
 }
 
 /**

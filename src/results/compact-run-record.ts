@@ -147,7 +147,11 @@ export function encodeCalls(
     let other: Record<string, unknown> | undefined;
     for (const key in call) {
       const value = call[key as keyof StoredToolCall];
-      if (value === undefined || POSITIONAL.has(key)) continue;
+      if (value === undefined) continue;
+      // A duration JSON writes as null (NaN, ±Infinity from hostile span times) would read back
+      // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
+      if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
+      if (POSITIONAL.has(key)) continue;
       if (!DEFAULTED.has(key) || value !== callDefault(key, call, convention, agent))
         (other ??= {})[key] = value;
     }
@@ -162,7 +166,7 @@ export function encodeCalls(
     const row: unknown[] = [
       n,
       call.spanId,
-      call.durationMs ?? null,
+      Number.isFinite(call.durationMs) ? call.durationMs : null,
       content(call.arguments),
       content(call.result),
       other ?? null,
