@@ -92,9 +92,11 @@ export async function abCost(
     backendDelayMs?: number;
     /** Runs of each budget figure per side (`budgetFigures`); 0 skips them. @defaultValue 5 */
     budgetRuns?: number;
+    /** This tree (B) runs with `results.layout: 2`; A with its default. */
+    layout2?: boolean;
   } = {},
 ): Promise<AbResult> {
-  const { sessions = false, backendDelayMs, budgetRuns = 5 } = traffic;
+  const { sessions = false, backendDelayMs, budgetRuns = 5, layout2 = false } = traffic;
   const baseline = buildRev(rev);
   try {
     const current = join(ROOT, 'dist/cli/bin.js');
@@ -115,6 +117,7 @@ export async function abCost(
                   : 'traffic-and-case',
           }),
           ...(backendDelayMs !== undefined && { backendDelayMs }),
+          ...(layout2 && which === 'b' && { resultsLayout: 2 as const }),
           cli: which === 'a' ? baseline.cli : current,
         });
         (which === 'a' ? a : b).push(run);

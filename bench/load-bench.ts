@@ -209,6 +209,8 @@ export interface LoadOptions {
   profileDir?: string;
   /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
   resultsRetentionHours?: number;
+  /** `results.layout` (2: each result written once); default the service's, 1. */
+  resultsLayout?: 1 | 2;
   /**
    * `results.write`: false runs without the results store (to measure its share of the cost).
    * @defaultValue true
@@ -272,6 +274,7 @@ async function loadRun(
       // Only what differs from the defaults: another commit's CLI (an A/B) may not know a field.
       ...(options.resultsRetentionHours !== undefined ||
       options.results ||
+      options.resultsLayout !== undefined ||
       options.resultsWrite === false
         ? [
             `results: { ${[
@@ -285,6 +288,7 @@ async function loadRun(
                   ]
                 : []),
               ...(options.resultsWrite === false ? ['write: false'] : []),
+              ...(options.resultsLayout !== undefined ? [`layout: ${options.resultsLayout}`] : []),
             ].join(', ')} }`,
           ]
         : []),

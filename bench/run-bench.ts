@@ -40,6 +40,7 @@
  * read and looked up on every trace; see `LoadOptions.sessions`). `--ab-session-health`: the same
  * traffic, and this tree runs `toolHealth.sessions` on it (every conversation held and scored). `--ab-backend-ms N`: the
  * evaluation-span backend of both sides answers each export after N ms (a slow tracing backend).
+ * `--ab-layout2`: this tree runs with `results.layout: 2` (each result written once).
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -81,6 +82,7 @@ const { values: args } = parseArgs({
     'ab-rounds': { type: 'string' },
     'ab-sessions': { type: 'boolean' },
     'ab-session-health': { type: 'boolean' },
+    'ab-layout2': { type: 'boolean' },
     'ab-backend-ms': { type: 'string' },
     burst: { type: 'boolean' },
     budgets: { type: 'boolean' },
@@ -203,10 +205,11 @@ if (args.ab) {
   const ab = await abCost(args.ab, abRounds, seconds, {
     sessions: args['ab-session-health'] === true ? 'health' : args['ab-sessions'] === true,
     budgetRuns,
+    layout2: args['ab-layout2'] === true,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
   });
   console.log(
-    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-session-health'] ? '; every trace with a session id, and toolHealth.sessions on in B' : args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}${backendDelayMs ? `; the tracing backend answers each export after ${backendDelayMs} ms` : ''}`,
+    `\nCost per scored span, ${args.ab} (A) against this tree (B): closed loop, bullmq driver, 2 workers, ${seconds} s runs, ${abRounds} alternating rounds, medians${args['ab-session-health'] ? '; every trace with a session id, and toolHealth.sessions on in B' : args['ab-sessions'] ? '; every trace with a session id, and a session test case in B' : ''}${backendDelayMs ? `; the tracing backend answers each export after ${backendDelayMs} ms` : ''}${args['ab-layout2'] ? '; B with results.layout: 2' : ''}`,
   );
   console.log(
     '  side                  receiver   workers     Redis     total  (CPU s per million scored spans)  Redis cmds/trace  scored spans/s',
