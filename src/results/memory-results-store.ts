@@ -189,14 +189,14 @@ export function createMemoryResultsStore(
         serviceVersion: r.serviceVersion,
         json,
       };
-      for (const [field, by] of resultIncrements(r)) bump(r.timeUnixMs, field, by);
+      resultIncrements(r, (field, by) => bump(r.timeUnixMs, field, by));
       stored.push(result);
       storedJson.push(json);
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
-    for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
+    toolIncrements(toolCallFacts(run), (field, by) => bump(toolsAt, field, by));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
       {
