@@ -376,13 +376,15 @@ export function createRedisResultsWriter(
     };
     enqueue(w);
     waitingRuns.set(w.traceId, w);
-    for (const r of results)
-      for (const [field, by] of resultIncrements(r)) count(minuteOf(r.timeUnixMs), field, by);
+    for (const r of results) {
+      const minute = minuteOf(r.timeUnixMs);
+      resultIncrements(r, (field, by) => count(minute, field, by));
+    }
     if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') count(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAtMs = toolsCountedAt(results) ?? t;
     const toolsAt = minuteOf(toolsAtMs);
-    for (const [field, by] of toolIncrements(toolCallFacts(run))) count(toolsAt, field, by);
+    toolIncrements(toolCallFacts(run), (field, by) => count(toolsAt, field, by));
     options.signatures?.count(callOutcomes(run), toolsAtMs);
   }
 

@@ -53,9 +53,13 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
   'failingTurn',
 ];
 
-/** A result's compact JSON (see above). Pure; one object and one array a result. */
-export function compactResultJson(result: Partial<StoredResult>): string {
+/**
+ * A result's compact JSON (see above), with `id` first when given apart (a store assigning ids
+ * need not copy the result to add one). Pure; one object and one array a result.
+ */
+export function compactResultJson(result: Partial<StoredResult>, id?: string): string {
   const out: Record<string, unknown> = {};
+  if (id !== undefined) out.id = id;
   const used = result.toolsUsed ?? [];
   for (const key in result) {
     const value = result[key as keyof StoredResult];

@@ -58,15 +58,23 @@ function isDefault(value: unknown, fallback: unknown): boolean {
 
 /** Layout 2's line of a run record (see above). Pure. */
 export function compactRecordLine(
-  fields: RecordFields,
+  fields: Omit<RecordFields, 'receivedAtUnixMs'> & Partial<Pick<RecordFields, 'receivedAtUnixMs'>>,
   key: string,
-  { contentAsJson = true }: { contentAsJson?: boolean } = {},
+  {
+    contentAsJson = true,
+    withReceived = true,
+  }: {
+    contentAsJson?: boolean;
+    /** False: `receivedAtUnixMs` left out (a store holding it apart), as if null. */
+    withReceived?: boolean;
+  } = {},
 ): string {
   const out: Record<string, unknown> = { v: 2 };
   // `for…in` and no JSON for the defaults' check: the memory store writes a record a pass.
   for (const name in fields) {
     const value = fields[name as keyof RecordFields] as unknown;
     if (value === undefined || name === 'export' || name === 'results') continue;
+    if (name === 'receivedAtUnixMs' && !withReceived) continue;
     if (name === 'traceId' && value === key) continue;
     if (name === 'testCaseIdAttribute' && fields.testCaseId !== null) {
       if (value !== DEFAULT_TEST_CASE_ATTRIBUTE) out[name] = value;

@@ -133,21 +133,31 @@ export function createMemoryResultsStore(
     results: entry.results.map(resultOf),
   });
 
-  /** Keeps `record`, whose results are `resultsJson` (the same results, as JSON), newest last. */
-  const putRun = (record: RunRecord, resultsJson: string[]): void => {
-    const { export: exportStatus, receivedAtUnixMs, ...rest } = record;
-    runs.delete(record.traceId);
-    runs.set(record.traceId, {
-      traceId: record.traceId,
-      updatedAtUnixMs: record.updatedAtUnixMs,
+  /**
+   * Keeps the record of `fields`, its receipt time and export state, whose results are `results`
+   * (as JSON, `resultsJson`), newest last. `fields` is read, not kept (nor copied: the memory
+   * store writes a record a pass); its `export`, `receivedAtUnixMs` and `results` are not read.
+   */
+  const putRun = (
+    fields: Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'>,
+    receivedAtUnixMs: number | null,
+    exportStatus: ExportStatus | null,
+    results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>>,
+    resultsJson: string[],
+  ): void => {
+    runs.delete(fields.traceId);
+    runs.set(fields.traceId, {
+      traceId: fields.traceId,
+      updatedAtUnixMs: fields.updatedAtUnixMs,
       receivedAtUnixMs,
       export: exportStatus,
       // Compact (defaults left out, tool calls as rows); the results are kept apart.
-      json: compactRecordLine({ ...rest, receivedAtUnixMs: null }, record.traceId, {
+      json: compactRecordLine(fields, fields.traceId, {
         contentAsJson: false,
+        withReceived: false,
       }),
       results: resultsJson,
-      listed: traceListEntry(record),
+      listed: traceListEntry(fields, results),
     });
     if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
   };
@@ -172,13 +182,14 @@ export function createMemoryResultsStore(
     const previous = runs.get(runRecordKey(run));
     const previousRecord = previous && recordOf(previous);
     if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
-    const stored: StoredResult[] = [];
+    // The results as written, without ids: what the counters and the trace list read.
+    const stored = toStoredResults(run);
     const storedJson: string[] = [];
-    for (const r of toStoredResults(run)) {
-      const result: StoredResult = { id: String(++seq), ...r };
-      const json = compactResultJson(result);
+    for (const r of stored) {
+      const id = String(++seq);
+      const json = compactResultJson(r, id);
       ring[seq % retention.maxResults] = {
-        id: result.id,
+        id,
         timeUnixMs: r.timeUnixMs,
         traceId: r.traceId,
         scorer: r.scorer,
@@ -189,24 +200,25 @@ export function createMemoryResultsStore(
         serviceVersion: r.serviceVersion,
         json,
       };
-      for (const [field, by] of resultIncrements(r)) bump(r.timeUnixMs, field, by);
-      stored.push(result);
+      resultIncrements(r, (field, by) => bump(r.timeUnixMs, field, by));
       storedJson.push(json);
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
-    for (const [field, by] of toolIncrements(toolCallFacts(run))) bump(toolsAt, field, by);
+    toolIncrements(toolCallFacts(run), (field, by) => bump(toolsAt, field, by));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
-      {
-        ...runRecordPatch(run, t, retention.storeContent),
-        receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
-        export: hasOutcomes(run)
-          ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
-          : (previous?.export ?? null),
-        results: mergeRunResults(run, () => previousRecord?.results ?? [], stored),
-      },
+      runRecordPatch(run, t, retention.storeContent),
+      previous?.receivedAtUnixMs ?? null,
+      hasOutcomes(run)
+        ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
+        : (previous?.export ?? null),
+      mergeRunResults<Pick<StoredResult, 'label' | 'status'>>(
+        run,
+        () => previousRecord?.results ?? [],
+        stored,
+      ),
       mergeRunResults(run, () => previous?.results ?? [], storedJson),
     );
   };
@@ -225,7 +237,10 @@ export function createMemoryResultsStore(
   const endRun = (traceId: string, record: Omit<RunRecord, 'results'>): void => {
     const previous = runs.get(traceId);
     putRun(
-      { ...record, results: previous ? recordOf(previous).results : [] },
+      record,
+      record.receivedAtUnixMs,
+      record.export,
+      previous ? recordOf(previous).results : [],
       previous?.results ?? [],
     );
   };

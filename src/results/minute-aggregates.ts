@@ -23,28 +23,49 @@ export function minuteOf(timeUnixMs: number): number {
   return timeUnixMs - (timeUnixMs % MINUTE_MS);
 }
 
-/** The increments one result adds to its minute. */
-export function resultIncrements(r: Omit<StoredResult, 'id'>): Array<[field: string, by: number]> {
-  const f = resultGroups.get([r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName], () =>
-    groupFields('r', [r.scorer, r.targetKind, r.suite, r.testCaseId, r.serviceName]),
-  );
-  const out: Array<[string, number]> = [[f.n, 1]];
+/** Where increments go: a field of a minute's counters, and what to add to it. */
+export type AddIncrement = (field: string, by: number) => void;
+
+/**
+ * The increments one result adds to its minute, each passed to `add` (no array and no tuple per
+ * increment: this runs for every result written).
+ */
+export function resultIncrements(r: Omit<StoredResult, 'id'>, add: AddIncrement): void {
+  const key = resultKey;
+  key[0] = r.scorer;
+  key[1] = r.targetKind;
+  key[2] = r.suite;
+  key[3] = r.testCaseId;
+  key[4] = r.serviceName;
+  const f = resultGroups.get(key, resultGroupFields);
+  add(f.n, 1);
   if (r.status === 'scored') {
-    out.push([r.label === 'pass' ? f.pass : f.fail, 1], [f.sum, r.score ?? 0]);
-  } else out.push([r.status === 'skipped' ? f.skip : f.err, 1]);
-  if (r.judgeCostUsd) out.push([f.cost, r.judgeCostUsd]);
-  for (const agent of r.agents ?? []) {
-    const a = agentGroups.get([r.scorer, r.testCaseId, r.serviceName, agent], () =>
-      groupFields('a', [r.scorer, r.testCaseId, r.serviceName, agent]),
-    );
-    out.push([a.n, 1]);
-    if (r.status === 'scored')
-      out.push([r.label === 'pass' ? a.pass : a.fail, 1], [a.sum, r.score ?? 0]);
-    else out.push([r.status === 'skipped' ? a.skip : a.err, 1]);
-    if (r.failingAgents?.includes(agent)) out.push([a.blame, 1]);
+    add(r.label === 'pass' ? f.pass : f.fail, 1);
+    add(f.sum, r.score ?? 0);
+  } else add(r.status === 'skipped' ? f.skip : f.err, 1);
+  if (r.judgeCostUsd) add(f.cost, r.judgeCostUsd);
+  if (!r.agents) return;
+  for (const agent of r.agents) {
+    const k = agentKey;
+    k[0] = r.scorer;
+    k[1] = r.testCaseId;
+    k[2] = r.serviceName;
+    k[3] = agent;
+    const a = agentGroups.get(k, agentGroupFields);
+    add(a.n, 1);
+    if (r.status === 'scored') {
+      add(r.label === 'pass' ? a.pass : a.fail, 1);
+      add(a.sum, r.score ?? 0);
+    } else add(r.status === 'skipped' ? a.skip : a.err, 1);
+    if (r.failingAgents?.includes(agent)) add(a.blame, 1);
   }
-  return out;
 }
+
+/** The lookup keys {@link resultIncrements} refills (read by the caches, never kept). */
+const resultKey: string[] = ['', '', '', '', ''];
+const agentKey: string[] = ['', '', '', ''];
+const resultGroupFields = (group: readonly string[]): GroupFields => groupFields('r', group);
+const agentGroupFields = (group: readonly string[]): GroupFields => groupFields('a', group);
 
 /** The field names of one result group (`r`) or agent group (`a`), made once per group. */
 interface GroupFields {

@@ -13,7 +13,12 @@ export class NestedCache<V> {
 
   constructor(private readonly max = 10_000) {}
 
-  get(keys: readonly string[], make: () => V): V {
+  /**
+   * The value of `keys`, made by `make(keys)` the first time. `keys` is read, not kept: a caller
+   * may pass the same array refilled each time (the hot paths do, to allocate nothing per
+   * lookup), and `make` should not capture per-call state for the same reason.
+   */
+  get(keys: readonly string[], make: (keys: readonly string[]) => V): V {
     let level = this.root;
     const last = keys.length - 1;
     for (let i = 0; i < last; i++) {
@@ -28,7 +33,7 @@ export class NestedCache<V> {
       this.size = 0;
       return this.get(keys, make);
     }
-    const value = make();
+    const value = make(keys);
     level.set(keys[last]!, { value });
     this.size++;
     return value;

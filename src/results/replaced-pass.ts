@@ -4,6 +4,7 @@ import {
   minuteOf,
   notScoredField,
   resultIncrements,
+  type AddIncrement,
   SESSIONS_FIELD,
 } from './minute-aggregates.js';
 import { EXPIRED_REASON } from './results-store.js';
@@ -47,16 +48,19 @@ export function toolsCountedAt(
  */
 export function replacedIncrements(
   record: CountedRecord,
-  toolIncrements: (facts: readonly ToolCallFact[]) => Array<[field: string, by: number]>,
+  toolIncrements: (facts: readonly ToolCallFact[], add: AddIncrement) => void,
 ): MinuteIncrement[] {
   const out: MinuteIncrement[] = [];
-  for (const r of record.results)
-    for (const [field, by] of resultIncrements(r)) out.push([minuteOf(r.timeUnixMs), field, -by]);
+  for (const r of record.results) {
+    const minute = minuteOf(r.timeUnixMs);
+    resultIncrements(r, (field, by) => out.push([minute, field, -by]));
+  }
   const toolsAt = toolsCountedAt(record.results);
   if (toolsAt !== undefined && record.toolCalls.length > 0) {
     const agent = record.results.find(r => r.agentName)?.agentName ?? '';
     const facts = record.toolCalls.map(c => storedCallFact(c, record, agent));
-    for (const [field, by] of toolIncrements(facts)) out.push([minuteOf(toolsAt), field, -by]);
+    const minute = minuteOf(toolsAt);
+    toolIncrements(facts, (field, by) => out.push([minute, field, -by]));
   }
   const ended = endedField(record);
   if (ended) out.push([minuteOf(record.updatedAtUnixMs), ended, -1]);

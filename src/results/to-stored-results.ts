@@ -170,6 +170,8 @@ function storedToolCall(
   assessed: ToolCallAssessment | undefined,
   repeated: boolean,
 ): StoredToolCall {
+  // Field by field rather than spreads of conditional objects: a call a pass, each spread was an
+  // object more, and the fields keep the order the API shows them in.
   const out: StoredToolCall = {
     name: call.name,
     rawName: call.rawName,
@@ -179,13 +181,16 @@ function storedToolCall(
     error: call.error ?? null,
     spanId: call.spanId,
     convention: call.convention,
-    ...(call.agent !== undefined && { agent: call.agent }),
-    ...(assessed && { argumentProblems: assessed.argumentProblems, offered: assessed.offered }),
-    ...(assessed?.schemaSource && { schemaSource: assessed.schemaSource }),
-    ...(call.durationMs !== undefined && { durationMs: Math.round(call.durationMs * 1000) / 1000 }),
-    ...(repeated && { repeated: true as const }),
-    ...(call.turn !== undefined && { turn: call.turn }),
   };
+  if (call.agent !== undefined) out.agent = call.agent;
+  if (assessed) {
+    out.argumentProblems = assessed.argumentProblems;
+    out.offered = assessed.offered;
+    if (assessed.schemaSource) out.schemaSource = assessed.schemaSource;
+  }
+  if (call.durationMs !== undefined) out.durationMs = Math.round(call.durationMs * 1000) / 1000;
+  if (repeated) out.repeated = true;
+  if (call.turn !== undefined) out.turn = call.turn;
   if (!storeContent) return out;
   const args = contentText(call.arguments);
   const result = contentText(call.result);

@@ -1,6 +1,7 @@
 import type { ToolCallFact } from '../score/tool-call-facts.js';
 import { boundedNames } from './bounded-names.js';
 import { NestedCache } from './nested-cache.js';
+import type { AddIncrement } from './minute-aggregates.js';
 
 /**
  * Per-tool counters behind `GET /api/v1/tools`, kept beside the result counters in the same
@@ -25,42 +26,45 @@ export interface ToolNameBounds {
 }
 
 /**
- * A function that turns a run's tool-call facts into counter increments, with names bounded per
- * process ({@link boundedNames}): services, then per service its tools, versions and agents.
+ * A function that turns a run's tool-call facts into counter increments, each passed to `add`,
+ * with names bounded per process ({@link boundedNames}): services, then per service its tools,
+ * versions and agents.
  */
 export function toolIncrementer(
   bounds: ToolNameBounds,
-): (facts: readonly ToolCallFact[]) => Array<[field: string, by: number]> {
+): (facts: readonly ToolCallFact[], add: AddIncrement) => void {
   const services = boundedNames(bounds.maxServices);
   const tools = boundedNames(bounds.maxToolsPerService);
   const versions = boundedNames(bounds.maxToolsPerService);
   const agents = boundedNames(bounds.maxToolsPerService);
   // The field names of each group, made once: the names are bounded, so this is too.
   const groups = new NestedCache<ToolFields>();
-  return facts => {
-    const out: Array<[string, number]> = [];
+  // The lookup key, refilled per call (the cache reads it, never keeps it).
+  const key: string[] = ['', '', '', ''];
+  return (facts, add) => {
     for (const fact of facts) {
       const service = services('', fact.service);
-      const version = versions(service, fact.version);
-      const agent = agents(service, fact.agent);
-      const tool = tools(service, fact.tool);
-      const f = groups.get([service, version, agent, tool], () =>
-        toolFields(JSON.stringify([service, version, agent, tool])),
-      );
-      out.push([f.n, 1]);
-      if (fact.outcome === 'error') out.push([f.err, 1]);
-      else if (fact.outcome === 'refused') out.push([f.ref, 1]);
-      if (fact.checked) out.push([f.chk, 1]);
-      if (fact.checked && fact.schemaSource === 'learned') out.push([f.chl, 1]);
-      else if (fact.checked && fact.schemaSource === 'config') out.push([f.chc, 1]);
-      if (fact.invalid) out.push([f.inv, 1]);
-      if (fact.unknown) out.push([f.unk, 1]);
-      if (fact.repeated) out.push([f.rep, 1]);
-      if (fact.durationMs !== undefined) out.push([f.d[durationBucket(fact.durationMs)]!, 1]);
+      key[0] = service;
+      key[1] = versions(service, fact.version);
+      key[2] = agents(service, fact.agent);
+      key[3] = tools(service, fact.tool);
+      const f = groups.get(key, groupToolFields);
+      add(f.n, 1);
+      if (fact.outcome === 'error') add(f.err, 1);
+      else if (fact.outcome === 'refused') add(f.ref, 1);
+      if (fact.checked) add(f.chk, 1);
+      if (fact.checked && fact.schemaSource === 'learned') add(f.chl, 1);
+      else if (fact.checked && fact.schemaSource === 'config') add(f.chc, 1);
+      if (fact.invalid) add(f.inv, 1);
+      if (fact.unknown) add(f.unk, 1);
+      if (fact.repeated) add(f.rep, 1);
+      if (fact.durationMs !== undefined) add(f.d[durationBucket(fact.durationMs)]!, 1);
     }
-    return out;
   };
 }
+
+/** The fields of a group `[service, version, agent, tool]`. */
+const groupToolFields = (group: readonly string[]): ToolFields => toolFields(JSON.stringify(group));
 
 interface ToolFields {
   n: string;

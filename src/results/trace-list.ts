@@ -1,5 +1,5 @@
 import type { SessionCutCode } from '../normalize/session-pass.js';
-import type { RunRecord, RunState } from './stored-result.js';
+import type { RunRecord, RunState, StoredResult } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
 export interface TraceListEntry {
@@ -60,16 +60,20 @@ export interface TracesPage {
   nextCursor: string | null;
 }
 
-/** A run record as the trace list shows it. */
+/**
+ * A run record as the trace list shows it, with `results` its results (the record's own unless
+ * given apart: a store writing a pass has them before it has the record).
+ */
 export function traceListEntry(
-  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs'>,
+  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'> &
+    Partial<Pick<RunRecord, 'results'>>,
+  results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>> = record.results ?? [],
 ): TraceListEntry {
   const outcomes = { ok: 0, error: 0, refused: 0 };
   for (const call of record.toolCalls)
     outcomes[call.outcome ?? (call.status === 'ok' ? 'ok' : 'error')]++;
-  const results = { pass: 0, fail: 0, skipped: 0, failed: 0 };
-  for (const r of record.results)
-    results[r.label ?? (r.status === 'skipped' ? 'skipped' : 'failed')]++;
+  const labels = { pass: 0, fail: 0, skipped: 0, failed: 0 };
+  for (const r of results) labels[r.label ?? (r.status === 'skipped' ? 'skipped' : 'failed')]++;
   return {
     traceId: record.traceId,
     timeUnixMs: record.updatedAtUnixMs,
@@ -82,7 +86,7 @@ export function traceListEntry(
     tools: record.toolCalls.slice(0, MAX_LISTED_TOOLS).map(c => c.name),
     toolCalls: record.toolCalls.length,
     outcomes,
-    results,
+    results: labels,
     ...(record.session && {
       session: {
         id: record.session.id,

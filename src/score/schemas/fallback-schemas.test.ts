@@ -203,7 +203,9 @@ describe('a schema for every call: through the per-trace loop', () => {
     // replaces the pass (read back from the record).
     const increments = toolIncrementer({ maxServices: 10, maxToolsPerService: 10 });
     const learnedField = ([field]: [string, number]) => field.endsWith('\u001fchl');
-    const added = increments(toolCallFacts(run)).filter(learnedField);
+    const all: Array<[string, number]> = [];
+    increments(toolCallFacts(run), (field, by) => all.push([field, by]));
+    const added = all.filter(learnedField);
     expect(added).toHaveLength(1);
     const record = { ...runRecordPatch(run, clock, true), results: toStoredResults(run) };
     expect(
