@@ -23,14 +23,22 @@ export class DeferredCounts<L extends string> {
     private readonly labelNames: readonly L[],
   ) {}
 
-  /** Adds `by` to the series of these label values, given in `labelNames`' order. */
+  /** The values {@link DeferredCounts.add} is adding, for `newLeaf` (no closure per call). */
+  private adding: readonly string[] = [];
+  private readonly newLeaf = (): Leaf => {
+    const labels: Record<string, string> = {};
+    this.labelNames.forEach((name, i) => (labels[name] = this.adding[i]!));
+    return { labels, pending: 0 };
+  };
+
+  /**
+   * Adds `by` to the series of these label values, given in `labelNames`' order. `values` is
+   * read here and not kept: the caller may refill the same array for its next call.
+   */
   add(values: readonly string[], by = 1): void {
     if (by === 0) return;
-    const leaf = this.leaves.get(values, () => {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i]!));
-      return { labels, pending: 0 };
-    });
+    this.adding = values;
+    const leaf = this.leaves.get(values, this.newLeaf);
     if (leaf.pending === 0) this.dirty.push(leaf);
     leaf.pending += by;
   }

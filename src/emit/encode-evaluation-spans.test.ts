@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
@@ -165,5 +166,58 @@ describe('encodeEvaluationSpans, a session’s result', () => {
     const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
     const sdk = ProtobufTraceSerializer.serializeRequest([toReadableSpan(span, resource)])!;
     expect(asObject(encodeEvaluationSpans([span], origin))).toEqual(asObject(sdk));
+  });
+});
+
+describe('encodeEvaluationSpans, bytes pinned', () => {
+  // The digest of what the encoder wrote for these spans before scoreToSpan's allocation was cut
+  // (issue 60): any change of an attribute's order, value or type changes the bytes.
+  it('writes the same bytes, attribute order included, for every kind of result', async () => {
+    const { sessionTrace } = await import('../normalize/session-trace.js');
+    const { teamTrace } = await import('../../test/helpers/trace-builder.js');
+    const team = teamTrace(
+      [
+        { agent: 'triage', calls: [{ name: 'lookup' }], handoffTo: 'billing' },
+        { agent: 'billing', calls: [{ name: 'refund' }] },
+      ],
+      { testCaseId: 'tc-team' },
+    );
+    const blamed: ScorerOutcome = {
+      scorer: 'tool_trajectory',
+      kind: 'deterministic',
+      result: {
+        status: 'scored',
+        score: 0,
+        label: 'fail',
+        reason: 'billing skipped verify',
+        details: {
+          failingAgents: ['billing'],
+          failingTurn: 1,
+          usage: { model: 'm', cached: true },
+        },
+      },
+    };
+    const skipped: ScorerOutcome = {
+      scorer: 'rubric',
+      kind: 'llm',
+      result: { status: 'skipped', reason: 'no judge' },
+    };
+    const session = sessionTrace('conv-9', [
+      agentTrace(['verify'], { atMs: 60_000 }),
+      agentTrace(['lookup'], { atMs: 0 }),
+    ]);
+    const all = [
+      ...spans(),
+      scoreToSpan(team, blamed, { id: 'tc-team', scorers: [], expectedTools: ['verify'] }, time),
+      scoreToSpan(team, skipped, undefined, time, 'rule:tool-health'),
+      scoreToSpan(session, blamed, undefined, time),
+    ];
+    const origin = { serviceName: 'spanscore', scope: { name: 'spanscore', version: 'pinned' } };
+    const bytes = encodeEvaluationSpans(all, origin);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    expect({ length: bytes.length, digest }).toEqual({
+      length: 6170,
+      digest: '19b882ede66f6326c02adee6eacc0355bd8142d83b150a531b1f777cc9013ee4',
+    });
   });
 });

@@ -4,21 +4,26 @@ import type { ResultSink } from '../score/result-sink.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ExportBacklog } from './export-backlog.js';
 import type { EvaluationExporter } from './otlp-evaluation-exporter.js';
-import { scoreToSpan, type EvaluationSpan } from './score-to-span.js';
+import {
+  scoreToSpanOf,
+  traceFacts,
+  type EvaluationSpan,
+  type TraceFacts,
+} from './score-to-span.js';
 
 /** The evaluation spans of one trace run: one per scorer outcome, in the results' order. */
 export function evaluationSpansOf(run: TraceRun): EvaluationSpan[] {
-  return run.results.flatMap(r =>
-    r.outcomes.map(o =>
-      scoreToSpan(
-        r.trace,
-        o,
-        r.testCase,
-        { startUnixNano: r.startUnixNano, endUnixNano: r.endUnixNano },
-        r.kind === 'rule' ? r.testCaseId : undefined,
-      ),
-    ),
-  );
+  const spans: EvaluationSpan[] = [];
+  // A run's results are mostly of one trace: its facts are worked out once for all of them.
+  let facts: TraceFacts | undefined;
+  for (const r of run.results) {
+    if (r.outcomes.length === 0) continue;
+    if (facts?.trace !== r.trace) facts = traceFacts(r.trace);
+    const time = { startUnixNano: r.startUnixNano, endUnixNano: r.endUnixNano };
+    const rule = r.kind === 'rule' ? r.testCaseId : undefined;
+    for (const o of r.outcomes) spans.push(scoreToSpanOf(facts, o, r.testCase, time, rule));
+  }
+  return spans;
 }
 
 /** Who hears how each export went. */

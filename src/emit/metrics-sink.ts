@@ -60,17 +60,30 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
   const serviceLabel = (name: string): string => services('', name);
   const agentLabel = (name: string): string => agents('', name);
   const deferred: Array<DeferredCounts<string>> = [];
-  // Counts go to the counters at a scrape when the service says when that is, else at once.
+  // Counts go to the counters at a scrape when the service says when that is, else at once. A
+  // count's label values go through one array per counter, refilled each call (read before the
+  // call returns, never kept): no array per increment on the scoring path.
   const counts = <L extends string>(counter: Counter<L>, labelNames: readonly L[]) => {
+    const values: string[] = labelNames.map(() => '');
+    const fill = (a?: string, b?: string, c?: string, d?: string): string[] => {
+      const n = values.length;
+      if (n > 0) values[0] = a!;
+      if (n > 1) values[1] = b!;
+      if (n > 2) values[2] = c!;
+      if (n > 3) values[3] = d!;
+      return values;
+    };
     if (!metrics.beforeScrape)
-      return (values: readonly string[], by = 1): void => {
+      return (a?: string, b?: string, c?: string, d?: string): void => {
+        fill(a, b, c, d);
         const labels: Partial<Record<L, string>> = {};
         labelNames.forEach((name, i) => (labels[name] = values[i]));
-        counter.inc(labels, by);
+        counter.inc(labels, 1);
       };
-    const d = new DeferredCounts(counter, labelNames);
-    deferred.push(d);
-    return (values: readonly string[], by = 1): void => d.add(values, by);
+    const deferredCounts = new DeferredCounts(counter, labelNames);
+    deferred.push(deferredCounts);
+    return (a?: string, b?: string, c?: string, d?: string): void =>
+      deferredCounts.add(fill(a, b, c, d));
   };
   const tracesScored = counts(metrics.tracesScored as Counter<'none'>, []);
   const notScored = counts(metrics.tracesNotScored, ['reason']);
@@ -92,24 +105,24 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
           cut: run.session.cut?.code ?? 'none',
         });
       if (run.state === 'not_scored') {
-        notScored([run.reasonCode ?? 'unknown']);
+        notScored(run.reasonCode ?? 'unknown');
         return;
       }
       for (const fact of toolCallFacts(run)) {
         const service = serviceLabel(serviceNameOf(fact.service));
         const tool = tools(service, fact.tool);
-        toolCalls([service, tool, fact.outcome]);
-        if (fact.checked) argumentsChecked([service, tool]);
-        if (fact.invalid) argumentProblems([service, tool, 'invalid']);
-        if (fact.unknown) argumentProblems([service, tool, 'unknown']);
-        if (fact.repeated) repeatedCalls([service, tool]);
+        toolCalls(service, tool, fact.outcome);
+        if (fact.checked) argumentsChecked(service, tool);
+        if (fact.invalid) argumentProblems(service, tool, 'invalid');
+        if (fact.unknown) argumentProblems(service, tool, 'unknown');
+        if (fact.repeated) repeatedCalls(service, tool);
       }
       let lagObserved = false;
       for (const result of run.results) {
         if (result.outcomes.length === 0) continue;
         // A session's pass is counted as a session (above), its calls as the calls they are.
         if (result.phase !== 'llm' && !run.session) {
-          tracesScored([]);
+          tracesScored();
           if (!lagObserved) {
             lagObserved = true;
             let lastEnd = 0n;
@@ -121,14 +134,17 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         }
         const service = serviceLabel(serviceNameOf(result.trace.serviceName));
         const target = result.testCaseId;
+        // The agents of the route, once per result rather than per outcome.
+        const route = result.trace.agents.length
+          ? new Set(result.trace.agents.map(t => agentLabel(t.agent)))
+          : undefined;
         for (const { scorer, result: r } of result.outcomes) {
           const label = r.status === 'scored' ? r.label : r.status;
-          scores([scorer, r.status, r.status === 'scored' ? r.label : '']);
-          evaluations([scorer, target, label, service]);
-          if (result.trace.agents.length) {
-            const route = new Set(result.trace.agents.map(t => agentLabel(t.agent)));
-            for (const agent of route) agentEvaluations([scorer, agent, label]);
-            for (const agent of failingAgents(r)) agentFailures([scorer, agentLabel(agent)]);
+          scores(scorer, r.status, r.status === 'scored' ? r.label : '');
+          evaluations(scorer, target, label, service);
+          if (route) {
+            for (const agent of route) agentEvaluations(scorer, agent, label);
+            for (const agent of failingAgents(r)) agentFailures(scorer, agentLabel(agent));
           }
           if (r.status === 'scored')
             metrics.evaluationScore.observe({

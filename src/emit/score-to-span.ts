@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { failingAgents } from '../score/failing-agents.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
@@ -61,12 +61,56 @@ export function scoreToSpan(
   time: { startUnixNano: bigint; endUnixNano: bigint },
   rule?: string,
 ): EvaluationSpan {
+  return scoreToSpanOf(traceFacts(trace), outcome, testCase, time, rule);
+}
+
+/**
+ * What every evaluation span of one trace states alike (its tool sequence's names, its agents,
+ * its earlier turns' links), worked out once for all its outcomes: the spans share these arrays,
+ * which nothing changes once built.
+ */
+export interface TraceFacts {
+  trace: NormalizedTrace;
+  toolSequence: string[];
+  agents: string[] | undefined;
+  turnLinks: EvaluationSpan['turnLinks'];
+}
+
+/** A trace's {@link TraceFacts}. */
+export function traceFacts(trace: NormalizedTrace): TraceFacts {
+  const turnLinks: EvaluationSpan['turnLinks'] = [];
+  const turns = trace.session?.turns;
+  if (turns)
+    for (let i = 0; i < turns.length; i++) {
+      const t = turns[i]!;
+      if (t.rootSpanId && t.traceId !== trace.traceId)
+        turnLinks.push({ traceId: t.traceId, spanId: t.rootSpanId, turn: i + 1 });
+    }
+  return {
+    trace,
+    toolSequence: trace.toolSequence.map(c => c.name),
+    agents: trace.agents.length ? trace.agents.map(t => t.agent) : undefined,
+    turnLinks,
+  };
+}
+
+/** No details (a skipped or failed result), no usage: read, never written. */
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** {@link scoreToSpan} with its trace's {@link TraceFacts} worked out already. */
+export function scoreToSpanOf(
+  facts: TraceFacts,
+  outcome: ScorerOutcome,
+  testCase: TestCase | undefined,
+  time: { startUnixNano: bigint; endUnixNano: bigint },
+  rule?: string,
+): EvaluationSpan {
+  const trace = facts.trace;
   const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
   const result = outcome.result;
-  const evaluation: Record<string, EvaluationAttributeValue> = {
-    [A.name]: outcome.scorer,
-    [A.status]: result.status,
-  };
+  const evaluation: Record<string, EvaluationAttributeValue> = {};
+  evaluation[A.name] = outcome.scorer;
+  evaluation[A.status] = result.status;
   if (result.status === 'scored') {
     evaluation[A.scoreValue] = result.score;
     evaluation[A.scoreLabel] = result.label;
@@ -77,19 +121,20 @@ export function scoreToSpan(
     evaluation[A.explanation] = result.error;
     evaluation[A.errorType] = result.errorType;
   }
-  const details = result.status === 'scored' ? result.details : {};
-  const attributes: Record<string, EvaluationAttributeValue> = {
-    ...evaluation,
-    [A.scorerKind]: outcome.kind,
-    [A.toolsUsed]: trace.toolsUsed,
-    [A.toolSequence]: trace.toolSequence.map(c => c.name),
-  };
+  const details = result.status === 'scored' ? result.details : NONE;
+  // Built by plain stores, not `{ ...evaluation, [key]: … }`: V8 made that literal of computed
+  // keys a dictionary-mode object, about 3 kB a span more (issue 60). Same keys, same order.
+  const attributes: Record<string, EvaluationAttributeValue> = {};
+  for (const key in evaluation) attributes[key] = evaluation[key]!;
+  attributes[A.scorerKind] = outcome.kind;
+  attributes[A.toolsUsed] = trace.toolsUsed;
+  attributes[A.toolSequence] = facts.toolSequence;
   if (outcome.version) attributes[A.scorerVersion] = outcome.version;
   if (trace.serviceName) attributes[A.evaluatedServiceName] = trace.serviceName;
   const agentName = trace.agentName;
   if (agentName) attributes[A.evaluatedAgentName] = agentName;
-  if (trace.agents.length) {
-    attributes[A.agents] = trace.agents.map(t => t.agent);
+  if (facts.agents) {
+    attributes[A.agents] = facts.agents;
     const blamed = failingAgents(result);
     if (blamed.length) attributes[A.failingAgents] = blamed;
   }
@@ -109,7 +154,7 @@ export function scoreToSpan(
   if (missing) attributes[A.missingTools] = missing;
   const unexpected = stringList(details.unexpectedTools);
   if (unexpected) attributes[A.unexpectedTools] = unexpected;
-  const usage = (details.usage ?? {}) as UsageDetails;
+  const usage = (details.usage ?? NONE) as UsageDetails;
   if (typeof usage.model === 'string') attributes[A.requestModel] = usage.model;
   if (typeof usage.inputTokens === 'number') attributes[A.inputTokens] = usage.inputTokens;
   if (typeof usage.outputTokens === 'number') attributes[A.outputTokens] = usage.outputTokens;
@@ -124,11 +169,7 @@ export function scoreToSpan(
     endTimeUnixNano: time.endUnixNano,
     attributes,
     link: { traceId: trace.traceId, spanId: evaluated },
-    turnLinks: (session?.turns ?? []).flatMap((t, i) =>
-      t.rootSpanId && t.traceId !== trace.traceId
-        ? [{ traceId: t.traceId, spanId: t.rootSpanId, turn: i + 1 }]
-        : [],
-    ),
+    turnLinks: facts.turnLinks,
     event: { name: EVALUATION_EVENT, timeUnixNano: time.endUnixNano, attributes: evaluation },
     statusCode: result.status === 'failed' ? 2 : 0,
     statusMessage: result.status === 'failed' ? result.error : '',
@@ -137,10 +178,8 @@ export function scoreToSpan(
 
 /** 16 hex characters derived from (trace id, scorer, test case id); never all zeros. */
 export function evaluationSpanId(traceId: string, scorer: string, testCaseId: string): string {
-  const hex = createHash('sha256')
-    .update(`${traceId}\u0000${scorer}\u0000${testCaseId}`)
-    .digest('hex')
-    .slice(0, 16);
+  // `hash` rather than `createHash`: no Hash object for a one-shot digest.
+  const hex = hash('sha256', `${traceId}\u0000${scorer}\u0000${testCaseId}`, 'hex').slice(0, 16);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
 }
 

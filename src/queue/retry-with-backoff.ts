@@ -43,11 +43,12 @@ export async function retryWithBackoff<T>(
   options: RetryOptions,
 ): Promise<T> {
   const started = Date.now();
-  const slot = options.slot ?? (<R>(attempt: () => Promise<R>) => attempt());
+  const slot = options.slot;
   for (let attempt = 1, exportRetries = 0; ;) {
     try {
       const final = attempt >= options.attempts;
-      return await slot(() => run(final));
+      // Without a slot, no closures: this runs once per trace on the scoring path.
+      return await (slot ? slot(() => run(final)) : run(final));
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.action === 'fail') throw error;

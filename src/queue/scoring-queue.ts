@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { retryWithBackoff } from './retry-with-backoff.js';
+import { retryWithBackoff, type RetryOptions } from './retry-with-backoff.js';
 import { settledWithin } from './settled-within.js';
 
 /**
@@ -60,8 +60,22 @@ export class ScoringQueue {
   readonly counters = { scored: 0, failed: 0, retries: 0 };
   waitingDeliveries = 0;
 
+  /** How scoring is retried, and delivery (by age for export failures): the same every trace. */
+  private readonly retry: RetryOptions;
+  private readonly deliveryRetry: RetryOptions;
+
   constructor(private readonly options: ScoringQueueOptions) {
     this.slots = pLimit(options.concurrency);
+    this.retry = {
+      attempts: options.maxAttempts,
+      backoffMs: options.backoffMs,
+      onRetry: () => void this.counters.retries++,
+      signal: this.stopping.signal,
+    };
+    this.deliveryRetry = {
+      ...this.retry,
+      ...(options.exportRetry && { exportRetry: options.exportRetry }),
+    };
   }
 
   /** Scoring phases not finished: traces queued, being scored, or waiting to retry. */
@@ -74,12 +88,6 @@ export class ScoringQueue {
    * (before its delivery), for the caller to let go of its spans.
    */
   submit(traceId: string, attempt: ScoreAttempt, scoredOrFailed: () => void): void {
-    const retry = {
-      attempts: this.options.maxAttempts,
-      backoffMs: this.options.backoffMs,
-      onRetry: () => void this.counters.retries++,
-      signal: this.stopping.signal,
-    };
     let phaseDone!: () => void;
     const phase = new Promise<void>(resolve => (phaseDone = resolve));
     this.scoringPhases.add(phase);
@@ -92,7 +100,7 @@ export class ScoringQueue {
               await this.gate();
               return attempt();
             }),
-          retry,
+          this.retry,
         );
       } catch (error) {
         this.counters.failed++;
@@ -107,17 +115,13 @@ export class ScoringQueue {
         this.counters.scored++;
         return;
       }
-      await this.deliver(traceId, deliver, retry);
+      await this.deliver(traceId, deliver);
     })();
     this.inflight.add(run);
     void run.finally(() => this.inflight.delete(run));
   }
 
-  private async deliver(
-    traceId: string,
-    send: () => Promise<void>,
-    retry: Parameters<typeof retryWithBackoff>[1],
-  ): Promise<void> {
+  private async deliver(traceId: string, send: () => Promise<void>): Promise<void> {
     const max = this.options.maxWaitingDeliveries;
     if (this.waitingDeliveries >= max) {
       this.counters.failed++;
@@ -145,10 +149,7 @@ export class ScoringQueue {
     };
     this.delivering.add(end);
     try {
-      await retryWithBackoff(() => send(), {
-        ...retry,
-        ...(this.options.exportRetry && { exportRetry: this.options.exportRetry }),
-      });
+      await retryWithBackoff(send, this.deliveryRetry);
       end();
     } catch (error) {
       end(error);

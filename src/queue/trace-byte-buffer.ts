@@ -87,17 +87,22 @@ export class TraceByteBuffer {
    * all, the rest refused (and counted in `truncated`); the readiness facts updated.
    */
   add(held: HeldTrace, batch: readonly SpanDigest[], nowMs: number, maxSpans: number): Added {
-    const kept: SpanDigest[] = [];
+    // The batch itself while every span is kept (the usual case): a copy only from the first
+    // span left out (seen already, or past `maxSpans`).
+    let copy: SpanDigest[] | undefined;
     let refused = 0;
-    for (const span of batch) {
-      if (held.spanIds.has(span.spanId)) continue;
-      if (held.spanIds.size >= maxSpans) {
-        refused++;
+    for (let i = 0; i < batch.length; i++) {
+      const span = batch[i]!;
+      const seen = held.spanIds.has(span.spanId);
+      if (seen || held.spanIds.size >= maxSpans) {
+        copy ??= batch.slice(0, i);
+        if (!seen) refused++;
         continue;
       }
       held.spanIds.add(span.spanId);
-      kept.push(span);
+      copy?.push(span);
     }
+    const kept: readonly SpanDigest[] = copy ?? batch;
     held.truncated += refused;
     held.lastSeenMs = nowMs;
     if (kept.length === 0) return { added: 0, refused, bytes: 0 };
