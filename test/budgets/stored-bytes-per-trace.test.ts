@@ -27,8 +27,9 @@ import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
  *
  * Memory, since it holds run records and results compact (`compactRecordLine`,
  * `compactResultJson`: defaults left out, tool calls as rows, tool sequences as indices;
- * 2026-11-28): 4,846–4,848 on Node 20.20 (5 runs), budget 4,950 (2%); Node 22 and 24 were not on
- * the host and keep the budgets above (upper bounds still).
+ * 2026-11-28): 4,846–4,848 on Node 20.20 (5 runs), budget 4,950 (2%); 4,169–4,170 on Node 24.22
+ * (3 runs), budget 4,260; Node 22 was not on the host and keeps the budget above (an upper bound
+ * still).
  *
  * Results layout 2 (`results.layout: 2`, each result written once: in the stream only, the run
  * record pointing at it; a pass's shared facts once; records and tool calls compact), measured
