@@ -27,18 +27,8 @@ export function readKeyValue(
   end: number,
   depth: number,
 ): [string, AttributeValue] {
-  let key = '';
-  let value: AttributeValue = null;
-  while (reader.pos < end) {
-    const tag = reader.varint32();
-    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
-    else if (tag === ((2 << 3) | LEN)) {
-      const vEnd = reader.lenEnd();
-      value = readAnyValue(reader, vEnd, depth);
-      reader.pos = vEnd;
-    } else reader.skip(tag);
-  }
-  return [key, value];
+  readKeyValueFields(reader, end, depth);
+  return [readKey, readValue];
 }
 
 /**
@@ -52,9 +42,25 @@ export function readKeyValueInto(
   depth: number,
 ): void {
   const kvEnd = reader.lenEnd();
+  readKeyValueFields(reader, kvEnd, depth);
+  setAttribute(attributes, readKey, readValue);
+  reader.pos = kvEnd;
+}
+
+/** What the last {@link readKeyValueFields} read (set once it has read the whole record). */
+let readKey = '';
+let readValue: AttributeValue = null;
+
+/**
+ * The one walk of a `KeyValue`'s fields up to `end`, for both readers above: its key and value
+ * (the last of each on the wire; `''` and `null` when absent) go to {@link readKey} and
+ * {@link readValue}, set after the value is read, so a nested `kvlistValue` read on the way (which
+ * walks its own records here) leaves them to the record that holds it.
+ */
+function readKeyValueFields(reader: ProtobufReader, end: number, depth: number): void {
   let key = '';
   let value: AttributeValue = null;
-  while (reader.pos < kvEnd) {
+  while (reader.pos < end) {
     const tag = reader.varint32();
     if (tag === ((1 << 3) | LEN)) key = reader.recurring();
     else if (tag === ((2 << 3) | LEN)) {
@@ -63,8 +69,8 @@ export function readKeyValueInto(
       reader.pos = vEnd;
     } else reader.skip(tag);
   }
-  setAttribute(attributes, key, value);
-  reader.pos = kvEnd;
+  readKey = key;
+  readValue = value;
 }
 
 /** Checks one `KeyValue` as {@link readKeyValue} would read it, building nothing. */
