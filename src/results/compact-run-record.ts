@@ -1,4 +1,5 @@
 import type { RunRecord, StoredToolCall } from './stored-result.js';
+import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 
 /** A run record's fields but its results and export (the run key's value holds those apart). */
 export type RecordFields = Omit<RunRecord, 'results' | 'export'>;
@@ -27,7 +28,7 @@ const DEFAULTS: Partial<Record<keyof RecordFields, unknown>> = {
 };
 
 /** The attribute a test case id is read from but when a suite names another. */
-const DEFAULT_TEST_CASE_ATTRIBUTE = 'spanscore.test_case.id';
+const DEFAULT_TEST_CASE_ATTRIBUTE = SPANSCORE_ATTRIBUTES.testCaseId;
 
 /** The fields in the order `runRecordPatch` writes them, which a decoded record keeps. */
 const FIELD_ORDER: ReadonlyArray<keyof RecordFields> = [
