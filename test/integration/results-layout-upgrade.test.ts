@@ -3,13 +3,12 @@ import { whenReady } from '../../src/redis/redis-connection.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
 import { sessionRecordKey } from '../../src/results/run-record-key.js';
-import { scored } from '../../src/score/score-result.js';
 import { scoreSession } from '../../src/score/score-session.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
-import type { TraceRun } from '../../src/score/trace-run.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
+import { judgedPass } from '../helpers/judged-pass.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 
 /**
@@ -49,51 +48,6 @@ const retention = {
   maxServices: 20,
   maxToolsPerService: 30,
 };
-
-/** A deterministic pass deferring `rubric` to the judge, or the judge pass adding its result. */
-function judgedPass(
-  trace: ReturnType<typeof agentTrace>,
-  phase: 'deterministic' | 'llm',
-): TraceRun {
-  const now = BigInt(Date.now()) * 1_000_000n;
-  const scorer = phase === 'llm' ? 'rubric' : 'tool_correctness';
-  return {
-    traceId: trace.traceId,
-    phase,
-    state: 'scored',
-    reason: undefined,
-    reasonCode: undefined,
-    testCaseId: 'weather',
-    testCaseIdAttribute: 'spanscore.test_case.id',
-    serviceName: trace.serviceName,
-    serviceVersion: '',
-    deploymentEnvironment: '',
-    diagnostics: [],
-    results: [
-      {
-        phase,
-        trace,
-        kind: 'test_case',
-        suite: 'travel',
-        testCaseId: 'weather',
-        testCase: { id: 'weather', expectedTools: ['get_weather'], scorers: [] },
-        outcomes: [
-          {
-            scorer,
-            kind: phase === 'llm' ? 'llm' : 'deterministic',
-            version: 'abcdefabcdef',
-            result: scored(phase === 'llm' ? 0.5 : 1, 0.7, `${scorer} said so`, {
-              ...(phase === 'llm' && { usage: { costUsd: 0.0021 } }),
-            }),
-          },
-        ],
-        deferred: phase === 'llm' ? [] : ['rubric'],
-        startUnixNano: now,
-        endUnixNano: now,
-      },
-    ],
-  };
-}
 
 /** Everything the API answers from a store, for the traces and session of the scenario. */
 const from = Date.now() - 3_600_000;

@@ -2,16 +2,15 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
-import { scored } from '../../src/score/score-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
 import { scoreSession } from '../../src/score/score-session.js';
 import { sessionRecordKey } from '../../src/results/run-record-key.js';
-import type { TraceRun } from '../../src/score/trace-run.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
+import { judgedPass } from '../helpers/judged-pass.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
 import type { Config } from '../../src/config/config-schema.js';
@@ -530,55 +529,14 @@ describe.each(Object.keys(stores))('the %s results store with a judge pass', nam
   it('adds the judge pass’s results to the first pass’s, and clears what waited for the judge', async () => {
     const store = await stores[name]!();
     const trace = agentTrace(['get_weather'], { testCaseId: 'weather' });
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const pass = (
-      phase: 'deterministic' | 'llm',
-      scorer: string,
-      deferred: string[],
-    ): TraceRun => ({
-      traceId: trace.traceId,
-      phase,
-      state: 'scored',
-      reason: undefined,
-      reasonCode: undefined,
-      testCaseId: 'weather',
-      testCaseIdAttribute: 'spanscore.test_case.id',
-      serviceName: trace.serviceName,
-      serviceVersion: '',
-      deploymentEnvironment: '',
-      diagnostics: [],
-      results: [
-        {
-          phase,
-          trace,
-          kind: 'test_case',
-          suite: 'travel',
-          testCaseId: 'weather',
-          testCase: { id: 'weather', expectedTools: ['get_weather'], scorers: [] },
-          outcomes: [
-            {
-              scorer,
-              kind: phase === 'llm' ? 'llm' : 'deterministic',
-              version: 'abcdefabcdef',
-              result: scored(phase === 'llm' ? 0.5 : 1, 0.7, `${scorer} said so`, {
-                ...(phase === 'llm' && { usage: { costUsd: 0.0021 } }),
-              }),
-            },
-          ],
-          deferred,
-          startUnixNano: now,
-          endUnixNano: now,
-        },
-      ],
-    });
-    store.write(pass('deterministic', 'tool_correctness', ['rubric']), { exportState: 'pending' });
+    store.write(judgedPass(trace, 'deterministic'), { exportState: 'pending' });
     const waiting = await store.run(trace.traceId);
     expect(waiting).toMatchObject({
       state: 'scored',
       awaitingJudge: ['rubric'],
       reason: 'waiting for the judge: rubric',
     });
-    store.write(pass('llm', 'rubric', []), { exportState: 'pending' });
+    store.write(judgedPass(trace, 'llm'), { exportState: 'pending' });
     const done = await store.run(trace.traceId);
     expect(done).toMatchObject({ state: 'scored', awaitingJudge: [], reason: null });
     expect(done!.results.map(r => [r.scorer, r.label, r.judgeCostUsd])).toEqual([
