@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
@@ -40,7 +40,10 @@ export async function packedPackage(): Promise<string> {
     );
     const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
     const file = join(dir, filename);
-    await writeFile(done, JSON.stringify({ file }));
+    // Written whole, then renamed into place: a waiting file reads it only once it is complete
+    // (a plain write let one read it empty, and fail on JSON.parse).
+    await writeFile(`${done}.tmp`, JSON.stringify({ file }));
+    await rename(`${done}.tmp`, done);
     return file;
   } catch (error) {
     await rm(lock, { recursive: true, force: true });
