@@ -30,6 +30,9 @@ export async function startRedisServer(): Promise<RedisServer> {
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    // Refused connects while the server starts are expected: the loop retries them. Without a
+    // listener ioredis logs each as an unhandled error event.
+    probe.on('error', () => {});
     for (let i = 0; ; i++) {
       try {
         await probe.connect();
