@@ -96,6 +96,8 @@ export async function pipelineAllocation(
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
   const { store, requests = 40, warmUpRequests = 10, layout = 1 } = options;
+  if (layout === 2 && !m.hasResultsLayout2)
+    throw new Error('this build has no results layout 2: it would write layout 1 (figure n/a)');
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
   const prefix = options.prefix ?? `spanscore-bench-alloc-${process.pid}`;
   const bodies = agentSpans(warmUpRequests + requests, 7).map(batch =>

@@ -82,6 +82,11 @@ export async function sideModules(root: string = THIS_TREE) {
     createMemoryExportBacklog: backlog.createMemoryExportBacklog,
     createMemorySchemaRegistry: schemaRegistry.createMemorySchemaRegistry,
     encodeEvaluationSpans: encode.encodeEvaluationSpans,
+    /**
+     * Whether this build writes `results.layout: 2` (its `redis/result-lines.js`): an older one
+     * ignores the option and writes layout 1, whose bytes must not pass for layout 2's.
+     */
+    hasResultsLayout2: existsSync(join(dist, 'redis/result-lines.js')),
   };
 }
 
