@@ -31,8 +31,18 @@ export function agentSpans(
   const tracer = provider.getTracer('bench');
   const tools = ['search_flights', 'get_weather', 'book_hotel', 'lookup_order'];
   const traces = (requests * SPANS_PER_REQUEST) / SPANS_PER_TRACE;
+  // Span times from a seeded clock, not the host's: a stored duration's digits then do not
+  // follow how fast the host ran the generator, and the budget figures' bytes stay the same.
+  const clock = prng(seed + 1);
+  let now = Date.now();
+  const span = (): { startTime: number; endTime: number } => {
+    const startTime = now;
+    now += 0.005;
+    return { startTime, endTime: startTime + 0.01 + Math.round(clock() * 190) / 1000 };
+  };
   for (let t = 0; t < traces; t++) {
     const root = tracer.startSpan('invoke_agent travel', {
+      startTime: now,
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': 'travel',
@@ -42,6 +52,7 @@ export function agentSpans(
     });
     const ctx = trace.setSpan(context.active(), root);
     for (let k = 1; k < SPANS_PER_TRACE; k++) {
+      const times = span();
       const tool = tools[Math.floor(rand() * tools.length)]!;
       if (k % 2 === 1) {
         tracer
@@ -69,10 +80,11 @@ export function agentSpans(
                   },
                 ]),
               },
+              startTime: times.startTime,
             },
             ctx,
           )
-          .end();
+          .end(times.endTime);
       } else {
         tracer
           .startSpan(
@@ -89,13 +101,15 @@ export function agentSpans(
                   ? `{"status":"ok","items":[{"id":"TP${t}-${k}","price":${100 + (t % 50)}.5}]}`
                   : '{"status":"ok","items":[{"id":"TP541","price":129.5}]}',
               },
+              startTime: times.startTime,
             },
             ctx,
           )
-          .end();
+          .end(times.endTime);
       }
     }
-    root.end();
+    root.end(now + 0.02);
+    now += 0.05;
   }
   const all = spans();
   return Array.from({ length: requests }, (_, r) =>
