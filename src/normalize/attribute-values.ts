@@ -1,4 +1,5 @@
 import type { AttributeValue, Attributes } from '../ingest/span-digest.js';
+import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 
 /** The attribute as a non-empty string, or `undefined`. Numbers are stringified (ids may be ints). */
 export function stringAttribute(attributes: Attributes, key: string): string | undefined {
@@ -11,6 +12,11 @@ export function stringAttribute(attributes: Attributes, key: string): string | u
 /**
  * Parses a value that may hold JSON: a string that is JSON becomes the parsed value, any other
  * string stays a string, structured values (`kvlistValue`, `arrayValue`) are returned as they are.
+ *
+ * Bounded (the text is untrusted): a text longer than `INPUT_BOUNDS.maxJsonChars`, or whose
+ * objects and arrays nest deeper than `INPUT_BOUNDS.maxJsonDepth`, is not parsed and stays a
+ * string, counted in `inputBoundHits` (`longJson`, `deepJson`): `scoreTrace` then gives the run an
+ * `input_bounded` diagnostic. The depth is found by one scan of the text before parsing.
  */
 export function parseMaybeJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -20,11 +26,43 @@ export function parseMaybeJson(value: unknown): unknown {
   let first = value.charCodeAt(0);
   while (first === 32 || first === 10 || first === 13 || first === 9) first = value.charCodeAt(++i);
   if (first !== 123 /* { */ && first !== 91 /* [ */ && first !== 34 /* " */) return value;
+  if (value.length > INPUT_BOUNDS.maxJsonChars) {
+    inputBoundHits.longJson++;
+    return value;
+  }
+  if (
+    value.length - i > INPUT_BOUNDS.maxJsonDepth &&
+    nestsDeeper(value, i, INPUT_BOUNDS.maxJsonDepth)
+  ) {
+    inputBoundHits.deepJson++;
+    return value;
+  }
   try {
     return JSON.parse(value) as unknown;
   } catch {
     return value;
   }
+}
+
+/**
+ * Whether the objects and arrays of JSON text `text` (from `from`) nest deeper than `max`: brackets
+ * inside strings do not count. One pass, no allocation; stops at the first bracket past `max`.
+ */
+function nestsDeeper(text: string, from: number, max: number): boolean {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 92 /* \ */) i++;
+        else if (s === 34) break;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
 }
 
 /** The attribute parsed with {@link parseMaybeJson}; `undefined` when absent or null. */
@@ -37,6 +75,11 @@ export function jsonAttribute(attributes: Attributes, key: string): unknown {
  * Collects flattened, indexed attributes (`prefix.0.x`, `prefix.1.x`, …) into an array of
  * records keyed by the rest of the key: `llm.output_messages.0.message.role` under the prefix
  * `llm.output_messages` becomes `[{ 'message.role': … }]`. Holes are dropped; order is by index.
+ *
+ * `prefix` is a key's first indexed level: it has no `.` followed by a digit (a nested level is
+ * read from the records returned, `message.tool_calls` of each message). Keys longer than
+ * `INPUT_BOUNDS.maxIndexedKeyChars` are not read (counted in `inputBoundHits.longIndexedKeys`, see
+ * `indexedPrefixes`).
  */
 export function indexedAttributes(
   attributes: Attributes,
@@ -47,7 +90,7 @@ export function indexedAttributes(
   const dotted = `${prefix}.`;
   const byIndex = new Map<number, Record<string, AttributeValue>>();
   for (const key in attributes) {
-    if (!key.startsWith(dotted)) continue;
+    if (key.length > INPUT_BOUNDS.maxIndexedKeyChars || !key.startsWith(dotted)) continue;
     const rest = key.slice(dotted.length);
     const dot = rest.indexOf('.');
     const indexText = dot === -1 ? rest : rest.slice(0, dot);
@@ -67,25 +110,41 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 const prefixCache = new WeakMap<Attributes, Set<string>>();
 
+/** Keys of an attributes object past which its scan is remembered even when it found nothing. */
+const REMEMBER_FROM_KEYS = 64;
+
 /**
- * The prefixes under which `attributes` has indexed keys: `llm.output_messages` for
- * `llm.output_messages.0.message.role`, also `message.tool_calls` for nested records. Computed
- * once per attributes object.
+ * The prefixes under which `attributes` has indexed keys, each key's first indexed level:
+ * `llm.output_messages` for `llm.output_messages.0.message.tool_calls.0.tool_call.id` (the nested
+ * `message.tool_calls` is found in the message's own record). Computed once per attributes object.
+ *
+ * Work is linear in the keys' characters, at most `INPUT_BOUNDS.maxIndexedKeyChars` a key: one
+ * prefix a key, and a longer key is skipped, counted in `inputBoundHits.longIndexedKeys` when its
+ * first characters hold a `.` followed by a digit. Every prefix of every key, as this once took,
+ * hashed a string per dot: one 800 KB key of dotted digits took 350 ms.
  */
 function indexedPrefixes(attributes: Attributes): ReadonlySet<string> {
   let found = prefixCache.get(attributes);
   if (found) return found;
+  const max = INPUT_BOUNDS.maxIndexedKeyChars;
+  let keys = 0;
   for (const key in attributes) {
-    let dot = key.indexOf('.');
-    while (dot !== -1) {
+    keys++;
+    const long = key.length > max;
+    for (let dot = key.indexOf('.'); dot !== -1 && dot < max; dot = key.indexOf('.', dot + 1)) {
       const code = key.charCodeAt(dot + 1);
-      if (code >= 48 && code <= 57) (found ??= new Set()).add(key.slice(0, dot));
-      dot = key.indexOf('.', dot + 1);
+      if (code < 48 || code > 57) continue;
+      if (long) inputBoundHits.longIndexedKeys++;
+      else (found ??= new Set()).add(key.slice(0, dot));
+      break;
     }
   }
   // Most spans have none: they share one empty set and are not remembered (a scan of their few
-  // keys costs less than a WeakMap entry).
-  if (!found) return NO_PREFIXES;
+  // keys costs less than a WeakMap entry); a span of many keys is scanned once.
+  if (!found) {
+    if (keys > REMEMBER_FROM_KEYS) prefixCache.set(attributes, NO_PREFIXES as Set<string>);
+    return NO_PREFIXES;
+  }
   prefixCache.set(attributes, found);
   return found;
 }

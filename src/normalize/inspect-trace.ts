@@ -15,6 +15,7 @@ import {
 import type { Handoff } from './attribute-agents.js';
 import { findIdAttributes } from './find-id-attribute.js';
 import { indexTrace } from './indexed-trace.js';
+import { INPUT_BOUNDS, inputBoundHitCount } from './input-bounds.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from './normalize-trace.js';
 import { sessionIdNames, sessionIdOf } from './find-session-id.js';
 import type { SchemaSource } from './schema-source.js';
@@ -31,6 +32,11 @@ export type DiagnosticCode =
   | 'several_conventions_on_one_span'
   /** Added by the queue, not found here: spans past `assembly.maxSpansPerTrace` were refused. */
   | 'trace_truncated'
+  /**
+   * Values past normalization's bounds (`INPUT_BOUNDS`: JSON text too long or nested too deep,
+   * attribute keys too long to be indexed) were left unread (`inputBoundedDiagnostic`).
+   */
+  | 'input_bounded'
   /**
    * Added by the memory driver's sessions: a turn of a session not scored with it, the session
    * let go so long ago that no record of it is left (`spanscore_session_turns_dropped_total`).
@@ -200,6 +206,7 @@ export function inspectTrace(
 ): TraceInspection {
   const attributes = options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES;
   const extractors = options.extractors ?? EXTRACTORS;
+  const boundHits = inputBoundHitCount();
   const indexed = indexTrace(traceSpans);
   const { spans, root } = indexed;
   const [found, sessionFound] = findIdAttributes(spans, root, [
@@ -236,6 +243,16 @@ export function inspectTrace(
       code: 'several_conventions_on_one_span',
       message: `${several.length} span(s) read differently by the conventions that claim them (the first in the registry wins): ${several.slice(0, 3).join('; ')}`,
     });
+  const toolCalls = assessToolCalls(trace).calls.map(a => ({
+    ...a.call,
+    offered: a.offered,
+    argumentProblems: a.argumentProblems,
+    ...(a.unchecked !== undefined && { argumentsUnchecked: a.unchecked }),
+    ...(a.schemaSource && { schemaSource: a.schemaSource }),
+  }));
+  const availableTools = extractAvailableTools(spans);
+  const bounded = inputBoundHitCount() - boundHits;
+  if (bounded > 0) diagnostics.push(inputBoundedDiagnostic(bounded));
   return {
     traceId,
     spans: spans.length,
@@ -252,18 +269,25 @@ export function inspectTrace(
     sessionIdAttribute: session?.attribute ?? null,
     modelCalls: spans.filter(isModelSpan).length,
     conventions: [...counts].map(([id, c]) => ({ id, ...c })),
-    toolCalls: assessToolCalls(trace).calls.map(a => ({
-      ...a.call,
-      offered: a.offered,
-      argumentProblems: a.argumentProblems,
-      ...(a.unchecked !== undefined && { argumentsUnchecked: a.unchecked }),
-      ...(a.schemaSource && { schemaSource: a.schemaSource }),
-    })),
+    toolCalls,
     agents: trace.agents.map(t => t.agent),
     route: trace.agents.map(t => ({ agent: t.agent, handoff: t.handoff?.rawName ?? null })),
     handoffs: trace.handoffs,
-    availableTools: extractAvailableTools(spans),
+    availableTools,
     diagnostics,
+  };
+}
+
+/**
+ * The diagnostic of a trace read in part: `count` values past `INPUT_BOUNDS` were left unread
+ * while it was read (JSON text kept as text, unparsed; attribute keys too long to be read as
+ * indexed attributes). A caller counts them with `inputBoundHitCount()` before and after its
+ * synchronous steps (`scoreTrace`, {@link inspectTrace}), so another trace's work never counts.
+ */
+export function inputBoundedDiagnostic(count: number): Diagnostic {
+  return {
+    code: 'input_bounded',
+    message: `${count} value(s) past normalization's bounds were left unread (JSON text longer than ${INPUT_BOUNDS.maxJsonChars} characters or nested deeper than ${INPUT_BOUNDS.maxJsonDepth} levels stays text; attribute keys longer than ${INPUT_BOUNDS.maxIndexedKeyChars} characters are not read as indexed attributes): what they hold is not scored`,
   };
 }
 

@@ -2,7 +2,12 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { findSessionEnd } from '../normalize/find-session-end.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
-import { diagnoseTrace, type Diagnostic } from '../normalize/inspect-trace.js';
+import {
+  diagnoseTrace,
+  inputBoundedDiagnostic,
+  type Diagnostic,
+} from '../normalize/inspect-trace.js';
+import { inputBoundHitCount } from '../normalize/input-bounds.js';
 import { setFallbackSchemas, toolsWithoutSchema } from '../normalize/assess-tool-calls.js';
 import type { SchemaLookup } from './schemas/schema-lookup.js';
 import { matchTrace } from './match-trace.js';
@@ -65,6 +70,9 @@ export async function scoreTrace(
   plan: ScoringPlan,
   options: ScoreTraceOptions = {},
 ): Promise<TraceRun> {
+  // Values left unread by normalization's bounds, counted around each synchronous step only: other
+  // traces are read while this one awaits its scorers.
+  let boundHits = inputBoundHitCount();
   // GenAI log events (carried as spans by the queue) become events of the spans they name.
   const indexed = indexTrace(traceSpans);
   const { spans, root } = indexed;
@@ -72,6 +80,7 @@ export async function scoreTrace(
   const phase = options.phase ?? 'all';
   const ids = readTraceIds(indexed, plan);
   const match = matchTrace(traceId, root, ids, plan);
+  let bounded = inputBoundHitCount() - boundHits;
   const session = ids.session;
   // One normalization per alias map; the test case id is the one matching found (the suite's own
   // id attributes for a test case, the default ones for a rule), never looked up again.
@@ -82,7 +91,9 @@ export async function scoreTrace(
   ): NormalizedTrace => {
     let trace = byAliases.get(aliases) ?? sameAliases(byAliases, aliases);
     if (!trace || trace.testCaseId !== testCaseId) {
+      boundHits = inputBoundHitCount();
       trace = normalizeIndexedTrace(traceId, indexed, { aliases, testCaseId });
+      bounded += inputBoundHitCount() - boundHits;
       byAliases.set(aliases, trace);
     }
     return trace;
@@ -141,7 +152,10 @@ export async function scoreTrace(
   // it, so that its record shows its calls while the session waits (counted with the session).
   const turn =
     match.sessionTurn && normalized(match.sessionTurn.aliases, match.sessionTurn.testCaseId);
+  boundHits = inputBoundHitCount();
   const end = session && findSessionEnd(spans);
+  bounded += inputBoundHitCount() - boundHits;
+  if (bounded > 0) (diagnostics ??= []).push(inputBoundedDiagnostic(bounded));
   // A turn of a session test case stays one (its session is opened by it) whatever tool health
   // made of the turn itself.
   const sessionTurn = match.reasonCode === 'session_test_case';

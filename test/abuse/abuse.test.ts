@@ -1,7 +1,8 @@
 /**
  * The abuse suite: what an attacker (or a broken exporter) sends to a real `spanscore serve`
  * (memory driver, as a process): amplified bodies, deep nesting, one giant trace then a small one
- * from another sender, a burst of 100,000 tiny traces while `/healthz` is polled. Each case asserts
+ * from another sender, a burst of 100,000 tiny traces while `/healthz` is polled, a trace built to
+ * cost normalization (a deep parent chain, loops, long dotted keys) then a normal one. Each case asserts
  * the answer, that the process lives and answers `/healthz`, and that its RSS stays under
  * {@link RSS_BOUND_MB}. Hostile text in every report format is in hostile-report-text.test.ts.
  */
@@ -14,7 +15,13 @@ import {
   emptySpansProtobuf,
   gzip,
 } from '../helpers/amplified-bodies.js';
-import { oneSpanTraces, otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import {
+  oneSpanTraces,
+  otlpRequest,
+  spanId,
+  traceId,
+  type SpanInput,
+} from '../helpers/otlp-json-builder.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { treeRssMb } from '../helpers/process-tree.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
@@ -215,6 +222,135 @@ describe('hostile requests against a live serve', () => {
       `abuse: burst of 100,000 traces: ${refusals} requests refused and sent again, /healthz p99 ${Math.round(p99)} ms, slowest ${Math.round(sorted.at(-1)!)} ms over ${sorted.length} polls, RSS ${Math.round(rssMb(pid))} MB`,
     );
     expect(sorted.length).toBeGreaterThan(20);
+    expect(rssMb(pid)).toBeLessThan(MEMORY_DRIVER_RSS_BOUND_MB);
+  }, 120_000);
+
+  it('a trace built to cost normalization (deep chain, loops, long dotted keys), then a normal one from another sender: both answered, the normal one scored', async () => {
+    const { url, origin, pid } = await serve();
+    const health = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        statuses.push(
+          await fetch(`${origin}/healthz`).then(
+            r => r.status,
+            () => 0,
+          ),
+        );
+        await new Promise(r => setTimeout(r, 200));
+      }
+      return statuses;
+    })();
+    const n = 910_000_000;
+    const hostile = traceId(n);
+    const at = (
+      i: number,
+      parent: string,
+      attributes: SpanInput['attributes'] = {},
+    ): SpanInput => ({
+      traceId: hostile,
+      spanId: spanId(n, i),
+      parentSpanId: parent,
+      name: `step ${i}`,
+      startMs: i,
+      endMs: i + 1,
+      service: 'hostile',
+      attributes,
+    });
+    // A chain 9,000 deep of agents and their tools (the trace's span cap is 10,000), ...
+    const spans: SpanInput[] = Array.from({ length: 9_000 }, (_, i) =>
+      at(
+        i + 1,
+        i === 0 ? '' : spanId(n, i),
+        i % 2 === 0
+          ? { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': `agent ${i % 5}` }
+          : { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': `tool ${i % 3}` },
+      ),
+    );
+    // ... spans that are their own parent, two that are each other's, ...
+    for (let i = 9_001; i <= 9_100; i++)
+      spans.push(
+        at(i, spanId(n, i), {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'loop',
+        }),
+      );
+    spans.push(at(9_101, spanId(n, 9_102)), at(9_102, spanId(n, 9_101)));
+    // ... and model spans with 200 KB keys of dotted digits and JSON nested 20,000 deep (the
+    // receiver counts brackets inside strings too: 100,000 on ten spans pass its million items).
+    for (let i = 9_103; i < 9_113; i++)
+      spans.push(
+        at(i, spanId(n, 1), {
+          [`llm.output_messages${'.0'.repeat(100_000)}`]: 'x',
+          'llm.output_messages.0.message.role': 'assistant',
+          'gen_ai.output.messages': `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+        }),
+      );
+    const first = await post(
+      url,
+      Buffer.from(JSON.stringify(otlpRequest(spans))),
+      'application/json',
+    );
+    expect(first.status).toBe(200);
+    const normal = traceId(n + 1);
+    const second = await post(
+      url,
+      Buffer.from(
+        JSON.stringify(
+          otlpRequest([
+            {
+              traceId: normal,
+              spanId: spanId(n + 1, 1),
+              name: 'invoke_agent',
+              startMs: 0,
+              endMs: 10,
+              service: 'normal',
+              attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a' },
+            },
+            {
+              traceId: normal,
+              spanId: spanId(n + 1, 2),
+              parentSpanId: spanId(n + 1, 1),
+              name: 'execute_tool get_weather',
+              startMs: 1,
+              endMs: 2,
+              service: 'normal',
+              attributes: {
+                'gen_ai.operation.name': 'execute_tool',
+                'gen_ai.tool.name': 'get_weather',
+                'gen_ai.tool.call.arguments': '{"city":"Paris"}',
+              },
+            },
+          ]),
+        ),
+      ),
+      'application/json',
+    );
+    expect(second.status).toBe(200);
+    const resultsOf = async (trace: string) =>
+      (
+        (await (await fetch(`${origin}/api/v1/results?traceId=${trace}`)).json()) as {
+          results: Array<{ status: string }>;
+        }
+      ).results;
+    await waitFor(
+      async () => (await resultsOf(normal)).length > 0,
+      'the normal trace scored',
+      60_000,
+    );
+    const statuses = (await resultsOf(normal)).map(r => r.status);
+    expect(statuses).toContain('scored');
+    expect(statuses).not.toContain('failed');
+    // The hostile trace was scored too, and its record says what was left unread.
+    await waitFor(
+      async () => (await resultsOf(hostile)).length > 0,
+      'the hostile trace scored',
+      60_000,
+    );
+    const inspected = (await (
+      await fetch(`${origin}/api/v1/traces/${hostile}/inspect`)
+    ).json()) as { diagnostics: Array<{ code: string }> };
+    expect(inspected.diagnostics.map(d => d.code)).toContain('input_bounded');
+    expect(await health).toEqual([200, 200, 200, 200, 200]);
     expect(rssMb(pid)).toBeLessThan(MEMORY_DRIVER_RSS_BOUND_MB);
   }, 120_000);
 });

@@ -1,0 +1,35 @@
+/**
+ * What normalization reads of one untrusted attribute at most, and a count of what each bound
+ * left unread. Traces are untrusted: any key or text in them may be built to cost memory or time,
+ * so each bound is checked before the work it saves (docs/operations.md lists them).
+ */
+export const INPUT_BOUNDS = Object.freeze({
+  /**
+   * Attribute keys longer than this are not read as indexed attributes
+   * (`llm.input_messages.0.message.role`): real ones are under 120 characters, and finding the
+   * prefixes of a longer key cost time in its length (one 800 KB dotted key took 350 ms).
+   */
+  maxIndexedKeyChars: 1024,
+  /**
+   * JSON attribute text longer than this (in UTF-16 code units) stays text, unparsed: a message
+   * list, tool arguments or result is read by several readers, each parsing it.
+   */
+  maxJsonChars: 4 * 1024 * 1024,
+  /**
+   * JSON attribute text whose objects and arrays nest deeper than this stays text, unparsed, as the
+   * decoders refuse attribute values nested deeper than 32 levels.
+   */
+  maxJsonDepth: 64,
+});
+
+/**
+ * How many times each bound of {@link INPUT_BOUNDS} left a value unread in this process: counted
+ * where it is checked (`attribute-values.ts`), read by `scoreTrace` around its synchronous steps to
+ * say a trace was read in part (the `input_bounded` diagnostic), and by tests that count work.
+ */
+export const inputBoundHits = { longIndexedKeys: 0, longJson: 0, deepJson: 0 };
+
+/** The sum of {@link inputBoundHits}: a caller's difference before and after a step. */
+export function inputBoundHitCount(): number {
+  return inputBoundHits.longIndexedKeys + inputBoundHits.longJson + inputBoundHits.deepJson;
+}

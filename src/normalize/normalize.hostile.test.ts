@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import type { Attributes, SpanDigest } from '../ingest/span-digest.js';
+import { resolveToolHealth } from '../suite/tool-health-rule.js';
+import { scoreTrace } from '../score/score-trace.js';
+import { CONFIG_DEFAULTS } from '../../test/helpers/config-defaults.js';
+import { indexedAttributes, parseMaybeJson } from './attribute-values.js';
+import { findSessionEnd } from './find-session-end.js';
+import { groupSpansByTrace } from './group-spans-by-trace.js';
+import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
+import { inspectTrace } from './inspect-trace.js';
+import { sessionTurnSpans } from './session-turn-spans.js';
+import { SpanIndex } from './span-index.js';
+
+/**
+ * Traces built to cost normalization memory or time, as any sender can write them: long dotted
+ * keys, parent chains that are deep, loop or repeat ids, wide spans and deep or huge JSON text.
+ * Each case counts the work done (prefix characters hashed, parent lookups, characters handed to
+ * `JSON.parse`), never the time taken: the machines that run this are shared and noisy.
+ */
+
+const TRACE = 'ab'.repeat(16);
+const hex = (n: number) => n.toString(16).padStart(16, '0');
+
+function span(n: number, parent: string, attributes: Attributes = {}, id = hex(n)): SpanDigest {
+  return {
+    traceId: TRACE,
+    spanId: id,
+    parentSpanId: parent,
+    name: `step ${n % 3}`,
+    kind: 1,
+    startTimeUnixNano: BigInt(n) * 1_000n,
+    endTimeUnixNano: BigInt(n) * 1_000n + 10n,
+    attributes,
+    events: [],
+    statusCode: 0,
+    statusMessage: '',
+    serviceName: 'hostile',
+    serviceVersion: '',
+    deploymentEnvironment: '',
+    scopeName: '',
+  };
+}
+
+/**
+ * `work` run with `target[key]` wrapped by `count` (called with the same `this` and arguments):
+ * a plain wrapper, not a spy, which would keep every call's arguments (millions here).
+ */
+async function counting<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  count: (...args: never[]) => void,
+  work: () => unknown,
+): Promise<void> {
+  const original = target[key] as (...args: unknown[]) => unknown;
+  target[key] = function (this: unknown, ...args: unknown[]) {
+    (count as (...a: unknown[]) => void)(...args);
+    return original.apply(this, args);
+  } as T[K];
+  try {
+    await work();
+  } finally {
+    target[key] = original as T[K];
+  }
+}
+
+/** Characters of the strings added to any `Set` while `work` runs: the prefixes hashed. */
+async function setCharsAdded(work: () => unknown): Promise<number> {
+  let chars = 0;
+  await counting(
+    Set.prototype,
+    'add',
+    (value: unknown) => {
+      if (typeof value === 'string') chars += value.length;
+    },
+    work,
+  );
+  return chars;
+}
+
+describe('indexed attributes of hostile keys', () => {
+  it('hashes one prefix a key, however many dotted digits it holds', async () => {
+    // 1,000 characters, within the bound: `a.0.0.0…`, 499 dots each followed by a digit.
+    const key = `a${'.0'.repeat(499)}`;
+    let found: unknown;
+    const chars = await setCharsAdded(() => (found = indexedAttributes({ [key]: 'x' }, 'a')));
+    expect(found).toEqual([{ [key.slice(4)]: 'x' }]);
+    // Every prefix of the key (what it took before) is 249,500 characters hashed; one is 1.
+    expect(chars).toBeLessThanOrEqual(key.length);
+  });
+
+  it('skips a key past the bound without hashing its prefixes, and counts it', async () => {
+    const long = `llm.output_messages.0.message.${'x.0'.repeat(10_000)}`;
+    const attributes: Attributes = { [long]: 'hidden', 'llm.output_messages.0.message.role': 'ai' };
+    const before = inputBoundHits.longIndexedKeys;
+    let found: unknown;
+    const chars = await setCharsAdded(
+      () => (found = indexedAttributes(attributes, 'llm.output_messages')),
+    );
+    expect(found).toEqual([{ 'message.role': 'ai' }]);
+    expect(long.length).toBeGreaterThan(INPUT_BOUNDS.maxIndexedKeyChars);
+    expect(inputBoundHits.longIndexedKeys - before).toBe(1);
+    // Only the short key's prefix; the long key's 10,000 prefixes were about 300 MB of characters.
+    expect(chars).toBeLessThanOrEqual('llm.output_messages'.length);
+  });
+
+  it('scans a span of 100,000 long dotted keys in work linear in their characters', async () => {
+    const attributes: Attributes = {};
+    let keyChars = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const key = `k${i}${'.0'.repeat(i % 2 ? 400 : 600)}`;
+      keyChars += key.length;
+      attributes[key] = i;
+    }
+    const chars = await setCharsAdded(() => {
+      for (const prefix of ['llm.input_messages', 'llm.output_messages', 'gen_ai.prompt'])
+        expect(indexedAttributes(attributes, prefix)).toEqual([]);
+    });
+    // One short prefix a key within the bound, none for the others, and the scan made once.
+    expect(chars).toBeLessThan(keyChars / 100);
+  });
+});
+
+describe('JSON attribute text', () => {
+  /** Characters handed to `JSON.parse` while `work` runs. */
+  async function parsedChars(work: () => unknown): Promise<number> {
+    let chars = 0;
+    await counting(JSON, 'parse', (text: string) => (chars += text.length), work);
+    return chars;
+  }
+
+  it('keeps text nested past the bound as text, unparsed, and counts it', async () => {
+    const depth = INPUT_BOUNDS.maxJsonDepth;
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const before = inputBoundHits.deepJson;
+    expect(await parsedChars(() => expect(parseMaybeJson(deep)).toBe(deep))).toBe(0);
+    expect(inputBoundHits.deepJson - before).toBe(1);
+    // At the bound it parses; brackets inside strings do not count.
+    const atBound = `${'['.repeat(depth)}"${'{'.repeat(500)}"${']'.repeat(depth)}`;
+    expect(parseMaybeJson(atBound)).not.toBe(atBound);
+  });
+
+  it('keeps text longer than the bound as text, unparsed, and counts it', async () => {
+    const huge = `"${'a'.repeat(INPUT_BOUNDS.maxJsonChars)}"`;
+    const before = inputBoundHits.longJson;
+    expect(await parsedChars(() => expect(parseMaybeJson(huge)).toBe(huge))).toBe(0);
+    expect(inputBoundHits.longJson - before).toBe(1);
+  });
+
+  it('scores a trace of 10 MB messages and 100,000-deep arguments without parsing them', async () => {
+    const big = JSON.stringify([
+      { role: 'user', parts: [{ type: 'text', content: 'x'.repeat(10_000_000) }] },
+    ]);
+    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    const spans = [
+      span(1, '', {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.input.messages': big,
+        'gen_ai.output.messages': big,
+      }),
+      span(2, hex(1), {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup',
+        'gen_ai.tool.call.arguments': deep,
+        'gen_ai.tool.call.result': deep,
+      }),
+    ];
+    const plan = { suites: [], rules: [], toolHealth: resolveToolHealth(CONFIG_DEFAULTS) };
+    let run: Awaited<ReturnType<typeof scoreTrace>> | undefined;
+    const chars = await parsedChars(async () => (run = await scoreTrace(TRACE, spans, plan)));
+    expect(run!.state).toBe('scored');
+    expect(run!.results[0]!.trace.toolSequence.map(c => c.name)).toEqual(['lookup']);
+    expect(run!.diagnostics.map(d => d.code)).toContain('input_bounded');
+    // None of the 40 MB of message text nor the 1.2 MB of nesting reached JSON.parse.
+    expect(chars).toBeLessThan(10_000);
+  });
+});
+
+describe('parent chains', () => {
+  const plan = { suites: [], rules: [], toolHealth: resolveToolHealth(CONFIG_DEFAULTS) };
+  // Agents, their tool spans and plain steps, in turn.
+  const attributesOf = (i: number): Attributes =>
+    i % 3 === 0
+      ? { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': `agent ${i % 7}` }
+      : i % 3 === 1
+        ? { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': `tool ${i % 5}` }
+        : {};
+  // The deep chain at the brief's size; the other shapes at 20,000, where one walk per span to a
+  // root (or around a loop) would still be 400 million lookups, against a bound of 3.8 million.
+  const shapes: Array<[string, number, (i: number, n: number) => SpanDigest]> = [
+    ['a chain 100,000 deep', 100_000, i => span(i + 1, i === 0 ? '' : hex(i), attributesOf(i))],
+    ['a ring of 20,000', 20_000, (i, n) => span(i + 1, hex(i === 0 ? n : i), attributesOf(i))],
+    ['20,000 spans each its own parent', 20_000, i => span(i + 1, hex(i + 1), attributesOf(i))],
+    [
+      '10,000 pairs, each the parent of the other',
+      20_000,
+      i => span(i + 1, hex(i % 2 ? i : i + 2), attributesOf(i)),
+    ],
+    ['20,000 roots', 20_000, i => span(i + 1, '', attributesOf(i))],
+    ['20,000 spans with one id', 20_000, i => span(i + 1, '', attributesOf(i), hex(7))],
+  ];
+
+  it.each(shapes)(
+    '%s: every walk over parents ends in work linear in the spans, without recursing',
+    async (_, n, make) => {
+      const spans = Array.from({ length: n }, (_, i) => make(i, n));
+      let lookups = 0;
+      await counting(
+        SpanIndex.prototype,
+        'get',
+        () => lookups++,
+        async () => {
+          const run = await scoreTrace(TRACE, spans, plan);
+          expect(run.state).toBe('scored');
+          expect(sessionTurnSpans(spans).length).toBeGreaterThan(0);
+          expect(inspectTrace(TRACE, spans).toolCalls.length).toBeGreaterThan(0);
+          expect(groupSpansByTrace(spans).size).toBe(1);
+          expect(findSessionEnd(spans)).toBeUndefined();
+        },
+      );
+      // Every walk up a chain stops at 64 hops or a span seen: at most 64 lookups a span in each of
+      // the three passes (scoring, the held turn, inspect), where one walk per span to its root
+      // would be 5 billion on the deep chain. (Measured: 10 a span on the chain, 112 on self-loops.)
+      expect(lookups).toBeLessThan(3 * 64 * n);
+    },
+    300_000,
+  );
+});
