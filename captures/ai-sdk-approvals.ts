@@ -6,7 +6,9 @@
  * `tool-approval-response` (`approved`, and a `reason` for the denial) in a `tool` message and
  * calls `generateText` again with the conversation, which runs the approved call, answers the model
  * `{ type: 'execution-denied', reason }` for the denied one and takes the model's answer. Both
- * `generateText` calls run inside one span carrying the test case id: one trace.
+ * `generateText` calls run inside one span carrying the test case id: one trace. The AI SDK 7 also
+ * runs the policy scenario: one `generateText` whose `toolApproval` denies `cancel_booking` in the
+ * loop, with a reason, asking no one.
  */
 import { trace } from '@opentelemetry/api';
 import { createOpenAICompatible as createOpenAICompatible6 } from '@ai-sdk/openai-compatible-v2';
@@ -18,6 +20,7 @@ import {
   APPROVAL_SCENARIO,
   APPROVAL_TOOLS,
   DENIAL_REASON,
+  POLICY_SCENARIO,
   approvalServer,
   runApprovalTool,
 } from './approval-scenarios.js';
@@ -103,6 +106,33 @@ for (const major of [6, 7] as const) {
   if (server.requests.length !== 2 || !last.includes(DENIAL_REASON))
     throw new Error(`the model was not told of the denial: ${server.requests.length} requests`);
   await server.close();
+  if (major === 7) {
+    const policy = POLICY_SCENARIO;
+    const policyServer = await approvalServer(policy);
+    await tracer.startActiveSpan(
+      'approval-agent',
+      { attributes: { 'spanscore.test_case.id': policy.testCaseId } },
+      async span => {
+        const result = await ai7.generateText({
+          model: createOpenAICompatible7({
+            name: 'scripted',
+            baseURL: policyServer.baseURL,
+            apiKey: 'capture',
+          })(MODEL),
+          prompt: policy.prompt,
+          tools: tools7,
+          toolApproval: { cancel_booking: { type: 'denied', reason: DENIAL_REASON } },
+          stopWhen: ai7.stepCountIs(6),
+        });
+        if (result.text !== policy.answer) throw new Error(`unexpected answer: ${result.text}`);
+        span.end();
+      },
+    );
+    const told = JSON.stringify(policyServer.requests.at(-1)?.messages ?? []);
+    if (policyServer.requests.length !== 2 || !told.includes(DENIAL_REASON))
+      throw new Error(`the model was not told of the policy's denial`);
+    await policyServer.close();
+  }
   await provider.forceFlush();
   writeFixture(
     `captured-ai-sdk-${versionOf(major === 6 ? 'ai6' : 'ai')}-approvals`,

@@ -7,7 +7,10 @@
  * - `approval`: asked for the weather in Paris and to cancel booking B-42, the model asks for both
  *   calls in one turn; the app approves `get_weather` (it runs) and denies `cancel_booking` with
  *   {@link DENIAL_REASON} (it never runs); the model then answers {@link APPROVAL_SCENARIO}'s
- *   `answer`.
+ *   `answer`;
+ * - `policy-denial` (the AI SDK 7 only, whose `toolApproval` option decides in the loop): the model
+ *   asks for `cancel_booking` (B-43), which the app's policy denies with {@link DENIAL_REASON}
+ *   without asking anyone; the model then answers {@link POLICY_SCENARIO}'s `answer`.
  */
 import { z } from 'zod';
 import {
@@ -66,6 +69,20 @@ export const APPROVAL_SCENARIO: ApprovalScenario = {
     },
   ],
   answer: 'It is sunny and 18 °C in Paris. I could not cancel booking B-42: a human agent must.',
+};
+
+export const POLICY_SCENARIO: ApprovalScenario = {
+  testCaseId: 'policy-denial',
+  prompt: 'Cancel my booking B-43.',
+  calls: [
+    {
+      id: 'call_cancel_policy',
+      name: 'cancel_booking',
+      arguments: { bookingId: 'B-43' },
+      approve: false,
+    },
+  ],
+  answer: 'I could not cancel booking B-43: a human agent must.',
 };
 
 /** A scripted server that asks for the scenario's calls, then answers. */

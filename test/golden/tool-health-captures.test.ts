@@ -200,7 +200,8 @@ describe('tool health on the captures of the health and refusal scenarios', () =
  * first (it ran) and denied the second with "Cancellations need a human agent" (it never ran).
  * The denied call is refused, as a call the framework did not run is: a call the model made (the
  * scorers that compare the calls with an expectation count it), listed by `tool_errors` with the
- * refused calls, never with the failed ones or the ones that ran.
+ * refused calls, never with the failed ones or the ones that ran. (The AI SDK 7's capture also
+ * holds `policy-denial`, a call its `toolApproval` policy denied: its golden file covers it.)
  */
 describe('tool approval: a call the app denied', () => {
   const score = async <O>(
