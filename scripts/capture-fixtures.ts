@@ -302,6 +302,9 @@ const WORKSPACE_CAPTURES = [
   // input itself, an output its schema rejects, an empty error field.
   'openai-agents-refusals.ts',
   'mastra-refusals.ts',
+  // Tool approval (captures/approval-scenarios.ts): one call approved and run, one denied with a
+  // reason (`needsApproval`), the model then answering.
+  'ai-sdk-approvals.ts',
   // Sessions (captures/session-scenarios.ts): conversations over several turns, one trace each.
   'ai-sdk-sessions.ts',
   'langgraph-sessions.ts',

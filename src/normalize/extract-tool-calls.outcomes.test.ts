@@ -273,6 +273,43 @@ describe('one rule for refused: only a producer’s own shape for a call it did 
     ]);
   });
 
+  it('the AI SDK: a call the app denied (tool approval) is refused, never ran, never failed', () => {
+    const reason = 'Cancellations need a human agent';
+    const denied = calls(...aiSdkSteps('cancel', { type: 'execution-denied', reason }));
+    expect(denied.map(c => [c.name, c.source, c.outcome, c.status, c.error])).toEqual([
+      ['cancel', 'requested', 'refused', 'error', `execution denied: ${reason}`],
+    ]);
+    // The SDK's record of the denial stays the call's result: what the model was told.
+    expect(denied[0]!.result).toEqual({ type: 'execution-denied', reason });
+    // v7 through @ai-sdk/otel: the next chat span's tool_call_response.
+    const asked = span(1, 'chat m', {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.output.messages': j([
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'c9', name: 'cancel' }] },
+      ]),
+    });
+    const answered = (response: unknown): Span =>
+      span(3, 'chat m', {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': j([
+          { role: 'user', parts: [{ type: 'text', content: 'go' }] },
+          { role: 'assistant', parts: [{ type: 'tool_call', id: 'c9', name: 'cancel' }] },
+          { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c9', response }] },
+        ]),
+      });
+    expect(calls(asked, answered({ denied: true, reason })).map(c => [c.outcome, c.error])).toEqual(
+      [['refused', `execution denied: ${reason}`]],
+    );
+    // A tool span ran the call: the same shape is the tool's own output, the call went well.
+    const ran = executeTool(2, 'cancel', {
+      'gen_ai.tool.call.id': 'c9',
+      'gen_ai.tool.call.result': j({ denied: true, reason }),
+    });
+    expect(
+      calls(asked, ran, answered({ denied: true, reason })).map(c => [c.source, c.outcome]),
+    ).toEqual([['executed', 'ok']]);
+  });
+
   it("an agent loop's own answer is the call's error, whatever it says", () => {
     expect(
       outcomes(

@@ -4,7 +4,9 @@ export type ToolCallSource = 'executed' | 'requested';
 /**
  * How a call ended: `ok` (no failure recorded), `error` (the tool ran and failed: span status,
  * exception event, or a failure in its result), `refused` (the framework did not run it: its
- * arguments failed the tool's schema, or no tool has its name).
+ * arguments failed the tool's schema, no tool has its name, or the app denied it when asked to
+ * approve it, as the AI SDK's tool approval records: never run, so neither a success nor a
+ * failure of the tool).
  */
 export type ToolCallOutcome = 'ok' | 'error' | 'refused';
 
@@ -72,7 +74,10 @@ export interface ExtractedCall {
   arguments?: unknown;
   result?: unknown;
   status?: 'ok' | 'error';
-  /** The framework did not run the call (its input failed the schema, no such tool). */
+  /**
+   * The framework did not run the call (its input failed the schema, no such tool, the app
+   * denied it).
+   */
   refused?: boolean;
   error?: string | undefined;
   /** `logs` when read from a log record joined as a span event (see `ToolCall.signal`). */

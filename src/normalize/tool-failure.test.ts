@@ -123,6 +123,48 @@ describe('failureInResult', () => {
       true,
       { error: 'Tool input validation failed for x.', refused: false },
     ],
+    [
+      "the AI SDK 6's answer for a call the app denied (tool approval), no tool span",
+      { type: 'execution-denied', reason: 'Cancellations need a human agent' },
+      false,
+      { error: 'execution denied: Cancellations need a human agent', refused: true },
+    ],
+    [
+      "the AI SDK 7's denial as @ai-sdk/otel writes it",
+      { denied: true, reason: 'Cancellations need a human agent' },
+      false,
+      { error: 'execution denied: Cancellations need a human agent', refused: true },
+    ],
+    [
+      'a denial without a reason',
+      { denied: true },
+      false,
+      { error: 'execution denied', refused: true },
+    ],
+    [
+      "a provider-executed tool's denial, with the SDK's providerOptions",
+      { type: 'execution-denied', providerOptions: { openai: { approvalId: 'a1' } } },
+      false,
+      { error: 'execution denied', refused: true },
+    ],
+    [
+      "a tool that ran and returned the denial's shape: its own output",
+      { denied: true, reason: 'not on the guest list' },
+      true,
+      undefined,
+    ],
+    [
+      "the denial's words with a key of a tool's own: an output, not the SDK's denial",
+      { denied: true, reason: 'policy', booking: 'B-42' },
+      false,
+      undefined,
+    ],
+    [
+      'a denial whose reason is no text: not the SDK’s shape',
+      { type: 'execution-denied', reason: 42 },
+      false,
+      undefined,
+    ],
     ['a lone error', { error: 'rate limited' }, false, { error: 'rate limited', refused: false }],
     [
       'an agent loop answering "invalid arguments": an error, not a refusal',

@@ -21,11 +21,13 @@ export interface ResultFailure {
  *   shape);
  * - a text result the AI SDK 7 wrote for a `tool-error` part: `AI_<Name>Error: …`;
  * - a text result that is an MCP SDK error, `MCP error <code>: …`, as an agent loop hands an
- *   MCP client's error to the model.
+ *   MCP client's error to the model;
+ * - the AI SDK's answer for a call the app denied (tool approval, see {@link isAiSdkDenial}):
+ *   refused, with the error `execution denied: <reason>`.
  *
  * `refused` follows the one rule below: only a producer's own shape for a call
  * it did not run, never an error text a tool could have written. `ran` says a tool span of the
- * call exists (the AI SDK records none for a call it refused).
+ * call exists (the AI SDK records none for a call it refused or the app denied).
  */
 export function failureInResult(result: unknown, ran = false): ResultFailure | undefined {
   if (typeof result === 'string') {
@@ -36,6 +38,7 @@ export function failureInResult(result: unknown, ran = false): ResultFailure | u
       : { error: result, refused: !ran && AI_SDK_REFUSAL_ERRORS.has(name) };
   }
   if (!isRecord(result)) return undefined;
+  if (!ran && isAiSdkDenial(result)) return { error: denialText(result.reason), refused: true };
   if (result.isError === true && Array.isArray(result.content)) {
     const error = contentText(result.content);
     return { error, refused: isMcpRefusal(error) };
@@ -91,7 +94,41 @@ function ownKeysUpTo(value: object, limit: number): number {
  * - LangChain and LangGraph: a `ToolMessage` with `status: "error"` from its `ToolNode` with its
  *   words for an input it rejected or a tool it lacks (below), read from the `tools` node's span;
  * - MCP: JSON-RPC `-32602`, invalid params, in an `isError` result, a span status or `error.type`.
+ * A call the app refused is refused too, not failed: the AI SDK's tool approval (below) answers
+ * the model for a call the app denied, which never ran.
  */
+
+/**
+ * True for the AI SDK's answer to the model for a call the app denied (a tool with
+ * `needsApproval`, or v7's `toolApproval` policy, answered `approved: false`): a tool result no tool
+ * span ran, whose output is `{type: 'execution-denied', reason?}` (v6's `ai.prompt.messages`, with
+ * `providerOptions` for a provider-executed tool), or `{denied: true, reason?}` (v7 through
+ * `@ai-sdk/otel`, the `tool_call_response` part's `response`). `reason` is the app's, optional.
+ * Read as `refused`, the outcome of a call the framework did not run, never `error` (no tool
+ * failed) or `ok` (nothing ran). The caller passes only results no tool span recorded: a tool
+ * that ran and returned this shape returned its own output.
+ */
+export function isAiSdkDenial(result: Record<string, unknown>): boolean {
+  const v6 = result.type === 'execution-denied';
+  if (!v6 && result.denied !== true) return false;
+  if (result.reason !== undefined && typeof result.reason !== 'string') return false;
+  // No key but the shape's own: an output with more is a tool's, whatever it holds.
+  for (const key in result)
+    if (
+      Object.hasOwn(result, key) &&
+      key !== 'reason' &&
+      (v6 ? key !== 'type' && key !== 'providerOptions' : key !== 'denied')
+    )
+      return false;
+  return true;
+}
+
+/** A denied call's error text: `execution denied`, and the app's reason after a colon. */
+function denialText(reason: unknown): string {
+  return typeof reason === 'string' && reason !== ''
+    ? `execution denied: ${reason}`
+    : 'execution denied';
+}
 
 /** An `McpError` as the MCP TypeScript SDK prints it: `MCP error <JSON-RPC code>: <message>`. */
 const MCP_ERROR = /^MCP error -?\d{1,6}: /;

@@ -7,8 +7,11 @@ import { groupSpansByTrace } from '../../src/normalize/group-spans-by-trace.js';
 import { diagnoseTrace } from '../../src/normalize/inspect-trace.js';
 import { normalizeTrace, type NormalizedTrace } from '../../src/normalize/normalize-trace.js';
 import { toolArguments } from '../../src/score/deterministic/tool-arguments.js';
+import { toolCallAccuracy } from '../../src/score/deterministic/tool-call-accuracy.js';
+import { toolCorrectness } from '../../src/score/deterministic/tool-correctness.js';
 import { toolErrors } from '../../src/score/deterministic/tool-errors.js';
 import { toolLoops } from '../../src/score/deterministic/tool-loops.js';
+import { toolTrajectory } from '../../src/score/deterministic/tool-trajectory.js';
 import type { ScoreResult } from '../../src/score/score-result.js';
 import type { Scorer } from '../../src/score/scorer.js';
 
@@ -189,6 +192,82 @@ describe('tool health on the captures of the health and refusal scenarios', () =
       "the arguments of all 1 checked call(s) match their tools' schemas",
     );
   });
+});
+
+/**
+ * The approval captures (`captures/approval-scenarios.ts` through the AI SDK 6 and 7): the model
+ * asked for `get_weather` (Paris) and `cancel_booking` (B-42) in one turn, the app approved the
+ * first (it ran) and denied the second with "Cancellations need a human agent" (it never ran).
+ * The denied call is refused, as a call the framework did not run is: a call the model made (the
+ * scorers that compare the calls with an expectation count it), listed by `tool_errors` with the
+ * refused calls, never with the failed ones or the ones that ran. (The AI SDK 7's capture also
+ * holds `policy-denial`, a call its `toolApproval` policy denied: its golden file covers it.)
+ */
+describe('tool approval: a call the app denied', () => {
+  const score = async <O>(
+    scorer: Scorer<O>,
+    trace: NormalizedTrace,
+    options: Record<string, unknown>,
+  ): Promise<ScoreResult> =>
+    scorer.score({
+      trace,
+      testCase: undefined,
+      options: scorer.parseOptions(options),
+      aliases: new Map(),
+    });
+
+  it.each(['captured-ai-sdk-6.0.325-approvals', 'captured-ai-sdk-7.0.173-approvals'])(
+    '%s',
+    async name => {
+      const trace = (await tracesOf(name)).get('approval')!;
+      const [approved, denied] = trace.toolSequence;
+      expect(approved!.source).toBe('executed');
+      expect(denied!.source).toBe('requested');
+      expect(denied!.durationMs).toBeUndefined();
+      // The model chose both tools: a denial is no tool missing, no call made up.
+      expect(trace.toolsUsed).toEqual(['get_weather', 'cancel_booking']);
+      expect(
+        label(
+          await score(toolCorrectness, trace, { expectedTools: ['get_weather', 'cancel_booking'] }),
+        ),
+      ).toBe('pass');
+      expect(
+        label(
+          await score(toolCallAccuracy, trace, {
+            expectedToolOrder: ['get_weather', 'cancel_booking'],
+            strictMode: true,
+          }),
+        ),
+      ).toBe('pass');
+      expect(
+        label(
+          await score(toolTrajectory, trace, {
+            match: 'exact',
+            expectedCalls: [
+              { name: 'get_weather', args: { city: 'Paris' } },
+              { name: 'cancel_booking', args: { bookingId: 'B-42' } },
+            ],
+          }),
+        ),
+      ).toBe('pass');
+      const errors = await score(toolErrors, trace, {});
+      expect(errors.status === 'scored' && errors.details).toMatchObject({
+        judged: 2,
+        executed: 1,
+        failedCalls: [],
+        refusedCalls: [
+          {
+            name: 'cancel_booking',
+            callId: 'call_cancel',
+            error: 'execution denied: Cancellations need a human agent',
+          },
+        ],
+      });
+      expect(errors.status === 'scored' && errors.reason).toBe(
+        '1 of 2 tool call(s) failed (1 refused by the framework, not run): cancel_booking refused: execution denied: Cancellations need a human agent',
+      );
+    },
+  );
 });
 
 /**

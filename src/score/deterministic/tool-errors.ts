@@ -26,7 +26,8 @@ export interface FailedCallDetail {
 /**
  * Reference-free: the share of the trace's tool calls that succeeded, counting a call the framework
  * refused as failed (the model asked for something the framework would not run: arguments its
- * schema rejects, a tool it does not have). A call is judged when a tool span ran it, its result
+ * schema rejects, a tool it does not have, a call the app denied when asked to approve it). A
+ * refused call is listed apart from the calls that ran and failed. A call is judged when a tool span ran it, its result
  * (or failure) was fed back to the model, or the framework refused it; a request nothing answered
  * is not judged. Passes when the failed and refused calls are at most `maxErrorRate` of the judged
  * ones (default 0: any failed or refused call fails the trace). Details list each failed call and
