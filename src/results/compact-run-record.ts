@@ -140,19 +140,17 @@ export function encodeCalls(
   calls: readonly StoredToolCall[],
   contentAsJson = true,
 ): Record<string, unknown> {
-  const content = (text: string | undefined): unknown =>
-    contentAsJson ? contentValue(text) : (text ?? null);
+  // Names by position in a list (a trace calls a few tools), rows of exactly their length, and
+  // no closure, pair or key set a call: this runs a call a pass.
   const names: string[] = [];
-  const index = new Map<string, number>();
   const convention = calls[0]?.convention;
   const agent = calls[0]?.agent;
-  const list = calls.map(call => {
-    let n = index.get(call.name);
-    if (n === undefined) {
-      n = names.push(call.name) - 1;
-      index.set(call.name, n);
-    }
-    // Without an object or array a call where nothing differs (most): this runs a call a pass.
+  const list = new Array<unknown[]>(calls.length);
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
+    let n = names.indexOf(call.name);
+    if (n < 0) n = names.push(call.name) - 1;
+    // Without an object or array a call where nothing differs (most).
     let other: Record<string, unknown> | undefined;
     for (const key in call) {
       const value = call[key as keyof StoredToolCall];
@@ -160,42 +158,47 @@ export function encodeCalls(
       // A duration JSON writes as null (NaN, ±Infinity from hostile span times) would read back
       // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
       if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
-      if (POSITIONAL.has(key)) continue;
-      if (!DEFAULTED.has(key) || value !== callDefault(key, call, convention, agent))
+      if (isPositional(key)) continue;
+      if (!isDefaulted(key) || value !== callDefault(key, call, convention, agent))
         (other ??= {})[key] = value;
     }
     let absent: string[] | undefined;
     for (const key of DEFAULTED)
-      if (
-        call[key as keyof StoredToolCall] === undefined &&
-        callDefault(key, call, convention, agent) !== undefined
-      )
+      if (call[key] === undefined && callDefault(key, call, convention, agent) !== undefined)
         (absent ??= []).push(key);
     if (absent) (other ??= {})['-'] = absent;
-    const row: unknown[] = [
-      n,
-      call.spanId,
-      Number.isFinite(call.durationMs) ? call.durationMs : null,
-      content(call.arguments),
-      content(call.result),
-      other ?? null,
-    ];
-    while (row.length > 2 && row.at(-1) === null) row.pop();
-    return row;
-  });
-  return {
-    t: names,
-    ...(convention !== undefined && { c: convention }),
-    ...(agent !== undefined && { g: agent }),
-    l: list,
-  };
+    const duration = Number.isFinite(call.durationMs) ? call.durationMs! : null;
+    const args = contentAsJson ? contentValue(call.arguments) : (call.arguments ?? null);
+    const result = contentAsJson ? contentValue(call.result) : (call.result ?? null);
+    // Trailing absent ones cut.
+    list[i] =
+      other !== undefined
+        ? [n, call.spanId, duration, args, result, other]
+        : result !== null
+          ? [n, call.spanId, duration, args, result]
+          : args !== null
+            ? [n, call.spanId, duration, args]
+            : duration !== null
+              ? [n, call.spanId, duration]
+              : [n, call.spanId];
+  }
+  // `c` and `g` undefined when the first call has none: JSON leaves them out.
+  return { t: names, c: convention, g: agent, l: list };
 }
 
-/** The fields a call's row holds by position. */
-const POSITIONAL = new Set(['name', 'spanId', 'durationMs', 'arguments', 'result']);
+/** Whether a call's row holds the field by position. */
+function isPositional(key: string): boolean {
+  return (
+    key === 'name' ||
+    key === 'spanId' ||
+    key === 'durationMs' ||
+    key === 'arguments' ||
+    key === 'result'
+  );
+}
 
 /** The fields a call leaves out at their defaults (see {@link callDefault}). */
-const DEFAULTED = new Set([
+const DEFAULTED = [
   'rawName',
   'source',
   'status',
@@ -203,7 +206,12 @@ const DEFAULTED = new Set([
   'error',
   'convention',
   'agent',
-]);
+] as const satisfies ReadonlyArray<keyof StoredToolCall>;
+
+/** Whether a call leaves the field out at its default. */
+function isDefaulted(key: string): boolean {
+  return (DEFAULTED as readonly string[]).includes(key);
+}
 
 /** A defaulted field's default for a call (its name, status) among calls of `convention`, `agent`. */
 function callDefault(

@@ -27,50 +27,105 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
     if (r.outcomes.length === 0) continue;
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
     const expected = expectedToolsOf(r.testCase) ?? null;
-    const toolSequence = r.trace.toolSequence.map(c => c.name);
-    const agents = agentsInOrder(r.trace.agents).slice(0, MAX_AGENTS_PER_RESULT);
-    for (const o of r.outcomes) {
-      const result = o.result;
-      const usage =
-        result.status === 'scored'
-          ? (result.details.usage as { costUsd?: unknown } | undefined)
-          : undefined;
-      out.push({
-        timeUnixMs,
-        traceId: run.traceId,
-        targetKind: r.kind,
-        suite: r.suite,
-        testCaseId: r.testCaseId,
-        scorer: o.scorer,
-        scorerKind: o.kind,
-        scorerVersion: o.version ?? '',
-        phase: r.phase,
-        status: result.status,
-        score: result.status === 'scored' ? result.score : null,
-        label: result.status === 'scored' ? result.label : null,
-        reason: result.status === 'failed' ? result.error : result.reason,
-        expectedTools: expected,
-        toolSequence,
-        toolsUsed: r.trace.toolsUsed,
-        serviceName: r.trace.serviceName,
-        serviceVersion: r.trace.serviceVersion || null,
-        deploymentEnvironment: r.trace.deploymentEnvironment || null,
-        agentName: r.trace.agentName ?? null,
-        ...(agents.length && {
-          agents,
-          failingAgents: failingAgents(result).slice(0, MAX_AGENTS_PER_RESULT),
-        }),
-        judgeCostUsd: typeof usage?.costUsd === 'number' ? usage.costUsd : null,
-        ...(run.session && { sessionId: run.session.id }),
-        ...(run.session && run.session.part > 1 && { sessionPart: run.session.part }),
-        ...(result.status === 'scored' &&
-          typeof result.details.failingTurn === 'number' && {
-            failingTurn: result.details.failingTurn,
-          }),
-      });
-    }
+    const toolSequence = namesOf(r.trace.toolSequence);
+    const agents = agentsInOrder(r.trace.agents);
+    if (agents.length > MAX_AGENTS_PER_RESULT) agents.length = MAX_AGENTS_PER_RESULT;
+    for (const o of r.outcomes)
+      out.push(new PassResult(run, r, o, timeUnixMs, expected, toolSequence, agents));
   }
   return out;
+}
+
+/**
+ * A result as {@link toStoredResults} writes it: a class, so that V8 sizes its instances for the
+ * fields a result may have (slack tracking) and the optional ones, assigned in the constructor,
+ * land in the object itself; spreads of conditional objects into a literal were an object more
+ * each, and left the result (over 16 fields) in dictionary mode. The fields are set in the order
+ * the API shows them, and absent ones are absent (not `undefined`).
+ */
+class PassResult implements Omit<StoredResult, 'id'> {
+  timeUnixMs: number;
+  traceId: string;
+  targetKind: StoredResult['targetKind'];
+  suite: string;
+  testCaseId: string;
+  scorer: string;
+  scorerKind: StoredResult['scorerKind'];
+  scorerVersion: string;
+  phase: StoredResult['phase'];
+  status: StoredResult['status'];
+  score: number | null;
+  label: StoredResult['label'];
+  reason: string;
+  expectedTools: string[] | null;
+  toolSequence: string[];
+  toolsUsed: string[];
+  serviceName: string;
+  serviceVersion: string | null;
+  deploymentEnvironment: string | null;
+  agentName: string | null;
+  declare agents?: string[];
+  declare failingAgents?: string[];
+  declare judgeCostUsd: number | null;
+  declare sessionId?: string;
+  declare sessionPart?: number;
+  declare failingTurn?: number;
+
+  constructor(
+    run: TraceRun,
+    r: TraceRun['results'][number],
+    o: TraceRun['results'][number]['outcomes'][number],
+    timeUnixMs: number,
+    expected: string[] | null,
+    toolSequence: string[],
+    agents: string[],
+  ) {
+    const result = o.result;
+    this.timeUnixMs = timeUnixMs;
+    this.traceId = run.traceId;
+    this.targetKind = r.kind;
+    this.suite = r.suite;
+    this.testCaseId = r.testCaseId;
+    this.scorer = o.scorer;
+    this.scorerKind = o.kind;
+    this.scorerVersion = o.version ?? '';
+    this.phase = r.phase;
+    this.status = result.status;
+    this.score = result.status === 'scored' ? result.score : null;
+    this.label = result.status === 'scored' ? result.label : null;
+    this.reason = result.status === 'failed' ? result.error : result.reason;
+    this.expectedTools = expected;
+    this.toolSequence = toolSequence;
+    this.toolsUsed = r.trace.toolsUsed;
+    this.serviceName = r.trace.serviceName;
+    this.serviceVersion = r.trace.serviceVersion || null;
+    this.deploymentEnvironment = r.trace.deploymentEnvironment || null;
+    this.agentName = r.trace.agentName ?? null;
+    if (agents.length) {
+      this.agents = agents;
+      const failing = failingAgents(result);
+      if (failing.length > MAX_AGENTS_PER_RESULT) failing.length = MAX_AGENTS_PER_RESULT;
+      this.failingAgents = failing;
+    }
+    const usage =
+      result.status === 'scored'
+        ? (result.details.usage as { costUsd?: unknown } | undefined)
+        : undefined;
+    this.judgeCostUsd = typeof usage?.costUsd === 'number' ? usage.costUsd : null;
+    if (run.session) {
+      this.sessionId = run.session.id;
+      if (run.session.part > 1) this.sessionPart = run.session.part;
+    }
+    if (result.status === 'scored' && typeof result.details.failingTurn === 'number')
+      this.failingTurn = result.details.failingTurn;
+  }
+}
+
+/** The calls' names, in order, in an array sized once. */
+function namesOf(calls: readonly ToolCall[]): string[] {
+  const names = new Array<string>(calls.length);
+  for (let i = 0; i < calls.length; i++) names[i] = calls[i]!.name;
+  return names;
 }
 
 /** How a store writes one pass: the export state its results start in, and what it keeps. */
@@ -98,18 +153,27 @@ export function runRecordPatch(
   nowUnixMs: number,
   storeContent: boolean,
 ): Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'> {
-  const awaiting = run.results.flatMap(r => r.deferred);
-  const budget = run.results.flatMap(r =>
-    r.outcomes.filter(o => o.result.status === 'skipped' && /budget/i.test(o.result.reason)),
-  );
+  // Loops over the results, not lists of lists flattened: most passes defer nothing and skip
+  // nothing, and then nothing is built for either.
+  let awaiting: string[] | undefined;
+  let budget = 0;
+  const matched = new Array<string>(run.results.length);
+  for (let i = 0; i < run.results.length; i++) {
+    const r = run.results[i]!;
+    for (const name of r.deferred) if (!(awaiting ??= []).includes(name)) awaiting.push(name);
+    for (const o of r.outcomes)
+      if (o.result.status === 'skipped' && /budget/i.test(o.result.reason)) budget++;
+    matched[i] = r.kind === 'rule' ? r.testCaseId : `${r.suite} / ${r.testCaseId}`;
+  }
   let reason = run.reason ?? null;
-  if (run.state === 'scored' && budget.length > 0)
-    reason = `${budget.length} LLM result(s) skipped: judge budget exhausted`;
-  else if (run.state === 'scored' && awaiting.length > 0)
-    reason = `waiting for the judge: ${[...new Set(awaiting)].join(', ')}`;
+  if (run.state === 'scored' && budget > 0)
+    reason = `${budget} LLM result(s) skipped: judge budget exhausted`;
+  else if (run.state === 'scored' && awaiting)
+    reason = `waiting for the judge: ${awaiting.join(', ')}`;
   // A turn of a session test case shows its route as it shows its calls (see `turnTrace`).
   const routed = run.results[0]?.trace ?? run.turnTrace;
-  return {
+  // The optional fields assigned after the literal, in the order the API shows them.
+  const patch: Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'> = {
     traceId: runRecordKey(run),
     state: run.state,
     reason,
@@ -119,30 +183,31 @@ export function runRecordPatch(
     serviceVersion: run.serviceVersion || null,
     deploymentEnvironment: run.deploymentEnvironment || null,
     diagnostics: run.diagnostics,
-    matched: run.results.map(r =>
-      r.kind === 'rule' ? r.testCaseId : `${r.suite} / ${r.testCaseId}`,
-    ),
-    awaitingJudge: run.phase === 'llm' ? [] : [...new Set(awaiting)],
+    matched,
+    awaitingJudge: run.phase === 'llm' || !awaiting ? [] : awaiting,
     updatedAtUnixMs: nowUnixMs,
     toolCalls: storedToolCalls(run, storeContent),
     contentKept: storeContent,
-    ...(run.session && {
-      session: {
-        id: run.session.id,
-        part: run.session.part,
-        traceIds: run.session.traceIds,
-        cut: run.session.cut?.code ?? null,
-        cutReason: run.session.cut?.reason ?? null,
-        continues: run.session.continues ?? null,
-      },
-    }),
-    ...(routed?.agents.length && {
-      agents: routed.agents.slice(0, MAX_TOOL_CALLS_PER_RUN).map(t => ({
-        agent: t.agent,
-        handoff: t.handoff?.rawName ?? null,
-      })),
-    }),
   };
+  if (run.session)
+    patch.session = {
+      id: run.session.id,
+      part: run.session.part,
+      traceIds: run.session.traceIds,
+      cut: run.session.cut?.code ?? null,
+      cutReason: run.session.cut?.reason ?? null,
+      continues: run.session.continues ?? null,
+    };
+  if (routed?.agents.length) {
+    const n = Math.min(routed.agents.length, MAX_TOOL_CALLS_PER_RUN);
+    const agents = new Array<{ agent: string; handoff: string | null }>(n);
+    for (let i = 0; i < n; i++) {
+      const t = routed.agents[i]!;
+      agents[i] = { agent: t.agent, handoff: t.handoff?.rawName ?? null };
+    }
+    patch.agents = agents;
+  }
+  return patch;
 }
 
 /** The run's calls as its record keeps them, with what `tool_arguments` found where it ran. */
@@ -151,17 +216,21 @@ function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[]
   // read, so the record and the counts never disagree.
   const calls = runCalls(run);
   // A turn of a session test case: its calls as read, checked and counted with its session.
-  if (!calls)
-    return (run.turnTrace?.toolSequence ?? [])
-      .slice(0, MAX_TOOL_CALLS_PER_RUN)
-      .map(c => storedToolCall(c, storeContent, undefined, false));
-  const { trace, assessment: assessed } = calls;
+  const sequence = calls ? calls.trace.toolSequence : (run.turnTrace?.toolSequence ?? []);
+  const assessed = calls?.assessment;
   // What the store counted of each call (the judge pass counts none), so that a pass replacing
   // this one can take the counts back (see `replacedIncrements`).
-  const facts = toolCallFacts(run);
-  return trace.toolSequence
-    .slice(0, MAX_TOOL_CALLS_PER_RUN)
-    .map((c, i) => storedToolCall(c, storeContent, assessed?.[i], facts[i]?.repeated === true));
+  const facts = calls ? toolCallFacts(run) : undefined;
+  const n = Math.min(sequence.length, MAX_TOOL_CALLS_PER_RUN);
+  const out = new Array<StoredToolCall>(n);
+  for (let i = 0; i < n; i++)
+    out[i] = storedToolCall(
+      sequence[i]!,
+      storeContent,
+      assessed?.[i],
+      facts?.[i]?.repeated === true,
+    );
+  return out;
 }
 
 function storedToolCall(
@@ -170,33 +239,63 @@ function storedToolCall(
   assessed: ToolCallAssessment | undefined,
   repeated: boolean,
 ): StoredToolCall {
-  // Field by field rather than spreads of conditional objects: a call a pass, each spread was an
-  // object more, and the fields keep the order the API shows them in.
-  const out: StoredToolCall = {
-    name: call.name,
-    rawName: call.rawName,
-    source: call.source,
-    status: call.status,
-    outcome: call.outcome,
-    error: call.error ?? null,
-    spanId: call.spanId,
-    convention: call.convention,
-  };
-  if (call.agent !== undefined) out.agent = call.agent;
-  if (assessed) {
-    out.argumentProblems = assessed.argumentProblems;
-    out.offered = assessed.offered;
-    if (assessed.schemaSource) out.schemaSource = assessed.schemaSource;
+  return new RecordedCall(call, storeContent, assessed, repeated);
+}
+
+/**
+ * A call as its record keeps it: a class, so that V8 sizes its instances for the fields a call
+ * may have (slack tracking) and the optional ones, assigned in the constructor, land in the
+ * object itself; a literal with fields added after it grew a property store twice a call. The
+ * fields are set in the order the API shows them, and absent ones are absent (not `undefined`).
+ */
+class RecordedCall implements StoredToolCall {
+  name: string;
+  rawName: string;
+  source: StoredToolCall['source'];
+  status: StoredToolCall['status'];
+  outcome: StoredToolCall['outcome'];
+  error: string | null;
+  spanId: string;
+  convention: string;
+  declare agent?: string;
+  declare argumentProblems?: string[] | null;
+  declare offered?: boolean | null;
+  declare schemaSource?: StoredToolCall['schemaSource'];
+  declare durationMs?: number;
+  declare repeated?: true;
+  declare turn?: number;
+  declare arguments?: string;
+  declare result?: string;
+
+  constructor(
+    call: ToolCall,
+    storeContent: boolean,
+    assessed: ToolCallAssessment | undefined,
+    repeated: boolean,
+  ) {
+    this.name = call.name;
+    this.rawName = call.rawName;
+    this.source = call.source;
+    this.status = call.status;
+    this.outcome = call.outcome;
+    this.error = call.error ?? null;
+    this.spanId = call.spanId;
+    this.convention = call.convention;
+    if (call.agent !== undefined) this.agent = call.agent;
+    if (assessed) {
+      this.argumentProblems = assessed.argumentProblems;
+      this.offered = assessed.offered;
+      if (assessed.schemaSource) this.schemaSource = assessed.schemaSource;
+    }
+    if (call.durationMs !== undefined) this.durationMs = Math.round(call.durationMs * 1000) / 1000;
+    if (repeated) this.repeated = true;
+    if (call.turn !== undefined) this.turn = call.turn;
+    if (!storeContent) return;
+    const args = contentText(call.arguments);
+    const result = contentText(call.result);
+    if (args !== undefined) this.arguments = args;
+    if (result !== undefined) this.result = result;
   }
-  if (call.durationMs !== undefined) out.durationMs = Math.round(call.durationMs * 1000) / 1000;
-  if (repeated) out.repeated = true;
-  if (call.turn !== undefined) out.turn = call.turn;
-  if (!storeContent) return out;
-  const args = contentText(call.arguments);
-  const result = contentText(call.result);
-  if (args !== undefined) out.arguments = args;
-  if (result !== undefined) out.result = result;
-  return out;
 }
 
 /** A recorded value as JSON text (a string as it was), cut at {@link MAX_CONTENT_CHARS}. */

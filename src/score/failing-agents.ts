@@ -13,26 +13,33 @@ export function failingAgents(result: ScoreResult): string[] {
   if (result.status !== 'scored' || result.label !== 'fail') return [];
   const d = result.details;
   const out: string[] = [];
-  const add = (agent: unknown): void => {
-    if (typeof agent === 'string' && agent !== '' && !out.includes(agent)) out.push(agent);
-  };
-  for (const w of list(d.wrongAgent)) add((w as { calledBy?: unknown }).calledBy);
-  for (const f of list(d.forbiddenAgents)) add(f);
+  for (const w of list(d.wrongAgent)) add(out, (w as { calledBy?: unknown }).calledBy);
+  for (const f of list(d.forbiddenAgents)) add(out, f);
   for (const h of list(d.handoffs))
-    if ((h as { expected?: unknown }).expected === false) add((h as { from?: unknown }).from);
-  for (const a of list(d.unexpectedAgents)) add(a);
-  for (const key of [
-    'failedCalls',
-    'refusedCalls',
-    'invalidCalls',
-    'unknownCalls',
-    'repeatedCalls',
-    'overLimit',
-  ])
-    for (const c of list(d[key])) add((c as { agent?: unknown }).agent);
+    if ((h as { expected?: unknown }).expected === false) add(out, (h as { from?: unknown }).from);
+  for (const a of list(d.unexpectedAgents)) add(out, a);
+  for (const key of CALL_LISTS)
+    for (const c of list(d[key])) add(out, (c as { agent?: unknown }).agent);
   return out;
 }
 
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? (value as unknown[]) : [];
+/** The details' lists of calls, each naming the agent that made it. */
+const CALL_LISTS = [
+  'failedCalls',
+  'refusedCalls',
+  'invalidCalls',
+  'unknownCalls',
+  'repeatedCalls',
+  'overLimit',
+] as const;
+
+/** Adds an agent's name to `out` once (a function, not a closure made a result). */
+function add(out: string[], agent: unknown): void {
+  if (typeof agent === 'string' && agent !== '' && !out.includes(agent)) out.push(agent);
+}
+
+const NONE: readonly unknown[] = [];
+
+function list(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : NONE;
 }

@@ -49,20 +49,28 @@ function computeFacts(run: TraceRun): ToolCallFact[] {
   if (!calls) return [];
   const { trace, assessment, repeated } = calls;
   const fallbackAgent = trace.agentName ?? '';
-  return trace.toolSequence.map((call, i) => {
+  // A loop into an array sized once, each fact one literal of one shape (its schema's source
+  // assigned after where there is one): a spread of a conditional object into the literal built
+  // every fact key by key.
+  const out = new Array<ToolCallFact>(trace.toolSequence.length);
+  for (let i = 0; i < out.length; i++) {
+    const call = trace.toolSequence[i]!;
     const a = assessment?.[i];
-    return {
+    const checked = a !== undefined && a.argumentProblems !== null;
+    const fact: ToolCallFact = {
       service: trace.serviceName,
       version: trace.serviceVersion,
       agent: call.agent ?? fallbackAgent,
       tool: call.name,
       outcome: call.outcome,
       durationMs: call.durationMs,
-      checked: a !== undefined && a.argumentProblems !== null,
-      invalid: a !== undefined && a.argumentProblems !== null && a.argumentProblems.length > 0,
-      ...(a?.argumentProblems && a.schemaSource && { schemaSource: a.schemaSource.kind }),
+      checked,
+      invalid: checked && a.argumentProblems!.length > 0,
       unknown: a !== undefined && a.offered === false,
       repeated: repeated.has(call),
     };
-  });
+    if (a?.argumentProblems && a.schemaSource) fact.schemaSource = a.schemaSource.kind;
+    out[i] = fact;
+  }
+  return out;
 }
