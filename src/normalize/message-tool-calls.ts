@@ -142,13 +142,24 @@ export function toolCallsIn(value: unknown, depth = 0): ExtractedCall[] {
   return out;
 }
 
+/** {@link toolCallsIn} appended to the caller's list, which a list of its own was copied into. */
+export function appendToolCallsIn(value: unknown, out: ExtractedCall[]): void {
+  collect(parseMaybeJson(value), 0, out, readToolCall);
+}
+
 /** Every tool result found in a message list or message, searched like {@link toolCallsIn}. */
 export function toolResultsIn(value: unknown): ToolResultSeen[] {
   const out: ToolResultSeen[] = [];
+  appendToolResultsIn(value, out);
+  return out;
+}
+
+/** {@link toolResultsIn} appended to the caller's list. */
+export function appendToolResultsIn(value: unknown, out: ToolResultSeen[]): void {
+  const first = out.length;
   const messages = parseMaybeJson(value);
   collect(messages, 0, out, readToolResult);
-  if (Array.isArray(messages)) resultsByPosition(messages, out);
-  return out;
+  if (Array.isArray(messages)) resultsByPosition(messages, out, first);
 }
 
 /**
@@ -157,8 +168,13 @@ export function toolResultsIn(value: unknown): ToolResultSeen[] {
  * message after an assistant message answers its k-th tool call, as the Chat Completions API
  * orders them. Calls already answered by id are skipped.
  */
-function resultsByPosition(messages: readonly unknown[], out: ToolResultSeen[]): void {
-  const answered = new Set(out.map(r => r.callId));
+function resultsByPosition(
+  messages: readonly unknown[],
+  out: ToolResultSeen[],
+  first: number,
+): void {
+  const answered = new Set<string>();
+  for (let i = first; i < out.length; i++) answered.add(out[i]!.callId);
   let pending: string[] = [];
   for (const message of messages) {
     if (!isRecord(message)) continue;
@@ -222,17 +238,24 @@ function collect<T>(
 }
 
 /**
- * The messages of the current turn: those after the last `user` message. Input messages replay
- * the whole conversation, including tool calls of earlier turns that belong to earlier traces.
+ * The tool calls of the current turn, appended to the caller's list: the turn is the messages
+ * after the last `user` message. Input messages replay the whole conversation, including tool
+ * calls of earlier turns that belong to earlier traces. The turn is read in place, not copied.
  */
-export function currentTurn(messages: unknown): unknown[] {
+export function appendTurnToolCalls(messages: unknown, out: ExtractedCall[]): void {
   const list = parseMaybeJson(messages);
-  if (!Array.isArray(list)) return [];
-  let last = -1;
-  list.forEach((m: unknown, i) => {
-    if (isRecord(m) && m.role === 'user' && !hasToolResult(m)) last = i;
-  });
-  return list.slice(last + 1);
+  if (!Array.isArray(list)) return;
+  // As collect reads a list: each message one level down.
+  for (let i = turnStart(list); i < list.length; i++) collect(list[i], 1, out, readToolCall);
+}
+
+// The index of the first message after the last `user` message that starts a turn.
+function turnStart(list: readonly unknown[]): number {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const m: unknown = list[i];
+    if (isRecord(m) && m.role === 'user' && !hasToolResult(m)) return i + 1;
+  }
+  return 0;
 }
 
 // Anthropic/Bedrock put tool results inside `user` messages; those do not start a new turn.

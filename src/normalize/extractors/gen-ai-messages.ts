@@ -2,7 +2,11 @@ import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
-import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import {
+  appendToolCallsIn,
+  appendToolResultsIn,
+  appendTurnToolCalls,
+} from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
@@ -23,39 +27,17 @@ export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
   requested(span) {
     const own = readAttributes(span);
+    const events = span.events;
     // Most spans carry no messages: answer them without allocating.
-    if (
-      span.events.length === 0 &&
-      own['gen_ai.output.messages'] === undefined &&
-      own['gen_ai.input.messages'] === undefined
-    )
+    if (events.length === 0 && own[OUTPUT] === undefined && own[INPUT] === undefined)
       return undefined;
-    let sources: Attributes[] | undefined;
-    for (const event of span.events)
-      if (event.name === DETAILS_EVENT) (sources ??= [own]).push(event.attributes);
     const calls: ExtractedCall[] = [];
     const results: ToolResultSeen[] = [];
-    let seen = false;
-    for (const a of sources ?? [own]) {
-      const output = a['gen_ai.output.messages'];
-      const input = a['gen_ai.input.messages'];
-      // A tool span's own messages (Strands) describe its execution, not a model request.
-      if (a['gen_ai.operation.name'] === 'execute_tool') continue;
-      const first = calls.length;
-      if (output !== undefined) {
+    // The span's own attributes, then each details event's: no list of them is made.
+    let seen = readMessages(own, calls, results);
+    for (let i = 0; i < events.length; i++)
+      if (events[i]!.name === DETAILS_EVENT && readMessages(events[i]!.attributes, calls, results))
         seen = true;
-        append(calls, toolCallsIn(output));
-      }
-      if (input !== undefined) {
-        seen = true;
-        // Parsed once for both reads: the input replays the whole conversation.
-        const messages = parseMaybeJson(input);
-        append(calls, toolCallsIn(currentTurn(messages)));
-        append(results, toolResultsIn(messages));
-      }
-      if (a[LOG_RECORD_ATTRIBUTE] === true)
-        for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
-    }
     return seen ? { calls, results } : undefined;
   },
   offered(span) {
@@ -64,7 +46,27 @@ export const genAiMessages: ToolCallExtractor = {
   },
 };
 
-/** Pushes each of `items` onto `list` (a spread into `push` copied them into arguments first). */
-function append<T>(list: T[], items: readonly T[]): void {
-  for (const item of items) list.push(item);
+const OUTPUT = 'gen_ai.output.messages';
+const INPUT = 'gen_ai.input.messages';
+
+/**
+ * Appends the calls and results one source's messages hold (the span's attributes, or a details
+ * event's) to the span's lists, each read into them directly; true when the source has messages.
+ */
+function readMessages(a: Attributes, calls: ExtractedCall[], results: ToolResultSeen[]): boolean {
+  // A tool span's own messages (Strands) describe its execution, not a model request.
+  if (a['gen_ai.operation.name'] === 'execute_tool') return false;
+  const output = a[OUTPUT];
+  const input = a[INPUT];
+  const first = calls.length;
+  if (output !== undefined) appendToolCallsIn(output, calls);
+  if (input !== undefined) {
+    // Parsed once for both reads: the input replays the whole conversation.
+    const messages = parseMaybeJson(input);
+    appendTurnToolCalls(messages, calls);
+    appendToolResultsIn(messages, results);
+  }
+  if (a[LOG_RECORD_ATTRIBUTE] === true)
+    for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
+  return output !== undefined || input !== undefined;
 }
