@@ -56,27 +56,31 @@ export function extractIndexedToolCalls(
   for (let s = 0; s < spans.length; s++) {
     const span = spans[s]!;
     let claimed = false;
-    for (const extractor of executors) {
+    // Index loops: a for-of here left an iterator per loop on the profile.
+    for (let e = 0; e < executors.length; e++) {
+      const extractor = executors[e]!;
       const calls = extractor.executed!(span);
       if (calls !== undefined) {
-        for (const c of calls) {
+        for (let c = 0; c < calls.length; c++)
           executed.push(
-            toToolCall(c, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
+            toToolCall(calls[c]!, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
-        }
         claimed = true;
         break;
       }
     }
     // A tool span records its own call, never a model's requests: skip the message readers.
     if (claimed) continue;
-    for (const extractor of requesters) {
+    for (let e = 0; e < requesters.length; e++) {
+      const extractor = requesters[e]!;
       const found = extractor.requested!(span);
       if (!found) continue;
-      for (const c of found.calls)
+      for (let c = 0; c < found.calls.length; c++) {
+        const call = found.calls[c]!;
         requested.push(
-          new RequestedCall(c, span, extractor.id, canonicalToolName(c.rawName, aliases)),
+          new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
         );
+      }
       for (const r of found.results) {
         results ??= new FewKeyMap();
         if (!results.has(r.callId)) results.set(r.callId, r);

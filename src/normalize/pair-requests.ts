@@ -86,8 +86,7 @@ export function appendUnmatchedRequests(
       aliases,
       span.endTimeUnixNano,
     );
-    if (call.callId !== undefined)
-      (keptIds ??= new FewKeyMap(ordered.length)).set(call.callId, kept);
+    if (call.callId !== undefined) (keptIds ??= new FewKeyMap(1)).set(call.callId, kept);
     calls.push(kept);
   }
   for (let i = runs; i < calls.length; i++) {

@@ -1,6 +1,5 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
-import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
 import {
   appendToolCallsIn,
@@ -31,14 +30,34 @@ export const genAiMessages: ToolCallExtractor = {
     // Most spans carry no messages: answer them without allocating.
     if (events.length === 0 && own[OUTPUT] === undefined && own[INPUT] === undefined)
       return undefined;
-    const calls: ExtractedCall[] = [];
+    // Made for the first call found: a model span's one call takes a list of one.
+    let calls: ExtractedCall[] | undefined;
     const results: ToolResultSeen[] = [];
-    // The span's own attributes, then each details event's: no list of them is made.
-    let seen = readMessages(own, calls, results);
-    for (let i = 0; i < events.length; i++)
-      if (events[i]!.name === DETAILS_EVENT && readMessages(events[i]!.attributes, calls, results))
+    let seen = false;
+    // The span's own attributes (at -1), then each details event's: no list of them is made.
+    for (let i = -1; i < events.length; i++) {
+      if (i >= 0 && events[i]!.name !== DETAILS_EVENT) continue;
+      const a = i < 0 ? own : events[i]!.attributes;
+      // A tool span's own messages (Strands) describe its execution, not a model request.
+      if (a['gen_ai.operation.name'] === 'execute_tool') continue;
+      const output = a[OUTPUT];
+      const input = a[INPUT];
+      const first = calls?.length ?? 0;
+      if (output !== undefined) {
         seen = true;
-    return seen ? { calls, results } : undefined;
+        calls = appendToolCallsIn(output, calls);
+      }
+      if (input !== undefined) {
+        seen = true;
+        // Parsed once for both reads: the input replays the whole conversation.
+        const messages = parseMaybeJson(input);
+        calls = appendTurnToolCalls(messages, calls);
+        appendToolResultsIn(messages, results);
+      }
+      if (calls && a[LOG_RECORD_ATTRIBUTE] === true)
+        for (let c = first; c < calls.length; c++) calls[c]!.signal = 'logs';
+    }
+    return seen ? { calls: calls ?? [], results } : undefined;
   },
   offered(span) {
     const definitions = readAttributes(span)['gen_ai.tool.definitions'];
@@ -48,25 +67,3 @@ export const genAiMessages: ToolCallExtractor = {
 
 const OUTPUT = 'gen_ai.output.messages';
 const INPUT = 'gen_ai.input.messages';
-
-/**
- * Appends the calls and results one source's messages hold (the span's attributes, or a details
- * event's) to the span's lists, each read into them directly; true when the source has messages.
- */
-function readMessages(a: Attributes, calls: ExtractedCall[], results: ToolResultSeen[]): boolean {
-  // A tool span's own messages (Strands) describe its execution, not a model request.
-  if (a['gen_ai.operation.name'] === 'execute_tool') return false;
-  const output = a[OUTPUT];
-  const input = a[INPUT];
-  const first = calls.length;
-  if (output !== undefined) appendToolCallsIn(output, calls);
-  if (input !== undefined) {
-    // Parsed once for both reads: the input replays the whole conversation.
-    const messages = parseMaybeJson(input);
-    appendTurnToolCalls(messages, calls);
-    appendToolResultsIn(messages, results);
-  }
-  if (a[LOG_RECORD_ATTRIBUTE] === true)
-    for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
-  return output !== undefined || input !== undefined;
-}
