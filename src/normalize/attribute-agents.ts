@@ -2,6 +2,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { agentSpanName, type SpanChildren } from './agent-span-name.js';
 import { handoffTarget } from './handoff-target.js';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
+import { FewKeyMap } from './few-key-map.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -54,30 +55,34 @@ export function attributeAgents(
   const agentBySpan = agentSpans(spans);
   if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const byId = index ?? new SpanIndex(spans);
-  const agentOf = (spanId: string): { spanId: string; name: string } | undefined => {
+  // The nearest enclosing agent span's id (its agent: agentBySpan), not a pair per call.
+  const agentOf = (spanId: string): string | undefined => {
     let id = spanId;
     for (let hops = 0; id !== '' && hops < 64; hops++) {
-      const name = agentBySpan.get(id);
-      if (name !== undefined) return { spanId: id, name };
+      if (agentBySpan.has(id)) return id;
       id = byId.get(id)?.parentSpanId ?? '';
     }
     return undefined;
   };
-  const names = new Set(agentBySpan.values());
-  const toolSequence: ToolCall[] = [];
+  const names = new AgentNames(agentBySpan);
+  // The calls but the handoffs: `calls` itself until a handoff is taken out (most traces).
+  let toolSequence: ToolCall[] | undefined;
   const handoffs: Handoff[] = [];
-  const active = new Set<string>(); // agent spans that made a call or a handoff themselves
-  for (const call of calls) {
+  // Agent spans that made a call or a handoff themselves.
+  const active = new FewKeyMap<string, true>(agentBySpan.size);
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
     const owner = agentOf(call.spanId);
-    if (owner) {
-      call.agent = owner.name;
-      active.add(owner.spanId);
+    if (owner !== undefined) {
+      call.agent = agentBySpan.get(owner);
+      active.set(owner, true);
     }
     const to = handoffTarget(call, names);
     if (to === undefined) {
-      toolSequence.push(call);
+      toolSequence?.push(call);
       continue;
     }
+    toolSequence ??= calls.slice(0, i);
     const from = fromAgent(call) ?? call.agent;
     const last = handoffs.at(-1);
     // The model's request and the span that ran it (or two conventions reporting one) are one.
@@ -100,10 +105,24 @@ export function attributeAgents(
     });
   }
   return {
-    toolSequence,
+    toolSequence: toolSequence ?? calls,
     handoffs,
     agents: route(byId, agentBySpan, active, agentOf, handoffs),
   };
+}
+
+/**
+ * The agents' names, as `handoffTarget` asks: collected on the first question (most calls are
+ * answered by their name's first letter, and most traces never ask).
+ */
+class AgentNames {
+  #names: Set<string> | undefined;
+
+  constructor(private readonly agentBySpan: ReadonlyMap<string, string>) {}
+
+  has(name: string): boolean {
+    return (this.#names ??= new Set(this.agentBySpan.values())).has(name);
+  }
 }
 
 // The result of a trace without agent spans, shared (nothing writes to it): most traces.
@@ -168,16 +187,16 @@ function sameHandoff(handoff: Handoff, call: ToolCall): boolean {
 function route(
   byId: SpanIndex,
   agentBySpan: ReadonlyMap<string, string>,
-  active: ReadonlySet<string>,
-  agentOf: (spanId: string) => { spanId: string; name: string } | undefined,
+  active: FewKeyMap<string, true>,
+  agentOf: (spanId: string) => string | undefined,
   handoffs: readonly Handoff[],
 ): AgentTurn[] {
   // Agent spans that enclose another agent span: containers, unless they acted themselves.
   const agentSpans = [...agentBySpan.keys()].map(id => byId.get(id)!);
-  const enclosing = new Set<string>();
+  const enclosing = new FewKeyMap<string, true>(agentSpans.length);
   for (const span of agentSpans) {
     const parent = span.parentSpanId === '' ? undefined : agentOf(span.parentSpanId);
-    if (parent) enclosing.add(parent.spanId);
+    if (parent !== undefined) enclosing.set(parent, true);
   }
   const turns = agentSpans
     .filter(s => !enclosing.has(s.spanId) || active.has(s.spanId))

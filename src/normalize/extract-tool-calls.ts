@@ -1,11 +1,16 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { toolNames } from './canonical-tool-name.js';
+import { absorb } from './absorb-call.js';
+import { canonicalToolName } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
+import { FewKeyMap } from './few-key-map.js';
+import { appendUnmatchedRequests } from './pair-requests.js';
+import { RequestedCall } from './requested-call.js';
 import { SpanIndex } from './span-index.js';
+import { toToolCall } from './to-tool-call.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
-import type { ExtractedCall, ToolCall } from './tool-call.js';
+import type { ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
-import { byStart, isSorted, requestsSorted, sortRequests } from './call-order.js';
+import { byStart, isSorted } from './call-order.js';
 
 /** Options for {@link extractToolCalls}. */
 export interface ExtractToolCallsOptions {
@@ -43,48 +48,50 @@ export function extractIndexedToolCalls(
   const extractors = options.extractors ?? EXTRACTORS;
   const aliases = options.aliases;
   const executed: ToolCall[] = [];
-  const requested: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  let results: Map<string, ToolResultSeen> | undefined;
+  // The requests as read, each made a ToolCall only if nothing ran it (see RequestedCall).
+  const requested: RequestedCall[] = [];
+  let results: FewKeyMap<string, ToolResultSeen> | undefined;
 
   const { executors, requesters } = split(extractors);
-  for (const span of spans) {
+  for (let s = 0; s < spans.length; s++) {
+    const span = spans[s]!;
     let claimed = false;
-    for (const extractor of executors) {
+    // Index loops: a for-of here left an iterator per loop on the profile.
+    for (let e = 0; e < executors.length; e++) {
+      const extractor = executors[e]!;
       const calls = extractor.executed!(span);
       if (calls !== undefined) {
-        for (const c of calls) {
+        for (let c = 0; c < calls.length; c++)
           executed.push(
-            toToolCall(c, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
+            toToolCall(calls[c]!, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
-        }
         claimed = true;
         break;
       }
     }
     // A tool span records its own call, never a model's requests: skip the message readers.
     if (claimed) continue;
-    for (const extractor of requesters) {
+    for (let e = 0; e < requesters.length; e++) {
+      const extractor = requesters[e]!;
       const found = extractor.requested!(span);
       if (!found) continue;
-      for (const c of found.calls) {
-        requested.push({
-          call: toToolCall(c, span, 'requested', extractor.id, aliases, span.endTimeUnixNano),
-          span,
-        });
+      for (let c = 0; c < found.calls.length; c++) {
+        const call = found.calls[c]!;
+        requested.push(
+          new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
+        );
       }
       for (const r of found.results) {
-        results ??= new Map();
+        results ??= new FewKeyMap();
         if (!results.has(r.callId)) results.set(r.callId, r);
       }
     }
   }
 
-  const merged = mergeExecuted(executed, byId);
   // The merged list is this call's own (the executed calls, or a copy): the requests nothing
   // ran are appended to it, not copied with it into a third list.
-  const kept = merged;
-  if (requested.length)
-    for (const call of unmatchedRequests(requested, merged, byId)) kept.push(call);
+  const kept = mergeExecuted(executed, byId);
+  if (requested.length) appendUnmatchedRequests(requested, kept, byId, aliases);
   if (results)
     for (const call of kept) {
       const seen = call.callId === undefined ? undefined : results.get(call.callId);
@@ -110,7 +117,7 @@ function settleOutcomes(
   spans: readonly SpanDigest[],
   extractors: readonly ToolCallExtractor[],
 ): void {
-  let refusals: Map<string, string> | undefined;
+  let refusals: ReadonlyMap<string, string> | undefined;
   for (const call of calls) {
     if (call.outcome !== 'refused' && call.result !== undefined) {
       const failure = failureInResult(call.result, call.source === 'executed');
@@ -120,7 +127,7 @@ function settleOutcomes(
       }
     }
     if (call.outcome === 'ok' && call.source === 'requested' && call.result === undefined) {
-      refusals ??= refusalsOnSpans(spans, extractors);
+      refusals ??= refusalsOnSpans(spans, split(extractors).refusers);
       const error = refusals.get(call.name);
       if (error !== undefined) {
         call.outcome = 'refused';
@@ -131,102 +138,84 @@ function settleOutcomes(
   }
 }
 
-/** The refusals spans record of calls made elsewhere (each extractor's `refusal`), by tool name. */
+/**
+ * The refusals spans record of calls made elsewhere (each extractor's `refusal`), by tool name;
+ * a trace that records none (most) shares one empty map.
+ */
 function refusalsOnSpans(
   spans: readonly SpanDigest[],
-  extractors: readonly ToolCallExtractor[],
-): Map<string, string> {
-  const out = new Map<string, string>();
-  const readers = extractors.filter(e => e.refusal !== undefined);
-  for (const span of spans)
+  readers: readonly ToolCallExtractor[],
+): ReadonlyMap<string, string> {
+  let out: Map<string, string> | undefined;
+  for (let s = 0; s < spans.length; s++)
     for (const reader of readers) {
-      const found = reader.refusal!(span);
-      if (found && !out.has(found.toolName)) out.set(found.toolName, found.error);
+      const found = reader.refusal!(spans[s]!);
+      if (found && !out?.has(found.toolName)) (out ??= new Map()).set(found.toolName, found.error);
     }
-  return out;
+  return out ?? NO_REFUSALS;
 }
 
-const splitCache = new WeakMap<
-  readonly ToolCallExtractor[],
-  { executors: ToolCallExtractor[]; requesters: ToolCallExtractor[] }
->();
+const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
 
-// The registry split once into the extractors that read tool spans and those that read messages.
-function split(extractors: readonly ToolCallExtractor[]): {
+interface Parts {
   executors: ToolCallExtractor[];
   requesters: ToolCallExtractor[];
-} {
+  refusers: ToolCallExtractor[];
+}
+
+const splitCache = new WeakMap<readonly ToolCallExtractor[], Parts>();
+
+// The registry split once into the extractors that read tool spans, those that read messages
+// and those that read refusals.
+function split(extractors: readonly ToolCallExtractor[]): Parts {
   let parts = splitCache.get(extractors);
   if (!parts) {
     parts = {
       executors: extractors.filter(e => e.executed !== undefined),
       requesters: extractors.filter(e => e.requested !== undefined),
+      refusers: extractors.filter(e => e.refusal !== undefined),
     };
     splitCache.set(extractors, parts);
   }
   return parts;
 }
 
-function toToolCall(
-  c: ExtractedCall,
-  span: SpanDigest,
-  source: ToolCall['source'],
-  convention: string,
-  aliases: ReadonlyMap<string, string> | undefined,
-  start: bigint,
-): ToolCall {
-  const { stripped, folded } = toolNames(c.rawName);
-  const status = c.refused ? 'error' : (c.status ?? 'ok');
-  return {
-    name: stripped,
-    rawName: c.rawName,
-    canonicalName: aliases?.get(folded) ?? folded,
-    callId: c.callId,
-    arguments: c.arguments,
-    result: c.result,
-    status,
-    outcome: c.refused ? 'refused' : status,
-    error: c.error,
-    spanId: span.spanId,
-    requestedBy: source === 'requested' ? span.spanId : undefined,
-    startTimeUnixNano: start,
-    durationMs:
-      source === 'executed' && span.endTimeUnixNano >= span.startTimeUnixNano
-        ? Number(span.endTimeUnixNano - span.startTimeUnixNano) / 1e6
-        : undefined,
-    source,
-    convention,
-    signal: c.signal,
-  };
-}
-
+/**
+ * The executed calls in start order, each reported once: a call with the call id of one before
+ * it, or nested in a tool span of the same name (`nestedTwin`), is merged into that one. The
+ * list is `calls` itself (or its sorted copy) unless a call is merged away: a list of its own is
+ * made only then.
+ */
 function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
   const ordered = isSorted(calls) ? calls : [...calls].sort(byStart);
-  if (ordered.length === 1) return ordered;
-  const bySpan = new Map<string, ToolCall>();
-  const byCallId = new Map<string, ToolCall>();
-  const out: ToolCall[] = [];
-  for (const call of ordered) {
+  if (ordered.length <= 1) return ordered;
+  const bySpan = new FewKeyMap<string, ToolCall>(ordered.length);
+  const byCallId = new FewKeyMap<string, ToolCall>(ordered.length);
+  // The calls kept, once one is merged away; until then, the first `i` of `ordered`.
+  let out: ToolCall[] | undefined;
+  for (let i = 0; i < ordered.length; i++) {
+    const call = ordered[i]!;
     const twin =
       (call.callId !== undefined ? byCallId.get(call.callId) : undefined) ??
       nestedTwin(call, byId, bySpan);
     if (twin) {
       absorb(twin, call);
       bySpan.set(call.spanId, twin);
+      out ??= ordered.slice(0, i);
       continue;
     }
-    out.push(call);
+    out?.push(call);
     bySpan.set(call.spanId, call);
     if (call.callId !== undefined) byCallId.set(call.callId, call);
   }
-  return out;
+  return out ?? ordered;
 }
 
 // The nearest ancestor tool call of the same canonical name, unless their call ids disagree.
 function nestedTwin(
   call: ToolCall,
   byId: SpanIndex,
-  bySpan: Map<string, ToolCall>,
+  bySpan: FewKeyMap<string, ToolCall>,
 ): ToolCall | undefined {
   let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {
@@ -243,190 +232,3 @@ function nestedTwin(
   }
   return undefined;
 }
-
-function absorb(into: ToolCall, from: ToolCall): void {
-  into.callId ??= from.callId;
-  if (from.source === 'requested' && into.source === 'executed' && from.arguments !== undefined)
-    into.requestedArguments ??= from.arguments;
-  // A bare value (LangChain records a one-argument tool's input as `Paris`) or an empty one
-  // (a wrapper that saw no arguments: `{"args":[],"kwargs":{}}`) gives way to the structured
-  // arguments the model sent (`{"city":"Paris"}`).
-  if (into.arguments === undefined || (!hasEntries(into.arguments) && hasEntries(from.arguments)))
-    into.arguments = from.arguments;
-  if (into.result === undefined) into.result = from.result;
-  into.requestedBy ??= from.requestedBy;
-  into.durationMs ??= from.durationMs;
-  if (from.outcome !== 'ok' && into.outcome === 'ok') {
-    into.status = 'error';
-    into.outcome = from.outcome;
-    into.error = from.error;
-  }
-}
-
-/** An object or array with at least one entry: arguments worth keeping over the request's. */
-function hasEntries(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  // An own enumerable key, as Object.keys would list, without making the list.
-  for (const key in value) if (Object.hasOwn(value, key)) return true;
-  return false;
-}
-
-function unmatchedRequests(
-  requested: Array<{ call: ToolCall; span: SpanDigest }>,
-  executed: ToolCall[],
-  byId: SpanIndex,
-): ToolCall[] {
-  const executedIds = new Map<string, ToolCall>();
-  for (const c of executed) if (c.callId !== undefined) executedIds.set(c.callId, c);
-  const claimed = new Set<ToolCall>();
-  const out: ToolCall[] = [];
-  const keptIds = new Map<string, ToolCall>();
-  const keptNoId: Array<{ span: SpanDigest; key: string }> = [];
-  // Latest start of an executed call each requesting span was matched to: a request that never
-  // ran is placed after its executed siblings, not before them.
-  const ranUntil = new Map<string, bigint>();
-  const unexecuted: Array<{ call: ToolCall; span: SpanDigest }> = [];
-  // Usually in order already (model spans end in start order): copied and sorted only if not.
-  const ordered = requestsSorted(requested) ? requested : sortRequests(requested);
-  const exact = exactRuns(ordered, executed, executedIds);
-  for (const { call, span } of ordered) {
-    const sameId =
-      call.callId === undefined
-        ? undefined
-        : (executedIds.get(call.callId) ?? keptIds.get(call.callId));
-    // Executed spans without a call id (OpenInference, LangSmith, Logfire, Traceloop tools) pair
-    // one-to-one by name with an unclaimed run that started after the model call began: first the
-    // one whose arguments are the request's, else the first whose arguments no later request
-    // shares (a request the framework refused before running it, then the corrected one that ran,
-    // must not take the corrected run).
-    // (The closures are made only for a request no call id pairs: a closure a request was most of
-    // what pairing allocated.)
-    const pending = exact.pending.get(call);
-    if (pending) for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
-    const run = sameId ?? idleRun(call, span, pending, executed, claimed, exact.wanted);
-    if (run) {
-      claimed.add(run);
-      absorb(run, call);
-      // The same call replayed in a later model call's input must find this run by its id.
-      if (run.callId !== undefined && run.source === 'executed') executedIds.set(run.callId, run);
-      if (run.source === 'executed') {
-        const prev = ranUntil.get(span.spanId) ?? 0n;
-        if (run.startTimeUnixNano > prev) ranUntil.set(span.spanId, run.startTimeUnixNano);
-      }
-      continue;
-    }
-    if (call.callId === undefined) {
-      // The same request reported by a model span and its wrapper (ai.generateText/doGenerate).
-      const key = `${call.canonicalName}\u0000${stableJson(call.arguments)}`;
-      if (
-        keptNoId.some(
-          k => k.key === key && (isAncestor(k.span, span, byId) || isAncestor(span, k.span, byId)),
-        )
-      )
-        continue;
-      keptNoId.push({ span, key });
-    } else keptIds.set(call.callId, call);
-    unexecuted.push({ call, span });
-    out.push(call);
-  }
-  for (const { call, span } of unexecuted) {
-    const after = ranUntil.get(span.spanId);
-    if (after !== undefined && after > call.startTimeUnixNano) call.startTimeUnixNano = after;
-  }
-  return out;
-}
-
-/**
- * The unclaimed id-less run of the request's tool that started after its model call began: first
- * among `pending` (the runs with the request's arguments), else the first of `executed` no later
- * request still wants.
- */
-function idleRun(
-  call: ToolCall,
-  span: SpanDigest,
-  pending: readonly ToolCall[] | undefined,
-  executed: readonly ToolCall[],
-  claimed: ReadonlySet<ToolCall>,
-  wanted: ReadonlyMap<ToolCall, number>,
-): ToolCall | undefined {
-  const idle = (e: ToolCall) =>
-    !claimed.has(e) &&
-    e.callId === undefined &&
-    e.canonicalName === call.canonicalName &&
-    e.startTimeUnixNano >= span.startTimeUnixNano;
-  return pending?.find(idle) ?? executed.find(e => idle(e) && !(wanted.get(e)! > 0));
-}
-
-/**
- * For each request that no call id pairs, the id-less runs of its tool with the same arguments
- * (canonical JSON), and how many requests still want each such run.
- */
-function exactRuns(
-  requested: ReadonlyArray<{ call: ToolCall }>,
-  executed: readonly ToolCall[],
-  executedIds: ReadonlyMap<string, ToolCall>,
-): { pending: Map<ToolCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
-  const idless = executed.filter(e => e.callId === undefined && e.arguments !== undefined);
-  // Nothing is added to the maps of a trace without id-less runs: every such trace shares these.
-  if (idless.length === 0) return NO_EXACT_RUNS;
-  const pending = new Map<ToolCall, ToolCall[]>();
-  const wanted = new Map<ToolCall, number>();
-  const byKey = new Map<string, ToolCall[]>();
-  for (const e of idless) {
-    const key = `${e.canonicalName}\u0000${stableJson(e.arguments)}`;
-    const list = byKey.get(key);
-    if (list) list.push(e);
-    else byKey.set(key, [e]);
-    wanted.set(e, 0);
-  }
-  for (const { call } of requested) {
-    if (call.callId !== undefined && executedIds.has(call.callId)) continue;
-    const runs = byKey.get(`${call.canonicalName}\u0000${stableJson(call.arguments)}`);
-    if (!runs) continue;
-    pending.set(call, runs);
-    for (const e of runs) wanted.set(e, wanted.get(e)! + 1);
-  }
-  return { pending, wanted };
-}
-
-const NO_EXACT_RUNS = {
-  pending: new Map<ToolCall, ToolCall[]>(),
-  wanted: new Map<ToolCall, number>(),
-};
-
-function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
-  let parentId = span.parentSpanId;
-  for (let hops = 0; parentId !== '' && hops < 64; hops++) {
-    if (parentId === ancestor.spanId) return true;
-    parentId = byId.get(parentId)?.parentSpanId ?? '';
-  }
-  return false;
-}
-
-/**
- * JSON with object keys sorted, so equal values give equal strings. A value nested too deep for
- * the stack (arguments are untrusted: JSON.parse reads any depth) gives a text of its own, equal to
- * no other: such calls are never taken for repeats or duplicates of each other.
- */
-export function stableJson(value: unknown): string {
-  try {
-    return (
-      JSON.stringify(value, (_key, v: unknown) => {
-        if (typeof v === 'bigint') return v.toString();
-        if (v && typeof v === 'object' && !Array.isArray(v)) {
-          return Object.fromEntries(
-            Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
-              a < b ? -1 : a > b ? 1 : 0,
-            ),
-          );
-        }
-        return v;
-      }) ?? 'undefined'
-    );
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return `\u0000too deep ${++tooDeep}`;
-  }
-}
-
-let tooDeep = 0;

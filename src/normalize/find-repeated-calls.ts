@@ -1,4 +1,4 @@
-import { stableJson } from './extract-tool-calls.js';
+import { stableJson } from './stable-json.js';
 import type { ToolCall } from './tool-call.js';
 
 /**

@@ -15,7 +15,10 @@ import type { ToolCall } from './tool-call.js';
  * - the OpenInference bridge of the OpenAI Agents SDK: a tool span `handoff to <agent>`
  *   (`tool.name` `handoff_to_<agent>`, output `{"to_agent": …}`), always a handoff.
  */
-export function handoffTarget(call: ToolCall, agents: ReadonlySet<string>): string | undefined {
+export function handoffTarget(
+  call: ToolCall,
+  agents: { has(name: string): boolean },
+): string | undefined {
   const name = call.rawName;
   // Most calls are tools: answered by their first letter, before any pattern runs.
   const first = name.charCodeAt(0);

@@ -3,7 +3,7 @@ import type { SpanDigest, SpanEventDigest } from '../ingest/span-digest.js';
 import { extractAvailableTools, type OfferedTool } from './extract-available-tools.js';
 import { EXTRACTORS } from './extractors/index.js';
 import { toolNames } from './canonical-tool-name.js';
-import { stableJson } from './extract-tool-calls.js';
+import { stableJson } from './stable-json.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import { isModelSpan, LOGS_WRITERS } from './model-span.js';
 import { assessToolCalls } from './assess-tool-calls.js';

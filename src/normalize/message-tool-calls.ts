@@ -137,18 +137,34 @@ function anthropicResultContent(content: unknown): unknown {
  * them (`parts`, `content`, `tool_calls`, `toolCalls`, `message`). Depth-limited; never throws.
  */
 export function toolCallsIn(value: unknown, depth = 0): ExtractedCall[] {
-  const out: ExtractedCall[] = [];
-  collect(parseMaybeJson(value), depth, out, readToolCall);
-  return out;
+  return collect(parseMaybeJson(value), depth, undefined, readToolCall) ?? [];
+}
+
+/**
+ * {@link toolCallsIn} appended to the caller's list (a list of its own was copied into it), or to
+ * a list made for the first call found when `out` is `undefined`: returns the list, `undefined`
+ * when there was none and no call was found.
+ */
+export function appendToolCallsIn(
+  value: unknown,
+  out: ExtractedCall[] | undefined,
+): ExtractedCall[] | undefined {
+  return collect(parseMaybeJson(value), 0, out, readToolCall);
 }
 
 /** Every tool result found in a message list or message, searched like {@link toolCallsIn}. */
 export function toolResultsIn(value: unknown): ToolResultSeen[] {
   const out: ToolResultSeen[] = [];
+  appendToolResultsIn(value, out);
+  return out;
+}
+
+/** {@link toolResultsIn} appended to the caller's list. */
+export function appendToolResultsIn(value: unknown, out: ToolResultSeen[]): void {
+  const first = out.length;
   const messages = parseMaybeJson(value);
   collect(messages, 0, out, readToolResult);
-  if (Array.isArray(messages)) resultsByPosition(messages, out);
-  return out;
+  if (Array.isArray(messages)) resultsByPosition(messages, out, first);
 }
 
 /**
@@ -157,8 +173,13 @@ export function toolResultsIn(value: unknown): ToolResultSeen[] {
  * message after an assistant message answers its k-th tool call, as the Chat Completions API
  * orders them. Calls already answered by id are skipped.
  */
-function resultsByPosition(messages: readonly unknown[], out: ToolResultSeen[]): void {
-  const answered = new Set(out.map(r => r.callId));
+function resultsByPosition(
+  messages: readonly unknown[],
+  out: ToolResultSeen[],
+  first: number,
+): void {
+  const answered = new Set<string>();
+  for (let i = first; i < out.length; i++) answered.add(out[i]!.callId);
   let pending: string[] = [];
   for (const message of messages) {
     if (!isRecord(message)) continue;
@@ -198,41 +219,59 @@ const NESTED_KEYS = [
   'generations',
 ];
 
+/**
+ * Appends what `read` finds in `value` (a list, or a record whose {@link NESTED_KEYS} hold more)
+ * to `out`, made for the first item found when not given: a list of one takes one slot, where a
+ * push onto an empty list reserved 17. Returns the list, `undefined` when none was given or found.
+ */
 function collect<T>(
   value: unknown,
   depth: number,
-  out: T[],
+  out: T[] | undefined,
   read: (v: unknown) => T | undefined,
-): void {
-  if (depth > 8) return;
+): T[] | undefined {
+  if (depth > 8) return out;
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, depth + 1, out, read);
-    return;
+    for (let i = 0; i < value.length; i++) out = collect(value[i], depth + 1, out, read);
+    return out;
   }
   const found = read(value);
   if (found) {
-    out.push(found);
-    return;
+    if (out) out.push(found);
+    else out = [found];
+    return out;
   }
-  if (!isRecord(value)) return;
+  if (!isRecord(value)) return out;
   for (const key of NESTED_KEYS) {
     const nested = value[key];
-    if (nested !== undefined) collect(parseMaybeJson(nested), depth + 1, out, read);
+    if (nested !== undefined) out = collect(parseMaybeJson(nested), depth + 1, out, read);
   }
+  return out;
 }
 
 /**
- * The messages of the current turn: those after the last `user` message. Input messages replay
- * the whole conversation, including tool calls of earlier turns that belong to earlier traces.
+ * The tool calls of the current turn, appended like {@link appendToolCallsIn}: the turn is the
+ * messages after the last `user` message. Input messages replay the whole conversation, including
+ * tool calls of earlier turns that belong to earlier traces. The turn is read in place, not copied.
  */
-export function currentTurn(messages: unknown): unknown[] {
+export function appendTurnToolCalls(
+  messages: unknown,
+  out: ExtractedCall[] | undefined,
+): ExtractedCall[] | undefined {
   const list = parseMaybeJson(messages);
-  if (!Array.isArray(list)) return [];
-  let last = -1;
-  list.forEach((m: unknown, i) => {
-    if (isRecord(m) && m.role === 'user' && !hasToolResult(m)) last = i;
-  });
-  return list.slice(last + 1);
+  if (!Array.isArray(list)) return out;
+  // As collect reads a list: each message one level down.
+  for (let i = turnStart(list); i < list.length; i++) out = collect(list[i], 1, out, readToolCall);
+  return out;
+}
+
+// The index of the first message after the last `user` message that starts a turn.
+function turnStart(list: readonly unknown[]): number {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const m: unknown = list[i];
+    if (isRecord(m) && m.role === 'user' && !hasToolResult(m)) return i + 1;
+  }
+  return 0;
 }
 
 // Anthropic/Bedrock put tool results inside `user` messages; those do not start a new turn.

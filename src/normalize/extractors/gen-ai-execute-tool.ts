@@ -14,12 +14,15 @@ export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined
   const a = readAttributes(span);
   const rawName = stringAttribute(a, G.toolName) ?? nameAfter(span, 'execute_tool');
   if (rawName === undefined) return undefined;
+  // Plain stores in one shape: spreading the outcome in copied it into a second property store.
+  const outcome = spanOutcome(span);
   return {
     rawName,
     callId: stringAttribute(a, G.toolCallId),
     arguments: jsonAttribute(a, G.toolCallArguments),
     result: jsonAttribute(a, G.toolCallResult),
-    ...spanOutcome(span),
+    status: outcome.status,
+    error: outcome.error,
   };
 }
 

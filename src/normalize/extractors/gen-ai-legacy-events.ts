@@ -20,6 +20,8 @@ const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
 export const genAiLegacyEvents: ToolCallExtractor = {
   id: 'gen-ai-legacy-events',
   requested(span) {
+    // Most spans have no events: answered before the lists are made.
+    if (span.events.length === 0) return undefined;
     // On an execute_tool span these events describe the tool's own input/output (Strands).
     if (readAttributes(span)['gen_ai.operation.name'] === 'execute_tool') return undefined;
     const calls: ExtractedCall[] = [];

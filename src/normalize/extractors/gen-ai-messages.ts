@@ -1,8 +1,11 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
-import type { Attributes } from '../../ingest/span-digest.js';
 import { parseMaybeJson } from '../attribute-values.js';
-import { currentTurn, toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import {
+  appendToolCallsIn,
+  appendToolResultsIn,
+  appendTurnToolCalls,
+} from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
@@ -23,40 +26,38 @@ export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
   requested(span) {
     const own = readAttributes(span);
+    const events = span.events;
     // Most spans carry no messages: answer them without allocating.
-    if (
-      span.events.length === 0 &&
-      own['gen_ai.output.messages'] === undefined &&
-      own['gen_ai.input.messages'] === undefined
-    )
+    if (events.length === 0 && own[OUTPUT] === undefined && own[INPUT] === undefined)
       return undefined;
-    let sources: Attributes[] | undefined;
-    for (const event of span.events)
-      if (event.name === DETAILS_EVENT) (sources ??= [own]).push(event.attributes);
-    const calls: ExtractedCall[] = [];
+    // Made for the first call found: a model span's one call takes a list of one.
+    let calls: ExtractedCall[] | undefined;
     const results: ToolResultSeen[] = [];
     let seen = false;
-    for (const a of sources ?? [own]) {
-      const output = a['gen_ai.output.messages'];
-      const input = a['gen_ai.input.messages'];
+    // The span's own attributes (at -1), then each details event's: no list of them is made.
+    for (let i = -1; i < events.length; i++) {
+      if (i >= 0 && events[i]!.name !== DETAILS_EVENT) continue;
+      const a = i < 0 ? own : events[i]!.attributes;
       // A tool span's own messages (Strands) describe its execution, not a model request.
       if (a['gen_ai.operation.name'] === 'execute_tool') continue;
-      const first = calls.length;
+      const output = a[OUTPUT];
+      const input = a[INPUT];
+      const first = calls?.length ?? 0;
       if (output !== undefined) {
         seen = true;
-        append(calls, toolCallsIn(output));
+        calls = appendToolCallsIn(output, calls);
       }
       if (input !== undefined) {
         seen = true;
         // Parsed once for both reads: the input replays the whole conversation.
         const messages = parseMaybeJson(input);
-        append(calls, toolCallsIn(currentTurn(messages)));
-        append(results, toolResultsIn(messages));
+        calls = appendTurnToolCalls(messages, calls);
+        appendToolResultsIn(messages, results);
       }
-      if (a[LOG_RECORD_ATTRIBUTE] === true)
-        for (let i = first; i < calls.length; i++) calls[i]!.signal = 'logs';
+      if (calls && a[LOG_RECORD_ATTRIBUTE] === true)
+        for (let c = first; c < calls.length; c++) calls[c]!.signal = 'logs';
     }
-    return seen ? { calls, results } : undefined;
+    return seen ? { calls: calls ?? [], results } : undefined;
   },
   offered(span) {
     const definitions = readAttributes(span)['gen_ai.tool.definitions'];
@@ -64,7 +65,5 @@ export const genAiMessages: ToolCallExtractor = {
   },
 };
 
-/** Pushes each of `items` onto `list` (a spread into `push` copied them into arguments first). */
-function append<T>(list: T[], items: readonly T[]): void {
-  for (const item of items) list.push(item);
-}
+const OUTPUT = 'gen_ai.output.messages';
+const INPUT = 'gen_ai.input.messages';

@@ -1,0 +1,180 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { absorb } from './absorb-call.js';
+import { isSorted, sortRequests } from './call-order.js';
+import { FewKeyMap } from './few-key-map.js';
+import type { RequestedCall } from './requested-call.js';
+import type { SpanIndex } from './span-index.js';
+import { stableJson } from './stable-json.js';
+import { toToolCall } from './to-tool-call.js';
+import type { ToolCall } from './tool-call.js';
+
+/**
+ * Pairs each call a model requested with the run that executed it, and appends to `calls` (the
+ * trace's executed calls, merged) a ToolCall for each request nothing ran, once. A request is
+ * merged into its run (`absorb`): the run of its call id, else one-to-one by name an unclaimed
+ * id-less run that started after the model call began (see {@link idleRun}). A request seen
+ * twice (replayed in a later model call's input, or reported by a model span and its wrapper) is
+ * appended once. A request nothing ran is placed after the runs its model span's other requests
+ * were paired with. `requested` may be reordered in place.
+ */
+export function appendUnmatchedRequests(
+  requested: RequestedCall[],
+  calls: ToolCall[],
+  byId: SpanIndex,
+  aliases: ReadonlyMap<string, string> | undefined,
+): void {
+  // The runs: the calls as given. The requests appended after them are never runs.
+  const runs = calls.length;
+  const executedIds = new FewKeyMap<string, ToolCall>(runs);
+  for (let i = 0; i < runs; i++) {
+    const c = calls[i]!;
+    if (c.callId !== undefined) executedIds.set(c.callId, c);
+  }
+  // Id-less runs a request took: made only when one is taken.
+  let claimed: FewKeyMap<ToolCall, true> | undefined;
+  let keptIds: FewKeyMap<string, ToolCall> | undefined;
+  let keptNoId: Array<{ span: SpanDigest; key: string }> | undefined;
+  // Latest start of an executed call each requesting span was matched to: a request that never
+  // ran is placed after its executed siblings, not before them.
+  const ranUntil = new FewKeyMap<string, bigint>(requested.length);
+  // Usually in order already (model spans end in start order): sorted only if not.
+  const ordered = isSorted(requested) ? requested : sortRequests(requested);
+  const exact = exactRuns(ordered, calls, executedIds);
+  for (let i = 0; i < ordered.length; i++) {
+    const call = ordered[i]!;
+    const span = call.span;
+    const sameId =
+      call.callId === undefined
+        ? undefined
+        : (executedIds.get(call.callId) ?? keptIds?.get(call.callId));
+    // Executed spans without a call id (OpenInference, LangSmith, Logfire, Traceloop tools) pair
+    // one-to-one by name with an unclaimed run that started after the model call began: first the
+    // one whose arguments are the request's, else the first whose arguments no later request
+    // shares (a request the framework refused before running it, then the corrected one that ran,
+    // must not take the corrected run).
+    const pending = exact.pending.get(call);
+    if (pending) for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
+    const run = sameId ?? idleRun(call, pending, calls, runs, claimed, exact.wanted);
+    if (run) {
+      absorb(run, call);
+      // Only an id-less run can be taken by name: a run with a call id needs no claim.
+      if (run.callId === undefined) (claimed ??= new FewKeyMap(runs)).set(run, true);
+      // The same call replayed in a later model call's input must find this run by its id.
+      if (run.callId !== undefined && run.source === 'executed') executedIds.set(run.callId, run);
+      if (run.source === 'executed') {
+        const prev = ranUntil.get(span.spanId) ?? 0n;
+        if (run.startTimeUnixNano > prev) ranUntil.set(span.spanId, run.startTimeUnixNano);
+      }
+      continue;
+    }
+    if (call.callId === undefined) {
+      // The same request reported by a model span and its wrapper (ai.generateText/doGenerate).
+      const key = `${call.canonicalName}\u0000${stableJson(call.arguments)}`;
+      if (
+        keptNoId?.some(
+          k => k.key === key && (isAncestor(k.span, span, byId) || isAncestor(span, k.span, byId)),
+        )
+      )
+        continue;
+      (keptNoId ??= []).push({ span, key });
+    }
+    const kept = toToolCall(
+      call.extracted,
+      span,
+      'requested',
+      call.convention,
+      aliases,
+      span.endTimeUnixNano,
+    );
+    if (call.callId !== undefined) (keptIds ??= new FewKeyMap(1)).set(call.callId, kept);
+    calls.push(kept);
+  }
+  for (let i = runs; i < calls.length; i++) {
+    const call = calls[i]!;
+    const after = ranUntil.get(call.spanId);
+    if (after !== undefined && after > call.startTimeUnixNano) call.startTimeUnixNano = after;
+  }
+}
+
+/**
+ * The unclaimed id-less run of the request's tool that started after its model call began: first
+ * among `pending` (the runs with the request's arguments), else the first of the `runs` calls no
+ * later request still wants.
+ */
+function idleRun(
+  call: RequestedCall,
+  pending: readonly ToolCall[] | undefined,
+  calls: readonly ToolCall[],
+  runs: number,
+  claimed: FewKeyMap<ToolCall, true> | undefined,
+  wanted: ReadonlyMap<ToolCall, number>,
+): ToolCall | undefined {
+  if (pending) for (const e of pending) if (isIdle(e, call, claimed)) return e;
+  for (let i = 0; i < runs; i++) {
+    const e = calls[i]!;
+    if (isIdle(e, call, claimed) && !(wanted.get(e)! > 0)) return e;
+  }
+  return undefined;
+}
+
+// An id-less run of the request's tool, unclaimed, that started after the model call began.
+function isIdle(
+  e: ToolCall,
+  call: RequestedCall,
+  claimed: FewKeyMap<ToolCall, true> | undefined,
+): boolean {
+  return (
+    e.callId === undefined &&
+    e.canonicalName === call.canonicalName &&
+    e.startTimeUnixNano >= call.span.startTimeUnixNano &&
+    claimed?.has(e) !== true
+  );
+}
+
+/**
+ * For each request that no call id pairs, the id-less runs of its tool with the same arguments
+ * (canonical JSON), and how many requests still want each such run.
+ */
+function exactRuns(
+  requested: readonly RequestedCall[],
+  executed: readonly ToolCall[],
+  executedIds: FewKeyMap<string, ToolCall>,
+): { pending: Map<RequestedCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
+  let idless: ToolCall[] | undefined;
+  for (const e of executed)
+    if (e.callId === undefined && e.arguments !== undefined) (idless ??= []).push(e);
+  // Nothing is added to the maps of a trace without id-less runs: every such trace shares these.
+  if (idless === undefined) return NO_EXACT_RUNS;
+  const pending = new Map<RequestedCall, ToolCall[]>();
+  const wanted = new Map<ToolCall, number>();
+  const byKey = new Map<string, ToolCall[]>();
+  for (const e of idless) {
+    const key = `${e.canonicalName}\u0000${stableJson(e.arguments)}`;
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
+    wanted.set(e, 0);
+  }
+  for (const call of requested) {
+    if (call.callId !== undefined && executedIds.has(call.callId)) continue;
+    const runs = byKey.get(`${call.canonicalName}\u0000${stableJson(call.arguments)}`);
+    if (!runs) continue;
+    pending.set(call, runs);
+    for (const e of runs) wanted.set(e, wanted.get(e)! + 1);
+  }
+  return { pending, wanted };
+}
+
+const NO_EXACT_RUNS = {
+  pending: new Map<RequestedCall, ToolCall[]>(),
+  wanted: new Map<ToolCall, number>(),
+};
+
+function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
+  let parentId = span.parentSpanId;
+  for (let hops = 0; parentId !== '' && hops < 64; hops++) {
+    if (parentId === ancestor.spanId) return true;
+    parentId = byId.get(parentId)?.parentSpanId ?? '';
+  }
+  return false;
+}
