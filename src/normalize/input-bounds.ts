@@ -20,16 +20,29 @@ export const INPUT_BOUNDS = Object.freeze({
    * decoders refuse attribute values nested deeper than 32 levels.
    */
   maxJsonDepth: 64,
+  /**
+   * Candidates examined, per trace, pairing the calls a model requested with the runs that
+   * executed them by tool name and arguments (calls without a call id: OpenInference, LangSmith,
+   * Logfire, Traceloop tools). Real traces take a few per request; a trace of thousands of
+   * id-less calls to one tool took a number in the square of them (37 million at the trace span
+   * cap). Past it, the requests left are kept as requested calls, not paired by name.
+   */
+  maxPairingSteps: 1_000_000,
 });
 
 /**
  * How many times each bound of {@link INPUT_BOUNDS} left a value unread in this process: counted
- * where it is checked (`attribute-values.ts`), read by `scoreTrace` around its synchronous steps to
+ * where it is checked (`attribute-values.ts`, `pair-requests.ts`), read by `scoreTrace` around its synchronous steps to
  * say a trace was read in part (the `input_bounded` diagnostic), and by tests that count work.
  */
-export const inputBoundHits = { longIndexedKeys: 0, longJson: 0, deepJson: 0 };
+export const inputBoundHits = { longIndexedKeys: 0, longJson: 0, deepJson: 0, pairingSteps: 0 };
 
 /** The sum of {@link inputBoundHits}: a caller's difference before and after a step. */
 export function inputBoundHitCount(): number {
-  return inputBoundHits.longIndexedKeys + inputBoundHits.longJson + inputBoundHits.deepJson;
+  return (
+    inputBoundHits.longIndexedKeys +
+    inputBoundHits.longJson +
+    inputBoundHits.deepJson +
+    inputBoundHits.pairingSteps
+  );
 }

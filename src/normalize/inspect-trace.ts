@@ -281,13 +281,13 @@ export function inspectTrace(
 /**
  * The diagnostic of a trace read in part: `count` values past `INPUT_BOUNDS` were left unread
  * while it was read (JSON text kept as text, unparsed; attribute keys too long to be read as
- * indexed attributes). A caller counts them with `inputBoundHitCount()` before and after its
+ * indexed attributes; a trace's pairing of requests with id-less runs stopped at its budget). A caller counts them with `inputBoundHitCount()` before and after its
  * synchronous steps (`scoreTrace`, {@link inspectTrace}), so another trace's work never counts.
  */
 export function inputBoundedDiagnostic(count: number): Diagnostic {
   return {
     code: 'input_bounded',
-    message: `${count} value(s) past normalization's bounds were left unread (JSON text longer than ${INPUT_BOUNDS.maxJsonChars} characters or nested deeper than ${INPUT_BOUNDS.maxJsonDepth} levels stays text; attribute keys longer than ${INPUT_BOUNDS.maxIndexedKeyChars} characters are not read as indexed attributes): what they hold is not scored`,
+    message: `${count} value(s) past normalization's bounds were left unread (JSON text longer than ${INPUT_BOUNDS.maxJsonChars} characters or nested deeper than ${INPUT_BOUNDS.maxJsonDepth} levels stays text; attribute keys longer than ${INPUT_BOUNDS.maxIndexedKeyChars} characters are not read as indexed attributes; past ${INPUT_BOUNDS.maxPairingSteps} candidates a trace, requested calls are not paired by name with runs that have no call id): what they hold is not scored`,
   };
 }
 

@@ -8,6 +8,7 @@ import { findSessionEnd } from './find-session-end.js';
 import { groupSpansByTrace } from './group-spans-by-trace.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import { inspectTrace } from './inspect-trace.js';
+import { pairingWork } from './pair-requests.js';
 import { sessionTurnSpans } from './session-turn-spans.js';
 import { SpanIndex } from './span-index.js';
 
@@ -225,4 +226,65 @@ describe('parent chains', () => {
     },
     300_000,
   );
+});
+
+describe('pairing requests with runs that have no call id', () => {
+  // Model spans each requesting a call without an id, and tool spans without ids (the shape of
+  // OpenInference, LangSmith or Traceloop tools): pairing them by name examined every run for each
+  // request, and every kept request for each next one (37 million candidates at 10,000 spans).
+  const idless = (n: number, name: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) =>
+      span(
+        i + 1,
+        i === 0 ? '' : hex(1),
+        i % 2
+          ? {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': `t${i % 5}`,
+              'gen_ai.tool.call.arguments': `{"a":${i}}`,
+            }
+          : {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.output.messages': JSON.stringify([
+                {
+                  role: 'assistant',
+                  parts: [{ type: 'tool_call', name: name(i), arguments: { a: i + 1 } }],
+                },
+              ]),
+            },
+      ),
+    );
+  const plan = { suites: [], rules: [], toolHealth: resolveToolHealth(CONFIG_DEFAULTS) };
+
+  it('stops at its budget of candidates a trace, keeps the requests left, and says so', async () => {
+    const n = 10_000;
+    const before = { steps: pairingWork.steps, hits: inputBoundHits.pairingSteps };
+    // No request's tool ran: each one is a candidate search through every run and kept request.
+    const run = await scoreTrace(
+      TRACE,
+      idless(n, i => `u${i % 5}`),
+      plan,
+    );
+    const steps = pairingWork.steps - before.steps;
+    expect(steps).toBeLessThanOrEqual(INPUT_BOUNDS.maxPairingSteps);
+    expect(inputBoundHits.pairingSteps - before.hits).toBe(1);
+    expect(run.diagnostics.map(d => d.code)).toContain('input_bounded');
+    // 5,000 runs and 5,000 requests of tools that did not run: the bound drops no call.
+    expect(run.results[0]!.trace.toolSequence).toHaveLength(n);
+  });
+
+  it('pairs a trace of a few hundred such calls whole, within the budget', async () => {
+    const before = { steps: pairingWork.steps, hits: inputBoundHits.pairingSteps };
+    // Request i asks for the tool and arguments of run i + 1, which starts after it.
+    const run = await scoreTrace(
+      TRACE,
+      idless(400, i => `t${(i + 1) % 5}`),
+      plan,
+    );
+    expect(inputBoundHits.pairingSteps - before.hits).toBe(0);
+    expect(pairingWork.steps - before.steps).toBeGreaterThan(0);
+    expect(run.diagnostics.map(d => d.code)).not.toContain('input_bounded');
+    // 200 runs, each paired with its request: 200 calls, not 400.
+    expect(run.results[0]!.trace.toolSequence).toHaveLength(200);
+  });
 });

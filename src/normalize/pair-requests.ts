@@ -2,6 +2,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { absorb } from './absorb-call.js';
 import { isSorted, sortRequests } from './call-order.js';
 import { FewKeyMap } from './few-key-map.js';
+import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import type { RequestedCall } from './requested-call.js';
 import type { SpanIndex } from './span-index.js';
 import { stableJson } from './stable-json.js';
@@ -16,6 +17,11 @@ import type { ToolCall } from './tool-call.js';
  * twice (replayed in a later model call's input, or reported by a model span and its wrapper) is
  * appended once. A request nothing ran is placed after the runs its model span's other requests
  * were paired with. `requested` may be reordered in place.
+ *
+ * Bounded: pairing by name and arguments examines at most `INPUT_BOUNDS.maxPairingSteps`
+ * candidates a trace. Past that the requests left are not paired by name (they are kept as
+ * requested calls) nor checked for a wrapper's duplicate, counted once in
+ * `inputBoundHits.pairingSteps` (the run's `input_bounded` diagnostic).
  */
 export function appendUnmatchedRequests(
   requested: RequestedCall[],
@@ -39,7 +45,8 @@ export function appendUnmatchedRequests(
   const ranUntil = new FewKeyMap<string, bigint>(requested.length);
   // Usually in order already (model spans end in start order): sorted only if not.
   const ordered = isSorted(requested) ? requested : sortRequests(requested);
-  const exact = exactRuns(ordered, calls, executedIds);
+  const steps: Steps = { left: INPUT_BOUNDS.maxPairingSteps };
+  const exact = exactRuns(ordered, calls, executedIds, steps);
   for (let i = 0; i < ordered.length; i++) {
     const call = ordered[i]!;
     const span = call.span;
@@ -53,8 +60,9 @@ export function appendUnmatchedRequests(
     // shares (a request the framework refused before running it, then the corrected one that ran,
     // must not take the corrected run).
     const pending = exact.pending.get(call);
-    if (pending) for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
-    const run = sameId ?? idleRun(call, pending, calls, runs, claimed, exact.wanted);
+    if (pending && spend(steps, pending.length))
+      for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
+    const run = sameId ?? idleRun(call, pending, calls, runs, claimed, exact.wanted, steps);
     if (run) {
       absorb(run, call);
       // Only an id-less run can be taken by name: a run with a call id needs no claim.
@@ -71,7 +79,9 @@ export function appendUnmatchedRequests(
       // The same request reported by a model span and its wrapper (ai.generateText/doGenerate).
       const key = `${call.canonicalName}\u0000${stableJson(call.arguments)}`;
       if (
-        keptNoId?.some(
+        keptNoId !== undefined &&
+        spend(steps, keptNoId.length) &&
+        keptNoId.some(
           k => k.key === key && (isAncestor(k.span, span, byId) || isAncestor(span, k.span, byId)),
         )
       )
@@ -89,6 +99,8 @@ export function appendUnmatchedRequests(
     if (call.callId !== undefined) (keptIds ??= new FewKeyMap(1)).set(call.callId, kept);
     calls.push(kept);
   }
+  pairingWork.steps += INPUT_BOUNDS.maxPairingSteps - Math.max(steps.left, 0);
+  if (steps.left < 0) inputBoundHits.pairingSteps++;
   for (let i = runs; i < calls.length; i++) {
     const call = calls[i]!;
     const after = ranUntil.get(call.spanId);
@@ -108,7 +120,9 @@ function idleRun(
   runs: number,
   claimed: FewKeyMap<ToolCall, true> | undefined,
   wanted: ReadonlyMap<ToolCall, number>,
+  steps: Steps,
 ): ToolCall | undefined {
+  if (!spend(steps, (pending?.length ?? 0) + runs)) return undefined;
   if (pending) for (const e of pending) if (isIdle(e, call, claimed)) return e;
   for (let i = 0; i < runs; i++) {
     const e = calls[i]!;
@@ -139,6 +153,7 @@ function exactRuns(
   requested: readonly RequestedCall[],
   executed: readonly ToolCall[],
   executedIds: FewKeyMap<string, ToolCall>,
+  steps: Steps,
 ): { pending: Map<RequestedCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
   let idless: ToolCall[] | undefined;
   for (const e of executed)
@@ -158,7 +173,7 @@ function exactRuns(
   for (const call of requested) {
     if (call.callId !== undefined && executedIds.has(call.callId)) continue;
     const runs = byKey.get(`${call.canonicalName}\u0000${stableJson(call.arguments)}`);
-    if (!runs) continue;
+    if (!runs || !spend(steps, runs.length)) continue;
     pending.set(call, runs);
     for (const e of runs) wanted.set(e, wanted.get(e)! + 1);
   }
@@ -169,6 +184,30 @@ const NO_EXACT_RUNS = {
   pending: new Map<RequestedCall, ToolCall[]>(),
   wanted: new Map<ToolCall, number>(),
 };
+
+/**
+ * Candidates this process's pairings were charged for, in all: each loop over candidates is
+ * charged its length before it runs, so this bounds the work done (for tests that count it).
+ */
+export const pairingWork = { steps: 0 };
+
+/** What is left of a trace's pairing budget (`INPUT_BOUNDS.maxPairingSteps`); below 0 once spent. */
+interface Steps {
+  left: number;
+}
+
+/**
+ * Takes `n` steps from the budget: true when they were there to take. The first refusal leaves
+ * it below 0, and every later one is refused.
+ */
+function spend(steps: Steps, n: number): boolean {
+  if (steps.left < n) {
+    steps.left = -1;
+    return false;
+  }
+  steps.left -= n;
+  return true;
+}
 
 function isAncestor(ancestor: SpanDigest, span: SpanDigest, byId: SpanIndex): boolean {
   let parentId = span.parentSpanId;
