@@ -124,42 +124,59 @@ export class ScoringQueue {
     } else this.waiting.push(run);
   }
 
-  /** A trace, from its first attempt (in the slot taken for it) to the end of its delivery. */
+  /**
+   * A trace, from its first attempt (in the slot taken for it, released before any backoff) to
+   * the end of its delivery: one async call, the retry loop entered only from a failure.
+   */
   private async run(run: ScoringRun): Promise<void> {
     let deliver: (() => Promise<void>) | void = undefined;
-    let scored = false;
-    try {
-      deliver = await this.score(run);
-      scored = true;
-    } catch (error) {
-      this.counters.failed++;
-      this.options.onFailed?.(run.traceId, error);
-    }
-    if (--this.unscored === 0) this.scoringDrained = drain(this.scoringDrained);
-    run.scoredOrFailed();
-    if (scored) {
-      if (deliver) await this.deliver(run, deliver);
-      else this.counters.scored++;
-    }
-    if (--this.unfinished === 0) this.runsDrained = drain(this.runsDrained);
-  }
-
-  /**
-   * Scores `run`: its first attempt in the slot taken for it, released before any backoff; on a
-   * failure, the retry loop from there.
-   */
-  private async score(run: ScoringRun): Promise<(() => Promise<void>) | void> {
-    const startedMs = Date.now();
+    let outcome: 'scored' | 'retry' | 'failed' = 'scored';
     let error: unknown;
+    let startedMs = Date.now();
     try {
       await this.gate();
-      return await run.attempt();
+      deliver = await run.attempt();
     } catch (failed) {
+      outcome = 'retry';
       error = failed;
     } finally {
       this.release();
     }
-    return retryWithBackoff(() => this.slot(run.attempt), this.retry, { error, startedMs });
+    if (outcome === 'retry') {
+      try {
+        deliver = await retryWithBackoff(() => this.slot(run.attempt), this.retry, {
+          error,
+          startedMs,
+        });
+        outcome = 'scored';
+      } catch (failed) {
+        outcome = 'failed';
+        this.counters.failed++;
+        this.options.onFailed?.(run.traceId, failed);
+      }
+    }
+    if (--this.unscored === 0) this.scoringDrained = drain(this.scoringDrained);
+    run.scoredOrFailed();
+    if (outcome === 'scored') {
+      if (!deliver) this.counters.scored++;
+      else if (this.admitDelivery(run)) {
+        startedMs = Date.now();
+        try {
+          try {
+            await deliver();
+          } catch (failed) {
+            await retryWithBackoff(deliver, this.deliveryRetry, { error: failed, startedMs });
+          }
+          this.end(run);
+        } catch (failed) {
+          this.end(run, failed);
+        } finally {
+          this.waitingDeliveries--;
+          this.delivering.delete(run);
+        }
+      }
+    }
+    if (--this.unfinished === 0) this.runsDrained = drain(this.runsDrained);
   }
 
   /** A retry's attempt in a slot, after those waiting before it. */
@@ -198,7 +215,11 @@ export class ScoringQueue {
     return next;
   }
 
-  private async deliver(run: ScoringRun, send: () => Promise<void>): Promise<void> {
+  /**
+   * A scored trace's delivery may wait for a retry: counted as waiting; past
+   * `maxWaitingDeliveries` it is not, and the trace ends failed with the reason.
+   */
+  private admitDelivery(run: ScoringRun): boolean {
     const max = this.options.maxWaitingDeliveries;
     if (this.waitingDeliveries >= max) {
       this.counters.failed++;
@@ -209,24 +230,11 @@ export class ScoringQueue {
           `not exported: ${this.waitingDeliveries} scored traces already wait for the tracing backend (at most ${max})`,
         ),
       );
-      return;
+      return false;
     }
     this.waitingDeliveries++;
     this.delivering.add(run);
-    const startedMs = Date.now();
-    try {
-      try {
-        await send();
-      } catch (error) {
-        await retryWithBackoff(send, this.deliveryRetry, { error, startedMs });
-      }
-      this.end(run);
-    } catch (error) {
-      this.end(run, error);
-    } finally {
-      this.waitingDeliveries--;
-      this.delivering.delete(run);
-    }
+    return true;
   }
 
   /**
@@ -295,6 +303,9 @@ function drain(waiting: Drained | undefined): undefined {
 const realNow = performance.now.bind(performance);
 const realSetImmediate = setImmediate;
 
+/** The gate when it is open: one settled promise, awaited by every attempt that goes on at once. */
+const OPEN = Promise.resolve();
+
 /**
  * A gate that resolves at once, unless work has run for `sliceMs` or more since the event loop
  * last took a turn: then after the turn (timers and I/O first). Ready traces are scored one after
@@ -310,9 +321,9 @@ function eventLoopGate(sliceMs = 10): () => Promise<void> {
       inSlice = true;
       sliceStartMs = realNow();
       realSetImmediate(() => (inSlice = false));
-      return Promise.resolve();
+      return OPEN;
     }
-    if (realNow() - sliceStartMs < sliceMs) return Promise.resolve();
+    if (realNow() - sliceStartMs < sliceMs) return OPEN;
     return new Promise(resolve => realSetImmediate(resolve));
   };
 }
