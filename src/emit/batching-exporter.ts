@@ -23,22 +23,20 @@ export function withBatching(
 ): EvaluationExporter {
   const { maxSpans, maxDelayMs } = options;
   let pending: EvaluationSpan[] = [];
-  let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  // The calls of one batch share its outcome: one promise a batch, none a call.
+  let batch: Batch | undefined;
   let timer: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
 
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (pending.length === 0) return;
+    if (pending.length === 0 || !batch) return;
     const spans = pending;
-    const batchWaiters = waiters;
+    const { resolve, reject } = batch;
     pending = [];
-    waiters = [];
-    const sent = inner.export(spans).then(
-      () => batchWaiters.forEach(w => w.resolve()),
-      (error: unknown) => batchWaiters.forEach(w => w.reject(error)),
-    );
+    batch = undefined;
+    const sent = inner.export(spans).then(resolve, reject);
     inFlight.add(sent);
     void sent.finally(() => inFlight.delete(sent));
   }
@@ -46,12 +44,11 @@ export function withBatching(
   return {
     export(spans: readonly EvaluationSpan[]): Promise<void> {
       if (spans.length === 0) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        pending.push(...spans);
-        waiters.push({ resolve, reject });
-        if (pending.length >= maxSpans) flush();
-        else timer ??= setTimeout(flush, maxDelayMs);
-      });
+      const current = (batch ??= newBatch());
+      for (let i = 0; i < spans.length; i++) pending.push(spans[i]!);
+      if (pending.length >= maxSpans) flush();
+      else timer ??= setTimeout(flush, maxDelayMs);
+      return current.promise;
     },
     async shutdown() {
       flush();
@@ -59,4 +56,21 @@ export function withBatching(
       await inner.shutdown();
     },
   };
+}
+
+/** The outcome the calls whose spans are in one request share. */
+interface Batch {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

@@ -71,6 +71,28 @@ describe('withExportBreaker', () => {
     expect(b.state.requests).toBe(2);
   });
 
+  it('takes an export that throws rather than rejects as a failure: its caller gets a rejection, and the breaker opens', async () => {
+    let calls = 0;
+    const breaker = withExportBreaker(
+      {
+        export: () => {
+          calls++;
+          throw new SpanscoreError('SS_EXPORT_FAILED', 'no connection');
+        },
+        shutdown: () => Promise.resolve(),
+      },
+      { now: () => 0 },
+    );
+    const first = breaker.export(spans);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await settle(first)).toMatchObject({ message: 'no connection' });
+    // Open: refused at once, the inner exporter not called again within the probe interval.
+    expect(await settle(breaker.export(spans))).toMatchObject({
+      message: expect.stringContaining('not sent now') as unknown,
+    });
+    expect(calls).toBe(1);
+  });
+
   it('fails fast while open, probes once per interval, and closes on a probe that succeeds', async () => {
     const b = backend();
     let t = 0;

@@ -42,48 +42,64 @@ export function withExportBreaker(
     };
   };
 
-  return {
-    async export(spans) {
-      if (failure) {
-        const { error, sinceMs } = failure;
-        if (!probe && now() - lastTryMs >= probeIntervalMs) {
-          const answer = inner.export(spans).then(
-            () => {
-              failure = undefined;
-              return 'sent' as const;
-            },
-            (e: unknown) => {
-              failed(e);
-              return e;
-            },
-          );
-          probe = answer.finally(() => {
-            probe = undefined;
-            lastTryMs = now();
-          });
-          let timer: NodeJS.Timeout | undefined;
-          const outcome = await Promise.race([
-            answer,
-            new Promise<'waiting'>(resolve => {
-              timer = setTimeout(() => resolve('waiting'), probeWaitMs);
-            }),
-          ]);
-          clearTimeout(timer);
-          if (outcome === 'sent') return;
-          if (outcome !== 'waiting') throw outcome;
-        }
-        throw new SpanscoreError(
-          'SS_EXPORT_FAILED',
-          `${error.message} (the tracing backend has failed for ${Math.round((now() - sinceMs) / 1000)} s: not sent now, retried with backoff)`,
-          { cause: error },
-        );
-      }
-      try {
-        await inner.export(spans);
-      } catch (error) {
-        failed(error);
+  // A failure while the backend worked opens the breaker. Made once: while the backend works, an
+  // export is the inner one's promise with this after it, no async call a trace.
+  const recorded = (error: unknown): unknown => {
+    failed(error);
+    lastTryMs = now();
+    return error;
+  };
+  const onFailure = (error: unknown): never => {
+    throw recorded(error);
+  };
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async function, to reject
+  const rejected = async (error: unknown): Promise<never> => onFailure(error);
+
+  async function exportWhileFailing(
+    spans: Parameters<EvaluationExporter['export']>[0],
+    { error, sinceMs }: { error: Error; sinceMs: number },
+  ): Promise<void> {
+    if (!probe && now() - lastTryMs >= probeIntervalMs) {
+      const answer = inner.export(spans).then(
+        () => {
+          failure = undefined;
+          return 'sent' as const;
+        },
+        (e: unknown) => {
+          failed(e);
+          return e;
+        },
+      );
+      probe = answer.finally(() => {
+        probe = undefined;
         lastTryMs = now();
-        throw error;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        answer,
+        new Promise<'waiting'>(resolve => {
+          timer = setTimeout(() => resolve('waiting'), probeWaitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (outcome === 'sent') return;
+      if (outcome !== 'waiting') throw outcome;
+    }
+    throw new SpanscoreError(
+      'SS_EXPORT_FAILED',
+      `${error.message} (the tracing backend has failed for ${Math.round((now() - sinceMs) / 1000)} s: not sent now, retried with backoff)`,
+      { cause: error },
+    );
+  }
+
+  return {
+    export(spans) {
+      if (failure) return exportWhileFailing(spans, failure);
+      try {
+        return inner.export(spans).then(undefined, onFailure);
+      } catch (error) {
+        // An export that threw rather than rejected: the same as a rejection.
+        return rejected(error);
       }
     },
     async shutdown() {

@@ -108,7 +108,10 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         notScored(run.reasonCode ?? 'unknown');
         return;
       }
-      for (const fact of toolCallFacts(run)) {
+      // Indexed loops: no iterator result a step on this path (the sink runs once a trace).
+      const facts = toolCallFacts(run);
+      for (let i = 0; i < facts.length; i++) {
+        const fact = facts[i]!;
         const service = serviceLabel(serviceNameOf(fact.service));
         const tool = tools(service, fact.tool);
         toolCalls(service, tool, fact.outcome);
@@ -118,7 +121,9 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         if (fact.repeated) repeatedCalls(service, tool);
       }
       let lagObserved = false;
-      for (const result of run.results) {
+      const results = run.results;
+      for (let i = 0; i < results.length; i++) {
+        const result = results[i]!;
         if (result.outcomes.length === 0) continue;
         // A session's pass is counted as a session (above), its calls as the calls they are.
         if (result.phase !== 'llm' && !run.session) {
@@ -126,8 +131,9 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
           if (!lagObserved) {
             lagObserved = true;
             let lastEnd = 0n;
-            for (const span of result.trace.spans)
-              if (span.endTimeUnixNano > lastEnd) lastEnd = span.endTimeUnixNano;
+            const spans = result.trace.spans;
+            for (let j = 0; j < spans.length; j++)
+              if (spans[j]!.endTimeUnixNano > lastEnd) lastEnd = spans[j]!.endTimeUnixNano;
             if (lastEnd > 0n)
               metrics.scoringLag.observe(Math.max(0, now() / 1000 - Number(lastEnd) / 1e9));
           }
@@ -138,7 +144,9 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         const route = result.trace.agents.length
           ? new Set(result.trace.agents.map(t => agentLabel(t.agent)))
           : undefined;
-        for (const { scorer, result: r } of result.outcomes) {
+        const outcomes = result.outcomes;
+        for (let j = 0; j < outcomes.length; j++) {
+          const { scorer, result: r } = outcomes[j]!;
           const label = r.status === 'scored' ? r.label : r.status;
           scores(scorer, r.status, r.status === 'scored' ? r.label : '');
           evaluations(scorer, target, label, service);

@@ -41,7 +41,10 @@ const CONSUMER = 5;
  * True when `span` ends the root part of a trace still arriving: it has no parent, or it is a
  * service's entry (kind SERVER or CONSUMER) whose parent is not among `knownSpanIds`.
  */
-export function isRootSpan(span: SpanDigest, knownSpanIds: ReadonlySet<string>): boolean {
+export function isRootSpan(
+  span: SpanDigest,
+  knownSpanIds: { has(spanId: string): boolean },
+): boolean {
   if (span.parentSpanId === '') return true;
   return (span.kind === SERVER || span.kind === CONSUMER) && !knownSpanIds.has(span.parentSpanId);
 }

@@ -74,6 +74,26 @@ describe('memory trace assembler: when a trace is scored, with which spans', () 
     expect(held.find(s => s.name === 'tool')!.attributes).toEqual({ 'gen_ai.tool.name': 'x' });
   });
 
+  it('moves records of every size intact: a few bytes, and more than are copied byte by byte', async () => {
+    const { provider, spans: recorded } = recordingProvider('memory-assembler');
+    const tracer = provider.getTracer('t');
+    const root = tracer.startSpan('root', { attributes: { small: 's' } });
+    const long = 'x'.repeat(5000);
+    tracer
+      .startSpan('tool', { attributes: { long, n: 7 } }, trace.setSpan(context.active(), root))
+      .end();
+    root.end();
+    const sdk = recorded();
+    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(sdk)!);
+    const { spans } = decodeOtlpProtobuf(body);
+    const { assembler } = recordingAssembler();
+    await assembler.accept(spans);
+    body.fill(0); // what the spans read now is their own copy
+    const held = assembler.pendingSpans(traceIdOf(sdk))!;
+    expect(held.find(s => s.name === 'root')!.attributes).toEqual({ small: 's' });
+    expect(held.find(s => s.name === 'tool')!.attributes).toEqual({ long, n: 7 });
+  });
+
   it('keeps a span sent twice once, and finds the root by looking at each batch once', async () => {
     const { assembler, processed } = recordingAssembler();
     const spans = childSpans(90, ['tool-a', 'tool-b']);
@@ -83,6 +103,24 @@ describe('memory trace assembler: when a trace is scored, with which spans', () 
     expect(assembler.stats().heldSpans).toBe(3);
     await vi.advanceTimersByTimeAsync(2000);
     expect(processed).toEqual([{ traceId: traceId(90), names: ['root', 'tool-a', 'tool-b'] }]);
+  });
+
+  it('keeps each span once past the spans whose ids it looks up one by one, within a batch and across batches', async () => {
+    const { assembler, processed } = recordingAssembler();
+    const names = Array.from({ length: 40 }, (_, i) => `tool-${i}`);
+    const first = childSpans(91, names.slice(0, 30));
+    const second = childSpans(91, names.slice(30));
+    // Past 32 spans the ids are looked up in a set: the second batch crosses it, sent twice.
+    await assembler.accept(first);
+    await assembler.accept([...second, ...first.slice(0, 5), ...second]);
+    await assembler.accept(second);
+    expect(assembler.stats().heldSpans).toBe(40);
+    await assembler.accept(childSpans(91, ['root']));
+    expect(assembler.stats().heldSpans).toBe(41);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed).toHaveLength(1);
+    expect(processed[0]!.names).toHaveLength(41);
+    expect(new Set(processed[0]!.names).size).toBe(41);
   });
 
   it('scores spans that come while their trace waits for a slot with it, and counts those that come while it is scored as late', async () => {

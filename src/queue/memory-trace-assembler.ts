@@ -187,7 +187,7 @@ export function createMemoryTraceAssembler(
       traceId,
       () => {
         entry.started = true;
-        const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spanIds.size);
+        const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spans.length);
         return options.process(traceId, [...trace.spans], { notes });
       },
       () => finished(traceId, entry),
@@ -197,7 +197,7 @@ export function createMemoryTraceAssembler(
   /** Scored (or failed): its spans are let go, whatever its delivery does. */
   function finished(traceId: string, entry: Scoring): void {
     scoring.delete(traceId);
-    hold(entry.held.service, -entry.held.spanIds.size, -entry.held.bytes);
+    hold(entry.held.service, -entry.held.spans.length, -entry.held.bytes);
     sweep();
     const keep = options.rescoreLateSpans === true;
     scored.set(traceId, { expiresAtMs: now() + lateWindowMs, held: keep ? entry.held : undefined });
@@ -221,14 +221,16 @@ export function createMemoryTraceAssembler(
   /** A buffered trace started again from the spans it was scored with. */
   function reopen(traceId: string, from: HeldTrace, service: string): HeldTrace {
     const trace = buffer.open(traceId, from.service || service, now(), from);
-    hold(trace.service, trace.spanIds.size, trace.bytes);
+    hold(trace.service, trace.spans.length, trace.bytes);
     return trace;
   }
 
   /** Adds a batch to a held trace, counting what it kept and refused. */
   function add(trace: HeldTrace, batch: readonly SpanDigest[]): number {
-    const { added, refused, bytes } = buffer.add(trace, batch, now(), maxPerTrace);
-    hold(trace.service, added, bytes);
+    const spans = trace.spans.length;
+    const bytes = trace.bytes;
+    const refused = buffer.add(trace, batch, now(), maxPerTrace);
+    hold(trace.service, trace.spans.length - spans, trace.bytes - bytes);
     truncatedSpans += refused;
     return refused;
   }

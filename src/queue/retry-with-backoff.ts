@@ -31,21 +31,38 @@ export interface RetryOptions {
 }
 
 /**
+ * A first attempt the caller made itself and that failed: its error, and when it started (the
+ * age export failures are retried by counts from there). The caller's path where nothing fails
+ * then makes none of the retry loop's objects.
+ */
+export interface FailedFirstAttempt {
+  error: unknown;
+  startedMs: number;
+}
+
+/**
  * Runs `run` until it resolves, retrying as {@link classifyFailure} says: `retry` after
  * `backoffMs × 2^(attempt-1)` while attempts remain (export failures, with `exportRetry`, while
  * younger than its `maxAgeMs`, the backoff capped at its `maxBackoffMs`), `rate_limited` after its pause without using
  * an attempt, `fail` never. Rejects with the last error. `run` is told whether this is its last
- * attempt (the judge pass then turns judge errors into `failed` results). The memory driver's
+ * attempt (the judge pass then turns judge errors into `failed` results). With `failed`, the first
+ * attempt was the caller's and failed so: the loop goes on from its error. The memory driver's
  * counterpart of a BullMQ job's `attempts` and `backoff`.
  */
 export async function retryWithBackoff<T>(
   run: (finalAttempt: boolean) => Promise<T>,
   options: RetryOptions,
+  failed?: FailedFirstAttempt,
 ): Promise<T> {
-  const started = Date.now();
+  const started = failed ? failed.startedMs : Date.now();
   const slot = options.slot;
-  for (let attempt = 1, exportRetries = 0; ;) {
+  for (let attempt = 1, exportRetries = 0, first = failed; ;) {
     try {
+      if (first) {
+        const { error } = first;
+        first = undefined;
+        throw error;
+      }
       const final = attempt >= options.attempts;
       // Without a slot, no closures: this runs once per trace on the scoring path.
       return await (slot ? slot(() => run(final)) : run(final));

@@ -1,4 +1,3 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { ExportRetryPolicy } from './export-retry.js';
 import { retryWithBackoff, type RetryOptions } from './retry-with-backoff.js';
@@ -37,6 +36,26 @@ export interface ScoringQueueOptions {
   onFailed?: (traceId: string, error: unknown) => void;
 }
 
+/** One submitted trace, from its scoring to the end of its delivery: one object a trace. */
+class ScoringRun {
+  /** Its delivery ended (close() may end it first): what it does after that is not counted twice. */
+  ended = false;
+  constructor(
+    readonly traceId: string,
+    readonly attempt: ScoreAttempt,
+    readonly scoredOrFailed: () => void,
+  ) {}
+}
+
+/** What waits for a scoring slot: a trace's first attempt, or a retry's (see `slot`). */
+type SlotWaiter = ScoringRun | (() => void);
+
+/** A promise and the function that resolves it. */
+interface Drained {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
 /**
  * The memory driver's scoring and delivery: ready traces scored `concurrency` at a time, each
  * attempt after a turn of the event loop when work has run for a while (so a burst of ready
@@ -45,18 +64,27 @@ export interface ScoringQueueOptions {
  * the scoring slot, retried on its own (by age for export failures), so traces waiting on the
  * tracing backend, or out an outage of it, never hold up the scoring of others. A trace counts as
  * scored once its delivery succeeded; as failed when scoring or delivery gave up.
+ *
+ * Where nothing fails a trace costs one object and a few promises: slots pass from trace to trace
+ * in submission order (a FIFO of waiters, O(1) a trace however many wait), the retry loop
+ * ({@link retryWithBackoff}) is entered only from a first attempt that failed, and close() counts
+ * what is unfinished instead of holding a promise a trace.
  */
 export class ScoringQueue {
-  /** Slots for scoring, in submission order (p-limit's queue: O(1) a trace, however many wait). */
-  private readonly slots: LimitFunction;
   private readonly stopping = new AbortController();
   private readonly gate = eventLoopGate();
-  /** Scoring phases not finished (queued, scoring, backing off), for close(). */
-  private readonly scoringPhases = new Set<Promise<void>>();
-  /** Whole runs (scoring and delivery), for close(). */
-  private readonly inflight = new Set<Promise<void>>();
-  /** Deliveries under way, each as the function that ends it, for close(). */
-  private readonly delivering = new Set<(error?: unknown) => void>();
+  /** Scoring slots taken (at most `concurrency`). */
+  private active = 0;
+  /** What waits for a slot, oldest first from `waitingHead`. */
+  private readonly waiting: (SlotWaiter | undefined)[] = [];
+  private waitingHead = 0;
+  /** Scoring phases not finished (queued, scoring, backing off), and whole runs, for close(). */
+  private unscored = 0;
+  private unfinished = 0;
+  private scoringDrained: Drained | undefined;
+  private runsDrained: Drained | undefined;
+  /** Deliveries under way, for close() to end. */
+  private readonly delivering = new Set<ScoringRun>();
   readonly counters = { scored: 0, failed: 0, retries: 0 };
   waitingDeliveries = 0;
 
@@ -65,7 +93,6 @@ export class ScoringQueue {
   private readonly deliveryRetry: RetryOptions;
 
   constructor(private readonly options: ScoringQueueOptions) {
-    this.slots = pLimit(options.concurrency);
     this.retry = {
       attempts: options.maxAttempts,
       backoffMs: options.backoffMs,
@@ -80,7 +107,7 @@ export class ScoringQueue {
 
   /** Scoring phases not finished: traces queued, being scored, or waiting to retry. */
   get scoring(): number {
-    return this.scoringPhases.size;
+    return this.unscored;
   }
 
   /**
@@ -88,74 +115,139 @@ export class ScoringQueue {
    * (before its delivery), for the caller to let go of its spans.
    */
   submit(traceId: string, attempt: ScoreAttempt, scoredOrFailed: () => void): void {
-    let phaseDone!: () => void;
-    const phase = new Promise<void>(resolve => (phaseDone = resolve));
-    this.scoringPhases.add(phase);
-    const run = (async () => {
-      let deliver: (() => Promise<void>) | void;
-      try {
-        deliver = await retryWithBackoff(
-          () =>
-            this.slots(async () => {
-              await this.gate();
-              return attempt();
-            }),
-          this.retry,
-        );
-      } catch (error) {
-        this.counters.failed++;
-        this.options.onFailed?.(traceId, error);
-        return;
-      } finally {
-        this.scoringPhases.delete(phase);
-        phaseDone();
-        scoredOrFailed();
-      }
-      if (!deliver) {
-        this.counters.scored++;
-        return;
-      }
-      await this.deliver(traceId, deliver);
-    })();
-    this.inflight.add(run);
-    void run.finally(() => this.inflight.delete(run));
+    const run = new ScoringRun(traceId, attempt, scoredOrFailed);
+    this.unscored++;
+    this.unfinished++;
+    if (this.active < this.options.concurrency) {
+      this.active++;
+      void this.run(run);
+    } else this.waiting.push(run);
   }
 
-  private async deliver(traceId: string, send: () => Promise<void>): Promise<void> {
+  /**
+   * A trace, from its first attempt (in the slot taken for it, released before any backoff) to
+   * the end of its delivery: one async call, the retry loop entered only from a failure.
+   */
+  private async run(run: ScoringRun): Promise<void> {
+    let deliver: (() => Promise<void>) | void = undefined;
+    let outcome: 'scored' | 'retry' | 'failed' = 'scored';
+    let error: unknown;
+    let startedMs = Date.now();
+    try {
+      await this.gate();
+      deliver = await run.attempt();
+    } catch (failed) {
+      outcome = 'retry';
+      error = failed;
+    } finally {
+      this.release();
+    }
+    if (outcome === 'retry') {
+      try {
+        deliver = await retryWithBackoff(() => this.slot(run.attempt), this.retry, {
+          error,
+          startedMs,
+        });
+        outcome = 'scored';
+      } catch (failed) {
+        outcome = 'failed';
+        this.counters.failed++;
+        this.options.onFailed?.(run.traceId, failed);
+      }
+    }
+    if (--this.unscored === 0) this.scoringDrained = drain(this.scoringDrained);
+    run.scoredOrFailed();
+    if (outcome === 'scored') {
+      if (!deliver) this.counters.scored++;
+      else if (this.admitDelivery(run)) {
+        startedMs = Date.now();
+        try {
+          try {
+            await deliver();
+          } catch (failed) {
+            await retryWithBackoff(deliver, this.deliveryRetry, { error: failed, startedMs });
+          }
+          this.end(run);
+        } catch (failed) {
+          this.end(run, failed);
+        } finally {
+          this.waitingDeliveries--;
+          this.delivering.delete(run);
+        }
+      }
+    }
+    if (--this.unfinished === 0) this.runsDrained = drain(this.runsDrained);
+  }
+
+  /** A retry's attempt in a slot, after those waiting before it. */
+  private async slot<T>(attempt: () => Promise<T>): Promise<T> {
+    if (this.active < this.options.concurrency) this.active++;
+    else await new Promise<void>(resolve => this.waiting.push(resolve));
+    try {
+      await this.gate();
+      return await attempt();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** A slot is let go: it passes to the oldest waiter, if any. */
+  private release(): void {
+    const next = this.nextWaiter();
+    if (next === undefined) this.active--;
+    else if (next instanceof ScoringRun) void this.run(next);
+    else next();
+  }
+
+  private nextWaiter(): SlotWaiter | undefined {
+    const waiting = this.waiting;
+    if (this.waitingHead === waiting.length) return undefined;
+    const next = waiting[this.waitingHead];
+    waiting[this.waitingHead++] = undefined;
+    if (this.waitingHead === waiting.length) {
+      waiting.length = 0;
+      this.waitingHead = 0;
+    } else if (this.waitingHead >= 1024 && this.waitingHead * 2 >= waiting.length) {
+      // The taken half let go at once, not shifted a waiter at a time.
+      waiting.splice(0, this.waitingHead);
+      this.waitingHead = 0;
+    }
+    return next;
+  }
+
+  /**
+   * A scored trace's delivery may wait for a retry: counted as waiting; past
+   * `maxWaitingDeliveries` it is not, and the trace ends failed with the reason.
+   */
+  private admitDelivery(run: ScoringRun): boolean {
     const max = this.options.maxWaitingDeliveries;
     if (this.waitingDeliveries >= max) {
       this.counters.failed++;
       this.options.onFailed?.(
-        traceId,
+        run.traceId,
         new SpanscoreError(
           'SS_EXPORT_FAILED',
           `not exported: ${this.waitingDeliveries} scored traces already wait for the tracing backend (at most ${max})`,
         ),
       );
-      return;
+      return false;
     }
     this.waitingDeliveries++;
-    // At shutdown a delivery still under way after the grace is given up (see close()); what it
-    // does after that is not counted twice.
-    let ended = false;
-    const end = (error?: unknown): void => {
-      if (ended) return;
-      ended = true;
-      if (error === undefined) this.counters.scored++;
-      else {
-        this.counters.failed++;
-        this.options.onFailed?.(traceId, error);
-      }
-    };
-    this.delivering.add(end);
-    try {
-      await retryWithBackoff(send, this.deliveryRetry);
-      end();
-    } catch (error) {
-      end(error);
-    } finally {
-      this.waitingDeliveries--;
-      this.delivering.delete(end);
+    this.delivering.add(run);
+    return true;
+  }
+
+  /**
+   * A delivery ended: delivered (no `error`) or failed. At shutdown a delivery still under way
+   * after the grace is given up (see close()); what it does after that is not counted twice.
+   */
+  private end(run: ScoringRun, error?: unknown): void {
+    if (run.ended) return;
+    run.ended = true;
+    if (error === undefined) this.counters.scored++;
+    else {
+      this.counters.failed++;
+      this.options.onFailed?.(run.traceId, error);
     }
   }
 
@@ -169,14 +261,21 @@ export class ScoringQueue {
   async close(deadlineMs: number): Promise<{ unfinished: number }> {
     this.stopping.abort();
     const started = Date.now();
-    await settledWithin(Promise.all([...this.scoringPhases]), deadlineMs);
-    const unfinished = this.scoringPhases.size;
-    await settledWithin(
-      Promise.all([...this.inflight]),
-      Math.min(deadlineMs - (Date.now() - started), this.options.deliveryGraceMs),
-    );
-    for (const end of [...this.delivering])
-      end(
+    if (this.unscored > 0) {
+      this.scoringDrained ??= drained();
+      await settledWithin(this.scoringDrained.promise, deadlineMs);
+    }
+    const unfinished = this.unscored;
+    if (this.unfinished > 0) {
+      this.runsDrained ??= drained();
+      await settledWithin(
+        this.runsDrained.promise,
+        Math.min(deadlineMs - (Date.now() - started), this.options.deliveryGraceMs),
+      );
+    }
+    for (const run of [...this.delivering])
+      this.end(
+        run,
         new SpanscoreError(
           'SS_EXPORT_FAILED',
           'not exported: the process stopped while the export was under way',
@@ -186,10 +285,26 @@ export class ScoringQueue {
   }
 }
 
+/** A promise to resolve once something is drained, made when close() waits for it. */
+function drained(): Drained {
+  let resolve!: () => void;
+  const promise = new Promise<void>(r => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Resolves what waits for the drain, if anything does; nothing waits after it. */
+function drain(waiting: Drained | undefined): undefined {
+  waiting?.resolve();
+  return undefined;
+}
+
 // Taken when this module loads, before a test can fake them: the yield below is about the real
 // event loop.
 const realNow = performance.now.bind(performance);
 const realSetImmediate = setImmediate;
+
+/** The gate when it is open: one settled promise, awaited by every attempt that goes on at once. */
+const OPEN = Promise.resolve();
 
 /**
  * A gate that resolves at once, unless work has run for `sliceMs` or more since the event loop
@@ -206,9 +321,9 @@ function eventLoopGate(sliceMs = 10): () => Promise<void> {
       inSlice = true;
       sliceStartMs = realNow();
       realSetImmediate(() => (inSlice = false));
-      return Promise.resolve();
+      return OPEN;
     }
-    if (realNow() - sliceStartMs < sliceMs) return Promise.resolve();
+    if (realNow() - sliceStartMs < sliceMs) return OPEN;
     return new Promise(resolve => realSetImmediate(resolve));
   };
 }

@@ -3,31 +3,59 @@ import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { isRootSpan } from '../normalize/trace-root.js';
 import { logsState, type TraceProgress } from './trace-readiness.js';
 
+/**
+ * Spans of a trace up to which a span id is looked for among the held spans themselves; past it,
+ * in a Set of their ids (built then). Most traces stay under it: no Set, grown four times on the
+ * way to 20 spans, is made or held for them.
+ */
+const LINEAR_SPAN_IDS = 32;
+
 /** One trace as the memory driver holds it: its spans as bytes, and what readiness needs. */
-export interface HeldTrace extends TraceProgress {
-  /** The trace's spans; those from the protobuf decoder with their attributes as bytes. */
+export class HeldTrace implements TraceProgress {
+  /** The trace's spans, each span id once; those from the protobuf decoder with their attributes as bytes. */
   spans: SpanDigest[];
-  /** Its span ids, to keep each span once (an exporter retrying sends a request again). */
-  spanIds: Set<string>;
+  /**
+   * Its span ids once it holds more than {@link LINEAR_SPAN_IDS} spans (see {@link HeldTrace.has});
+   * `undefined` before.
+   */
+  spanIds: Set<string> | undefined;
   /** Bytes of attribute records held for `spans`, outside the V8 heap. */
   bytes: number;
-  awaitingLogs: boolean;
+  firstSeenMs: number;
+  lastSeenMs: number;
+  rootEnded: boolean;
+  awaitingLogs = false;
   /** A log record of the trace arrived. */
   logsSeen: boolean;
-  /** The service its spans are counted against (the first span's). */
-  service: string;
   /** Spans refused past `maxSpansPerTrace`. */
-  truncated: number;
-}
+  truncated = 0;
 
-/** What adding one request's spans of a trace did. */
-export interface Added {
-  /** Spans kept (new span ids within the cap). */
-  added: number;
-  /** Spans refused past the cap. */
-  refused: number;
-  /** Bytes the kept spans take. */
-  bytes: number;
+  /**
+   * A new held trace, or one started from spans kept before (`from`, a rescore). `service`: the
+   * one its spans are counted against (the first span's).
+   */
+  constructor(
+    readonly service: string,
+    nowMs: number,
+    from?: HeldTrace,
+  ) {
+    this.spans = from ? [...from.spans] : [];
+    this.spanIds = from?.spanIds ? new Set(from.spanIds) : undefined;
+    this.bytes = from?.bytes ?? 0;
+    this.firstSeenMs = nowMs;
+    this.lastSeenMs = nowMs;
+    // A rescore settles like a trace whose root has ended: it was scored once already.
+    this.rootEnded = from !== undefined;
+    this.logsSeen = from !== undefined;
+  }
+
+  /** A span with this id is held already (an exporter retrying sends a request again). */
+  has(spanId: string): boolean {
+    if (this.spanIds) return this.spanIds.has(spanId);
+    const spans = this.spans;
+    for (let i = 0; i < spans.length; i++) if (spans[i]!.spanId === spanId) return true;
+    return false;
+  }
 }
 
 /**
@@ -58,19 +86,7 @@ export class TraceByteBuffer {
 
   /** A new held trace, or one started from spans kept before (a rescore). */
   open(traceId: string, service: string, nowMs: number, from?: HeldTrace): HeldTrace {
-    const held: HeldTrace = {
-      spans: from ? [...from.spans] : [],
-      spanIds: from ? new Set(from.spanIds) : new Set(),
-      bytes: from?.bytes ?? 0,
-      firstSeenMs: nowMs,
-      lastSeenMs: nowMs,
-      // A rescore settles like a trace whose root has ended: it was scored once already.
-      rootEnded: from !== undefined,
-      awaitingLogs: false,
-      logsSeen: from !== undefined,
-      service,
-      truncated: 0,
-    };
+    const held = new HeldTrace(service, nowMs, from);
     this.traces.set(traceId, held);
     return held;
   }
@@ -84,51 +100,67 @@ export class TraceByteBuffer {
 
   /**
    * Adds one request's spans of `held`'s trace: each span id once, at most `maxSpans` spans in
-   * all, the rest refused (and counted in `truncated`); the readiness facts updated.
+   * all, the rest refused (and counted in `truncated`); the readiness facts updated. Returns the
+   * spans refused past `maxSpans`; what was kept is what `held.spans` and `held.bytes` grew by.
    */
-  add(held: HeldTrace, batch: readonly SpanDigest[], nowMs: number, maxSpans: number): Added {
-    // The batch itself while every span is kept (the usual case): a copy only from the first
-    // span left out (seen already, or past `maxSpans`).
-    let copy: SpanDigest[] | undefined;
+  add(held: HeldTrace, batch: readonly SpanDigest[], nowMs: number, maxSpans: number): number {
+    const spans = held.spans;
+    const from = spans.length;
     let refused = 0;
     for (let i = 0; i < batch.length; i++) {
       const span = batch[i]!;
-      const seen = held.spanIds.has(span.spanId);
-      if (seen || held.spanIds.size >= maxSpans) {
-        copy ??= batch.slice(0, i);
-        if (!seen) refused++;
+      if (held.has(span.spanId)) continue;
+      if (spans.length >= maxSpans) {
+        refused++;
         continue;
       }
-      held.spanIds.add(span.spanId);
-      copy?.push(span);
+      spans.push(span);
+      if (held.spanIds) held.spanIds.add(span.spanId);
+      else if (spans.length > LINEAR_SPAN_IDS) held.spanIds = spanIdsOf(spans);
     }
-    const kept: readonly SpanDigest[] = copy ?? batch;
     held.truncated += refused;
     held.lastSeenMs = nowMs;
-    if (kept.length === 0) return { added: 0, refused, bytes: 0 };
-    const bytes = ownRecords(kept);
-    for (const span of kept) held.spans.push(span);
-    held.bytes += bytes;
-    if (!held.rootEnded) held.rootEnded = kept.some(s => isRootSpan(s, held.spanIds));
+    if (spans.length === from) return refused;
+    held.bytes += ownRecords(spans, from);
+    if (!held.rootEnded) {
+      for (let i = from; i < spans.length && !held.rootEnded; i++)
+        held.rootEnded = isRootSpan(spans[i]!, held);
+    }
     if (!held.logsSeen) {
-      const logs = logsState(kept);
+      const logs = logsState(spans, from);
       if (logs === 'record') held.logsSeen = true;
       held.awaitingLogs = !held.logsSeen && (held.awaitingLogs || logs === 'writer');
     }
-    return { added: kept.length, refused, bytes };
+    return refused;
   }
 }
 
+function spanIdsOf(spans: readonly SpanDigest[]): Set<string> {
+  const ids = new Set<string>();
+  for (let i = 0; i < spans.length; i++) ids.add(spans[i]!.spanId);
+  return ids;
+}
+
+/** Records of at most this many bytes are copied byte by byte (see `moveRecords`). */
+const COPY_BY_BYTE = 1024;
+
 /**
- * Moves the unread attribute records of `spans` into one Buffer of their own size (not a slice
- * of Node's shared pool, which a view held for seconds would keep whole); returns its size.
+ * Moves the unread attribute records of `spans` from `from` on into one Buffer of their own size
+ * (not a slice of Node's shared pool, which a view held for seconds would keep whole); returns
+ * its size.
  */
-function ownRecords(spans: readonly SpanDigest[]): number {
+function ownRecords(spans: readonly SpanDigest[], from: number): number {
   let total = 0;
-  for (const span of spans) if (span instanceof WireSpanDigest) total += span.recordsLength();
+  for (let i = from; i < spans.length; i++) {
+    const span = spans[i];
+    if (span instanceof WireSpanDigest) total += span.recordsLength();
+  }
   if (total === 0) return 0;
   const own = Buffer.allocUnsafeSlow(total);
   let at = 0;
-  for (const span of spans) if (span instanceof WireSpanDigest) at += span.moveRecords(own, at);
+  for (let i = from; i < spans.length; i++) {
+    const span = spans[i];
+    if (span instanceof WireSpanDigest) at += span.moveRecords(own, at, COPY_BY_BYTE);
+  }
   return total;
 }

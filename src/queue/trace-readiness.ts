@@ -60,11 +60,12 @@ export function traceReadiness(
  * What one batch of a trace's spans says of its log records: `record` when it holds one (a GenAI
  * log record kept as a carrier span: zero-length, marked), else `writer` when it holds a model
  * span of an instrumentation that writes its calls as log records, else `undefined`. Reads the
- * attributes of carriers and of the logs-writers' spans only.
+ * attributes of carriers and of the logs-writers' spans only. `from`: the first span looked at.
  */
-export function logsState(spans: readonly SpanDigest[]): 'record' | 'writer' | undefined {
+export function logsState(spans: readonly SpanDigest[], from = 0): 'record' | 'writer' | undefined {
   let writer = false;
-  for (const span of spans) {
+  for (let i = from; i < spans.length; i++) {
+    const span = spans[i]!;
     // A carrier lasts no time; only such a span's attributes are read, so the receiver decodes
     // no attribute of the spans that carry an agent's work.
     if (

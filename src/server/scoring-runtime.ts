@@ -16,7 +16,7 @@ import type { JudgeState, TraceScorer } from '../queue/queue-driver.js';
 import { resultsStoreSink, type ResultsStore } from '../results/results-store.js';
 import type { ExportOutcome } from '../results/stored-result.js';
 import type { ResultSink } from '../score/result-sink.js';
-import { scoreTrace } from '../score/score-trace.js';
+import { scoreTrace, type ScoreTraceOptions } from '../score/score-trace.js';
 import { scoreSession } from '../score/score-session.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
 import type { TraceResult } from '../score/trace-run.js';
@@ -123,17 +123,18 @@ export async function createScoringRuntime(
     const failureLog = rateLimitedLog(log);
     const where =
       !hooks.exporter && exportTarget.enabled ? exportTarget.url : 'the configured exporter';
+    // Made once, not a closure an export.
+    const onExportFailure = (error: unknown): never => {
+      metrics.exportFailures.inc();
+      failureLog(
+        'export',
+        () =>
+          `spanscore: exporting evaluation spans to ${where} failed: ${(error as Error).message} (retried; results are stored; SPANSCORE_EXPORT=false turns export off)`,
+      );
+      throw error;
+    };
     exporter = withExportBreaker({
-      export: spans =>
-        batched.export(spans).catch((error: unknown) => {
-          metrics.exportFailures.inc();
-          failureLog(
-            'export',
-            () =>
-              `spanscore: exporting evaluation spans to ${where} failed: ${(error as Error).message} (retried; results are stored; SPANSCORE_EXPORT=false turns export off)`,
-          );
-          throw error;
-        }),
+      export: spans => batched.export(spans).catch(onExportFailure),
       shutdown: () => batched.shutdown(),
     });
   }
@@ -214,21 +215,25 @@ export async function createScoringRuntime(
       },
     });
 
+  const lookup = schemas.lookup;
+  // The delivery of a run with one delivering sink (the evaluation spans) is that sink's own.
+  const single = deliver.length === 1 ? deliver[0] : undefined;
   const scoreThenDeliver: ScoringRuntime['scoreThenDeliver'] = async (
     traceId,
     spans,
     phase,
     options = {},
   ) => {
-    const run = await scoreTrace(traceId, spans, plan, {
-      phase,
-      sinks: options.exportRetry ? [] : record,
-      ...(options.propagate && { propagate: options.propagate }),
-      ...(options.notes && { notes: options.notes }),
-      ...(schemas.lookup && { schemas: schemas.lookup }),
-    });
+    // Plain stores in one order: no object a conditional spread, one shape a combination.
+    const scoring: ScoreTraceOptions = { phase, sinks: options.exportRetry ? [] : record };
+    if (options.propagate) scoring.propagate = options.propagate;
+    if (options.notes) scoring.notes = options.notes;
+    if (lookup) scoring.schemas = lookup;
+    const run = await scoreTrace(traceId, spans, plan, scoring);
     // What each delivering sink needs is taken now: a delivery waiting on a slow backend holds
     // the evaluation spans, not the run and its spans (unless a sink without `prepare` needs it).
+    if (single?.prepare) return { run, deliver: single.prepare(run) };
+    if (deliver.length === 0) return { run, deliver: nothingToDeliver };
     const sends = deliver.map(sink =>
       sink.prepare ? sink.prepare(run) : async () => await sink.write(run),
     );
@@ -292,6 +297,9 @@ function planLines(plan: ScoringPlan, config: Readonly<Config>): string[] {
     );
   return lines;
 }
+
+/** The delivery of a run no sink delivers. */
+const nothingToDeliver = (): Promise<void> => Promise.resolve();
 
 /** How long shutdown waits for the OTLP exporter to let go of requests under way. */
 const EXPORTER_SHUTDOWN_MS = 1000;
