@@ -1,3 +1,5 @@
+import { nestsDeeper } from './attribute-values.js';
+import { INPUT_BOUNDS } from './input-bounds.js';
 import {
   checkArguments,
   traceCheckBudget,
@@ -228,8 +230,20 @@ function checkCall(
       schemaSource,
     };
   if (typeof args === 'string') {
-    if (/^\s*[[{]/.test(args))
+    if (/^\s*[[{]/.test(args)) {
+      // JSON text normalization's bounds left unparsed (`parseMaybeJson`) is no invalid JSON.
+      if (
+        args.length > INPUT_BOUNDS.maxJsonChars ||
+        nestsDeeper(args, 0, INPUT_BOUNDS.maxJsonDepth)
+      )
+        return {
+          ...base,
+          argumentProblems: null,
+          unchecked: `its arguments are too large to check (JSON text longer than ${INPUT_BOUNDS.maxJsonChars} characters or nested deeper than ${INPUT_BOUNDS.maxJsonDepth} levels is left unparsed)`,
+          schemaSource,
+        };
       return { ...base, argumentProblems: ['/: the arguments are not valid JSON'], schemaSource };
+    }
     // A tool span may record a lone argument bare; what a model sent is checked as it is.
     if (!fromModel)
       return {

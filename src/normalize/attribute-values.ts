@@ -17,8 +17,13 @@ export function stringAttribute(attributes: Attributes, key: string): string | u
  * objects and arrays nest deeper than `INPUT_BOUNDS.maxJsonDepth`, is not parsed and stays a
  * string, counted in `inputBoundHits` (`longJson`, `deepJson`): `scoreTrace` then gives the run an
  * `input_bounded` diagnostic. The depth is found by one scan of the text before parsing.
+ * `maxDepth` is for a reader whose values have bounds of their own, checked on the parsed value
+ * (tool definitions: a schema's depth is `SCHEMA_LIMITS`' to judge, and says so in the result).
  */
-export function parseMaybeJson(value: unknown): unknown {
+export function parseMaybeJson(
+  value: unknown,
+  maxDepth: number = INPUT_BOUNDS.maxJsonDepth,
+): unknown {
   if (typeof value !== 'string') return value;
   // The first character after leading whitespace, found without copying the string (JSON.parse
   // skips surrounding whitespace itself).
@@ -30,10 +35,7 @@ export function parseMaybeJson(value: unknown): unknown {
     inputBoundHits.longJson++;
     return value;
   }
-  if (
-    value.length - i > INPUT_BOUNDS.maxJsonDepth &&
-    nestsDeeper(value, i, INPUT_BOUNDS.maxJsonDepth)
-  ) {
+  if (value.length - i > maxDepth && nestsDeeper(value, i, maxDepth)) {
     inputBoundHits.deepJson++;
     return value;
   }
@@ -47,8 +49,9 @@ export function parseMaybeJson(value: unknown): unknown {
 /**
  * Whether the objects and arrays of JSON text `text` (from `from`) nest deeper than `max`: brackets
  * inside strings do not count. One pass, no allocation; stops at the first bracket past `max`.
+ * `checkArguments` asks it of arguments {@link parseMaybeJson} left as text.
  */
-function nestsDeeper(text: string, from: number, max: number): boolean {
+export function nestsDeeper(text: string, from: number, max: number): boolean {
   let depth = 0;
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);

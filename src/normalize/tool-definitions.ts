@@ -49,10 +49,11 @@ function freeze(tool: OfferedTool): OfferedTool {
 }
 
 function parse(value: unknown, depth: number): OfferedTool[] {
-  const v = parseMaybeJson(value);
+  const v = parseMaybeJson(value, DEFINITIONS_JSON_DEPTH);
   if (Array.isArray(v))
     return depth > 2 ? [] : v.flatMap(d => [...readToolDefinitions(d, depth + 1)]);
-  if (typeof v === 'string') return v.trim() === '' ? [] : [{ name: v.trim() }];
+  // A name, not JSON text left unparsed (longer than `INPUT_BOUNDS.maxJsonChars`).
+  if (typeof v === 'string') return /^\s*$|^\s*[[{]/.test(v) ? [] : [{ name: v.trim() }];
   if (!isRecord(v)) return [];
   const declarations = v.functionDeclarations ?? v.function_declarations;
   if (Array.isArray(declarations) && depth <= 2)
@@ -73,7 +74,9 @@ function parse(value: unknown, depth: number): OfferedTool[] {
     {
       name: def.name,
       ...(typeof def.description === 'string' && { description: def.description }),
-      ...(isSchema(parameters) && { parameters: parseMaybeJson(parameters) }),
+      ...(isSchema(parameters) && {
+        parameters: parseMaybeJson(parameters, DEFINITIONS_JSON_DEPTH),
+      }),
     },
   ];
 }
@@ -109,5 +112,13 @@ function fromGeminiSchema(schema: Record<string, unknown>, depth: number): Recor
 
 // A JSON Schema is an object (or `true`/`false`, which no producer writes for a tool's parameters).
 function isSchema(value: unknown): boolean {
-  return isRecord(parseMaybeJson(value));
+  return isRecord(parseMaybeJson(value, DEFINITIONS_JSON_DEPTH));
 }
+
+/**
+ * Tool definitions' JSON text is parsed however deep it nests (`JSON.parse` is not recursive in
+ * V8): a schema's depth is bounded where it is prepared (`SCHEMA_LIMITS.maxDepth`), whose check
+ * says so in the call's result ("its schema nests deeper than …"), where a text left unparsed
+ * would make the tool look offered without a schema. Its length is bounded as all JSON text is.
+ */
+const DEFINITIONS_JSON_DEPTH = Number.POSITIVE_INFINITY;
