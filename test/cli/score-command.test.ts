@@ -192,7 +192,9 @@ describe('spanscore score', () => {
     expect(without.stderr).not.toContain('warning');
     expect(withWarning.code).toBe(without.code);
     expect(withWarning.stdout).toBe(without.stdout);
-  });
+    // Two CLI processes, each loading the suite's TypeScript scorer: past the 30 s default on a
+    // loaded CI host (16 s here alone, beside one other file).
+  }, 90_000);
 
   it.each([
     [['score', FIXTURES], /required option '-s, --suite <file>' not specified/],
