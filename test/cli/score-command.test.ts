@@ -29,7 +29,10 @@ testCases:
   - { id: never-ran, expectedTools: [x] }
 `;
 
-describe('spanscore score', () => {
+// Each test runs the CLI as a process (one or two), loading the suite's TypeScript scorer: 1.7 s
+// on an idle host, past the 30 s default on a loaded CI host (two runs took 16 s beside one other
+// file; on Node 24 in CI one run passed 30 s).
+describe('spanscore score', { timeout: 90_000 }, () => {
   it('scores the example suite: exit 0, jsonl when stdout is not a terminal, every field present', async () => {
     const { code, stdout, stderr } = await run(['score', '--suite', WEATHER, FIXTURES]);
     expect(code).toBe(0);
@@ -192,9 +195,7 @@ describe('spanscore score', () => {
     expect(without.stderr).not.toContain('warning');
     expect(withWarning.code).toBe(without.code);
     expect(withWarning.stdout).toBe(without.stdout);
-    // Two CLI processes, each loading the suite's TypeScript scorer: past the 30 s default on a
-    // loaded CI host (16 s here alone, beside one other file).
-  }, 90_000);
+  });
 
   it.each([
     [['score', FIXTURES], /required option '-s, --suite <file>' not specified/],
