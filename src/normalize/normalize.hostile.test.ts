@@ -231,7 +231,8 @@ describe('parent chains', () => {
 describe('pairing requests with runs that have no call id', () => {
   // Model spans each requesting a call without an id, and tool spans without ids (the shape of
   // OpenInference, LangSmith or Traceloop tools): pairing them by name examined every run for each
-  // request, and every kept request for each next one (37 million candidates at 10,000 spans).
+  // request, and every kept request for each next one (37 million candidates at 10,000 spans). Each
+  // test counts the candidates examined (`pairingWork`), not time.
   const idless = (n: number, name: (i: number) => string) =>
     Array.from({ length: n }, (_, i) =>
       span(
@@ -256,21 +257,59 @@ describe('pairing requests with runs that have no call id', () => {
     );
   const plan = { suites: [], rules: [], toolHealth: resolveToolHealth(CONFIG_DEFAULTS) };
 
-  it('stops at its budget of candidates a trace, keeps the requests left, and says so', async () => {
+  it('looks only at the runs of a request’s own tool: requests of tools that never ran cost nothing', async () => {
     const n = 10_000;
     const before = { steps: pairingWork.steps, hits: inputBoundHits.pairingSteps };
-    // No request's tool ran: each one is a candidate search through every run and kept request.
+    // Every request looked through every run and kept request before (37 million candidates).
     const run = await scoreTrace(
       TRACE,
       idless(n, i => `u${i % 5}`),
       plan,
     );
+    expect(pairingWork.steps - before.steps).toBeLessThan(n);
+    expect(inputBoundHits.pairingSteps - before.hits).toBe(0);
+    // 5,000 runs and 5,000 requests of tools that did not run.
+    expect(run.results[0]!.trace.toolSequence).toHaveLength(n);
+  });
+
+  it('stops at its budget of candidates a trace, keeps the requests left, and says so', async () => {
+    const n = 10_000;
+    const half = n / 2;
+    // Under an agent root, 4,999 id-less runs of one tool, then 5,000 model calls requesting it
+    // with other arguments: every run started before every request, so none pairs and each
+    // request examines them all.
+    const spans = Array.from({ length: n }, (_, i) =>
+      span(
+        i + 1,
+        i === 0 ? '' : hex(1),
+        i === 0
+          ? { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'root' }
+          : i < half
+            ? {
+                'gen_ai.operation.name': 'execute_tool',
+                'gen_ai.tool.name': 't',
+                'gen_ai.tool.call.arguments': `{"a":${i}}`,
+              }
+            : {
+                'gen_ai.operation.name': 'chat',
+                'gen_ai.output.messages': JSON.stringify([
+                  {
+                    role: 'assistant',
+                    parts: [{ type: 'tool_call', name: 't', arguments: { b: i } }],
+                  },
+                ]),
+              },
+      ),
+    );
+    const before = { steps: pairingWork.steps, hits: inputBoundHits.pairingSteps };
+    const run = await scoreTrace(TRACE, spans, plan);
     const steps = pairingWork.steps - before.steps;
+    // 25 million candidates unbounded.
     expect(steps).toBeLessThanOrEqual(INPUT_BOUNDS.maxPairingSteps);
     expect(inputBoundHits.pairingSteps - before.hits).toBe(1);
     expect(run.diagnostics.map(d => d.code)).toContain('input_bounded');
-    // 5,000 runs and 5,000 requests of tools that did not run: the bound drops no call.
-    expect(run.results[0]!.trace.toolSequence).toHaveLength(n);
+    // The runs and the requests left are all in the sequence: the bound drops no call.
+    expect(run.results[0]!.trace.toolSequence).toHaveLength(n - 1);
   });
 
   it('pairs a trace of a few hundred such calls whole, within the budget', async () => {

@@ -19,9 +19,12 @@ import type { ToolCall } from './tool-call.js';
  * were paired with. `requested` may be reordered in place.
  *
  * Bounded: pairing by name and arguments examines at most `INPUT_BOUNDS.maxPairingSteps`
- * candidates a trace. Past that the requests left are not paired by name (they are kept as
- * requested calls) nor checked for a wrapper's duplicate, counted once in
- * `inputBoundHits.pairingSteps` (the run's `input_bounded` diagnostic).
+ * candidates a trace, each counted as it is examined. A request looks only at the runs of its
+ * tool, past those already claimed, and at the kept requests of its own name and arguments, so a
+ * trace whose runs pair as they come costs steps linear in its calls. Past the bound the requests
+ * left are not paired by name (they are kept as requested calls) nor checked for a wrapper's
+ * duplicate, counted once in `inputBoundHits.pairingSteps` (the run's `input_bounded`
+ * diagnostic).
  */
 export function appendUnmatchedRequests(
   requested: RequestedCall[],
@@ -39,7 +42,10 @@ export function appendUnmatchedRequests(
   // Id-less runs a request took: made only when one is taken.
   let claimed: FewKeyMap<ToolCall, true> | undefined;
   let keptIds: FewKeyMap<string, ToolCall> | undefined;
-  let keptNoId: Array<{ span: SpanDigest; key: string }> | undefined;
+  // Id-less requests kept, by name and arguments (a wrapper's duplicate has both).
+  let keptNoId: Map<string, SpanDigest[]> | undefined;
+  // Id-less runs by tool, in call order: made when a request first looks for one.
+  let idleByName: Map<string, IdleRuns> | undefined;
   // Latest start of an executed call each requesting span was matched to: a request that never
   // ran is placed after its executed siblings, not before them.
   const ranUntil = new FewKeyMap<string, bigint>(requested.length);
@@ -62,7 +68,16 @@ export function appendUnmatchedRequests(
     const pending = exact.pending.get(call);
     if (pending && spend(steps, pending.length))
       for (const e of pending) exact.wanted.set(e, exact.wanted.get(e)! - 1);
-    const run = sameId ?? idleRun(call, pending, calls, runs, claimed, exact.wanted, steps);
+    const run =
+      sameId ??
+      idleRun(
+        call,
+        pending,
+        (idleByName ??= idlessRunsByName(calls, runs)).get(call.canonicalName),
+        claimed,
+        exact.wanted,
+        steps,
+      );
     if (run) {
       absorb(run, call);
       // Only an id-less run can be taken by name: a run with a call id needs no claim.
@@ -78,15 +93,16 @@ export function appendUnmatchedRequests(
     if (call.callId === undefined) {
       // The same request reported by a model span and its wrapper (ai.generateText/doGenerate).
       const key = `${call.canonicalName}\u0000${stableJson(call.arguments)}`;
-      if (
-        keptNoId !== undefined &&
-        spend(steps, keptNoId.length) &&
-        keptNoId.some(
-          k => k.key === key && (isAncestor(k.span, span, byId) || isAncestor(span, k.span, byId)),
+      const same = (keptNoId ??= new Map<string, SpanDigest[]>()).get(key);
+      if (same === undefined) keptNoId.set(key, [span]);
+      else {
+        if (
+          spend(steps, same.length) &&
+          same.some(k => isAncestor(k, span, byId) || isAncestor(span, k, byId))
         )
-      )
-        continue;
-      (keptNoId ??= []).push({ span, key });
+          continue;
+        same.push(span);
+      }
     }
     const kept = toToolCall(
       call.extracted,
@@ -108,24 +124,51 @@ export function appendUnmatchedRequests(
   }
 }
 
+/** One tool's id-less runs in call order, and the first of them not yet claimed. */
+interface IdleRuns {
+  runs: ToolCall[];
+  from: number;
+}
+
+/** The id-less runs among the first `runs` of `calls`, by tool name. */
+function idlessRunsByName(calls: readonly ToolCall[], runs: number): Map<string, IdleRuns> {
+  const byName = new Map<string, IdleRuns>();
+  for (let i = 0; i < runs; i++) {
+    const e = calls[i]!;
+    if (e.callId !== undefined) continue;
+    const named = byName.get(e.canonicalName);
+    if (named) named.runs.push(e);
+    else byName.set(e.canonicalName, { runs: [e], from: 0 });
+  }
+  return byName;
+}
+
 /**
  * The unclaimed id-less run of the request's tool that started after its model call began: first
- * among `pending` (the runs with the request's arguments), else the first of the `runs` calls no
- * later request still wants.
+ * among `pending` (the runs with the request's arguments), else the first of the tool's runs
+ * (`named`) no later request still wants. Each candidate examined is a step; none is left once
+ * the budget is spent.
  */
 function idleRun(
   call: RequestedCall,
   pending: readonly ToolCall[] | undefined,
-  calls: readonly ToolCall[],
-  runs: number,
+  named: IdleRuns | undefined,
   claimed: FewKeyMap<ToolCall, true> | undefined,
   wanted: ReadonlyMap<ToolCall, number>,
   steps: Steps,
 ): ToolCall | undefined {
-  if (!spend(steps, (pending?.length ?? 0) + runs)) return undefined;
-  if (pending) for (const e of pending) if (isIdle(e, call, claimed)) return e;
-  for (let i = 0; i < runs; i++) {
-    const e = calls[i]!;
+  if (pending)
+    for (const e of pending) {
+      if (!spend(steps, 1)) return undefined;
+      if (isIdle(e, call, claimed)) return e;
+    }
+  if (named === undefined) return undefined;
+  // A claim is for good: the claimed runs at the front are passed once, not at every request.
+  const { runs } = named;
+  while (named.from < runs.length && claimed?.has(runs[named.from]!) === true) named.from++;
+  for (let i = named.from; i < runs.length; i++) {
+    if (!spend(steps, 1)) return undefined;
+    const e = runs[i]!;
     if (isIdle(e, call, claimed) && !(wanted.get(e)! > 0)) return e;
   }
   return undefined;
@@ -185,10 +228,7 @@ const NO_EXACT_RUNS = {
   wanted: new Map<ToolCall, number>(),
 };
 
-/**
- * Candidates this process's pairings were charged for, in all: each loop over candidates is
- * charged its length before it runs, so this bounds the work done (for tests that count it).
- */
+/** Candidates this process's pairings examined, in all (for tests that count the work). */
 export const pairingWork = { steps: 0 };
 
 /** What is left of a trace's pairing budget (`INPUT_BOUNDS.maxPairingSteps`); below 0 once spent. */
@@ -197,8 +237,8 @@ interface Steps {
 }
 
 /**
- * Takes `n` steps from the budget: true when they were there to take. The first refusal leaves
- * it below 0, and every later one is refused.
+ * Takes `n` steps from the budget (a candidate examined, or a list of `n` walked whole): true when
+ * they were there to take. The first refusal leaves it below 0, and every later one is refused.
  */
 function spend(steps: Steps, n: number): boolean {
   if (steps.left < n) {
