@@ -55,12 +55,10 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
 
 /**
  * A result's compact JSON (see above), with `id` first when given apart (a store assigning ids
- * need not copy the result to add one). Pure. A result whose fields come in {@link FIELD_ORDER}
- * (as `toStoredResults` writes them) is written from one object of one shape; any other (fields
- * out of that order, or a later release's) field by field into an object JSON writes as built.
+ * need not copy the result to add one). Pure; one object a result, and an array for its tool
+ * sequence.
  */
 export function compactResultJson(result: Partial<StoredResult>, id?: string): string {
-  if (inFieldOrder(result)) return JSON.stringify(new CompactResult(result, id));
   const out: Record<string, unknown> = {};
   if (id !== undefined) out.id = id;
   for (const key in result) {
@@ -70,20 +68,6 @@ export function compactResultJson(result: Partial<StoredResult>, id?: string): s
     else if (!leftOut(result, key, value)) out[key] = value;
   }
   return JSON.stringify(out);
-}
-
-/** Positions in {@link FIELD_ORDER}. */
-const FIELD_INDEX = new Map<string, number>(FIELD_ORDER.map((key, i) => [key, i]));
-
-/** Whether every field of `result` is one of {@link FIELD_ORDER}'s, in its order. */
-function inFieldOrder(result: Partial<StoredResult>): boolean {
-  let last = -1;
-  for (const key in result) {
-    const i = FIELD_INDEX.get(key);
-    if (i === undefined || i <= last) return false;
-    last = i;
-  }
-  return true;
 }
 
 /** Whether a field's value is left out of the compact JSON (a default). */
@@ -102,77 +86,6 @@ function compactSequence(seq: string[], used: readonly string[] = []): string[] 
     indices[i] = n;
   }
   return indices;
-}
-
-/**
- * A result's compact fields in {@link FIELD_ORDER}, one object of one shape: those left out are
- * `undefined`, which JSON leaves out (a result has more fields than V8 keeps an object built key
- * by key in fast mode for).
- */
-class CompactResult {
-  id: string | undefined;
-  timeUnixMs: unknown;
-  traceId: unknown;
-  targetKind: unknown;
-  suite: unknown;
-  testCaseId: unknown;
-  scorer: unknown;
-  scorerKind: unknown;
-  scorerVersion: unknown;
-  phase: unknown;
-  status: unknown;
-  score: unknown;
-  label: unknown;
-  reason: unknown;
-  expectedTools: unknown;
-  toolSequence: unknown;
-  toolsUsed: unknown;
-  serviceName: unknown;
-  serviceVersion: unknown;
-  deploymentEnvironment: unknown;
-  agentName: unknown;
-  agents: unknown;
-  failingAgents: unknown;
-  judgeCostUsd: unknown;
-  sessionId: unknown;
-  sessionPart: unknown;
-  failingTurn: unknown;
-
-  constructor(r: Partial<StoredResult>, id: string | undefined) {
-    this.id = r.id ?? id;
-    this.timeUnixMs = r.timeUnixMs;
-    this.traceId = r.traceId;
-    this.targetKind = kept(r, 'targetKind');
-    this.suite = r.suite;
-    this.testCaseId = r.testCaseId;
-    this.scorer = r.scorer;
-    this.scorerKind = kept(r, 'scorerKind');
-    this.scorerVersion = r.scorerVersion;
-    this.phase = kept(r, 'phase');
-    this.status = kept(r, 'status');
-    this.score = kept(r, 'score');
-    this.label = kept(r, 'label');
-    this.reason = r.reason;
-    this.expectedTools = kept(r, 'expectedTools');
-    this.toolSequence = r.toolSequence && compactSequence(r.toolSequence, r.toolsUsed);
-    this.toolsUsed = r.toolsUsed;
-    this.serviceName = r.serviceName;
-    this.serviceVersion = kept(r, 'serviceVersion');
-    this.deploymentEnvironment = kept(r, 'deploymentEnvironment');
-    this.agentName = kept(r, 'agentName');
-    this.agents = r.agents;
-    this.failingAgents = kept(r, 'failingAgents');
-    this.judgeCostUsd = kept(r, 'judgeCostUsd');
-    this.sessionId = r.sessionId;
-    this.sessionPart = r.sessionPart;
-    this.failingTurn = r.failingTurn;
-  }
-}
-
-/** A field's value, `undefined` when the compact JSON leaves it out. */
-function kept(result: Partial<StoredResult>, key: keyof StoredResult): unknown {
-  const value = result[key];
-  return value === undefined || leftOut(result, key, value) ? undefined : value;
 }
 
 /**
