@@ -1,4 +1,4 @@
-import { nestsDeeper } from './attribute-values.js';
+import { pastJsonBounds } from './attribute-values.js';
 import { INPUT_BOUNDS } from './input-bounds.js';
 import {
   checkArguments,
@@ -232,10 +232,7 @@ function checkCall(
   if (typeof args === 'string') {
     if (/^\s*[[{]/.test(args)) {
       // JSON text normalization's bounds left unparsed (`parseMaybeJson`) is no invalid JSON.
-      if (
-        args.length > INPUT_BOUNDS.maxJsonChars ||
-        nestsDeeper(args, 0, INPUT_BOUNDS.maxJsonDepth)
-      )
+      if (pastJsonBounds(args) !== undefined)
         return {
           ...base,
           argumentProblems: null,

@@ -31,12 +31,9 @@ export function parseMaybeJson(
   let first = value.charCodeAt(0);
   while (first === 32 || first === 10 || first === 13 || first === 9) first = value.charCodeAt(++i);
   if (first !== 123 /* { */ && first !== 91 /* [ */ && first !== 34 /* " */) return value;
-  if (value.length > INPUT_BOUNDS.maxJsonChars) {
-    inputBoundHits.longJson++;
-    return value;
-  }
-  if (value.length - i > maxDepth && nestsDeeper(value, i, maxDepth)) {
-    inputBoundHits.deepJson++;
+  const past = pastJsonBounds(value, i, maxDepth);
+  if (past !== undefined) {
+    inputBoundHits[past === 'long' ? 'longJson' : 'deepJson']++;
     return value;
   }
   try {
@@ -47,11 +44,26 @@ export function parseMaybeJson(
 }
 
 /**
+ * Which of `INPUT_BOUNDS`' limits keeps JSON text `text` (read from `from`) unparsed by
+ * {@link parseMaybeJson}: `long` past `maxJsonChars`, `deep` nested past `maxDepth`; `undefined`
+ * when it is within both. A reader asks it of text {@link parseMaybeJson} left as it was, to tell
+ * text too large to read from text that is no JSON.
+ */
+export function pastJsonBounds(
+  text: string,
+  from = 0,
+  maxDepth: number = INPUT_BOUNDS.maxJsonDepth,
+): 'long' | 'deep' | undefined {
+  if (text.length > INPUT_BOUNDS.maxJsonChars) return 'long';
+  if (text.length - from > maxDepth && nestsDeeper(text, from, maxDepth)) return 'deep';
+  return undefined;
+}
+
+/**
  * Whether the objects and arrays of JSON text `text` (from `from`) nest deeper than `max`: brackets
  * inside strings do not count. One pass, no allocation; stops at the first bracket past `max`.
- * `checkArguments` asks it of arguments {@link parseMaybeJson} left as text.
  */
-export function nestsDeeper(text: string, from: number, max: number): boolean {
+function nestsDeeper(text: string, from: number, max: number): boolean {
   let depth = 0;
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);
