@@ -21,7 +21,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
-import { emptyAttributes } from './span-digest.js';
+import { emptyAttributes, NO_EVENTS } from './span-digest.js';
 import { WireSpanDigest } from './wire-span-digest.js';
 import { serviceNameOf, UNKNOWN_SERVICE } from './service-name-of.js';
 import { WIRE } from '../protobuf/wire-type.js';
@@ -242,7 +242,7 @@ function readSpan(
   // fields between records (unusual) stay in the range and are skipped when it is read.
   let attrStart = end;
   let attrEnd = end;
-  const events: SpanEventDigest[] = [];
+  let events = NO_EVENTS; // an array of its own at the first event
   let statusCode = 0;
   let statusMessage = '';
   while (reader.pos < end) {
@@ -283,6 +283,7 @@ function readSpan(
       case (11 << 3) | LEN: {
         reader.item();
         const evEnd = reader.lenEnd();
+        if (events === NO_EVENTS) events = [];
         events.push(readEvent(reader, evEnd));
         reader.pos = evEnd;
         break;

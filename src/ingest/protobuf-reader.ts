@@ -41,11 +41,11 @@ function hex8(buf: Buffer, at: number): string {
   );
 }
 
-// One 8-byte scratch as bytes and as a u64: a fixed64 copied into it reads back as one BigInt.
-// `readBigUInt64LE` built four (two halves, a shift, a sum), about 100 heap bytes a timestamp.
-const SCRATCH_U64 = new BigUint64Array(1);
-const SCRATCH_BYTES = new Uint8Array(SCRATCH_U64.buffer);
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// One 8-byte scratch, and a DataView on it: a fixed64 copied into it reads back as one BigInt.
+// `readBigUInt64LE` built four (two halves, a shift, a sum), about 100 heap bytes a timestamp; a
+// `BigUint64Array` element read makes one, but of about 40 bytes against about 24 here (Node 20).
+const SCRATCH_BYTES = new Uint8Array(8);
+const SCRATCH_VIEW = new DataView(SCRATCH_BYTES.buffer);
 
 /** A malformed span inside an otherwise readable request: the span is rejected alone. */
 export class SpanReject extends Error {}
@@ -253,7 +253,6 @@ export class ProtobufReader {
     const pos = this.pos;
     if (pos + 8 > this.end) throw new Error('fixed64 runs past the end');
     this.pos = pos + 8;
-    if (!LITTLE_ENDIAN) return this.buf.readBigUInt64LE(pos);
     const buf = this.buf;
     SCRATCH_BYTES[0] = buf[pos]!;
     SCRATCH_BYTES[1] = buf[pos + 1]!;
@@ -263,7 +262,7 @@ export class ProtobufReader {
     SCRATCH_BYTES[5] = buf[pos + 5]!;
     SCRATCH_BYTES[6] = buf[pos + 6]!;
     SCRATCH_BYTES[7] = buf[pos + 7]!;
-    return SCRATCH_U64[0]!;
+    return SCRATCH_VIEW.getBigUint64(0, true);
   }
 
   double(): number {

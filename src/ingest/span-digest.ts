@@ -23,6 +23,12 @@ export interface SpanEventDigest {
   attributes: Attributes;
 }
 
+/**
+ * The events of a span that has none, shared by the decoders' spans (most spans have no events):
+ * frozen, so a caller that pushed to a span's events would throw rather than add to every span's.
+ */
+export const NO_EVENTS: SpanEventDigest[] = Object.freeze([]) as unknown as SpanEventDigest[];
+
 /** One span, as spanscore keeps it. Ids are lower-case hex; `parentSpanId` is `''` for a root. */
 export interface SpanDigest {
   traceId: string;

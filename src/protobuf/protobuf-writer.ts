@@ -1,6 +1,14 @@
 import type { AttributeValue } from './attribute-value.js';
 import { WIRE } from './wire-type.js';
 
+// One 8-byte scratch as a u64 and as bytes: a bigint stored into it reads back as its eight
+// little-endian bytes without a bigint operation. `writeBigUInt64LE` splits the value with `&`
+// and `>>`, each a new bigint on the heap (three a timestamp).
+const SCRATCH_U64 = new BigUint64Array(1);
+const SCRATCH_BYTES = new Uint8Array(SCRATCH_U64.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const MAX_U64 = 0xffffffffffffffffn;
+
 /**
  * How numbers become `AnyValue`s: `double` always (the span batch codec: every JS number exactly),
  * or `int-or-double`: an integer within the safe range as `int_value`, as the OpenTelemetry SDK's
@@ -120,11 +128,22 @@ export class ProtobufWriter {
     this.pos += this.buf.write(hex, this.pos, n, 'hex');
   }
 
-  /** An unsigned 64-bit integer, little-endian (fixed64), from a bigint. */
+  /**
+   * An unsigned 64-bit integer, little-endian (fixed64), from a bigint; one outside `[0, 2^64)`
+   * throws a `RangeError`, as `writeBigUInt64LE` does.
+   */
   u64(n: bigint): void {
     this.ensure(8);
-    this.buf.writeBigUInt64LE(n, this.pos);
-    this.pos += 8;
+    if (!LITTLE_ENDIAN || n < 0n || n > MAX_U64) {
+      this.buf.writeBigUInt64LE(n, this.pos);
+      this.pos += 8;
+      return;
+    }
+    SCRATCH_U64[0] = n;
+    const buf = this.buf;
+    const pos = this.pos;
+    for (let i = 0; i < 8; i++) buf[pos + i] = SCRATCH_BYTES[i]!;
+    this.pos = pos + 8;
   }
 
   double(n: number): void {

@@ -225,8 +225,8 @@ export function createMemoryTraceAssembler(
     return trace;
   }
 
-  /** Adds a batch to a held trace, counting what it kept and refused. */
-  function add(trace: HeldTrace, batch: readonly SpanDigest[]): number {
+  /** Adds a batch to a held trace (which may keep the array), counting what it kept and refused. */
+  function add(trace: HeldTrace, batch: SpanDigest[]): number {
     const spans = trace.spans.length;
     const bytes = trace.bytes;
     const refused = buffer.add(trace, batch, now(), maxPerTrace);

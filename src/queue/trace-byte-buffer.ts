@@ -49,11 +49,14 @@ export class HeldTrace implements TraceProgress {
     this.logsSeen = from !== undefined;
   }
 
-  /** A span with this id is held already (an exporter retrying sends a request again). */
-  has(spanId: string): boolean {
+  /**
+   * A span with this id is held already (an exporter retrying sends a request again): among the
+   * first `upTo` spans (all of them unless given) until {@link HeldTrace.spanIds} is built.
+   */
+  has(spanId: string, upTo = this.spans.length): boolean {
     if (this.spanIds) return this.spanIds.has(spanId);
     const spans = this.spans;
-    for (let i = 0; i < spans.length; i++) if (spans[i]!.spanId === spanId) return true;
+    for (let i = 0; i < upTo; i++) if (spans[i]!.spanId === spanId) return true;
     return false;
   }
 }
@@ -102,25 +105,30 @@ export class TraceByteBuffer {
    * Adds one request's spans of `held`'s trace: each span id once, at most `maxSpans` spans in
    * all, the rest refused (and counted in `truncated`); the readiness facts updated. Returns the
    * spans refused past `maxSpans`; what was kept is what `held.spans` and `held.bytes` grew by.
+   * The caller gives `batch` up: when `held` has no spans yet, `batch` becomes its spans array,
+   * the spans kept moved to its front (no copy of a trace's first batch, grown push by push).
    */
-  add(held: HeldTrace, batch: readonly SpanDigest[], nowMs: number, maxSpans: number): number {
+  add(held: HeldTrace, batch: SpanDigest[], nowMs: number, maxSpans: number): number {
+    const from = held.spans.length;
+    if (from === 0) held.spans = batch;
     const spans = held.spans;
-    const from = spans.length;
+    let n = from;
     let refused = 0;
     for (let i = 0; i < batch.length; i++) {
       const span = batch[i]!;
-      if (held.has(span.spanId)) continue;
-      if (spans.length >= maxSpans) {
+      if (held.has(span.spanId, n)) continue;
+      if (n >= maxSpans) {
         refused++;
         continue;
       }
-      spans.push(span);
+      spans[n++] = span; // at or before `i` when `batch` is `spans`
       if (held.spanIds) held.spanIds.add(span.spanId);
-      else if (spans.length > LINEAR_SPAN_IDS) held.spanIds = spanIdsOf(spans);
+      else if (n > LINEAR_SPAN_IDS) held.spanIds = spanIdsOf(spans, n);
     }
+    spans.length = n;
     held.truncated += refused;
     held.lastSeenMs = nowMs;
-    if (spans.length === from) return refused;
+    if (n === from) return refused;
     held.bytes += ownRecords(spans, from);
     if (!held.rootEnded) {
       for (let i = from; i < spans.length && !held.rootEnded; i++)
@@ -135,9 +143,9 @@ export class TraceByteBuffer {
   }
 }
 
-function spanIdsOf(spans: readonly SpanDigest[]): Set<string> {
+function spanIdsOf(spans: readonly SpanDigest[], n: number): Set<string> {
   const ids = new Set<string>();
-  for (let i = 0; i < spans.length; i++) ids.add(spans[i]!.spanId);
+  for (let i = 0; i < n; i++) ids.add(spans[i]!.spanId);
   return ids;
 }
 
