@@ -38,6 +38,7 @@ import {
   runRecordPatch,
   toStoredResults,
   type RunWrite,
+  type WrittenRecordPatch,
 } from './to-stored-results.js';
 
 /**
@@ -139,7 +140,7 @@ export function createMemoryResultsStore(
    * store writes a record a pass); its `export`, `receivedAtUnixMs` and `results` are not read.
    */
   const putRun = (
-    fields: Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'>,
+    fields: WrittenRecordPatch,
     receivedAtUnixMs: number | null,
     exportStatus: ExportStatus | null,
     results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>>,
@@ -209,7 +210,8 @@ export function createMemoryResultsStore(
     toolIncrements(toolCallFacts(run), (field, by) => bump(toolsAt, field, by));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
-      runRecordPatch(run, t, retention.storeContent),
+      // Content kept as values where the record's JSON writes them as their text (read back so).
+      runRecordPatch(run, t, retention.storeContent, 'values'),
       previous?.receivedAtUnixMs ?? null,
       hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }

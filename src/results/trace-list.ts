@@ -1,5 +1,5 @@
 import type { SessionCutCode } from '../normalize/session-pass.js';
-import type { RunRecord, RunState, StoredResult } from './stored-result.js';
+import type { RunRecord, RunState, StoredResult, StoredToolCall } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
 export interface TraceListEntry {
@@ -65,8 +65,10 @@ export interface TracesPage {
  * given apart: a store writing a pass has them before it has the record).
  */
 export function traceListEntry(
-  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'> &
-    Partial<Pick<RunRecord, 'results'>>,
+  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results' | 'toolCalls'> &
+    Partial<Pick<RunRecord, 'results'>> & {
+      toolCalls: ReadonlyArray<Pick<StoredToolCall, 'name' | 'status' | 'outcome'>>;
+    },
   results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>> = record.results ?? [],
 ): TraceListEntry {
   const outcomes = { ok: 0, error: 0, refused: 0 };
