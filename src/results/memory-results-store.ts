@@ -187,8 +187,8 @@ export function createMemoryResultsStore(
     const stored = toStoredResults(run);
     const storedJson: string[] = [];
     for (const r of stored) {
-      const id = String(++seq);
-      const json = compactResultJson(r, id);
+      const id = (r.id = String(++seq));
+      const json = compactResultJson(r);
       ring[seq % retention.maxResults] = {
         id,
         timeUnixMs: r.timeUnixMs,

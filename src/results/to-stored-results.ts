@@ -20,11 +20,17 @@ import {
 } from './stored-result.js';
 
 /**
+ * A result as a pass writes it: a {@link StoredResult} whose `id` the store sets where it keeps it
+ * (`undefined` till then, which JSON leaves out), so that its JSON has it first without a copy.
+ */
+export type WrittenResult = Omit<StoredResult, 'id'> & { id: string | undefined };
+
+/**
  * The results of one pass of the per-trace loop, as stored (without ids: the store assigns them).
  * Runs without outcomes (not scored, or a deterministic pass that deferred everything) give none.
  */
-export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> {
-  const out: Array<Omit<StoredResult, 'id'>> = [];
+export function toStoredResults(run: TraceRun): WrittenResult[] {
+  const out: WrittenResult[] = [];
   for (const r of run.results) {
     if (r.outcomes.length === 0) continue;
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
@@ -43,9 +49,10 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
  * fields a result may have (slack tracking) and the optional ones, assigned in the constructor,
  * land in the object itself; spreads of conditional objects into a literal were an object more
  * each, and left the result (over 16 fields) in dictionary mode. The fields are set in the order
- * the API shows them, and absent ones are absent (not `undefined`).
+ * the API shows them, and absent ones are absent (not `undefined`), but the `id` the store sets.
  */
-class PassResult implements Omit<StoredResult, 'id'> {
+class PassResult implements WrittenResult {
+  id: string | undefined;
   timeUnixMs: number;
   traceId: string;
   targetKind: StoredResult['targetKind'];
