@@ -185,8 +185,10 @@ export function createMemoryResultsStore(
     if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
     // The results as written, without ids: what the counters and the trace list read.
     const stored = toStoredResults(run);
-    const storedJson: string[] = [];
-    for (const r of stored) {
+    // Sized once: the record keeps this array (see `RunEntry.results`).
+    const storedJson = new Array<string>(stored.length);
+    for (let i = 0; i < stored.length; i++) {
+      const r = stored[i]!;
       const id = (r.id = String(++seq));
       const json = compactResultJson(r);
       ring[seq % retention.maxResults] = {
@@ -202,7 +204,7 @@ export function createMemoryResultsStore(
         json,
       };
       resultIncrements(r, (field, by) => bump(r.timeUnixMs, field, by));
-      storedJson.push(json);
+      storedJson[i] = json;
     }
     if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
     if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);

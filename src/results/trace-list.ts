@@ -72,8 +72,12 @@ export function traceListEntry(
   results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>> = record.results ?? [],
 ): TraceListEntry {
   const outcomes = { ok: 0, error: 0, refused: 0 };
-  for (const call of record.toolCalls)
+  const tools = new Array<string>(Math.min(record.toolCalls.length, MAX_LISTED_TOOLS));
+  for (let i = 0; i < record.toolCalls.length; i++) {
+    const call = record.toolCalls[i]!;
     outcomes[call.outcome ?? (call.status === 'ok' ? 'ok' : 'error')]++;
+    if (i < tools.length) tools[i] = call.name;
+  }
   const labels = { pass: 0, fail: 0, skipped: 0, failed: 0 };
   for (const r of results) labels[r.label ?? (r.status === 'skipped' ? 'skipped' : 'failed')]++;
   return {
@@ -85,7 +89,7 @@ export function traceListEntry(
     serviceVersion: record.serviceVersion,
     testCaseId: record.testCaseId,
     matched: record.matched,
-    tools: record.toolCalls.slice(0, MAX_LISTED_TOOLS).map(c => c.name),
+    tools,
     toolCalls: record.toolCalls.length,
     outcomes,
     results: labels,
