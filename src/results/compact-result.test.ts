@@ -40,6 +40,8 @@ describe('compact result JSON', () => {
     expect(json).not.toContain('failingAgents');
     expect(json).toContain('"toolSequence":[0,1,0]');
     expect(json.length).toBeLessThan(JSON.stringify(result).length * 0.75);
+    // A result whose store has not set its id yet: none written.
+    expect(compactResultJson({ ...result, id: undefined })).toBe(json.replace('"id":"7",', ''));
   });
 
   it('keeps what is not a default: other values, names the used list lacks, no agents', () => {

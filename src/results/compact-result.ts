@@ -22,7 +22,7 @@ const DEFAULTS: Readonly<Record<string, unknown>> = {
   judgeCostUsd: null,
 };
 
-/** StoredResult's fields in the order `toStoredResults` writes them (a store's `id` first). */
+/** StoredResult's fields in the order `toStoredResults` writes them (the store's `id` first). */
 const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
   'id',
   'timeUnixMs',
@@ -54,20 +54,21 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
 ];
 
 /**
- * A result's compact JSON (see above), with `id` first when given apart (a store assigning ids
- * need not copy the result to add one). Pure; one object a result, and an array for its tool
- * sequence.
+ * A result's compact JSON (see above): its own JSON, the fields at their defaults left out as it is
+ * written (no copy of the result; `undefined` fields are left out too, as JSON does). A result's
+ * fields are flat (strings, numbers, arrays of them): a nested object's keys would be read as its.
+ * Pure; an array for its tool sequence.
  */
-export function compactResultJson(result: Partial<StoredResult>, id?: string): string {
-  const out: Record<string, unknown> = {};
-  if (id !== undefined) out.id = id;
-  for (const key in result) {
-    const value = result[key as keyof StoredResult];
-    if (value === undefined) continue;
-    if (key === 'toolSequence') out[key] = compactSequence(value as string[], result.toolsUsed);
-    else if (!leftOut(result, key, value)) out[key] = value;
-  }
-  return JSON.stringify(out);
+export function compactResultJson(result: Partial<StoredResult>): string {
+  return JSON.stringify(result, compactField);
+}
+
+/** `JSON.stringify`'s replacer of {@link compactResultJson}: `holder` is the result (or an array). */
+function compactField(this: unknown, key: string, value: unknown): unknown {
+  if (Array.isArray(this)) return value;
+  const result = this as Partial<StoredResult>;
+  if (key === 'toolSequence') return compactSequence(value as string[], result.toolsUsed);
+  return leftOut(result, key, value) ? undefined : value;
 }
 
 /** Whether a field's value is left out of the compact JSON (a default). */

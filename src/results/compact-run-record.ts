@@ -1,4 +1,4 @@
-import type { RunRecord, StoredToolCall } from './stored-result.js';
+import type { RunRecord, StoredToolCall, WrittenToolCall } from './stored-result.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 
 /** A run record's fields but its results and export (the run key's value holds those apart). */
@@ -59,7 +59,8 @@ function isDefault(value: unknown, fallback: unknown): boolean {
 
 /** Layout 2's line of a run record (see above). Pure. */
 export function compactRecordLine(
-  fields: Omit<RecordFields, 'receivedAtUnixMs'> & Partial<Pick<RecordFields, 'receivedAtUnixMs'>>,
+  fields: Omit<RecordFields, 'receivedAtUnixMs' | 'toolCalls'> &
+    Partial<Pick<RecordFields, 'receivedAtUnixMs'>> & { toolCalls: readonly WrittenToolCall[] },
   key: string,
   {
     contentAsJson = true,
@@ -88,8 +89,8 @@ export function compactRecordLine(
       continue;
     }
     if (name === 'toolCalls') {
-      if ((value as StoredToolCall[]).length)
-        out.calls = encodeCalls(value as StoredToolCall[], contentAsJson);
+      if ((value as WrittenToolCall[]).length)
+        out.calls = encodeCalls(value as WrittenToolCall[], contentAsJson);
       continue;
     }
     if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
@@ -132,12 +133,14 @@ export function decodeCompactRecord(parsed: Record<string, unknown>, key: string
  * call with the same leaves out. Arguments and results that are JSON objects or arrays written
  * exactly as `JSON.stringify` writes them are kept as JSON values (no escaped quotes), any other
  * text as a string (all of them as strings without `contentAsJson`: the check parses each, which
- * costs a store that holds the line in its heap more than it saves). `other` holds what differs from the defaults (`rawName` = name, `source`
- * `executed`, `status` `ok`, `outcome` from the status, `error` null, the convention and agent
- * above) and the optional fields set, with `"-"` listing the defaulted fields the call lacks.
+ * costs a store that holds the line in its heap more than it saves); those a pass wrote as values
+ * (see `WrittenToolCall`) are kept as they are, with or without it. `other` holds what differs
+ * from the defaults (`rawName` = name, `source` `executed`, `status` `ok`, `outcome` from the
+ * status, `error` null, the convention and agent above) and the optional fields set, with `"-"`
+ * listing the defaulted fields the call lacks.
  */
 export function encodeCalls(
-  calls: readonly StoredToolCall[],
+  calls: readonly WrittenToolCall[],
   contentAsJson = true,
 ): Record<string, unknown> {
   // Names by position in a list (a trace calls a few tools), rows of exactly their length, and
@@ -153,7 +156,7 @@ export function encodeCalls(
     // Without an object or array a call where nothing differs (most).
     let other: Record<string, unknown> | undefined;
     for (const key in call) {
-      const value = call[key as keyof StoredToolCall];
+      const value = call[key as keyof WrittenToolCall];
       if (value === undefined) continue;
       // A duration JSON writes as null (NaN, ±Infinity from hostile span times) would read back
       // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
@@ -238,9 +241,13 @@ function callDefault(
   }
 }
 
-/** A call's arguments or result as kept: a JSON value when that gives its text back exactly. */
-function contentValue(text: string | undefined): unknown {
+/**
+ * A call's arguments or result as kept: a JSON value when that gives its text back exactly (a value
+ * already, see `WrittenToolCall`, as it is).
+ */
+function contentValue(text: string | object | undefined): unknown {
   if (text === undefined) return null;
+  if (typeof text !== 'string') return text;
   const first = text.charCodeAt(0);
   // Only objects and arrays: a string, number or null would read back as another thing.
   if (first !== 0x7b && first !== 0x5b) return text;

@@ -38,6 +38,7 @@ import {
   runRecordPatch,
   toStoredResults,
   type RunWrite,
+  type WrittenRecordPatch,
 } from './to-stored-results.js';
 
 /**
@@ -114,8 +115,11 @@ export function createMemoryResultsStore(
     now,
   });
 
-  const bump = (timeUnixMs: number, field: string, by: number): void => {
-    const minute = minuteOf(timeUnixMs);
+  /**
+   * Adds to a field of `minute`'s counters (`minuteOf`): the minute worked out once a pass, not
+   * once a field (a number past a small integer is a heap object each time it is made).
+   */
+  const bump = (minute: number, field: string, by: number): void => {
     let fields = minutes.get(minute);
     if (!fields) {
       minutes.set(minute, (fields = new Map<string, number>()));
@@ -139,7 +143,7 @@ export function createMemoryResultsStore(
    * store writes a record a pass); its `export`, `receivedAtUnixMs` and `results` are not read.
    */
   const putRun = (
-    fields: Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'>,
+    fields: WrittenRecordPatch,
     receivedAtUnixMs: number | null,
     exportStatus: ExportStatus | null,
     results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>>,
@@ -184,10 +188,12 @@ export function createMemoryResultsStore(
     if (previousRecord && !addsToStoredResults(run)) replace(previousRecord);
     // The results as written, without ids: what the counters and the trace list read.
     const stored = toStoredResults(run);
-    const storedJson: string[] = [];
-    for (const r of stored) {
-      const id = String(++seq);
-      const json = compactResultJson(r, id);
+    // Sized once: the record keeps this array (see `RunEntry.results`).
+    const storedJson = new Array<string>(stored.length);
+    for (let i = 0; i < stored.length; i++) {
+      const r = stored[i]!;
+      const id = (r.id = String(++seq));
+      const json = compactResultJson(r);
       ring[seq % retention.maxResults] = {
         id,
         timeUnixMs: r.timeUnixMs,
@@ -200,16 +206,19 @@ export function createMemoryResultsStore(
         serviceVersion: r.serviceVersion,
         json,
       };
-      resultIncrements(r, (field, by) => bump(r.timeUnixMs, field, by));
-      storedJson.push(json);
+      const minute = minuteOf(r.timeUnixMs);
+      resultIncrements(r, (field, by) => bump(minute, field, by));
+      storedJson[i] = json;
     }
-    if (run.state === 'not_scored' && run.reason) bump(t, notScoredField(run.reason), 1);
-    if (run.session && run.state === 'scored') bump(t, SESSIONS_FIELD, 1);
+    if (run.state === 'not_scored' && run.reason) bump(minuteOf(t), notScoredField(run.reason), 1);
+    if (run.session && run.state === 'scored') bump(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
-    toolIncrements(toolCallFacts(run), (field, by) => bump(toolsAt, field, by));
+    const toolsMinute = minuteOf(toolsAt);
+    toolIncrements(toolCallFacts(run), (field, by) => bump(toolsMinute, field, by));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
-      runRecordPatch(run, t, retention.storeContent),
+      // Content kept as values where the record's JSON writes them as their text (read back so).
+      runRecordPatch(run, t, retention.storeContent, 'values'),
       previous?.receivedAtUnixMs ?? null,
       hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
@@ -267,14 +276,14 @@ export function createMemoryResultsStore(
     },
     recordFailure(traceId, phase, error) {
       const t = now();
-      bump(t, FAILED_FIELD, 1);
+      bump(minuteOf(t), FAILED_FIELD, 1);
       const previous = runs.get(traceId);
       endRun(traceId, failedRunRecord(traceId, phase, error, previous && recordOf(previous), t));
       return Promise.resolve();
     },
     recordExpired(traceId, reason) {
       const t = now();
-      bump(t, notScoredField(EXPIRED_REASON), 1);
+      bump(minuteOf(t), notScoredField(EXPIRED_REASON), 1);
       const previous = runs.get(traceId);
       endRun(
         traceId,

@@ -129,6 +129,18 @@ export interface StoredToolCall {
   result?: string;
 }
 
+/**
+ * A tool call as a pass writes it for a store that encodes its record compact (`compactRecordLine`,
+ * read back by `decodeCalls`): a {@link StoredToolCall} whose `arguments` and `result` may be the
+ * recorded object or array itself where their text is exactly its JSON, uncut (`runRecordPatch`
+ * with `'values'`). The record's JSON then writes the value once, where the text was written, then
+ * escaped into the record's JSON again; it reads back as the same text.
+ */
+export interface WrittenToolCall extends Omit<StoredToolCall, 'arguments' | 'result'> {
+  arguments?: string | object;
+  result?: string | object;
+}
+
 /** Agents kept per result (a route through more agents keeps its first ones). */
 export const MAX_AGENTS_PER_RESULT = 16;
 

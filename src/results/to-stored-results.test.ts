@@ -6,6 +6,8 @@ import { defineScorer } from '../score/define-scorer.js';
 import { scoreTrace } from '../score/score-trace.js';
 import type { ScoringPlan } from '../score/scoring-plan.js';
 import { parseSuite } from '../suite/load-suite.js';
+import { agentTrace } from '../../test/helpers/trace-builder.js';
+import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
 import { runRecordPatch } from './to-stored-results.js';
 
 /** The AI SDK 7's tool-health capture: its `invalid-arguments` run calls convert_currency wrongly. */
@@ -77,5 +79,52 @@ describe('runRecordPatch', () => {
       expect(calls.length).toBeGreaterThan(0);
       expect(calls.every(c => !('argumentProblems' in c))).toBe(true);
     }
+  });
+});
+
+describe("runRecordPatch's content as values", () => {
+  it('reads back from the compact record as the text it writes, values only where they give it', async () => {
+    const content = [
+      { city: 'Lisbon', date: '2026-12-01' },
+      [1, 2.5, 'say "hi"\n', null, true, { nested: ['😀'] }],
+      'plain text',
+      42,
+      { long: 'x'.repeat(3000) },
+      [],
+    ];
+    const trace = agentTrace(
+      content.map((value, i) => ({ name: `t${i}`, args: value, result: value })),
+      { testCaseId: 'c' },
+    );
+    const plan: ScoringPlan = {
+      suites: [
+        await parseSuite(
+          'name: s\nscorers: [tool_errors]\ntestCases: [{ id: c }]\n',
+          's.yaml',
+          '.',
+        ),
+      ],
+      rules: [],
+    };
+    const run = await scoreTrace(trace.traceId, trace.spans, plan, {});
+    const text = runRecordPatch(run, 0, true);
+    const values = runRecordPatch(run, 0, true, 'values');
+    expect(text.toolCalls.map(c => c.name)).toEqual(content.map((_, i) => `t${i}`));
+    // The objects and arrays within the cut as they are; the rest as the text would have them.
+    expect(values.toolCalls.map(c => typeof c.arguments)).toEqual([
+      'object',
+      'object',
+      'string',
+      'string',
+      'string',
+      'object',
+    ]);
+    expect(values.toolCalls[4]!.arguments).toBe(text.toolCalls[4]!.arguments);
+    expect((text.toolCalls[4]!.arguments as string).endsWith('…')).toBe(true);
+    const key = text.traceId;
+    const line = compactRecordLine(values, key, { contentAsJson: false });
+    expect(decodeCompactRecord(JSON.parse(line) as Record<string, unknown>, key).toolCalls).toEqual(
+      text.toolCalls,
+    );
   });
 });

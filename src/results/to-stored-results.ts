@@ -6,6 +6,7 @@ import { failingAgents } from '../score/failing-agents.js';
 import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { runRecordKey } from './run-record-key.js';
+import { jsonFitsWithin } from './json-fits-within.js';
 import type { ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
@@ -15,14 +16,21 @@ import {
   type RunRecord,
   type StoredResult,
   type StoredToolCall,
+  type WrittenToolCall,
 } from './stored-result.js';
+
+/**
+ * A result as a pass writes it: a {@link StoredResult} whose `id` the store sets where it keeps it
+ * (`undefined` till then, which JSON leaves out), so that its JSON has it first without a copy.
+ */
+export type WrittenResult = Omit<StoredResult, 'id'> & { id: string | undefined };
 
 /**
  * The results of one pass of the per-trace loop, as stored (without ids: the store assigns them).
  * Runs without outcomes (not scored, or a deterministic pass that deferred everything) give none.
  */
-export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> {
-  const out: Array<Omit<StoredResult, 'id'>> = [];
+export function toStoredResults(run: TraceRun): WrittenResult[] {
+  const out: WrittenResult[] = [];
   for (const r of run.results) {
     if (r.outcomes.length === 0) continue;
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
@@ -41,9 +49,10 @@ export function toStoredResults(run: TraceRun): Array<Omit<StoredResult, 'id'>> 
  * fields a result may have (slack tracking) and the optional ones, assigned in the constructor,
  * land in the object itself; spreads of conditional objects into a literal were an object more
  * each, and left the result (over 16 fields) in dictionary mode. The fields are set in the order
- * the API shows them, and absent ones are absent (not `undefined`).
+ * the API shows them, and absent ones are absent (not `undefined`), but the `id` the store sets.
  */
-class PassResult implements Omit<StoredResult, 'id'> {
+class PassResult implements WrittenResult {
+  id: string | undefined;
   timeUnixMs: number;
   traceId: string;
   targetKind: StoredResult['targetKind'];
@@ -141,18 +150,39 @@ export function hasOutcomes(run: TraceRun): boolean {
   return run.results.some(r => r.outcomes.length > 0);
 }
 
+/** The run-record fields one pass sets (see {@link runRecordPatch}). */
+export type RecordPatch = Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'>;
+
+/** A {@link RecordPatch} whose calls' content may be kept as values (see {@link WrittenToolCall}). */
+export type WrittenRecordPatch = Omit<RecordPatch, 'toolCalls'> & { toolCalls: WrittenToolCall[] };
+
 /**
  * The run-record fields one pass sets (the store merges them into what it has): its state and
  * reason, what it matched, which LLM scorers still wait for the judge pass, and the tool calls it
  * scored (without arguments and results unless `storeContent`). A judge pass clears what it ran
  * from `awaitingJudge`; a skipped result for an exhausted budget shows in the reason. The export
- * state is the store's to set (see `ResultsStore.write`).
+ * state is the store's to set (see `ResultsStore.write`). With `'values'` (a store that writes the
+ * record with `compactRecordLine` and reads it with `decodeCalls`), a call's arguments or result
+ * that is an object or array whose JSON is certainly within {@link MAX_CONTENT_CHARS} is kept as
+ * that value, not made into text the record's JSON would escape again (see {@link WrittenToolCall}).
  */
 export function runRecordPatch(
   run: TraceRun,
   nowUnixMs: number,
   storeContent: boolean,
-): Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'> {
+): RecordPatch;
+export function runRecordPatch(
+  run: TraceRun,
+  nowUnixMs: number,
+  storeContent: boolean,
+  content: 'values',
+): WrittenRecordPatch;
+export function runRecordPatch(
+  run: TraceRun,
+  nowUnixMs: number,
+  storeContent: boolean,
+  content: 'text' | 'values' = 'text',
+): WrittenRecordPatch {
   // Loops over the results, not lists of lists flattened: most passes defer nothing and skip
   // nothing, and then nothing is built for either.
   let awaiting: string[] | undefined;
@@ -173,7 +203,7 @@ export function runRecordPatch(
   // A turn of a session test case shows its route as it shows its calls (see `turnTrace`).
   const routed = run.results[0]?.trace ?? run.turnTrace;
   // The optional fields assigned after the literal, in the order the API shows them.
-  const patch: Omit<RunRecord, 'results' | 'receivedAtUnixMs' | 'export'> = {
+  const patch: WrittenRecordPatch = {
     traceId: runRecordKey(run),
     state: run.state,
     reason,
@@ -186,7 +216,7 @@ export function runRecordPatch(
     matched,
     awaitingJudge: run.phase === 'llm' || !awaiting ? [] : awaiting,
     updatedAtUnixMs: nowUnixMs,
-    toolCalls: storedToolCalls(run, storeContent),
+    toolCalls: storedToolCalls(run, storeContent ? content : 'none'),
     contentKept: storeContent,
   };
   if (run.session)
@@ -211,7 +241,7 @@ export function runRecordPatch(
 }
 
 /** The run's calls as its record keeps them, with what `tool_arguments` found where it ran. */
-function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[] {
+function storedToolCalls(run: TraceRun, content: KeptContent): WrittenToolCall[] {
   // What the pass found of each call, worked out once (`runCalls`): the same facts the counters
   // read, so the record and the counts never disagree.
   const calls = runCalls(run);
@@ -222,25 +252,14 @@ function storedToolCalls(run: TraceRun, storeContent: boolean): StoredToolCall[]
   // this one can take the counts back (see `replacedIncrements`).
   const facts = calls ? toolCallFacts(run) : undefined;
   const n = Math.min(sequence.length, MAX_TOOL_CALLS_PER_RUN);
-  const out = new Array<StoredToolCall>(n);
+  const out = new Array<WrittenToolCall>(n);
   for (let i = 0; i < n; i++)
-    out[i] = storedToolCall(
-      sequence[i]!,
-      storeContent,
-      assessed?.[i],
-      facts?.[i]?.repeated === true,
-    );
+    out[i] = new RecordedCall(sequence[i]!, content, assessed?.[i], facts?.[i]?.repeated === true);
   return out;
 }
 
-function storedToolCall(
-  call: ToolCall,
-  storeContent: boolean,
-  assessed: ToolCallAssessment | undefined,
-  repeated: boolean,
-): StoredToolCall {
-  return new RecordedCall(call, storeContent, assessed, repeated);
-}
+/** What a record keeps of a call's arguments and result: nothing, text, or values where it can. */
+type KeptContent = 'none' | 'text' | 'values';
 
 /**
  * A call as its record keeps it: a class, so that V8 sizes its instances for the fields a call
@@ -248,7 +267,7 @@ function storedToolCall(
  * object itself; a literal with fields added after it grew a property store twice a call. The
  * fields are set in the order the API shows them, and absent ones are absent (not `undefined`).
  */
-class RecordedCall implements StoredToolCall {
+class RecordedCall implements WrittenToolCall {
   name: string;
   rawName: string;
   source: StoredToolCall['source'];
@@ -264,12 +283,12 @@ class RecordedCall implements StoredToolCall {
   declare durationMs?: number;
   declare repeated?: true;
   declare turn?: number;
-  declare arguments?: string;
-  declare result?: string;
+  declare arguments?: string | object;
+  declare result?: string | object;
 
   constructor(
     call: ToolCall,
-    storeContent: boolean,
+    content: KeptContent,
     assessed: ToolCallAssessment | undefined,
     repeated: boolean,
   ) {
@@ -290,12 +309,18 @@ class RecordedCall implements StoredToolCall {
     if (call.durationMs !== undefined) this.durationMs = Math.round(call.durationMs * 1000) / 1000;
     if (repeated) this.repeated = true;
     if (call.turn !== undefined) this.turn = call.turn;
-    if (!storeContent) return;
-    const args = contentText(call.arguments);
-    const result = contentText(call.result);
+    if (content === 'none') return;
+    const args = keptContent(call.arguments, content);
+    const result = keptContent(call.result, content);
     if (args !== undefined) this.arguments = args;
     if (result !== undefined) this.result = result;
   }
+}
+
+/** A recorded value as kept (see {@link runRecordPatch}): its value, or its text. */
+function keptContent(value: unknown, content: 'text' | 'values'): string | object | undefined {
+  if (content === 'values' && jsonFitsWithin(value, MAX_CONTENT_CHARS)) return value as object;
+  return contentText(value);
 }
 
 /** A recorded value as JSON text (a string as it was), cut at {@link MAX_CONTENT_CHARS}. */

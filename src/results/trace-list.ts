@@ -1,5 +1,5 @@
 import type { SessionCutCode } from '../normalize/session-pass.js';
-import type { RunRecord, RunState, StoredResult } from './stored-result.js';
+import type { RunRecord, RunState, StoredResult, StoredToolCall } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
 export interface TraceListEntry {
@@ -65,13 +65,19 @@ export interface TracesPage {
  * given apart: a store writing a pass has them before it has the record).
  */
 export function traceListEntry(
-  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results'> &
-    Partial<Pick<RunRecord, 'results'>>,
+  record: Omit<RunRecord, 'export' | 'receivedAtUnixMs' | 'results' | 'toolCalls'> &
+    Partial<Pick<RunRecord, 'results'>> & {
+      toolCalls: ReadonlyArray<Pick<StoredToolCall, 'name' | 'status' | 'outcome'>>;
+    },
   results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>> = record.results ?? [],
 ): TraceListEntry {
   const outcomes = { ok: 0, error: 0, refused: 0 };
-  for (const call of record.toolCalls)
+  const tools = new Array<string>(Math.min(record.toolCalls.length, MAX_LISTED_TOOLS));
+  for (let i = 0; i < record.toolCalls.length; i++) {
+    const call = record.toolCalls[i]!;
     outcomes[call.outcome ?? (call.status === 'ok' ? 'ok' : 'error')]++;
+    if (i < tools.length) tools[i] = call.name;
+  }
   const labels = { pass: 0, fail: 0, skipped: 0, failed: 0 };
   for (const r of results) labels[r.label ?? (r.status === 'skipped' ? 'skipped' : 'failed')]++;
   return {
@@ -83,7 +89,7 @@ export function traceListEntry(
     serviceVersion: record.serviceVersion,
     testCaseId: record.testCaseId,
     matched: record.matched,
-    tools: record.toolCalls.slice(0, MAX_LISTED_TOOLS).map(c => c.name),
+    tools,
     toolCalls: record.toolCalls.length,
     outcomes,
     results: labels,
