@@ -71,11 +71,19 @@ export async function runScorers(
   propagate?: (error: unknown) => boolean,
 ): Promise<ScorerOutcome[]> {
   const out: ScorerOutcome[] = [];
-  for (const resolved of scorers) {
+  // An index loop: this runs once a trace, and a for-of left an iterator result per scorer.
+  for (let i = 0; i < scorers.length; i++) {
+    const resolved = scorers[i]!;
     const { scorer, options } = resolved;
     let result: ScoreResult;
     try {
-      result = await scorer.score({ trace, testCase, options, aliases });
+      const scoring = scorer.score({ trace, testCase, options, aliases });
+      // A deterministic scorer answers at once: awaited only when it returns a promise (or any
+      // thenable), since an await of a plain value still made a promise and a microtask.
+      result =
+        typeof (scoring as Partial<PromiseLike<ScoreResult>> | undefined)?.then === 'function'
+          ? await scoring
+          : (scoring as ScoreResult);
     } catch (error) {
       if (propagate?.(error)) throw error;
       const e = error instanceof Error ? error : new Error(String(error));
