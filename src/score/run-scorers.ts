@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isThenable } from './is-thenable.js';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { Scorer, ScorerKind } from './scorer.js';
@@ -78,12 +79,8 @@ export async function runScorers(
     let result: ScoreResult;
     try {
       const scoring = scorer.score({ trace, testCase, options, aliases });
-      // A deterministic scorer answers at once: awaited only when it returns a promise (or any
-      // thenable), since an await of a plain value still made a promise and a microtask.
-      result =
-        typeof (scoring as Partial<PromiseLike<ScoreResult>> | undefined)?.then === 'function'
-          ? await scoring
-          : (scoring as ScoreResult);
+      // A deterministic scorer answers at once: awaited only when it returns a promise.
+      result = isThenable(scoring) ? await scoring : scoring;
     } catch (error) {
       if (propagate?.(error)) throw error;
       const e = error instanceof Error ? error : new Error(String(error));

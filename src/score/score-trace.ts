@@ -10,6 +10,7 @@ import {
 import { inputBoundHitCount } from '../normalize/input-bounds.js';
 import { setFallbackSchemas, toolsWithoutSchema } from '../normalize/assess-tool-calls.js';
 import type { SchemaLookup } from './schemas/schema-lookup.js';
+import { isThenable } from './is-thenable.js';
 import { matchTrace } from './match-trace.js';
 import { phaseScorers } from './phase-scorers.js';
 import { readTraceIds } from './read-trace-ids.js';
@@ -204,7 +205,11 @@ export async function scoreTrace(
     ?.assertFormats;
   recordRunCalls(run, { assertFormats: assertFormats === true });
   const sinks = options.sinks ?? [];
-  for (let s = 0; s < sinks.length; s++) await sinks[s]!.write(run);
+  for (let s = 0; s < sinks.length; s++) {
+    // Awaited only when the sink returns a promise (a sink that wrote at once returns nothing).
+    const written = sinks[s]!.write(run);
+    if (isThenable(written)) await written;
+  }
   return run;
 }
 
