@@ -142,7 +142,10 @@ export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[]
 export function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
   let out: Map<string, string> | undefined;
   const children = new ChildNames(spans);
-  for (const span of spans) {
+  // Index loops here and in `route`: they run once a trace, and a for-of left an iterator result
+  // per item.
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!;
     const name = agentSpanName(span, children);
     if (name !== undefined) (out ??= new Map()).set(span.spanId, name);
   }
@@ -192,31 +195,40 @@ function route(
   handoffs: readonly Handoff[],
 ): AgentTurn[] {
   // Agent spans that enclose another agent span: containers, unless they acted themselves.
-  const agentSpans = [...agentBySpan.keys()].map(id => byId.get(id)!);
-  const enclosing = new FewKeyMap<string, true>(agentSpans.length);
-  for (const span of agentSpans) {
-    const parent = span.parentSpanId === '' ? undefined : agentOf(span.parentSpanId);
+  const enclosing = new FewKeyMap<string, true>(agentBySpan.size);
+  for (const id of agentBySpan.keys()) {
+    const parentId = byId.get(id)!.parentSpanId;
+    const parent = parentId === '' ? undefined : agentOf(parentId);
     if (parent !== undefined) enclosing.set(parent, true);
   }
-  const turns = agentSpans
-    .filter(s => !enclosing.has(s.spanId) || active.has(s.spanId))
-    .sort((a, b) =>
-      a.startTimeUnixNano < b.startTimeUnixNano
-        ? -1
-        : a.startTimeUnixNano > b.startTimeUnixNano
-          ? 1
-          : 0,
-    );
+  const turns: SpanDigest[] = [];
+  for (const id of agentBySpan.keys())
+    if (!enclosing.has(id) || active.has(id)) turns.push(byId.get(id)!);
+  turns.sort(byStart);
   const out: AgentTurn[] = [];
-  const unused = [...handoffs];
-  for (const span of turns) {
+  // The handoffs not yet given to a turn: copied only for a trace that has any.
+  let unused: Handoff[] | undefined;
+  for (let i = 0; i < turns.length; i++) {
+    const span = turns[i]!;
     const agent = agentBySpan.get(span.spanId)!;
-    if (out.at(-1)?.agent === agent) continue;
-    const at = unused.findIndex(h => h.to === agent);
-    const handoff = at >= 0 && out.length > 0 ? unused.splice(at, 1)[0] : undefined;
+    if (out.length > 0 && out[out.length - 1]!.agent === agent) continue;
+    let handoff: Handoff | undefined;
+    if (out.length > 0 && handoffs.length > 0) {
+      unused ??= [...handoffs];
+      const at = unused.findIndex(h => h.to === agent);
+      if (at >= 0) handoff = unused.splice(at, 1)[0];
+    }
     out.push({ agent, startTimeUnixNano: span.startTimeUnixNano, handoff });
   }
   return out;
+}
+
+function byStart(a: SpanDigest, b: SpanDigest): number {
+  return a.startTimeUnixNano < b.startTimeUnixNano
+    ? -1
+    : a.startTimeUnixNano > b.startTimeUnixNano
+      ? 1
+      : 0;
 }
 
 /** True when more than one agent took control in the trace: calls are then told apart by agent. */

@@ -81,9 +81,10 @@ export function extractIndexedToolCalls(
           new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
         );
       }
-      for (const r of found.results) {
+      for (let r = 0; r < found.results.length; r++) {
+        const result = found.results[r]!;
         results ??= new FewKeyMap();
-        if (!results.has(r.callId)) results.set(r.callId, r);
+        if (!results.has(result.callId)) results.set(result.callId, result);
       }
     }
   }

@@ -133,15 +133,19 @@ export function findIdAttributes(
   root: SpanDigest | undefined,
   lists: readonly IdNames[],
 ): Array<IdSource | undefined> {
-  const found: Array<IdSource | undefined> = [];
-  const ranks: number[] = [];
-  for (let q = 0; q < lists.length; q++) {
-    found.push(undefined);
-    ranks.push(root ? readSpan(root, lists[q]!, Infinity, found, q) : Infinity);
-  }
+  // Sized once (a push onto an empty list reserved 17 slots).
+  const found = new Array<IdSource | undefined>(lists.length).fill(undefined);
+  const ranks = new Array<number>(lists.length);
   // Only a list answered by its first name whole is settled; any other may yet find better.
-  if (ranks.every(r => r === 0)) return found;
-  for (const span of spans) {
+  let settled = true;
+  for (let q = 0; q < lists.length; q++) {
+    ranks[q] = root ? readSpan(root, lists[q]!, Infinity, found, q) : Infinity;
+    settled &&= ranks[q] === 0;
+  }
+  if (settled) return found;
+  // An index loop: a for-of left an iterator result per span.
+  for (let s = 0; s < spans.length; s++) {
+    const span = spans[s]!;
     if (span === root) continue;
     let open = false;
     for (let q = 0; q < lists.length; q++) {

@@ -199,8 +199,11 @@ function exactRuns(
   steps: Steps,
 ): { pending: Map<RequestedCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
   let idless: ToolCall[] | undefined;
-  for (const e of executed)
+  // An index loop: this scan runs for every trace, and a for-of left an iterator result per call.
+  for (let i = 0; i < executed.length; i++) {
+    const e = executed[i]!;
     if (e.callId === undefined && e.arguments !== undefined) (idless ??= []).push(e);
+  }
   // Nothing is added to the maps of a trace without id-less runs: every such trace shares these.
   if (idless === undefined) return NO_EXACT_RUNS;
   const pending = new Map<RequestedCall, ToolCall[]>();

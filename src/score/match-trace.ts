@@ -65,18 +65,22 @@ export function matchTrace(
 ): TraceMatch {
   const targets: ScoringTarget[] = [];
   let found: { id: string; attribute: string } | undefined;
-  const sessionCases: string[] = [];
+  // Made at a trace's first session test case: most traces are no session's turn.
+  let sessionCases: string[] | undefined;
   let sessionTurn: TraceMatch['sessionTurn'];
-  const sessionScorers = new Set<string>();
-  for (const [i, suite] of plan.suites.entries()) {
+  let sessionScorers: Set<string> | undefined;
+  // Index loops: matching runs once a trace, and a for-of left an iterator result per item.
+  for (let i = 0; i < plan.suites.length; i++) {
+    const suite = plan.suites[i]!;
     const inSuite = ids.bySuite[i];
     found ??= inSuite;
     const suiteCase = inSuite && suite.byId.get(inSuite.id);
     if (!suiteCase) continue;
     // A session's test case is scored on the session (`scoreSession`), never on one turn.
     if (suiteCase.testCase.session) {
-      sessionCases.push(`${suite.name} / ${suiteCase.testCase.id}`);
+      (sessionCases ??= []).push(`${suite.name} / ${suiteCase.testCase.id}`);
       sessionTurn ??= { testCaseId: suiteCase.testCase.id, aliases: suite.aliases };
+      sessionScorers ??= new Set();
       for (const s of suiteCase.scorers) sessionScorers.add(s.scorer.name);
       continue;
     }
@@ -97,11 +101,11 @@ export function matchTrace(
       testCaseId: found?.id,
       testCaseIdAttribute: found?.attribute,
     };
-  if (sessionCases.length > 0)
+  if (sessionCases)
     return {
       // Tool health still looks at the turn itself (a failed call inside a tested turn), with
       // the scorers its session test cases do not run on the session.
-      targets: turnHealth(traceId, plan, sessionScorers),
+      targets: turnHealth(traceId, plan, sessionScorers!),
       reason: `a turn of session test case ${sessionCases.join(', ')}: scored with its session`,
       reasonCode: 'session_test_case',
       testCaseId: found?.id,
@@ -113,7 +117,8 @@ export function matchTrace(
   const foundId = found?.id;
 
   const sampledOut: string[] = [];
-  for (const rule of plan.rules) {
+  for (let r = 0; r < plan.rules.length; r++) {
+    const rule = plan.rules[r]!;
     if (!rule.matches({ root })) continue;
     if (!rule.sampled(traceId)) {
       sampledOut.push(rule.name);

@@ -46,20 +46,30 @@ export function runCalls(run: TraceRun): RunCalls | undefined {
 function computeRunCalls(run: TraceRun, assertFormats: boolean): RunCalls | null {
   const trace = (run.results.find(r => r.outcomes.length > 0) ?? run.results[0])?.trace;
   if (!trace || trace.toolSequence.length === 0) return null;
-  const outcomes = run.results.flatMap(r => r.outcomes);
-  const checked =
-    run.argumentsChecked === true || outcomes.some(o => o.scorer === 'tool_arguments');
+  let checked = run.argumentsChecked === true;
+  // The groups tool_loops found, with its own minRepeats (found once per calls and minRepeats);
+  // a run without any shares one empty set. The outcomes are read where they are, not gathered
+  // into a list of their own; index loops, as a for-of left an iterator result per item.
+  let repeated: Set<ToolCall> | undefined;
+  for (let r = 0; r < run.results.length; r++) {
+    const outcomes = run.results[r]!.outcomes;
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i]!;
+      if (o.scorer === 'tool_arguments') checked = true;
+      if (o.scorer !== 'tool_loops' || o.result.status !== 'scored') continue;
+      const { repeatedCalls, minRepeats } = o.result.details;
+      if (!Array.isArray(repeatedCalls) || repeatedCalls.length === 0) continue;
+      const min = typeof minRepeats === 'number' ? minRepeats : undefined;
+      repeated ??= new Set();
+      for (const group of findRepeatedCalls(trace.toolSequence, {
+        ...(min && { minRepeats: min }),
+      }))
+        for (const call of group.calls) repeated.add(call);
+    }
+  }
   // The same object tool_arguments read in this pass (assessed once per trace).
   const assessment = checked ? assessToolCalls(trace, { assertFormats }).calls : undefined;
-  // The groups tool_loops found, with its own minRepeats (found once per calls and minRepeats).
-  const repeated = new Set<ToolCall>();
-  for (const o of outcomes) {
-    if (o.scorer !== 'tool_loops' || o.result.status !== 'scored') continue;
-    const { repeatedCalls, minRepeats } = o.result.details;
-    if (!Array.isArray(repeatedCalls) || repeatedCalls.length === 0) continue;
-    const min = typeof minRepeats === 'number' ? minRepeats : undefined;
-    for (const group of findRepeatedCalls(trace.toolSequence, { ...(min && { minRepeats: min }) }))
-      for (const call of group.calls) repeated.add(call);
-  }
-  return { trace, assessment, repeated };
+  return { trace, assessment, repeated: repeated ?? NO_REPEATS };
 }
+
+const NO_REPEATS: ReadonlySet<ToolCall> = new Set();

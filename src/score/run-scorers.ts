@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isThenable } from './is-thenable.js';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { Scorer, ScorerKind } from './scorer.js';
@@ -71,11 +72,15 @@ export async function runScorers(
   propagate?: (error: unknown) => boolean,
 ): Promise<ScorerOutcome[]> {
   const out: ScorerOutcome[] = [];
-  for (const resolved of scorers) {
+  // An index loop: this runs once a trace, and a for-of left an iterator result per scorer.
+  for (let i = 0; i < scorers.length; i++) {
+    const resolved = scorers[i]!;
     const { scorer, options } = resolved;
     let result: ScoreResult;
     try {
-      result = await scorer.score({ trace, testCase, options, aliases });
+      const scoring = scorer.score({ trace, testCase, options, aliases });
+      // A deterministic scorer answers at once: awaited only when it returns a promise.
+      result = isThenable(scoring) ? await scoring : scoring;
     } catch (error) {
       if (propagate?.(error)) throw error;
       const e = error instanceof Error ? error : new Error(String(error));

@@ -10,13 +10,14 @@ import {
 import { inputBoundHitCount } from '../normalize/input-bounds.js';
 import { setFallbackSchemas, toolsWithoutSchema } from '../normalize/assess-tool-calls.js';
 import type { SchemaLookup } from './schemas/schema-lookup.js';
+import { isThenable } from './is-thenable.js';
 import { matchTrace } from './match-trace.js';
 import { phaseScorers } from './phase-scorers.js';
 import { readTraceIds } from './read-trace-ids.js';
 import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { recordRunCalls } from './run-calls.js';
-import { runScorers, type ScorerOutcome } from './run-scorers.js';
+import { runScorers, type ResolvedScorer, type ScorerOutcome } from './run-scorers.js';
 import { sessionTurnReason } from './session-turn-reason.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import {
@@ -99,14 +100,15 @@ export async function scoreTrace(
     return trace;
   };
 
-  const checksArguments = match.targets.some(t =>
-    t.scorers.some(s => s.scorer.name === toolArguments.name),
-  );
+  const argumentsScorer = toolArgumentsScorer(match.targets);
+  const checksArguments = argumentsScorer !== undefined;
   let lookedUp: WeakSet<NormalizedTrace> | undefined; // made only where schemas are looked up
   const results: TraceResult[] = [];
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
-  for (const target of match.targets) {
+  // Index loops: a for-of left an iterator result per item (this runs once a trace).
+  for (let t = 0; t < match.targets.length; t++) {
+    const target = match.targets[t]!;
     const { selected, deferred } = phaseScorers(target.scorers, phase);
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = normalized(
@@ -199,18 +201,28 @@ export async function scoreTrace(
   }
   if (turn) run.turnTrace = turn;
   // Each call's facts (assessment, repeats), once, as this pass checked them: every sink reads these.
-  recordRunCalls(run, { assertFormats: assertsFormats(match.targets) });
-  for (const sink of options.sinks ?? []) await sink.write(run);
+  const assertFormats = (argumentsScorer?.options as { assertFormats?: boolean } | undefined)
+    ?.assertFormats;
+  recordRunCalls(run, { assertFormats: assertFormats === true });
+  const sinks = options.sinks ?? [];
+  for (let s = 0; s < sinks.length; s++) {
+    // Awaited only when the sink returns a promise (a sink that wrote at once returns nothing).
+    const written = sinks[s]!.write(run);
+    if (isThenable(written)) await written;
+  }
   return run;
 }
 
-/** Whether the `tool_arguments` the run's targets score asserts formats. */
-function assertsFormats(targets: ReturnType<typeof matchTrace>['targets']): boolean {
-  for (const t of targets)
-    for (const s of t.scorers)
-      if (s.scorer.name === toolArguments.name)
-        return (s.options as { assertFormats?: boolean }).assertFormats === true;
-  return false;
+/** The first `tool_arguments` the run's targets score (its options: whether it asserts formats). */
+function toolArgumentsScorer(
+  targets: ReturnType<typeof matchTrace>['targets'],
+): ResolvedScorer | undefined {
+  for (let t = 0; t < targets.length; t++) {
+    const scorers = targets[t]!.scorers;
+    for (let s = 0; s < scorers.length; s++)
+      if (scorers[s]!.scorer.name === toolArguments.name) return scorers[s];
+  }
+  return undefined;
 }
 
 /**

@@ -29,7 +29,9 @@ export interface ToolCallExtractor {
   /** The call(s) this span executed, or `undefined` when it is not this convention's tool span. */
   executed?(span: SpanDigest): ExtractedCall[] | undefined;
   /** Calls a model requested on this span, and results fed back to it. */
-  requested?(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } | undefined;
+  requested?(
+    span: SpanDigest,
+  ): { calls: ExtractedCall[]; results: readonly ToolResultSeen[] } | undefined;
   /**
    * The tools this span shows were offered to a model (a model call's tool definitions, an
    * agent's tools), with their JSON Schemas where recorded; `undefined` when it records none.

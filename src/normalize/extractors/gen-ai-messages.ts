@@ -32,7 +32,8 @@ export const genAiMessages: ToolCallExtractor = {
       return undefined;
     // Made for the first call found: a model span's one call takes a list of one.
     let calls: ExtractedCall[] | undefined;
-    const results: ToolResultSeen[] = [];
+    // Made for the first input messages: an output alone (a model span's response) feeds back no results.
+    let results: ToolResultSeen[] | undefined;
     let seen = false;
     // The span's own attributes (at -1), then each details event's: no list of them is made.
     for (let i = -1; i < events.length; i++) {
@@ -52,12 +53,12 @@ export const genAiMessages: ToolCallExtractor = {
         // Parsed once for both reads: the input replays the whole conversation.
         const messages = parseMaybeJson(input);
         calls = appendTurnToolCalls(messages, calls);
-        appendToolResultsIn(messages, results);
+        appendToolResultsIn(messages, (results ??= []));
       }
       if (calls && a[LOG_RECORD_ATTRIBUTE] === true)
         for (let c = first; c < calls.length; c++) calls[c]!.signal = 'logs';
     }
-    return seen ? { calls: calls ?? [], results } : undefined;
+    return seen ? { calls: calls ?? [], results: results ?? NO_RESULTS } : undefined;
   },
   offered(span) {
     const definitions = readAttributes(span)['gen_ai.tool.definitions'];
@@ -65,5 +66,6 @@ export const genAiMessages: ToolCallExtractor = {
   },
 };
 
+const NO_RESULTS: readonly ToolResultSeen[] = Object.freeze([]);
 const OUTPUT = 'gen_ai.output.messages';
 const INPUT = 'gen_ai.input.messages';
