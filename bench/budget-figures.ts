@@ -157,21 +157,22 @@ export function spreadText(s: Spread | undefined, digits = 0): string {
  * depend on it. Allocation with the Redis results store has none: its store flushes per-minute
  * hashes each second and batches writes every 50 ms, so what it allocates follows how long the
  * pass took (9,143–9,385 bytes a span on a quiet host, 10,146 beside a load run). Each lowering
- * is in bench/HISTORY.md. The last: 2026-11-29, after issue 60's second round of allocation cuts
- * (normalize, results, score, queue, emit): Node 20.20.2 3,844–3,859 (3 runs), budget 3,980;
- * Node 24.22.3 4,291–4,328 (3 runs), budget 4,460. Node 22 was not on the host and keeps its
- * budget (an upper bound still).
+ * is in bench/HISTORY.md. The last: 2026-11-29 (morning), after issue 60's fourth round of
+ * allocation cuts (ingest, results, normalize, score, queue): Node 20.20.2 3,152–3,159 (3 runs),
+ * budget 3,260; Node 24.22.3 3,717–3,726 (3 runs), budget 3,840. Node 22 was not on the host and
+ * keeps its budget (an upper bound still).
  */
 export const BUDGETS = {
   /** V8 heap bytes allocated per scored span with the memory results store, by Node major. */
-  allocatedBytesPerSpan: { 20: 3_980, 22: 7_600, 24: 4_460 },
+  allocatedBytesPerSpan: { 20: 3_260, 22: 7_600, 24: 3_840 },
   /**
-   * Heap the memory results store holds per trace, by Node major. Node 20's lowered with the
-   * compact run records and results (4,846–4,848, 2026-11-28), 24's then too (4,169–4,170, 3
-   * runs: 4,260); 22 was not on the host and keeps the budget of the layout before (an upper
-   * bound still).
+   * Heap the memory results store holds per trace, by Node major. Lowered 2026-11-29 (morning),
+   * as its records keep calls' JSON arguments and results as JSON, not escaped text: Node 20
+   * 4,526–4,532 (3 runs; one run of 40 on a helper's branch read 56 more), budget 4,620; Node 24
+   * 3,880 (3 runs), budget 3,960. 22 was not on the host and keeps the budget of the layout
+   * before (an upper bound still).
    */
-  memoryStoredBytesPerTrace: { 20: 4_950, 22: 7_100, 24: 4_260 },
+  memoryStoredBytesPerTrace: { 20: 4_620, 22: 7_100, 24: 3_960 },
   /**
    * Command argument bytes the Redis results store sends per trace (any Node): 3%, as a slower
    * pass writes smaller batches, each with its keys (about 135 bytes a batch).
@@ -186,10 +187,11 @@ export const BUDGETS = {
   /** test/budgets/redis-commands-per-trace.test.ts */
   redisCommandsPerTrace: 12.5,
   /**
-   * test/budgets/memory-held-bytes.test.ts: 641 on Node 20 and 24 since the trace buffer holds no
-   * set of span ids under 32 spans (2026-11-29; 678 before).
+   * test/budgets/memory-held-bytes.test.ts: 610 on Node 20 and 24 since a trace's first batch is
+   * its held spans array (2026-11-29, morning; 641 before, 678 before the trace buffer held a set
+   * of span ids only past 32 spans).
    */
-  heldBytesPerSpan: 670,
+  heldBytesPerSpan: 630,
 } as const;
 
 /** A Node major the heap budgets were measured on. */
