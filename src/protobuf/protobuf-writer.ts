@@ -1,13 +1,6 @@
 import type { AttributeValue } from './attribute-value.js';
+import { writeU64LE } from './u64-le.js';
 import { WIRE } from './wire-type.js';
-
-// One 8-byte scratch as a u64 and as bytes: a bigint stored into it reads back as its eight
-// little-endian bytes without a bigint operation. `writeBigUInt64LE` splits the value with `&`
-// and `>>`, each a new bigint on the heap (three a timestamp).
-const SCRATCH_U64 = new BigUint64Array(1);
-const SCRATCH_BYTES = new Uint8Array(SCRATCH_U64.buffer);
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const MAX_U64 = 0xffffffffffffffffn;
 
 /**
  * How numbers become `AnyValue`s: `double` always (the span batch codec: every JS number exactly),
@@ -134,16 +127,8 @@ export class ProtobufWriter {
    */
   u64(n: bigint): void {
     this.ensure(8);
-    if (!LITTLE_ENDIAN || n < 0n || n > MAX_U64) {
-      this.buf.writeBigUInt64LE(n, this.pos);
-      this.pos += 8;
-      return;
-    }
-    SCRATCH_U64[0] = n;
-    const buf = this.buf;
-    const pos = this.pos;
-    for (let i = 0; i < 8; i++) buf[pos + i] = SCRATCH_BYTES[i]!;
-    this.pos = pos + 8;
+    writeU64LE(this.buf, this.pos, n);
+    this.pos += 8;
   }
 
   double(n: number): void {

@@ -14,6 +14,7 @@ import {
 } from '../ingest/protobuf-key-value.js';
 import { ProtobufReader } from '../ingest/protobuf-reader.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
+import { readU64LE } from '../protobuf/u64-le.js';
 import { recurringString } from '../ingest/recurring-string.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
@@ -217,7 +218,7 @@ class Reader {
 
   u64(): bigint {
     if (this.pos + 8 > this.buf.length) throw new Error('span batch: truncated');
-    const n = this.buf.readBigUInt64LE(this.pos);
+    const n = readU64LE(this.buf, this.pos);
     this.pos += 8;
     return n;
   }
