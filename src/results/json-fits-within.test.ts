@@ -50,12 +50,37 @@ describe('jsonFitsWithin', () => {
     expect(jsonFitsWithin(Object.assign(Object.create(null) as object, { a: 1 }), 1000)).toBe(true);
   });
 
-  it('stops counting past the limit: a huge or deep value costs no more than the limit', () => {
-    const long = new Array<number>(10_000_000);
+  it('stops counting past the limit: a long, deep or wide value costs reads in the limit, not in its size', () => {
+    // Every element and property read counted through a proxy: the work, not the time.
+    const reads = { n: 0 };
+    const counted = <T extends object>(value: T): T =>
+      new Proxy(value, {
+        get(target, key, receiver) {
+          reads.n++;
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      });
+    const long = counted(new Array<number>(1_000_000).fill(7));
     expect(jsonFitsWithin(long, 2000)).toBe(false);
-    let deep: unknown[] = [];
-    for (let i = 0; i < 100_000; i++) deep = [deep];
+    // Each number is bounded at 24 characters: about 80 elements, each its length and itself read.
+    expect(reads.n).toBeLessThan(400);
+
+    reads.n = 0;
+    let deep: unknown[] = counted([]);
+    for (let i = 0; i < 100_000; i++) deep = counted([deep]);
     expect(jsonFitsWithin(deep, 2000)).toBe(false);
+    // Each level writes at least its two brackets: at most about 1,000 levels, not 100,000.
+    expect(reads.n).toBeLessThan(4 * 1000);
+
+    reads.n = 0;
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 100_000; i++) wide[`k${i}`] = i;
+    expect(jsonFitsWithin(counted(wide), 2000)).toBe(false);
+    // Each key writes at least `"k0":0,`: about 200 values read, not 100,000.
+    expect(reads.n).toBeLessThan(400);
+
+    // A sparse array (never JSON's) and a long string are refused too.
+    expect(jsonFitsWithin(new Array<number>(10_000_000), 2000)).toBe(false);
     expect(jsonFitsWithin({ s: 'x'.repeat(10_000_000) }, 2000)).toBe(false);
   });
 });

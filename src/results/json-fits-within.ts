@@ -6,7 +6,10 @@
  * one past it. Anything else (a string, a `Date`, a class's instance, `undefined`, a bigint, an
  * array with holes) is refused, as `JSON.stringify` would write it otherwise or not at all.
  * Allocates nothing; visits at most about `maxChars` values and characters, whatever the value
- * holds (each counts one character at least), so a hostile value costs no more.
+ * holds (each counts one character at least), so a hostile value costs no more. One cost is not
+ * its own: `for…in` over an object has V8 list the object's keys before the first, so an object
+ * of many keys costs their listing (a value from a trace was parsed from text within
+ * `INPUT_BOUNDS.maxJsonChars`, which cost as much).
  */
 export function jsonFitsWithin(value: unknown, maxChars: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
