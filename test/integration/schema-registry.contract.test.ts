@@ -17,6 +17,7 @@ import {
 } from '../../src/score/schemas/schema-registry.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 
 /**
  * The schema registry's contract, on both implementations (memory; Redis, one server and a
@@ -186,13 +187,17 @@ describe.each(Object.keys(subjects))('schema registry (%s)', kind => {
 
 describe('schema registry (redis) work', () => {
   it('puts with one command and gets with one round trip, whatever the number of tools', async () => {
+    // A server of its own: MONITOR on the shared one saw the other test files' commands, and
+    // ioredis failed with 'Command queue state error' when one came before MONITOR's OK.
+    const server = await startRedisServer();
+    closers.push(() => server.stop());
     const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    closers.push(() => redis.cleanup());
-    await whenReady(redis.commands);
-    const registry = createRedisSchemaRegistry(redis.commands, prefix);
+    const commands = createRedisConnection(server.url, 'commands');
+    closers.push(() => commands.quit());
+    await whenReady(commands);
+    const registry = createRedisSchemaRegistry(commands, prefix);
     const sent: string[] = [];
-    const monitor = await (redis.commands as Redis).monitor();
+    const monitor = await (commands as Redis).monitor();
     closers.push(async () => monitor.disconnect());
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       // Sent by this client, not run inside the script.
