@@ -65,3 +65,42 @@ describe('compact result JSON', () => {
     expect(roundTrip(empty)).toEqual(empty);
   });
 });
+
+describe('compact result JSON text', () => {
+  it('is the text JSON.stringify writes of the result without its defaults', () => {
+    const odd: StoredResult = {
+      ...result,
+      reason: 'quote " back \\ tab \t lone \ud800 é 中 😀',
+      toolSequence: ['search', 'unknown', 'book'],
+      expectedTools: ['search'],
+      score: 0.125,
+      failingAgents: ['travel'],
+    };
+    const { score, label, reason, expectedTools, toolSequence, toolsUsed, serviceName } = odd;
+    expect(compactResultJson(odd)).toBe(
+      JSON.stringify({
+        id: '7',
+        timeUnixMs: odd.timeUnixMs,
+        traceId: odd.traceId,
+        suite: 'travel',
+        testCaseId: 'book',
+        scorer: 'tool_correctness',
+        scorerVersion: odd.scorerVersion,
+        score,
+        label,
+        reason,
+        expectedTools,
+        toolSequence,
+        toolsUsed,
+        serviceName,
+        agentName: 'travel',
+        agents: ['travel'],
+        failingAgents: ['travel'],
+      }),
+    );
+    expect(compactResultJson(result)).toContain('"toolSequence":[0,1,0]');
+    // A field holding an object: its keys are read as the result's (by JSON.stringify's replacer).
+    const nested = { ...result, extra: { score: null, keep: 1 } } as unknown as StoredResult;
+    expect(compactResultJson(nested)).toContain('"extra":{"keep":1}');
+  });
+});

@@ -1,4 +1,5 @@
 import type { StoredResult } from './stored-result.js';
+import { JsonTextWriter } from './json-text-writer.js';
 
 /**
  * A stored result's compact JSON (results layout 2's first line of a pass in the Redis stream, and
@@ -53,14 +54,72 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
   'failingTurn',
 ];
 
+/** The writer of {@link compactResultJson}'s texts (one at a time: nothing it writes waits). */
+const writer = new JsonTextWriter();
+
 /**
  * A result's compact JSON (see above): its own JSON, the fields at their defaults left out as it is
  * written (no copy of the result; `undefined` fields are left out too, as JSON does). A result's
  * fields are flat (strings, numbers, arrays of them): a nested object's keys would be read as its.
- * Pure; an array for its tool sequence.
+ * Pure. Written by a {@link JsonTextWriter} (the string alone allocated: a third of what
+ * `JSON.stringify` with a replacer allocated), or, for a result with a nested object or anything
+ * the writer leaves to it, by `JSON.stringify` with {@link compactField}: the same text.
  */
 export function compactResultJson(result: Partial<StoredResult>): string {
+  return writer.text(result, writeCompact, stringifyCompact);
+}
+
+/** `JSON.stringify` of {@link compactResultJson}. */
+function stringifyCompact(result: Partial<StoredResult>): string {
   return JSON.stringify(result, compactField);
+}
+
+/**
+ * Writes {@link compactResultJson}'s text of `result`, the fields {@link compactField} keeps;
+ * false (nothing to take) for a result whose text it leaves to {@link stringifyCompact}: one with
+ * a `toJSON`, a field holding an object or an array holding one (the replacer would read its keys
+ * too), or a tool sequence that is no array.
+ */
+function writeCompact(w: JsonTextWriter, result: Partial<StoredResult>): boolean {
+  if (typeof (result as { toJSON?: unknown }).toJSON === 'function') return false;
+  w.raw('{');
+  let first = true;
+  for (const key in result) {
+    if (!Object.hasOwn(result, key)) continue;
+    const value = result[key as keyof StoredResult] as unknown;
+    if (!JsonTextWriter.writes(value) || leftOut(result, key, value)) continue;
+    if (typeof value === 'object' && value !== null && !isFlatArray(value)) return false;
+    if (key === 'toolSequence' && !isSequence(value, result.toolsUsed)) return false;
+    w.key(key, first);
+    first = false;
+    if (key === 'toolSequence') writeSequence(w, value as string[], result.toolsUsed);
+    else w.value(value);
+  }
+  w.raw('}');
+  return true;
+}
+
+/** Whether `value` is an array of no objects (what the replacer returns as it is). */
+function isFlatArray(value: object): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const v of value as unknown[]) if (typeof v === 'object' && v !== null) return false;
+  return true;
+}
+
+/** Whether a tool sequence and the names it is read against are arrays (as results hold). */
+function isSequence(seq: unknown, used: unknown): boolean {
+  return Array.isArray(seq) && (used === undefined || Array.isArray(used));
+}
+
+/** {@link compactSequence}'s array written, without the array of indices made. */
+function writeSequence(w: JsonTextWriter, seq: string[], used: readonly string[] = []): void {
+  for (const name of seq) if (!used.includes(name)) return w.value(seq);
+  w.raw('[');
+  for (let i = 0; i < seq.length; i++) {
+    if (i > 0) w.raw(',');
+    w.number(used.indexOf(seq[i]!));
+  }
+  w.raw(']');
 }
 
 /** `JSON.stringify`'s replacer of {@link compactResultJson}: `holder` is the result (or an array). */

@@ -1,5 +1,6 @@
 import type { RunRecord, StoredToolCall, WrittenToolCall } from './stored-result.js';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
+import { JsonTextWriter } from './json-text-writer.js';
 
 /** A run record's fields but its results and export (the run key's value holds those apart). */
 export type RecordFields = Omit<RunRecord, 'results' | 'export'>;
@@ -96,7 +97,20 @@ export function compactRecordLine(
     if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
     out[name] = value;
   }
-  return JSON.stringify(out);
+  return writer.text(out, writeValue, stringify);
+}
+
+/** The writer of {@link compactRecordLine}'s lines (one at a time: nothing it writes waits). */
+const writer = new JsonTextWriter();
+
+/** Writes a value as JSON (see {@link JsonTextWriter}). */
+function writeValue(w: JsonTextWriter, value: unknown): boolean {
+  w.value(value);
+  return true;
+}
+
+function stringify(value: unknown): string {
+  return JSON.stringify(value);
 }
 
 /** Whether a parsed record line is layout 2's. */

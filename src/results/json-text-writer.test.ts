@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { JsonTextWriter } from './json-text-writer.js';
+
+const writer = new JsonTextWriter();
+const write = (w: JsonTextWriter, value: unknown): boolean => {
+  w.value(value);
+  return true;
+};
+const text = (value: unknown): string =>
+  writer.text(value, write, v => JSON.stringify(v) ?? 'undefined');
+
+class Point {
+  x = 1;
+  y: number | undefined = undefined;
+  get z(): number {
+    return 3;
+  }
+}
+
+const strings = [
+  '',
+  'plain ascii',
+  'quote " and backslash \\ and slash /',
+  '\b\f\n\r\t\u0000\u0001\u001f\u007f',
+  'café é ÿ',
+  'Ā 中文 \u2028 \u2029 \uffff',
+  'emoji 😀 pair',
+  'lone high \ud800 end',
+  'lone low \udc00 x',
+  'high at end \udbff',
+  'reversed \udc00\ud800',
+  '\ud83d\ude00\ud83d',
+];
+
+const numbers = [
+  0,
+  -0,
+  1,
+  -1,
+  42,
+  2 ** 31,
+  1_795_894_422_753,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  2 ** 53,
+  2 ** 60,
+  1e21,
+  -1e21,
+  0.1,
+  129.5,
+  0.129,
+  1e-7,
+  5e-324,
+  Number.MAX_VALUE,
+  NaN,
+  Infinity,
+  -Infinity,
+];
+
+describe('JSON text writer', () => {
+  it('writes strings and numbers as JSON.stringify does', () => {
+    for (const s of strings) expect(text(s)).toBe(JSON.stringify(s));
+    for (const n of numbers) expect(text(n)).toBe(JSON.stringify(n));
+  });
+
+  it('writes objects and arrays as JSON.stringify does', () => {
+    const values: unknown[] = [
+      null,
+      true,
+      false,
+      [],
+      {},
+      [1, 'a', null, undefined, () => 1, Symbol('s'), [2, [3]], { a: undefined }],
+      // eslint-disable-next-line no-sparse-arrays
+      [1, , 3],
+      {
+        b: 1,
+        a: 2,
+        10: 'ten',
+        2: 'two',
+        'é"\n': strings,
+        f: () => 1,
+        s: Symbol('s'),
+        u: undefined,
+      },
+      Object.assign(Object.create(null) as object, { k: 'no prototype' }),
+      Object.assign(Object.create({ inherited: 1 }) as object, { own: 2 }),
+      new Point(),
+      new Map([[1, 2]]),
+      { nested: { deeper: { deepest: [{ n: numbers }] } } },
+      { date: new Date(0), boxed: [new Number(1), new String('s'), new Boolean(false)] },
+      { toJSON: () => ({ replaced: true }) },
+    ];
+    for (const v of values) expect(text(v)).toBe(JSON.stringify(v));
+  });
+
+  it('gives texts past its levels, long texts and not-ASCII texts whole', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 200; i++) deep = { d: [deep] };
+    expect(text(deep)).toBe(JSON.stringify(deep));
+    const long = { s: 'x'.repeat(200_000), t: '中'.repeat(50_000) };
+    expect(text(long)).toBe(JSON.stringify(long));
+    // The buffer grown for it is let go: the next text is still right.
+    expect(text({ after: 'é' })).toBe('{"after":"é"}');
+  });
+
+  it("throws JSON.stringify's errors", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => text(cycle)).toThrow(TypeError);
+    expect(() => text({ big: 1n })).toThrow(TypeError);
+  });
+
+  it('takes the fallback when the write declines', () => {
+    expect(
+      writer.text(
+        1,
+        () => false,
+        () => 'fallback',
+      ),
+    ).toBe('fallback');
+  });
+});

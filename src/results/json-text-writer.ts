@@ -1,0 +1,251 @@
+/** Bytes a writer keeps between texts; a longer text's buffer is let go once it is taken. */
+const KEPT_BYTES = 64 * 1024;
+
+/**
+ * Levels of arrays and objects {@link JsonTextWriter.value} writes itself; past them (a cycle, or
+ * data deeper than any record or result) the text is `JSON.stringify`'s (see `text`).
+ */
+const MAX_DEPTH = 64;
+
+/**
+ * Thrown for what the writer leaves to `JSON.stringify` (past {@link MAX_DEPTH}, a `toJSON`, a
+ * boxed primitive, a bigint): caught by `text`, which then gives the fallback's text.
+ */
+const LEFT_TO_STRINGIFY = new Error('JSON text left to JSON.stringify');
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const HEX = '0123456789abcdef';
+
+/**
+ * JSON text written into one reusable byte buffer (off the V8 heap), then taken as one flat
+ * string: the same text `JSON.stringify` writes, for the compact lines the results stores keep.
+ * `JSON.stringify` builds its text in parts that double from 32 characters and joins them as a
+ * rope: about three times the text's bytes in V8's heap for a 470-character result (1,465 bytes,
+ * 1,577 with a replacer), where this allocates the string alone (counted with
+ * `bench/budget-figures.child.ts allocation-memory`). The text is the same: strings escaped as
+ * `JSON.stringify` escapes them (lone surrogates as `\udxxx`), numbers as `String` writes them
+ * (non-finite ones `null`), an object's own enumerable string keys in their order, `undefined`,
+ * functions and symbols left out of objects and `null` in arrays. Anything it does not write itself
+ * (a value with `toJSON`, a boxed primitive, a bigint, a cycle, more than 64 levels) makes the
+ * whole text `JSON.stringify`'s, errors included. Not reentrant: one text at a time (nothing it
+ * writes runs code of its caller's). Holds at most 64 KiB between texts.
+ */
+export class JsonTextWriter {
+  private buf = Buffer.allocUnsafeSlow(KEPT_BYTES);
+  private pos = 0;
+  private ascii = true;
+  private depth = 0;
+
+  /**
+   * The text `write` writes of `subject` with this writer, or `fallback`'s (`JSON.stringify` as
+   * the caller would call it) when `write` returns false or the writer gives up (see above).
+   * Both are called without a closure: `subject` is handed to them.
+   */
+  text<T>(
+    subject: T,
+    write: (writer: JsonTextWriter, subject: T) => boolean,
+    fallback: (subject: T) => string,
+  ): string {
+    this.pos = 0;
+    this.ascii = true;
+    this.depth = 0;
+    let written: boolean;
+    try {
+      written = write(this, subject);
+    } catch (error) {
+      if (error !== LEFT_TO_STRINGIFY) throw error;
+      written = false;
+    }
+    const text = written ? this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.pos) : null;
+    this.release();
+    return text ?? fallback(subject);
+  }
+
+  /** Characters below 0x80 as they are (punctuation, keys known to need no escape). */
+  raw(ascii: string): void {
+    this.ensure(ascii.length);
+    for (let i = 0; i < ascii.length; i++) this.buf[this.pos++] = ascii.charCodeAt(i);
+  }
+
+  /** A string as a JSON string, quotes included. */
+  string(s: string): void {
+    // Six bytes a character at most (`\u001f`), three a UTF-16 unit in UTF-8; two quotes.
+    this.ensure(s.length * 6 + 2);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = QUOTE;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x20 && c < 0x80) {
+        if (c === QUOTE || c === BACKSLASH) buf[pos++] = BACKSLASH;
+        buf[pos++] = c;
+      } else if (c < 0x20) {
+        pos = this.control(c, pos);
+      } else if (c < 0x800) {
+        this.ascii = false;
+        buf[pos++] = 0xc0 | (c >> 6);
+        buf[pos++] = 0x80 | (c & 0x3f);
+      } else if (c < 0xd800 || c > 0xdfff) {
+        this.ascii = false;
+        pos = utf8Three(buf, pos, c);
+      } else {
+        const next = c <= 0xdbff && i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          // A pair: its code point in four bytes.
+          this.ascii = false;
+          const p = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+          buf[pos++] = 0xf0 | (p >> 18);
+          buf[pos++] = 0x80 | ((p >> 12) & 0x3f);
+          buf[pos++] = 0x80 | ((p >> 6) & 0x3f);
+          buf[pos++] = 0x80 | (p & 0x3f);
+          i++;
+        } else pos = unicodeEscape(buf, pos, c);
+      }
+    }
+    buf[pos++] = QUOTE;
+    this.pos = pos;
+  }
+
+  /** A number as `JSON.stringify` writes it: a safe integer's digits without a string made. */
+  number(n: number): void {
+    if (!Number.isFinite(n)) return this.raw('null');
+    if (!Number.isSafeInteger(n)) return this.raw(String(n));
+    this.ensure(17);
+    if (n < 0) {
+      this.buf[this.pos++] = 0x2d;
+      n = -n;
+    }
+    let digits = 1;
+    for (let d = n; d >= 10; d = Math.floor(d / 10)) digits++;
+    let at = (this.pos += digits);
+    do {
+      const q = Math.floor(n / 10);
+      // The digit first: `0x30 + n` would pass 2 ** 53 and round.
+      this.buf[--at] = 0x30 + (n - q * 10);
+      n = q;
+    } while (n > 0);
+  }
+
+  /**
+   * Any value as `JSON.stringify` writes it (see the class); `undefined`, a function or a symbol
+   * writes `null` (where `JSON.stringify` leaves a field out, the caller leaves it out).
+   */
+  value(v: unknown): void {
+    switch (typeof v) {
+      case 'string':
+        return this.string(v);
+      case 'number':
+        return this.number(v);
+      case 'boolean':
+        return this.raw(v ? 'true' : 'false');
+      case 'object':
+        if (v === null) return this.raw('null');
+        if (++this.depth > MAX_DEPTH || !JsonTextWriter.plain(v)) throw LEFT_TO_STRINGIFY;
+        if (Array.isArray(v)) this.array(v);
+        else this.object(v);
+        this.depth--;
+        return;
+      case 'bigint':
+        throw LEFT_TO_STRINGIFY;
+      default:
+        return this.raw('null');
+    }
+  }
+
+  /** A field's key and colon, with a comma before it unless `first`. */
+  key(name: string, first: boolean): void {
+    if (!first) this.raw(',');
+    this.string(name);
+    this.raw(':');
+  }
+
+  /** Whether `value` is written as a field of an object (`JSON.stringify` leaves it out if not). */
+  static writes(value: unknown): boolean {
+    return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+  }
+
+  private array(a: readonly unknown[]): void {
+    this.raw('[');
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) this.raw(',');
+      this.value(a[i]);
+    }
+    this.raw(']');
+  }
+
+  /**
+   * Whether the writer writes an object itself: not one `JSON.stringify` turns into another value
+   * first (its `toJSON`'s, a boxed primitive's).
+   */
+  static plain(o: object): boolean {
+    return !(
+      typeof (o as { toJSON?: unknown }).toJSON === 'function' ||
+      o instanceof Number ||
+      o instanceof String ||
+      o instanceof Boolean ||
+      o instanceof BigInt
+    );
+  }
+
+  private object(o: object): void {
+    this.raw('{');
+    let first = true;
+    // `for…in` with `hasOwn`: the own enumerable string keys in `Object.keys`'s order, without
+    // the array `Object.keys` makes.
+    for (const name in o) {
+      if (!Object.hasOwn(o, name)) continue;
+      const value = (o as Record<string, unknown>)[name];
+      if (!JsonTextWriter.writes(value)) continue;
+      this.key(name, first);
+      this.value(value);
+      first = false;
+    }
+    this.raw('}');
+  }
+
+  /** A control character's escape, as `JSON.stringify` writes it. */
+  private control(c: number, pos: number): number {
+    const short =
+      c === 8 ? 0x62 : c === 9 ? 0x74 : c === 10 ? 0x6e : c === 12 ? 0x66 : c === 13 ? 0x72 : 0;
+    if (short === 0) return unicodeEscape(this.buf, pos, c);
+    this.buf[pos++] = BACKSLASH;
+    this.buf[pos++] = short;
+    return pos;
+  }
+
+  /** Room for `bytes` more, in a buffer twice as large when there is not. */
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + bytes) size *= 2;
+    const grown = Buffer.allocUnsafeSlow(size);
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+
+  /** Lets a grown buffer go (a long text is rare; its bytes are not kept for the next). */
+  private release(): void {
+    if (this.buf.length > KEPT_BYTES) this.buf = Buffer.allocUnsafeSlow(KEPT_BYTES);
+    this.pos = 0;
+  }
+}
+
+/** A UTF-16 unit below 0x10000 (not a surrogate) as three bytes of UTF-8. */
+function utf8Three(buf: Buffer, pos: number, c: number): number {
+  buf[pos++] = 0xe0 | (c >> 12);
+  buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+  buf[pos++] = 0x80 | (c & 0x3f);
+  return pos;
+}
+
+/** `\uxxxx`, lower-case hex, as `JSON.stringify` escapes control characters and lone surrogates. */
+function unicodeEscape(buf: Buffer, pos: number, c: number): number {
+  buf[pos++] = BACKSLASH;
+  buf[pos++] = 0x75;
+  buf[pos++] = HEX.charCodeAt(c >> 12);
+  buf[pos++] = HEX.charCodeAt((c >> 8) & 0xf);
+  buf[pos++] = HEX.charCodeAt((c >> 4) & 0xf);
+  buf[pos++] = HEX.charCodeAt(c & 0xf);
+  return pos;
+}
