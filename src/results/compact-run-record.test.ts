@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredToolCall } from './stored-result.js';
 import {
+  compactRecord,
   compactRecordLine,
   decodeCalls,
   decodeCompactRecord,
@@ -149,5 +150,61 @@ describe('layout 2 tool calls', () => {
     expect(read.map(c => c.result)).toEqual(texts);
     // Written as JSON values, not escaped strings, where that reads back the same.
     expect(JSON.stringify(encodeCalls([call]))).toContain('{"city":"Lisbon"');
+  });
+});
+
+describe('layout 2 line text', () => {
+  it("is JSON.stringify's text of the line's object, whatever the record holds", () => {
+    const odd: StoredToolCall[] = [
+      call,
+      { ...call, durationMs: NaN, spanId: 'nan' },
+      { ...call, durationMs: Infinity, agent: undefined, arguments: 'tab\t "q" é 中 😀 \ud800' },
+      {
+        name: 'refused',
+        rawName: 'Refused',
+        source: 'requested',
+        status: 'error',
+        error: 'boom\n',
+        spanId: '02',
+        convention: 'other',
+        turn: 2,
+        repeated: true,
+      },
+    ];
+    const values = {
+      ...call,
+      arguments: { city: 'Lisbon', nested: [1, 2.5, null, { deep: true }] },
+      result: [{ id: 'TP541' }],
+    } as unknown as StoredToolCall;
+    const records: RecordFields[] = [
+      record,
+      { ...record, toolCalls: odd, diagnostics: [{ code: 'c', message: 'é "m"' }] },
+      { ...record, toolCalls: [values], receivedAtUnixMs: 5, traceId: 'other' },
+      {
+        ...record,
+        toolCalls: [],
+        agents: undefined,
+        session: {
+          id: 's',
+          part: 1,
+          traceIds: ['a', 'b'],
+          cut: 'max_traces',
+          cutReason: 'r',
+          continues: null,
+        },
+      },
+      { ...record, 0: 'index key first' } as RecordFields,
+    ];
+    for (const r of records)
+      for (const contentAsJson of [true, false])
+        for (const withReceived of [true, false]) {
+          const options = { contentAsJson, withReceived };
+          expect(compactRecordLine(r, r.traceId, options)).toBe(
+            JSON.stringify(compactRecord(r, r.traceId, options)),
+          );
+          expect(compactRecordLine(r, 'key', options)).toBe(
+            JSON.stringify(compactRecord(r, 'key', options)),
+          );
+        }
   });
 });

@@ -58,20 +58,58 @@ function isDefault(value: unknown, fallback: unknown): boolean {
   return value === fallback;
 }
 
-/** Layout 2's line of a run record (see above). Pure. */
+/** What {@link compactRecordLine} is given: a pass's fields or a whole record's. */
+type LineFields = Omit<RecordFields, 'receivedAtUnixMs' | 'toolCalls'> &
+  Partial<Pick<RecordFields, 'receivedAtUnixMs'>> & { toolCalls: readonly WrittenToolCall[] };
+
+/** How {@link compactRecordLine} writes a line. */
+interface LineOptions {
+  contentAsJson?: boolean;
+  /** False: `receivedAtUnixMs` left out (a store holding it apart), as if null. */
+  withReceived?: boolean;
+}
+
+/** A line to write: what the writer is handed (see {@link writeLine}). */
+interface Line {
+  fields: LineFields;
+  key: string;
+  contentAsJson: boolean;
+  withReceived: boolean;
+}
+
+/** The writer of {@link compactRecordLine}'s lines (one at a time: nothing it writes waits). */
+const writer = new JsonTextWriter();
+
+/**
+ * Layout 2's line of a run record (see above). Pure. Written straight from the fields by a
+ * {@link JsonTextWriter} ({@link writeLine}): the line's object, its calls' rows and the rope
+ * `JSON.stringify` builds were about 4,000 bytes a 10-call record in V8's heap, where this
+ * allocates the string and little else. {@link compactRecord} is the same line as an object,
+ * which `JSON.stringify` writes where the writer does not (see {@link writeLine}).
+ */
 export function compactRecordLine(
-  fields: Omit<RecordFields, 'receivedAtUnixMs' | 'toolCalls'> &
-    Partial<Pick<RecordFields, 'receivedAtUnixMs'>> & { toolCalls: readonly WrittenToolCall[] },
+  fields: LineFields,
   key: string,
-  {
-    contentAsJson = true,
-    withReceived = true,
-  }: {
-    contentAsJson?: boolean;
-    /** False: `receivedAtUnixMs` left out (a store holding it apart), as if null. */
-    withReceived?: boolean;
-  } = {},
+  { contentAsJson = true, withReceived = true }: LineOptions = {},
 ): string {
+  return writer.text({ fields, key, contentAsJson, withReceived }, writeLine, stringifyLine);
+}
+
+/** The line as `JSON.stringify` writes {@link compactRecord}'s object. */
+function stringifyLine(line: Line): string {
+  return JSON.stringify(compactRecord(line.fields, line.key, line));
+}
+
+/**
+ * A run record's compact line as an object (its JSON is {@link compactRecordLine}'s line): what
+ * `JSON.stringify` writes where {@link writeLine} leaves the line to it, and what tests hold the
+ * writer's lines to.
+ */
+export function compactRecord(
+  fields: LineFields,
+  key: string,
+  { contentAsJson = true, withReceived = true }: LineOptions = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = { v: 2 };
   // `for…in` and no JSON for the defaults' check: the memory store writes a record a pass.
   for (const name in fields) {
@@ -97,20 +135,122 @@ export function compactRecordLine(
     if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
     out[name] = value;
   }
-  return writer.text(out, writeValue, stringify);
+  return out;
 }
 
-/** The writer of {@link compactRecordLine}'s lines (one at a time: nothing it writes waits). */
-const writer = new JsonTextWriter();
-
-/** Writes a value as JSON (see {@link JsonTextWriter}). */
-function writeValue(w: JsonTextWriter, value: unknown): boolean {
-  w.value(value);
+/**
+ * Writes {@link compactRecord}'s object as JSON without making it, field for field in its order;
+ * false (nothing to take) where that order or those fields would not be the object's: a field
+ * named `v` or `calls` (the line's own), one whose name is an array index (an object lists those
+ * first), or fields that hold something else than a record holds (the calls or agents not arrays).
+ */
+function writeLine(w: JsonTextWriter, { fields, key, contentAsJson, withReceived }: Line): boolean {
+  w.raw('{"v":2');
+  for (const name in fields) {
+    const value = fields[name as keyof RecordFields] as unknown;
+    if (value === undefined || name === 'export' || name === 'results') continue;
+    if (name === 'v' || name === 'calls' || isIndexLike(name)) return false;
+    if (name === 'receivedAtUnixMs' && !withReceived) continue;
+    if (name === 'traceId' && value === key) continue;
+    if (name === 'testCaseIdAttribute' && fields.testCaseId !== null) {
+      if (value !== DEFAULT_TEST_CASE_ATTRIBUTE) writeField(w, name, value);
+      continue;
+    }
+    if (name === 'agents') {
+      if (!Array.isArray(value)) return false;
+      w.key(name, false);
+      writeAgents(w, value as NonNullable<RecordFields['agents']>);
+      continue;
+    }
+    if (name === 'toolCalls') {
+      if (!Array.isArray(value)) return false;
+      if (value.length === 0) continue;
+      w.key('calls', false);
+      writeCalls(w, value as WrittenToolCall[], contentAsJson);
+      continue;
+    }
+    if (name in DEFAULTS && isDefault(value, DEFAULTS[name as keyof RecordFields])) continue;
+    writeField(w, name, value);
+  }
+  w.raw('}');
   return true;
 }
 
-function stringify(value: unknown): string {
-  return JSON.stringify(value);
+/** A field as JSON writes it into an object: left out when JSON leaves it out. */
+function writeField(w: JsonTextWriter, name: string, value: unknown): void {
+  if (!JsonTextWriter.writes(value)) return;
+  w.key(name, false);
+  w.value(value);
+}
+
+/** Whether a key is one an object lists before the others (an array index: digits). */
+function isIndexLike(name: string): boolean {
+  const c = name.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** The route's agents as {@link compactRecord} has them: a name, or a name and its handoff. */
+function writeAgents(w: JsonTextWriter, agents: NonNullable<RecordFields['agents']>): void {
+  w.raw('[');
+  for (let i = 0; i < agents.length; i++) {
+    const a = agents[i]!;
+    if (i > 0) w.raw(',');
+    if (a.handoff === null) {
+      w.value(a.agent);
+      continue;
+    }
+    w.raw('[');
+    w.value(a.agent);
+    w.raw(',');
+    w.value(a.handoff);
+    w.raw(']');
+  }
+  w.raw(']');
+}
+
+/** {@link encodeCalls}'s object written as JSON, without it or its rows made. */
+function writeCalls(w: JsonTextWriter, calls: readonly WrittenToolCall[], contentAsJson: boolean) {
+  const names: string[] = [];
+  for (let i = 0; i < calls.length; i++)
+    if (names.indexOf(calls[i]!.name) < 0) names.push(calls[i]!.name);
+  const convention = calls[0]?.convention;
+  const agent = calls[0]?.agent;
+  w.raw('{"t":');
+  w.value(names);
+  if (JsonTextWriter.writes(convention)) {
+    w.raw(',"c":');
+    w.value(convention);
+  }
+  if (JsonTextWriter.writes(agent)) {
+    w.raw(',"g":');
+    w.value(agent);
+  }
+  w.raw(',"l":[');
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
+    if (i > 0) w.raw(',');
+    const other = otherOf(call, convention, agent);
+    const duration = Number.isFinite(call.durationMs) ? call.durationMs! : null;
+    const args = contentAsJson ? contentValue(call.arguments) : (call.arguments ?? null);
+    const result = contentAsJson ? contentValue(call.result) : (call.result ?? null);
+    const length = rowLength(other, duration, args, result);
+    w.raw('[');
+    w.number(names.indexOf(call.name));
+    w.raw(',');
+    w.value(call.spanId);
+    if (length > 2) rowCell(w, duration);
+    if (length > 3) rowCell(w, args);
+    if (length > 4) rowCell(w, result);
+    if (length > 5) rowCell(w, other);
+    w.raw(']');
+  }
+  w.raw(']}');
+}
+
+/** A cell of a call's row after the first two, its comma before it. */
+function rowCell(w: JsonTextWriter, value: unknown): void {
+  w.raw(',');
+  w.value(value);
 }
 
 /** Whether a parsed record line is layout 2's. */
@@ -157,8 +297,8 @@ export function encodeCalls(
   calls: readonly WrittenToolCall[],
   contentAsJson = true,
 ): Record<string, unknown> {
-  // Names by position in a list (a trace calls a few tools), rows of exactly their length, and
-  // no closure, pair or key set a call: this runs a call a pass.
+  // Names by position in a list (a trace calls a few tools). The stores write calls with
+  // `writeCalls` (no rows made); this is the object that is the JSON of.
   const names: string[] = [];
   const convention = calls[0]?.convention;
   const agent = calls[0]?.agent;
@@ -167,40 +307,53 @@ export function encodeCalls(
     const call = calls[i]!;
     let n = names.indexOf(call.name);
     if (n < 0) n = names.push(call.name) - 1;
-    // Without an object or array a call where nothing differs (most).
-    let other: Record<string, unknown> | undefined;
-    for (const key in call) {
-      const value = call[key as keyof WrittenToolCall];
-      if (value === undefined) continue;
-      // A duration JSON writes as null (NaN, ±Infinity from hostile span times) would read back
-      // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
-      if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
-      if (isPositional(key)) continue;
-      if (!isDefaulted(key) || value !== callDefault(key, call, convention, agent))
-        (other ??= {})[key] = value;
-    }
-    let absent: string[] | undefined;
-    for (const key of DEFAULTED)
-      if (call[key] === undefined && callDefault(key, call, convention, agent) !== undefined)
-        (absent ??= []).push(key);
-    if (absent) (other ??= {})['-'] = absent;
+    const other = otherOf(call, convention, agent);
     const duration = Number.isFinite(call.durationMs) ? call.durationMs! : null;
     const args = contentAsJson ? contentValue(call.arguments) : (call.arguments ?? null);
     const result = contentAsJson ? contentValue(call.result) : (call.result ?? null);
     // Trailing absent ones cut.
-    list[i] =
-      other !== undefined
-        ? [n, call.spanId, duration, args, result, other]
-        : result !== null
-          ? [n, call.spanId, duration, args, result]
-          : args !== null
-            ? [n, call.spanId, duration, args]
-            : duration !== null
-              ? [n, call.spanId, duration]
-              : [n, call.spanId];
+    const row = [n, call.spanId, duration, args, result, other];
+    row.length = rowLength(other, duration, args, result);
+    list[i] = row;
   }
   // `c` and `g` undefined when the first call has none: JSON leaves them out.
   return { t: names, c: convention, g: agent, l: list };
+}
+
+/**
+ * What of a call its row's `other` holds (see {@link encodeCalls}): undefined where nothing
+ * differs from the defaults (most calls), and then nothing is made.
+ */
+function otherOf(
+  call: WrittenToolCall,
+  convention: string | undefined,
+  agent: string | undefined,
+): Record<string, unknown> | undefined {
+  let other: Record<string, unknown> | undefined;
+  for (const key in call) {
+    const value = call[key as keyof WrittenToolCall];
+    if (value === undefined) continue;
+    // A duration JSON writes as null (NaN, ±Infinity from hostile span times) would read back
+    // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
+    if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
+    if (isPositional(key)) continue;
+    if (!isDefaulted(key) || value !== callDefault(key, call, convention, agent))
+      (other ??= {})[key] = value;
+  }
+  let absent: string[] | undefined;
+  for (const key of DEFAULTED)
+    if (call[key] === undefined && callDefault(key, call, convention, agent) !== undefined)
+      (absent ??= []).push(key);
+  if (absent) (other ??= {})['-'] = absent;
+  return other;
+}
+
+/** A call's row's length: its trailing absent cells (null) cut, all six with an `other`. */
+function rowLength(other: object | undefined, duration: unknown, args: unknown, result: unknown) {
+  if (other !== undefined) return 6;
+  if (result !== null) return 5;
+  if (args !== null) return 4;
+  return duration !== null ? 3 : 2;
 }
 
 /** Whether a call's row holds the field by position. */
