@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { agentTrace } from '../../test/helpers/trace-builder.js';
 import { defineScorer } from './define-scorer.js';
-import { runScorers } from './run-scorers.js';
+import { runScorers, runScorersAtOnce } from './run-scorers.js';
+import type { Scorer } from './scorer.js';
 
 const trace = agentTrace(['a', { name: 'b', error: 'boom' }]);
 const run = (scorer: ReturnType<typeof defineScorer>, options: Record<string, unknown> = {}) =>
@@ -74,5 +75,47 @@ describe('defineScorer and runScorers', () => {
     expect(() =>
       defineScorer({ name: 'ok', score: () => 1 }).parseOptions({ threshold: 'high' }),
     ).toThrow(/threshold/);
+  });
+
+  it('answers at once when no scorer awaits, and awaits the rest in order after one that does', async () => {
+    const scorer = (name: string, score: Scorer['score']): Scorer => ({
+      name,
+      kind: 'deterministic',
+      description: name,
+      parseOptions: () => ({}),
+      score,
+    });
+    const result = { status: 'skipped', reason: 'r' } as const;
+    const now = scorer('now', () => result);
+    const later = scorer('later', () => Promise.resolve(result));
+    const throws = scorer('throws', () => {
+      throw new TypeError('bad input');
+    });
+    const resolved = (...scorers: Scorer[]) => scorers.map(s => ({ scorer: s, options: {} }));
+    const atOnce = runScorersAtOnce(trace, undefined, resolved(now, throws, now), new Map());
+    expect(Array.isArray(atOnce)).toBe(true);
+    const awaited = runScorersAtOnce(
+      trace,
+      undefined,
+      resolved(now, later, throws, now),
+      new Map(),
+    );
+    expect(Array.isArray(awaited)).toBe(false);
+    expect((await awaited).map(o => [o.scorer, o.result.status])).toEqual([
+      ['now', 'skipped'],
+      ['later', 'skipped'],
+      ['throws', 'failed'],
+      ['now', 'skipped'],
+    ]);
+    const propagate = () => true;
+    expect(() =>
+      runScorersAtOnce(trace, undefined, resolved(throws), new Map(), propagate),
+    ).toThrow('bad input');
+    await expect(
+      runScorers(trace, undefined, resolved(throws), new Map(), propagate),
+    ).rejects.toThrow('bad input');
+    await expect(
+      runScorersAtOnce(trace, undefined, resolved(later, throws), new Map(), propagate),
+    ).rejects.toThrow('bad input');
   });
 });

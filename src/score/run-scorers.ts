@@ -71,6 +71,23 @@ export async function runScorers(
   aliases: ReadonlyMap<string, string>,
   propagate?: (error: unknown) => boolean,
 ): Promise<ScorerOutcome[]> {
+  return runScorersAtOnce(trace, testCase, scorers, aliases, propagate);
+}
+
+/**
+ * {@link runScorers}, its outcomes at once (an array) when every scorer answered at once, as the
+ * deterministic ones do, else a promise; where it would reject before any scorer was awaited, it
+ * throws. For the per-trace loop, which awaits it only when it is thenable: an async function
+ * was an object, a promise and an await of the caller's a trace (about 20 heap bytes a span in
+ * `bench/budget-figures.child.ts allocation-memory`), where a deterministic pass awaits nothing.
+ */
+export function runScorersAtOnce(
+  trace: NormalizedTrace,
+  testCase: TestCase | undefined,
+  scorers: readonly ResolvedScorer[],
+  aliases: ReadonlyMap<string, string>,
+  propagate?: (error: unknown) => boolean,
+): ScorerOutcome[] | Promise<ScorerOutcome[]> {
   const out: ScorerOutcome[] = [];
   // An index loop: this runs once a trace, and a for-of left an iterator result per scorer.
   for (let i = 0; i < scorers.length; i++) {
@@ -80,21 +97,68 @@ export async function runScorers(
     try {
       const scoring = scorer.score({ trace, testCase, options, aliases });
       // A deterministic scorer answers at once: awaited only when it returns a promise.
-      result = isThenable(scoring) ? await scoring : scoring;
+      if (isThenable(scoring))
+        return awaitScorers(out, i, scoring, trace, testCase, scorers, aliases, propagate);
+      result = scoring;
     } catch (error) {
-      if (propagate?.(error)) throw error;
-      const e = error instanceof Error ? error : new Error(String(error));
-      if (isSpanscoreError(e) && e.code === 'SS_JUDGE_BUDGET_EXHAUSTED')
-        result = skipped(e.message);
-      // A SpanscoreError's code (SS_JUDGE_UNAVAILABLE, …) says more than its class name.
-      else
-        result = {
-          status: 'failed',
-          error: e.message,
-          errorType: isSpanscoreError(e) ? e.code : e.name || 'Error',
-        };
+      result = failedResult(error, propagate);
     }
-    out.push({ scorer: scorer.name, kind: scorer.kind, version: scorerVersion(resolved), result });
+    out.push(outcomeOf(resolved, result));
   }
   return out;
+}
+
+/**
+ * {@link runScorersAtOnce} from the `i`th scorer on, whose result `scoring` is awaited: the scorers
+ * after it are awaited one by one too, as they were.
+ */
+async function awaitScorers(
+  out: ScorerOutcome[],
+  i: number,
+  scoring: PromiseLike<ScoreResult> | undefined,
+  trace: NormalizedTrace,
+  testCase: TestCase | undefined,
+  scorers: readonly ResolvedScorer[],
+  aliases: ReadonlyMap<string, string>,
+  propagate: ((error: unknown) => boolean) | undefined,
+): Promise<ScorerOutcome[]> {
+  for (; i < scorers.length; i++) {
+    const resolved = scorers[i]!;
+    const { scorer, options } = resolved;
+    let result: ScoreResult;
+    try {
+      const pending = scoring ?? scorer.score({ trace, testCase, options, aliases });
+      result = isThenable(pending) ? await pending : pending;
+    } catch (error) {
+      result = failedResult(error, propagate);
+    }
+    scoring = undefined;
+    out.push(outcomeOf(resolved, result));
+  }
+  return out;
+}
+
+/** A scorer's outcome. */
+function outcomeOf(resolved: ResolvedScorer, result: ScoreResult): ScorerOutcome {
+  const { scorer } = resolved;
+  return { scorer: scorer.name, kind: scorer.kind, version: scorerVersion(resolved), result };
+}
+
+/**
+ * The result of a scorer that threw `error`: `skipped` for an exhausted judge budget, else
+ * `failed` with its message; `error` itself, thrown again, when `propagate` says so.
+ */
+function failedResult(
+  error: unknown,
+  propagate: ((error: unknown) => boolean) | undefined,
+): ScoreResult {
+  if (propagate?.(error)) throw error;
+  const e = error instanceof Error ? error : new Error(String(error));
+  if (isSpanscoreError(e) && e.code === 'SS_JUDGE_BUDGET_EXHAUSTED') return skipped(e.message);
+  // A SpanscoreError's code (SS_JUDGE_UNAVAILABLE, …) says more than its class name.
+  return {
+    status: 'failed',
+    error: e.message,
+    errorType: isSpanscoreError(e) ? e.code : e.name || 'Error',
+  };
 }

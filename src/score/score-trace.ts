@@ -17,7 +17,7 @@ import { readTraceIds } from './read-trace-ids.js';
 import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { recordRunCalls } from './run-calls.js';
-import { runScorers, type ResolvedScorer, type ScorerOutcome } from './run-scorers.js';
+import { runScorersAtOnce, type ResolvedScorer, type ScorerOutcome } from './run-scorers.js';
 import { sessionTurnReason } from './session-turn-reason.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import {
@@ -133,10 +133,15 @@ export async function scoreTrace(
         );
     }
     const startUnixNano = now();
-    const outcomes = withDiagnosis(
-      await runScorers(trace, target.testCase, selected, target.aliases, options.propagate),
-      diagnostics,
+    // Awaited only when a scorer did not answer at once (see `runScorersAtOnce`).
+    const scoring = runScorersAtOnce(
+      trace,
+      target.testCase,
+      selected,
+      target.aliases,
+      options.propagate,
     );
+    const outcomes = withDiagnosis(isThenable(scoring) ? await scoring : scoring, diagnostics);
     results.push({
       phase,
       trace,
