@@ -54,7 +54,10 @@ export class JsonTextWriter {
     try {
       written = write(this, subject);
     } catch (error) {
-      if (error !== LEFT_TO_STRINGIFY) throw error;
+      if (error !== LEFT_TO_STRINGIFY) {
+        this.release();
+        throw error;
+      }
       written = false;
     }
     const text = written ? this.buf.toString(this.ascii ? 'latin1' : 'utf8', 0, this.pos) : null;
