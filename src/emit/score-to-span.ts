@@ -5,6 +5,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
 import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from '../semconv/attributes.js';
+import { plainRecord } from './plain-record.js';
 
 /** A span attribute value as evaluation spans use them. */
 export type EvaluationAttributeValue = string | number | boolean | string[];
@@ -108,7 +109,7 @@ export function scoreToSpanOf(
   const trace = facts.trace;
   const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
   const result = outcome.result;
-  const evaluation: Record<string, EvaluationAttributeValue> = {};
+  const evaluation = plainRecord<EvaluationAttributeValue>();
   evaluation[A.name] = outcome.scorer;
   evaluation[A.status] = result.status;
   if (result.status === 'scored') {
@@ -124,7 +125,8 @@ export function scoreToSpanOf(
   const details = result.status === 'scored' ? result.details : NONE;
   // Built by plain stores, not `{ ...evaluation, [key]: … }`: V8 made that literal of computed
   // keys a dictionary-mode object, about 3 kB a span more (issue 60). Same keys, same order.
-  const attributes: Record<string, EvaluationAttributeValue> = {};
+  // plainRecord, not `{}`: 14–16 keys fit in the object itself (about 150 heap bytes less a span).
+  const attributes = plainRecord<EvaluationAttributeValue>();
   for (const key in evaluation) attributes[key] = evaluation[key]!;
   attributes[A.scorerKind] = outcome.kind;
   attributes[A.toolsUsed] = trace.toolsUsed;
