@@ -34,12 +34,15 @@ async function printed(
     else
       try {
         const [scorer, service] = step.labels;
-        const exemplarLabels = step.traceId === undefined ? {} : { trace_id: step.traceId };
+        const exemplarLabels: Record<string, string> =
+          step.traceId === undefined ? {} : { trace_id: step.traceId };
         if (fast) {
           observeScore([scorer, service], step.value, exemplarLabels);
           observeLag([], step.value * 7);
         } else {
-          scores.observe({ labels: { scorer, service }, value: step.value, exemplarLabels });
+          // prom-client types exemplar labels as the metric's own label names; any are allowed.
+          const observed = { labels: { scorer, service }, value: step.value, exemplarLabels };
+          scores.observe(observed as never);
           lag.observe(step.value * 7);
         }
       } catch (error) {
