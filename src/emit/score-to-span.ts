@@ -75,6 +75,11 @@ export interface TraceFacts {
   toolSequence: string[];
   agents: string[] | undefined;
   turnLinks: EvaluationSpan['turnLinks'];
+  /**
+   * The expected tools of the last test case a span was made for (`expectedToolsOf`): the
+   * outcomes of one result share its test case, and so this array.
+   */
+  expected?: { of: TestCase | undefined; tools: string[] | undefined };
 }
 
 /** A trace's {@link TraceFacts}. */
@@ -92,6 +97,7 @@ export function traceFacts(trace: NormalizedTrace): TraceFacts {
     toolSequence: trace.toolSequence.map(c => c.name),
     agents: trace.agents.length ? trace.agents.map(t => t.agent) : undefined,
     turnLinks,
+    expected: undefined,
   };
 }
 
@@ -150,7 +156,10 @@ export function scoreToSpanOf(
   }
   if (rule) attributes[A.rule] = rule;
   // As the results store and the reports state them (one order of precedence everywhere).
-  const expected = expectedToolsOf(testCase);
+  let memo = facts.expected;
+  if (memo === undefined || memo.of !== testCase)
+    facts.expected = memo = { of: testCase, tools: expectedToolsOf(testCase) };
+  const expected = memo.tools;
   if (expected) attributes[A.expectedTools] = expected;
   const missing = stringList(details.missingTools);
   if (missing) attributes[A.missingTools] = missing;
@@ -166,7 +175,7 @@ export function scoreToSpanOf(
     traceId: trace.traceId,
     spanId: evaluationSpanId(trace.traceId, outcome.scorer, testCaseId ?? ''),
     parentSpanId: evaluated,
-    name: `evaluation ${outcome.scorer}`,
+    name: spanName(outcome.scorer),
     startTimeUnixNano: time.startUnixNano,
     endTimeUnixNano: time.endUnixNano,
     attributes,
@@ -184,6 +193,23 @@ export function evaluationSpanId(traceId: string, scorer: string, testCaseId: st
   const hex = hash('sha256', `${traceId}\u0000${scorer}\u0000${testCaseId}`, 'hex').slice(0, 16);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
 }
+
+/**
+ * `evaluation <scorer>`, one string a scorer: the scorers a suite and its rules name, a few, each
+ * named in every trace's spans (a new string a span was 32–48 heap bytes). At most
+ * {@link MAX_SPAN_NAMES} are kept; past them a name is built each time.
+ */
+function spanName(scorer: string): string {
+  let name = spanNames.get(scorer);
+  if (name === undefined) {
+    name = `evaluation ${scorer}`;
+    if (spanNames.size < MAX_SPAN_NAMES) spanNames.set(scorer, name);
+  }
+  return name;
+}
+
+const MAX_SPAN_NAMES = 256;
+const spanNames = new Map<string, string>();
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every(v => typeof v === 'string') ? value : undefined;
