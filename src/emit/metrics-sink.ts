@@ -5,6 +5,7 @@ import { failingAgents } from '../score/failing-agents.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import type { ResultSink } from '../score/result-sink.js';
 import { DeferredCounts } from './deferred-counts.js';
+import { histogramObserver } from './histogram-observer.js';
 
 /** The metrics {@link createMetricsSink} feeds (the service's `/metrics`). */
 export interface ScoreCounters {
@@ -96,6 +97,12 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
   const agentEvaluations = counts(metrics.agentEvaluations, ['scorer', 'agent', 'label']);
   const agentFailures = counts(metrics.agentFailures, ['scorer', 'agent']);
   metrics.beforeScrape?.(() => deferred.forEach(d => d.flush()));
+  // The histograms, observed in place once a series exists (see histogramObserver), with their
+  // label values in one array refilled each call as for the counts.
+  const observeScore = histogramObserver(metrics.evaluationScore, ['scorer', 'target', 'service']);
+  const scoreLabels = ['', '', ''];
+  const observeLag = histogramObserver(metrics.scoringLag, []);
+  const noLabels: readonly string[] = [];
   return {
     name: 'metrics',
     write(run) {
@@ -121,6 +128,7 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
         if (fact.repeated) repeatedCalls(service, tool);
       }
       let lagObserved = false;
+      let exemplar: Record<string, string> | undefined;
       const results = run.results;
       for (let i = 0; i < results.length; i++) {
         const result = results[i]!;
@@ -135,7 +143,7 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
             for (let j = 0; j < spans.length; j++)
               if (spans[j]!.endTimeUnixNano > lastEnd) lastEnd = spans[j]!.endTimeUnixNano;
             if (lastEnd > 0n)
-              metrics.scoringLag.observe(Math.max(0, now() / 1000 - Number(lastEnd) / 1e9));
+              observeLag(noLabels, Math.max(0, now() / 1000 - Number(lastEnd) / 1e9));
           }
         }
         const service = serviceLabel(serviceNameOf(result.trace.serviceName));
@@ -154,13 +162,13 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
             for (const agent of route) agentEvaluations(scorer, agent, label);
             for (const agent of failingAgents(r)) agentFailures(scorer, agentLabel(agent));
           }
-          if (r.status === 'scored')
-            metrics.evaluationScore.observe({
-              labels: { scorer, target, service },
-              value: r.score,
-              // prom-client types exemplar labels as the metric's own label names; any are allowed.
-              exemplarLabels: { trace_id: run.traceId } as Partial<Record<string, string>>,
-            });
+          if (r.status === 'scored') {
+            scoreLabels[0] = scorer;
+            scoreLabels[1] = target;
+            scoreLabels[2] = service;
+            // One exemplar label set a run, shared by its exemplars: prom-client never changes one.
+            observeScore(scoreLabels, r.score, (exemplar ??= { trace_id: run.traceId }));
+          }
         }
       }
     },

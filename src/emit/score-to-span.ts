@@ -5,6 +5,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
 import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from '../semconv/attributes.js';
+import { plainRecord } from './plain-record.js';
 
 /** A span attribute value as evaluation spans use them. */
 export type EvaluationAttributeValue = string | number | boolean | string[];
@@ -74,6 +75,11 @@ export interface TraceFacts {
   toolSequence: string[];
   agents: string[] | undefined;
   turnLinks: EvaluationSpan['turnLinks'];
+  /**
+   * The expected tools of the last test case a span was made for (`expectedToolsOf`): the
+   * outcomes of one result share its test case, and so this array.
+   */
+  expected?: { of: TestCase | undefined; tools: string[] | undefined };
 }
 
 /** A trace's {@link TraceFacts}. */
@@ -91,6 +97,7 @@ export function traceFacts(trace: NormalizedTrace): TraceFacts {
     toolSequence: trace.toolSequence.map(c => c.name),
     agents: trace.agents.length ? trace.agents.map(t => t.agent) : undefined,
     turnLinks,
+    expected: undefined,
   };
 }
 
@@ -108,7 +115,7 @@ export function scoreToSpanOf(
   const trace = facts.trace;
   const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
   const result = outcome.result;
-  const evaluation: Record<string, EvaluationAttributeValue> = {};
+  const evaluation = plainRecord<EvaluationAttributeValue>();
   evaluation[A.name] = outcome.scorer;
   evaluation[A.status] = result.status;
   if (result.status === 'scored') {
@@ -124,7 +131,8 @@ export function scoreToSpanOf(
   const details = result.status === 'scored' ? result.details : NONE;
   // Built by plain stores, not `{ ...evaluation, [key]: … }`: V8 made that literal of computed
   // keys a dictionary-mode object, about 3 kB a span more (issue 60). Same keys, same order.
-  const attributes: Record<string, EvaluationAttributeValue> = {};
+  // plainRecord, not `{}`: 14–16 keys fit in the object itself (about 150 heap bytes less a span).
+  const attributes = plainRecord<EvaluationAttributeValue>();
   for (const key in evaluation) attributes[key] = evaluation[key]!;
   attributes[A.scorerKind] = outcome.kind;
   attributes[A.toolsUsed] = trace.toolsUsed;
@@ -148,7 +156,10 @@ export function scoreToSpanOf(
   }
   if (rule) attributes[A.rule] = rule;
   // As the results store and the reports state them (one order of precedence everywhere).
-  const expected = expectedToolsOf(testCase);
+  let memo = facts.expected;
+  if (memo === undefined || memo.of !== testCase)
+    facts.expected = memo = { of: testCase, tools: expectedToolsOf(testCase) };
+  const expected = memo.tools;
   if (expected) attributes[A.expectedTools] = expected;
   const missing = stringList(details.missingTools);
   if (missing) attributes[A.missingTools] = missing;
@@ -164,7 +175,7 @@ export function scoreToSpanOf(
     traceId: trace.traceId,
     spanId: evaluationSpanId(trace.traceId, outcome.scorer, testCaseId ?? ''),
     parentSpanId: evaluated,
-    name: `evaluation ${outcome.scorer}`,
+    name: spanName(outcome.scorer),
     startTimeUnixNano: time.startUnixNano,
     endTimeUnixNano: time.endUnixNano,
     attributes,
@@ -182,6 +193,23 @@ export function evaluationSpanId(traceId: string, scorer: string, testCaseId: st
   const hex = hash('sha256', `${traceId}\u0000${scorer}\u0000${testCaseId}`, 'hex').slice(0, 16);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
 }
+
+/**
+ * `evaluation <scorer>`, one string a scorer: the scorers a suite and its rules name, a few, each
+ * named in every trace's spans (a new string a span was 32–48 heap bytes). At most
+ * {@link MAX_SPAN_NAMES} are kept; past them a name is built each time.
+ */
+function spanName(scorer: string): string {
+  let name = spanNames.get(scorer);
+  if (name === undefined) {
+    name = `evaluation ${scorer}`;
+    if (spanNames.size < MAX_SPAN_NAMES) spanNames.set(scorer, name);
+  }
+  return name;
+}
+
+const MAX_SPAN_NAMES = 256;
+const spanNames = new Map<string, string>();
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every(v => typeof v === 'string') ? value : undefined;

@@ -4,7 +4,12 @@ import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
 import type { Diagnostic } from '../normalize/inspect-trace.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { ExportRetryPolicy } from './export-retry.js';
-import { DELIVERY_GRACE_MS, MAX_WAITING_DELIVERIES, ScoringQueue } from './scoring-queue.js';
+import {
+  DELIVERY_GRACE_MS,
+  MAX_WAITING_DELIVERIES,
+  ScoringQueue,
+  ScoringRun,
+} from './scoring-queue.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
 import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
 import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
@@ -114,13 +119,32 @@ export interface MemoryTraceAssembler extends SpanSink {
   };
 }
 
-/** A trace taken from the buffer and not finished: queued, being scored, or waiting to retry. */
-interface Scoring {
-  held: HeldTrace;
+/**
+ * A trace taken from the buffer and not finished: queued, being scored, or waiting to retry; the
+ * scoring queue's run of it, its attempts and its end the assembler's (`score`, `finished`).
+ */
+class Scoring extends ScoringRun {
   /** Its spans were read for scoring: spans arriving now are late. */
-  started: boolean;
+  started = false;
   /** Batches of late spans kept to rescore with (`rescoreLateSpans`). */
-  late: SpanDigest[][];
+  readonly late: SpanDigest[][] = [];
+  constructor(
+    traceId: string,
+    readonly held: HeldTrace,
+    private readonly assembler: {
+      score(entry: Scoring): ReturnType<ScoringRun['attempt']>;
+      finished(traceId: string, entry: Scoring): void;
+    },
+  ) {
+    super(traceId);
+  }
+  attempt(): ReturnType<ScoringRun['attempt']> {
+    this.started = true;
+    return this.assembler.score(this);
+  }
+  scoredOrFailed(): void {
+    this.assembler.finished(this.traceId, this);
+  }
 }
 
 /**
@@ -181,18 +205,20 @@ export function createMemoryTraceAssembler(
     scheduler.cancel(traceId);
     const trace = buffer.take(traceId);
     if (!trace) return;
-    const entry: Scoring = { held: trace, started: false, late: [] };
+    const entry = new Scoring(traceId, trace, runs);
     scoring.set(traceId, entry);
-    queue.submit(
-      traceId,
-      () => {
-        entry.started = true;
-        const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spans.length);
-        return options.process(traceId, [...trace.spans], { notes });
-      },
-      () => finished(traceId, entry),
-    );
+    queue.submitRun(entry);
   }
+
+  // What every trace's run calls back (see Scoring): one object, no closures a trace.
+  const runs = {
+    score(entry: Scoring) {
+      const trace = entry.held;
+      const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spans.length);
+      return options.process(entry.traceId, [...trace.spans], { notes });
+    },
+    finished,
+  };
 
   /** Scored (or failed): its spans are let go, whatever its delivery does. */
   function finished(traceId: string, entry: Scoring): void {
