@@ -3,11 +3,10 @@ import type { StoredToolCall } from './stored-result.js';
 import {
   compactRecord,
   compactRecordLine,
-  decodeCalls,
   decodeCompactRecord,
-  encodeCalls,
   type RecordFields,
 } from './compact-run-record.js';
+import { decodeCalls, encodeCalls } from './compact-tool-calls.js';
 
 const call: StoredToolCall = {
   name: 'search_flights',
