@@ -148,9 +148,10 @@ function refusalsOnSpans(
   readers: readonly ToolCallExtractor[],
 ): ReadonlyMap<string, string> {
   let out: Map<string, string> | undefined;
+  // Index loops: a for-of over the readers left an iterator result per span.
   for (let s = 0; s < spans.length; s++)
-    for (const reader of readers) {
-      const found = reader.refusal!(spans[s]!);
+    for (let r = 0; r < readers.length; r++) {
+      const found = readers[r]!.refusal!(spans[s]!);
       if (found && !out?.has(found.toolName)) (out ??= new Map()).set(found.toolName, found.error);
     }
   return out ?? NO_REFUSALS;

@@ -28,21 +28,31 @@ export const logfire: ToolCallExtractor = {
   },
   requested(span) {
     const events = jsonAttribute(readAttributes(span), 'events');
-    if (!Array.isArray(events)) return undefined;
-    const lastUser = events.findLastIndex(
-      e => isRecord(e) && e['event.name'] === 'gen_ai.user.message',
-    );
-    const calls: ExtractedCall[] = [];
-    const results: ToolResultSeen[] = [];
-    events.forEach((event: unknown, i) => {
-      if (!isRecord(event)) return;
-      const name = event['event.name'];
-      if (i > lastUser && (name === 'gen_ai.assistant.message' || name === 'gen_ai.choice')) {
-        calls.push(...toolCallsIn(event));
-      } else if (name === 'gen_ai.tool.message' && typeof event.id === 'string') {
-        results.push({ callId: event.id, result: parseMaybeJson(event.content), isError: false });
-      }
-    });
-    return { calls, results };
+    return Array.isArray(events) ? eventRequests(events) : undefined;
   },
 };
+
+/**
+ * The calls and results of a model span's message events. Out of `requested` so that the other
+ * spans do not pay for its closure's context, made on entry to the function that holds it.
+ */
+function eventRequests(events: unknown[]): {
+  calls: ExtractedCall[];
+  results: ToolResultSeen[];
+} {
+  const lastUser = events.findLastIndex(
+    e => isRecord(e) && e['event.name'] === 'gen_ai.user.message',
+  );
+  const calls: ExtractedCall[] = [];
+  const results: ToolResultSeen[] = [];
+  events.forEach((event: unknown, i) => {
+    if (!isRecord(event)) return;
+    const name = event['event.name'];
+    if (i > lastUser && (name === 'gen_ai.assistant.message' || name === 'gen_ai.choice')) {
+      calls.push(...toolCallsIn(event));
+    } else if (name === 'gen_ai.tool.message' && typeof event.id === 'string') {
+      results.push({ callId: event.id, result: parseMaybeJson(event.content), isError: false });
+    }
+  });
+  return { calls, results };
+}

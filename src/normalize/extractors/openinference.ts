@@ -1,5 +1,5 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
-import type { AttributeValue, SpanDigest } from '../../ingest/span-digest.js';
+import type { Attributes, AttributeValue, SpanDigest } from '../../ingest/span-digest.js';
 import {
   indexedAttributes,
   isRecord,
@@ -62,34 +62,7 @@ export const openInference: ToolCallExtractor = {
     const a = readAttributes(span);
     if (a['openinference.span.kind'] === 'CHAIN' && span.name === TOOLS_NODE) return toolNode(span);
     if (a['openinference.span.kind'] !== 'LLM') return undefined;
-    // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
-    // `llm.output_messages` leaves out (and a model class may not fill at all).
-    const serialized = toolCallsIn(parseMaybeJson(a['output.value']));
-    const calls = serialized.length
-      ? serialized
-      : indexedAttributes(a, 'llm.output_messages').flatMap(messageCalls);
-    // Input messages replay the calls of earlier model calls: only their results are read.
-    const results: ToolResultSeen[] = [];
-    let blocksFlattened = false;
-    indexedAttributes(a, 'llm.input_messages').forEach(message => {
-      const id = message['message.tool_call_id'];
-      if (typeof id !== 'string') return;
-      if (message['message.role'] === 'tool')
-        results.push({
-          callId: id,
-          result: parseMaybeJson(message['message.content']),
-          isError: false,
-        });
-      else if (message['message.role'] === 'user') blocksFlattened = true;
-    });
-    // Anthropic's results are `tool_result` blocks in a user message, which the instrumentation
-    // flattens to one id and one content per message (the last block's): the request body in
-    // `input.value` keeps every block.
-    if (blocksFlattened) {
-      const request = parseMaybeJson(a['input.value']);
-      if (isRecord(request)) results.push(...toolResultsIn(request.messages));
-    }
-    return { calls, results };
+    return llmRequests(a);
   },
   // The OpenAI Agents SDK ends its agent's run when the model names a tool the agent lacks
   // (`ModelBehaviorError: Tool x not found in agent y`), on the AGENT and CHAIN spans it bridges.
@@ -107,6 +80,45 @@ export const openInference: ToolCallExtractor = {
     );
   },
 };
+
+/**
+ * The calls an LLM span requested and the results fed back to it. Out of `requested` so that the
+ * other spans do not pay for its closure's context, made on entry to the function that holds it
+ * (about 25 bytes a span).
+ */
+function llmRequests(a: Attributes): {
+  calls: ExtractedCall[];
+  results: ToolResultSeen[];
+} {
+  // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
+  // `llm.output_messages` leaves out (and a model class may not fill at all).
+  const serialized = toolCallsIn(parseMaybeJson(a['output.value']));
+  const calls = serialized.length
+    ? serialized
+    : indexedAttributes(a, 'llm.output_messages').flatMap(messageCalls);
+  // Input messages replay the calls of earlier model calls: only their results are read.
+  const results: ToolResultSeen[] = [];
+  let blocksFlattened = false;
+  indexedAttributes(a, 'llm.input_messages').forEach(message => {
+    const id = message['message.tool_call_id'];
+    if (typeof id !== 'string') return;
+    if (message['message.role'] === 'tool')
+      results.push({
+        callId: id,
+        result: parseMaybeJson(message['message.content']),
+        isError: false,
+      });
+    else if (message['message.role'] === 'user') blocksFlattened = true;
+  });
+  // Anthropic's results are `tool_result` blocks in a user message, which the instrumentation
+  // flattens to one id and one content per message (the last block's): the request body in
+  // `input.value` keeps every block.
+  if (blocksFlattened) {
+    const request = parseMaybeJson(a['input.value']);
+    if (isRecord(request)) results.push(...toolResultsIn(request.messages));
+  }
+  return { calls, results };
+}
 
 function messageCalls(message: Record<string, AttributeValue>): ExtractedCall[] {
   const calls = indexedAttributes(message, 'message.tool_calls');
