@@ -8,7 +8,7 @@ import { RequestedCall } from './requested-call.js';
 import { SpanIndex } from './span-index.js';
 import { toToolCall } from './to-tool-call.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
-import type { ToolCall } from './tool-call.js';
+import type { ExtractedCall, ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
 import { byStart, isSorted } from './call-order.js';
 
@@ -50,7 +50,9 @@ export function extractIndexedToolCalls(
   const executed: ToolCall[] = [];
   // The requests as read, each made a ToolCall only if nothing ran it (see RequestedCall).
   const requested: RequestedCall[] = [];
-  let results: FewKeyMap<string, ToolResultSeen> | undefined;
+  // What the requesters read, each appending to this one list of the trace's (see `requested`).
+  const extracted: ExtractedCall[] = [];
+  let resultsById: FewKeyMap<string, ToolResultSeen> | undefined;
 
   const { executors, requesters } = split(extractors);
   for (let s = 0; s < spans.length; s++) {
@@ -73,18 +75,19 @@ export function extractIndexedToolCalls(
     if (claimed) continue;
     for (let e = 0; e < requesters.length; e++) {
       const extractor = requesters[e]!;
-      const found = extractor.requested!(span);
-      if (!found) continue;
-      for (let c = 0; c < found.calls.length; c++) {
-        const call = found.calls[c]!;
+      const first = extracted.length;
+      const results = extractor.requested!(span, extracted);
+      if (!results) continue;
+      for (let c = first; c < extracted.length; c++) {
+        const call = extracted[c]!;
         requested.push(
           new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
         );
       }
-      for (let r = 0; r < found.results.length; r++) {
-        const result = found.results[r]!;
-        results ??= new FewKeyMap();
-        if (!results.has(result.callId)) results.set(result.callId, result);
+      for (let r = 0; r < results.length; r++) {
+        const result = results[r]!;
+        resultsById ??= new FewKeyMap();
+        if (!resultsById.has(result.callId)) resultsById.set(result.callId, result);
       }
     }
   }
@@ -93,9 +96,9 @@ export function extractIndexedToolCalls(
   // ran are appended to it, not copied with it into a third list.
   const kept = mergeExecuted(executed, byId);
   if (requested.length) appendUnmatchedRequests(requested, kept, byId, aliases);
-  if (results)
+  if (resultsById)
     for (const call of kept) {
-      const seen = call.callId === undefined ? undefined : results.get(call.callId);
+      const seen = call.callId === undefined ? undefined : resultsById.get(call.callId);
       if (!seen) continue;
       if (call.result === undefined) call.result = seen.result;
       if (seen.isError && call.outcome === 'ok') {

@@ -222,6 +222,8 @@ export function inspectTrace(
     return c;
   };
   const several: string[] = [];
+  // The requests read, only counted: the requesters append to it.
+  const requests: ExtractedCall[] = [];
   for (const span of spans) {
     const claimed: Array<{ id: string; calls: ExtractedCall[] }> = [];
     for (const e of extractors) {
@@ -233,8 +235,9 @@ export function inspectTrace(
     if (conflict) several.push(`${span.spanId} (${conflict})`);
     if (claimed.length) continue;
     for (const e of extractors) {
-      const found = e.requested?.(span);
-      if (found && (found.calls.length || found.results.length)) count(e.id).requestedSpans++;
+      const first = requests.length;
+      const results = e.requested?.(span, requests);
+      if (results && (requests.length > first || results.length)) count(e.id).requestedSpans++;
     }
   }
   const diagnostics = diagnoseTrace(trace, spans, attributes);

@@ -28,10 +28,13 @@ export interface ToolCallExtractor {
   readonly id: string;
   /** The call(s) this span executed, or `undefined` when it is not this convention's tool span. */
   executed?(span: SpanDigest): ExtractedCall[] | undefined;
-  /** Calls a model requested on this span, and results fed back to it. */
-  requested?(
-    span: SpanDigest,
-  ): { calls: ExtractedCall[]; results: readonly ToolResultSeen[] } | undefined;
+  /**
+   * Calls a model requested on this span, appended to `calls`, and the results fed back to it
+   * (returned; empty when none): `undefined`, with nothing appended, when the span records
+   * neither in this convention. The caller's list, not one returned: a model span's one call
+   * took a list of its own and an object holding both lists, about 100 bytes a model span.
+   */
+  requested?(span: SpanDigest, calls: ExtractedCall[]): readonly ToolResultSeen[] | undefined;
   /**
    * The tools this span shows were offered to a model (a model call's tool definitions, an
    * agent's tools), with their JSON Schemas where recorded; `undefined` when it records none.

@@ -1,6 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isExecuteToolSpan } from './gen-ai-execute-tool.js';
 import { readToolDefinitions } from '../tool-definitions.js';
@@ -45,13 +45,12 @@ export const googleAdk: ToolCallExtractor = {
       },
     ];
   },
-  requested(span) {
+  requested(span, calls) {
     if (!isAdk(span)) return undefined;
     const response = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_response');
     const request = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_request');
-    const calls = isRecord(response) ? toolCallsIn(response.content) : [];
-    const results = isRecord(request) ? toolResultsIn(request.contents) : [];
-    return { calls, results };
+    if (isRecord(response)) appendToolCallsIn(response.content, calls);
+    return isRecord(request) ? toolResultsIn(request.contents) : [];
   },
   offered(span) {
     if (readAttributes(span)['gcp.vertex.agent.llm_request'] === undefined) return undefined;

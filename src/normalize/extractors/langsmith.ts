@@ -1,6 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn } from '../message-tool-calls.js';
 import { LANGSMITH_ATTRIBUTES } from '../../semconv/attributes.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -35,12 +35,10 @@ export const langsmith: ToolCallExtractor = {
       },
     ];
   },
-  requested(span) {
+  requested(span, calls) {
     if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
-    return {
-      calls: toolCallsIn(jsonAttribute(readAttributes(span), 'gen_ai.completion')),
-      results: [],
-    };
+    appendToolCallsIn(jsonAttribute(readAttributes(span), 'gen_ai.completion'), calls);
+    return [];
   },
   offered(span) {
     if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;

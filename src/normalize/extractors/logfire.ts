@@ -1,7 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, parseMaybeJson, stringAttribute } from '../attribute-values.js';
 import type { ExtractedCall } from '../tool-call.js';
-import { toolCallsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn } from '../message-tool-calls.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
 
 /**
@@ -26,33 +26,29 @@ export const logfire: ToolCallExtractor = {
       },
     ];
   },
-  requested(span) {
+  requested(span, calls) {
     const events = jsonAttribute(readAttributes(span), 'events');
-    return Array.isArray(events) ? eventRequests(events) : undefined;
+    return Array.isArray(events) ? eventRequests(events, calls) : undefined;
   },
 };
 
 /**
- * The calls and results of a model span's message events. Out of `requested` so that the other
+ * The calls of a model span's message events, appended to `calls`, and its results. Out of `requested` so that the other
  * spans do not pay for its closure's context, made on entry to the function that holds it.
  */
-function eventRequests(events: unknown[]): {
-  calls: ExtractedCall[];
-  results: ToolResultSeen[];
-} {
+function eventRequests(events: unknown[], calls: ExtractedCall[]): ToolResultSeen[] {
   const lastUser = events.findLastIndex(
     e => isRecord(e) && e['event.name'] === 'gen_ai.user.message',
   );
-  const calls: ExtractedCall[] = [];
   const results: ToolResultSeen[] = [];
   events.forEach((event: unknown, i) => {
     if (!isRecord(event)) return;
     const name = event['event.name'];
     if (i > lastUser && (name === 'gen_ai.assistant.message' || name === 'gen_ai.choice')) {
-      calls.push(...toolCallsIn(event));
+      appendToolCallsIn(event, calls);
     } else if (name === 'gen_ai.tool.message' && typeof event.id === 'string') {
       results.push({ callId: event.id, result: parseMaybeJson(event.content), isError: false });
     }
   });
-  return { calls, results };
+  return results;
 }

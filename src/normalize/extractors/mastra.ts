@@ -40,20 +40,16 @@ export const mastra: ToolCallExtractor = {
           error: `Mastra handed the call to the client: the agent has no tool ${toolName}`,
         };
   },
-  requested(span) {
+  requested(span, calls) {
     if (readAttributes(span)[MASTRA_ATTRIBUTES.modelChunkOutput] === undefined) return undefined;
     const output = jsonAttribute(readAttributes(span), MASTRA_ATTRIBUTES.modelChunkOutput);
     if (!isRecord(output) || typeof output.toolName !== 'string' || output.toolName === '')
       return undefined;
-    return {
-      calls: [
-        {
-          rawName: output.toolName,
-          callId: typeof output.toolCallId === 'string' ? output.toolCallId : undefined,
-          arguments: output.toolInput,
-        },
-      ],
-      results: [],
-    };
+    calls.push({
+      rawName: output.toolName,
+      callId: typeof output.toolCallId === 'string' ? output.toolCallId : undefined,
+      arguments: output.toolInput,
+    });
+    return [];
   },
 };

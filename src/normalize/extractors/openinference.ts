@@ -58,11 +58,11 @@ export const openInference: ToolCallExtractor = {
       },
     ];
   },
-  requested(span) {
+  requested(span, calls) {
     const a = readAttributes(span);
     if (a['openinference.span.kind'] === 'CHAIN' && span.name === TOOLS_NODE) return toolNode(span);
     if (a['openinference.span.kind'] !== 'LLM') return undefined;
-    return llmRequests(a);
+    return llmRequests(a, calls);
   },
   // The OpenAI Agents SDK ends its agent's run when the model names a tool the agent lacks
   // (`ModelBehaviorError: Tool x not found in agent y`), on the AGENT and CHAIN spans it bridges.
@@ -82,14 +82,11 @@ export const openInference: ToolCallExtractor = {
 };
 
 /**
- * The calls an LLM span requested and the results fed back to it. Out of `requested` so that the
+ * The calls an LLM span requested, appended to `out`, and the results fed back to it. Out of `requested` so that the
  * other spans do not pay for its closure's context, made on entry to the function that holds it
  * (about 25 bytes a span).
  */
-function llmRequests(a: Attributes): {
-  calls: ExtractedCall[];
-  results: ToolResultSeen[];
-} {
+function llmRequests(a: Attributes, out: ExtractedCall[]): ToolResultSeen[] {
   // LangChain's serialized AIMessage (`output.value`) has the calls with their ids, which
   // `llm.output_messages` leaves out (and a model class may not fill at all).
   const serialized = toolCallsIn(parseMaybeJson(a['output.value']));
@@ -117,7 +114,8 @@ function llmRequests(a: Attributes): {
     const request = parseMaybeJson(a['input.value']);
     if (isRecord(request)) results.push(...toolResultsIn(request.messages));
   }
-  return { calls, results };
+  for (const call of calls) out.push(call);
+  return results;
 }
 
 function messageCalls(message: Record<string, AttributeValue>): ExtractedCall[] {
@@ -187,10 +185,9 @@ const TOOLS_NODE = 'tools';
  * `{messages: [...]}`), as results: the only record of a call it did not run, which has no TOOL
  * span (its input failed the tool's schema, or no tool has its name).
  */
-function toolNode(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResultSeen[] } {
+function toolNode(span: SpanDigest): ToolResultSeen[] {
   const output = readAttributes(span)['output.value'];
-  if (typeof output !== 'string' || !output.includes('ToolMessage'))
-    return { calls: [], results: [] };
+  if (typeof output !== 'string' || !output.includes('ToolMessage')) return [];
   const parsed = parseMaybeJson(output);
   const messages = isRecord(parsed) && Array.isArray(parsed.messages) ? parsed.messages : [];
   const results: ToolResultSeen[] = [];
@@ -208,7 +205,7 @@ function toolNode(span: SpanDigest): { calls: ExtractedCall[]; results: ToolResu
       }),
     });
   }
-  return { calls: [], results };
+  return results;
 }
 
 /** Exposed for the dedupe step: an OpenInference span that wraps a tool of another convention. */

@@ -1,7 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import { aiSdkRefusedTool } from '../tool-failure.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -39,15 +39,13 @@ export const vercelAiSdk: ToolCallExtractor = {
       },
     ];
   },
-  requested(span) {
+  requested(span, calls) {
     const a = readAttributes(span);
     const toolCalls = a['ai.response.toolCalls'];
     const prompt = a['ai.prompt.messages'];
     if (toolCalls === undefined && prompt === undefined) return undefined;
-    return {
-      calls: toolCalls === undefined ? [] : toolCallsIn(toolCalls),
-      results: prompt === undefined ? [] : toolResultsIn(prompt),
-    };
+    if (toolCalls !== undefined) appendToolCallsIn(toolCalls, calls);
+    return prompt === undefined ? [] : toolResultsIn(prompt);
   },
   offered(span) {
     const tools = readAttributes(span)['ai.prompt.tools'];
