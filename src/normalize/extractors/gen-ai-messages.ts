@@ -6,6 +6,7 @@ import {
   appendToolResultsIn,
   appendTurnToolCalls,
 } from '../message-tool-calls.js';
+import { appendPartsToolCalls } from '../message-parts-text.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
 
@@ -43,7 +44,9 @@ export const genAiMessages: ToolCallExtractor = {
       const first = calls.length;
       if (output !== undefined) {
         seen = true;
-        appendToolCallsIn(output, calls);
+        // The conventions' own shape is read part by part; any other, parsed whole.
+        if (typeof output !== 'string' || !appendPartsToolCalls(output, calls))
+          appendToolCallsIn(output, calls);
       }
       if (input !== undefined) {
         seen = true;
