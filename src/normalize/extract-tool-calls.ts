@@ -61,11 +61,11 @@ export function extractIndexedToolCalls(
     // Index loops: a for-of here left an iterator per loop on the profile.
     for (let e = 0; e < executors.length; e++) {
       const extractor = executors[e]!;
-      const calls = extractor.executed!(span);
-      if (calls !== undefined) {
-        for (let c = 0; c < calls.length; c++)
+      const call = extractor.executed!(span);
+      if (call !== undefined) {
+        if (call !== null)
           executed.push(
-            toToolCall(calls[c]!, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
+            toToolCall(call, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
         claimed = true;
         break;

@@ -227,8 +227,8 @@ export function inspectTrace(
   for (const span of spans) {
     const claimed: Array<{ id: string; calls: ExtractedCall[] }> = [];
     for (const e of extractors) {
-      const calls = e.executed?.(span);
-      if (calls !== undefined) claimed.push({ id: e.id, calls });
+      const call = e.executed?.(span);
+      if (call !== undefined) claimed.push({ id: e.id, calls: call === null ? [] : [call] });
     }
     for (const { id } of claimed) count(id).executedSpans++;
     const conflict = claimed.length > 1 ? disagreement(claimed) : undefined;

@@ -20,14 +20,18 @@ export interface ToolResultSeen {
 
 /**
  * Reads tool calls in one span convention. The registry (`index.ts`) asks each extractor in order;
- * the first whose `executed` returns an array claims the span as that convention's tool span.
+ * the first whose `executed` returns a call (or `null`) claims the span as that convention's tool span.
  * Every extractor's `requested` runs on every span, and duplicates are merged afterwards.
  */
 export interface ToolCallExtractor {
   /** Stable id, recorded on each call as `convention`. */
   readonly id: string;
-  /** The call(s) this span executed, or `undefined` when it is not this convention's tool span. */
-  executed?(span: SpanDigest): ExtractedCall[] | undefined;
+  /**
+   * The call this span executed; `null` when it is this convention's tool span but records no
+   * call it can read (the span is claimed all the same); `undefined` when it is not. One call, not
+   * a list: a tool span runs one, and a list of one took about 56 bytes a tool span.
+   */
+  executed?(span: SpanDigest): ExtractedCall | null | undefined;
   /**
    * Calls a model requested on this span, appended to `calls`, and the results fed back to it
    * (returned; empty when none): `undefined`, with nothing appended, when the span records

@@ -23,16 +23,14 @@ export const genkit: ToolCallExtractor = {
     const a = readAttributes(span);
     if (a[GENKIT_ATTRIBUTES.subtype] !== 'tool') return undefined;
     const outcome = spanOutcome(span);
-    return [
-      {
-        rawName: stringAttribute(a, GENKIT_ATTRIBUTES.name) ?? span.name,
-        arguments: jsonAttribute(a, GENKIT_ATTRIBUTES.input),
-        result: jsonAttribute(a, GENKIT_ATTRIBUTES.output),
-        ...(outcome.status === 'ok' && a[GENKIT_ATTRIBUTES.state] === 'error'
-          ? { status: 'error' as const, error: span.statusMessage || 'error' }
-          : outcome),
-      },
-    ];
+    return {
+      rawName: stringAttribute(a, GENKIT_ATTRIBUTES.name) ?? span.name,
+      arguments: jsonAttribute(a, GENKIT_ATTRIBUTES.input),
+      result: jsonAttribute(a, GENKIT_ATTRIBUTES.output),
+      ...(outcome.status === 'ok' && a[GENKIT_ATTRIBUTES.state] === 'error'
+        ? { status: 'error' as const, error: span.statusMessage || 'error' }
+        : outcome),
+    };
   },
   requested(span, calls) {
     if (!isGenkitModelSpan(span)) return undefined;

@@ -30,20 +30,18 @@ export const googleAdk: ToolCallExtractor = {
     if (!isExecuteToolSpan(span) || !isAdk(span)) return undefined;
     const a = readAttributes(span);
     const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
-    if (rawName === undefined || rawName === MERGED) return [];
+    if (rawName === undefined || rawName === MERGED) return null;
     const id = stringAttribute(a, 'gen_ai.tool.call.id');
     let result = jsonAttribute(a, 'gcp.vertex.agent.tool_response');
     if (isRecord(result) && Object.keys(result).length === 1 && 'result' in result)
       result = result.result;
-    return [
-      {
-        rawName,
-        callId: id === '<not specified>' ? undefined : id,
-        arguments: jsonAttribute(a, 'gcp.vertex.agent.tool_call_args'),
-        result,
-        ...spanOutcome(span),
-      },
-    ];
+    return {
+      rawName,
+      callId: id === '<not specified>' ? undefined : id,
+      arguments: jsonAttribute(a, 'gcp.vertex.agent.tool_call_args'),
+      result,
+      ...spanOutcome(span),
+    };
   },
   requested(span, calls) {
     if (!isAdk(span)) return undefined;

@@ -22,7 +22,7 @@ export const langfuse: ToolCallExtractor = {
     if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'tool') return undefined;
     const input = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationInput);
     const output = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationOutput);
-    return [{ rawName: span.name, arguments: input, result: output, ...outcome(span) }];
+    return { rawName: span.name, arguments: input, result: output, ...outcome(span) };
   },
   requested(span, out) {
     if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'generation')

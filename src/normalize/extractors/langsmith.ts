@@ -25,15 +25,13 @@ export const langsmith: ToolCallExtractor = {
     let args = jsonAttribute(a, 'gen_ai.prompt');
     // LangChain tools receive `{"input": "..."}` when called with a single string.
     if (isRecord(args) && Object.keys(args).length === 1 && 'input' in args) args = args.input;
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments: args,
-        result: jsonAttribute(a, 'gen_ai.completion'),
-        ...spanOutcome(span),
-      },
-    ];
+    return {
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+      arguments: args,
+      result: jsonAttribute(a, 'gen_ai.completion'),
+      ...spanOutcome(span),
+    };
   },
   requested(span, calls) {
     if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;

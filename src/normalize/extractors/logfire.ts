@@ -17,14 +17,12 @@ export const logfire: ToolCallExtractor = {
     const templated = a['logfire.msg_template'] === 'Function: {name}';
     if (!templated && !span.name.startsWith('Function: ')) return undefined;
     const rawName = stringAttribute(a, 'name') ?? span.name.slice('Function: '.length);
-    return [
-      {
-        rawName,
-        arguments: jsonAttribute(a, 'input'),
-        result: jsonAttribute(a, 'output'),
-        ...spanOutcome(span),
-      },
-    ];
+    return {
+      rawName,
+      arguments: jsonAttribute(a, 'input'),
+      result: jsonAttribute(a, 'output'),
+      ...spanOutcome(span),
+    };
   },
   requested(span, calls) {
     const events = jsonAttribute(readAttributes(span), 'events');

@@ -28,7 +28,7 @@ export const mastra: ToolCallExtractor = {
     // Through `@mastra/arize` the same span carries OpenInference's TOOL attributes instead of
     // GenAI ones: leave it to the OpenInference extractor rather than claim it with no call
     // (which left only the model's request, with no result or error).
-    return call ? [call] : undefined;
+    return call;
   },
   refusal(span) {
     if (readAttributes(span)[MASTRA_ATTRIBUTES.spanType] !== 'client_tool_call') return undefined;

@@ -36,27 +36,25 @@ export const openInference: ToolCallExtractor = {
     const output = parseMaybeJson(a['output.value']) ?? undefined;
     const message = langChainToolMessage(output);
     const outcome = spanOutcome(span);
-    return [
-      {
-        rawName,
-        callId:
-          stringAttribute(a, 'tool.id') ??
-          stringAttribute(a, 'tool_call.id') ??
-          (typeof message?.tool_call_id === 'string' ? message.tool_call_id : undefined),
-        arguments: parseMaybeJson(a['input.value']) ?? undefined,
-        result: message ? parseMaybeJson(message.content) : output,
-        ...(message?.status === 'error' && outcome.status === 'ok'
-          ? {
-              status: 'error' as const,
-              error: typeof message.content === 'string' ? message.content : 'error',
-            }
-          : outcome),
-        ...(((outcome.status === 'error' && agentsSdkRejectedInput(span)) ||
-          (message?.status === 'error' && isLangChainRefusal(message.content))) && {
-          refused: true,
-        }),
-      },
-    ];
+    return {
+      rawName,
+      callId:
+        stringAttribute(a, 'tool.id') ??
+        stringAttribute(a, 'tool_call.id') ??
+        (typeof message?.tool_call_id === 'string' ? message.tool_call_id : undefined),
+      arguments: parseMaybeJson(a['input.value']) ?? undefined,
+      result: message ? parseMaybeJson(message.content) : output,
+      ...(message?.status === 'error' && outcome.status === 'ok'
+        ? {
+            status: 'error' as const,
+            error: typeof message.content === 'string' ? message.content : 'error',
+          }
+        : outcome),
+      ...(((outcome.status === 'error' && agentsSdkRejectedInput(span)) ||
+        (message?.status === 'error' && isLangChainRefusal(message.content))) && {
+        refused: true,
+      }),
+    };
   },
   requested(span, calls) {
     const a = readAttributes(span);

@@ -39,17 +39,15 @@ export const traceloop: ToolCallExtractor = {
     const outcome = failed
       ? { status: 'error' as const, error: typeof result === 'string' ? result : 'error' }
       : spanEnd;
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments: mcp ? mcpArguments(input) : entityInput(input),
-        result,
-        ...outcome,
-        // The MCP server's "invalid params" (an input its schema rejects, an unknown tool).
-        ...(mcp && outcome.error !== undefined && isMcpRefusal(outcome.error) && { refused: true }),
-      },
-    ];
+    return {
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+      arguments: mcp ? mcpArguments(input) : entityInput(input),
+      result,
+      ...outcome,
+      // The MCP server's "invalid params" (an input its schema rejects, an unknown tool).
+      ...(mcp && outcome.error !== undefined && isMcpRefusal(outcome.error) && { refused: true }),
+    };
   },
   requested(span, calls) {
     const a = readAttributes(span);

@@ -28,16 +28,14 @@ export const vercelAiSdk: ToolCallExtractor = {
     if (!isToolCallSpan(span)) return undefined;
     const a = readAttributes(span);
     const rawName = stringAttribute(a, 'ai.toolCall.name');
-    if (rawName === undefined) return [];
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'ai.toolCall.id'),
-        arguments: jsonAttribute(a, 'ai.toolCall.args') ?? jsonAttribute(a, 'ai.toolCall.input'),
-        result: jsonAttribute(a, 'ai.toolCall.result') ?? jsonAttribute(a, 'ai.toolCall.output'),
-        ...spanOutcome(span),
-      },
-    ];
+    if (rawName === undefined) return null;
+    return {
+      rawName,
+      callId: stringAttribute(a, 'ai.toolCall.id'),
+      arguments: jsonAttribute(a, 'ai.toolCall.args') ?? jsonAttribute(a, 'ai.toolCall.input'),
+      result: jsonAttribute(a, 'ai.toolCall.result') ?? jsonAttribute(a, 'ai.toolCall.output'),
+      ...spanOutcome(span),
+    };
   },
   requested(span, calls) {
     const a = readAttributes(span);
