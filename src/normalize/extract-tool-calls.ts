@@ -2,13 +2,13 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { absorb } from './absorb-call.js';
 import { canonicalToolName } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
-import { FewKeyMap } from './few-key-map.js';
+import { FewKeyMap, SCAN_LIMIT } from './few-key-map.js';
 import { appendUnmatchedRequests } from './pair-requests.js';
 import { RequestedCall } from './requested-call.js';
 import { SpanIndex } from './span-index.js';
 import { toToolCall } from './to-tool-call.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
-import type { ToolCall } from './tool-call.js';
+import type { ExtractedCall, ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
 import { byStart, isSorted } from './call-order.js';
 
@@ -50,7 +50,9 @@ export function extractIndexedToolCalls(
   const executed: ToolCall[] = [];
   // The requests as read, each made a ToolCall only if nothing ran it (see RequestedCall).
   const requested: RequestedCall[] = [];
-  let results: FewKeyMap<string, ToolResultSeen> | undefined;
+  // What the requesters read, each appending to this one list of the trace's (see `requested`).
+  const extracted: ExtractedCall[] = [];
+  let resultsById: FewKeyMap<string, ToolResultSeen> | undefined;
 
   const { executors, requesters } = split(extractors);
   for (let s = 0; s < spans.length; s++) {
@@ -59,11 +61,11 @@ export function extractIndexedToolCalls(
     // Index loops: a for-of here left an iterator per loop on the profile.
     for (let e = 0; e < executors.length; e++) {
       const extractor = executors[e]!;
-      const calls = extractor.executed!(span);
-      if (calls !== undefined) {
-        for (let c = 0; c < calls.length; c++)
+      const call = extractor.executed!(span);
+      if (call !== undefined) {
+        if (call !== null)
           executed.push(
-            toToolCall(calls[c]!, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
+            toToolCall(call, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
         claimed = true;
         break;
@@ -73,18 +75,19 @@ export function extractIndexedToolCalls(
     if (claimed) continue;
     for (let e = 0; e < requesters.length; e++) {
       const extractor = requesters[e]!;
-      const found = extractor.requested!(span);
-      if (!found) continue;
-      for (let c = 0; c < found.calls.length; c++) {
-        const call = found.calls[c]!;
+      const first = extracted.length;
+      const results = extractor.requested!(span, extracted);
+      if (!results) continue;
+      for (let c = first; c < extracted.length; c++) {
+        const call = extracted[c]!;
         requested.push(
           new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
         );
       }
-      for (let r = 0; r < found.results.length; r++) {
-        const result = found.results[r]!;
-        results ??= new FewKeyMap();
-        if (!results.has(result.callId)) results.set(result.callId, result);
+      for (let r = 0; r < results.length; r++) {
+        const result = results[r]!;
+        resultsById ??= new FewKeyMap();
+        if (!resultsById.has(result.callId)) resultsById.set(result.callId, result);
       }
     }
   }
@@ -93,9 +96,9 @@ export function extractIndexedToolCalls(
   // ran are appended to it, not copied with it into a third list.
   const kept = mergeExecuted(executed, byId);
   if (requested.length) appendUnmatchedRequests(requested, kept, byId, aliases);
-  if (results)
+  if (resultsById)
     for (const call of kept) {
-      const seen = call.callId === undefined ? undefined : results.get(call.callId);
+      const seen = call.callId === undefined ? undefined : resultsById.get(call.callId);
       if (!seen) continue;
       if (call.result === undefined) call.result = seen.result;
       if (seen.isError && call.outcome === 'ok') {
@@ -148,9 +151,10 @@ function refusalsOnSpans(
   readers: readonly ToolCallExtractor[],
 ): ReadonlyMap<string, string> {
   let out: Map<string, string> | undefined;
+  // Index loops: a for-of over the readers left an iterator result per span.
   for (let s = 0; s < spans.length; s++)
-    for (const reader of readers) {
-      const found = reader.refusal!(spans[s]!);
+    for (let r = 0; r < readers.length; r++) {
+      const found = readers[r]!.refusal!(spans[s]!);
       if (found && !out?.has(found.toolName)) (out ??= new Map()).set(found.toolName, found.error);
     }
   return out ?? NO_REFUSALS;
@@ -190,6 +194,9 @@ function split(extractors: readonly ToolCallExtractor[]): Parts {
 function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
   const ordered = isSorted(calls) ? calls : [...calls].sort(byStart);
   if (ordered.length <= 1) return ordered;
+  // Most traces merge nothing: a scan of the calls says so before the two maps are made (about
+  // 600 bytes a trace of ten calls).
+  if (ordered.length <= SCAN_LIMIT && firstTwin(ordered, byId) === -1) return ordered;
   const bySpan = new FewKeyMap<string, ToolCall>(ordered.length);
   const byCallId = new FewKeyMap<string, ToolCall>(ordered.length);
   // The calls kept, once one is merged away; until then, the first `i` of `ordered`.
@@ -210,6 +217,41 @@ function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
     if (call.callId !== undefined) byCallId.set(call.callId, call);
   }
   return out ?? ordered;
+}
+
+/**
+ * The index of the first call that {@link mergeExecuted} would merge into one before it (same
+ * call id, or `nestedTwin`), -1 when none: what its maps would find while nothing is merged, by a
+ * scan of the calls before each (`calls` has at most `SCAN_LIMIT`, one tool span each, so a scan
+ * costs what a `FewKeyMap` lookup does).
+ */
+function firstTwin(calls: readonly ToolCall[], byId: SpanIndex): number {
+  for (let i = 1; i < calls.length; i++) {
+    const call = calls[i]!;
+    if (call.callId !== undefined)
+      for (let j = 0; j < i; j++) if (calls[j]!.callId === call.callId) return i;
+    let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
+    for (let hops = 0; parentId !== '' && hops < 64; hops++) {
+      const ancestor = spanCall(calls, i, parentId);
+      if (ancestor) {
+        const sameName = ancestor.canonicalName === call.canonicalName;
+        const idsAgree =
+          ancestor.callId === undefined ||
+          call.callId === undefined ||
+          ancestor.callId === call.callId;
+        if (sameName && idsAgree) return i;
+        break;
+      }
+      parentId = byId.get(parentId)?.parentSpanId ?? '';
+    }
+  }
+  return -1;
+}
+
+// The last of `calls[0, end)` made from span `spanId` (a map set in order keeps the last).
+function spanCall(calls: readonly ToolCall[], end: number, spanId: string): ToolCall | undefined {
+  for (let j = end - 1; j >= 0; j--) if (calls[j]!.spanId === spanId) return calls[j];
+  return undefined;
 }
 
 // The nearest ancestor tool call of the same canonical name, unless their call ids disagree.

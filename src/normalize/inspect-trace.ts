@@ -222,19 +222,22 @@ export function inspectTrace(
     return c;
   };
   const several: string[] = [];
+  // The requests read, only counted: the requesters append to it.
+  const requests: ExtractedCall[] = [];
   for (const span of spans) {
     const claimed: Array<{ id: string; calls: ExtractedCall[] }> = [];
     for (const e of extractors) {
-      const calls = e.executed?.(span);
-      if (calls !== undefined) claimed.push({ id: e.id, calls });
+      const call = e.executed?.(span);
+      if (call !== undefined) claimed.push({ id: e.id, calls: call === null ? [] : [call] });
     }
     for (const { id } of claimed) count(id).executedSpans++;
     const conflict = claimed.length > 1 ? disagreement(claimed) : undefined;
     if (conflict) several.push(`${span.spanId} (${conflict})`);
     if (claimed.length) continue;
     for (const e of extractors) {
-      const found = e.requested?.(span);
-      if (found && (found.calls.length || found.results.length)) count(e.id).requestedSpans++;
+      const first = requests.length;
+      const results = e.requested?.(span, requests);
+      if (results && (requests.length > first || results.length)) count(e.id).requestedSpans++;
     }
   }
   const diagnostics = diagnoseTrace(trace, spans, attributes);

@@ -152,6 +152,15 @@ export function appendToolCallsIn(
   return collect(parseMaybeJson(value), 0, out, readToolCall);
 }
 
+/**
+ * The tool calls in a value already parsed, found as {@link appendToolCallsIn} finds them in a
+ * value at `depth` of what it parsed (`collect`'s depth bound counts from there): for a reader
+ * that parsed the text in pieces (`appendPartsToolCalls`).
+ */
+export function appendToolCallsAt(value: unknown, depth: number, out: ExtractedCall[]): void {
+  collect(value, depth, out, readToolCall);
+}
+
 /** Every tool result found in a message list or message, searched like {@link toolCallsIn}. */
 export function toolResultsIn(value: unknown): ToolResultSeen[] {
   const out: ToolResultSeen[] = [];

@@ -20,18 +20,25 @@ export interface ToolResultSeen {
 
 /**
  * Reads tool calls in one span convention. The registry (`index.ts`) asks each extractor in order;
- * the first whose `executed` returns an array claims the span as that convention's tool span.
+ * the first whose `executed` returns a call (or `null`) claims the span as that convention's tool span.
  * Every extractor's `requested` runs on every span, and duplicates are merged afterwards.
  */
 export interface ToolCallExtractor {
   /** Stable id, recorded on each call as `convention`. */
   readonly id: string;
-  /** The call(s) this span executed, or `undefined` when it is not this convention's tool span. */
-  executed?(span: SpanDigest): ExtractedCall[] | undefined;
-  /** Calls a model requested on this span, and results fed back to it. */
-  requested?(
-    span: SpanDigest,
-  ): { calls: ExtractedCall[]; results: readonly ToolResultSeen[] } | undefined;
+  /**
+   * The call this span executed; `null` when it is this convention's tool span but records no
+   * call it can read (the span is claimed all the same); `undefined` when it is not. One call, not
+   * a list: a tool span runs one, and a list of one took about 56 bytes a tool span.
+   */
+  executed?(span: SpanDigest): ExtractedCall | null | undefined;
+  /**
+   * Calls a model requested on this span, appended to `calls`, and the results fed back to it
+   * (returned; empty when none): `undefined`, with nothing appended, when the span records
+   * neither in this convention. The caller's list, not one returned: a model span's one call
+   * took a list of its own and an object holding both lists, about 100 bytes a model span.
+   */
+  requested?(span: SpanDigest, calls: ExtractedCall[]): readonly ToolResultSeen[] | undefined;
   /**
    * The tools this span shows were offered to a model (a model call's tool definitions, an
    * agent's tools), with their JSON Schemas where recorded; `undefined` when it records none.

@@ -37,6 +37,6 @@ export const genAiExecuteTool: ToolCallExtractor = {
   executed(span) {
     if (!isExecuteToolSpan(span)) return undefined;
     const call = readExecuteToolSpan(span);
-    return call ? [call] : [];
+    return call ?? null;
   },
 };

@@ -2,7 +2,6 @@ import { readAttributes } from '../../ingest/read-attributes.js';
 import { LOG_RECORD_ATTRIBUTE } from '../../ingest/log-event-carrier.js';
 import { isRecord, parseMaybeJson } from '../attribute-values.js';
 import { readToolResult, toolCallsIn } from '../message-tool-calls.js';
-import type { ExtractedCall } from '../tool-call.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
 
 const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
@@ -19,12 +18,11 @@ const PAYLOAD_KEYS = ['gen_ai.event.content', 'message', 'body', 'content'];
  */
 export const genAiLegacyEvents: ToolCallExtractor = {
   id: 'gen-ai-legacy-events',
-  requested(span) {
+  requested(span, calls) {
     // Most spans have no events: answered before the lists are made.
     if (span.events.length === 0) return undefined;
     // On an execute_tool span these events describe the tool's own input/output (Strands).
     if (readAttributes(span)['gen_ai.operation.name'] === 'execute_tool') return undefined;
-    const calls: ExtractedCall[] = [];
     const results: ToolResultSeen[] = [];
     let seen = false;
     for (const event of span.events) {
@@ -43,7 +41,7 @@ export const genAiLegacyEvents: ToolCallExtractor = {
         else if (typeof id === 'string') results.push({ callId: id, result: p, isError: false });
       }
     }
-    return seen ? { calls, results } : undefined;
+    return seen ? results : undefined;
   },
 };
 

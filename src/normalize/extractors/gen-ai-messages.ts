@@ -6,7 +6,7 @@ import {
   appendToolResultsIn,
   appendTurnToolCalls,
 } from '../message-tool-calls.js';
-import type { ExtractedCall } from '../tool-call.js';
+import { appendPartsToolCalls } from '../message-parts-text.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import type { ToolCallExtractor, ToolResultSeen } from './extractor.js';
 
@@ -24,14 +24,12 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
  */
 export const genAiMessages: ToolCallExtractor = {
   id: 'gen-ai-messages',
-  requested(span) {
+  requested(span, calls) {
     const own = readAttributes(span);
     const events = span.events;
     // Most spans carry no messages: answer them without allocating.
     if (events.length === 0 && own[OUTPUT] === undefined && own[INPUT] === undefined)
       return undefined;
-    // Made for the first call found: a model span's one call takes a list of one.
-    let calls: ExtractedCall[] | undefined;
     // Made for the first input messages: an output alone (a model span's response) feeds back no results.
     let results: ToolResultSeen[] | undefined;
     let seen = false;
@@ -43,22 +41,24 @@ export const genAiMessages: ToolCallExtractor = {
       if (a['gen_ai.operation.name'] === 'execute_tool') continue;
       const output = a[OUTPUT];
       const input = a[INPUT];
-      const first = calls?.length ?? 0;
+      const first = calls.length;
       if (output !== undefined) {
         seen = true;
-        calls = appendToolCallsIn(output, calls);
+        // The conventions' own shape is read part by part; any other, parsed whole.
+        if (typeof output !== 'string' || !appendPartsToolCalls(output, calls))
+          appendToolCallsIn(output, calls);
       }
       if (input !== undefined) {
         seen = true;
         // Parsed once for both reads: the input replays the whole conversation.
         const messages = parseMaybeJson(input);
-        calls = appendTurnToolCalls(messages, calls);
+        appendTurnToolCalls(messages, calls);
         appendToolResultsIn(messages, (results ??= []));
       }
-      if (calls && a[LOG_RECORD_ATTRIBUTE] === true)
+      if (a[LOG_RECORD_ATTRIBUTE] === true)
         for (let c = first; c < calls.length; c++) calls[c]!.signal = 'logs';
     }
-    return seen ? { calls: calls ?? [], results: results ?? NO_RESULTS } : undefined;
+    return seen ? (results ?? NO_RESULTS) : undefined;
   },
   offered(span) {
     const definitions = readAttributes(span)['gen_ai.tool.definitions'];

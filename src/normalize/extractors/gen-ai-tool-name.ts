@@ -17,6 +17,6 @@ export const genAiToolNameFallback: ToolCallExtractor = {
     const op = stringAttribute(a, 'gen_ai.operation.name');
     if (op !== undefined && op !== 'execute_tool') return undefined;
     const call = readExecuteToolSpan(span);
-    return call ? [call] : [];
+    return call ?? null;
   },
 };

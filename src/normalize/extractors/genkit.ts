@@ -1,7 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { GENKIT_ATTRIBUTES } from '../../semconv/attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -23,25 +23,21 @@ export const genkit: ToolCallExtractor = {
     const a = readAttributes(span);
     if (a[GENKIT_ATTRIBUTES.subtype] !== 'tool') return undefined;
     const outcome = spanOutcome(span);
-    return [
-      {
-        rawName: stringAttribute(a, GENKIT_ATTRIBUTES.name) ?? span.name,
-        arguments: jsonAttribute(a, GENKIT_ATTRIBUTES.input),
-        result: jsonAttribute(a, GENKIT_ATTRIBUTES.output),
-        ...(outcome.status === 'ok' && a[GENKIT_ATTRIBUTES.state] === 'error'
-          ? { status: 'error' as const, error: span.statusMessage || 'error' }
-          : outcome),
-      },
-    ];
+    return {
+      rawName: stringAttribute(a, GENKIT_ATTRIBUTES.name) ?? span.name,
+      arguments: jsonAttribute(a, GENKIT_ATTRIBUTES.input),
+      result: jsonAttribute(a, GENKIT_ATTRIBUTES.output),
+      ...(outcome.status === 'ok' && a[GENKIT_ATTRIBUTES.state] === 'error'
+        ? { status: 'error' as const, error: span.statusMessage || 'error' }
+        : outcome),
+    };
   },
-  requested(span) {
+  requested(span, calls) {
     if (!isGenkitModelSpan(span)) return undefined;
     const output = jsonAttribute(readAttributes(span), GENKIT_ATTRIBUTES.output);
     const input = jsonAttribute(readAttributes(span), GENKIT_ATTRIBUTES.input);
-    return {
-      calls: isRecord(output) ? toolCallsIn(output.message) : [],
-      results: isRecord(input) ? toolResultsIn(input.messages) : [],
-    };
+    if (isRecord(output)) appendToolCallsIn(output.message, calls);
+    return isRecord(input) ? toolResultsIn(input.messages) : [];
   },
   offered(span) {
     if (!isGenkitModelSpan(span)) return undefined;

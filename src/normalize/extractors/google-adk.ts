@@ -1,6 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isExecuteToolSpan } from './gen-ai-execute-tool.js';
 import { readToolDefinitions } from '../tool-definitions.js';
@@ -30,28 +30,25 @@ export const googleAdk: ToolCallExtractor = {
     if (!isExecuteToolSpan(span) || !isAdk(span)) return undefined;
     const a = readAttributes(span);
     const rawName = stringAttribute(a, 'gen_ai.tool.name') ?? nameAfter(span, 'execute_tool');
-    if (rawName === undefined || rawName === MERGED) return [];
+    if (rawName === undefined || rawName === MERGED) return null;
     const id = stringAttribute(a, 'gen_ai.tool.call.id');
     let result = jsonAttribute(a, 'gcp.vertex.agent.tool_response');
     if (isRecord(result) && Object.keys(result).length === 1 && 'result' in result)
       result = result.result;
-    return [
-      {
-        rawName,
-        callId: id === '<not specified>' ? undefined : id,
-        arguments: jsonAttribute(a, 'gcp.vertex.agent.tool_call_args'),
-        result,
-        ...spanOutcome(span),
-      },
-    ];
+    return {
+      rawName,
+      callId: id === '<not specified>' ? undefined : id,
+      arguments: jsonAttribute(a, 'gcp.vertex.agent.tool_call_args'),
+      result,
+      ...spanOutcome(span),
+    };
   },
-  requested(span) {
+  requested(span, calls) {
     if (!isAdk(span)) return undefined;
     const response = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_response');
     const request = jsonAttribute(readAttributes(span), 'gcp.vertex.agent.llm_request');
-    const calls = isRecord(response) ? toolCallsIn(response.content) : [];
-    const results = isRecord(request) ? toolResultsIn(request.contents) : [];
-    return { calls, results };
+    if (isRecord(response)) appendToolCallsIn(response.content, calls);
+    return isRecord(request) ? toolResultsIn(request.contents) : [];
   },
   offered(span) {
     if (readAttributes(span)['gcp.vertex.agent.llm_request'] === undefined) return undefined;

@@ -22,16 +22,18 @@ export const langfuse: ToolCallExtractor = {
     if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'tool') return undefined;
     const input = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationInput);
     const output = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationOutput);
-    return [{ rawName: span.name, arguments: input, result: output, ...outcome(span) }];
+    return { rawName: span.name, arguments: input, result: output, ...outcome(span) };
   },
-  requested(span) {
+  requested(span, out) {
     if (readAttributes(span)[LANGFUSE_ATTRIBUTES.observationType] !== 'generation')
       return undefined;
     const output = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationOutput);
     const input = jsonAttribute(readAttributes(span), LANGFUSE_ATTRIBUTES.observationInput);
     const calls = output === undefined ? [] : toolCallsIn(output);
     const results = input === undefined ? [] : toolResultsIn(input);
-    return calls.length || results.length ? { calls, results } : undefined;
+    if (calls.length === 0 && results.length === 0) return undefined;
+    for (const call of calls) out.push(call);
+    return results;
   },
 };
 

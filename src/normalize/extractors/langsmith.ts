@@ -1,6 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn } from '../message-tool-calls.js';
 import { LANGSMITH_ATTRIBUTES } from '../../semconv/attributes.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -25,22 +25,18 @@ export const langsmith: ToolCallExtractor = {
     let args = jsonAttribute(a, 'gen_ai.prompt');
     // LangChain tools receive `{"input": "..."}` when called with a single string.
     if (isRecord(args) && Object.keys(args).length === 1 && 'input' in args) args = args.input;
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments: args,
-        result: jsonAttribute(a, 'gen_ai.completion'),
-        ...spanOutcome(span),
-      },
-    ];
-  },
-  requested(span) {
-    if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
     return {
-      calls: toolCallsIn(jsonAttribute(readAttributes(span), 'gen_ai.completion')),
-      results: [],
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+      arguments: args,
+      result: jsonAttribute(a, 'gen_ai.completion'),
+      ...spanOutcome(span),
     };
+  },
+  requested(span, calls) {
+    if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;
+    appendToolCallsIn(jsonAttribute(readAttributes(span), 'gen_ai.completion'), calls);
+    return [];
   },
   offered(span) {
     if (readAttributes(span)[LANGSMITH_ATTRIBUTES.spanKind] !== 'llm') return undefined;

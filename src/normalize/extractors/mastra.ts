@@ -28,7 +28,7 @@ export const mastra: ToolCallExtractor = {
     // Through `@mastra/arize` the same span carries OpenInference's TOOL attributes instead of
     // GenAI ones: leave it to the OpenInference extractor rather than claim it with no call
     // (which left only the model's request, with no result or error).
-    return call ? [call] : undefined;
+    return call;
   },
   refusal(span) {
     if (readAttributes(span)[MASTRA_ATTRIBUTES.spanType] !== 'client_tool_call') return undefined;
@@ -40,20 +40,16 @@ export const mastra: ToolCallExtractor = {
           error: `Mastra handed the call to the client: the agent has no tool ${toolName}`,
         };
   },
-  requested(span) {
+  requested(span, calls) {
     if (readAttributes(span)[MASTRA_ATTRIBUTES.modelChunkOutput] === undefined) return undefined;
     const output = jsonAttribute(readAttributes(span), MASTRA_ATTRIBUTES.modelChunkOutput);
     if (!isRecord(output) || typeof output.toolName !== 'string' || output.toolName === '')
       return undefined;
-    return {
-      calls: [
-        {
-          rawName: output.toolName,
-          callId: typeof output.toolCallId === 'string' ? output.toolCallId : undefined,
-          arguments: output.toolInput,
-        },
-      ],
-      results: [],
-    };
+    calls.push({
+      rawName: output.toolName,
+      callId: typeof output.toolCallId === 'string' ? output.toolCallId : undefined,
+      arguments: output.toolInput,
+    });
+    return [];
   },
 };

@@ -20,18 +20,16 @@ export const mcpToolsCall: ToolCallExtractor = {
       stringAttribute(a, 'gen_ai.tool.name') ??
       stringAttribute(a, 'mcp.tool.name') ??
       nameAfter(span, 'tools/call');
-    if (rawName === undefined) return [];
+    if (rawName === undefined) return null;
     const outcome = spanOutcome(span);
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id') ?? stringAttribute(a, 'mcp.request.id'),
-        arguments: jsonAttribute(a, 'gen_ai.tool.call.arguments'),
-        result: jsonAttribute(a, 'gen_ai.tool.call.result'),
-        ...outcome,
-        ...(outcome.status === 'error' && isInvalidParams(span) && { refused: true }),
-      },
-    ];
+    return {
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id') ?? stringAttribute(a, 'mcp.request.id'),
+      arguments: jsonAttribute(a, 'gen_ai.tool.call.arguments'),
+      result: jsonAttribute(a, 'gen_ai.tool.call.result'),
+      ...outcome,
+      ...(outcome.status === 'error' && isInvalidParams(span) && { refused: true }),
+    };
   },
 };
 

@@ -17,16 +17,14 @@ export const pydanticAi: ToolCallExtractor = {
       typeof a['logfire.msg'] === 'string' && a['logfire.msg'].startsWith('running tool');
     if (!v2 && !current) return undefined;
     const rawName = stringAttribute(a, 'gen_ai.tool.name');
-    if (rawName === undefined) return [];
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments:
-          jsonAttribute(a, 'gen_ai.tool.call.arguments') ?? jsonAttribute(a, 'tool_arguments'),
-        result: jsonAttribute(a, 'gen_ai.tool.call.result') ?? jsonAttribute(a, 'tool_response'),
-        ...spanOutcome(span),
-      },
-    ];
+    if (rawName === undefined) return null;
+    return {
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+      arguments:
+        jsonAttribute(a, 'gen_ai.tool.call.arguments') ?? jsonAttribute(a, 'tool_arguments'),
+      result: jsonAttribute(a, 'gen_ai.tool.call.result') ?? jsonAttribute(a, 'tool_response'),
+      ...spanOutcome(span),
+    };
   },
 };

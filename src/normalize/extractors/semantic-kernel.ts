@@ -15,6 +15,6 @@ export const semanticKernel: ToolCallExtractor = {
     const scope = span.scopeName;
     if (!scope.includes('semantic_kernel') && !scope.includes('SemanticKernel')) return undefined;
     const call = readExecuteToolSpan(span);
-    return call ? [call] : [];
+    return call ?? null;
   },
 };

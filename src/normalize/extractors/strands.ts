@@ -29,7 +29,7 @@ export const strands: ToolCallExtractor = {
   executed(span) {
     if (!isExecuteToolSpan(span) || !isStrands(span)) return undefined;
     const call = readExecuteToolSpan(span);
-    if (!call) return [];
+    if (!call) return null;
     for (const event of span.events) {
       const a = event.attributes;
       if (event.name === 'gen_ai.tool.message' && call.arguments === undefined) {
@@ -50,7 +50,7 @@ export const strands: ToolCallExtractor = {
       call.status = 'error';
       call.error ??= span.statusMessage || 'error';
     }
-    return [call];
+    return call;
   },
   // The agent span names the agent's tools (`gen_ai.agent.tools`, a JSON list of names).
   offered(span) {

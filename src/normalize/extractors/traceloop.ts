@@ -6,7 +6,6 @@ import {
   parseMaybeJson,
   stringAttribute,
 } from '../attribute-values.js';
-import type { ExtractedCall } from '../tool-call.js';
 import { isMcpRefusal } from '../tool-failure.js';
 import { readToolDefinitions, type OfferedTool } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
@@ -40,19 +39,17 @@ export const traceloop: ToolCallExtractor = {
     const outcome = failed
       ? { status: 'error' as const, error: typeof result === 'string' ? result : 'error' }
       : spanEnd;
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'gen_ai.tool.call.id'),
-        arguments: mcp ? mcpArguments(input) : entityInput(input),
-        result,
-        ...outcome,
-        // The MCP server's "invalid params" (an input its schema rejects, an unknown tool).
-        ...(mcp && outcome.error !== undefined && isMcpRefusal(outcome.error) && { refused: true }),
-      },
-    ];
+    return {
+      rawName,
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
+      arguments: mcp ? mcpArguments(input) : entityInput(input),
+      result,
+      ...outcome,
+      // The MCP server's "invalid params" (an input its schema rejects, an unknown tool).
+      ...(mcp && outcome.error !== undefined && isMcpRefusal(outcome.error) && { refused: true }),
+    };
   },
-  requested(span) {
+  requested(span, calls) {
     const a = readAttributes(span);
     // OpenLLMetry numbers choices from 0 and writes each one's role, finish reason, content or
     // tool calls: a span with none of these for choice 0 has no legacy completions, and is
@@ -66,7 +63,6 @@ export const traceloop: ToolCallExtractor = {
       return undefined;
     const completions = indexedAttributes(a, 'gen_ai.completion');
     if (completions.length === 0) return undefined;
-    const calls: ExtractedCall[] = [];
     for (const completion of completions) {
       for (const tc of indexedAttributes(completion, 'tool_calls')) {
         const name = tc.name;
@@ -88,7 +84,7 @@ export const traceloop: ToolCallExtractor = {
         });
       }
     }
-    return { calls, results };
+    return results;
   },
   offered(span) {
     const a = readAttributes(span);

@@ -1,7 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { jsonAttribute, stringAttribute } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import { aiSdkRefusedTool } from '../tool-failure.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -28,26 +28,22 @@ export const vercelAiSdk: ToolCallExtractor = {
     if (!isToolCallSpan(span)) return undefined;
     const a = readAttributes(span);
     const rawName = stringAttribute(a, 'ai.toolCall.name');
-    if (rawName === undefined) return [];
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'ai.toolCall.id'),
-        arguments: jsonAttribute(a, 'ai.toolCall.args') ?? jsonAttribute(a, 'ai.toolCall.input'),
-        result: jsonAttribute(a, 'ai.toolCall.result') ?? jsonAttribute(a, 'ai.toolCall.output'),
-        ...spanOutcome(span),
-      },
-    ];
+    if (rawName === undefined) return null;
+    return {
+      rawName,
+      callId: stringAttribute(a, 'ai.toolCall.id'),
+      arguments: jsonAttribute(a, 'ai.toolCall.args') ?? jsonAttribute(a, 'ai.toolCall.input'),
+      result: jsonAttribute(a, 'ai.toolCall.result') ?? jsonAttribute(a, 'ai.toolCall.output'),
+      ...spanOutcome(span),
+    };
   },
-  requested(span) {
+  requested(span, calls) {
     const a = readAttributes(span);
     const toolCalls = a['ai.response.toolCalls'];
     const prompt = a['ai.prompt.messages'];
     if (toolCalls === undefined && prompt === undefined) return undefined;
-    return {
-      calls: toolCalls === undefined ? [] : toolCallsIn(toolCalls),
-      results: prompt === undefined ? [] : toolResultsIn(prompt),
-    };
+    if (toolCalls !== undefined) appendToolCallsIn(toolCalls, calls);
+    return prompt === undefined ? [] : toolResultsIn(prompt);
   },
   offered(span) {
     const tools = readAttributes(span)['ai.prompt.tools'];

@@ -16,15 +16,13 @@ export const voltAgent: ToolCallExtractor = {
     if (!isVoltAgentSpan(span, 'tool')) return undefined;
     const a = readAttributes(span);
     const rawName = stringAttribute(a, 'tool.name') ?? span.name.replace(/^tool\.execution:/, '');
-    return [
-      {
-        rawName,
-        callId: stringAttribute(a, 'tool.call.id'),
-        arguments: jsonAttribute(a, 'input'),
-        result: jsonAttribute(a, 'output'),
-        ...spanOutcome(span),
-      },
-    ];
+    return {
+      rawName,
+      callId: stringAttribute(a, 'tool.call.id'),
+      arguments: jsonAttribute(a, 'input'),
+      result: jsonAttribute(a, 'output'),
+      ...spanOutcome(span),
+    };
   },
   offered(span) {
     const names = voltAgentOfferedTools(span);
