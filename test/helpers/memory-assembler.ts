@@ -26,7 +26,7 @@ export function recordingAssembler(options: Partial<MemoryTraceAssemblerOptions>
   const assembler = createMemoryTraceAssembler({
     ...ASSEMBLY_LIMITS,
     policy: ASSEMBLY_POLICY,
-    process: (id: string, list: SpanDigest[]) => {
+    process: (id: string, list: readonly SpanDigest[]) => {
       processed.push({ traceId: id, names: list.map(s => s.name).sort() });
       return Promise.resolve();
     },
