@@ -157,22 +157,22 @@ export function spreadText(s: Spread | undefined, digits = 0): string {
  * depend on it. Allocation with the Redis results store has none: its store flushes per-minute
  * hashes each second and batches writes every 50 ms, so what it allocates follows how long the
  * pass took (9,143–9,385 bytes a span on a quiet host, 10,146 beside a load run). Each lowering
- * is in bench/HISTORY.md. The last: 2026-11-29 (morning), after issue 60's fourth round of
- * allocation cuts (ingest, results, normalize, score, queue): Node 20.20.2 3,152–3,159 (3 runs),
- * budget 3,260; Node 24.22.3 3,717–3,726 (3 runs), budget 3,840. Node 22 was not on the host and
- * keeps its budget (an upper bound still).
+ * is in bench/HISTORY.md. The last: 2026-11-29 (day), after issue 60's fifth round (a JSON text
+ * writer for the stores' compact lines, prom-client's histograms observed in place, extractors
+ * appending into the caller's lists, output messages read part by part): Node 20.20.2
+ * 2,553–2,562 (3 runs), budget 2,640; Node 22.23.5 2,670–2,675 (3 runs, the first measured on
+ * 22 since the budgets were set), budget 2,760; Node 24.22.3 3,154–3,266 (3 runs), budget 3,370.
  */
 export const BUDGETS = {
   /** V8 heap bytes allocated per scored span with the memory results store, by Node major. */
-  allocatedBytesPerSpan: { 20: 3_260, 22: 7_600, 24: 3_840 },
+  allocatedBytesPerSpan: { 20: 2_640, 22: 2_760, 24: 3_370 },
   /**
-   * Heap the memory results store holds per trace, by Node major. Lowered 2026-11-29 (morning),
-   * as its records keep calls' JSON arguments and results as JSON, not escaped text: Node 20
-   * 4,526–4,532 (3 runs; one run of 40 on a helper's branch read 56 more), budget 4,620; Node 24
-   * 3,880 (3 runs), budget 3,960. 22 was not on the host and keeps the budget of the layout
-   * before (an upper bound still).
+   * Heap the memory results store holds per trace, by Node major. Lowered 2026-11-29 (day), as
+   * its lines are flat strings the JSON text writer takes whole, not the ropes `JSON.stringify`
+   * joins: Node 20 3,901 (3 runs; single runs on helpers' branches read up to 60 more), budget
+   * 4,020; Node 22 3,878–3,879 (3 runs), budget 3,960; Node 24 3,875–3,878 (3 runs), budget 3,960.
    */
-  memoryStoredBytesPerTrace: { 20: 4_620, 22: 7_100, 24: 3_960 },
+  memoryStoredBytesPerTrace: { 20: 4_020, 22: 3_960, 24: 3_960 },
   /**
    * Command argument bytes the Redis results store sends per trace (any Node): 3%, as a slower
    * pass writes smaller batches, each with its keys (about 135 bytes a batch).
@@ -187,11 +187,11 @@ export const BUDGETS = {
   /** test/budgets/redis-commands-per-trace.test.ts */
   redisCommandsPerTrace: 12.5,
   /**
-   * test/budgets/memory-held-bytes.test.ts: 610 on Node 20 and 24 since a trace's first batch is
-   * its held spans array (2026-11-29, morning; 641 before, 678 before the trace buffer held a set
-   * of span ids only past 32 spans).
+   * test/budgets/memory-held-bytes.test.ts: 600–604 on Node 20, 22 and 24 (2026-11-29, day; 610
+   * since a trace's first batch is its held spans array, 641 before, 678 before the trace buffer
+   * held a set of span ids only past 32 spans).
    */
-  heldBytesPerSpan: 630,
+  heldBytesPerSpan: 620,
 } as const;
 
 /** A Node major the heap budgets were measured on. */
