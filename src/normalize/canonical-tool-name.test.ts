@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildAliasMap, canonicalToolName, stripToolNamespace } from './canonical-tool-name.js';
+import {
+  buildAliasMap,
+  canonicalToolName,
+  stripToolNamespace,
+  toolNameCacheChars,
+  toolNames,
+} from './canonical-tool-name.js';
 
 describe('stripToolNamespace', () => {
   it.each([
@@ -45,5 +51,28 @@ describe('canonicalToolName', () => {
     expect(canonicalToolName('functions.lookup_weather', aliases)).toBe('get_weather');
     expect(canonicalToolName('Weather', aliases)).toBe('forecast'); // not chained on to "other"
     expect(canonicalToolName('unrelated', aliases)).toBe('unrelated');
+  });
+});
+
+describe('toolNames cache: names come from traces anyone can send', () => {
+  it('holds no long name, and reads it as it reads a short one', () => {
+    const before = toolNameCacheChars();
+    const long = `functions.getWeather${'X'.repeat(100_000)}`;
+    for (let i = 0; i < 50; i++) toolNames(`${long}${i}`);
+    expect(toolNameCacheChars()).toBe(before);
+    expect(toolNames(`${long}7`).folded).toBe(`get_weather_${'x'.repeat(100_000)}7`);
+    expect(canonicalToolName(`functions.getWeather${'X'.repeat(300)}`)).toBe(
+      `get_weather_${'x'.repeat(300)}`,
+    );
+  });
+
+  it('holds at most a million characters of names, however many distinct ones arrive', () => {
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      toolNames(`tool_${i}_${'n'.repeat(240)}`);
+      most = Math.max(most, toolNameCacheChars());
+    }
+    expect(most).toBeGreaterThan(900_000); // it does cache them
+    expect(most).toBeLessThanOrEqual(1_000_000);
   });
 });

@@ -26,23 +26,47 @@ export function canonicalToolName(name: string, aliases?: ReadonlyMap<string, st
   return aliases?.get(folded) ?? folded;
 }
 
+/** Names the cache holds at most (then it starts again). */
 const CACHE_LIMIT = 10_000;
+/**
+ * Names longer than this (UTF-16 code units) are worked out every time, never cached: real tool
+ * names are short (OpenAI caps function names at 64 characters), and a name comes from a trace
+ * anyone can send, so a cache of long names would hold what a sender chose.
+ */
+const MAX_CACHED_NAME_CHARS = 256;
+/** Characters the cache holds at most (names and both forms): about 2 MB of strings. */
+const MAX_CACHED_CHARS = 1_000_000;
 const cache = new Map<string, { stripped: string; folded: string }>();
+let cachedChars = 0;
 
 /**
  * Both forms of a name at once, before aliases: what {@link stripToolNamespace} returns
  * (`stripped`) and the folded form {@link canonicalToolName} maps through aliases (`folded`).
- * Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path.
+ * Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path. The
+ * cache is bounded in names ({@link CACHE_LIMIT}) and characters ({@link MAX_CACHED_CHARS}), and
+ * holds no name over {@link MAX_CACHED_NAME_CHARS}: such a name costs its regexes each time, in
+ * time linear in its length.
  */
 export function toolNames(name: string): { readonly stripped: string; readonly folded: string } {
   let entry = cache.get(name);
   if (entry === undefined) {
     const stripped = strip(name);
     entry = { stripped, folded: foldName(stripped) };
-    if (cache.size >= CACHE_LIMIT) cache.clear();
+    if (name.length > MAX_CACHED_NAME_CHARS) return entry;
+    const chars = name.length + stripped.length + entry.folded.length;
+    if (cache.size >= CACHE_LIMIT || cachedChars + chars > MAX_CACHED_CHARS) {
+      cache.clear();
+      cachedChars = 0;
+    }
     cache.set(name, entry);
+    cachedChars += chars;
   }
   return entry;
+}
+
+/** Characters {@link toolNames}' cache holds now (names and both forms): for tests that count it. */
+export function toolNameCacheChars(): number {
+  return cachedChars;
 }
 
 function strip(name: string): string {
