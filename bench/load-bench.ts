@@ -68,6 +68,11 @@ export interface LoadResult {
   /** The same, for traces accepted after the first {@link WARM_UP_MS} (processes warmed up). */
   steadyLatencyMs: LatencyStats;
   /**
+   * How long the receiving process (`serve`, or the receiver) took to answer `/healthz`, polled
+   * every 50 ms while the generator ran (`Infinity` for a poll that failed).
+   */
+  healthzMs: LatencyStats & { polls: number };
+  /**
    * The 5 slowest traces: seconds from the run's start to their acceptance, and their latency, to
    * tell one stall (the same second) from a tail spread over the run.
    */
@@ -422,6 +427,19 @@ async function loadRun(
   const cpuAtStart = await cpuTimes(roles);
   const out = join(dir, 'load.json');
   const started = Date.now();
+  // Liveness under the load: `/healthz` of the process that receives, every 50 ms.
+  const healthzUrl = url.replace(/\/v1\/traces$/, '/healthz');
+  const healthzMs: number[] = [];
+  let polling = true;
+  const polls = (async () => {
+    while (polling) {
+      const t0 = performance.now();
+      const response = await fetch(healthzUrl).catch(() => undefined);
+      await response?.arrayBuffer();
+      healthzMs.push(response?.ok ? performance.now() - t0 : Infinity);
+      await new Promise(r => setTimeout(r, 50));
+    }
+  })();
   const generator = spawn(
     process.execPath,
     [
@@ -438,6 +456,8 @@ async function loadRun(
     { cwd: ROOT, stdio: 'inherit' },
   );
   const code = await new Promise<number | null>(resolve => generator.on('exit', resolve));
+  polling = false;
+  await polls;
   if (code !== 0) throw new Error(`the load generator exited ${code}`);
   const load = JSON.parse(readFileSync(out, 'utf8')) as {
     seconds: number;
@@ -587,6 +607,7 @@ async function loadRun(
     errors: load.errors,
     latencyMs: latencyStats(latencies),
     steadyLatencyMs: latencyStats(steady),
+    healthzMs: { polls: healthzMs.length, ...latencyStats(healthzMs) },
     slowest: exported
       .map(([, acceptedAt], i) => ({
         acceptedAtS: Math.round((acceptedAt - started) / 100) / 10,

@@ -174,8 +174,9 @@ export function loadReport(runs: readonly LoadResult[]): {
     const memPeak = Math.max(
       ...[memClosed, memOpen].flatMap(r => Object.values(r.rssMb).map(v => v.peak)),
     );
+    const healthz = memClosed.healthzMs;
     lines.push(
-      `  memory driver goals: ≥ 100,000 scored spans/s closed loop ${memClosed.scoredSpansPerSecond >= 100_000 ? 'met' : 'NOT met'} (${fmt(memClosed.scoredSpansPerSecond)}); p99 ≤ 250 ms in open loop at half of it ${memOpen.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} (${fmt(memOpen.latencyMs.p99)} ms); RSS < 300 MB under the default bounds (serve and the service it starts) ${memPeak < 300 ? 'met' : 'NOT met'} (peak ${memPeak.toFixed(0)} MB)`,
+      `  memory driver goals (issue 60): ≥ 60,000 scored spans/s closed loop ${memClosed.scoredSpansPerSecond >= 60_000 ? 'met' : 'NOT met'} (${fmt(memClosed.scoredSpansPerSecond)}, ${memClosed.rejected429} requests refused); RSS ≤ 300 MB under the default bounds (serve and the service it starts) ${memPeak <= 300 ? 'met' : 'NOT met'} (peak ${memPeak.toFixed(0)} MB); p99 ≤ 250 ms in open loop at half of it ${memOpen.latencyMs.p99 <= 250 ? 'met' : 'NOT met'} (${fmt(memOpen.latencyMs.p99)} ms); /healthz under 200 ms through the closed loop ${healthz.max < 200 ? 'met' : 'NOT met'} (p50/p99/max ${fmt(healthz.p50)}/${fmt(healthz.p99)}/${fmt(healthz.max)} ms over ${healthz.polls} polls)`,
     );
   }
   const bullmqRuns = runs.filter(r => r.driver === 'bullmq');

@@ -133,6 +133,8 @@ export function createMemoryQueueDriver(
       const stats = assembler.stats();
       return Promise.resolve({
         buffered: stats.bufferedTraces,
+        // Requests held at the door while the buffer is full (assembly.admissionWaitMs).
+        requests_waiting: stats.waitingRequests,
         completed: stats.scored,
         failed: stats.failed,
         judge_waiting: judgeJobs.size,
@@ -171,6 +173,7 @@ export function memoryAssemblyLimits(
   | 'maxAttempts'
   | 'backoffMs'
   | 'maxBufferedSpans'
+  | 'admissionWaitMs'
   | 'maxSpansPerTrace'
   | 'maxServiceShare'
   | 'rescoreLateSpans'
@@ -185,6 +188,7 @@ export function memoryAssemblyLimits(
     maxAttempts: config.worker.attempts,
     backoffMs: config.worker.backoffMs,
     maxBufferedSpans: config.assembly.maxBufferedSpans,
+    admissionWaitMs: config.assembly.admissionWaitMs,
     maxSpansPerTrace: config.assembly.maxSpansPerTrace,
     maxServiceShare: config.assembly.maxServiceShare,
     rescoreLateSpans: config.assembly.rescoreLateSpans,

@@ -24,7 +24,11 @@ afterEach(() => vi.useRealTimers());
 
 describe('memory trace assembler: limits', () => {
   it('refuses a batch whole past maxBufferedSpans (429) and recovers once traces are scored', async () => {
-    const { assembler, processed } = recordingAssembler({ maxBufferedSpans: 3 });
+    // Refused at once: no wait at the door (memory-trace-assembler.admission.test.ts).
+    const { assembler, processed } = recordingAssembler({
+      maxBufferedSpans: 3,
+      admissionWaitMs: 0,
+    });
     await assembler.accept(childSpans(7, ['root', 'x']));
     await expect(assembler.accept(childSpans(8, ['root', 'y']))).rejects.toMatchObject({
       code: 'SS_INGEST_SATURATED',
@@ -132,6 +136,7 @@ describe('memory trace assembler: limits', () => {
       const { assembler } = recordingAssembler({
         policy: { ...quick, settleMs: 60_000 },
         maxBufferedSpans: 3000,
+        admissionWaitMs: 0,
       });
       const accepted = assembler.accept(manyTraces(1, 2500));
       await nextTurn();

@@ -14,6 +14,7 @@ import { refusedPastCap, truncationNotes } from './span-cap.js';
 import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
 import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
 import { TraceScheduler } from './trace-scheduler.js';
+import { WaitingRequests } from './waiting-requests.js';
 
 /**
  * Traces of one request added between two turns of the event loop: a request of more is added
@@ -47,6 +48,13 @@ export interface MemoryTraceAssemblerOptions {
    * `assembly.maxBufferedSpans`.
    */
   maxBufferedSpans: number;
+  /**
+   * How long a request that finds the buffer full waits for room before it is refused (429); 0:
+   * refused at once. Requests wait in arrival order, at most a quarter of `maxBufferedSpans`
+   * spans of them at once (see {@link WaitingRequests}). `assembly.admissionWaitMs`.
+   * @defaultValue 0
+   */
+  admissionWaitMs?: number;
   /**
    * Spans kept of one trace; past it the trace's further spans are refused (`accept` says how
    * many) and its scoring is told so in `notes` (a `trace_truncated` diagnostic).
@@ -100,6 +108,11 @@ export interface MemoryTraceAssembler extends SpanSink {
    * `undefined` when it holds neither.
    */
   pending(traceId: string): (TraceProgress & { scoring?: boolean }) | undefined;
+  /**
+   * See {@link SpanSink.refusesNow}: shutting down, or the buffer full and no room at the door
+   * for a request to wait (see `admissionWaitMs`).
+   */
+  refusesNow(): SpanscoreError | undefined;
   /** The spans of a trace that is buffered or being scored; `undefined` otherwise. */
   pendingSpans(traceId: string): SpanDigest[] | undefined;
   /** Counters for metrics and tests. */
@@ -110,6 +123,9 @@ export interface MemoryTraceAssembler extends SpanSink {
     heldBytes: number;
     /** Scored traces whose evaluation spans wait for delivery (or a retry of it). */
     waitingDeliveries: number;
+    /** Requests waiting for room in the full buffer, and their spans (not in `heldSpans`). */
+    waitingRequests: number;
+    waitingSpans: number;
     /** Spans refused because their trace passed `maxSpansPerTrace`. */
     truncatedSpans: number;
     scored: number;
@@ -191,6 +207,12 @@ export function createMemoryTraceAssembler(
   // Spans of requests being added slice by slice, not added yet; and those requests.
   let reserved = 0;
   const accepting = new Set<Promise<unknown>>();
+  // Requests that found the buffer full, waiting for room (`admissionWaitMs`).
+  const admissionWaitMs = options.admissionWaitMs ?? 0;
+  const waiting = new WaitingRequests({
+    maxWaitMs: admissionWaitMs,
+    maxSpans: Math.ceil(maxHeld / 4),
+  });
 
   function hold(service: string, spans: number, bytes: number): void {
     held += spans;
@@ -236,6 +258,9 @@ export function createMemoryTraceAssembler(
       for (const batch of entry.late) add(again, batch);
       scheduler.touch(traceId, again);
     }
+    // The room let go goes to the requests waiting at the door, first come first in; their
+    // spans count as held (`reserved`) until each is added.
+    if (waiting.size > 0) reserved += waiting.admit(maxHeld - held - reserved);
   }
 
   function sweep(): void {
@@ -321,22 +346,56 @@ export function createMemoryTraceAssembler(
     return refusedPastCap(refused, maxPerTrace);
   }
 
+  /** Shutting down: every request is refused (503), to be sent to the next instance. */
+  function unavailable(): SpanscoreError {
+    return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
+      retryAfterSeconds: 5,
+    });
+  }
+
+  /** Whether the buffer is too full to take `incoming` more spans now. */
+  function full(incoming: number): boolean {
+    return held + reserved + incoming > maxHeld;
+  }
+
+  /** The buffer is full (429); `waitedMs`: after the request waited that long for room. */
+  function saturated(waitedMs?: number): SpanscoreError {
+    const after = waitedMs === undefined ? '' : ` after waiting ${waitedMs} ms for room`;
+    return new SpanscoreError(
+      'SS_INGEST_SATURATED',
+      `the span buffer holds ${held + reserved} of at most ${maxHeld} spans${after}`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+
   /**
-   * The refusal of a batch of `incoming` spans as a whole, whatever it holds: shutting down (503),
-   * or the buffer past `maxBufferedSpans` with it (429). `undefined` when it may go on.
+   * A service past its share while others' spans are held is refused alone (429): one agent
+   * flooding the buffer does not lock the others out. Checked when a request arrives.
    */
-  function refusalFor(incoming: number): SpanscoreError | undefined {
-    if (closed)
-      return new SpanscoreError('SS_INGEST_UNAVAILABLE', 'the receiver is shutting down', {
-        retryAfterSeconds: 5,
-      });
-    if (held + reserved + incoming > maxHeld)
-      return new SpanscoreError(
-        'SS_INGEST_SATURATED',
-        `the span buffer holds ${held + reserved} of at most ${maxHeld} spans`,
-        { retryAfterSeconds: 1 },
-      );
-    return undefined;
+  function shareRefusal(spans: readonly SpanDigest[]): SpanscoreError | undefined {
+    const service = spans[0]?.serviceName ?? '';
+    const byService = heldBy.get(service) ?? 0;
+    if (byService + spans.length <= maxPerService || held - byService <= 0) return undefined;
+    return new SpanscoreError(
+      'SS_INGEST_SATURATED',
+      `service "${service}" holds ${byService} buffered spans, its share of the buffer (assembly.maxServiceShare of ${maxHeld}) while other services send`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+
+  /** Adds an admitted request's spans, trace by trace (in slices when it holds many traces). */
+  function admit(spans: SpanDigest[]): Promise<PartlyRefused | void> {
+    const byTrace = groupSpansByTrace(spans);
+    if (byTrace.size <= ACCEPT_SLICE) {
+      const t = now();
+      let refused = 0;
+      for (const [traceId, batch] of byTrace) refused += acceptTrace(traceId, batch, t);
+      return Promise.resolve(refusedPastCap(refused, maxPerTrace));
+    }
+    const slices = acceptInSlices(byTrace, spans.length);
+    accepting.add(slices);
+    void slices.finally(() => accepting.delete(slices));
+    return slices;
   }
 
   return {
@@ -359,39 +418,31 @@ export function createMemoryTraceAssembler(
       return held && [...held.spans];
     },
     refusesNow() {
-      return refusalFor(1);
+      if (closed) return unavailable();
+      // A full buffer with room at the door: the request is decoded, then waits for room.
+      return full(1) && !waiting.canWait(1) ? saturated() : undefined;
     },
     accept(spans): Promise<PartlyRefused | void> {
-      const refusal = refusalFor(spans.length);
-      if (refusal) return Promise.reject(refusal);
-      // A service past its share while others' spans are held is refused alone: one agent
-      // flooding the buffer does not lock the others out.
-      const service = spans[0]?.serviceName ?? '';
-      const byService = heldBy.get(service) ?? 0;
-      if (byService + spans.length > maxPerService && held - byService > 0) {
-        return Promise.reject(
-          new SpanscoreError(
-            'SS_INGEST_SATURATED',
-            `service "${service}" holds ${byService} buffered spans, its share of the buffer (assembly.maxServiceShare of ${maxHeld}) while other services send`,
-            { retryAfterSeconds: 1 },
-          ),
-        );
-      }
-      const byTrace = groupSpansByTrace(spans);
-      if (byTrace.size <= ACCEPT_SLICE) {
-        const t = now();
-        let refused = 0;
-        for (const [traceId, batch] of byTrace) refused += acceptTrace(traceId, batch, t);
-        return Promise.resolve(refusedPastCap(refused, maxPerTrace));
-      }
-      const slices = acceptInSlices(byTrace, spans.length);
-      accepting.add(slices);
-      void slices.finally(() => accepting.delete(slices));
-      return slices;
+      if (closed) return Promise.reject(unavailable());
+      const share = shareRefusal(spans);
+      if (share) return Promise.reject(share);
+      const incoming = spans.length;
+      // In at once when there is room and nobody waits; else behind those waiting, first come
+      // first in, while the door has room; else refused if the buffer is full.
+      if (waiting.size === 0 && !full(incoming)) return admit(spans);
+      if (!waiting.canWait(incoming))
+        return full(incoming) ? Promise.reject(saturated()) : admit(spans);
+      return waiting
+        .wait(incoming, () => saturated(admissionWaitMs))
+        .then(() => {
+          reserved -= incoming; // counted as held when let in (see finished)
+          return closed ? Promise.reject(unavailable()) : admit(spans);
+        });
     },
 
     async close(deadlineMs = 10_000) {
       closed = true;
+      waiting.refuseAll(unavailable());
       // Requests being added slice by slice were answered nothing yet: they finish first.
       await Promise.allSettled([...accepting]);
       for (const [traceId] of [...buffer.entries()]) enqueue(traceId);
@@ -402,6 +453,8 @@ export function createMemoryTraceAssembler(
       bufferedTraces: buffer.size,
       heldSpans: held,
       heldBytes,
+      waitingRequests: waiting.size,
+      waitingSpans: waiting.waitingSpans,
       waitingDeliveries: queue.waitingDeliveries,
       truncatedSpans,
       lateSpans,

@@ -368,6 +368,8 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
     const { calls, scorer: s } = scorer(false, () => gate);
     const { driver } = await start(name, s, {
       'assembly.maxBufferedSpans': 4,
+      // Memory: refused at once, not held at the door (memory-trace-assembler.admission.test.ts).
+      'assembly.admissionWaitMs': 0,
       'assembly.maxQueuedTraces': 1,
       'worker.concurrency': 1,
       // One shard: each shard has a worker of its own, so on three both traces would be active.

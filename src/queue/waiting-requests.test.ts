@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WaitingRequests } from './waiting-requests.js';
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** Waits for `spans` and records how the wait ended, by name, in `ends`. */
+function waitAs(room: WaitingRequests, name: string, spans: number, ends: string[]): Promise<void> {
+  return room
+    .wait(spans, () => new Error(`${name} timed out`))
+    .then(
+      () => void ends.push(`${name} in`),
+      (error: Error) => void ends.push(error.message),
+    );
+}
+
+describe('WaitingRequests', () => {
+  it('lets requests in in arrival order while the first fits; a large one holds back those behind it', async () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    const ends: string[] = [];
+    const all = [
+      waitAs(room, 'a', 10, ends),
+      waitAs(room, 'b', 50, ends),
+      waitAs(room, 'c', 5, ends),
+    ];
+    expect(room.size).toBe(3);
+    expect(room.waitingSpans).toBe(65);
+    // 30 spans of room: a (10) fits, b (50) does not, and c (5) stays behind b.
+    expect(room.admit(30)).toBe(10);
+    expect(room.admit(49)).toBe(0);
+    expect(room.admit(55)).toBe(55);
+    await Promise.all(all);
+    expect(ends).toEqual(['a in', 'b in', 'c in']);
+    expect(room.size).toBe(0);
+    expect(room.waitingSpans).toBe(0);
+  });
+
+  it('refuses to hold more than maxSpans spans, and nothing when maxWaitMs is 0', () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    expect(room.canWait(100)).toBe(true);
+    void waitAs(room, 'a', 60, []);
+    expect(room.canWait(40)).toBe(true);
+    expect(room.canWait(41)).toBe(false);
+    expect(new WaitingRequests({ maxWaitMs: 0, maxSpans: 100 }).canWait(1)).toBe(false);
+  });
+
+  it('ends a wait after maxWaitMs with the caller’s error, and lets the others in after it', async () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    const ends: string[] = [];
+    const a = waitAs(room, 'a', 10, ends);
+    await vi.advanceTimersByTimeAsync(600);
+    const b = waitAs(room, 'b', 10, ends);
+    await vi.advanceTimersByTimeAsync(400);
+    await a;
+    expect(ends).toEqual(['a timed out']);
+    expect(room.waitingSpans).toBe(10);
+    expect(room.admit(10)).toBe(10);
+    await b;
+    expect(ends).toEqual(['a timed out', 'b in']);
+    // b's timer was cleared when it was let in: nothing fires later.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(ends).toHaveLength(2);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('refuses every waiting request at shutdown', async () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    const ends: string[] = [];
+    const all = [waitAs(room, 'a', 10, ends), waitAs(room, 'b', 10, ends)];
+    room.refuseAll(new Error('shutting down'));
+    await Promise.all(all);
+    expect(ends).toEqual(['shutting down', 'shutting down']);
+    expect(room.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('holds no more entries than twice those waiting while 20,000 one-span waits time out (hostile: tiny requests)', async () => {
+    // Real timers: the fake clock's cost grows with the timers it holds (thousands here).
+    vi.useRealTimers();
+    const room = new WaitingRequests({ maxWaitMs: 40, maxSpans: 1_000_000 });
+    const ends: string[] = [];
+    const all: Array<Promise<void>> = [];
+    let worst = 0;
+    // 1,000 requests every 10 ms or so, none let in: each times out 40 ms after it came.
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 1000; i++) all.push(waitAs(room, `r${round}.${i}`, 1, ends));
+      worst = Math.max(worst, room.queuedEntries - 2 * room.size);
+      await new Promise(resolve => setTimeout(resolve, 10));
+      worst = Math.max(worst, room.queuedEntries - 2 * room.size);
+    }
+    await Promise.all(all);
+    expect(ends).toHaveLength(20_000);
+    expect(ends.every(e => e.endsWith('timed out'))).toBe(true);
+    expect(worst).toBeLessThanOrEqual(33);
+    expect(room.queuedEntries).toBe(0);
+    expect(room.waitingSpans).toBe(0);
+  });
+});

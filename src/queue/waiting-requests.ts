@@ -1,0 +1,143 @@
+/** Limits of {@link WaitingRequests}: `assembly.admissionWaitMs` and the spans that may wait. */
+export interface WaitingLimits {
+  /** How long a request waits for room before it is refused; 0: never waits. */
+  maxWaitMs: number;
+  /** Spans of waiting requests held at once (decoded, outside the buffer's count). */
+  maxSpans: number;
+}
+
+/** One request at the door: its span count, and how its wait ends. */
+interface Waiter {
+  readonly spans: number;
+  readonly admitted: () => void;
+  readonly refused: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Let in, refused or timed out: left in the queue until it is swept. */
+  done: boolean;
+}
+
+/**
+ * Requests waiting for room in a full span buffer, in arrival order. A sender whose request finds
+ * the buffer full is held, not refused, for up to `maxWaitMs`: as traces are scored and let go,
+ * the buffer admits the waiting requests first come, first in. An OTLP exporter told 429 waits
+ * out a whole `Retry-After` (a second at least: the header counts seconds), so under steady
+ * overload a buffer that refused at once stood idle for much of each second, every sender
+ * waiting at the same time; held at the door, senders slow to the rate the service scores at.
+ * (The OpenTelemetry Collector's sending queue offers the same choice, `block_on_overflow`.)
+ *
+ * Bounded both ways: a request waits at most `maxWaitMs` (then it is refused as it would have
+ * been, and sent again by its exporter), and at most `maxSpans` spans wait at once; past that a
+ * request is refused at once. `maxWaitMs` should stay well under exporters' timeouts (10 s in the
+ * OpenTelemetry SDKs), or a sender that gave up would send again what is then accepted twice.
+ */
+export class WaitingRequests {
+  private readonly queue: Waiter[] = [];
+  /** Index of the first waiter that may still wait (those before it have ended). */
+  private head = 0;
+  private spans = 0;
+  private count = 0;
+
+  constructor(private readonly limits: WaitingLimits) {}
+
+  /** Requests waiting now. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Spans of the requests waiting now. */
+  get waitingSpans(): number {
+    return this.spans;
+  }
+
+  /** Whether a request of `spans` spans may wait now (else it is refused at once). */
+  canWait(spans: number): boolean {
+    return this.limits.maxWaitMs > 0 && this.spans + spans <= this.limits.maxSpans;
+  }
+
+  /**
+   * Waits for room for `spans` spans: resolves once {@link admit} lets the request in (its spans
+   * then count in what `admit` returned), or rejects with `timedOut()` after `maxWaitMs`, or with
+   * {@link refuseAll}'s error. Check {@link canWait} first.
+   */
+  wait(spans: number, timedOut: () => Error): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        spans,
+        admitted: resolve,
+        refused: reject,
+        timer: undefined,
+        done: false,
+      };
+      waiter.timer = setTimeout(() => {
+        waiter.timer = undefined;
+        this.end(waiter);
+        this.sweep();
+        reject(timedOut());
+      }, this.limits.maxWaitMs);
+      waiter.timer.unref?.();
+      this.queue.push(waiter);
+      this.spans += spans;
+      this.count++;
+    });
+  }
+
+  /**
+   * Lets waiting requests in, in arrival order, while the first fits in `room` spans; a request
+   * that does not fit holds back those behind it (no small request overtakes a large one for
+   * good). Returns the spans let in: the caller counts them as held before the requests resume.
+   */
+  admit(room: number): number {
+    let taken = 0;
+    for (; this.head < this.queue.length; this.head++) {
+      const waiter = this.queue[this.head]!;
+      if (waiter.done) continue;
+      if (waiter.spans > room - taken) break;
+      taken += waiter.spans;
+      this.end(waiter);
+      waiter.admitted();
+    }
+    this.sweep();
+    return taken;
+  }
+
+  /** Refuses every waiting request with `error` (the service is shutting down). */
+  refuseAll(error: Error): void {
+    for (; this.head < this.queue.length; this.head++) {
+      const waiter = this.queue[this.head]!;
+      if (waiter.done) continue;
+      this.end(waiter);
+      waiter.refused(error);
+    }
+    this.sweep();
+  }
+
+  /** A waiter's wait is over: its spans no longer wait, its timer is cleared. */
+  private end(waiter: Waiter): void {
+    waiter.done = true;
+    this.spans -= waiter.spans;
+    this.count--;
+    if (waiter.timer !== undefined) clearTimeout(waiter.timer);
+    waiter.timer = undefined;
+  }
+
+  /**
+   * Moves past the ended waiters at the front, and drops them from the array once they are half
+   * of it (amortized constant work a waiter). Waits end in arrival order (all wait `maxWaitMs`,
+   * and {@link admit} takes the first), so ended waiters are always at the front.
+   */
+  private sweep(): void {
+    while (this.head < this.queue.length && this.queue[this.head]!.done) this.head++;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head > 32 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Entries in the queue, ended ones not yet dropped included (for tests of its bounds). */
+  get queuedEntries(): number {
+    return this.queue.length;
+  }
+}

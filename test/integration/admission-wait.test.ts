@@ -1,0 +1,77 @@
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { startService } from '../../src/server/start-service.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import { waitFor } from '../helpers/redis.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+/** A labelled sample of an exposition (0 when absent). */
+const sample = (text: string, series: string): number =>
+  Number(
+    new RegExp(`^${series.replace(/[{}"=]/g, m => `\\${m}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+  );
+
+/** Exports `spans` with the OTel SDK's OTLP/protobuf exporter; resolves with its result. */
+const exportWith = (exporter: OTLPTraceExporter, spans: ReadableSpan[]): Promise<ExportResult> =>
+  new Promise(resolve => exporter.export(spans, resolve));
+
+describe('the memory driver holds a request while its buffer is full (assembly.admissionWaitMs)', () => {
+  it('answers an OTel SDK exporter 200 once room frees, with no 429, and scores both traces', async () => {
+    const service = await startService(
+      await loadConfig({
+        env: {},
+        overrides: {
+          'queue.driver': 'memory',
+          'receiver.port': 0,
+          'receiver.host': '127.0.0.1',
+          // 20 spans: the first trace (16) leaves no room for the second (5) until it is scored,
+          // 1.5 s after its last span; a quarter of 20 (5 spans) may wait.
+          'assembly.maxBufferedSpans': 20,
+          'assembly.settleMs': 1500,
+          'assembly.admissionWaitMs': 8000,
+          'export.logResults': false,
+        },
+      }),
+      { receiver: true, workers: true },
+      { log: () => undefined },
+    );
+    closers.push(() => service.close());
+    const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
+    const scrape = async () => (await fetch(metricsUrl)).text();
+    const exporter = new OTLPTraceExporter({ url: service.url!, timeoutMillis: 10_000 });
+    closers.push(() => exporter.shutdown());
+
+    const first = sdkAgentTrace(
+      'a',
+      Array.from({ length: 15 }, (_, i) => `tool_${i}`),
+    );
+    const second = sdkAgentTrace('b', ['get_weather', 'search', 'book', 'pay']);
+    expect([first.length, second.length]).toEqual([16, 5]);
+    expect((await exportWith(exporter, first)).code).toBe(ExportResultCode.SUCCESS);
+
+    let secondDone: ExportResult | undefined;
+    const secondExport = exportWith(exporter, second).then(r => (secondDone = r));
+    await waitFor(
+      async () => sample(await scrape(), 'spanscore_jobs{state="requests_waiting"}') === 1,
+      'the second request waiting at the door',
+    );
+    expect(secondDone).toBeUndefined();
+
+    expect((await secondExport).code).toBe(ExportResultCode.SUCCESS);
+    const after = await scrape();
+    expect(sample(after, 'spanscore_jobs{state="requests_waiting"}')).toBe(0);
+    expect(sample(after, 'spanscore_requests_rejected_total{reason="saturated"}')).toBe(0);
+    expect(sample(after, 'spanscore_spans_backpressure_total{reason="saturated"}')).toBe(0);
+    await waitFor(
+      async () => sample(await scrape(), 'spanscore_traces_scored_total') === 2,
+      'both traces scored',
+    );
+  }, 30_000);
+});
