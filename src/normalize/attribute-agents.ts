@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { agentSpanName, type SpanChildren } from './agent-span-name.js';
 import { handoffTarget } from './handoff-target.js';
+import { HandoffsByTarget } from './handoffs-by-target.js';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
 import { FewKeyMap } from './few-key-map.js';
 import { SpanIndex } from './span-index.js';
@@ -134,9 +135,23 @@ const NONE: never[] = Object.freeze([]) as unknown as never[];
  */
 export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[] {
   const out: string[] = [];
-  for (const { agent } of turns) if (!out.includes(agent)) out.push(agent);
+  // A set past a few agents: a route of thousands of turns (a trace's agent spans) and as many
+  // agents would take their square in `includes`.
+  let seen: Set<string> | undefined;
+  for (let i = 0; i < turns.length; i++) {
+    const agent = turns[i]!.agent;
+    if (seen) {
+      if (seen.has(agent)) continue;
+      seen.add(agent);
+    } else if (out.includes(agent)) continue;
+    else if (out.length === FEW_AGENTS) seen = new Set([...out, agent]);
+    out.push(agent);
+  }
   return out;
 }
+
+/** Agents of a route looked up by a scan of those seen (most routes have one to three). */
+const FEW_AGENTS = 16;
 
 /** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
 export function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
@@ -206,18 +221,15 @@ function route(
     if (!enclosing.has(id) || active.has(id)) turns.push(byId.get(id)!);
   turns.sort(byStart);
   const out: AgentTurn[] = [];
-  // The handoffs not yet given to a turn: copied only for a trace that has any.
-  let unused: Handoff[] | undefined;
+  // The handoffs not yet given to a turn: indexed only for a trace that has any.
+  let unused: HandoffsByTarget | undefined;
   for (let i = 0; i < turns.length; i++) {
     const span = turns[i]!;
     const agent = agentBySpan.get(span.spanId)!;
     if (out.length > 0 && out[out.length - 1]!.agent === agent) continue;
     let handoff: Handoff | undefined;
-    if (out.length > 0 && handoffs.length > 0) {
-      unused ??= [...handoffs];
-      const at = unused.findIndex(h => h.to === agent);
-      if (at >= 0) handoff = unused.splice(at, 1)[0];
-    }
+    if (out.length > 0 && handoffs.length > 0)
+      handoff = (unused ??= new HandoffsByTarget(handoffs)).take(agent);
     out.push({ agent, startTimeUnixNano: span.startTimeUnixNano, handoff });
   }
   return out;
