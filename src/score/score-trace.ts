@@ -103,7 +103,10 @@ export async function scoreTrace(
   const argumentsScorer = toolArgumentsScorer(match.targets);
   const checksArguments = argumentsScorer !== undefined;
   let lookedUp: WeakSet<NormalizedTrace> | undefined; // made only where schemas are looked up
-  const results: TraceResult[] = [];
+  // Sized for every target, cut to those that gave a result after the loop: an empty array's
+  // first push made room for 17 results (about 120 heap bytes more a trace).
+  const results = new Array<TraceResult>(match.targets.length);
+  let scored = 0;
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
   // Index loops: a for-of left an iterator result per item (this runs once a trace).
@@ -142,7 +145,7 @@ export async function scoreTrace(
       options.propagate,
     );
     const outcomes = withDiagnosis(isThenable(scoring) ? await scoring : scoring, diagnostics);
-    results.push({
+    results[scored++] = {
       phase,
       trace,
       kind: target.kind,
@@ -153,8 +156,9 @@ export async function scoreTrace(
       deferred,
       startUnixNano,
       endUnixNano: now(),
-    });
+    };
   }
+  results.length = scored;
   // A turn of a session test case is scored with its session; read now as its session will read
   // it, so that its record shows its calls while the session waits (counted with the session).
   const turn =
