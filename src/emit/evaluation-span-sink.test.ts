@@ -5,7 +5,7 @@ import type { ExportOutcome } from '../results/stored-result.js';
 import { scoreTrace } from '../score/score-trace.js';
 import { parseSuite } from '../suite/load-suite.js';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
-import { createEvaluationSpanSink } from './evaluation-span-sink.js';
+import { createEvaluationSpanSink, evaluationSpansOf } from './evaluation-span-sink.js';
 import type { EvaluationSpan } from './score-to-span.js';
 
 /** A trace of test case `refund` that called `lookup`, scored by a suite of two scorers. */
@@ -40,6 +40,24 @@ async function scoredRun() {
 }
 
 describe('the evaluation span sink', () => {
+  it("gives one span an outcome, in the results' order, none for a result without outcomes", async () => {
+    const run = await scoredRun();
+    const [r] = run.results;
+    const spans = evaluationSpansOf({
+      ...run,
+      results: [r!, { ...r!, outcomes: [] }, { ...r!, outcomes: [r!.outcomes[1]!] }],
+    });
+    expect(spans.map(s => s.name)).toEqual([
+      'evaluation tool_correctness',
+      'evaluation tool_call_accuracy',
+      'evaluation tool_call_accuracy',
+    ]);
+    // As long as its spans, every index holding one (no hole).
+    expect(spans).toHaveLength(3);
+    expect(Object.keys(spans)).toEqual(['0', '1', '2']);
+    expect(evaluationSpansOf({ ...run, results: [{ ...r!, outcomes: [] }] })).toEqual([]);
+  });
+
   it('takes the spans when prepared, and exports them when the write runs, reporting the outcome', async () => {
     const exported: EvaluationSpan[] = [];
     const reports: Array<[string, ExportOutcome]> = [];

@@ -1,5 +1,6 @@
 import { runRecordKey } from '../results/run-record-key.js';
 import type { ExportOutcome } from '../results/stored-result.js';
+import { outcomeCount } from '../score/outcome-count.js';
 import type { ResultSink } from '../score/result-sink.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ExportBacklog } from './export-backlog.js';
@@ -13,7 +14,8 @@ import {
 
 /** The evaluation spans of one trace run: one per scorer outcome, in the results' order. */
 export function evaluationSpansOf(run: TraceRun): EvaluationSpan[] {
-  const spans: EvaluationSpan[] = [];
+  const spans = new Array<EvaluationSpan>(outcomeCount(run));
+  let n = 0;
   // A run's results are mostly of one trace: its facts are worked out once for all of them.
   let facts: TraceFacts | undefined;
   for (const r of run.results) {
@@ -21,7 +23,7 @@ export function evaluationSpansOf(run: TraceRun): EvaluationSpan[] {
     if (facts?.trace !== r.trace) facts = traceFacts(r.trace);
     const time = { startUnixNano: r.startUnixNano, endUnixNano: r.endUnixNano };
     const rule = r.kind === 'rule' ? r.testCaseId : undefined;
-    for (const o of r.outcomes) spans.push(scoreToSpanOf(facts, o, r.testCase, time, rule));
+    for (const o of r.outcomes) spans[n++] = scoreToSpanOf(facts, o, r.testCase, time, rule);
   }
   return spans;
 }

@@ -77,6 +77,9 @@ function resultOf(json: string): StoredResult {
   ) as unknown as StoredResult;
 }
 
+/** No results before a pass (read, never written). */
+const NONE: readonly never[] = [];
+
 /**
  * Characters of failure signatures the memory store holds over its retention (about 10,000
  * signature-minutes); past it, its oldest minutes of signatures go.
@@ -225,10 +228,10 @@ export function createMemoryResultsStore(
         : (previous?.export ?? null),
       mergeRunResults<Pick<StoredResult, 'label' | 'status'>>(
         run,
-        () => previousRecord?.results ?? [],
+        previousRecord?.results ?? NONE,
         stored,
       ),
-      mergeRunResults(run, () => previous?.results ?? [], storedJson),
+      mergeRunResults(run, previous?.results ?? NONE, storedJson),
     );
   };
 

@@ -16,15 +16,14 @@ export function keptRunResults<T>(results: readonly T[]): T[] {
 }
 
 /**
- * A trace's stored results after `run`'s pass wrote `written` (see {@link addsToStoredResults}).
- * `stored` is read only when the pass adds to them.
+ * A trace's stored results after `run`'s pass wrote `written` (see {@link addsToStoredResults}):
+ * `written` itself, or `stored` (the results before the pass) and then `written`, the newest kept.
  */
 export function mergeRunResults<T>(
   run: Pick<TraceRun, 'phase'>,
-  stored: () => readonly T[],
+  stored: readonly T[],
   written: T[],
 ): T[] {
-  if (!addsToStoredResults(run)) return written;
-  const before = stored();
-  return before.length ? keptRunResults([...before, ...written]) : written;
+  if (!addsToStoredResults(run) || stored.length === 0) return written;
+  return keptRunResults([...stored, ...written]);
 }

@@ -8,7 +8,7 @@ import type { ScoringPlan } from '../score/scoring-plan.js';
 import { parseSuite } from '../suite/load-suite.js';
 import { agentTrace } from '../../test/helpers/trace-builder.js';
 import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
-import { runRecordPatch } from './to-stored-results.js';
+import { runRecordPatch, toStoredResults } from './to-stored-results.js';
 
 /** The AI SDK 7's tool-health capture: its `invalid-arguments` run calls convert_currency wrongly. */
 const CAPTURE = new URL(
@@ -79,6 +79,24 @@ describe('runRecordPatch', () => {
       expect(calls.length).toBeGreaterThan(0);
       expect(calls.every(c => !('argumentProblems' in c))).toBe(true);
     }
+  });
+});
+
+describe('toStoredResults', () => {
+  it("gives one result an outcome, in the results' order, none for a result without outcomes", async () => {
+    const [traceId, spans] = await invalidArgumentsTrace();
+    const run = await scoreTrace(traceId, spans, await planWith(['tool_errors']));
+    const [r] = run.results;
+    expect(r!.outcomes.map(o => o.scorer)).toEqual(['tool_errors', 'judged']);
+    const stored = toStoredResults({
+      ...run,
+      results: [{ ...r!, outcomes: [r!.outcomes[1]!] }, { ...r!, outcomes: [] }, r!],
+    });
+    expect(stored.map(s => s.scorer)).toEqual(['judged', 'tool_errors', 'judged']);
+    // As long as its results, every index holding one (no hole).
+    expect(stored).toHaveLength(3);
+    expect(Object.keys(stored)).toEqual(['0', '1', '2']);
+    expect(toStoredResults({ ...run, results: [{ ...r!, outcomes: [] }] })).toEqual([]);
   });
 });
 

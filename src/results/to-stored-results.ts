@@ -3,6 +3,7 @@ import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
 import { failingAgents } from '../score/failing-agents.js';
+import { outcomeCount } from '../score/outcome-count.js';
 import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { runRecordKey } from './run-record-key.js';
@@ -30,7 +31,8 @@ export type WrittenResult = Omit<StoredResult, 'id'> & { id: string | undefined 
  * Runs without outcomes (not scored, or a deterministic pass that deferred everything) give none.
  */
 export function toStoredResults(run: TraceRun): WrittenResult[] {
-  const out: WrittenResult[] = [];
+  const out = new Array<WrittenResult>(outcomeCount(run));
+  let n = 0;
   for (const r of run.results) {
     if (r.outcomes.length === 0) continue;
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
@@ -39,7 +41,7 @@ export function toStoredResults(run: TraceRun): WrittenResult[] {
     const agents = agentsInOrder(r.trace.agents);
     if (agents.length > MAX_AGENTS_PER_RESULT) agents.length = MAX_AGENTS_PER_RESULT;
     for (const o of r.outcomes)
-      out.push(new PassResult(run, r, o, timeUnixMs, expected, toolSequence, agents));
+      out[n++] = new PassResult(run, r, o, timeUnixMs, expected, toolSequence, agents);
   }
   return out;
 }

@@ -88,8 +88,9 @@ export function runScorersAtOnce(
   aliases: ReadonlyMap<string, string>,
   propagate?: (error: unknown) => boolean,
 ): ScorerOutcome[] | Promise<ScorerOutcome[]> {
-  const out: ScorerOutcome[] = [];
-  // An index loop: this runs once a trace, and a for-of left an iterator result per scorer.
+  // Sized once: an empty array's first push made room for 17 outcomes (about 120 heap bytes
+  // more a trace). An index loop: a for-of left an iterator result per scorer.
+  const out = new Array<ScorerOutcome>(scorers.length);
   for (let i = 0; i < scorers.length; i++) {
     const resolved = scorers[i]!;
     const { scorer, options } = resolved;
@@ -103,14 +104,15 @@ export function runScorersAtOnce(
     } catch (error) {
       result = failedResult(error, propagate);
     }
-    out.push(outcomeOf(resolved, result));
+    out[i] = outcomeOf(resolved, result);
   }
   return out;
 }
 
 /**
  * {@link runScorersAtOnce} from the `i`th scorer on, whose result `scoring` is awaited: the scorers
- * after it are awaited one by one too, as they were.
+ * after it are awaited one by one too, as they were. `out` has a place for every scorer's
+ * outcome; those before the `i`th are set.
  */
 async function awaitScorers(
   out: ScorerOutcome[],
@@ -133,7 +135,7 @@ async function awaitScorers(
       result = failedResult(error, propagate);
     }
     scoring = undefined;
-    out.push(outcomeOf(resolved, result));
+    out[i] = outcomeOf(resolved, result);
   }
   return out;
 }

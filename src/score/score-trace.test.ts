@@ -318,6 +318,14 @@ describe('scoreTrace: the one per-trace loop', () => {
     expect(llm.results[0]!.deferred).toEqual([]);
     const all = await scoreTrace(traceId(77), trace, plan);
     expect(all.results[0]!.outcomes.map(o => o.scorer)).toEqual(['tool_correctness', 'judged']);
+    // A pass with no scorer of its phase for the test case gives no result for it.
+    const none = await scoreTrace(
+      traceId(77),
+      trace,
+      { suites: [suite], rules: [] },
+      { phase: 'llm' },
+    );
+    expect(none.results).toEqual([]);
   });
 
   it('hands every run to the sinks in order; a sink that rejects stops the rest and rejects the loop', async () => {

@@ -1,7 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { findSessionEnd } from '../normalize/find-session-end.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
-import { normalizeIndexedTrace, type NormalizedTrace } from '../normalize/normalize-trace.js';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import {
   diagnoseTrace,
   inputBoundedDiagnostic,
@@ -19,6 +19,7 @@ import type { ResultSink } from './result-sink.js';
 import { recordRunCalls } from './run-calls.js';
 import { runScorersAtOnce, type ResolvedScorer, type ScorerOutcome } from './run-scorers.js';
 import { sessionTurnReason } from './session-turn-reason.js';
+import { TraceNormalizations } from './trace-normalizations.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import {
   planSessionIdAttributes,
@@ -85,25 +86,15 @@ export async function scoreTrace(
   const session = ids.session;
   // One normalization per alias map; the test case id is the one matching found (the suite's own
   // id attributes for a test case, the default ones for a rule), never looked up again.
-  const byAliases = new Map<ReadonlyMap<string, string>, NormalizedTrace>();
-  const normalized = (
-    aliases: ReadonlyMap<string, string>,
-    testCaseId: string | undefined,
-  ): NormalizedTrace => {
-    let trace = byAliases.get(aliases) ?? sameAliases(byAliases, aliases);
-    if (!trace || trace.testCaseId !== testCaseId) {
-      boundHits = inputBoundHitCount();
-      trace = normalizeIndexedTrace(traceId, indexed, { aliases, testCaseId });
-      bounded += inputBoundHitCount() - boundHits;
-      byAliases.set(aliases, trace);
-    }
-    return trace;
-  };
+  const normalizations = new TraceNormalizations(traceId, indexed);
 
   const argumentsScorer = toolArgumentsScorer(match.targets);
   const checksArguments = argumentsScorer !== undefined;
   let lookedUp: WeakSet<NormalizedTrace> | undefined; // made only where schemas are looked up
-  const results: TraceResult[] = [];
+  // Sized for every target, cut to those that gave a result after the loop: an empty array's
+  // first push made room for 17 results (about 120 heap bytes more a trace).
+  const results = new Array<TraceResult>(match.targets.length);
+  let scored = 0;
   let diagnostics: Diagnostic[] | undefined;
   let noToolCalls = false;
   // Index loops: a for-of left an iterator result per item (this runs once a trace).
@@ -111,7 +102,7 @@ export async function scoreTrace(
     const target = match.targets[t]!;
     const { selected, deferred } = phaseScorers(target.scorers, phase);
     if (selected.length === 0 && deferred.length === 0) continue;
-    const trace = normalized(
+    const trace = normalizations.of(
       target.aliases,
       // Rules read the default id attributes.
       target.kind === 'test_case' ? target.testCaseId : ids.byDefaults?.id,
@@ -142,7 +133,7 @@ export async function scoreTrace(
       options.propagate,
     );
     const outcomes = withDiagnosis(isThenable(scoring) ? await scoring : scoring, diagnostics);
-    results.push({
+    results[scored++] = {
       phase,
       trace,
       kind: target.kind,
@@ -153,15 +144,16 @@ export async function scoreTrace(
       deferred,
       startUnixNano,
       endUnixNano: now(),
-    });
+    };
   }
+  results.length = scored;
   // A turn of a session test case is scored with its session; read now as its session will read
   // it, so that its record shows its calls while the session waits (counted with the session).
   const turn =
-    match.sessionTurn && normalized(match.sessionTurn.aliases, match.sessionTurn.testCaseId);
+    match.sessionTurn && normalizations.of(match.sessionTurn.aliases, match.sessionTurn.testCaseId);
   boundHits = inputBoundHitCount();
   const end = session && findSessionEnd(spans);
-  bounded += inputBoundHitCount() - boundHits;
+  bounded += normalizations.boundHits + inputBoundHitCount() - boundHits;
   if (bounded > 0) (diagnostics ??= []).push(inputBoundedDiagnostic(bounded));
   // A turn of a session test case stays one (its session is opened by it) whatever tool health
   // made of the turn itself.
@@ -251,23 +243,4 @@ function withDiagnosis(
 function sessionKeysOf(plan: ScoringPlan): string {
   const keys = planSessionIdAttributes(plan);
   return keys ? keys.join(', ') : 'sessions are off';
-}
-
-// Suites and rules each build their own alias map; most are empty or equal, and then share one
-// normalization.
-function sameAliases(
-  done: ReadonlyMap<ReadonlyMap<string, string>, NormalizedTrace>,
-  aliases: ReadonlyMap<string, string>,
-): NormalizedTrace | undefined {
-  for (const [other, trace] of done) {
-    if (other.size !== aliases.size) continue;
-    let same = true;
-    for (const [k, v] of aliases)
-      if (other.get(k) !== v) {
-        same = false;
-        break;
-      }
-    if (same) return trace;
-  }
-  return undefined;
 }

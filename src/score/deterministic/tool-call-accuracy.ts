@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolCall } from '../../normalize/tool-call.js';
 import type { Scorer } from '../scorer.js';
 import { baseOptionsSchema, parseScorerOptions } from '../scorer-options.js';
 import { scored, skipped } from '../score-result.js';
@@ -42,7 +43,7 @@ export const toolCallAccuracy: Scorer<ToolCallAccuracyOptions> = {
     const threshold = options.threshold ?? 1;
     const key = nameKey(options.normalize, aliases);
     const actual = trace.toolSequence.map(key.call);
-    const shown = trace.toolSequence.map(c => (options.normalize ? c.name : c.rawName));
+    const shown = trace.toolSequence.map(options.normalize ? nameOf : rawNameOf);
     const orderMode = expectedOrder !== undefined && expectedOrder.length > 0;
     if (!orderMode && expectedTool === undefined) {
       // Mastra scores an empty expectedToolOrder alone as 0; there is nothing to compare, so skip.
@@ -94,6 +95,10 @@ export const toolCallAccuracy: Scorer<ToolCallAccuracyOptions> = {
     return scored(ok ? 1 : 0, threshold, reason, details);
   },
 };
+
+// Made once, not a closure over the options a trace.
+const nameOf = (call: ToolCall): string => call.name;
+const rawNameOf = (call: ToolCall): string => call.rawName;
 
 function sameSequence(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);

@@ -110,6 +110,26 @@ describe('createSchemaLearningSink', () => {
     expect(registry.puts).toBe(3);
   });
 
+  it('answers at once, with no promise, a run that offers nothing to learn; awaits the write of one that does', async () => {
+    const registry = counted();
+    const sink = createSchemaLearningSink(registry, { now: () => 1000 });
+    const runOf = (service: string) => {
+      const { traceId, spans } = serviceTraceSpans({
+        service,
+        offered: [{ name: 'get_weather', parameters: weather }],
+        calls: [{ name: 'get_weather', args: { city: 'Oslo' } }],
+      });
+      return scoreTrace(traceId, decodeOtlpJson(otlpRequest(spans)).spans, plan);
+    };
+    const unnamed = await runOf('unknown_service');
+    expect(sink.write(unnamed)).toBeUndefined();
+    expect(sink.write({ ...(await runOf('travel')), phase: 'llm' })).toBeUndefined();
+    const learning = sink.write(await runOf('travel'));
+    expect(typeof (learning as Promise<void> | undefined)?.then).toBe('function');
+    await learning;
+    expect(registry.puts).toBe(1);
+  });
+
   it('keeps hostile offers within bounds: a thousand tools, huge and deeply nested schemas', async () => {
     const registry = counted();
     const sink = createSchemaLearningSink(registry);

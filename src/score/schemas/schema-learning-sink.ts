@@ -51,39 +51,49 @@ export function createSchemaLearningSink(
   const written = new LRUCache<string, { digest: string; atMs: number }>({
     max: REMEMBERED_WRITES,
   });
+  /** Writes what `learned` holds that this process has not written lately. */
+  const learn = async (learned: OfferedSchemas, at: number): Promise<void> => {
+    const { service, version, schemas } = learned;
+    const fresh = schemas.filter(s => {
+      const key = JSON.stringify([service, version, s.tool]);
+      const digest = createHash('sha1').update(s.text).digest('base64');
+      const last = written.get(key);
+      if (last && last.digest === digest && at - last.atMs < refreshMs) return false;
+      written.set(key, { digest, atMs: at });
+      return true;
+    });
+    if (fresh.length === 0) return;
+    try {
+      await registry.put(service, version, fresh, at);
+      options.onLearned?.(service, version, fresh);
+    } catch (error) {
+      // Written again by a later trace.
+      for (const s of fresh) written.delete(JSON.stringify([service, version, s.tool]));
+      options.onError?.(error);
+    }
+  };
   return {
     name: 'schema-learning',
-    async write(run) {
+    // Not async: most runs offer nothing to learn (no `tool_arguments` ran), and an async
+    // function was an object, its registers and a promise a trace (about 20 heap bytes a span
+    // in `bench/budget-figures.child.ts allocation-memory`) for nothing.
+    write(run) {
       const at = now();
       const learned = schemasOffered(run, at);
-      if (!learned) return;
-      const { service, version, schemas } = learned;
-      const fresh = schemas.filter(s => {
-        const key = JSON.stringify([service, version, s.tool]);
-        const digest = createHash('sha1').update(s.text).digest('base64');
-        const last = written.get(key);
-        if (last && last.digest === digest && at - last.atMs < refreshMs) return false;
-        written.set(key, { digest, atMs: at });
-        return true;
-      });
-      if (fresh.length === 0) return;
-      try {
-        await registry.put(service, version, fresh, at);
-        options.onLearned?.(service, version, fresh);
-      } catch (error) {
-        // Written again by a later trace.
-        for (const s of fresh) written.delete(JSON.stringify([service, version, s.tool]));
-        options.onError?.(error);
-      }
+      return learned && learn(learned, at);
     },
   };
 }
 
+/** What a pass's trace offered to learn: its service and version, and its schemas. */
+interface OfferedSchemas {
+  service: string;
+  version: string;
+  schemas: LearnedSchema[];
+}
+
 /** The schemas a pass's trace offered, as the registry keeps them; `undefined` for none. */
-function schemasOffered(
-  run: TraceRun,
-  at: number,
-): { service: string; version: string; schemas: LearnedSchema[] } | undefined {
+function schemasOffered(run: TraceRun, at: number): OfferedSchemas | undefined {
   // A judge pass saw the same spans as the pass before it; a session's turns were learned from.
   if (run.phase === 'llm' || run.session) return undefined;
   const calls = runCalls(run);
