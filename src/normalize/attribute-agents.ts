@@ -194,19 +194,20 @@ function route(
   agentOf: (spanId: string) => string | undefined,
   handoffs: readonly Handoff[],
 ): AgentTurn[] {
-  // Agent spans that enclose another agent span: containers, unless they acted themselves.
-  const enclosing = new FewKeyMap<string, true>(agentBySpan.size);
+  // Agent spans that enclose another agent span: containers, unless they acted themselves. Made
+  // for the first such span: a trace of one agent span has none.
+  let enclosing: FewKeyMap<string, true> | undefined;
   for (const id of agentBySpan.keys()) {
     const parentId = byId.get(id)!.parentSpanId;
     const parent = parentId === '' ? undefined : agentOf(parentId);
-    if (parent !== undefined) enclosing.set(parent, true);
+    if (parent !== undefined) (enclosing ??= new FewKeyMap(agentBySpan.size)).set(parent, true);
   }
   // Both lists sized once to the most they hold, then cut to what they do: a push onto an empty
   // list reserved 17 slots, and a trace has one agent span or a few (about 250 bytes a trace).
   const turns = new Array<SpanDigest>(agentBySpan.size);
   let count = 0;
   for (const id of agentBySpan.keys())
-    if (!enclosing.has(id) || active.has(id)) turns[count++] = byId.get(id)!;
+    if (enclosing?.has(id) !== true || active.has(id)) turns[count++] = byId.get(id)!;
   turns.length = count;
   turns.sort(byStart);
   const out = new Array<AgentTurn>(count);
