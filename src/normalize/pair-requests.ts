@@ -4,6 +4,7 @@ import { isSorted, sortRequests } from './call-order.js';
 import { FewKeyMap } from './few-key-map.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import type { RequestedCall } from './requested-call.js';
+import { RunsById } from './runs-by-id.js';
 import type { SpanIndex } from './span-index.js';
 import { stableJson } from './stable-json.js';
 import { toToolCall } from './to-tool-call.js';
@@ -34,11 +35,7 @@ export function appendUnmatchedRequests(
 ): void {
   // The runs: the calls as given. The requests appended after them are never runs.
   const runs = calls.length;
-  const executedIds = new FewKeyMap<string, ToolCall>(runs);
-  for (let i = 0; i < runs; i++) {
-    const c = calls[i]!;
-    if (c.callId !== undefined) executedIds.set(c.callId, c);
-  }
+  const executedIds = new RunsById(calls, runs);
   // Id-less runs a request took: made only when one is taken.
   let claimed: FewKeyMap<ToolCall, true> | undefined;
   let keptIds: FewKeyMap<string, ToolCall> | undefined;
@@ -83,7 +80,7 @@ export function appendUnmatchedRequests(
       // Only an id-less run can be taken by name: a run with a call id needs no claim.
       if (run.callId === undefined) (claimed ??= new FewKeyMap(runs)).set(run, true);
       // The same call replayed in a later model call's input must find this run by its id.
-      if (run.callId !== undefined && run.source === 'executed') executedIds.set(run.callId, run);
+      if (run.source === 'executed') executedIds.learn(run);
       if (run.source === 'executed') {
         const prev = ranUntil.get(span.spanId) ?? 0n;
         if (run.startTimeUnixNano > prev) ranUntil.set(span.spanId, run.startTimeUnixNano);
@@ -201,7 +198,7 @@ function isIdle(
 function exactRuns(
   requested: readonly RequestedCall[],
   executed: readonly ToolCall[],
-  executedIds: FewKeyMap<string, ToolCall>,
+  executedIds: RunsById,
   steps: Steps,
 ): { pending: Map<RequestedCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
   let idless: ToolCall[] | undefined;
