@@ -55,15 +55,6 @@ export function attributeAgents(
   const agentBySpan = agentSpans(spans);
   if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const byId = index ?? new SpanIndex(spans);
-  // The nearest enclosing agent span's id (its agent: agentBySpan), not a pair per call.
-  const agentOf = (spanId: string): string | undefined => {
-    let id = spanId;
-    for (let hops = 0; id !== '' && hops < 64; hops++) {
-      if (agentBySpan.has(id)) return id;
-      id = byId.get(id)?.parentSpanId ?? '';
-    }
-    return undefined;
-  };
   const names = new AgentNames(agentBySpan);
   // The calls but the handoffs: `calls` itself until a handoff is taken out (most traces).
   let toolSequence: ToolCall[] | undefined;
@@ -72,7 +63,7 @@ export function attributeAgents(
   const active = new FewKeyMap<string, true>(agentBySpan.size);
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
-    const owner = agentOf(call.spanId);
+    const owner = agentSpanOf(call.spanId, agentBySpan, byId);
     if (owner !== undefined) {
       call.agent = agentBySpan.get(owner);
       active.set(owner, true);
@@ -107,7 +98,7 @@ export function attributeAgents(
   return {
     toolSequence: toolSequence ?? calls,
     handoffs,
-    agents: route(byId, agentBySpan, active, agentOf, handoffs),
+    agents: route(byId, agentBySpan, active, handoffs),
   };
 }
 
@@ -187,11 +178,28 @@ function sameHandoff(handoff: Handoff, call: ToolCall): boolean {
   return handoff.source !== call.source;
 }
 
+/**
+ * The id of the nearest agent span enclosing span `spanId`, itself included (its agent:
+ * `agentBySpan`); `undefined` when none is within 64 spans up. A function of its own, not a closure
+ * over the trace's maps, which took about 100 bytes a trace.
+ */
+function agentSpanOf(
+  spanId: string,
+  agentBySpan: ReadonlyMap<string, string>,
+  byId: SpanIndex,
+): string | undefined {
+  let id = spanId;
+  for (let hops = 0; id !== '' && hops < 64; hops++) {
+    if (agentBySpan.has(id)) return id;
+    id = byId.get(id)?.parentSpanId ?? '';
+  }
+  return undefined;
+}
+
 function route(
   byId: SpanIndex,
   agentBySpan: ReadonlyMap<string, string>,
   active: FewKeyMap<string, true>,
-  agentOf: (spanId: string) => string | undefined,
   handoffs: readonly Handoff[],
 ): AgentTurn[] {
   // Agent spans that enclose another agent span: containers, unless they acted themselves. Made
@@ -199,7 +207,7 @@ function route(
   let enclosing: FewKeyMap<string, true> | undefined;
   for (const id of agentBySpan.keys()) {
     const parentId = byId.get(id)!.parentSpanId;
-    const parent = parentId === '' ? undefined : agentOf(parentId);
+    const parent = parentId === '' ? undefined : agentSpanOf(parentId, agentBySpan, byId);
     if (parent !== undefined) (enclosing ??= new FewKeyMap(agentBySpan.size)).set(parent, true);
   }
   // Both lists sized once to the most they hold, then cut to what they do: a push onto an empty
