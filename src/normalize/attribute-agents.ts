@@ -58,15 +58,18 @@ export function attributeAgents(
   const names = new AgentNames(agentBySpan);
   // The calls but the handoffs: `calls` itself until a handoff is taken out (most traces).
   let toolSequence: ToolCall[] | undefined;
-  const handoffs: Handoff[] = [];
-  // Agent spans that made a call or a handoff themselves.
-  const active = new FewKeyMap<string, true>(agentBySpan.size);
+  // Made for the first handoff: most traces have none, and share an empty list.
+  let handoffs: Handoff[] | undefined;
+  const enclosing = enclosingAgentSpans(agentBySpan, byId);
+  // Agent spans that made a call or a handoff themselves: asked only of those that enclose
+  // another, so kept only when there are such (a trace of one agent span has none).
+  const active = enclosing && new FewKeyMap<string, true>(agentBySpan.size);
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
     const owner = agentSpanOf(call.spanId, agentBySpan, byId);
     if (owner !== undefined) {
       call.agent = agentBySpan.get(owner);
-      active.set(owner, true);
+      active?.set(owner, true);
     }
     const to = handoffTarget(call, names);
     if (to === undefined) {
@@ -75,7 +78,7 @@ export function attributeAgents(
     }
     toolSequence ??= calls.slice(0, i);
     const from = fromAgent(call) ?? call.agent;
-    const last = handoffs.at(-1);
+    const last = handoffs?.at(-1);
     // The model's request and the span that ran it (or two conventions reporting one) are one.
     if (last && last.to === to && last.from === from && sameHandoff(last, call)) {
       last.callId ??= call.callId;
@@ -85,7 +88,7 @@ export function attributeAgents(
       }
       continue;
     }
-    handoffs.push({
+    (handoffs ??= []).push({
       from,
       to,
       callId: call.callId,
@@ -97,8 +100,8 @@ export function attributeAgents(
   }
   return {
     toolSequence: toolSequence ?? calls,
-    handoffs,
-    agents: route(byId, agentBySpan, active, handoffs),
+    handoffs: handoffs ?? NONE,
+    agents: route(byId, agentBySpan, enclosing, active, handoffs ?? NONE),
   };
 }
 
@@ -196,26 +199,41 @@ function agentSpanOf(
   return undefined;
 }
 
-function route(
-  byId: SpanIndex,
+/**
+ * The agent spans that enclose another agent span (containers, unless they acted themselves);
+ * `undefined` when none does, as in a trace of one agent span: made for the first one found.
+ */
+function enclosingAgentSpans(
   agentBySpan: ReadonlyMap<string, string>,
-  active: FewKeyMap<string, true>,
-  handoffs: readonly Handoff[],
-): AgentTurn[] {
-  // Agent spans that enclose another agent span: containers, unless they acted themselves. Made
-  // for the first such span: a trace of one agent span has none.
+  byId: SpanIndex,
+): FewKeyMap<string, true> | undefined {
   let enclosing: FewKeyMap<string, true> | undefined;
   for (const id of agentBySpan.keys()) {
     const parentId = byId.get(id)!.parentSpanId;
     const parent = parentId === '' ? undefined : agentSpanOf(parentId, agentBySpan, byId);
     if (parent !== undefined) (enclosing ??= new FewKeyMap(agentBySpan.size)).set(parent, true);
   }
+  return enclosing;
+}
+
+/**
+ * The route: the agent spans in start order, but those `enclosing` others that did not act
+ * themselves (`active`), each consecutive run of one agent a turn, given the first handoff to it
+ * not yet given.
+ */
+function route(
+  byId: SpanIndex,
+  agentBySpan: ReadonlyMap<string, string>,
+  enclosing: FewKeyMap<string, true> | undefined,
+  active: FewKeyMap<string, true> | undefined,
+  handoffs: readonly Handoff[],
+): AgentTurn[] {
   // Both lists sized once to the most they hold, then cut to what they do: a push onto an empty
   // list reserved 17 slots, and a trace has one agent span or a few (about 250 bytes a trace).
   const turns = new Array<SpanDigest>(agentBySpan.size);
   let count = 0;
   for (const id of agentBySpan.keys())
-    if (enclosing?.has(id) !== true || active.has(id)) turns[count++] = byId.get(id)!;
+    if (enclosing?.has(id) !== true || active?.has(id) === true) turns[count++] = byId.get(id)!;
   turns.length = count;
   turns.sort(byStart);
   const out = new Array<AgentTurn>(count);
