@@ -98,10 +98,11 @@ export function attributeAgents(
       source: call.source,
     });
   }
+  const found = handoffs ?? NONE;
   return {
     toolSequence: toolSequence ?? calls,
-    handoffs: handoffs ?? NONE,
-    agents: route(byId, agentBySpan, enclosing, active, handoffs ?? NONE),
+    handoffs: found,
+    agents: route(byId, agentBySpan, enclosing, active, found),
   };
 }
 
@@ -217,9 +218,9 @@ function enclosingAgentSpans(
 }
 
 /**
- * The route: the agent spans in start order, but those `enclosing` others that did not act
- * themselves (`active`), each consecutive run of one agent a turn, given the first handoff to it
- * not yet given.
+ * The route: the agent spans in start order, containers left out (in `enclosing`, not in
+ * `active`), each consecutive run of one agent a turn, with the first handoff to that agent not
+ * given to an earlier turn.
  */
 function route(
   byId: SpanIndex,
