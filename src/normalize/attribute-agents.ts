@@ -56,27 +56,21 @@ export function attributeAgents(
   const agentBySpan = agentSpans(spans);
   if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const byId = index ?? new SpanIndex(spans);
-  // The nearest enclosing agent span's id (its agent: agentBySpan), not a pair per call.
-  const agentOf = (spanId: string): string | undefined => {
-    let id = spanId;
-    for (let hops = 0; id !== '' && hops < 64; hops++) {
-      if (agentBySpan.has(id)) return id;
-      id = byId.get(id)?.parentSpanId ?? '';
-    }
-    return undefined;
-  };
   const names = new AgentNames(agentBySpan);
   // The calls but the handoffs: `calls` itself until a handoff is taken out (most traces).
   let toolSequence: ToolCall[] | undefined;
-  const handoffs: Handoff[] = [];
-  // Agent spans that made a call or a handoff themselves.
-  const active = new FewKeyMap<string, true>(agentBySpan.size);
+  // Made for the first handoff: most traces have none, and share an empty list.
+  let handoffs: Handoff[] | undefined;
+  const enclosing = enclosingAgentSpans(agentBySpan, byId);
+  // Agent spans that made a call or a handoff themselves: asked only of those that enclose
+  // another, so kept only when there are such (a trace of one agent span has none).
+  const active = enclosing && new FewKeyMap<string, true>(agentBySpan.size);
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
-    const owner = agentOf(call.spanId);
+    const owner = agentSpanOf(call.spanId, agentBySpan, byId);
     if (owner !== undefined) {
       call.agent = agentBySpan.get(owner);
-      active.set(owner, true);
+      active?.set(owner, true);
     }
     const to = handoffTarget(call, names);
     if (to === undefined) {
@@ -85,7 +79,7 @@ export function attributeAgents(
     }
     toolSequence ??= calls.slice(0, i);
     const from = fromAgent(call) ?? call.agent;
-    const last = handoffs.at(-1);
+    const last = handoffs?.at(-1);
     // The model's request and the span that ran it (or two conventions reporting one) are one.
     if (last && last.to === to && last.from === from && sameHandoff(last, call)) {
       last.callId ??= call.callId;
@@ -95,7 +89,7 @@ export function attributeAgents(
       }
       continue;
     }
-    handoffs.push({
+    (handoffs ??= []).push({
       from,
       to,
       callId: call.callId,
@@ -105,10 +99,11 @@ export function attributeAgents(
       source: call.source,
     });
   }
+  const found = handoffs ?? NONE;
   return {
     toolSequence: toolSequence ?? calls,
-    handoffs,
-    agents: route(byId, agentBySpan, active, agentOf, handoffs),
+    handoffs: found,
+    agents: route(byId, agentBySpan, enclosing, active, found),
   };
 }
 
@@ -202,36 +197,75 @@ function sameHandoff(handoff: Handoff, call: ToolCall): boolean {
   return handoff.source !== call.source;
 }
 
+/**
+ * The id of the nearest agent span enclosing span `spanId`, itself included (its agent:
+ * `agentBySpan`); `undefined` when none is within 64 spans up. A function of its own, not a closure
+ * over the trace's maps, which took about 100 bytes a trace.
+ */
+function agentSpanOf(
+  spanId: string,
+  agentBySpan: ReadonlyMap<string, string>,
+  byId: SpanIndex,
+): string | undefined {
+  let id = spanId;
+  for (let hops = 0; id !== '' && hops < 64; hops++) {
+    if (agentBySpan.has(id)) return id;
+    id = byId.get(id)?.parentSpanId ?? '';
+  }
+  return undefined;
+}
+
+/**
+ * The agent spans that enclose another agent span (containers, unless they acted themselves);
+ * `undefined` when none does, as in a trace of one agent span: made for the first one found.
+ */
+function enclosingAgentSpans(
+  agentBySpan: ReadonlyMap<string, string>,
+  byId: SpanIndex,
+): FewKeyMap<string, true> | undefined {
+  let enclosing: FewKeyMap<string, true> | undefined;
+  for (const id of agentBySpan.keys()) {
+    const parentId = byId.get(id)!.parentSpanId;
+    const parent = parentId === '' ? undefined : agentSpanOf(parentId, agentBySpan, byId);
+    if (parent !== undefined) (enclosing ??= new FewKeyMap(agentBySpan.size)).set(parent, true);
+  }
+  return enclosing;
+}
+
+/**
+ * The route: the agent spans in start order, containers left out (in `enclosing`, not in
+ * `active`), each consecutive run of one agent a turn, with the first handoff to that agent not
+ * given to an earlier turn.
+ */
 function route(
   byId: SpanIndex,
   agentBySpan: ReadonlyMap<string, string>,
-  active: FewKeyMap<string, true>,
-  agentOf: (spanId: string) => string | undefined,
+  enclosing: FewKeyMap<string, true> | undefined,
+  active: FewKeyMap<string, true> | undefined,
   handoffs: readonly Handoff[],
 ): AgentTurn[] {
-  // Agent spans that enclose another agent span: containers, unless they acted themselves.
-  const enclosing = new FewKeyMap<string, true>(agentBySpan.size);
-  for (const id of agentBySpan.keys()) {
-    const parentId = byId.get(id)!.parentSpanId;
-    const parent = parentId === '' ? undefined : agentOf(parentId);
-    if (parent !== undefined) enclosing.set(parent, true);
-  }
-  const turns: SpanDigest[] = [];
+  // Both lists sized once to the most they hold, then cut to what they do: a push onto an empty
+  // list reserved 17 slots, and a trace has one agent span or a few (about 250 bytes a trace).
+  const turns = new Array<SpanDigest>(agentBySpan.size);
+  let count = 0;
   for (const id of agentBySpan.keys())
-    if (!enclosing.has(id) || active.has(id)) turns.push(byId.get(id)!);
+    if (enclosing?.has(id) !== true || active?.has(id) === true) turns[count++] = byId.get(id)!;
+  turns.length = count;
   turns.sort(byStart);
-  const out: AgentTurn[] = [];
+  const out = new Array<AgentTurn>(count);
+  count = 0;
   // The handoffs not yet given to a turn: indexed only for a trace that has any.
   let unused: HandoffsByTarget | undefined;
   for (let i = 0; i < turns.length; i++) {
     const span = turns[i]!;
     const agent = agentBySpan.get(span.spanId)!;
-    if (out.length > 0 && out[out.length - 1]!.agent === agent) continue;
+    if (count > 0 && out[count - 1]!.agent === agent) continue;
     let handoff: Handoff | undefined;
-    if (out.length > 0 && handoffs.length > 0)
+    if (count > 0 && handoffs.length > 0)
       handoff = (unused ??= new HandoffsByTarget(handoffs)).take(agent);
-    out.push({ agent, startTimeUnixNano: span.startTimeUnixNano, handoff });
+    out[count++] = { agent, startTimeUnixNano: span.startTimeUnixNano, handoff };
   }
+  out.length = count;
   return out;
 }
 

@@ -80,6 +80,38 @@ describe('extractToolCalls', () => {
     expect(calls.map(c => c.callId)).toEqual(['p', 'q']);
   });
 
+  // Few calls are checked by a scan of the calls before each, many (past `SCAN_LIMIT`, 32) by
+  // maps: both must merge the same nested spans.
+  it.each([2, 40])(
+    'merges a tool span nested in one of the same name unless their call ids differ, among %i other calls',
+    others => {
+      const spans = Array.from({ length: others }, (_, i) =>
+        tool(100 + i, `other${i}`, 100 + i, { 'gen_ai.tool.call.id': `o${i}` }),
+      );
+      const calls = extractToolCalls(
+        digests([
+          ...spans,
+          // MCP client and server: one call, the inner span without a call id.
+          tool(1, 'fetch', 1, { 'gen_ai.tool.call.id': 'f' }),
+          tool(2, 'fetch', 2, { 'gen_ai.tool.call.arguments': '{"url":"u"}' }, 1),
+          // A tool calling another tool of the same name: two calls.
+          tool(3, 'plan', 3, { 'gen_ai.tool.call.id': 'p' }),
+          tool(4, 'plan', 4, { 'gen_ai.tool.call.id': 'q' }, 3),
+          // Nested in a tool of another name: its own call.
+          tool(5, 'search', 5, {}, 3),
+        ]),
+      );
+      expect(calls.slice(0, 4).map(c => [c.name, c.callId])).toEqual([
+        ['fetch', 'f'],
+        ['plan', 'p'],
+        ['plan', 'q'],
+        ['search', undefined],
+      ]);
+      expect(calls[0]!.arguments).toEqual({ url: 'u' });
+      expect(calls).toHaveLength(others + 4);
+    },
+  );
+
   it('counts a call the model requested but no span executed, once across wrapper spans', () => {
     const out = JSON.stringify([
       { role: 'assistant', parts: [{ type: 'tool_call', name: 'refund', arguments: { id: 9 } }] },

@@ -234,12 +234,7 @@ function firstTwin(calls: readonly ToolCall[], byId: SpanIndex): number {
     for (let hops = 0; parentId !== '' && hops < 64; hops++) {
       const ancestor = spanCall(calls, i, parentId);
       if (ancestor) {
-        const sameName = ancestor.canonicalName === call.canonicalName;
-        const idsAgree =
-          ancestor.callId === undefined ||
-          call.callId === undefined ||
-          ancestor.callId === call.callId;
-        if (sameName && idsAgree) return i;
+        if (isNestedTwin(ancestor, call)) return i;
         break;
       }
       parentId = byId.get(parentId)?.parentSpanId ?? '';
@@ -254,7 +249,10 @@ function spanCall(calls: readonly ToolCall[], end: number, spanId: string): Tool
   return undefined;
 }
 
-// The nearest ancestor tool call of the same canonical name, unless their call ids disagree.
+/**
+ * The nearest ancestor tool call (`bySpan`: the calls so far by their span) when it is the same
+ * call recorded twice ({@link isNestedTwin}); the walk stops at the first ancestor call either way.
+ */
 function nestedTwin(
   call: ToolCall,
   byId: SpanIndex,
@@ -263,15 +261,22 @@ function nestedTwin(
   let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
   for (let hops = 0; parentId !== '' && hops < 64; hops++) {
     const ancestor = bySpan.get(parentId);
-    if (ancestor) {
-      const sameName = ancestor.canonicalName === call.canonicalName;
-      const idsAgree =
-        ancestor.callId === undefined ||
-        call.callId === undefined ||
-        ancestor.callId === call.callId;
-      return sameName && idsAgree ? ancestor : undefined;
-    }
+    if (ancestor) return isNestedTwin(ancestor, call) ? ancestor : undefined;
     parentId = byId.get(parentId)?.parentSpanId ?? '';
   }
   return undefined;
+}
+
+/**
+ * Whether `call`, made from a span under the span of `ancestorCall` (the nearest such call), is
+ * the same call recorded twice (two instrumentations, MCP client and server): the same canonical
+ * name, and call ids that do not disagree (either may be missing).
+ */
+function isNestedTwin(ancestorCall: ToolCall, call: ToolCall): boolean {
+  return (
+    ancestorCall.canonicalName === call.canonicalName &&
+    (ancestorCall.callId === undefined ||
+      call.callId === undefined ||
+      ancestorCall.callId === call.callId)
+  );
 }

@@ -28,7 +28,9 @@ export function joinLogEventsWithRoot(
   spans: readonly SpanDigest[],
 ): { spans: readonly SpanDigest[]; root: SpanDigest | undefined } | undefined {
   let carriers: SpanDigest[] | undefined;
-  for (const span of spans) {
+  // An index loop: it runs for every trace, and a for-of left an iterator result per span.
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!;
     if (isCarrierShaped(span) && isLogEventCarrier(span)) (carriers ??= []).push(span);
   }
   if (!carriers) return undefined;

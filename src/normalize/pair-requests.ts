@@ -4,6 +4,7 @@ import { isSorted, sortRequests } from './call-order.js';
 import { FewKeyMap } from './few-key-map.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import type { RequestedCall } from './requested-call.js';
+import { RunsById } from './runs-by-id.js';
 import type { SpanIndex } from './span-index.js';
 import { stableJson } from './stable-json.js';
 import { toToolCall } from './to-tool-call.js';
@@ -34,18 +35,14 @@ export function appendUnmatchedRequests(
 ): void {
   // The runs: the calls as given. The requests appended after them are never runs.
   const runs = calls.length;
-  const executedIds = new FewKeyMap<string, ToolCall>(runs);
-  for (let i = 0; i < runs; i++) {
-    const c = calls[i]!;
-    if (c.callId !== undefined) executedIds.set(c.callId, c);
-  }
+  const executedIds = new RunsById(calls, runs);
   // Id-less runs a request took: made only when one is taken.
   let claimed: FewKeyMap<ToolCall, true> | undefined;
   let keptIds: FewKeyMap<string, ToolCall> | undefined;
   // Id-less requests kept, by name and arguments (a wrapper's duplicate has both).
   let keptNoId: Map<string, SpanDigest[]> | undefined;
   // Id-less runs by tool, in call order: made when a request first looks for one.
-  let idleByName: Map<string, IdleRuns> | undefined;
+  let idleByName: ReadonlyMap<string, IdleRuns> | undefined;
   // Latest start of an executed call each requesting span was matched to: a request that never
   // ran is placed after its executed siblings, not before them.
   const ranUntil = new FewKeyMap<string, bigint>(requested.length);
@@ -83,7 +80,7 @@ export function appendUnmatchedRequests(
       // Only an id-less run can be taken by name: a run with a call id needs no claim.
       if (run.callId === undefined) (claimed ??= new FewKeyMap(runs)).set(run, true);
       // The same call replayed in a later model call's input must find this run by its id.
-      if (run.callId !== undefined && run.source === 'executed') executedIds.set(run.callId, run);
+      if (run.source === 'executed') executedIds.learn(run);
       if (run.source === 'executed') {
         const prev = ranUntil.get(span.spanId) ?? 0n;
         if (run.startTimeUnixNano > prev) ranUntil.set(span.spanId, run.startTimeUnixNano);
@@ -130,18 +127,24 @@ interface IdleRuns {
   from: number;
 }
 
-/** The id-less runs among the first `runs` of `calls`, by tool name. */
-function idlessRunsByName(calls: readonly ToolCall[], runs: number): Map<string, IdleRuns> {
-  const byName = new Map<string, IdleRuns>();
+/**
+ * The id-less runs among the first `runs` of `calls`, by tool name; a trace whose runs all have a
+ * call id (most: a request is looked up here only when its id found no run) shares one empty map,
+ * where an empty map of its own took about 180 bytes.
+ */
+function idlessRunsByName(calls: readonly ToolCall[], runs: number): ReadonlyMap<string, IdleRuns> {
+  let byName: Map<string, IdleRuns> | undefined;
   for (let i = 0; i < runs; i++) {
     const e = calls[i]!;
     if (e.callId !== undefined) continue;
-    const named = byName.get(e.canonicalName);
+    const named = byName?.get(e.canonicalName);
     if (named) named.runs.push(e);
-    else byName.set(e.canonicalName, { runs: [e], from: 0 });
+    else (byName ??= new Map()).set(e.canonicalName, { runs: [e], from: 0 });
   }
-  return byName;
+  return byName ?? NO_IDLE_RUNS;
 }
+
+const NO_IDLE_RUNS: ReadonlyMap<string, IdleRuns> = new Map();
 
 /**
  * The unclaimed id-less run of the request's tool that started after its model call began: first
@@ -195,7 +198,7 @@ function isIdle(
 function exactRuns(
   requested: readonly RequestedCall[],
   executed: readonly ToolCall[],
-  executedIds: FewKeyMap<string, ToolCall>,
+  executedIds: RunsById,
   steps: Steps,
 ): { pending: Map<RequestedCall, ToolCall[]>; wanted: Map<ToolCall, number> } {
   let idless: ToolCall[] | undefined;

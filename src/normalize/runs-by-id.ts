@@ -1,0 +1,43 @@
+import { SCAN_LIMIT } from './few-key-map.js';
+import type { ToolCall } from './tool-call.js';
+
+/**
+ * A trace's runs (the first `runs` of `calls`: its executed calls, merged) by their call ids as
+ * they are now, for pairing requests with them (`appendUnmatchedRequests`). Up to `SCAN_LIMIT`
+ * runs are scanned where they lie, as a `FewKeyMap` of them would be, without copying their ids
+ * and calls into a list of its own (about 240 bytes a trace of ten calls); past it, a `Map` of
+ * them, which {@link RunsById.learn} keeps in step when a run takes a request's call id
+ * (`absorb`). Of runs sharing an id, the last is found, as a map set in order keeps.
+ */
+export class RunsById {
+  readonly #calls: readonly ToolCall[];
+  readonly #runs: number;
+  readonly #map: Map<string, ToolCall> | undefined;
+
+  constructor(calls: readonly ToolCall[], runs: number) {
+    this.#calls = calls;
+    this.#runs = runs;
+    if (runs <= SCAN_LIMIT) return;
+    this.#map = new Map();
+    for (let i = 0; i < runs; i++) {
+      const c = calls[i]!;
+      if (c.callId !== undefined) this.#map.set(c.callId, c);
+    }
+  }
+
+  get(callId: string): ToolCall | undefined {
+    if (this.#map) return this.#map.get(callId);
+    const calls = this.#calls;
+    for (let i = this.#runs - 1; i >= 0; i--) if (calls[i]!.callId === callId) return calls[i];
+    return undefined;
+  }
+
+  has(callId: string): boolean {
+    return this.get(callId) !== undefined;
+  }
+
+  /** `run`, one of the runs, may have taken a call id since: it is found by it from now on. */
+  learn(run: ToolCall): void {
+    if (this.#map && run.callId !== undefined) this.#map.set(run.callId, run);
+  }
+}
