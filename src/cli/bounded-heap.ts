@@ -9,10 +9,15 @@ const SEMI_SPACE_FLAG = /--max-semi-space-size(=|\s)/;
 
 /**
  * The young generation's semi-space the bounded child runs with, in MB, unless one is set: V8's
- * default (16 MB) commits up to 48 MB of new space; 8 keeps about 20 MB of RSS off the service at
- * no measured cost in throughput (bench: 25,786 vs 22,580 spans/s, peak RSS 262 vs 284 MB).
+ * default for a large heap. At full load (bench, closed loop, 20 s runs, 3 alternating pairs) 16
+ * against 8 gave 46,900-51,500 scored spans/s against 44,700-46,300, 22.7-25.5 against 26.0-27.0
+ * µs of CPU a span, and peak RSS 276-281 against 258-263 MB (serve and the service it starts): a
+ * small young generation promotes more of what a trace briefly holds, and the old generation of a
+ * bounded heap is collected often. (8 was chosen when a full buffer refused requests at once and
+ * the service stood idle part of each second, so its CPU did not show in throughput.) 32 read
+ * 54,000 spans/s but 308 MB.
  */
-const SEMI_SPACE_MB = 8;
+const SEMI_SPACE_MB = 16;
 
 /** Whether node's options (`NODE_OPTIONS` or its command line) set `flag`. */
 const nodeOptionSet = (flag: RegExp): boolean =>

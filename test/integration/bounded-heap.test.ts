@@ -37,7 +37,7 @@ describe('serve with the memory driver runs the service in a bounded heap', () =
     );
     const [child] = childPids(cli.child.pid!);
     expect(cmdline(child!)).toEqual(
-      expect.arrayContaining(['--max-old-space-size=192', '--max-semi-space-size=8', 'serve']),
+      expect.arrayContaining(['--max-old-space-size=192', '--max-semi-space-size=16', 'serve']),
     );
     await sendSpans(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
     await cli.waitForLine(/scored trace \S+ test case weather-lisbon/);
