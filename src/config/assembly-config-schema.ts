@@ -33,16 +33,16 @@ export const assemblyConfigSchema = z
     maxBufferedSpans: positiveInt()
       .default(25_000)
       .describe(
-        'Memory driver: spans held (buffered or being scored; a kept GenAI log record counts as a span) before the receiver answers 429.',
+        'Memory driver: spans held (buffered or being scored; a kept GenAI log record counts as a span) before a request waits for room (`admissionWaitMs`) or is refused (429).',
       ),
     admissionWaitMs: z.coerce
       .number()
       .int()
       .min(0)
-      .max(10_000)
+      .max(5000)
       .default(2000)
       .describe(
-        "Memory driver: how long a request that finds the buffer full is held, waiting for room, before it is refused (429); 0: refused at once. Senders slow to the rate the service scores at instead of all waiting out a whole `Retry-After` second. Requests wait in arrival order, at most a quarter of `maxBufferedSpans` spans of them at once. Keep it well under your exporters' timeout (10 s in the OpenTelemetry SDKs).",
+        "Memory driver: how long a request that finds the buffer full is held, waiting for room, before it is refused (429); 0: refused at once. Senders slow to the rate the service scores at instead of all waiting out a whole `Retry-After` second. Requests wait in arrival order (none overtakes those waiting), at most a quarter of `maxBufferedSpans` spans of them (a larger request alone) and 32 MiB of their attributes at once; past that, 429 at once. At most 5,000: well under exporters' timeout (10 s in the OpenTelemetry SDKs).",
       ),
     maxSpansPerTrace: positiveInt()
       .default(10_000)

@@ -337,6 +337,9 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       );
     }
 
+    // Decoded: the body is let go, so that a request the sink holds while its buffer is full
+    // keeps only what it copied of it (see `SpanSink.accept`).
+    request.body = undefined;
     let partly: PartlyRefused | void = undefined;
     if (decoded.spans.length > 0) {
       try {

@@ -3,7 +3,8 @@ import type { SpanDigest } from './span-digest.js';
 
 /**
  * Where the receiver hands accepted spans: the trace assembler (memory or Redis). `accept`
- * resolves once the spans are stored; it throws `SS_INGEST_SATURATED` (buffer full → 429) or
+ * resolves once the spans are stored (the memory driver may first hold a request while its
+ * buffer is full, up to `assembly.admissionWaitMs`); it throws `SS_INGEST_SATURATED` (buffer full → 429) or
  * `SS_INGEST_UNAVAILABLE` (store down → 503), with `retryAfterSeconds`, so exporters retry
  * instead of losing data. Anything else is a 500.
  */
@@ -20,6 +21,12 @@ export interface SpanSink {
    * decoded and `accept` decides.
    */
   refusesNow?(): SpanscoreError | undefined;
+  /**
+   * Shutting down: refuses (503) the requests waiting for room, and lets none wait from now on,
+   * so that the HTTP server, which waits for the requests under way, closes without waiting for
+   * them. Optional: a sink that never holds a request has nothing to do.
+   */
+  stopWaiting?(): void;
 }
 
 /** Spans of an accepted batch that were not kept, and why (e.g. a trace past its span limit). */

@@ -113,4 +113,99 @@ describe('memory trace assembler: waiting for room', () => {
       message: 'the span buffer holds 2 of at most 2 spans',
     });
   });
+
+  it('lets the next request in when the first’s wait runs out and the next fits', async () => {
+    const { assembler } = recordingAssembler({
+      maxBufferedSpans: 20,
+      admissionWaitMs: 1000,
+      process: () => new Promise(() => {}),
+    });
+    await assembler.accept(childSpans(1, ['root', ...'abcdefghijklmnop'])); // 17 held
+    const ends: string[] = [];
+    const big = track(ends, 'big', assembler.accept(childSpans(2, ['root', 'a', 'b', 'c'])));
+    await vi.advanceTimersByTimeAsync(500);
+    const small = track(ends, 'small', assembler.accept(childSpans(3, ['root'])));
+    await vi.advanceTimersByTimeAsync(500);
+    await Promise.all([big, small]);
+    // The 4-span request's wait ran out; the 1-span one behind it fit all along.
+    expect(ends).toEqual(['big SS_INGEST_SATURATED', 'small accepted']);
+    expect(assembler.stats()).toMatchObject({ heldSpans: 18, reservedSpans: 0 });
+  });
+
+  it('lets no request overtake those waiting: with the door full, one that would fit is refused', async () => {
+    const { assembler } = recordingAssembler({
+      maxBufferedSpans: 12,
+      admissionWaitMs: 1000,
+      process: () => new Promise(() => {}),
+    });
+    await assembler.accept(childSpans(1, ['root', ...'abcdefgh'])); // 9 held, 3 free
+    const ends: string[] = [];
+    // 4 spans do not fit: they wait, and fill the door (a quarter of 12: 3 spans, or one alone).
+    const first = track(ends, 'first', assembler.accept(childSpans(2, ['root', 'a', 'b', 'c'])));
+    await track(ends, 'second', assembler.accept(childSpans(3, ['root'])));
+    expect(ends).toEqual(['second SS_INGEST_SATURATED']);
+    await vi.advanceTimersByTimeAsync(1000);
+    await first;
+    expect(assembler.stats()).toMatchObject({ heldSpans: 9, waitingRequests: 0, reservedSpans: 0 });
+  });
+
+  it('counts a service’s waiting spans in its share of the buffer', async () => {
+    const { assembler } = recordingAssembler({
+      maxBufferedSpans: 40,
+      maxServiceShare: 0.6, // 24 spans
+      admissionWaitMs: 1000,
+      process: () => new Promise(() => {}),
+    });
+    const from = (service: string, t: number, n: number) =>
+      childSpans(t, ['root', ...Array.from({ length: n - 1 }, (_, i) => `s${i}`)]).map(span =>
+        Object.assign(span, { serviceName: service }),
+      );
+    await assembler.accept(from('small', 1, 1));
+    await assembler.accept(from('big', 2, 18));
+    await assembler.accept(from('small', 3, 20)); // big 18, small 21: 39 of 40 held
+    const ends: string[] = [];
+    // 2 spans do not fit: big waits with them (20 of its 24)...
+    const waits = track(ends, 'big 2', assembler.accept(from('big', 4, 2)));
+    expect(assembler.stats().waitingSpans).toBe(2);
+    // ...and 5 more would be 25 with them (23 held alone: a share that left them out let it wait).
+    await track(ends, 'big 5', assembler.accept(from('big', 5, 5)));
+    expect(ends).toEqual(['big 5 SS_INGEST_SATURATED']);
+    expect(assembler.stats().waitingSpans).toBe(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    await waits;
+  });
+
+  it('refuses the waiting requests (503) when the service starts closing, and holds none after', async () => {
+    const { assembler } = recordingAssembler({
+      maxBufferedSpans: 8,
+      admissionWaitMs: 5000,
+      process: () => new Promise(() => {}),
+    });
+    await assembler.accept(childSpans(1, ['root', ...'abcdefg']));
+    const ends: string[] = [];
+    const waiting = track(ends, 'waiting', assembler.accept(childSpans(2, ['root'])));
+    assembler.stopWaiting();
+    await waiting;
+    await track(ends, 'later', assembler.accept(childSpans(3, ['root'])));
+    expect(ends).toEqual(['waiting SS_INGEST_UNAVAILABLE', 'later SS_INGEST_SATURATED']);
+    expect(assembler.refusesNow()).toMatchObject({ code: 'SS_INGEST_SATURATED' });
+  });
+
+  it('lets a request larger than the door’s quarter wait when it is alone', async () => {
+    const { assembler, processed } = recordingAssembler({
+      maxBufferedSpans: 8,
+      admissionWaitMs: 5000,
+    });
+    await assembler.accept(childSpans(1, ['root', ...'abcde'])); // 6 of 8
+    const ends: string[] = [];
+    // 5 spans: past the door's 2, but alone it waits; a second request may not wait beside it.
+    const big = track(ends, 'big', assembler.accept(childSpans(2, ['root', ...'abcd'])));
+    await track(ends, 'next', assembler.accept(childSpans(3, ['root'])));
+    await vi.advanceTimersByTimeAsync(2000);
+    await big;
+    expect(ends).toEqual(['next SS_INGEST_SATURATED', 'big accepted']);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(processed.map(p => p.traceId)).toEqual([traceId(1), traceId(2)]);
+    expect(assembler.stats()).toMatchObject({ heldSpans: 0, reservedSpans: 0 });
+  });
 });

@@ -11,7 +11,12 @@ import {
   ScoringRun,
 } from './scoring-queue.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
-import { TraceByteBuffer, type HeldTrace } from './trace-byte-buffer.js';
+import {
+  ownRecords,
+  TraceByteBuffer,
+  unreadRecordBytes,
+  type HeldTrace,
+} from './trace-byte-buffer.js';
 import type { ReadinessPolicy, TraceProgress } from './trace-readiness.js';
 import { TraceScheduler } from './trace-scheduler.js';
 import { WaitingRequests } from './waiting-requests.js';
@@ -22,6 +27,13 @@ import { WaitingRequests } from './waiting-requests.js';
  * a whole request. An exporter's batch (a few dozen traces) is added at once.
  */
 const ACCEPT_SLICE = 1000;
+
+/**
+ * Bytes of attribute records the requests waiting for room may hold at once (a waiting request's
+ * records are copied out of its body, which is let go): with `maxBufferedSpans`' quarter, what
+ * the door holds beside the buffer.
+ */
+const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 
 /** Options of {@link createMemoryTraceAssembler}. */
 export interface MemoryTraceAssemblerOptions {
@@ -42,16 +54,18 @@ export interface MemoryTraceAssemblerOptions {
   /** Traces scored at once (their deliveries wait outside this limit): `worker.concurrency`. */
   concurrency: number;
   /**
-   * Spans held (buffered or being scored) before `accept` answers saturated (429). A trace's
-   * spans are released once it is scored: what waits for the tracing backend is its delivery,
-   * bounded by `maxWaitingDeliveries`, so an export outage never blocks ingest.
+   * Spans held (buffered or being scored) before a request waits for room (`admissionWaitMs`)
+   * or is refused, saturated (429). A trace's spans are released once it is scored: what waits
+   * for the tracing backend is its delivery, bounded by `maxWaitingDeliveries`, so an export
+   * outage never blocks ingest.
    * `assembly.maxBufferedSpans`.
    */
   maxBufferedSpans: number;
   /**
    * How long a request that finds the buffer full waits for room before it is refused (429); 0:
    * refused at once. Requests wait in arrival order, at most a quarter of `maxBufferedSpans`
-   * spans of them at once (see {@link WaitingRequests}). `assembly.admissionWaitMs`.
+   * spans of them at once (a larger one alone) and 32 MiB of their attribute bytes (see
+   * {@link WaitingRequests}); none overtakes those waiting. `assembly.admissionWaitMs`.
    * @defaultValue 0
    */
   admissionWaitMs?: number;
@@ -113,6 +127,8 @@ export interface MemoryTraceAssembler extends SpanSink {
    * for a request to wait (see `admissionWaitMs`).
    */
   refusesNow(): SpanscoreError | undefined;
+  /** See {@link SpanSink.stopWaiting}. */
+  stopWaiting(): void;
   /** The spans of a trace that is buffered or being scored; `undefined` otherwise. */
   pendingSpans(traceId: string): SpanDigest[] | undefined;
   /** Counters for metrics and tests. */
@@ -126,6 +142,8 @@ export interface MemoryTraceAssembler extends SpanSink {
     /** Requests waiting for room in the full buffer, and their spans (not in `heldSpans`). */
     waitingRequests: number;
     waitingSpans: number;
+    /** Spans counted as held before they are added (requests being added, or let in). */
+    reservedSpans: number;
     /** Spans refused because their trace passed `maxSpansPerTrace`. */
     truncatedSpans: number;
     scored: number;
@@ -207,12 +225,16 @@ export function createMemoryTraceAssembler(
   // Spans of requests being added slice by slice, not added yet; and those requests.
   let reserved = 0;
   const accepting = new Set<Promise<unknown>>();
-  // Requests that found the buffer full, waiting for room (`admissionWaitMs`).
+  // Requests that found the buffer full, waiting for room (`admissionWaitMs`), and their spans
+  // by service (counted in the service's share).
   const admissionWaitMs = options.admissionWaitMs ?? 0;
   const waiting = new WaitingRequests({
     maxWaitMs: admissionWaitMs,
     maxSpans: Math.ceil(maxHeld / 4),
+    maxBytes: MAX_WAITING_BYTES,
+    onTimeout: () => admitWaiting(),
   });
+  const waitingBy = new Map<string, number>();
 
   function hold(service: string, spans: number, bytes: number): void {
     held += spans;
@@ -258,9 +280,23 @@ export function createMemoryTraceAssembler(
       for (const batch of entry.late) add(again, batch);
       scheduler.touch(traceId, again);
     }
-    // The room let go goes to the requests waiting at the door, first come first in; their
-    // spans count as held (`reserved`) until each is added.
+    admitWaiting();
+  }
+
+  /**
+   * The room in the buffer goes to the requests waiting at the door, first come first in; their
+   * spans count as held (`reserved`) until each is added. Called wherever room may appear: a
+   * trace scored, a wait ended, a request added (some of its spans late or past their trace's cap).
+   */
+  function admitWaiting(): void {
     if (waiting.size > 0) reserved += waiting.admit(maxHeld - held - reserved);
+  }
+
+  /** Counts `spans` more (or fewer) spans of `service` waiting at the door. */
+  function waitingOf(service: string, spans: number): void {
+    const by = (waitingBy.get(service) ?? 0) + spans;
+    if (by > 0) waitingBy.set(service, by);
+    else waitingBy.delete(service);
   }
 
   function sweep(): void {
@@ -342,6 +378,7 @@ export function createMemoryTraceAssembler(
       }
     } finally {
       reserved -= count;
+      admitWaiting();
     }
     return refusedPastCap(refused, maxPerTrace);
   }
@@ -370,12 +407,13 @@ export function createMemoryTraceAssembler(
 
   /**
    * A service past its share while others' spans are held is refused alone (429): one agent
-   * flooding the buffer does not lock the others out. Checked when a request arrives.
+   * flooding the buffer does not lock the others out. Its spans waiting at the door count.
    */
   function shareRefusal(spans: readonly SpanDigest[]): SpanscoreError | undefined {
     const service = spans[0]?.serviceName ?? '';
-    const byService = heldBy.get(service) ?? 0;
-    if (byService + spans.length <= maxPerService || held - byService <= 0) return undefined;
+    const heldByService = heldBy.get(service) ?? 0;
+    const byService = heldByService + (waitingBy.get(service) ?? 0);
+    if (byService + spans.length <= maxPerService || held - heldByService <= 0) return undefined;
     return new SpanscoreError(
       'SS_INGEST_SATURATED',
       `service "${service}" holds ${byService} buffered spans, its share of the buffer (assembly.maxServiceShare of ${maxHeld}) while other services send`,
@@ -420,7 +458,7 @@ export function createMemoryTraceAssembler(
     refusesNow() {
       if (closed) return unavailable();
       // A full buffer with room at the door: the request is decoded, then waits for room.
-      return full(1) && !waiting.canWait(1) ? saturated() : undefined;
+      return full(1) && !waiting.canWait(1, 0) ? saturated() : undefined;
     },
     accept(spans): Promise<PartlyRefused | void> {
       if (closed) return Promise.reject(unavailable());
@@ -428,16 +466,33 @@ export function createMemoryTraceAssembler(
       if (share) return Promise.reject(share);
       const incoming = spans.length;
       // In at once when there is room and nobody waits; else behind those waiting, first come
-      // first in, while the door has room; else refused if the buffer is full.
+      // first in, while the door has room (none overtakes them); else refused.
       if (waiting.size === 0 && !full(incoming)) return admit(spans);
-      if (!waiting.canWait(incoming))
-        return full(incoming) ? Promise.reject(saturated()) : admit(spans);
+      const bytes = unreadRecordBytes(spans);
+      if (!waiting.canWait(incoming, bytes)) return Promise.reject(saturated());
+      // A waiting request keeps its attribute records, not the request body they point into.
+      ownRecords(spans, 0);
+      const service = spans[0]?.serviceName ?? '';
+      waitingOf(service, incoming);
       return waiting
-        .wait(incoming, () => saturated(admissionWaitMs))
-        .then(() => {
-          reserved -= incoming; // counted as held when let in (see finished)
-          return closed ? Promise.reject(unavailable()) : admit(spans);
-        });
+        .wait(incoming, bytes, () => saturated(admissionWaitMs))
+        .then(
+          () => {
+            waitingOf(service, -incoming);
+            reserved -= incoming; // counted as held when let in (see admitWaiting)
+            if (closed) return Promise.reject(unavailable());
+            const added = admit(spans);
+            admitWaiting(); // spans late or past their trace's cap were not held
+            return added;
+          },
+          (error: unknown) => {
+            waitingOf(service, -incoming);
+            throw error;
+          },
+        );
+    },
+    stopWaiting() {
+      waiting.refuseAll(unavailable());
     },
 
     async close(deadlineMs = 10_000) {
@@ -455,6 +510,7 @@ export function createMemoryTraceAssembler(
       heldBytes,
       waitingRequests: waiting.size,
       waitingSpans: waiting.waitingSpans,
+      reservedSpans: reserved,
       waitingDeliveries: queue.waitingDeliveries,
       truncatedSpans,
       lateSpans,

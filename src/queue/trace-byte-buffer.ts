@@ -152,12 +152,22 @@ function spanIdsOf(spans: readonly SpanDigest[], n: number): Set<string> {
 /** Records of at most this many bytes are copied byte by byte (see `moveRecords`). */
 const COPY_BY_BYTE = 1024;
 
+/** Bytes of the unread attribute records of `spans`: what {@link ownRecords} would copy. */
+export function unreadRecordBytes(spans: readonly SpanDigest[]): number {
+  let total = 0;
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    if (span instanceof WireSpanDigest) total += span.recordsLength();
+  }
+  return total;
+}
+
 /**
  * Moves the unread attribute records of `spans` from `from` on into one Buffer of their own size
- * (not a slice of Node's shared pool, which a view held for seconds would keep whole); returns
- * its size.
+ * (not a slice of Node's shared pool, nor the request body they were decoded from, which a view
+ * held for seconds would keep whole); returns its size.
  */
-function ownRecords(spans: readonly SpanDigest[], from: number): number {
+export function ownRecords(spans: readonly SpanDigest[], from: number): number {
   let total = 0;
   for (let i = from; i < spans.length; i++) {
     const span = spans[i];

@@ -7,7 +7,7 @@ afterEach(() => vi.useRealTimers());
 /** Waits for `spans` and records how the wait ended, by name, in `ends`. */
 function waitAs(room: WaitingRequests, name: string, spans: number, ends: string[]): Promise<void> {
   return room
-    .wait(spans, () => new Error(`${name} timed out`))
+    .wait(spans, 0, () => new Error(`${name} timed out`))
     .then(
       () => void ends.push(`${name} in`),
       (error: Error) => void ends.push(error.message),
@@ -16,7 +16,7 @@ function waitAs(room: WaitingRequests, name: string, spans: number, ends: string
 
 describe('WaitingRequests', () => {
   it('lets requests in in arrival order while the first fits; a large one holds back those behind it', async () => {
-    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
     const ends: string[] = [];
     const all = [
       waitAs(room, 'a', 10, ends),
@@ -35,17 +35,22 @@ describe('WaitingRequests', () => {
     expect(room.waitingSpans).toBe(0);
   });
 
-  it('refuses to hold more than maxSpans spans, and nothing when maxWaitMs is 0', () => {
-    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
-    expect(room.canWait(100)).toBe(true);
-    void waitAs(room, 'a', 60, []);
-    expect(room.canWait(40)).toBe(true);
-    expect(room.canWait(41)).toBe(false);
-    expect(new WaitingRequests({ maxWaitMs: 0, maxSpans: 100 }).canWait(1)).toBe(false);
+  it('holds at most maxSpans spans (a larger request alone) and maxBytes bytes, and nothing when maxWaitMs is 0', () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
+    // Alone, a request past maxSpans may wait; never one past maxBytes.
+    expect(room.canWait(500, 1000)).toBe(true);
+    expect(room.canWait(1, 1001)).toBe(false);
+    void room.wait(60, 600, () => new Error('timed out')).catch(() => undefined);
+    expect(room.canWait(40, 400)).toBe(true);
+    expect(room.canWait(41, 0)).toBe(false);
+    expect(room.canWait(1, 401)).toBe(false);
+    expect(new WaitingRequests({ maxWaitMs: 0, maxSpans: 100, maxBytes: 1000 }).canWait(1, 0)).toBe(
+      false,
+    );
   });
 
   it('ends a wait after maxWaitMs with the caller’s error, and lets the others in after it', async () => {
-    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
     const ends: string[] = [];
     const a = waitAs(room, 'a', 10, ends);
     await vi.advanceTimersByTimeAsync(600);
@@ -63,21 +68,41 @@ describe('WaitingRequests', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('refuses every waiting request at shutdown', async () => {
-    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100 });
+  it('says when a wait ran out, after its spans left the count', async () => {
+    const seen: number[] = [];
+    const room: WaitingRequests = new WaitingRequests({
+      maxWaitMs: 1000,
+      maxSpans: 100,
+      maxBytes: 1000,
+      onTimeout: () => seen.push(room.waitingSpans),
+    });
+    const ends: string[] = [];
+    const a = waitAs(room, 'a', 10, ends);
+    await vi.advanceTimersByTimeAsync(500);
+    const b = waitAs(room, 'b', 5, ends);
+    await vi.advanceTimersByTimeAsync(500);
+    await a;
+    expect(seen).toEqual([5]);
+    room.refuseAll(new Error('shutting down'));
+    await b;
+  });
+
+  it('refuses every waiting request at shutdown, and lets none wait after', async () => {
+    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
     const ends: string[] = [];
     const all = [waitAs(room, 'a', 10, ends), waitAs(room, 'b', 10, ends)];
     room.refuseAll(new Error('shutting down'));
     await Promise.all(all);
     expect(ends).toEqual(['shutting down', 'shutting down']);
     expect(room.size).toBe(0);
+    expect(room.canWait(1, 0)).toBe(false);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('holds no more entries than twice those waiting while 20,000 one-span waits time out (hostile: tiny requests)', async () => {
     // Real timers: the fake clock's cost grows with the timers it holds (thousands here).
     vi.useRealTimers();
-    const room = new WaitingRequests({ maxWaitMs: 40, maxSpans: 1_000_000 });
+    const room = new WaitingRequests({ maxWaitMs: 40, maxSpans: 1_000_000, maxBytes: 1000 });
     const ends: string[] = [];
     const all: Array<Promise<void>> = [];
     let worst = 0;

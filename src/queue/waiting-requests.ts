@@ -1,14 +1,22 @@
-/** Limits of {@link WaitingRequests}: `assembly.admissionWaitMs` and the spans that may wait. */
+/** Limits of {@link WaitingRequests}: `assembly.admissionWaitMs` and what may wait at once. */
 export interface WaitingLimits {
   /** How long a request waits for room before it is refused; 0: never waits. */
   maxWaitMs: number;
-  /** Spans of waiting requests held at once (decoded, outside the buffer's count). */
+  /**
+   * Spans of waiting requests held at once (decoded, outside the buffer's count). A larger
+   * request waits only alone, so that a big batch is not refused for good while small ones pass.
+   */
   maxSpans: number;
+  /** Bytes of their attribute records held at once; a hard bound, alone or not. */
+  maxBytes: number;
+  /** Called after a wait ran out: the room it held back may let the next request in. */
+  onTimeout?: () => void;
 }
 
 /** One request at the door: its span count, and how its wait ends. */
 interface Waiter {
   readonly spans: number;
+  readonly bytes: number;
   readonly admitted: () => void;
   readonly refused: (error: Error) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -26,8 +34,8 @@ interface Waiter {
  * (The OpenTelemetry Collector's sending queue offers the same choice, `block_on_overflow`.)
  *
  * Bounded both ways: a request waits at most `maxWaitMs` (then it is refused as it would have
- * been, and sent again by its exporter), and at most `maxSpans` spans wait at once; past that a
- * request is refused at once. `maxWaitMs` should stay well under exporters' timeouts (10 s in the
+ * been, and sent again by its exporter), and at most `maxSpans` spans (a larger request alone) and
+ * `maxBytes` bytes wait at once; past that a request is refused at once. `maxWaitMs` should stay well under exporters' timeouts (10 s in the
  * OpenTelemetry SDKs), or a sender that gave up would send again what is then accepted twice.
  */
 export class WaitingRequests {
@@ -35,7 +43,10 @@ export class WaitingRequests {
   /** Index of the first waiter that may still wait (those before it have ended). */
   private head = 0;
   private spans = 0;
+  private bytes = 0;
   private count = 0;
+  /** Shutting down: nothing waits any more. */
+  private stopped = false;
 
   constructor(private readonly limits: WaitingLimits) {}
 
@@ -49,9 +60,18 @@ export class WaitingRequests {
     return this.spans;
   }
 
-  /** Whether a request of `spans` spans may wait now (else it is refused at once). */
-  canWait(spans: number): boolean {
-    return this.limits.maxWaitMs > 0 && this.spans + spans <= this.limits.maxSpans;
+  /**
+   * Whether a request of `spans` spans and `bytes` bytes of attribute records may wait now (else
+   * it is refused at once): within both bounds, or alone within the bytes.
+   */
+  canWait(spans: number, bytes: number): boolean {
+    const { maxWaitMs, maxSpans, maxBytes } = this.limits;
+    return (
+      maxWaitMs > 0 &&
+      !this.stopped &&
+      this.bytes + bytes <= maxBytes &&
+      (this.count === 0 || this.spans + spans <= maxSpans)
+    );
   }
 
   /**
@@ -59,10 +79,11 @@ export class WaitingRequests {
    * then count in what `admit` returned), or rejects with `timedOut()` after `maxWaitMs`, or with
    * {@link refuseAll}'s error. Check {@link canWait} first.
    */
-  wait(spans: number, timedOut: () => Error): Promise<void> {
+  wait(spans: number, bytes: number, timedOut: () => Error): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         spans,
+        bytes,
         admitted: resolve,
         refused: reject,
         timer: undefined,
@@ -73,10 +94,12 @@ export class WaitingRequests {
         this.end(waiter);
         this.sweep();
         reject(timedOut());
+        this.limits.onTimeout?.();
       }, this.limits.maxWaitMs);
       waiter.timer.unref?.();
       this.queue.push(waiter);
       this.spans += spans;
+      this.bytes += bytes;
       this.count++;
     });
   }
@@ -100,8 +123,12 @@ export class WaitingRequests {
     return taken;
   }
 
-  /** Refuses every waiting request with `error` (the service is shutting down). */
+  /**
+   * Refuses every waiting request with `error`, and lets none wait from now on (the service is
+   * shutting down: its HTTP server waits for the requests under way before it closes).
+   */
   refuseAll(error: Error): void {
+    this.stopped = true;
     for (; this.head < this.queue.length; this.head++) {
       const waiter = this.queue[this.head]!;
       if (waiter.done) continue;
@@ -115,6 +142,7 @@ export class WaitingRequests {
   private end(waiter: Waiter): void {
     waiter.done = true;
     this.spans -= waiter.spans;
+    this.bytes -= waiter.bytes;
     this.count--;
     if (waiter.timer !== undefined) clearTimeout(waiter.timer);
     waiter.timer = undefined;

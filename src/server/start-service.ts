@@ -260,6 +260,8 @@ export async function startService(
     driver: driver.name,
     close() {
       closing ??= (async () => {
+        // Requests waiting for room are refused (503) now: the server waits for those under way.
+        driver.sink?.stopWaiting?.();
         await app?.close(); // stop taking traffic first: nothing accepted after this point
         await metricsApp?.close();
         const { unfinished } = await driver.close(config.shutdownDeadlineMs);

@@ -1,4 +1,5 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,27 +23,33 @@ const sample = (text: string, series: string): number =>
 const exportWith = (exporter: OTLPTraceExporter, spans: ReadableSpan[]): Promise<ExportResult> =>
   new Promise(resolve => exporter.export(spans, resolve));
 
+/** `serve`'s service with the memory driver, a 20-span buffer and traces scored 1.5 s after. */
+async function smallBuffer() {
+  const service = await startService(
+    await loadConfig({
+      env: {},
+      overrides: {
+        'queue.driver': 'memory',
+        'receiver.port': 0,
+        'receiver.host': '127.0.0.1',
+        // 20 spans: the first trace (16) leaves no room for the second (5) until it is scored,
+        // 1.5 s after its last span; a quarter of 20 (5 spans) may wait.
+        'assembly.maxBufferedSpans': 20,
+        'assembly.settleMs': 1500,
+        'assembly.admissionWaitMs': 5000,
+        'export.logResults': false,
+      },
+    }),
+    { receiver: true, workers: true },
+    { log: () => undefined },
+  );
+  closers.push(() => service.close());
+  return service;
+}
+
 describe('the memory driver holds a request while its buffer is full (assembly.admissionWaitMs)', () => {
   it('answers an OTel SDK exporter 200 once room frees, with no 429, and scores both traces', async () => {
-    const service = await startService(
-      await loadConfig({
-        env: {},
-        overrides: {
-          'queue.driver': 'memory',
-          'receiver.port': 0,
-          'receiver.host': '127.0.0.1',
-          // 20 spans: the first trace (16) leaves no room for the second (5) until it is scored,
-          // 1.5 s after its last span; a quarter of 20 (5 spans) may wait.
-          'assembly.maxBufferedSpans': 20,
-          'assembly.settleMs': 1500,
-          'assembly.admissionWaitMs': 8000,
-          'export.logResults': false,
-        },
-      }),
-      { receiver: true, workers: true },
-      { log: () => undefined },
-    );
-    closers.push(() => service.close());
+    const service = await smallBuffer();
     const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
     const scrape = async () => (await fetch(metricsUrl)).text();
     const exporter = new OTLPTraceExporter({ url: service.url!, timeoutMillis: 10_000 });
@@ -73,5 +80,35 @@ describe('the memory driver holds a request while its buffer is full (assembly.a
       async () => sample(await scrape(), 'spanscore_traces_scored_total') === 2,
       'both traces scored',
     );
+  }, 30_000);
+
+  it('answers a request still waiting at shutdown 503, to be sent elsewhere', async () => {
+    const service = await smallBuffer();
+    const post = (spans: ReadableSpan[]) =>
+      fetch(service.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body: ProtobufTraceSerializer.serializeRequest(spans)!,
+      });
+    const first = sdkAgentTrace(
+      'a',
+      Array.from({ length: 15 }, (_, i) => `tool_${i}`),
+    );
+    expect((await post(first)).status).toBe(200);
+    const waiting = post(sdkAgentTrace('b', ['get_weather', 'search', 'book', 'pay']));
+    const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
+    await waitFor(
+      async () =>
+        sample(
+          await (await fetch(metricsUrl)).text(),
+          'spanscore_jobs{state="requests_waiting"}',
+        ) === 1,
+      'the second request waiting at the door',
+    );
+    const closed = service.close();
+    const answer = await waiting;
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
+    await closed;
   }, 30_000);
 });
