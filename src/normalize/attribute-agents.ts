@@ -1,26 +1,14 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { agentSpanName, type SpanChildren } from './agent-span-name.js';
 import { handoffTarget } from './handoff-target.js';
+import type { Handoff } from './handoff.js';
 import { HandoffsByTarget } from './handoffs-by-target.js';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
 import { FewKeyMap } from './few-key-map.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 
-/** Control passed from one agent to another (`transfer_to_billing`, `handoff to billing`). */
-export interface Handoff {
-  /** The agent that handed off: the one that made the call, `undefined` when none is known. */
-  from: string | undefined;
-  to: string;
-  /** The handoff tool's call id, when recorded. */
-  callId: string | undefined;
-  /** The handoff tool's name, as the trace spelled it. */
-  rawName: string;
-  spanId: string;
-  startTimeUnixNano: bigint;
-  /** `executed` when a span ran the handoff, `requested` when only the model's request shows it. */
-  source: ToolCall['source'];
-}
+export type { Handoff } from './handoff.js';
 
 /** One agent's turn in a trace's route: an agent, and the handoff that gave it control. */
 export interface AgentTurn {

@@ -1,4 +1,4 @@
-import type { Handoff } from './attribute-agents.js';
+import type { Handoff } from './handoff.js';
 
 /** One agent's handoffs, in trace order, and the first not yet taken. */
 interface Queue {

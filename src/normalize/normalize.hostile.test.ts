@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { counting, parsedChars } from '../../test/helpers/counting-calls.js';
 import type { Attributes, SpanDigest } from '../ingest/span-digest.js';
 import { resolveToolHealth } from '../suite/tool-health-rule.js';
 import { scoreTrace } from '../score/score-trace.js';
@@ -8,12 +9,9 @@ import { findSessionEnd } from './find-session-end.js';
 import { groupSpansByTrace } from './group-spans-by-trace.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import { inspectTrace } from './inspect-trace.js';
-import { appendPartsToolCalls } from './message-parts-text.js';
-import { appendToolCallsIn } from './message-tool-calls.js';
 import { pairingWork } from './pair-requests.js';
 import { sessionTurnSpans } from './session-turn-spans.js';
 import { SpanIndex } from './span-index.js';
-import type { ExtractedCall } from './tool-call.js';
 
 /**
  * Traces built to cost normalization memory or time, as any sender can write them: long dotted
@@ -43,28 +41,6 @@ function span(n: number, parent: string, attributes: Attributes = {}, id = hex(n
     deploymentEnvironment: '',
     scopeName: '',
   };
-}
-
-/**
- * `work` run with `target[key]` wrapped by `count` (called with the same `this` and arguments):
- * a plain wrapper, not a spy, which would keep every call's arguments (millions here).
- */
-async function counting<T extends object, K extends keyof T>(
-  target: T,
-  key: K,
-  count: (...args: never[]) => void,
-  work: () => unknown,
-): Promise<void> {
-  const original = target[key] as (...args: unknown[]) => unknown;
-  target[key] = function (this: unknown, ...args: unknown[]) {
-    (count as (...a: unknown[]) => void).apply(this, args);
-    return original.apply(this, args);
-  } as T[K];
-  try {
-    await work();
-  } finally {
-    target[key] = original as T[K];
-  }
 }
 
 /** Characters of the strings added to any `Set` while `work` runs: the prefixes hashed. */
@@ -123,42 +99,6 @@ describe('indexed attributes of hostile keys', () => {
     expect(chars).toBeLessThan(keyChars / 100);
   });
 });
-
-/** Characters handed to `JSON.parse` while `work` runs. */
-async function parsedChars(work: () => unknown): Promise<number> {
-  let chars = 0;
-  await counting(JSON, 'parse', (text: string) => (chars += text.length), work);
-  return chars;
-}
-
-// The unwrapped search, for the counter to find what the wrapped call will find.
-// eslint-disable-next-line @typescript-eslint/unbound-method -- only ever called with its string
-const indexOf = String.prototype.indexOf;
-
-/**
- * Characters of a string read while `work` runs: one for each `charCodeAt`, and those an
- * `indexOf` passed over (from where it started to the end of what it found, or of the string).
- */
-async function charsRead(work: () => unknown): Promise<number> {
-  let chars = 0;
-  await counting(
-    String.prototype,
-    'charCodeAt',
-    () => chars++,
-    () =>
-      counting(
-        String.prototype,
-        'indexOf',
-        function (this: string, search: string, from = 0) {
-          const start = Math.min(Math.max(from, 0), this.length);
-          const at = indexOf.call(this, search, start);
-          chars += (at === -1 ? this.length : at + search.length) - start;
-        },
-        work,
-      ),
-  );
-  return chars;
-}
 
 describe('JSON attribute text', () => {
   it('keeps text nested past the bound as text, unparsed, and counts it', async () => {
@@ -357,106 +297,5 @@ describe('pairing requests with runs that have no call id', () => {
     expect(run.diagnostics.map(d => d.code)).not.toContain('input_bounded');
     // 200 runs, each paired with its request: 200 calls, not 400.
     expect(run.results[0]!.trace.toolSequence).toHaveLength(200);
-  });
-});
-
-describe('message text read part by part', () => {
-  // `gen_ai.output.messages` text as any sender can write it, read as the extractor reads it: part
-  // by part (`appendPartsToolCalls`), else whole when that declines. Each case counts the
-  // characters handed to `JSON.parse` and those read one at a time or searched (`charsRead`), which
-  // must stay within a few times the text's length: a reader that went back over the text for each
-  // part or message would read it thousands of times here. (A part's `slice` copies what is then
-  // parsed, and a key's `startsWith` reads at most the key: neither is counted apart.)
-  const message = (parts: unknown[], extra: object = {}) => ({
-    role: 'assistant',
-    parts,
-    finish_reason: 'tool_call',
-    ...extra,
-  });
-  const toolCall = (i: number, args: unknown = { q: i }) => ({
-    type: 'tool_call',
-    id: `call_${i}`,
-    name: 'lookup',
-    arguments: args,
-  });
-  const calls = (n: number) => Array.from({ length: n }, (_, i) => toolCall(i));
-  const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
-  // Quotes after runs of 0 to 8 backslashes, each escaped in the text (`\\\\\\\"`, 7 characters).
-  const escapes = Array.from({ length: 64 }, (_, i) => `${'\\'.repeat(i % 9)}"`).join('');
-  const all = JSON.stringify([message(calls(2_000))]);
-  const cases: Array<[string, string, boolean]> = [
-    ['a message of 2,000 tool calls', all, true],
-    [
-      '1,000 messages of 4 tool calls',
-      JSON.stringify(Array.from({ length: 1_000 }, () => message(calls(4)))),
-      true,
-    ],
-    [
-      '20,000 empty parts',
-      JSON.stringify([message(Array.from({ length: 20_000 }, () => ({})))]),
-      true,
-    ],
-    [
-      '500 calls with arguments nested 58 deep (within the bound of 64)',
-      JSON.stringify([message(Array.from({ length: 500 }, (_, i) => toolCall(i, nested(58))))]),
-      true,
-    ],
-    [
-      '1,000 parts of strings full of escaped quotes and backslashes',
-      JSON.stringify([
-        message(Array.from({ length: 1_000 }, (_, i) => toolCall(i, escapes))),
-        message([{ type: 'text', content: escapes.repeat(200) }]),
-      ]),
-      true,
-    ],
-    [
-      '2,000 calls, the last part never closed',
-      `${all.slice(0, -4)}, {"type":"text","content":"x`,
-      false,
-    ],
-    [
-      '2,000 calls, the last string never closed after a run of escaped quotes',
-      `${all.slice(0, -4)}, {"type":"text","content":"${'\\"'.repeat(10_000)}`,
-      false,
-    ],
-    [
-      '2,000 calls, then a message with a key of its own (read whole)',
-      JSON.stringify([message(calls(2_000)), message(calls(1), { id: 7 })]),
-      false,
-    ],
-    [
-      '2,000 calls, then a part that is a string (read whole)',
-      JSON.stringify([message([...calls(2_000), 'text'])]),
-      false,
-    ],
-    [
-      '2,000 messages, each of a key read twice (read whole)',
-      JSON.stringify(Array.from({ length: 2_000 }, () => message(calls(1)))).replaceAll(
-        '"finish_reason"',
-        '"role"',
-      ),
-      false,
-    ],
-  ];
-
-  it.each(cases)('%s: work linear in the text', async (_, text, partwise) => {
-    const expected = appendToolCallsIn(text, []);
-    const out: ExtractedCall[] = [];
-    let read: boolean | undefined;
-    let parsed = 0;
-    const chars = await charsRead(async () => {
-      parsed = await parsedChars(() => {
-        read = appendPartsToolCalls(text, out);
-        if (!read) appendToolCallsIn(text, out);
-      });
-    });
-    expect(read).toBe(partwise);
-    expect(out).toEqual(expected);
-    expect(text.length).toBeGreaterThan(50_000);
-    // Measured: parsed 0.7 to 1.5 times the text read part by part, 2 when read whole as well;
-    // read 2 to 3.1 times (the bounds' scan, the parts' ends, the whole read's scan). A pass over
-    // the rest of the text for each part (a bounds check a part) reads it thousands of times.
-    expect(parsed).toBeLessThanOrEqual(2.5 * text.length);
-    expect(chars).toBeLessThanOrEqual(4 * text.length);
   });
 });
