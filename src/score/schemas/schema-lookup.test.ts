@@ -110,6 +110,26 @@ describe('createSchemaLookup', () => {
     expect(registry.tools).toBe(4);
   });
 
+  it('keeps an answer it had cached when it expires while the store is read for another tool', async () => {
+    const registry = createMemorySchemaRegistry();
+    const slow: SchemaRegistry = {
+      ...registry,
+      // Longer than the cache's 1 ms: the answer for `a`, cached before, expires meanwhile.
+      get: async (...args) => {
+        await new Promise(resolve => setTimeout(resolve, 20));
+        return registry.get(...args);
+      },
+    };
+    const lookup = createSchemaLookup({ given: [], learned: slow, now: () => T0, cacheMs: 1 });
+    lookup.remember('shop', '', [
+      { tool: 'a', name: 'a', text: '{"title":"a"}', traceId: TRACE, seenAtUnixMs: T0 },
+    ]);
+    // `a` is answered from the cache, `b` asked of the store (which has nothing for it).
+    const found = await lookup('shop', '', ['a', 'b']);
+    expect(found.get('a')?.schema).toEqual({ title: 'a' });
+    expect(found.has('b')).toBe(false);
+  });
+
   it('gives nothing (and reports) when the store fails, and asks again next time', async () => {
     const errors: unknown[] = [];
     let fail = true;

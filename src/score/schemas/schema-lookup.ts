@@ -103,17 +103,31 @@ export function createSchemaLookup(options: SchemaLookupOptions): SchemaLookup &
     }
     if (wanted.length === 0) return out;
     const at = now();
-    const missing = wanted.filter(tool => !answers.has(keyOf(service, version, tool)));
+    // Each tool's answer read once, here or from the registry below: a cached answer read again
+    // after the registry's await could have expired meanwhile (with a small `cacheMs`, under load),
+    // and the schema just learned would be lost to this lookup.
+    const answered = new Array<LearnedSchema | null | undefined>(wanted.length);
+    const missing: string[] = [];
+    for (let i = 0; i < wanted.length; i++) {
+      answered[i] = answers.get(keyOf(service, version, wanted[i]!))?.found;
+      if (answered[i] === undefined) missing.push(wanted[i]!);
+    }
     if (missing.length)
       try {
         const found = await options.learned!.get(service, version, missing, at);
-        for (const tool of missing)
-          answers.set(keyOf(service, version, tool), { found: found.get(tool) ?? null });
+        for (let i = 0; i < wanted.length; i++) {
+          if (answered[i] !== undefined) continue;
+          const tool = wanted[i]!;
+          const answer = found.get(tool) ?? null;
+          answered[i] = answer;
+          answers.set(keyOf(service, version, tool), { found: answer });
+        }
       } catch (error) {
         options.onError?.(error);
       }
-    for (const tool of wanted) {
-      const found = answers.get(keyOf(service, version, tool))?.found;
+    for (let i = 0; i < wanted.length; i++) {
+      const found = answered[i];
+      const tool = wanted[i]!;
       if (!found) continue;
       const schema = parse(found.text);
       if (schema === undefined) continue;
