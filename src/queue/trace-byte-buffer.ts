@@ -152,10 +152,10 @@ function spanIdsOf(spans: readonly SpanDigest[], n: number): Set<string> {
 /** Records of at most this many bytes are copied byte by byte (see `moveRecords`). */
 const COPY_BY_BYTE = 1024;
 
-/** Bytes of the unread attribute records of `spans`: what {@link ownRecords} would copy. */
-export function unreadRecordBytes(spans: readonly SpanDigest[]): number {
+/** Bytes of the unread attribute records of `spans` from `from` on: what {@link ownRecords} copies. */
+export function unreadRecordBytes(spans: readonly SpanDigest[], from = 0): number {
   let total = 0;
-  for (let i = 0; i < spans.length; i++) {
+  for (let i = from; i < spans.length; i++) {
     const span = spans[i];
     if (span instanceof WireSpanDigest) total += span.recordsLength();
   }
@@ -168,11 +168,7 @@ export function unreadRecordBytes(spans: readonly SpanDigest[]): number {
  * held for seconds would keep whole); returns its size.
  */
 export function ownRecords(spans: readonly SpanDigest[], from: number): number {
-  let total = 0;
-  for (let i = from; i < spans.length; i++) {
-    const span = spans[i];
-    if (span instanceof WireSpanDigest) total += span.recordsLength();
-  }
+  const total = unreadRecordBytes(spans, from);
   if (total === 0) return 0;
   const own = Buffer.allocUnsafeSlow(total);
   let at = 0;

@@ -49,26 +49,7 @@ describe('WaitingRequests', () => {
     );
   });
 
-  it('ends a wait after maxWaitMs with the caller’s error, and lets the others in after it', async () => {
-    const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
-    const ends: string[] = [];
-    const a = waitAs(room, 'a', 10, ends);
-    await vi.advanceTimersByTimeAsync(600);
-    const b = waitAs(room, 'b', 10, ends);
-    await vi.advanceTimersByTimeAsync(400);
-    await a;
-    expect(ends).toEqual(['a timed out']);
-    expect(room.waitingSpans).toBe(10);
-    expect(room.admit(10)).toBe(10);
-    await b;
-    expect(ends).toEqual(['a timed out', 'b in']);
-    // b's timer was cleared when it was let in: nothing fires later.
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(ends).toHaveLength(2);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('says when a wait ran out, after its spans left the count', async () => {
+  it('ends a wait after maxWaitMs with the caller’s error, says so once its spans left the count, and lets the others in after it', async () => {
     const seen: number[] = [];
     const room: WaitingRequests = new WaitingRequests({
       maxWaitMs: 1000,
@@ -78,13 +59,20 @@ describe('WaitingRequests', () => {
     });
     const ends: string[] = [];
     const a = waitAs(room, 'a', 10, ends);
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(600);
     const b = waitAs(room, 'b', 5, ends);
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(400);
     await a;
+    expect(ends).toEqual(['a timed out']);
     expect(seen).toEqual([5]);
-    room.refuseAll(new Error('shutting down'));
+    expect(room.waitingSpans).toBe(5);
+    expect(room.admit(10)).toBe(5);
     await b;
+    expect(ends).toEqual(['a timed out', 'b in']);
+    // b's timer was cleared when it was let in: nothing fires later.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(ends).toHaveLength(2);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('refuses every waiting request at shutdown, and lets none wait after', async () => {
