@@ -8,13 +8,15 @@
  * no host can blur (`budgetFigures`) on each side's built code: this tree's workload script
  * (bench/budget-figures.child.ts) loads REV's `dist/` modules, so a REV from before the script
  * existed is measured too, as long as the internals it calls kept their signatures (a side where
- * they did not says so in its `budgets.failures`).
+ * they did not says so in its `budgets.failures`). Last, machine instructions per scored span on
+ * each side's code under callgrind (`instructionsPerSpan`), the CPU figure the host cannot blur.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetFigures, type BudgetFigures } from './budget-figures.js';
+import { budgetFigures, type BudgetFigures, type Spread } from './budget-figures.js';
+import { instructionsPerSpan } from './instructions-per-span.js';
 import { loadBench, type LoadResult } from './load-bench.js';
 import { cpuPerMillionSpans } from './load-report.js';
 import { median } from './measure.js';
@@ -31,6 +33,8 @@ export interface AbSide {
   totals: number[];
   /** Allocation, stored and held bytes on this side's code (`budgetFigures`), when measured. */
   budgets?: BudgetFigures;
+  /** Machine instructions per scored span on this side's code (`instructionsPerSpan`). */
+  instructions?: Spread;
 }
 
 /** What {@link abCost} measured. */
@@ -41,6 +45,10 @@ export interface AbResult {
   totalRatio: number;
   /** Each round's candidate / baseline total, in order. */
   roundRatios: number[];
+  /** candidate / baseline of the median instructions per scored span, when both were counted. */
+  instructionRatio?: number;
+  /** Why instructions were not counted on a side. */
+  instructionFailures: string[];
 }
 
 /** Builds `rev` in a temporary worktree; returns its root, its CLI and a clean-up. */
@@ -94,9 +102,20 @@ export async function abCost(
     budgetRuns?: number;
     /** This tree (B) runs with `results.layout: 2`; A with its default. */
     layout2?: boolean;
+    /**
+     * Runs of the instruction count per side (`instructionsPerSpan`, about 2.5 minutes a run, the
+     * two sides side by side); 0 skips it. @defaultValue 2
+     */
+    instructionRuns?: number;
   } = {},
 ): Promise<AbResult> {
-  const { sessions = false, backendDelayMs, budgetRuns = 5, layout2 = false } = traffic;
+  const {
+    sessions = false,
+    backendDelayMs,
+    budgetRuns = 5,
+    layout2 = false,
+    instructionRuns = 2,
+  } = traffic;
   const baseline = buildRev(rev);
   try {
     const current = join(ROOT, 'dist/cli/bin.js');
@@ -129,11 +148,24 @@ export async function abCost(
       base.budgets = budgetFigures(baseline.dir, budgetRuns);
       cand.budgets = budgetFigures(ROOT, budgetRuns);
     }
+    let instructionFailures: string[] = [];
+    if (instructionRuns > 0) {
+      const counted = await instructionsPerSpan([baseline.dir, ROOT], instructionRuns);
+      const [a, b] = counted.spreads;
+      if (a) base.instructions = a;
+      if (b) cand.instructions = b;
+      instructionFailures = counted.failures;
+    }
     return {
       baseline: base,
       candidate: cand,
       totalRatio: cand.cpu.total / base.cpu.total,
       roundRatios: base.totals.map((t, i) => cand.totals[i]! / t),
+      ...(base.instructions &&
+        cand.instructions && {
+          instructionRatio: cand.instructions.median / base.instructions.median,
+        }),
+      instructionFailures,
     };
   } finally {
     baseline.remove();

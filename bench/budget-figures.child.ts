@@ -3,11 +3,14 @@
  * `node --expose-gc --single-threaded --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
  * where FIGURE is `allocation-memory`, `allocation-redis` or `allocation-redis-layout2`
  * ({@link pipelineAllocation} with that results store, the last writing `results.layout: 2`; Redis
- * at `REDIS_URL`, default the local one) or `held` ({@link heldBytesPerSpan}),
+ * at `REDIS_URL`, default the local one), `instructions-memory` (the memory store's pass between
+ * {@link callgrindBracket}'s calls, for a process callgrind runs: `instructionsPerSpan`) or `held`
+ * ({@link heldBytesPerSpan}),
  * and ROOT the checkout whose built `dist/` runs (default this tree). A process per figure: each
  * starts from the same heap, and none is measured beside another's garbage.
  */
 import { heldBytesPerSpan } from './held-bytes-per-span.js';
+import { callgrindBracket } from './instructions-per-span.js';
 import { pipelineAllocation } from './pipeline-allocation.js';
 import { sideModules } from './side-modules.js';
 
@@ -24,10 +27,12 @@ if (
     ...(figure === 'allocation-redis-layout2' && { layout: 2 as const }),
     ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
   });
+else if (figure === 'instructions-memory')
+  out = await pipelineAllocation(m, { store: 'memory', bracket: callgrindBracket() });
 else if (figure === 'held') out = await heldBytesPerSpan(m);
 else
   throw new Error(
-    `unknown figure ${String(figure)}: allocation-memory, allocation-redis, allocation-redis-layout2 or held`,
+    `unknown figure ${String(figure)}: allocation-memory, allocation-redis, allocation-redis-layout2, instructions-memory or held`,
   );
 process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

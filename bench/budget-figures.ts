@@ -40,6 +40,11 @@ export interface BudgetFigures {
   redisBytesByCommand?: Record<string, number>;
   /** Heap and external bytes the memory driver holds per buffered span (`heldBytesPerSpan`). */
   heldBytesPerSpan?: Spread;
+  /**
+   * Machine instructions per scored span, memory store (`countInstructions`, under callgrind):
+   * measured apart, as it takes minutes a run (`instructionsPerSpan`).
+   */
+  instructionsPerSpan?: Spread;
   /** Figures that failed on this side (an older commit whose internals differ), with the error. */
   failures: string[];
 }
@@ -59,7 +64,8 @@ export function runFigure<T>(figure: string, root: string = THIS_TREE): T {
   return JSON.parse(out) as T;
 }
 
-const spread = (runs: number[]): Spread => ({
+/** The median, least and most of `runs`, with the runs. */
+export const spreadOf = (runs: number[]): Spread => ({
   median: median(runs),
   min: Math.min(...runs),
   max: Math.max(...runs),
@@ -95,7 +101,7 @@ export function budgetFigures(root: string = THIS_TREE, runs = 5): BudgetFigures
   const redisLayout2 = attempt<PipelineFigures>('allocation-redis-layout2');
   const held = attempt<HeldFigures>('held');
   const of = (xs: PipelineFigures[], pick: (f: PipelineFigures) => number): Spread | undefined =>
-    xs.length ? spread(xs.map(pick)) : undefined;
+    xs.length ? spreadOf(xs.map(pick)) : undefined;
   const redisStored = of(redis, f => f.storedBytesPerTrace);
   const medianRun =
     redisStored &&
@@ -136,7 +142,7 @@ export function budgetFigures(root: string = THIS_TREE, runs = 5): BudgetFigures
   const commands = of(redis, f => f.storeCommandsPerTrace ?? 0);
   if (commands) figures.resultsStoreCommandsPerTrace = commands;
   if (medianRun?.storedBytesByCommand) figures.redisBytesByCommand = medianRun.storedBytesByCommand;
-  if (held.length) figures.heldBytesPerSpan = spread(held.map(h => h.bytesPerSpan));
+  if (held.length) figures.heldBytesPerSpan = spreadOf(held.map(h => h.bytesPerSpan));
   return figures;
 }
 
@@ -240,6 +246,11 @@ export function budgetLines(f: BudgetFigures, redisCommandsPerTrace?: number): s
     `  stored per trace, Redis store (sent)       ${spreadText(f.storedBytesPerTrace.redis).padEnd(30)} B  ${within(f.storedBytesPerTrace.redis, BUDGETS.redisStoredBytesPerTrace)}${byCommand ? ` (${byCommand}; ${spreadText(f.resultsStoreCommandsPerTrace, 2)} commands)` : ''}`,
     `  stored per trace, Redis store, layout 2    ${spreadText(f.storedBytesPerTrace.redisLayout2).padEnd(30)} B  ${within(f.storedBytesPerTrace.redisLayout2, BUDGETS.redisLayout2StoredBytesPerTrace)}`,
     `  held per buffered span, memory driver      ${spreadText(f.heldBytesPerSpan).padEnd(30)} B  ${within(f.heldBytesPerSpan, BUDGETS.heldBytesPerSpan)}`,
+    ...(f.instructionsPerSpan
+      ? [
+          `  instructions per scored span, memory store ${spreadText(f.instructionsPerSpan).padEnd(30)}    callgrind, V8's predictable mode; runs of one build agree within about 1%`,
+        ]
+      : []),
     redisCommandsPerTrace === undefined
       ? `  Redis commands per trace                   not counted without the load runs (test/budgets/redis-commands-per-trace.test.ts holds ${BUDGETS.redisCommandsPerTrace} on its workload)`
       : `  Redis commands per trace (load, 2 workers) ${redisCommandsPerTrace.toFixed(2).padEnd(30)}    the budget test holds ${BUDGETS.redisCommandsPerTrace} on its own workload; a short or starved load run counts more (BullMQ's polling is per second)`,

@@ -35,6 +35,12 @@ export interface PipelineAllocationOptions {
   prefix?: string;
   /** The Redis store's results layout (`results.layout`). @defaultValue 1 */
   layout?: 1 | 2;
+  /**
+   * Called right before the measured pass (after its `gc()`s) and right after it: what counts
+   * the pass's work by other means (`instructionsPerSpan` switches callgrind's counting on and
+   * off here). Each call's own work falls outside the pass.
+   */
+  bracket?: { start(): void; stop(): void };
 }
 
 /** What {@link pipelineAllocation} counted over the measured requests. */
@@ -215,8 +221,10 @@ export async function pipelineAllocation(
     const started = process.hrtime.bigint();
     const before = getHeapStatistics().used_heap_size;
     profiler.start();
+    options.bracket?.start();
     await pass(bodies.slice(warmUpRequests));
     await current.close();
+    options.bracket?.stop();
     const after = getHeapStatistics().used_heap_size;
     const { statistics } = profiler.stop();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -28,6 +28,11 @@
  * held per buffered span; writes bench/results/budgets.json. The full run measures them too, and
  * prints them at its end with the load runs' Redis commands per trace; so does the A/B, per side.
  *
+ * Beside them, machine instructions per scored span (bench/instructions-per-span.ts): the same
+ * workload as the allocation figure, counted by valgrind's callgrind, `--instruction-runs` times
+ * (default 2; about 2.5 minutes a run; `--no-instructions` skips it). The A/B counts each side,
+ * the two side by side, and prints B / A: the CPU figure the host cannot blur.
+ *
  * `--burst` runs only the burst (bench/burst-bench.ts): `/healthz` while the embedded default takes
  * 100,000 traces at once; the full run ends with it.
  *
@@ -66,7 +71,9 @@ import { logsBench } from './logs-bench.js';
 import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 import { fmt } from './measure.js';
-import { budgetFigures, budgetLines, type BudgetFigures } from './budget-figures.js';
+import { budgetFigures, budgetLines, spreadText, type BudgetFigures } from './budget-figures.js';
+import { instructionsPerSpan } from './instructions-per-span.js';
+import { THIS_TREE } from './side-modules.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -87,6 +94,8 @@ const { values: args } = parseArgs({
     burst: { type: 'boolean' },
     budgets: { type: 'boolean' },
     'budget-runs': { type: 'string' },
+    'instruction-runs': { type: 'string' },
+    'no-instructions': { type: 'boolean' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -100,6 +109,16 @@ function positiveArg(name: keyof typeof args): number | undefined {
 }
 const rounds = positiveArg('rounds') ?? 5;
 const budgetRuns = positiveArg('budget-runs') ?? 5;
+/** Runs of the instruction count (per side in an A/B); 0 with `--no-instructions`. */
+const instructionRuns = args['no-instructions'] ? 0 : (positiveArg('instruction-runs') ?? 2);
+/** Counts instructions per scored span on this tree's build into `budgets` (`instructionsPerSpan`). */
+async function addInstructions(budgets: BudgetFigures): Promise<void> {
+  if (instructionRuns === 0) return;
+  console.log(`counting instructions per scored span under callgrind (${instructionRuns} runs)`);
+  const counted = await instructionsPerSpan([THIS_TREE], instructionRuns);
+  if (counted.spreads[0]) budgets.instructionsPerSpan = counted.spreads[0];
+  budgets.failures.push(...counted.failures);
+}
 let built = false;
 /** Builds dist/ once: the load's processes run the built CLI, the budget figures its modules. */
 function buildDist(why: string): void {
@@ -114,6 +133,7 @@ const BUDGETS_TITLE =
 if (args.budgets) {
   buildDist('the budget figures (they run its modules)');
   const budgets = budgetFigures(undefined, budgetRuns);
+  await addInstructions(budgets);
   console.log(`\n${BUDGETS_TITLE}`);
   for (const line of budgetLines(budgets)) console.log(line);
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
@@ -206,6 +226,7 @@ if (args.ab) {
     sessions: args['ab-session-health'] === true ? 'health' : args['ab-sessions'] === true,
     budgetRuns,
     layout2: args['ab-layout2'] === true,
+    instructionRuns,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
   });
   console.log(
@@ -225,6 +246,11 @@ if (args.ab) {
   console.log(
     `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
   );
+  if (ab.instructionRatio !== undefined)
+    console.log(
+      `  B / A, instructions per scored span: ${ab.instructionRatio.toFixed(3)} (A ${spreadText(ab.baseline.instructions)}, B ${spreadText(ab.candidate.instructions)}; callgrind, the host cannot move it)`,
+    );
+  for (const why of ab.instructionFailures) console.log(`  not counted: ${why}`);
   if (ab.baseline.budgets && ab.candidate.budgets) {
     const [a, b] = [ab.baseline.budgets, ab.candidate.budgets];
     console.log(`\n${BUDGETS_TITLE}, each side's code`);
@@ -233,12 +259,16 @@ if (args.ab) {
       ['B', ab.candidate],
     ] as const) {
       console.log(`  ${name} ${s.label}`);
-      for (const line of budgetLines(s.budgets!, s.redisCommandsPerTrace)) console.log(`  ${line}`);
+      const figures = {
+        ...s.budgets!,
+        ...(s.instructions && { instructionsPerSpan: s.instructions }),
+      };
+      for (const line of budgetLines(figures, s.redisCommandsPerTrace)) console.log(`  ${line}`);
     }
     const r = (bv: number | undefined, av: number | undefined): string =>
       bv !== undefined && av !== undefined && av > 0 ? `${(bv / av).toFixed(3)}×` : 'n/a';
     console.log(
-      `  B / A beside the CPU's ${ab.totalRatio.toFixed(2)}: allocated per span ${r(b.allocatedBytesPerSpan.memory?.median, a.allocatedBytesPerSpan.memory?.median)} (memory store), ${r(b.allocatedBytesPerSpan.redis?.median, a.allocatedBytesPerSpan.redis?.median)} (Redis store); stored per trace ${r(b.storedBytesPerTrace.memory?.median, a.storedBytesPerTrace.memory?.median)} (memory), ${r(b.storedBytesPerTrace.redis?.median, a.storedBytesPerTrace.redis?.median)} (Redis); held per span ${r(b.heldBytesPerSpan?.median, a.heldBytesPerSpan?.median)}; Redis commands per trace ${r(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}`,
+      `  B / A beside the CPU's ${ab.totalRatio.toFixed(2)}: instructions per span ${r(ab.candidate.instructions?.median, ab.baseline.instructions?.median)}; allocated per span ${r(b.allocatedBytesPerSpan.memory?.median, a.allocatedBytesPerSpan.memory?.median)} (memory store), ${r(b.allocatedBytesPerSpan.redis?.median, a.allocatedBytesPerSpan.redis?.median)} (Redis store); stored per trace ${r(b.storedBytesPerTrace.memory?.median, a.storedBytesPerTrace.memory?.median)} (memory), ${r(b.storedBytesPerTrace.redis?.median, a.storedBytesPerTrace.redis?.median)} (Redis); held per span ${r(b.heldBytesPerSpan?.median, a.heldBytesPerSpan?.median)}; Redis commands per trace ${r(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}`,
     );
   }
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
@@ -384,6 +414,7 @@ console.log(
 // commands per trace.
 buildDist('the budget figures (they run its modules)');
 const budgets: BudgetFigures = budgetFigures(undefined, budgetRuns);
+await addInstructions(budgets);
 let loadCommandsPerTrace: number | undefined;
 
 // The load report: separate processes, 60 s each, closed loop (throughput and its cost) with 1
