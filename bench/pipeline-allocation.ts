@@ -160,6 +160,7 @@ export async function pipelineAllocation(
     },
   });
   const encoded = { bytes: 0, spans: 0 };
+  type RuntimeParts = Parameters<SideModules['createScoringRuntime']>[1];
   const runtime = await m.createScoringRuntime(config, {
     metrics: m.createServiceMetrics(),
     log: () => undefined,
@@ -177,9 +178,12 @@ export async function pipelineAllocation(
     exportBacklog: m.createMemoryExportBacklog(),
     results,
     exportTarget: { enabled: false, reason: 'the bench counts what would be exported' },
-    schemas: m.createMemorySchemaRegistry(),
-    givenSchemas: await m.loadToolSchemas(config.toolHealth.schemas),
-  });
+    // Tool health's schemas, where the build has them (an older runtime ignores the options).
+    ...(m.createMemorySchemaRegistry && { schemas: m.createMemorySchemaRegistry() }),
+    ...(m.loadToolSchemas && {
+      givenSchemas: await m.loadToolSchemas(config.toolHealth.schemas),
+    }),
+  } as RuntimeParts); // without the schemas only for a build whose runtime takes none
   rmSync(dir, { recursive: true, force: true }); // the suite is loaded
   const limits = m.memoryAssemblyLimits(config);
   let scored = 0;

@@ -33,6 +33,10 @@ export async function sideModules(root: string = THIS_TREE) {
     throw new Error(`${dist} has no built scoring runtime: build it first (npm run build)`);
   const load = <T>(path: string): Promise<T> =>
     import(pathToFileURL(join(dist, path)).href) as Promise<T>;
+  // Modules an older build may lack: this tree's stands in where the workload needs one (the
+  // encoder), and the part is left out where it is a feature the older code did not have.
+  const optional = <T>(path: string): Promise<T | undefined> =>
+    existsSync(join(dist, path)) ? load<T>(path) : Promise.resolve(undefined);
   const [
     decode,
     assembler,
@@ -57,31 +61,67 @@ export async function sideModules(root: string = THIS_TREE) {
     load<typeof ServiceMetricsModule>('server/service-metrics.js'),
     load<typeof LoadConfigModule>('config/load-config.js'),
     load<typeof ConfigSchemaModule>('config/config-schema.js'),
-    load<typeof LoadToolSchemasModule>('config/load-tool-schemas.js'),
+    optional<typeof LoadToolSchemasModule>('config/load-tool-schemas.js'),
     load<typeof MemoryResultsStoreModule>('results/memory-results-store.js'),
     load<typeof ResultsStoreModule>('results/results-store.js'),
     load<typeof RedisResultsStoreModule>('redis/redis-results-store.js'),
     load<typeof RedisConnectionModule>('redis/redis-connection.js'),
     load<typeof ExportBacklogModule>('emit/export-backlog.js'),
-    load<typeof MemorySchemaRegistryModule>('score/schemas/memory-schema-registry.js'),
-    load<typeof EncodeEvaluationSpansModule>('emit/encode-evaluation-spans.js'),
+    optional<typeof MemorySchemaRegistryModule>('score/schemas/memory-schema-registry.js'),
+    optional<typeof EncodeEvaluationSpansModule>('emit/encode-evaluation-spans.js'),
   ]);
+  const ownEncoder: typeof EncodeEvaluationSpansModule | undefined = encode
+    ? undefined
+    : ((await import(
+        pathToFileURL(join(THIS_TREE, 'dist/emit/encode-evaluation-spans.js')).href
+      )) as typeof EncodeEvaluationSpansModule);
+  type Encode = typeof EncodeEvaluationSpansModule.encodeEvaluationSpans;
   return {
     decodeOtlpProtobuf: decode.decodeOtlpProtobuf,
     createMemoryTraceAssembler: assembler.createMemoryTraceAssembler,
-    memoryAssemblyLimits: memoryDriver.memoryAssemblyLimits,
+    /** The memory driver's assembly options, as a build before the function (38d1582) set them. */
+    memoryAssemblyLimits:
+      memoryDriver.memoryAssemblyLimits ??
+      ((config: Parameters<typeof memoryDriver.memoryAssemblyLimits>[0]) => ({
+        policy: {
+          settleMs: config.assembly.settleMs,
+          maxWaitMs: config.assembly.maxWaitMs,
+          logsWaitMs: config.assembly.logsWaitMs,
+        },
+        concurrency: config.worker.concurrency,
+        maxAttempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
+        maxBufferedSpans: config.assembly.maxBufferedSpans,
+        rescoreLateSpans: config.assembly.rescoreLateSpans,
+      })),
     createScoringRuntime: runtime.createScoringRuntime,
     createServiceMetrics: metrics.createServiceMetrics,
     loadConfig: config.loadConfig,
     configSchema: schema.configSchema,
-    loadToolSchemas: toolSchemas.loadToolSchemas,
+    /** `undefined` where the build predates tool health's schemas (38d1582). */
+    loadToolSchemas: toolSchemas?.loadToolSchemas,
     createMemoryResultsStore: memoryStore.createMemoryResultsStore,
     resultsRetention: resultsStore.resultsRetention,
     createRedisResultsStore: redisStore.createRedisResultsStore,
     createRedisConnection: redisConnection.createRedisConnection,
     createMemoryExportBacklog: backlog.createMemoryExportBacklog,
-    createMemorySchemaRegistry: schemaRegistry.createMemorySchemaRegistry,
-    encodeEvaluationSpans: encode.encodeEvaluationSpans,
+    /** `undefined` where the build predates tool health's schemas (38d1582). */
+    createMemorySchemaRegistry: schemaRegistry?.createMemorySchemaRegistry,
+    /**
+     * The build's encoder of evaluation spans, or this tree's where it has none (38d1582 encoded
+     * them inside its OTLP exporter, which cannot be called without sending): such a side is
+     * measured with an encoder cheaper than its own, so what it costs is understated.
+     */
+    encodeEvaluationSpans:
+      encode?.encodeEvaluationSpans ??
+      (((spans, origin) =>
+        // An older build's spans have no conversation turns to link.
+        ownEncoder!.encodeEvaluationSpans(
+          spans.map(span => (span.turnLinks ? span : { ...span, turnLinks: [] })),
+          origin,
+        )) satisfies Encode),
+    /** Whether `encodeEvaluationSpans` is this tree's stand-in (see above). */
+    encoderStandIn: encode === undefined,
     /**
      * Whether this build writes `results.layout: 2` (its `redis/result-lines.js`): an older one
      * ignores the option and writes layout 1, whose bytes must not pass for layout 2's.
