@@ -18,10 +18,13 @@ import { LOGS, TRACES, type Signal } from './otlp-signals.js';
 import type { DecodedRequest } from './span-digest.js';
 import type { PartlyRefused, SpanSink } from './span-sink.js';
 
+import { senderGone } from './sender-gone.js';
+
 const gunzipAsync = promisify(gunzip);
 
 /** gRPC status codes, as `google.rpc.Status.code` expects. */
 const GRPC = {
+  CANCELLED: 1,
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   RESOURCE_EXHAUSTED: 8,
@@ -342,11 +345,20 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     request.body = undefined;
     let partly: PartlyRefused | void = undefined;
     if (decoded.spans.length > 0) {
+      // A sink that may hold the request for room is told if its sender leaves meanwhile.
+      const gone = options.sink.stopWaiting ? senderGone(reply) : undefined;
       try {
-        partly = await options.sink.accept(decoded.spans);
+        partly = await options.sink.accept(decoded.spans, gone?.signal);
       } catch (error) {
+        if (gone?.signal.aborted) {
+          options.metrics?.spansRefused.inc({ reason: 'sender_gone' }, decoded.spans.length);
+          const why = (gone.signal.reason as Error).message;
+          return send(reply, 499, encodeStatus(GRPC.CANCELLED, why, format), format);
+        }
         if (isBackpressure(error)) return refuse(reply, error, format, decoded.spans.length);
         throw error;
+      } finally {
+        gone?.stop();
       }
     }
     const refused = partly ? partly.refusedSpans : 0;

@@ -35,7 +35,7 @@ export function createReceiverMetrics(
     }),
     spansRefused: new Counter({
       name: 'spanscore_spans_backpressure_total',
-      help: 'Spans answered with 429/503 for the exporter to retry',
+      help: 'Spans not kept for the exporter to send again: answered 429 (saturated) or 503 (unavailable), past their trace span limit (trace_too_large), or let go while waiting for room when their sender closed its connection (sender_gone)',
       labelNames: ['reason'],
       registers: [registry],
     }),

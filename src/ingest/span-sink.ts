@@ -11,9 +11,12 @@ import type { SpanDigest } from './span-digest.js';
 export interface SpanSink {
   /**
    * Stores the spans, or refuses the batch whole (see above). Spans it stores only in part come
-   * back as {@link PartlyRefused}: the receiver reports them in `partialSuccess`.
+   * back as {@link PartlyRefused}: the receiver reports them in `partialSuccess`. `signal` aborts
+   * when the sender has closed its connection: a sink holding the request for room lets it go
+   * (its spans are not kept, as no sender was told they were) and rejects with the signal's
+   * reason; spans already stored stay.
    */
-  accept(spans: SpanDigest[]): Promise<PartlyRefused | void>;
+  accept(spans: SpanDigest[], signal?: AbortSignal): Promise<PartlyRefused | void>;
   /**
    * The refusal `accept` would give any batch now (the buffer is full, or the sink is shutting
    * down), or `undefined`. Cheap: the receiver asks before it decodes a request, so a sender

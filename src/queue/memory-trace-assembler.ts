@@ -388,7 +388,7 @@ export function createMemoryTraceAssembler(
       // A full buffer with room at the door: the request is decoded, then waits for room.
       return full(1) && !waiting.canWait(1, 0) ? saturated() : undefined;
     },
-    accept(spans): Promise<PartlyRefused | void> {
+    accept(spans, signal): Promise<PartlyRefused | void> {
       if (closed) return Promise.reject(unavailable());
       const share = shareRefusal(spans);
       if (share) return Promise.reject(share);
@@ -403,7 +403,7 @@ export function createMemoryTraceAssembler(
       const service = spans[0]?.serviceName ?? '';
       waitingOf(service, incoming);
       return waiting
-        .wait(incoming, bytes, () => saturated(admissionWaitMs))
+        .wait(incoming, bytes, () => saturated(admissionWaitMs), signal)
         .then(
           () => {
             waitingOf(service, -incoming);

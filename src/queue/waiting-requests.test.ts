@@ -5,9 +5,15 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 /** Waits for `spans` and records how the wait ended, by name, in `ends`. */
-function waitAs(room: WaitingRequests, name: string, spans: number, ends: string[]): Promise<void> {
+function waitAs(
+  room: WaitingRequests,
+  name: string,
+  spans: number,
+  ends: string[],
+  signal?: AbortSignal,
+): Promise<void> {
   return room
-    .wait(spans, 0, () => new Error(`${name} timed out`))
+    .wait(spans, 0, () => new Error(`${name} timed out`), signal)
     .then(
       () => void ends.push(`${name} in`),
       (error: Error) => void ends.push(error.message),
@@ -107,5 +113,82 @@ describe('WaitingRequests', () => {
     expect(worst).toBeLessThanOrEqual(33);
     expect(room.queuedEntries).toBe(0);
     expect(room.waitingSpans).toBe(0);
+  });
+
+  it('lets a request go when its sender leaves, wherever it waits: its room goes to the next, and no listener stays', async () => {
+    const seen: number[] = [];
+    const room: WaitingRequests = new WaitingRequests({
+      maxWaitMs: 1000,
+      maxSpans: 100,
+      maxBytes: 1000,
+      onTimeout: () => seen.push(room.waitingSpans),
+    });
+    const ends: string[] = [];
+    const senders = ['a', 'b', 'c'].map(() => new AbortController());
+    const listening = senders.map(() => 0);
+    senders.forEach((s, i) => {
+      const add = s.signal.addEventListener.bind(s.signal);
+      const remove = s.signal.removeEventListener.bind(s.signal);
+      s.signal.addEventListener = (...args: Parameters<typeof add>) => {
+        listening[i]!++;
+        add(...args);
+      };
+      s.signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+        listening[i]!--;
+        remove(...args);
+      };
+    });
+    const all = [
+      waitAs(room, 'a', 10, ends, senders[0]!.signal),
+      waitAs(room, 'b', 50, ends, senders[1]!.signal),
+      waitAs(room, 'c', 5, ends, senders[2]!.signal),
+    ];
+    expect(listening).toEqual([1, 1, 1]);
+    // b, in the middle, leaves: its 50 spans no longer wait, and c no longer waits behind it.
+    senders[1]!.abort(new Error('b left'));
+    await Promise.resolve();
+    expect(seen).toEqual([15]);
+    expect(room.size).toBe(2);
+    expect(room.admit(15)).toBe(15);
+    await Promise.all(all);
+    expect(ends).toEqual(['b left', 'a in', 'c in']);
+    // Every listener removed; an abort after the request was let in changes nothing.
+    expect(listening).toEqual([0, 0, 0]);
+    senders[0]!.abort(new Error('a left late'));
+    expect(ends).toHaveLength(3);
+    expect(room.waitingSpans).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    // A sender already gone does not wait at all.
+    await expect(
+      room.wait(1, 0, () => new Error('x'), AbortSignal.abort(new Error('gone'))),
+    ).rejects.toThrow('gone');
+    expect(room.size).toBe(0);
+  });
+
+  it('holds no more entries than twice those waiting while 20,000 senders leave out of order (hostile: abandoned requests)', () => {
+    vi.useRealTimers(); // the fake clock's cost grows with the timers it holds
+    const room = new WaitingRequests({ maxWaitMs: 60_000, maxSpans: 1_000_000, maxBytes: 1000 });
+    const ends: string[] = [];
+    // One request that never leaves heads the queue, so no entry behind it is ever at the front:
+    // only the sweep that drops ended entries wherever they are keeps the array small.
+    void waitAs(room, 'first', 1, ends);
+    let worst = 0;
+    const senders: AbortController[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const sender = new AbortController();
+      senders.push(sender);
+      void waitAs(room, `r${i}`, 1, ends, sender.signal);
+      // Every other request's sender leaves at once, the rest a while later, in reverse.
+      if (i % 2 === 0) sender.abort(new Error('left'));
+      worst = Math.max(worst, room.queuedEntries - 2 * room.size);
+    }
+    for (let i = senders.length - 1; i >= 0; i--) {
+      senders[i]!.abort(new Error('left'));
+      worst = Math.max(worst, room.queuedEntries - 2 * room.size);
+    }
+    expect(room.size).toBe(1);
+    expect(worst).toBeLessThanOrEqual(32);
+    expect(room.queuedEntries).toBeLessThanOrEqual(2 + 32);
+    room.refuseAll(new Error('shutting down'));
   });
 });

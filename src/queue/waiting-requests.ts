@@ -9,7 +9,10 @@ export interface WaitingLimits {
   maxSpans: number;
   /** Bytes of their attribute records held at once; a hard bound, alone or not. */
   maxBytes: number;
-  /** Called after a wait ran out: the room it held back may let the next request in. */
+  /**
+   * Called after a wait ran out or its sender left: the room it held back may let the next
+   * request in.
+   */
   onTimeout?: () => void;
 }
 
@@ -20,7 +23,10 @@ interface Waiter {
   readonly admitted: () => void;
   readonly refused: (error: Error) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
-  /** Let in, refused or timed out: left in the queue until it is swept. */
+  /** Aborted when its sender leaves (see {@link WaitingRequests.wait}), and what listens. */
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  /** Let in, refused, timed out or left: stays in the queue until it is swept. */
   done: boolean;
 }
 
@@ -35,8 +41,10 @@ interface Waiter {
  *
  * Bounded both ways: a request waits at most `maxWaitMs` (then it is refused as it would have
  * been, and sent again by its exporter), and at most `maxSpans` spans (a larger request alone) and
- * `maxBytes` bytes wait at once; past that a request is refused at once. `maxWaitMs` should stay well under exporters' timeouts (10 s in the
- * OpenTelemetry SDKs), or a sender that gave up would send again what is then accepted twice.
+ * `maxBytes` bytes wait at once; past that a request is refused at once. A sender that gives up
+ * (its exporter's timeout, 10 s in the OpenTelemetry SDKs, closes the connection) is let go where
+ * it waits (`wait`'s signal), so what it sends again is not taken twice; `maxWaitMs` stays well
+ * under those timeouts all the same, so that exporters are answered.
  */
 export class WaitingRequests {
   private readonly queue: Waiter[] = [];
@@ -77,9 +85,12 @@ export class WaitingRequests {
   /**
    * Waits for room for `spans` spans: resolves once {@link admit} lets the request in (its spans
    * then count in what `admit` returned), or rejects with `timedOut()` after `maxWaitMs`, or with
-   * {@link refuseAll}'s error. Check {@link canWait} first.
+   * {@link refuseAll}'s error, or with `signal`'s reason once it aborts (the sender closed its
+   * connection: nobody would be told the request was taken, and its exporter sends it again).
+   * Check {@link canWait} first.
    */
-  wait(spans: number, bytes: number, timedOut: () => Error): Promise<void> {
+  wait(spans: number, bytes: number, timedOut: () => Error, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         spans,
@@ -87,16 +98,19 @@ export class WaitingRequests {
         admitted: resolve,
         refused: reject,
         timer: undefined,
+        signal,
+        onAbort: undefined,
         done: false,
       };
       waiter.timer = setTimeout(() => {
         waiter.timer = undefined;
-        this.end(waiter);
-        this.sweep();
-        reject(timedOut());
-        this.limits.onTimeout?.();
+        this.giveUp(waiter, timedOut());
       }, this.limits.maxWaitMs);
       waiter.timer.unref?.();
+      if (signal) {
+        waiter.onAbort = () => this.giveUp(waiter, signal.reason as Error);
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
       this.queue.push(waiter);
       this.spans += spans;
       this.bytes += bytes;
@@ -138,7 +152,16 @@ export class WaitingRequests {
     this.sweep();
   }
 
-  /** A waiter's wait is over: its spans no longer wait, its timer is cleared. */
+  /** A wait that ran out or whose sender left: refused, and its room offered to the next. */
+  private giveUp(waiter: Waiter, error: Error): void {
+    if (waiter.done) return;
+    this.end(waiter);
+    this.sweep();
+    waiter.refused(error);
+    this.limits.onTimeout?.();
+  }
+
+  /** A waiter's wait is over: its spans no longer wait, its timer and listener are cleared. */
   private end(waiter: Waiter): void {
     waiter.done = true;
     this.spans -= waiter.spans;
@@ -146,17 +169,28 @@ export class WaitingRequests {
     this.count--;
     if (waiter.timer !== undefined) clearTimeout(waiter.timer);
     waiter.timer = undefined;
+    if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+    waiter.onAbort = undefined;
+    waiter.signal = undefined;
   }
 
   /**
    * Moves past the ended waiters at the front, and drops them from the array once they are half
-   * of it (amortized constant work a waiter). Waits end in arrival order (all wait `maxWaitMs`,
-   * and {@link admit} takes the first), so ended waiters are always at the front.
+   * of it (amortized constant work a waiter). Timeouts and admissions end waits in arrival order
+   * (all wait `maxWaitMs`, and {@link admit} takes the first); a sender that leaves ends one
+   * anywhere in the queue, so once the entries are more than twice those waiting (and 32), the
+   * ended ones are dropped wherever they are (again amortized: at least half of them go).
    */
   private sweep(): void {
     while (this.head < this.queue.length && this.queue[this.head]!.done) this.head++;
     if (this.head === this.queue.length) {
       this.queue.length = 0;
+      this.head = 0;
+    } else if (this.queue.length - this.head > 2 * this.count + 32) {
+      let kept = 0;
+      for (let i = this.head; i < this.queue.length; i++)
+        if (!this.queue[i]!.done) this.queue[kept++] = this.queue[i]!;
+      this.queue.length = kept;
       this.head = 0;
     } else if (this.head > 32 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);

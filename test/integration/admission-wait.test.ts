@@ -23,8 +23,8 @@ const sample = (text: string, series: string): number =>
 const exportWith = (exporter: OTLPTraceExporter, spans: ReadableSpan[]): Promise<ExportResult> =>
   new Promise(resolve => exporter.export(spans, resolve));
 
-/** `serve`'s service with the memory driver, a 20-span buffer and traces scored 1.5 s after. */
-async function smallBuffer() {
+/** `serve`'s service with the memory driver, a 20-span buffer and traces scored `settleMs` after. */
+async function smallBuffer(settleMs = 1500) {
   const service = await startService(
     await loadConfig({
       env: {},
@@ -33,9 +33,9 @@ async function smallBuffer() {
         'receiver.port': 0,
         'receiver.host': '127.0.0.1',
         // 20 spans: the first trace (16) leaves no room for the second (5) until it is scored,
-        // 1.5 s after its last span; a quarter of 20 (5 spans) may wait.
+        // `settleMs` after its last span; a quarter of 20 (5 spans) may wait.
         'assembly.maxBufferedSpans': 20,
-        'assembly.settleMs': 1500,
+        'assembly.settleMs': settleMs,
         'assembly.admissionWaitMs': 5000,
         'export.logResults': false,
       },
@@ -110,5 +110,47 @@ describe('the memory driver holds a request while its buffer is full (assembly.a
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('5');
     await closed;
+  }, 30_000);
+
+  it('lets a waiting request go when its sender closes the connection, keeping none of its spans', async () => {
+    // Traces scored 20 s after their last span: room frees only after the test.
+    const service = await smallBuffer(20_000);
+    const metricsUrl = service.url!.replace('/v1/traces', '/metrics');
+    const scrape = async () => (await fetch(metricsUrl)).text();
+    const post = (spans: ReadableSpan[], signal?: AbortSignal) =>
+      fetch(service.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body: ProtobufTraceSerializer.serializeRequest(spans)!,
+        ...(signal && { signal }),
+      });
+    const first = sdkAgentTrace(
+      'a',
+      Array.from({ length: 15 }, (_, i) => `tool_${i}`),
+    );
+    expect((await post(first)).status).toBe(200);
+    const sender = new AbortController();
+    const waiting = post(
+      sdkAgentTrace('b', ['get_weather', 'search', 'book', 'pay']),
+      sender.signal,
+    );
+    await waitFor(
+      async () => sample(await scrape(), 'spanscore_jobs{state="requests_waiting"}') === 1,
+      'the second request waiting at the door',
+    );
+    sender.abort(); // the client gives up: its connection closes
+    await expect(waiting).rejects.toThrow();
+    await waitFor(
+      async () =>
+        sample(await scrape(), 'spanscore_spans_backpressure_total{reason="sender_gone"}') === 5,
+      'the waiting request let go, its 5 spans counted as not kept',
+    );
+    const after = await scrape();
+    expect(sample(after, 'spanscore_jobs{state="requests_waiting"}')).toBe(0);
+    // Not timed out (that is 429, `saturated`), and not let in: the buffer still holds the first
+    // trace alone, and the door is free for the next request.
+    expect(sample(after, 'spanscore_spans_backpressure_total{reason="saturated"}')).toBe(0);
+    expect(sample(after, 'spanscore_jobs{state="buffered"}')).toBe(1);
+    expect(sample(after, 'spanscore_traces_scored_total')).toBe(0);
   }, 30_000);
 });
