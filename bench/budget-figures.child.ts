@@ -10,11 +10,16 @@
  * starts from the same heap, and none is measured beside another's garbage.
  */
 import { heldBytesPerSpan } from './held-bytes-per-span.js';
-import { callgrindBracket } from './instructions-per-span.js';
+import {
+  callgrindBracket,
+  INSTRUCTIONS_WARM_UP_REQUESTS,
+  slowClock,
+} from './instructions-per-span.js';
 import { pipelineAllocation } from './pipeline-allocation.js';
 import { sideModules } from './side-modules.js';
 
 const [figure, root] = process.argv.slice(2);
+if (figure === 'instructions-memory') slowClock(); // before the code under count loads
 const m = await sideModules(root);
 let out: unknown;
 if (
@@ -28,7 +33,12 @@ if (
     ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
   });
 else if (figure === 'instructions-memory')
-  out = await pipelineAllocation(m, { store: 'memory', bracket: callgrindBracket() });
+  out = await pipelineAllocation(m, {
+    store: 'memory',
+    warmUpRequests: INSTRUCTIONS_WARM_UP_REQUESTS,
+    collectFirst: false,
+    bracket: callgrindBracket(),
+  });
 else if (figure === 'held') out = await heldBytesPerSpan(m);
 else
   throw new Error(

@@ -8,11 +8,27 @@ const CHILD = fileURLToPath(new URL('./budget-figures.child.ts', import.meta.url
 
 /**
  * V8 flags of the counted process, past {@link FIGURE_NODE_FLAGS}: V8's predictable mode (no
- * concurrent compiler or collector work, no timer-driven heap shrinking) with hashes and
- * `Math.random` seeded. Two runs of one build then differ by about 1% (242,974 and 245,467
- * instructions a span); with `--single-threaded` alone, by 2.4%.
+ * concurrent compiler or collector work) with hashes and `Math.random` seeded, and an old space
+ * large enough that no full collection runs in the pass. V8 schedules those from allocation rates
+ * it measures by the clock, so one run of a build had one and the next did not: 5% apart (a full
+ * collection's 220 million instructions). Young-generation collections, which follow the bytes
+ * allocated, are counted.
  */
-const COUNTED_NODE_FLAGS = ['--predictable', '--hash-seed=1', '--random-seed=1'] as const;
+const COUNTED_NODE_FLAGS = [
+  '--predictable',
+  '--hash-seed=1',
+  '--random-seed=1',
+  '--initial-old-space-size=1024',
+] as const;
+
+/**
+ * Requests of warm-up before the counted pass (`pipelineAllocation`'s `warmUpRequests`; its 40
+ * requests are counted), which starts without `gc()` (`collectFirst: false`): `gc()` dropped the
+ * optimized code of every function, and with V8 compiling on the main thread, as predictable mode
+ * has it, its optimizing compiler ran 45% of the counted instructions (170 compilations in the
+ * pass). Now 47, most of them closures of the pass's own new assemblers and store.
+ */
+export const INSTRUCTIONS_WARM_UP_REQUESTS = 40;
 
 /**
  * The bracket `pipelineAllocation` calls around its measured pass in a process callgrind runs
@@ -31,6 +47,38 @@ export function callgrindBracket(): { start(): void; stop(): void } {
     },
     stop: () => control('--instr=off'),
   };
+}
+
+/**
+ * How many times slower time passes in the counted process (about how much slower callgrind runs
+ * it than Node does): see {@link slowClock}.
+ */
+const CLOCK_SLOWDOWN = 50;
+
+/**
+ * Slows the process's clocks and timers by {@link CLOCK_SLOWDOWN} (`performance.now`,
+ * `Date.now`, `setTimeout`, `setInterval`), before the code under count loads (some of it takes
+ * the clock once, when its module loads). Under callgrind a 10 ms scoring slice or export batch
+ * window would hold 50 times less work than in Node, and how much less would follow the host's
+ * load: runs of one build then differed by 5% when something else ran beside them. With the clocks
+ * slowed, such time-driven work weighs about what it does in Node.
+ */
+export function slowClock(): void {
+  const realNow = performance.now.bind(performance);
+  const startedAt = realNow();
+  const startedDate = Date.now();
+  const elapsed = (): number => (realNow() - startedAt) / CLOCK_SLOWDOWN;
+  performance.now = () => startedAt + elapsed();
+  Date.now = () => startedDate + Math.floor(elapsed());
+  type Schedule = (fn: () => void, ms?: number, ...args: unknown[]) => unknown;
+  const realSetTimeout = globalThis.setTimeout as Schedule;
+  const realSetInterval = globalThis.setInterval as Schedule;
+  // Past 2^31 - 1 ms Node would fire a timer at once.
+  const slowed = (ms: number): number => Math.min(ms * CLOCK_SLOWDOWN, 2 ** 31 - 1);
+  globalThis.setTimeout = ((fn, ms = 0, ...args) =>
+    realSetTimeout(fn, slowed(ms), ...args)) as Schedule as typeof setTimeout;
+  globalThis.setInterval = ((fn, ms = 0, ...args) =>
+    realSetInterval(fn, slowed(ms), ...args)) as Schedule as typeof setInterval;
 }
 
 /** Why instructions cannot be counted here (valgrind's tools missing), or `undefined`. */
