@@ -1,3 +1,4 @@
+import type { RecordCopier } from './record-copier.js';
 import {
   readAttributeRecords,
   SPAN_ATTRIBUTES_FIELD,
@@ -94,16 +95,15 @@ export class WireSpanDigest implements SpanDigest {
    * Copies the attribute records, still unread, into `target` at `at` and reads them from there
    * from now on, so the span no longer keeps the buffer it was decoded from (a request body)
    * alive. Returns the bytes copied (0 when the attributes were read already). `target` must not
-   * be modified afterwards. Records of at most `byByteUpTo` bytes are copied in a loop:
-   * `Buffer#copy` from an offset makes a view of the source each call (Node 20), an object a
-   * span where the bytes are few.
+   * be modified afterwards. `copier` (of `target`) copies short records without an object made
+   * each call; without it, `Buffer#copy`.
    */
-  moveRecords(target: Buffer, at: number, byByteUpTo = 0): number {
+  moveRecords(target: Buffer, at: number, copier?: RecordCopier): number {
     const buf = this.#buf;
     if (!buf) return 0;
     const start = this.#start;
     const n = this.#end - start;
-    if (n <= byByteUpTo) for (let i = 0; i < n; i++) target[at + i] = buf[start + i]!;
+    if (copier) copier.copy(buf, start, this.#end, at);
     else buf.copy(target, at, start, this.#end);
     this.#buf = target;
     this.#start = at;

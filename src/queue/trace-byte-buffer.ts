@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { RecordCopier } from '../ingest/record-copier.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { isRootSpan } from '../normalize/trace-root.js';
 import { logsState, type TraceProgress } from './trace-readiness.js';
@@ -149,9 +150,6 @@ function spanIdsOf(spans: readonly SpanDigest[], n: number): Set<string> {
   return ids;
 }
 
-/** Records of at most this many bytes are copied byte by byte (see `moveRecords`). */
-const COPY_BY_BYTE = 1024;
-
 /** Bytes of the unread attribute records of `spans` from `from` on: what {@link ownRecords} copies. */
 export function unreadRecordBytes(spans: readonly SpanDigest[], from = 0): number {
   let total = 0;
@@ -171,10 +169,11 @@ export function ownRecords(spans: readonly SpanDigest[], from: number): number {
   const total = unreadRecordBytes(spans, from);
   if (total === 0) return 0;
   const own = Buffer.allocUnsafeSlow(total);
+  const copier = new RecordCopier(own);
   let at = 0;
   for (let i = from; i < spans.length; i++) {
     const span = spans[i];
-    if (span instanceof WireSpanDigest) at += span.moveRecords(own, at, COPY_BY_BYTE);
+    if (span instanceof WireSpanDigest) at += span.moveRecords(own, at, copier);
   }
   return total;
 }

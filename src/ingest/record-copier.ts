@@ -1,0 +1,40 @@
+/** Bytes of a copy up to which {@link RecordCopier} copies in a loop; past them, `Buffer#copy`. */
+const LOOP_UP_TO = 1024;
+
+/**
+ * Copies spans' attribute records (a few hundred bytes each, from a request body) into one
+ * target Buffer, for the memory driver that holds them (`WireSpanDigest.moveRecords`). Short
+ * copies go four bytes at a time through `DataView`s, which optimized code reads and writes as
+ * machine words: `Buffer#copy` from an offset makes a view of its source each call on Node 20 (an
+ * object a span, where the bytes are few), and a loop of single bytes was the memory driver's
+ * hottest line (3% of a scored span's CPU, `npm run bench`). A copier holds a view of its target,
+ * and of the last source it read (the spans of one request share their body): make one per
+ * target, and let it go with the copy.
+ */
+export class RecordCopier {
+  private readonly into: DataView;
+  private source: Buffer | undefined;
+  private from: DataView | undefined;
+
+  constructor(private readonly target: Buffer) {
+    this.into = new DataView(target.buffer, target.byteOffset, target.byteLength);
+  }
+
+  /** Copies `source`'s bytes from `start` to `end` into the target at `at`. */
+  copy(source: Buffer, start: number, end: number, at: number): void {
+    const n = end - start;
+    if (n > LOOP_UP_TO) {
+      source.copy(this.target, at, start, end);
+      return;
+    }
+    if (source !== this.source) {
+      this.source = source;
+      this.from = new DataView(source.buffer, source.byteOffset, source.byteLength);
+    }
+    const from = this.from!;
+    const into = this.into;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) into.setInt32(at + i, from.getInt32(start + i));
+    for (; i < n; i++) into.setUint8(at + i, from.getUint8(start + i));
+  }
+}
