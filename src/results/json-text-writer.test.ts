@@ -38,8 +38,19 @@ const numbers = [
   1,
   -1,
   42,
+  9,
+  10,
+  99_999_999,
+  100_000_000,
+  100_000_001,
+  2 ** 31 - 1,
   2 ** 31,
+  2 ** 31 + 1,
   1_795_894_422_753,
+  1_000_000_000_005,
+  -1_000_000_000_005,
+  10 ** 15,
+  999_999_999_999_999,
   Number.MAX_SAFE_INTEGER,
   -Number.MAX_SAFE_INTEGER,
   2 ** 53,
@@ -61,6 +72,15 @@ describe('JSON text writer', () => {
   it('writes strings and numbers as JSON.stringify does', () => {
     for (const s of strings) expect(text(s)).toBe(JSON.stringify(s));
     for (const n of numbers) expect(text(n)).toBe(JSON.stringify(n));
+  });
+
+  it('writes 10,000 integers of every magnitude, either sign, as JSON.stringify does', () => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 10_000; i++) {
+      const n = Math.floor(random() * 10 ** (1 + (i % 16))) * (i % 3 === 0 ? -1 : 1);
+      expect(text(n)).toBe(JSON.stringify(n));
+    }
   });
 
   it('writes objects and arrays as JSON.stringify does', () => {
