@@ -350,7 +350,9 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       try {
         partly = await options.sink.accept(decoded.spans, gone?.signal);
       } catch (error) {
-        if (gone?.signal.aborted) {
+        // Only the rejection the sender's leaving caused: a request added in slices may have
+        // stored some spans, or failed otherwise, before its sender left.
+        if (gone && error === gone.signal.reason) {
           options.metrics?.spansRefused.inc({ reason: 'sender_gone' }, decoded.spans.length);
           const why = (gone.signal.reason as Error).message;
           return send(reply, 499, encodeStatus(GRPC.CANCELLED, why, format), format);

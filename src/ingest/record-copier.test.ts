@@ -20,8 +20,9 @@ describe('RecordCopier', () => {
     let at = 1;
     const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1023, 1024, 1025, 2047];
     lengths.forEach((n, i) => {
-      // The two sources alternate: the copier's view of the last source is replaced each time.
-      const from = i % 2 === 0 ? source : other;
+      // The sources alternate in pairs: the copier's view of the last source is kept for the
+      // second copy of a pair and replaced for the first.
+      const from = (i >> 1) % 2 === 0 ? source : other;
       const start = 1 + (i % 5);
       copier.copy(from, start, start + n, at);
       from.copy(expected, at, start, start + n);
