@@ -70,30 +70,25 @@ export async function sideModules(root: string = THIS_TREE) {
     optional<typeof MemorySchemaRegistryModule>('score/schemas/memory-schema-registry.js'),
     optional<typeof EncodeEvaluationSpansModule>('emit/encode-evaluation-spans.js'),
   ]);
-  const ownEncoder: typeof EncodeEvaluationSpansModule | undefined = encode
+  // This tree's module, where the build lacks one the workload needs.
+  const own = <T>(path: string): Promise<T> =>
+    import(pathToFileURL(join(THIS_TREE, 'dist', path)).href) as Promise<T>;
+  const ownEncoder = encode
     ? undefined
-    : ((await import(
-        pathToFileURL(join(THIS_TREE, 'dist/emit/encode-evaluation-spans.js')).href
-      )) as typeof EncodeEvaluationSpansModule);
+    : await own<typeof EncodeEvaluationSpansModule>('emit/encode-evaluation-spans.js');
+  // The options 38d1582's assembler reads (its policy, concurrency, attempts, backoff, buffer and
+  // rescoring) are set from the config as this tree's function sets them; it ignores the rest.
+  // (Typed as this tree's, where it is always there: an older build's may not be.)
+  const limitsOfBuild = (memoryDriver as Partial<typeof memoryDriver>).memoryAssemblyLimits;
+  const ownLimits = limitsOfBuild
+    ? undefined
+    : await own<typeof MemoryQueueDriverModule>('queue/memory-queue-driver.js');
   type Encode = typeof EncodeEvaluationSpansModule.encodeEvaluationSpans;
   return {
     decodeOtlpProtobuf: decode.decodeOtlpProtobuf,
     createMemoryTraceAssembler: assembler.createMemoryTraceAssembler,
-    /** The memory driver's assembly options, as a build before the function (38d1582) set them. */
-    memoryAssemblyLimits:
-      memoryDriver.memoryAssemblyLimits ??
-      ((config: Parameters<typeof memoryDriver.memoryAssemblyLimits>[0]) => ({
-        policy: {
-          settleMs: config.assembly.settleMs,
-          maxWaitMs: config.assembly.maxWaitMs,
-          logsWaitMs: config.assembly.logsWaitMs,
-        },
-        concurrency: config.worker.concurrency,
-        maxAttempts: config.worker.attempts,
-        backoffMs: config.worker.backoffMs,
-        maxBufferedSpans: config.assembly.maxBufferedSpans,
-        rescoreLateSpans: config.assembly.rescoreLateSpans,
-      })),
+    /** The memory driver's assembly options: this tree's function where the build has none. */
+    memoryAssemblyLimits: limitsOfBuild ?? ownLimits!.memoryAssemblyLimits,
     createScoringRuntime: runtime.createScoringRuntime,
     createServiceMetrics: metrics.createServiceMetrics,
     loadConfig: config.loadConfig,

@@ -16,9 +16,8 @@ import type { ReceiverMetrics } from './receiver-metrics.js';
 import type { RefusalReason } from './refusal-tally.js';
 import { LOGS, TRACES, type Signal } from './otlp-signals.js';
 import type { DecodedRequest } from './span-digest.js';
-import type { PartlyRefused, SpanSink } from './span-sink.js';
-
 import { senderGone } from './sender-gone.js';
+import type { PartlyRefused, SpanSink } from './span-sink.js';
 
 const gunzipAsync = promisify(gunzip);
 

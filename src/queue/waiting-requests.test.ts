@@ -20,6 +20,21 @@ function waitAs(
     );
 }
 
+/**
+ * A door of 100 spans and 1,000 bytes with waits of a second, and the spans still waiting each
+ * time `onTimeout` is called (a wait ran out or its sender left), in `seen`.
+ */
+function roomSeeingTimeouts(): { room: WaitingRequests; seen: number[] } {
+  const seen: number[] = [];
+  const room: WaitingRequests = new WaitingRequests({
+    maxWaitMs: 1000,
+    maxSpans: 100,
+    maxBytes: 1000,
+    onTimeout: () => seen.push(room.waitingSpans),
+  });
+  return { room, seen };
+}
+
 describe('WaitingRequests', () => {
   it('lets requests in in arrival order while the first fits; a large one holds back those behind it', async () => {
     const room = new WaitingRequests({ maxWaitMs: 1000, maxSpans: 100, maxBytes: 1000 });
@@ -56,13 +71,7 @@ describe('WaitingRequests', () => {
   });
 
   it('ends a wait after maxWaitMs with the caller’s error, says so once its spans left the count, and lets the others in after it', async () => {
-    const seen: number[] = [];
-    const room: WaitingRequests = new WaitingRequests({
-      maxWaitMs: 1000,
-      maxSpans: 100,
-      maxBytes: 1000,
-      onTimeout: () => seen.push(room.waitingSpans),
-    });
+    const { room, seen } = roomSeeingTimeouts();
     const ends: string[] = [];
     const a = waitAs(room, 'a', 10, ends);
     await vi.advanceTimersByTimeAsync(600);
@@ -116,13 +125,7 @@ describe('WaitingRequests', () => {
   });
 
   it('lets a request go when its sender leaves, wherever it waits: its room goes to the next, and no listener stays', async () => {
-    const seen: number[] = [];
-    const room: WaitingRequests = new WaitingRequests({
-      maxWaitMs: 1000,
-      maxSpans: 100,
-      maxBytes: 1000,
-      onTimeout: () => seen.push(room.waitingSpans),
-    });
+    const { room, seen } = roomSeeingTimeouts();
     const ends: string[] = [];
     const senders = ['a', 'b', 'c'].map(() => new AbortController());
     const listening = senders.map(() => 0);
