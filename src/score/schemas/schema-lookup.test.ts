@@ -101,26 +101,34 @@ describe('createSchemaLookup', () => {
     for (let i = 0; i < 1000; i++) await lookup('shop', '', ['a', 'b']);
     expect(registry.reads).toBe(1);
     expect((await lookup('shop', '', ['a'])).get('a')!.schema).toBe(first.get('a')!.schema);
-    clock += 10_000;
-    // lru-cache's TTL reads performance.now(): wait it out for real is too slow; a fresh lookup
-    // shows the cache is per process, and the store is read again.
-    const again = createSchemaLookup({ given: [], learned: registry, now: () => clock });
-    await again('shop', '', ['a', 'b']);
+    clock += 4999;
+    await lookup('shop', '', ['a', 'b']);
+    expect(registry.reads).toBe(1);
+    // Past `cacheMs` by the lookup's clock, the store is read again (both tools).
+    clock += 2;
+    await lookup('shop', '', ['a', 'b']);
     expect(registry.reads).toBe(2);
     expect(registry.tools).toBe(4);
   });
 
   it('keeps an answer it had cached when it expires while the store is read for another tool', async () => {
     const registry = createMemorySchemaRegistry();
+    let clock = T0;
     const slow: SchemaRegistry = {
       ...registry,
-      // Longer than the cache's 1 ms: the answer for `a`, cached before, expires meanwhile.
+      // The store takes longer than the cache's 1 ms: the answer for `a`, cached before, expires
+      // meanwhile (by the lookup's clock, which the cache reads too).
       get: async (...args) => {
-        await new Promise(resolve => setTimeout(resolve, 20));
+        clock += 20;
         return registry.get(...args);
       },
     };
-    const lookup = createSchemaLookup({ given: [], learned: slow, now: () => T0, cacheMs: 1 });
+    const lookup = createSchemaLookup({
+      given: [],
+      learned: slow,
+      now: () => clock,
+      cacheMs: 1,
+    });
     lookup.remember('shop', '', [
       { tool: 'a', name: 'a', text: '{"title":"a"}', traceId: TRACE, seenAtUnixMs: T0 },
     ]);

@@ -26,7 +26,7 @@ export interface SchemaLookupOptions {
   given: GivenSchemas;
   /** Where learned schemas are kept; absent when learning is off. */
   learned?: SchemaRegistry | undefined;
-  /** @defaultValue `Date.now` */
+  /** The clock of learned answers' ages and of the cache's expiry. @defaultValue `Date.now` */
   now?: () => number;
   /** A store that failed to answer (logged by the caller). */
   onError?: (error: unknown) => void;
@@ -65,6 +65,10 @@ export function createSchemaLookup(options: SchemaLookupOptions): SchemaLookup &
     sizeCalculation: (answer, key) => key.length + 64 + (answer.found?.text.length ?? 0),
     ttl: Math.max(1, cacheMs),
     ttlAutopurge: false,
+    // Answers expire by the lookup's own clock, read at each use (not lru-cache's performance.now,
+    // cached for a millisecond): what a test or a caller's clock says is what the cache sees.
+    perf: { now },
+    ttlResolution: 0,
   });
   const parsed = new LRUCache<string, { schema: unknown }>({
     maxSize: PARSED_CHARS,
