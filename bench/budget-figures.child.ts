@@ -37,6 +37,7 @@ else if (figure === 'instructions-memory')
     store: 'memory',
     warmUpRequests: INSTRUCTIONS_WARM_UP_REQUESTS,
     collectFirst: false,
+    storePerPass: false,
     bracket: callgrindBracket(),
   });
 else if (figure === 'held') out = await heldBytesPerSpan(m);

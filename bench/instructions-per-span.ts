@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_NODE_FLAGS, spreadOf, type Spread } from './budget-figures.js';
 import type { PipelineFigures } from './pipeline-allocation.js';
@@ -23,12 +24,15 @@ const COUNTED_NODE_FLAGS = [
 
 /**
  * Requests of warm-up before the counted pass (`pipelineAllocation`'s `warmUpRequests`; its 40
- * requests are counted), which starts without `gc()` (`collectFirst: false`): `gc()` dropped the
- * optimized code of every function, and with V8 compiling on the main thread, as predictable mode
- * has it, its optimizing compiler ran 45% of the counted instructions (170 compilations in the
- * pass). Now 47, most of them closures of the pass's own new assemblers and store.
+ * requests are counted), so that the pass counts a service's steady state, not V8 still compiling
+ * it. The pass starts without `gc()` (`collectFirst: false`): `gc()` dropped the optimized code of
+ * every function, and with V8 compiling on the main thread, as predictable mode has it, its
+ * optimizing compiler ran 45% of the counted instructions (170 compilations in the pass). After
+ * 40 requests of warm-up it still ran 22% (47 compilations: functions first made hot in the pass,
+ * and callers of the pass's new results store); after 120, with the warm-up's store kept for the
+ * pass (`storePerPass: false`), 6 compilations and no deoptimization.
  */
-export const INSTRUCTIONS_WARM_UP_REQUESTS = 40;
+export const INSTRUCTIONS_WARM_UP_REQUESTS = 120;
 
 /**
  * The bracket `pipelineAllocation` calls around its measured pass in a process callgrind runs
@@ -92,26 +96,34 @@ export function instructionsUnavailable(): string | undefined {
 /**
  * Machine instructions per scored span of the hot path: `pipelineAllocation`'s workload with the
  * memory results store (decode, assemble, normalize, score, store, encode; 20,480 spans after
- * 5,120 of warm-up) on the built `dist/` of `root`, in a process of its own under valgrind's
- * callgrind, counting only the measured pass ({@link callgrindBracket}).
+ * 61,440 of warm-up, with one results store for both) on the built `dist/` of `root`, in a process
+ * of its own under valgrind's callgrind, counting only the measured pass ({@link callgrindBracket}).
+ * With `keep`, callgrind's profile is written to `keep.profile` and V8's map of its compiled
+ * functions beside it (`.map`), for `instructionProfile` to name them.
  *
  * What CPU time on a shared host cannot resolve (an A/B's ±10%), instructions can: they do not
- * move with the host's load or clock, and runs of one build agree within about 1%. They are not
+ * move with the host's load or clock, and runs of one build agree within about 2% (1% on a quiet
+ * host). They are not
  * time: a cache miss or a mispredicted branch costs no more instructions than a hit, and V8 runs
  * in its predictable mode (compilers and collector on the main thread, so their work is
  * counted, as on a host with no core to spare). Timers still fire by the clock, and callgrind
  * runs the pass about 50 times slower than Node does, so time-driven work (the evaluation spans'
- * export batches) weighs more here than in a real run. About two and a half minutes a run.
+ * export batches) weighs more here than in a real run. About a minute and a half a run.
  */
-export function countInstructions(root: string = THIS_TREE): Promise<number> {
+export function countInstructions(
+  root: string = THIS_TREE,
+  keep?: { profile: string },
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       'valgrind',
       [
         '--tool=callgrind',
         '--instr-atstart=no',
-        '--callgrind-out-file=/dev/null',
+        `--callgrind-out-file=${keep?.profile ?? '/dev/null'}`,
         process.execPath,
+        // V8 writes where it put each compiled function (/tmp/perf-PID.map), to name them.
+        ...(keep ? ['--perf-basic-prof'] : []),
         ...FIGURE_NODE_FLAGS,
         ...COUNTED_NODE_FLAGS,
         '--import',
@@ -144,6 +156,11 @@ export function countInstructions(root: string = THIS_TREE): Promise<number> {
         return;
       }
       const figures = JSON.parse(stdout) as PipelineFigures;
+      // Valgrind runs the program in its own process: the map is named after the child's pid.
+      if (keep) {
+        copyFileSync(`/tmp/perf-${child.pid}.map`, `${keep.profile}.map`);
+        rmSync(`/tmp/perf-${child.pid}.map`);
+      }
       resolve(Number(collected[1]) / figures.spans);
     });
   });

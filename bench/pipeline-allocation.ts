@@ -13,6 +13,10 @@ import type { SideModules } from './side-modules.js';
 /** Spans in one request of the workload (the load benchmark's). */
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 20;
+/** Requests measured unless told (`requests`). */
+const MEASURED_REQUESTS = 40;
+/** Spans of the measured pass at its default requests. */
+export const PIPELINE_SPANS = MEASURED_REQUESTS * SPANS_PER_REQUEST;
 /** Requests that hold whole traces: 5 × 512 spans are 128 traces of 20 (a request holds 25.6). */
 const REQUESTS_PER_ASSEMBLER = 5;
 /** Where the evaluation spans would be exported from (what the encoder writes as the resource). */
@@ -48,6 +52,16 @@ export interface PipelineAllocationOptions {
    * @defaultValue true
    */
   collectFirst?: boolean;
+  /**
+   * A fresh results store for the measured pass, so that its writes are its own and the memory
+   * store's held bytes can be weighed. Off, the warm-up's store serves the pass too, called
+   * directly: what counts instructions turns it off, as a new store's methods are new closures
+   * that its callers, optimized for the warm-up's, drop their optimized code for and compile
+   * again in the pass (six compilations), and the forwarding `Proxy` binds a method per call.
+   * `storedBytesPerTrace` is then 0 with the memory store (not weighed).
+   * @defaultValue true
+   */
+  storePerPass?: boolean;
 }
 
 /** What {@link pipelineAllocation} counted over the measured requests. */
@@ -108,7 +122,7 @@ export async function pipelineAllocation(
 ): Promise<PipelineFigures> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const { store, requests = 40, warmUpRequests = 10, layout = 1 } = options;
+  const { store, requests = MEASURED_REQUESTS, warmUpRequests = 10, layout = 1 } = options;
   if (layout === 2 && !m.hasResultsLayout2)
     throw new Error('this build has no results layout 2: it would write layout 1 (figure n/a)');
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
@@ -159,13 +173,16 @@ export async function pipelineAllocation(
       : m.createMemoryResultsStore(retention);
   // The runtime keeps the store it is given: this one forwards to a fresh store per pass, so the
   // measured pass's writes are its own (and the memory store's held bytes can be weighed).
+  const storePerPass = options.storePerPass !== false;
   let current = newStore();
-  const results = new Proxy({} as ResultsStore, {
-    get: (_, key) => {
-      const value = Reflect.get(current, key) as unknown;
-      return typeof value === 'function' ? (value as () => unknown).bind(current) : value;
-    },
-  });
+  const results = storePerPass
+    ? new Proxy({} as ResultsStore, {
+        get: (_, key) => {
+          const value = Reflect.get(current, key) as unknown;
+          return typeof value === 'function' ? (value as () => unknown).bind(current) : value;
+        },
+      })
+    : current;
   const encoded = { bytes: 0, spans: 0 };
   type RuntimeParts = Parameters<SideModules['createScoringRuntime']>[1];
   const runtime = await m.createScoringRuntime(config, {
@@ -218,8 +235,10 @@ export async function pipelineAllocation(
 
   try {
     await pass(bodies.slice(0, warmUpRequests));
-    await current.close();
-    current = newStore();
+    if (storePerPass) {
+      await current.close();
+      current = newStore();
+    }
     scored = 0;
     encoded.bytes = 0;
     encoded.spans = 0;
@@ -254,7 +273,8 @@ export async function pipelineAllocation(
       let total = 0;
       for (const bytes of sent.bytes.values()) total += bytes;
       storedBytesPerTrace = total / traces;
-    } else {
+    } else if (!storePerPass) storedBytesPerTrace = 0;
+    else {
       // What the measured pass's store holds: the heap with it, against the heap with an empty
       // store in its place.
       gc();
