@@ -33,6 +33,12 @@
  * (default 2; about 2.5 minutes a run; `--no-instructions` skips it). The A/B counts each side,
  * the two side by side, and prints B / A: the CPU figure the host cannot blur.
  *
+ * `--instruction-profile` runs one count on this tree's build with callgrind's profile kept, and
+ * prints where the pass's instructions went per scored span: by stage (the build's `src/` folders,
+ * packages, V8's collector, compiler, JSON and builtins) and by function, JavaScript named from
+ * V8's map of its compiled code (bench/instruction-profile.ts). Writes
+ * bench/results/instructions.callgrind and its `.map`.
+ *
  * `--burst` runs only the burst (bench/burst-bench.ts): `/healthz` while the embedded default takes
  * 100,000 traces at once; the full run ends with it.
  *
@@ -59,6 +65,7 @@ import {
 import { cpus, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
 import { loadReport, stealLine } from './load-report.js';
 import { summarizeProfile } from './summarize-profile.js';
@@ -72,7 +79,13 @@ import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 import { fmt } from './measure.js';
 import { budgetFigures, budgetLines, spreadText, type BudgetFigures } from './budget-figures.js';
-import { instructionsPerSpan } from './instructions-per-span.js';
+import { instructionProfile, type InstructionRow } from './instruction-profile.js';
+import {
+  countInstructions,
+  instructionsPerSpan,
+  instructionsUnavailable,
+} from './instructions-per-span.js';
+import { PIPELINE_SPANS } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
 
 const { values: args } = parseArgs({
@@ -96,6 +109,7 @@ const { values: args } = parseArgs({
     'budget-runs': { type: 'string' },
     'instruction-runs': { type: 'string' },
     'no-instructions': { type: 'boolean' },
+    'instruction-profile': { type: 'boolean' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -145,6 +159,27 @@ if (args.budgets) {
   process.exit(budgets.failures.length === 0 ? 0 : 1);
 }
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
+
+if (args['instruction-profile']) {
+  buildDist('the instruction profile (it runs its modules)');
+  const unavailable = instructionsUnavailable();
+  if (unavailable) throw new Error(`instruction profile: ${unavailable}`);
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true });
+  const file = fileURLToPath(new URL('results/instructions.callgrind', import.meta.url));
+  console.log('counting instructions per scored span under callgrind, profile kept');
+  const perSpan = await countInstructions(THIS_TREE, { profile: file });
+  const profile = instructionProfile(file, PIPELINE_SPANS);
+  const row = (r: InstructionRow): string =>
+    `${fmt(r.perSpan).padStart(8)}  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.name}`;
+  console.log(
+    `\n${fmt(perSpan)} instructions per scored span. By stage (self, inlined code in its caller's):`,
+  );
+  for (const r of profile.stages.slice(0, 16)) console.log(row(r));
+  console.log('\nBy function, top 40:');
+  for (const r of profile.functions.slice(0, 40)) console.log(row(r));
+  console.log(`\nwrote ${file} and its .map (callgrind_annotate reads the first)`);
+  process.exit(0);
+}
 
 if (args.soak) {
   const minutes = positiveArg('soak-minutes') ?? 10;

@@ -1,20 +1,29 @@
 import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { instructionProfile } from '../../bench/instruction-profile.js';
 
 const CHILD = fileURLToPath(new URL('./callgrind-bracket.child.ts', import.meta.url));
 
-/** Instructions callgrind counted in the child: `outside` steps around the bracket, `inside` in it. */
-async function counted(outside: number, inside: number): Promise<number> {
+/**
+ * Instructions callgrind counted in the child: `outside` steps around the bracket, `inside` in it.
+ * With `profile`, callgrind's profile is kept there and V8's code map beside it (`.map`).
+ */
+async function counted(outside: number, inside: number, profile?: string): Promise<number> {
   // valgrind missing rejects (ENOENT): .ci/run installs Debian's.
-  const { stderr } = await promisify(execFile)(
+  let pid: number | undefined;
+  const run = promisify(execFile)(
     'valgrind',
     [
       '--tool=callgrind',
       '--instr-atstart=no',
-      '--callgrind-out-file=/dev/null',
+      `--callgrind-out-file=${profile ?? '/dev/null'}`,
       process.execPath,
+      ...(profile ? ['--perf-basic-prof'] : []),
       '--single-threaded',
       '--predictable',
       '--import',
@@ -25,6 +34,12 @@ async function counted(outside: number, inside: number): Promise<number> {
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
+  pid = run.child.pid;
+  const { stderr } = await run;
+  if (profile) {
+    copyFileSync(`/tmp/perf-${pid}.map`, `${profile}.map`);
+    rmSync(`/tmp/perf-${pid}.map`);
+  }
   const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
   expect(collected, stderr).not.toBeNull();
   return Number(collected![1]);
@@ -50,5 +65,27 @@ describe('instructions per span: the callgrind bracket', () => {
     // Each step a few instructions, not the whole process (hundreds of millions for Node's start).
     expect(small / 2_000_000).toBeGreaterThan(2);
     expect(small / 2_000_000).toBeLessThan(60);
+  });
+
+  it('names the compiled JavaScript that ran the counted instructions (instructionProfile)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-instr-profile-'));
+    try {
+      const profile = join(dir, 'child.callgrind');
+      const total = await counted(1_000_000, 2_000_000, profile);
+      // Per step of the bracketed loop, as the bench gives them per scored span.
+      const { functions, stages } = instructionProfile(profile, 2_000_000);
+      // The loop, V8's compiled code that callgrind sees as a bare address, is named from the
+      // map: the child's code (the module's, `loop` inlined in it), first, with most of the count.
+      expect(functions[0]!.name).toMatch(/^\S+ file:\/\/.*callgrind-bracket\.child\.ts:\d+:\d+$/);
+      expect(functions[0]!.share).toBeGreaterThan(0.5);
+      expect(functions[0]!.perSpan).toBeGreaterThan(2);
+      expect(functions[0]!.perSpan).toBeLessThan(60);
+      // Every counted instruction is in a row (none dropped), JavaScript outside dist/ as such.
+      const sum = functions.reduce((n, r) => n + r.perSpan * 2_000_000, 0);
+      expect(Math.abs(sum / total - 1)).toBeLessThan(0.01);
+      expect(stages[0]!.name).toBe('other JavaScript');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 }, 300_000);

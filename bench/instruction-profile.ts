@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** A function or a group of them, with the instructions it ran per scored span. */
+export interface InstructionRow {
+  name: string;
+  perSpan: number;
+  /** Of the whole pass's instructions. */
+  share: number;
+}
+
+/** Where {@link instructionProfile} put the pass's instructions. */
+export interface InstructionProfile {
+  total: number;
+  /** By function, most first: JavaScript by name and place (tiers merged), the rest by symbol. */
+  functions: InstructionRow[];
+  /**
+   * By where the code lives: a `src/` folder of the build (`normalize`, `results`, …), a package,
+   * Node's own JavaScript, or what V8 runs itself (`v8: gc`, `v8: compiler`, `v8: json`,
+   * `v8: builtins`, `v8: other`).
+   */
+  stages: InstructionRow[];
+}
+
+/** V8's map of compiled code: start addresses (sorted), sizes and names. */
+interface CodeMap {
+  starts: number[];
+  sizes: number[];
+  names: string[];
+}
+
+/**
+ * Where a counted pass ran its instructions, from callgrind's profile of it (`countInstructions`
+ * with `keep`) and V8's map of the code it compiled (`--perf-basic-prof`, `PROFILE.map`).
+ * Callgrind sees V8's compiled JavaScript as bare addresses; the map names each (its function,
+ * file, line and column), so this is a CPU profile of the pass that no host's load or clock
+ * moves, self instructions per function. A function inlined into another counts as that other's.
+ * Reads the profile through `callgrind_annotate` (valgrind's own).
+ */
+export function instructionProfile(profile: string, spans: number): InstructionProfile {
+  const annotated = execFileSync(
+    'callgrind_annotate',
+    ['--inclusive=no', '--threshold=100', profile],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  return summarizeInstructions(annotated, readFileSync(`${profile}.map`, 'utf8'), spans);
+}
+
+/** {@link instructionProfile} of `callgrind_annotate`'s text and V8's map's text. */
+export function summarizeInstructions(
+  annotated: string,
+  map: string,
+  spans: number,
+): InstructionProfile {
+  const code = codeMap(map);
+  let total = 0;
+  const functions = new Map<string, number>();
+  const stages = new Map<string, number>();
+  for (const line of annotated.split('\n')) {
+    const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+)$/.exec(line);
+    if (!row) continue;
+    const n = Number(row[1]!.replaceAll(',', ''));
+    if (row[2]!.startsWith('PROGRAM TOTALS')) {
+      total = n;
+      continue;
+    }
+    const { name, stage } = nameOf(row[2]!, code);
+    functions.set(name, (functions.get(name) ?? 0) + n);
+    stages.set(stage, (stages.get(stage) ?? 0) + n);
+  }
+  const rows = (m: Map<string, number>): InstructionRow[] =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => ({ name, perSpan: n / spans, share: total ? n / total : 0 }));
+  return { total, functions: rows(functions), stages: rows(stages) };
+}
+
+function codeMap(text: string): CodeMap {
+  const entries: Array<[number, number, string]> = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.+)$/.exec(line);
+    if (m) entries.push([parseInt(m[1]!, 16), parseInt(m[2]!, 16), m[3]!]);
+  }
+  entries.sort((a, b) => a[0] - b[0]);
+  return {
+    starts: entries.map(e => e[0]),
+    sizes: entries.map(e => e[1]),
+    names: entries.map(e => e[2]),
+  };
+}
+
+/** A profile line's function (`file:function [object]`) named, and the stage it counts in. */
+function nameOf(fn: string, code: CodeMap): { name: string; stage: string } {
+  const address = /^\?\?\?:0x([0-9a-f]+)/.exec(fn);
+  if (address) {
+    const js = codeAt(code, parseInt(address[1]!, 16));
+    if (js === undefined) return { name: 'compiled code not in the map', stage: 'unnamed' };
+    return jsName(js);
+  }
+  const symbol = fn.replace(/^[^:]*:/, '').replace(/ \[[^\]]*\]$/, '');
+  return { name: symbol, stage: `v8: ${v8Part(symbol)}` };
+}
+
+/** The name of the code holding `address`, if the map has it. */
+function codeAt(code: CodeMap, address: number): string | undefined {
+  let lo = 0;
+  let hi = code.starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (code.starts[mid]! <= address) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi >= 0 && address < code.starts[hi]! + code.sizes[hi]! ? code.names[hi] : undefined;
+}
+
+/**
+ * A map entry (`JS:*name file:///…/dist/normalize/x.js:27:40`, `*` optimized, `^` baseline, `~`
+ * interpreted) without its tier, with its file from the build's or a package's root; its stage.
+ */
+function jsName(entry: string): { name: string; stage: string } {
+  if (!entry.startsWith('JS:')) return { name: entry, stage: `v8: ${v8Part(entry)}` };
+  const name = entry
+    .slice(3)
+    .replace(/^[*^~+]/, '')
+    .replace(/file:\/\/\S*?\/dist\//, '')
+    .replace(/\S*\/node_modules\//, '')
+    .replace(/^ /, '(anonymous) ');
+  const stage =
+    /\/dist\/([^/]+)\//.exec(entry)?.[1] ??
+    /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(entry)?.[1] ??
+    (entry.includes('node:') ? 'node' : 'other JavaScript');
+  return { name, stage };
+}
+
+/** What part of V8 (or the process) a C++ or builtin symbol belongs to. */
+function v8Part(symbol: string): string {
+  if (/Scaveng|heap::|Heap::|MarkCompact|Sweeper|Evacuat|Pretenuring|MemoryAllocator/.test(symbol))
+    return 'gc';
+  if (/compiler::|maglev|turboshaft|Turboshaft/.test(symbol)) return 'compiler';
+  if (/Json/.test(symbol)) return 'json';
+  if (symbol.startsWith('Builtins_')) return 'builtins';
+  return 'other';
+}
