@@ -15,7 +15,6 @@ const CHILD = fileURLToPath(new URL('./callgrind-bracket.child.ts', import.meta.
  */
 async function counted(outside: number, inside: number, profile?: string): Promise<number> {
   // valgrind missing rejects (ENOENT): .ci/run installs Debian's.
-  let pid: number | undefined;
   const run = promisify(execFile)(
     'valgrind',
     [
@@ -34,7 +33,7 @@ async function counted(outside: number, inside: number, profile?: string): Promi
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
-  pid = run.child.pid;
+  const pid = run.child.pid;
   const { stderr } = await run;
   if (profile) {
     copyFileSync(`/tmp/perf-${pid}.map`, `${profile}.map`);
