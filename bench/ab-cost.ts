@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetFigures, type BudgetFigures, type Spread } from './budget-figures.js';
-import { instructionsPerSpan } from './instructions-per-span.js';
+import { INSTRUCTION_RUNS, instructionsPerSpan } from './instructions-per-span.js';
 import { loadBench, type LoadResult } from './load-bench.js';
 import { cpuPerMillionSpans } from './load-report.js';
 import { median } from './measure.js';
@@ -114,7 +114,7 @@ export async function abCost(
     backendDelayMs,
     budgetRuns = 5,
     layout2 = false,
-    instructionRuns = 2,
+    instructionRuns = INSTRUCTION_RUNS,
   } = traffic;
   const baseline = buildRev(rev);
   try {

@@ -35,6 +35,13 @@ const COUNTED_NODE_FLAGS = [
 export const INSTRUCTIONS_WARM_UP_REQUESTS = 120;
 
 /**
+ * Runs of the count per build unless told (`--instruction-runs`), their median the figure: at
+ * steady state one run of a build spread up to about 4.5% from the next (96,350–100,805 for
+ * 38d1582 in 6 runs, 103,880–108,299 for this tree in 10, 2026-11-29); a median of 3 halves that.
+ */
+export const INSTRUCTION_RUNS = 3;
+
+/**
  * The bracket `pipelineAllocation` calls around its measured pass in a process callgrind runs
  * with counting off (`--instr-atstart=no`): counters zeroed and counting on at the start, off at
  * the end, through `callgrind_control` (valgrind's own tool; it reaches the process through
@@ -102,8 +109,8 @@ export function instructionsUnavailable(): string | undefined {
  * functions beside it (`.map`), for `instructionProfile` to name them.
  *
  * What CPU time on a shared host cannot resolve (an A/B's ±10%), instructions can: they do not
- * move with the host's load or clock, and runs of one build agree within about 2% (1% on a quiet
- * host). They are not
+ * move with the host's load or clock; one run of a build spreads up to about 4.5% from the next
+ * (see {@link INSTRUCTION_RUNS}). They are not
  * time: a cache miss or a mispredicted branch costs no more instructions than a hit, and V8 runs
  * in its predictable mode (compilers and collector on the main thread, so their work is
  * counted, as on a host with no core to spare). Timers still fire by the clock, and callgrind
@@ -173,7 +180,7 @@ export function countInstructions(
  */
 export async function instructionsPerSpan(
   roots: readonly string[],
-  runs = 2,
+  runs = INSTRUCTION_RUNS,
 ): Promise<{ spreads: Array<Spread | undefined>; failures: string[] }> {
   const unavailable = instructionsUnavailable();
   if (unavailable)

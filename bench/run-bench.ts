@@ -30,7 +30,7 @@
  *
  * Beside them, machine instructions per scored span (bench/instructions-per-span.ts): the same
  * workload as the allocation figure, counted by valgrind's callgrind, `--instruction-runs` times
- * (default 2; about 2.5 minutes a run; `--no-instructions` skips it). The A/B counts each side,
+ * (default 3, their median; about a minute and a half a run; `--no-instructions` skips it). The A/B counts each side,
  * the two side by side, and prints B / A: the CPU figure the host cannot blur.
  *
  * `--instruction-profile` runs one count on this tree's build with callgrind's profile kept, and
@@ -82,6 +82,7 @@ import { budgetFigures, budgetLines, spreadText, type BudgetFigures } from './bu
 import { instructionProfile, type InstructionRow } from './instruction-profile.js';
 import {
   countInstructions,
+  INSTRUCTION_RUNS,
   instructionsPerSpan,
   instructionsUnavailable,
 } from './instructions-per-span.js';
@@ -124,7 +125,9 @@ function positiveArg(name: keyof typeof args): number | undefined {
 const rounds = positiveArg('rounds') ?? 5;
 const budgetRuns = positiveArg('budget-runs') ?? 5;
 /** Runs of the instruction count (per side in an A/B); 0 with `--no-instructions`. */
-const instructionRuns = args['no-instructions'] ? 0 : (positiveArg('instruction-runs') ?? 2);
+const instructionRuns = args['no-instructions']
+  ? 0
+  : (positiveArg('instruction-runs') ?? INSTRUCTION_RUNS);
 /** Counts instructions per scored span on this tree's build into `budgets` (`instructionsPerSpan`). */
 async function addInstructions(budgets: BudgetFigures): Promise<void> {
   if (instructionRuns === 0) return;
