@@ -35,6 +35,8 @@ export interface AbSide {
   budgets?: BudgetFigures;
   /** Machine instructions per scored span on this side's code (`instructionsPerSpan`). */
   instructions?: Spread;
+  /** The same without V8's garbage collector (`InstructionCount.withoutCollectorPerSpan`). */
+  instructionsWithoutCollector?: Spread;
 }
 
 /** What {@link abCost} measured. */
@@ -47,6 +49,8 @@ export interface AbResult {
   roundRatios: number[];
   /** candidate / baseline of the median instructions per scored span, when both were counted. */
   instructionRatio?: number;
+  /** The same ratio without V8's garbage collector: the code's own, its runs within about 1%. */
+  instructionWithoutCollectorRatio?: number;
   /** Why instructions were not counted on a side. */
   instructionFailures: string[];
 }
@@ -154,6 +158,9 @@ export async function abCost(
       const [a, b] = counted.spreads;
       if (a) base.instructions = a;
       if (b) cand.instructions = b;
+      const [ac, bc] = counted.withoutCollector;
+      if (ac) base.instructionsWithoutCollector = ac;
+      if (bc) cand.instructionsWithoutCollector = bc;
       instructionFailures = counted.failures;
     }
     return {
@@ -164,6 +171,11 @@ export async function abCost(
       ...(base.instructions &&
         cand.instructions && {
           instructionRatio: cand.instructions.median / base.instructions.median,
+        }),
+      ...(base.instructionsWithoutCollector &&
+        cand.instructionsWithoutCollector && {
+          instructionWithoutCollectorRatio:
+            cand.instructionsWithoutCollector.median / base.instructionsWithoutCollector.median,
         }),
       instructionFailures,
     };

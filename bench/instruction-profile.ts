@@ -35,15 +35,22 @@ interface CodeMap {
  * Callgrind sees V8's compiled JavaScript as bare addresses; the map names each (its function,
  * file, line and column), so this is a CPU profile of the pass that no host's load or clock
  * moves, self instructions per function. A function inlined into another counts as that other's.
- * Reads the profile through `callgrind_annotate` (valgrind's own).
+ * Reads the profile through `callgrind_annotate` (valgrind's own). With `named: false` the map is
+ * not read, and compiled JavaScript is one row (the stages of V8's own C++ are still told apart).
  */
-export function instructionProfile(profile: string, spans: number): InstructionProfile {
+export function instructionProfile(
+  profile: string,
+  spans: number,
+  options: { named?: boolean } = {},
+): InstructionProfile {
   const annotated = execFileSync(
     'callgrind_annotate',
     ['--inclusive=no', '--threshold=100', profile],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
-  return summarizeInstructions(annotated, readFileSync(`${profile}.map`, 'utf8'), spans);
+  // Unnamed (`named: false`), compiled JavaScript counts as one stage: no map is read.
+  const map = options.named === false ? '' : readFileSync(`${profile}.map`, 'utf8');
+  return summarizeInstructions(annotated, map, spans);
 }
 
 /** {@link instructionProfile} of `callgrind_annotate`'s text and V8's map's text. */

@@ -134,6 +134,8 @@ async function addInstructions(budgets: BudgetFigures): Promise<void> {
   console.log(`counting instructions per scored span under callgrind (${instructionRuns} runs)`);
   const counted = await instructionsPerSpan([THIS_TREE], instructionRuns);
   if (counted.spreads[0]) budgets.instructionsPerSpan = counted.spreads[0];
+  if (counted.withoutCollector[0])
+    budgets.instructionsWithoutCollectorPerSpan = counted.withoutCollector[0];
   budgets.failures.push(...counted.failures);
 }
 let built = false;
@@ -170,12 +172,14 @@ if (args['instruction-profile']) {
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const file = fileURLToPath(new URL('results/instructions.callgrind', import.meta.url));
   console.log('counting instructions per scored span under callgrind, profile kept');
-  const perSpan = await countInstructions(THIS_TREE, { profile: file });
+  const { perSpan, withoutCollectorPerSpan } = await countInstructions(THIS_TREE, {
+    profile: file,
+  });
   const profile = instructionProfile(file, PIPELINE_SPANS);
   const row = (r: InstructionRow): string =>
     `${fmt(r.perSpan).padStart(8)}  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.name}`;
   console.log(
-    `\n${fmt(perSpan)} instructions per scored span. By stage (self, inlined code in its caller's):`,
+    `\n${fmt(perSpan)} instructions per scored span (${fmt(withoutCollectorPerSpan)} without V8's garbage collector). By stage (self, inlined code in its caller's):`,
   );
   for (const r of profile.stages.slice(0, 16)) console.log(row(r));
   console.log('\nBy function, top 40:');
@@ -288,6 +292,10 @@ if (args.ab) {
     console.log(
       `  B / A, instructions per scored span: ${ab.instructionRatio.toFixed(3)} (A ${spreadText(ab.baseline.instructions)}, B ${spreadText(ab.candidate.instructions)}; callgrind, the host cannot move it)`,
     );
+  if (ab.instructionWithoutCollectorRatio !== undefined)
+    console.log(
+      `  B / A, the same without V8's garbage collector: ${ab.instructionWithoutCollectorRatio.toFixed(3)} (A ${spreadText(ab.baseline.instructionsWithoutCollector)}, B ${spreadText(ab.candidate.instructionsWithoutCollector)}; the code's own, the collector's share follows the allocation figure)`,
+    );
   for (const why of ab.instructionFailures) console.log(`  not counted: ${why}`);
   if (ab.baseline.budgets && ab.candidate.budgets) {
     const [a, b] = [ab.baseline.budgets, ab.candidate.budgets];
@@ -300,6 +308,9 @@ if (args.ab) {
       const figures = {
         ...s.budgets!,
         ...(s.instructions && { instructionsPerSpan: s.instructions }),
+        ...(s.instructionsWithoutCollector && {
+          instructionsWithoutCollectorPerSpan: s.instructionsWithoutCollector,
+        }),
       };
       for (const line of budgetLines(figures, s.redisCommandsPerTrace)) console.log(`  ${line}`);
     }
