@@ -45,7 +45,8 @@ export function instructionProfile(
 ): InstructionProfile {
   const annotated = execFileSync(
     'callgrind_annotate',
-    ['--inclusive=no', '--threshold=100', profile],
+    // No source annotation: its lines have the rows' shape and would be counted again.
+    ['--inclusive=no', '--threshold=100', '--auto=no', profile],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   // Unnamed (`named: false`), compiled JavaScript counts as one stage: no map is read.
@@ -108,6 +109,13 @@ function nameOf(fn: string, code: CodeMap): { name: string; stage: string } {
   return { name: symbol, stage: `v8: ${v8Part(symbol)}` };
 }
 
+/**
+ * How many entries before the last one starting at or below an address are also tried: V8 reuses
+ * freed code space, so a newer, smaller entry may start between an older one's start and the
+ * address that older one covers.
+ */
+const OVERLAPS_TRIED = 64;
+
 /** The name of the code holding `address`, if the map has it. */
 function codeAt(code: CodeMap, address: number): string | undefined {
   let lo = 0;
@@ -117,7 +125,9 @@ function codeAt(code: CodeMap, address: number): string | undefined {
     if (code.starts[mid]! <= address) lo = mid + 1;
     else hi = mid - 1;
   }
-  return hi >= 0 && address < code.starts[hi]! + code.sizes[hi]! ? code.names[hi] : undefined;
+  for (let i = hi; i >= 0 && i > hi - OVERLAPS_TRIED; i--)
+    if (address < code.starts[i]! + code.sizes[i]!) return code.names[i];
+  return undefined;
 }
 
 /**
@@ -132,16 +142,21 @@ function jsName(entry: string): { name: string; stage: string } {
     .replace(/file:\/\/\S*?\/dist\//, '')
     .replace(/\S*\/node_modules\//, '')
     .replace(/^ /, '(anonymous) ');
+  // A package first: many ship a `dist/` of their own.
   const stage =
-    /\/dist\/([^/]+)\//.exec(entry)?.[1] ??
     /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(entry)?.[1] ??
+    (/\/dist\//.test(entry) ? (/\/dist\/([^/\s]+)\//.exec(entry)?.[1] ?? 'dist') : undefined) ??
     (entry.includes('node:') ? 'node' : 'other JavaScript');
   return { name, stage };
 }
 
 /** What part of V8 (or the process) a C++ or builtin symbol belongs to. */
 function v8Part(symbol: string): string {
-  if (/Scaveng|heap::|Heap::|MarkCompact|Sweeper|Evacuat|Pretenuring|MemoryAllocator/.test(symbol))
+  if (
+    /Scaveng|heap::|Heap::|MarkCompact|Mark(ing|er)|MinorM|Sweeper|Evacuat|Pretenuring|MemoryAllocator|GCTracer|MemoryReducer|RememberedSet|SlotSet|cppgc|WriteBarrier/.test(
+      symbol,
+    )
+  )
     return 'gc';
   if (/compiler::|maglev|turboshaft|Turboshaft/.test(symbol)) return 'compiler';
   if (/Json/.test(symbol)) return 'json';

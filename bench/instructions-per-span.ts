@@ -100,6 +100,9 @@ export function instructionsUnavailable(): string | undefined {
   for (const tool of ['valgrind', 'callgrind_control'])
     if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0)
       return `${tool} not found (Debian's package valgrind)`;
+  // It reads every count's profile; its `--version` exits 255, so only its absence is checked.
+  if (spawnSync('callgrind_annotate', ['--version'], { stdio: 'ignore' }).error)
+    return `callgrind_annotate not found (Debian's package valgrind)`;
   return undefined;
 }
 
@@ -155,26 +158,23 @@ export function countInstructions(
       .on('data', (s: string) => (stderr = (stderr + s).slice(-20_000)));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
-      if (code !== 0 || !collected) {
-        const last = stderr
-          .split('\n')
-          .filter(l => l && !l.startsWith('=='))
-          .slice(-3);
-        reject(
-          new Error(
-            `callgrind ${code !== 0 ? `exited ${String(code ?? signal)}` : 'printed no "Collected" count'}: ${last.join(' / ')}`,
-          ),
-        );
-        return;
-      }
-      const figures = JSON.parse(stdout) as PipelineFigures;
-      // Valgrind runs the program in its own process: the map is named after the child's pid.
-      if (keep) {
-        copyFileSync(`/tmp/perf-${child.pid}.map`, `${keep.profile}.map`);
-        rmSync(`/tmp/perf-${child.pid}.map`);
-      }
+      // Every path settles the promise (a throw here would escape the listener, and the
+      // temporary profile would stay), and V8's map leaves /tmp whatever happened.
+      const map = `/tmp/perf-${child.pid}.map`;
       try {
+        const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
+        if (code !== 0 || !collected) {
+          const last = stderr
+            .split('\n')
+            .filter(l => l && !l.startsWith('=='))
+            .slice(-3);
+          throw new Error(
+            `callgrind ${code !== 0 ? `exited ${String(code ?? signal)}` : 'printed no "Collected" count'}: ${last.join(' / ')}`,
+          );
+        }
+        const figures = JSON.parse(stdout) as PipelineFigures;
+        // Valgrind runs the program in its own process: the map is named after the child's pid.
+        if (keep) copyFileSync(map, `${keep.profile}.map`);
         const collector = collectorInstructions(profile);
         resolve({
           perSpan: Number(collected[1]) / figures.spans,
@@ -182,6 +182,8 @@ export function countInstructions(
         });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
+      } finally {
+        if (keep) rmSync(map, { force: true });
       }
     });
   }).finally(() => {

@@ -33,11 +33,13 @@ async function counted(outside: number, inside: number, profile?: string): Promi
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
-  const pid = run.child.pid;
-  const { stderr } = await run;
-  if (profile) {
-    copyFileSync(`/tmp/perf-${pid}.map`, `${profile}.map`);
-    rmSync(`/tmp/perf-${pid}.map`);
+  const map = `/tmp/perf-${run.child.pid}.map`;
+  let stderr: string;
+  try {
+    ({ stderr } = await run);
+    if (profile) copyFileSync(map, `${profile}.map`);
+  } finally {
+    if (profile) rmSync(map, { force: true });
   }
   const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
   expect(collected, stderr).not.toBeNull();
@@ -74,15 +76,21 @@ describe('instructions per span: the callgrind bracket', () => {
       // Per step of the bracketed loop, as the bench gives them per scored span.
       const { functions, stages } = instructionProfile(profile, 2_000_000);
       // The loop, V8's compiled code that callgrind sees as a bare address, is named from the
-      // map: the child's code (the module's, `loop` inlined in it), first, with most of the count.
-      expect(functions[0]!.name).toMatch(/^\S+ file:\/\/.*callgrind-bracket\.child\.ts:\d+:\d+$/);
-      expect(functions[0]!.share).toBeGreaterThan(0.5);
-      expect(functions[0]!.perSpan).toBeGreaterThan(2);
-      expect(functions[0]!.perSpan).toBeLessThan(60);
+      // map: the child's code (the module's, `loop` inlined in it; its optimized and on-stack
+      // replaced code are rows of their own), with most of the count.
+      const child = functions.filter(r =>
+        /^\S+ file:\/\/.*callgrind-bracket\.child\.ts:\d+:\d+$/.test(r.name),
+      );
+      expect(child.length).toBeGreaterThan(0);
+      const childPerStep = child.reduce((n, r) => n + r.perSpan, 0);
+      expect(childPerStep * 2_000_000).toBeGreaterThan(0.5 * total);
+      expect(childPerStep).toBeGreaterThan(2);
+      expect(childPerStep).toBeLessThan(60);
       // Every counted instruction is in a row (none dropped), JavaScript outside dist/ as such.
       const sum = functions.reduce((n, r) => n + r.perSpan * 2_000_000, 0);
       expect(Math.abs(sum / total - 1)).toBeLessThan(0.01);
-      expect(stages[0]!.name).toBe('other JavaScript');
+      const outsideDist = stages.find(r => r.name === 'other JavaScript');
+      expect(outsideDist?.share).toBeGreaterThan(0.5);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
