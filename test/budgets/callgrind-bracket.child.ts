@@ -11,8 +11,14 @@ const loop = (n: number): number => {
   for (let i = 0; i < n; i++) sum = (sum + i * 7) % 1_000_003;
   return sum;
 };
+// Many short calls first, so that `loop` itself is compiled by V8's optimizing compiler before
+// the bracket: after one long call only its loop was (on-stack replacement), and the compile of
+// the function could land inside the bracket, a fixed ten million instructions or so that made
+// twice the steps count 1.7 times the instructions in one CI run.
+let warm = 0;
+for (let i = 0; i < 2_000; i++) warm += loop(1_000);
 const bracket = callgrindBracket();
-const before = loop(outside);
+const before = loop(outside) + (warm % 2);
 bracket.start();
 const during = loop(inside);
 bracket.stop();
