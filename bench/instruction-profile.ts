@@ -22,6 +22,14 @@ export interface InstructionProfile {
   stages: InstructionRow[];
 }
 
+/**
+ * Where V8 writes the map of process `pid`'s compiled code (`--perf-basic-prof`). Under valgrind
+ * the program runs in valgrind's own process, so that is the pid of the `valgrind` child.
+ */
+export function codeMapOf(pid: number | undefined): string {
+  return `/tmp/perf-${String(pid)}.map`;
+}
+
 /** V8's map of compiled code: start addresses (sorted), sizes and names. */
 interface CodeMap {
   starts: number[];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_NODE_FLAGS, spreadOf, type Spread } from './budget-figures.js';
-import { instructionProfile } from './instruction-profile.js';
+import { codeMapOf, instructionProfile, type InstructionProfile } from './instruction-profile.js';
 import type { PipelineFigures } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
 
@@ -160,7 +160,7 @@ export function countInstructions(
     child.on('close', (code, signal) => {
       // Every path settles the promise (a throw here would escape the listener, and the
       // temporary profile would stay), and V8's map leaves /tmp whatever happened.
-      const map = `/tmp/perf-${child.pid}.map`;
+      const map = codeMapOf(child.pid);
       try {
         const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
         if (code !== 0 || !collected) {
@@ -173,12 +173,16 @@ export function countInstructions(
           );
         }
         const figures = JSON.parse(stdout) as PipelineFigures;
-        // Valgrind runs the program in its own process: the map is named after the child's pid.
         if (keep) copyFileSync(map, `${keep.profile}.map`);
-        const collector = collectorInstructions(profile);
+        // Read once: named from the map when kept, else only V8's own stages told apart.
+        const read = instructionProfile(profile, figures.spans, { named: keep !== undefined });
+        if (read.total === 0) throw new Error(`callgrind's profile ${profile} counted nothing`);
+        const collector = read.stages.find(s => s.name === 'v8: gc')?.perSpan ?? 0;
+        const perSpan = Number(collected[1]) / figures.spans;
         resolve({
-          perSpan: Number(collected[1]) / figures.spans,
-          withoutCollectorPerSpan: (Number(collected[1]) - collector) / figures.spans,
+          perSpan,
+          withoutCollectorPerSpan: perSpan - collector,
+          ...(keep && { profile: read }),
         });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
@@ -204,14 +208,8 @@ export interface InstructionCount {
    * figure counts.
    */
   withoutCollectorPerSpan: number;
-}
-
-/** Instructions of callgrind's profile `file` in V8's garbage collector. */
-function collectorInstructions(file: string): number {
-  const { total, stages } = instructionProfile(file, 1, { named: false });
-  const gc = stages.find(s => s.name === 'v8: gc');
-  if (total === 0) throw new Error(`callgrind's profile ${file} counted nothing`);
-  return gc ? gc.perSpan : 0;
+  /** With `keep`: where the instructions went (`instructionProfile` of the kept profile). */
+  profile?: InstructionProfile;
 }
 
 /**

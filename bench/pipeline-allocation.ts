@@ -13,10 +13,6 @@ import type { SideModules } from './side-modules.js';
 /** Spans in one request of the workload (the load benchmark's). */
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 20;
-/** Requests measured unless told (`requests`). */
-const MEASURED_REQUESTS = 40;
-/** Spans of the measured pass at its default requests. */
-export const PIPELINE_SPANS = MEASURED_REQUESTS * SPANS_PER_REQUEST;
 /** Requests that hold whole traces: 5 × 512 spans are 128 traces of 20 (a request holds 25.6). */
 const REQUESTS_PER_ASSEMBLER = 5;
 /** Where the evaluation spans would be exported from (what the encoder writes as the resource). */
@@ -122,7 +118,7 @@ export async function pipelineAllocation(
 ): Promise<PipelineFigures> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const { store, requests = MEASURED_REQUESTS, warmUpRequests = 10, layout = 1 } = options;
+  const { store, requests = 40, warmUpRequests = 10, layout = 1 } = options;
   if (layout === 2 && !m.hasResultsLayout2)
     throw new Error('this build has no results layout 2: it would write layout 1 (figure n/a)');
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';

@@ -79,14 +79,13 @@ import type { readingBench } from './reading-bench.js';
 import { scoringBench } from './scoring-bench.js';
 import { fmt } from './measure.js';
 import { budgetFigures, budgetLines, spreadText, type BudgetFigures } from './budget-figures.js';
-import { instructionProfile, type InstructionRow } from './instruction-profile.js';
+import type { InstructionRow } from './instruction-profile.js';
 import {
   countInstructions,
   INSTRUCTION_RUNS,
   instructionsPerSpan,
   instructionsUnavailable,
 } from './instructions-per-span.js';
-import { PIPELINE_SPANS } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
 
 const { values: args } = parseArgs({
@@ -172,18 +171,17 @@ if (args['instruction-profile']) {
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const file = fileURLToPath(new URL('results/instructions.callgrind', import.meta.url));
   console.log('counting instructions per scored span under callgrind, profile kept');
-  const { perSpan, withoutCollectorPerSpan } = await countInstructions(THIS_TREE, {
+  const { perSpan, withoutCollectorPerSpan, profile } = await countInstructions(THIS_TREE, {
     profile: file,
   });
-  const profile = instructionProfile(file, PIPELINE_SPANS);
   const row = (r: InstructionRow): string =>
     `${fmt(r.perSpan).padStart(8)}  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.name}`;
   console.log(
     `\n${fmt(perSpan)} instructions per scored span (${fmt(withoutCollectorPerSpan)} without V8's garbage collector). By stage (self, inlined code in its caller's):`,
   );
-  for (const r of profile.stages.slice(0, 16)) console.log(row(r));
+  for (const r of profile!.stages.slice(0, 16)) console.log(row(r));
   console.log('\nBy function, top 40:');
-  for (const r of profile.functions.slice(0, 40)) console.log(row(r));
+  for (const r of profile!.functions.slice(0, 40)) console.log(row(r));
   console.log(`\nwrote ${file} and its .map (callgrind_annotate reads the first)`);
   process.exit(0);
 }

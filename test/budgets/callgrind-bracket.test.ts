@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { instructionProfile } from '../../bench/instruction-profile.js';
+import { codeMapOf, instructionProfile } from '../../bench/instruction-profile.js';
 
 const CHILD = fileURLToPath(new URL('./callgrind-bracket.child.ts', import.meta.url));
 
@@ -33,7 +33,7 @@ async function counted(outside: number, inside: number, profile?: string): Promi
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
-  const map = `/tmp/perf-${run.child.pid}.map`;
+  const map = codeMapOf(run.child.pid);
   let stderr: string;
   try {
     ({ stderr } = await run);
