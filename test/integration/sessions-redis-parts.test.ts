@@ -64,20 +64,23 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
 describe('sessions on Redis (bullmq driver)', () => {
   it('scores a session that reaches sessions.maxAgeMs with every turn it had, cut max_age; a later turn opens part 2', async () => {
-    // Turns come faster than idleMs, so only maxAgeMs ends the first part. The pass at maxAgeMs
-    // once found the session's keys expired at that very moment, and the turns were never scored.
+    // Only maxAgeMs ends the first part: its last turn goes at least 1.2 s after the first, so
+    // idleMs (2.5 s) runs past maxAgeMs (3 s) however late a send lands, and a send may land up
+    // to 1.8 s late before it misses the part (sends spread over 1.8 s of 2.5 s once missed it
+    // on a loaded host). The pass at maxAgeMs once found the session's
+    // keys expired at that very moment, and the turns were never scored.
     const { send, passes, redis, prefix } = await start({
-      'sessions.maxAgeMs': 2_500,
-      'sessions.idleMs': 1_500,
+      'sessions.maxAgeMs': 3_000,
+      'sessions.idleMs': 2_500,
     });
     const turns = [0, 1, 2, 3].map(i =>
       turn('conv-age', i === 0 ? ['lookup_order'] : ['verify_identity', 'issue_refund'], i * 1000),
     );
     for (const t of turns) {
       await send(t);
-      await sleep(600);
+      await sleep(400);
     }
-    // About 2.4 s after the first: the first part still waits for its pass at maxAgeMs.
+    // About 1.6 s after the first: the first part still waits for its pass at maxAgeMs.
     await waitFor(
       () => passes().some(p => p.turns.length === 4),
       'the first part scored with its four turns',
@@ -87,7 +90,7 @@ describe('sessions on Redis (bullmq driver)', () => {
     expect(first.turns).toEqual(turns.map(t => t.traceId));
     expect([first.cut, first.cutReason]).toEqual([
       'max_age',
-      'cut 2.5 seconds after its first trace (sessions.maxAgeMs): scored as it stood; a later turn opens its next part',
+      'cut 3 seconds after its first trace (sessions.maxAgeMs): scored as it stood; a later turn opens its next part',
     ]);
     expect(first.cut).toBe('max_age');
     // Its turns were given back once its pass had run.
