@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** A function or a group of them, with the instructions it ran per scored span. */
 export interface InstructionRow {
@@ -28,6 +29,15 @@ export interface InstructionProfile {
  */
 export function codeMapOf(pid: number | undefined): string {
   return `/tmp/perf-${String(pid)}.map`;
+}
+
+/**
+ * Node's flags for V8 to write the map {@link codeMapOf} names: `--perf-basic-prof`, with V8's
+ * log (which that flag turns on) sent to `logDir/v8.log`; without it each run left two
+ * `isolate-*-v8.log` files in the working directory.
+ */
+export function codeMapFlags(logDir: string): string[] {
+  return ['--perf-basic-prof', `--logfile=${join(logDir, 'v8.log')}`, '--no-logfile-per-isolate'];
 }
 
 /** V8's map of compiled code: start addresses (sorted), sizes and names. */

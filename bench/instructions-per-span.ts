@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_NODE_FLAGS, spreadOf, type Spread } from './budget-figures.js';
-import { codeMapOf, instructionProfile, type InstructionProfile } from './instruction-profile.js';
+import { codeMapFlags, codeMapOf, instructionProfile, type InstructionProfile } from './instruction-profile.js';
 import type { PipelineFigures } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
 
@@ -128,8 +128,8 @@ export function countInstructions(
   keep?: { profile: string },
 ): Promise<InstructionCount> {
   // The profile is read for the collector's share, kept only when asked.
-  const dir = keep ? undefined : mkdtempSync(join(tmpdir(), 'spanscore-instructions-'));
-  const profile = keep?.profile ?? join(dir!, 'callgrind.out');
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-instructions-'));
+  const profile = keep?.profile ?? join(dir, 'callgrind.out');
   return new Promise<InstructionCount>((resolve, reject) => {
     const child = spawn(
       'valgrind',
@@ -139,7 +139,7 @@ export function countInstructions(
         `--callgrind-out-file=${profile}`,
         process.execPath,
         // V8 writes where it put each compiled function (/tmp/perf-PID.map), to name them.
-        ...(keep ? ['--perf-basic-prof'] : []),
+        ...(keep ? codeMapFlags(dir) : []),
         ...FIGURE_NODE_FLAGS,
         ...COUNTED_NODE_FLAGS,
         '--import',
@@ -191,7 +191,7 @@ export function countInstructions(
       }
     });
   }).finally(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 }
 

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { codeMapOf, instructionProfile } from '../../bench/instruction-profile.js';
+import { codeMapFlags, codeMapOf, instructionProfile } from '../../bench/instruction-profile.js';
 
 const CHILD = fileURLToPath(new URL('./callgrind-bracket.child.ts', import.meta.url));
 
@@ -23,7 +23,7 @@ async function counted(outside: number, inside: number, profile?: string): Promi
       `--callgrind-out-file=${profile ?? '/dev/null'}`,
       process.execPath,
       '--expose-gc',
-      ...(profile ? ['--perf-basic-prof'] : []),
+      ...(profile ? codeMapFlags(dirname(profile)) : []),
       '--single-threaded',
       '--predictable',
       '--import',
