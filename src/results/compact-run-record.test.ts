@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import type { StoredToolCall } from './stored-result.js';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { contentAttribute } from '../normalize/content-attribute.js';
+import { JsonTextWriter } from './json-text-writer.js';
+import { MAX_CONTENT_CHARS, type StoredToolCall } from './stored-result.js';
 import {
   compactRecord,
   compactRecordLine,
@@ -205,5 +208,83 @@ describe('layout 2 line text', () => {
             JSON.stringify(compactRecord(r, 'key', options)),
           );
         }
+  });
+});
+
+describe('a call content copied from the JSON text it was parsed from (contentAttribute)', () => {
+  const key = record.traceId;
+  /** The line the memory store writes of a record whose call holds `args` as a value. */
+  const lineWith = (args: unknown): string =>
+    compactRecordLine({ ...record, toolCalls: [{ ...call, arguments: args as object }] }, key, {
+      contentAsJson: false,
+    });
+  const argumentsOf = (line: string) => fromLine(line, key).toolCalls[0]!.arguments;
+  const parsed = (text: string): unknown => contentAttribute({ a: text }, 'a');
+
+  it('reads back as JSON.stringify of the value, whatever spacing the text had (fuzzed)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue())),
+        fc.integer({ min: 0, max: 4 }),
+        (v, indent) => {
+          const value = parsed(JSON.stringify(v, null, indent));
+          expect(argumentsOf(lineWith(value))).toBe(JSON.stringify(value));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads back as the value: repeated keys, escapes, index keys first, separators kept raw', () => {
+    const texts = [
+      '{ "a" : 1, "a" : 2 }',
+      '{"s":"\\u0041\\/\\n\\"","t":"\\ud800"}',
+      '{"b":1,"10":2,"2":3}',
+      '{"sep":"\u2028\u2029"}',
+      '[1.50, -0, 0.0000001, 100000000000000000000000]',
+    ];
+    for (const text of texts) {
+      const value = parsed(text);
+      expect(argumentsOf(lineWith(value)), text).toBe(JSON.stringify(value));
+    }
+  });
+
+  it('copies the text in one write, not its keys and strings one by one', () => {
+    const keys = Array.from({ length: 100 }, (_, i) => `"k${i}":"v${i}"`);
+    const value = parsed(`{${keys.join(',')}}`);
+    const strings = vi.spyOn(JsonTextWriter.prototype, 'string');
+    const copies = vi.spyOn(JsonTextWriter.prototype, 'json');
+    try {
+      const line = lineWith(value);
+      const copied = strings.mock.calls.length;
+      // The same value without its text: each key and string written (200 more).
+      lineWith(structuredClone(value));
+      expect(copies).toHaveBeenCalledTimes(1);
+      expect(copied).toBeLessThan(40);
+      expect(strings.mock.calls.length - copied).toBeGreaterThanOrEqual(200);
+      expect(argumentsOf(line)).toBe(JSON.stringify(value));
+    } finally {
+      strings.mockRestore();
+      copies.mockRestore();
+    }
+  });
+
+  it('writes the value where the text is not ASCII or past MAX_CONTENT_CHARS', () => {
+    const copies = vi.spyOn(JsonTextWriter.prototype, 'json');
+    try {
+      // Not ASCII: tried (a native write) and written as the value, escaped as the writer does.
+      const zurich = parsed('{"city":"Zürich","s":"\\ud83d\\ude00"}');
+      expect(argumentsOf(lineWith(zurich))).toBe('{"city":"Zürich","s":"😀"}');
+      expect(copies).toHaveReturnedWith(false);
+      copies.mockClear();
+      // Past MAX_CONTENT_CHARS of spacing: the value written (7 characters), never the text.
+      const padded = parsed(`{"a":1${' '.repeat(MAX_CONTENT_CHARS)}}`);
+      const line = lineWith(padded);
+      expect(copies).not.toHaveBeenCalled();
+      expect(argumentsOf(line)).toBe('{"a":1}');
+      expect(line.length).toBeLessThan(lineWith(parsed('{"a":1}')).length + 1);
+    } finally {
+      copies.mockRestore();
+    }
   });
 });

@@ -1,5 +1,6 @@
-import type { StoredToolCall, WrittenToolCall } from './stored-result.js';
+import { MAX_CONTENT_CHARS, type StoredToolCall, type WrittenToolCall } from './stored-result.js';
 import { JsonTextWriter } from './json-text-writer.js';
+import { jsonSourceText } from '../normalize/content-attribute.js';
 
 /*
  * A run record's tool calls as layout 2's compact record line and the memory store hold them
@@ -224,12 +225,23 @@ export function writeCalls(
     w.raw(',');
     w.value(call.spanId);
     if (length > 2) rowCell(w, duration);
-    if (length > 3) rowCell(w, args);
-    if (length > 4) rowCell(w, result);
+    if (length > 3) contentCell(w, args);
+    if (length > 4) contentCell(w, result);
     if (length > 5) rowCell(w, other);
     w.raw(']');
   }
   w.raw(']}');
+}
+
+/**
+ * A call's arguments or result cell: the JSON text its value was parsed from copied as it is
+ * where there is one within {@link MAX_CONTENT_CHARS} (`jsonSourceText`: the same value when
+ * read, without its keys and strings written one by one), else the value written.
+ */
+function contentCell(w: JsonTextWriter, value: unknown): void {
+  w.raw(',');
+  const source = jsonSourceText(value);
+  if (source === undefined || source.length > MAX_CONTENT_CHARS || !w.json(source)) w.value(value);
 }
 
 /** A cell of a call's row after the first two, its comma before it. */

@@ -4,7 +4,16 @@ import type { AttrInput, SpanInput } from './otlp-json-builder.js';
 import { otlpRequest, spanId, traceId } from './otlp-json-builder.js';
 
 /** A tool call for {@link agentTrace}: a name, or a name with arguments, result and status. */
-export type CallInput = string | { name: string; args?: unknown; result?: unknown; error?: string };
+export type CallInput =
+  | string
+  | {
+      name: string;
+      args?: unknown;
+      /** The arguments attribute's text as sent (`args` is sent as `JSON.stringify` writes it). */
+      argsText?: string;
+      result?: unknown;
+      error?: string;
+    };
 
 let next = 1000;
 
@@ -61,6 +70,7 @@ export function agentTrace(
     };
     if (call.args !== undefined)
       attributes['gen_ai.tool.call.arguments'] = JSON.stringify(call.args);
+    if (call.argsText !== undefined) attributes['gen_ai.tool.call.arguments'] = call.argsText;
     if (call.result !== undefined)
       attributes['gen_ai.tool.call.result'] =
         typeof call.result === 'string' ? call.result : JSON.stringify(call.result);

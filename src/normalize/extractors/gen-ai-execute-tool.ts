@@ -1,6 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
-import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import { GEN_AI_TOOL_ATTRIBUTES as G } from '../../semconv/attributes.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -19,8 +20,8 @@ export function readExecuteToolSpan(span: SpanDigest): ExtractedCall | undefined
   return {
     rawName,
     callId: stringAttribute(a, G.toolCallId),
-    arguments: jsonAttribute(a, G.toolCallArguments),
-    result: jsonAttribute(a, G.toolCallResult),
+    arguments: contentAttribute(a, G.toolCallArguments),
+    result: contentAttribute(a, G.toolCallResult),
     status: outcome.status,
     error: outcome.error,
   };

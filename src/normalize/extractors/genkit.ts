@@ -1,6 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { GENKIT_ATTRIBUTES } from '../../semconv/attributes.js';
 import { isRecord, jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { readToolDefinitions } from '../tool-definitions.js';
@@ -25,8 +26,8 @@ export const genkit: ToolCallExtractor = {
     const outcome = spanOutcome(span);
     return {
       rawName: stringAttribute(a, GENKIT_ATTRIBUTES.name) ?? span.name,
-      arguments: jsonAttribute(a, GENKIT_ATTRIBUTES.input),
-      result: jsonAttribute(a, GENKIT_ATTRIBUTES.output),
+      arguments: contentAttribute(a, GENKIT_ATTRIBUTES.input),
+      result: contentAttribute(a, GENKIT_ATTRIBUTES.output),
       ...(outcome.status === 'ok' && a[GENKIT_ATTRIBUTES.state] === 'error'
         ? { status: 'error' as const, error: span.statusMessage || 'error' }
         : outcome),

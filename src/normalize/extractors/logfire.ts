@@ -1,5 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import { isRecord, jsonAttribute, parseMaybeJson, stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { appendToolCallsIn } from '../message-tool-calls.js';
 import { spanOutcome, type ToolCallExtractor, type ToolResultSeen } from './extractor.js';
@@ -19,8 +20,8 @@ export const logfire: ToolCallExtractor = {
     const rawName = stringAttribute(a, 'name') ?? span.name.slice('Function: '.length);
     return {
       rawName,
-      arguments: jsonAttribute(a, 'input'),
-      result: jsonAttribute(a, 'output'),
+      arguments: contentAttribute(a, 'input'),
+      result: contentAttribute(a, 'output'),
       ...spanOutcome(span),
     };
   },

@@ -1,5 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
-import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { isMcpRefusal } from '../tool-failure.js';
 import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
@@ -25,8 +26,8 @@ export const mcpToolsCall: ToolCallExtractor = {
     return {
       rawName,
       callId: stringAttribute(a, 'gen_ai.tool.call.id') ?? stringAttribute(a, 'mcp.request.id'),
-      arguments: jsonAttribute(a, 'gen_ai.tool.call.arguments'),
-      result: jsonAttribute(a, 'gen_ai.tool.call.result'),
+      arguments: contentAttribute(a, 'gen_ai.tool.call.arguments'),
+      result: contentAttribute(a, 'gen_ai.tool.call.result'),
       ...outcome,
       ...(outcome.status === 'error' && isInvalidParams(span) && { refused: true }),
     };

@@ -1,5 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
-import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
 /**
@@ -22,8 +23,9 @@ export const pydanticAi: ToolCallExtractor = {
       rawName,
       callId: stringAttribute(a, 'gen_ai.tool.call.id'),
       arguments:
-        jsonAttribute(a, 'gen_ai.tool.call.arguments') ?? jsonAttribute(a, 'tool_arguments'),
-      result: jsonAttribute(a, 'gen_ai.tool.call.result') ?? jsonAttribute(a, 'tool_response'),
+        contentAttribute(a, 'gen_ai.tool.call.arguments') ?? contentAttribute(a, 'tool_arguments'),
+      result:
+        contentAttribute(a, 'gen_ai.tool.call.result') ?? contentAttribute(a, 'tool_response'),
       ...spanOutcome(span),
     };
   },

@@ -1,6 +1,7 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
-import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import { appendToolCallsIn, toolResultsIn } from '../message-tool-calls.js';
 import { aiSdkRefusedTool } from '../tool-failure.js';
 import { readToolDefinitions } from '../tool-definitions.js';
@@ -32,8 +33,10 @@ export const vercelAiSdk: ToolCallExtractor = {
     return {
       rawName,
       callId: stringAttribute(a, 'ai.toolCall.id'),
-      arguments: jsonAttribute(a, 'ai.toolCall.args') ?? jsonAttribute(a, 'ai.toolCall.input'),
-      result: jsonAttribute(a, 'ai.toolCall.result') ?? jsonAttribute(a, 'ai.toolCall.output'),
+      arguments:
+        contentAttribute(a, 'ai.toolCall.args') ?? contentAttribute(a, 'ai.toolCall.input'),
+      result:
+        contentAttribute(a, 'ai.toolCall.result') ?? contentAttribute(a, 'ai.toolCall.output'),
       ...spanOutcome(span),
     };
   },

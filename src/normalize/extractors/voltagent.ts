@@ -1,5 +1,6 @@
 import { readAttributes } from '../../ingest/read-attributes.js';
-import { jsonAttribute, stringAttribute } from '../attribute-values.js';
+import { stringAttribute } from '../attribute-values.js';
+import { contentAttribute } from '../content-attribute.js';
 import type { SpanDigest } from '../../ingest/span-digest.js';
 import { spanOutcome, type ToolCallExtractor } from './extractor.js';
 
@@ -19,8 +20,8 @@ export const voltAgent: ToolCallExtractor = {
     return {
       rawName,
       callId: stringAttribute(a, 'tool.call.id'),
-      arguments: jsonAttribute(a, 'input'),
-      result: jsonAttribute(a, 'output'),
+      arguments: contentAttribute(a, 'input'),
+      result: contentAttribute(a, 'output'),
       ...spanOutcome(span),
     };
   },

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { contentAttribute, jsonSourceText } from './content-attribute.js';
+import { INPUT_BOUNDS } from './input-bounds.js';
+
+describe('contentAttribute', () => {
+  it('parses JSON text as jsonAttribute does and keeps the text of an object or array', () => {
+    const text = '{ "city" : "Lisbon",\n "dates": ["2026-12-01"] }';
+    const args = contentAttribute({ a: text }, 'a');
+    expect(args).toEqual({ city: 'Lisbon', dates: ['2026-12-01'] });
+    expect(jsonSourceText(args)).toBe(text);
+    const list = contentAttribute({ a: '[1,2]' }, 'a');
+    expect(jsonSourceText(list)).toBe('[1,2]');
+    // A value parsed from the same text twice is two values, each with its text.
+    expect(jsonSourceText(contentAttribute({ a: text }, 'a'))).toBe(text);
+  });
+
+  it('keeps no text for what is not an object or array parsed from text', () => {
+    // A JSON string, plain text, a number, a structured OTLP value (kvlist, array), absent.
+    expect(contentAttribute({ a: '"quoted"' }, 'a')).toBe('quoted');
+    expect(contentAttribute({ a: 'plain words' }, 'a')).toBe('plain words');
+    expect(contentAttribute({ a: 42 }, 'a')).toBe(42);
+    const structured = { city: 'Lisbon' };
+    expect(contentAttribute({ a: structured }, 'a')).toBe(structured);
+    expect(jsonSourceText(structured)).toBeUndefined();
+    expect(contentAttribute({ a: null }, 'a')).toBeUndefined();
+    expect(contentAttribute({}, 'a')).toBeUndefined();
+    // Not JSON: stays the text it was, which is not a parsed value's source.
+    expect(contentAttribute({ a: '{"city":' }, 'a')).toBe('{"city":');
+    expect(jsonSourceText('{"city":')).toBeUndefined();
+  });
+
+  it('leaves text past the parse bounds unparsed, with no text kept (bounded as parseMaybeJson)', () => {
+    const deep =
+      '['.repeat(INPUT_BOUNDS.maxJsonDepth + 1) + ']'.repeat(INPUT_BOUNDS.maxJsonDepth + 1);
+    expect(contentAttribute({ a: deep }, 'a')).toBe(deep);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
+import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
+import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
+import { MAX_CONTENT_CHARS } from '../../src/results/stored-result.js';
+import { scoreTrace } from '../../src/score/score-trace.js';
+import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
+import type { Config } from '../../src/config/config-schema.js';
+import type { ScoringPlan } from '../../src/score/scoring-plan.js';
+import { whenReady } from '../../src/redis/redis-connection.js';
+import { redisFor, testPrefix } from '../helpers/redis.js';
+import { agentTrace } from '../helpers/trace-builder.js';
+
+/**
+ * A call's arguments as every store gives them back: the JSON of the value the trace's text
+ * parsed to, however the text was spaced, escaped or ordered, and cut at MAX_CONTENT_CHARS by
+ * that JSON's length, not the text's. The memory store copies the text it parsed (when it shows
+ * the JSON fits); the Redis stores write the value's JSON: the same answers.
+ */
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+const retention = {
+  maxResults: 100,
+  maxRuns: 100,
+  retentionMs: 3_600_000,
+  storeContent: true,
+  maxServices: 20,
+  maxToolsPerService: 30,
+};
+
+const stores: Record<string, () => Promise<ResultsStore>> = {
+  memory: () => Promise.resolve(createMemoryResultsStore(retention)),
+  ...Object.fromEntries(
+    ([1, 2] as const).map(layout => [
+      `redis, layout ${layout}`,
+      async () => {
+        const prefix = testPrefix();
+        const redis = redisFor(prefix);
+        closers.push(() => redis.cleanup());
+        await whenReady(redis.commands);
+        return createRedisResultsStore(redis.commands, prefix, retention, { layout });
+      },
+    ]),
+  ),
+};
+
+const plan: ScoringPlan = {
+  suites: [],
+  rules: [],
+  toolHealth: resolveToolHealth({
+    toolHealth: {
+      enabled: true,
+      sampleRate: 1,
+      maxErrorRate: 0,
+      minRepeats: 3,
+      assertFormats: false,
+      maxToolsPerService: 30,
+    },
+    results: { storeContent: true } as Config['results'],
+  }),
+};
+
+/** What a store gives back: the value's JSON, cut as a record cuts it. */
+function expected(text: string): string {
+  const json = JSON.stringify(JSON.parse(text));
+  return json.length > MAX_CONTENT_CHARS ? `${json.slice(0, MAX_CONTENT_CHARS)}…` : json;
+}
+
+const TEXTS: Record<string, string> = {
+  spaced: '{ "city" : "Lisbon",\n  "date": "2026-12-01" }',
+  'repeated keys and escapes': '{"a":1,"a":2,"s":"\\u0041\\/\\"","t":"\\ud800"}',
+  'index keys after others': '{"b":1,"10":2,"2":3}',
+  'not ASCII': '{"city":"Zürich"}',
+  // 1,996 characters of text whose JSON is 8,778: exponents written out in full.
+  'numbers the JSON writes longer': `[${Array.from({ length: 399 }, () => '1e20').join(',')}]`,
+  // 2,007 characters of text whose JSON is 7.
+  'spacing past the bound': `{"a":1${' '.repeat(MAX_CONTENT_CHARS)}}`,
+  'long, within the bound': `{"k":"${'x'.repeat(MAX_CONTENT_CHARS - 8)}"}`,
+  'long, past the bound': `{"k":"${'x'.repeat(MAX_CONTENT_CHARS)}"}`,
+};
+
+describe.each(Object.keys(stores))('tool-call arguments in the %s results store', name => {
+  it('are the JSON of the value the text parsed to, cut by that JSON’s length', async () => {
+    const store = await stores[name]!();
+    const trace = agentTrace(
+      Object.values(TEXTS).map(argsText => ({ name: 'get_weather', argsText, result: {} })),
+    );
+    await scoreTrace(trace.traceId, trace.spans, plan, {
+      sinks: [resultsStoreSink(store, { exportState: 'pending' })],
+    });
+    const run = await store.run(trace.traceId);
+    const got = Object.fromEntries(
+      Object.keys(TEXTS).map((label, i) => [label, run!.toolCalls[i]!.arguments]),
+    );
+    expect(got).toEqual(
+      Object.fromEntries(Object.entries(TEXTS).map(([label, text]) => [label, expected(text)])),
+    );
+    // The cases say what they claim.
+    expect(TEXTS['numbers the JSON writes longer']!.length).toBeLessThan(MAX_CONTENT_CHARS);
+    expect(got['numbers the JSON writes longer']).toMatch(/^\[100000000000000000000,.*…$/);
+    expect(got['long, past the bound']!.length).toBe(MAX_CONTENT_CHARS + 1);
+  });
+});
