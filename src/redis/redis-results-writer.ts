@@ -359,11 +359,22 @@ export function createRedisResultsWriter(
     const results = toStoredResults(run);
     // A session's pass is kept under its session's key (see `runRecordKey`).
     const key = runRecordKey(run);
-    const fields = { ...runRecordPatch(run, t, retention.storeContent), receivedAtUnixMs: null };
+    // Layout 2 keeps a call's arguments and result as values where they fit ('values'): its line
+    // copies the JSON text they were parsed from, where layout 1's record holds them as text.
+    const record =
+      layout === 2
+        ? compactRecordLine(
+            { ...runRecordPatch(run, t, retention.storeContent, 'values'), receivedAtUnixMs: null },
+            key,
+          )
+        : JSON.stringify({
+            ...runRecordPatch(run, t, retention.storeContent),
+            receivedAtUnixMs: null,
+          });
     const w: QueuedRun = {
       kind: 'run',
       traceId: key,
-      record: layout === 2 ? compactRecordLine(fields, key) : JSON.stringify(fields),
+      record,
       // Added to the stored results by APPEND_RUN, or replacing them by a SET.
       append: addsToStoredResults(run),
       export: hasOutcomes(run)

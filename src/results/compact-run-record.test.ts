@@ -228,7 +228,10 @@ describe('a call content copied from the JSON text it was parsed from (contentAt
         fc.integer({ min: 0, max: 4 }),
         (v, indent) => {
           const value = parsed(JSON.stringify(v, null, indent));
-          expect(argumentsOf(lineWith(value))).toBe(JSON.stringify(value));
+          const line = lineWith(value);
+          expect(argumentsOf(line)).toBe(JSON.stringify(value));
+          // A line still: layout 2's stream entries are split at line breaks.
+          expect(line).not.toMatch(/[\n\r]/);
         },
       ),
       { numRuns: 300 },
@@ -269,13 +272,19 @@ describe('a call content copied from the JSON text it was parsed from (contentAt
     }
   });
 
-  it('writes the value where the text is not ASCII or past MAX_CONTENT_CHARS', () => {
+  it('writes the value where the text is not ASCII, breaks lines or is past MAX_CONTENT_CHARS', () => {
     const copies = vi.spyOn(JsonTextWriter.prototype, 'json');
     try {
       // Not ASCII: tried (a native write) and written as the value, escaped as the writer does.
       const zurich = parsed('{"city":"Zürich","s":"\\ud83d\\ude00"}');
       expect(argumentsOf(lineWith(zurich))).toBe('{"city":"Zürich","s":"😀"}');
       expect(copies).toHaveReturnedWith(false);
+      copies.mockClear();
+      // Line breaks between tokens: the value written, the line one line.
+      const broken = lineWith(parsed('{\r\n  "city": "Lisbon"\n}'));
+      expect(copies).toHaveReturnedWith(false);
+      expect(broken).not.toMatch(/[\n\r]/);
+      expect(argumentsOf(broken)).toBe('{"city":"Lisbon"}');
       copies.mockClear();
       // Past MAX_CONTENT_CHARS of spacing: the value written (7 characters), never the text.
       const padded = parsed(`{"a":1${' '.repeat(MAX_CONTENT_CHARS)}}`);

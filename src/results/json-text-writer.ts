@@ -13,6 +13,9 @@ const MAX_DEPTH = 64;
  */
 const LEFT_TO_STRINGIFY = new Error('JSON text left to JSON.stringify');
 
+/** A line break, which JSON text may hold between its tokens (see `JsonTextWriter.json`). */
+const LINE_BREAK = /[\n\r]/;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = '0123456789abcdef';
@@ -111,12 +114,14 @@ export class JsonTextWriter {
   }
 
   /**
-   * JSON text copied as it is, in one native write, when it is ASCII (true); nothing written
-   * when it is not (false: the caller writes the value instead, escaped as this class escapes).
-   * The caller vouches that `json` is one JSON value, which `JSON.parse` read whole: it lands in
-   * the text unchecked.
+   * JSON text copied as it is, in one native write, when it is ASCII without a line break (true);
+   * nothing written when it is not (false: the caller writes the value instead, escaped as this
+   * class escapes). The texts written are lines (layout 2's stream entry is split at line
+   * breaks), and JSON may hold line breaks between its tokens. The caller vouches that `json` is
+   * one JSON value, which `JSON.parse` read whole: it lands in the text unchecked.
    */
   json(json: string): boolean {
+    if (LINE_BREAK.test(json)) return false;
     // Three bytes a UTF-16 unit at most in UTF-8: room for whatever the text turns out to be.
     this.ensure(json.length * 3);
     // Every unit below 0x80 is one byte, every other two or more: as many bytes as units is ASCII.
