@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_NODE_FLAGS, spreadOf, type Spread } from './budget-figures.js';
-import { codeMapFlags, codeMapOf, instructionProfile, type InstructionProfile } from './instruction-profile.js';
+import {
+  codeMapFlags,
+  codeMapOf,
+  instructionProfile,
+  type InstructionProfile,
+} from './instruction-profile.js';
 import type { PipelineFigures } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
 
