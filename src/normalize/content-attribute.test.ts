@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { contentAttribute, jsonSourceText } from './content-attribute.js';
+import { MAX_CONTENT_CHARS } from '../results/stored-result.js';
+import {
+  contentAttribute,
+  forgetCallSourceTexts,
+  jsonSourceText,
+  MAX_SOURCE_TEXT_CHARS,
+} from './content-attribute.js';
 import { INPUT_BOUNDS } from './input-bounds.js';
 
 describe('contentAttribute', () => {
@@ -27,6 +33,25 @@ describe('contentAttribute', () => {
     // Not JSON: stays the text it was, which is not a parsed value's source.
     expect(contentAttribute({ a: '{"city":' }, 'a')).toBe('{"city":');
     expect(jsonSourceText('{"city":')).toBeUndefined();
+  });
+
+  it('keeps no text longer than MAX_SOURCE_TEXT_CHARS, which is more than any store copies', () => {
+    expect(MAX_SOURCE_TEXT_CHARS).toBeGreaterThanOrEqual(MAX_CONTENT_CHARS);
+    const long = `{"a":"${'x'.repeat(MAX_SOURCE_TEXT_CHARS - 7)}"}`;
+    expect(long.length).toBe(MAX_SOURCE_TEXT_CHARS + 1);
+    expect(jsonSourceText(contentAttribute({ a: long }, 'a'))).toBeUndefined();
+    const within = long.slice(0, 6) + long.slice(7);
+    expect(jsonSourceText(contentAttribute({ a: within }, 'a'))).toBe(within);
+  });
+
+  it('forgets a value’s text when asked (values handed to a custom scorer)', () => {
+    const call = {
+      arguments: contentAttribute({ a: '{"password":"hunter2"}' }, 'a'),
+      result: contentAttribute({ a: '[1]' }, 'a'),
+    };
+    forgetCallSourceTexts([call]);
+    expect(jsonSourceText(call.arguments)).toBeUndefined();
+    expect(jsonSourceText(call.result)).toBeUndefined();
   });
 
   it('leaves text past the parse bounds unparsed, with no text kept (bounded as parseMaybeJson)', () => {

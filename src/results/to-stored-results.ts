@@ -8,7 +8,7 @@ import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
 import { runRecordKey } from './run-record-key.js';
 import { jsonFitsWithin } from './json-fits-within.js';
-import { jsonSourceText } from '../normalize/content-attribute.js';
+import { sourceTextFits } from './source-text-fits.js';
 import type { ToolCallAssessment } from '../normalize/assess-tool-calls.js';
 import {
   MAX_AGENTS_PER_RESULT,
@@ -322,27 +322,12 @@ class RecordedCall implements WrittenToolCall {
 
 /** A recorded value as kept (see {@link runRecordPatch}): its value, or its text. */
 function keptContent(value: unknown, content: 'text' | 'values'): string | object | undefined {
-  if (content === 'values' && (sourceFits(value) || jsonFitsWithin(value, MAX_CONTENT_CHARS)))
+  if (
+    content === 'values' &&
+    (sourceTextFits(value, MAX_CONTENT_CHARS) || jsonFitsWithin(value, MAX_CONTENT_CHARS))
+  )
     return value as object;
   return contentText(value);
-}
-
-/**
- * What in JSON text may make `JSON.stringify`'s text of its value longer than it: a number with
- * an exponent (`1e20`, four characters, is written in 21) and a lone surrogate (one character,
- * written as six, `\udxxx`). Spacing, escapes, other numbers and repeated keys are written in as
- * many characters or fewer. A digit before an `e` inside a string matches too (the value is then
- * measured).
- */
-const MAY_GROW = /\d[eE]|[\ud800-\udfff]/u;
-
-/**
- * Whether the JSON text a value was parsed from (`jsonSourceText`) shows that its own JSON fits
- * in {@link MAX_CONTENT_CHARS}, without walking the value (see {@link MAY_GROW}).
- */
-function sourceFits(value: unknown): boolean {
-  const text = jsonSourceText(value);
-  return text !== undefined && text.length <= MAX_CONTENT_CHARS && !MAY_GROW.test(text);
 }
 
 /** A recorded value as JSON text (a string as it was), cut at {@link MAX_CONTENT_CHARS}. */

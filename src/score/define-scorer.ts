@@ -1,3 +1,4 @@
+import { forgetCallSourceTexts } from '../normalize/content-attribute.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { Scorer, ScorerKind } from './scorer.js';
 import { scored, type ScoreResult } from './score-result.js';
@@ -69,12 +70,20 @@ export function defineScorer(definition: CustomScorerDefinition): Scorer {
       return options;
     },
     async score({ trace, testCase, options }) {
+      // The scorer may change the calls' arguments and results in place (to redact them, say):
+      // stores then write the values as changed, not the texts they were parsed from.
+      forgetCallSourceTexts(trace.toolSequence);
       const threshold =
         typeof options.threshold === 'number' ? options.threshold : defaultThreshold;
       return toResult(await definition.score(trace, testCase, options), threshold, definition.name);
     },
   };
   return scorer;
+}
+
+/** True for a value made by {@link defineScorer}. */
+export function isDefinedScorer(value: unknown): boolean {
+  return (value as { [BRAND]?: boolean } | null)?.[BRAND] === true;
 }
 
 /** True for a value made by {@link defineScorer} (or any object with the scorer shape). */

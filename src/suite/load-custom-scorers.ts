@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJiti } from 'jiti';
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { isScorer } from '../score/define-scorer.js';
+import { forgetCallSourceTexts } from '../normalize/content-attribute.js';
+import { isDefinedScorer, isScorer } from '../score/define-scorer.js';
 import type { Scorer } from '../score/scorer.js';
 
 /**
@@ -42,7 +43,7 @@ export async function loadCustomScorers(
     const found = new Set<Scorer>();
     for (const value of Object.values(mod)) {
       for (const candidate of Array.isArray(value) ? value : [value])
-        if (isScorer(candidate)) found.add(candidate);
+        if (isScorer(candidate)) found.add(handsOverCalls(candidate));
     }
     if (found.size === 0) {
       throw new SpanscoreError(
@@ -54,6 +55,22 @@ export async function loadCustomScorers(
     out.push(...found);
   }
   return out;
+}
+
+/**
+ * A scorer of the scorer shape made without `defineScorer` (which does this itself), whose calls'
+ * values are forgotten as texts before it runs (see `forgetCallSourceTexts`): it may change them.
+ * One from `defineScorer` as it is.
+ */
+function handsOverCalls(scorer: Scorer): Scorer {
+  if (isDefinedScorer(scorer)) return scorer;
+  // Everything else read from the scorer itself, its prototype's methods too (a class instance).
+  const wrapped = Object.create(scorer) as Scorer;
+  wrapped.score = input => {
+    forgetCallSourceTexts(input.trace.toolSequence);
+    return scorer.score(input);
+  };
+  return wrapped;
 }
 
 // A scorer module imports `spanscore` wherever it lives; resolve it to this running copy (built

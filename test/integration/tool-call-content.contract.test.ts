@@ -10,6 +10,10 @@ import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace } from '../helpers/trace-builder.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSuite } from '../../src/suite/load-suite.js';
 
 /**
  * A call's arguments as every store gives them back: the JSON of the value the trace's text
@@ -76,6 +80,8 @@ const TEXTS: Record<string, string> = {
   'not ASCII': '{"city":"Zürich"}',
   // 1,996 characters of text whose JSON is 8,778: exponents written out in full.
   'numbers the JSON writes longer': `[${Array.from({ length: 399 }, () => '1e20').join(',')}]`,
+  // 1,999 characters of text whose JSON is 2,110: each rounds up to a digit more.
+  'integers the JSON writes longer': `[${Array.from({ length: 111 }, () => '99999999999999999').join(',')}]`,
   // 2,007 characters of text whose JSON is 7.
   'spacing past the bound': `{"a":1${' '.repeat(MAX_CONTENT_CHARS)}}`,
   'long, within the bound': `{"k":"${'x'.repeat(MAX_CONTENT_CHARS - 8)}"}`,
@@ -102,5 +108,63 @@ describe.each(Object.keys(stores))('tool-call arguments in the %s results store'
     expect(TEXTS['numbers the JSON writes longer']!.length).toBeLessThan(MAX_CONTENT_CHARS);
     expect(got['numbers the JSON writes longer']).toMatch(/^\[100000000000000000000,.*…$/);
     expect(got['long, past the bound']!.length).toBe(MAX_CONTENT_CHARS + 1);
+    expect(TEXTS['integers the JSON writes longer']!.length).toBeLessThan(MAX_CONTENT_CHARS);
+    expect(got['integers the JSON writes longer']).toMatch(/^\[100000000000000000,.*…$/);
   });
 });
+
+describe.each(Object.keys(stores))(
+  'tool-call arguments custom scorers changed, in the %s store',
+  name => {
+    it('are stored as changed, not as the text they were parsed from', async () => {
+      const store = await stores[name]!();
+      // Two scorers that redact in place: one made by defineScorer, one of the scorer shape only.
+      const dir = mkdtempSync(join(tmpdir(), 'spanscore-content-'));
+      writeFileSync(
+        join(dir, 'redact.ts'),
+        `import { defineScorer } from 'spanscore';
+export default defineScorer({
+  name: 'redacts_password',
+  score: trace => {
+    for (const call of trace.toolSequence) (call.arguments as { password: string }).password = '***';
+    return 1;
+  },
+});
+`,
+      );
+      writeFileSync(
+        join(dir, 'redact-shape.mjs'),
+        `export default {
+  name: 'redacts_token',
+  parseOptions: o => o,
+  score({ trace }) {
+    for (const call of trace.toolSequence) call.arguments.token = '***';
+    return { status: 'scored', score: 1, label: 'pass', reason: 'redacted', details: {} };
+  },
+};
+`,
+      );
+      writeFileSync(
+        join(dir, 'suite.yaml'),
+        'customScorers: [./redact.ts, ./redact-shape.mjs]\nscorers: [redacts_password, redacts_token]\ntestCases: [{ id: login }]\n',
+      );
+      const redacting: ScoringPlan = {
+        suites: [await loadSuite(join(dir, 'suite.yaml'))],
+        rules: [],
+      };
+      const trace = agentTrace(
+        [{ name: 'login', argsText: '{"user":"ana","password":"hunter2","token":"t0k"}' }],
+        { testCaseId: 'login' },
+      );
+      await scoreTrace(trace.traceId, trace.spans, redacting, {
+        sinks: [resultsStoreSink(store, { exportState: 'pending' })],
+      });
+      const run = await store.run(trace.traceId);
+      expect(run!.results.map(r => [r.scorer, r.status])).toEqual([
+        ['redacts_password', 'scored'],
+        ['redacts_token', 'scored'],
+      ]);
+      expect(run!.toolCalls[0]!.arguments).toBe('{"user":"ana","password":"***","token":"***"}');
+    });
+  },
+);

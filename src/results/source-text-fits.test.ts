@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contentAttribute } from '../normalize/content-attribute.js';
+import { sourceTextFits } from './source-text-fits.js';
+
+const parsed = (text: string): unknown => contentAttribute({ a: text }, 'a');
+
+/** A JSON number as a sender may write it: any sign, digits, fraction and exponent. */
+const numberText = fc
+  .tuple(
+    fc.constantFrom('', '-'),
+    // Runs of nines too: the digits that round up to one more (9999999999999999 to 1e16).
+    fc.oneof(
+      fc.constant('0'),
+      fc.stringMatching(/^[1-9][0-9]{0,24}$/),
+      fc.stringMatching(/^9{13,19}[0-9]?$/),
+    ),
+    fc.option(fc.stringMatching(/^[0-9]{1,20}$/), { nil: undefined }),
+    fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.nat(400)), {
+      nil: undefined,
+    }),
+  )
+  .map(
+    ([sign, int, frac, exp]) =>
+      `${sign}${int}${frac === undefined ? '' : `.${frac}`}${exp === undefined ? '' : exp.join('')}`,
+  );
+
+/** JSON text of lists and objects of such numbers and of strings with escapes, spaced at will. */
+const jsonText: fc.Arbitrary<string> = fc
+  .letrec<{ value: string }>(tie => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      numberText,
+      fc.constantFrom('"a"', '"\\u0041\\/"', '"\\ud800"', '"x\\n"', 'true', 'null'),
+      fc
+        .tuple(fc.array(tie('value'), { maxLength: 5 }), fc.constantFrom('', ' '))
+        .map(([items, space]) => `[${space}${items.join(`${space},`)}]`),
+      fc
+        .array(fc.tuple(fc.constantFrom('"k"', '"1"', '"__proto__"', '"b"'), tie('value')), {
+          maxLength: 4,
+        })
+        .map(fields => `{${fields.map(([k, v]) => `${k}:${v}`).join(',')}}`),
+    ),
+  }))
+  .value.filter(text => text.startsWith('[') || text.startsWith('{'));
+
+describe('sourceTextFits', () => {
+  it('never says a value fits when its JSON is longer than the text it was parsed from (fuzzed)', () => {
+    fc.assert(
+      fc.property(jsonText, text => {
+        const value = parsed(text);
+        if (sourceTextFits(value, text.length))
+          expect(JSON.stringify(value).length).toBeLessThanOrEqual(text.length);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('measures what JSON writes longer: exponents, integers of 16 digits, lone surrogates', () => {
+    // Each written longer than read.
+    for (const text of ['[1e20]', '[9999999999999999]', '[-99999999999999999]', '["\ud800"]']) {
+      expect(JSON.stringify(JSON.parse(text)).length, text).toBeGreaterThan(text.length);
+      expect(sourceTextFits(parsed(text), 1000), text).toBe(false);
+    }
+    // Written as long or shorter: spacing, escapes, decimals, 15 digits, repeated keys.
+    for (const text of ['[ 1.50 , -0 ]', '{"s":"\\u0041","s":"\\/"}', '[999999999999999]']) {
+      expect(JSON.stringify(JSON.parse(text)).length, text).toBeLessThanOrEqual(text.length);
+      expect(sourceTextFits(parsed(text), 1000), text).toBe(true);
+    }
+  });
+
+  it('says no past the bound or without a text', () => {
+    expect(sourceTextFits(parsed('{"a":"bcd"}'), 10)).toBe(false);
+    expect(sourceTextFits(parsed('{"a":"bcd"}'), 11)).toBe(true);
+    expect(sourceTextFits({ a: 'bcd' }, 100)).toBe(false);
+    expect(sourceTextFits('{"a":"bcd"}', 100)).toBe(false);
+  });
+});
