@@ -1,31 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../config/config-schema.js';
 import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import { assessToolCalls } from '../normalize/assess-tool-calls.js';
 import { runRecordPatch } from '../results/to-stored-results.js';
-import { resolveToolHealth } from '../suite/tool-health-rule.js';
 import { otlpRequest, traceId, type SpanInput } from '../../test/helpers/otlp-json-builder.js';
 import { JsonText, toolSchemaTrace } from '../../test/helpers/tool-schema-traces.js';
 import { runCalls } from './run-calls.js';
 import { scoreTrace } from './score-trace.js';
 import type { ScoringPlan } from './scoring-plan.js';
 import { toolCallFacts } from './tool-call-facts.js';
+import { toolHealthPlan } from '../../test/helpers/tool-health-plan.js';
 
-const health = (assertFormats = false): ScoringPlan => ({
-  suites: [],
-  rules: [],
-  toolHealth: resolveToolHealth({
-    toolHealth: {
-      enabled: true,
-      sampleRate: 1,
-      maxErrorRate: 0,
-      minRepeats: 3,
-      assertFormats,
-      maxToolsPerService: 30,
-    },
-    results: { storeContent: true } as Config['results'],
-  }),
-});
+const health = (assertFormats = false): ScoringPlan => toolHealthPlan({ assertFormats });
 
 /** A trace offered `book` with `schema` (JSON text), calling it with each of `args` (JSON texts). */
 const trace = (n: number, schema: string, args: string[]): SpanInput[] =>

@@ -12,8 +12,7 @@ import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.j
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { judgedPass } from '../helpers/judged-pass.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
-import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
-import type { Config } from '../../src/config/config-schema.js';
+import { toolHealthPlan } from '../helpers/tool-health-plan.js';
 
 /**
  * The results-store contract, run against both stores: the memory ring and Redis, one server and
@@ -108,21 +107,7 @@ async function feed(store: ResultsStore): Promise<Record<string, string>> {
  * tool never offered; a call that fails; the same call three times. Every tool span runs 5 ms.
  */
 async function feedToolHealth(store: ResultsStore): Promise<void> {
-  const plan: ScoringPlan = {
-    suites: [],
-    rules: [],
-    toolHealth: resolveToolHealth({
-      toolHealth: {
-        enabled: true,
-        sampleRate: 1,
-        maxErrorRate: 0,
-        minRepeats: 3,
-        assertFormats: false,
-        maxToolsPerService: 30,
-      },
-      results: { storeContent: true } as Config['results'],
-    }),
-  };
+  const plan = toolHealthPlan();
   const offered = [
     {
       name: 'get_weather',

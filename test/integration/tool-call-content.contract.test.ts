@@ -4,8 +4,6 @@ import { createRedisResultsStore } from '../../src/redis/redis-results-store.js'
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
 import { MAX_CONTENT_CHARS } from '../../src/results/stored-result.js';
 import { scoreTrace } from '../../src/score/score-trace.js';
-import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
-import type { Config } from '../../src/config/config-schema.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
@@ -14,6 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSuite } from '../../src/suite/load-suite.js';
+import { toolHealthPlan } from '../helpers/tool-health-plan.js';
 
 /**
  * A call's arguments as every store gives them back: the JSON of the value the trace's text
@@ -51,21 +50,7 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
   ),
 };
 
-const plan: ScoringPlan = {
-  suites: [],
-  rules: [],
-  toolHealth: resolveToolHealth({
-    toolHealth: {
-      enabled: true,
-      sampleRate: 1,
-      maxErrorRate: 0,
-      minRepeats: 3,
-      assertFormats: false,
-      maxToolsPerService: 30,
-    },
-    results: { storeContent: true } as Config['results'],
-  }),
-};
+const plan = toolHealthPlan();
 
 /** What a store gives back: the value's JSON, cut as a record cuts it. */
 function expected(text: string): string {

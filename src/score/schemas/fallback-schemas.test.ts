@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../config/config-schema.js';
 import { decodeOtlpJson } from '../../ingest/decode-otlp-json.js';
 import {
   assessToolCalls,
@@ -12,17 +11,16 @@ import type { FallbackSchema } from '../../normalize/schema-source.js';
 import { replacedIncrements } from '../../results/replaced-pass.js';
 import { toolIncrementer } from '../../results/tool-aggregates.js';
 import { runRecordPatch, toStoredResults } from '../../results/to-stored-results.js';
-import { resolveToolHealth } from '../../suite/tool-health-rule.js';
 import { otlpRequest } from '../../../test/helpers/otlp-json-builder.js';
 import { serviceTraceSpans } from '../../../test/helpers/service-trace.js';
 import { toolArguments } from '../deterministic/tool-arguments.js';
 import type { ScoreResult } from '../score-result.js';
 import { scoreTrace } from '../score-trace.js';
-import type { ScoringPlan } from '../scoring-plan.js';
 import { toolCallFacts } from '../tool-call-facts.js';
 import { createMemorySchemaRegistry } from './memory-schema-registry.js';
 import { createSchemaLearningSink } from './schema-learning-sink.js';
 import { createSchemaLookup } from './schema-lookup.js';
+import { toolHealthPlan } from '../../../test/helpers/tool-health-plan.js';
 
 const airport = {
   type: 'object',
@@ -130,21 +128,7 @@ describe('a schema for every call: fallback schemas in tool_arguments', () => {
 });
 
 describe('a schema for every call: through the per-trace loop', () => {
-  const plan: ScoringPlan = {
-    suites: [],
-    rules: [],
-    toolHealth: resolveToolHealth({
-      toolHealth: {
-        enabled: true,
-        sampleRate: 1,
-        maxErrorRate: 0,
-        minRepeats: 3,
-        assertFormats: false,
-        maxToolsPerService: 30,
-      },
-      results: { storeContent: true } as Config['results'],
-    }),
-  };
+  const plan = toolHealthPlan();
   const spansOf = (options: Parameters<typeof serviceTraceSpans>[0]) => {
     const { traceId, spans } = serviceTraceSpans(options);
     return { traceId, spans: decodeOtlpJson(otlpRequest(spans)).spans };

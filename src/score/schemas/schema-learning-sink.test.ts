@@ -1,31 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../config/config-schema.js';
 import { decodeOtlpJson } from '../../ingest/decode-otlp-json.js';
-import { resolveToolHealth } from '../../suite/tool-health-rule.js';
 import { otlpRequest } from '../../../test/helpers/otlp-json-builder.js';
 import { serviceTraceSpans } from '../../../test/helpers/service-trace.js';
 import { scoreTrace } from '../score-trace.js';
-import type { ScoringPlan } from '../scoring-plan.js';
 import { createMemorySchemaRegistry } from './memory-schema-registry.js';
 import { createSchemaLearningSink } from './schema-learning-sink.js';
 import { SCHEMA_REGISTRY_LIMITS, type SchemaRegistry } from './schema-registry.js';
 import { schemaText } from './schema-text.js';
+import { toolHealthPlan } from '../../../test/helpers/tool-health-plan.js';
 
-const plan: ScoringPlan = {
-  suites: [],
-  rules: [],
-  toolHealth: resolveToolHealth({
-    toolHealth: {
-      enabled: true,
-      sampleRate: 1,
-      maxErrorRate: 0,
-      minRepeats: 3,
-      assertFormats: false,
-      maxToolsPerService: 30,
-    },
-    results: { storeContent: true } as Config['results'],
-  }),
-};
+const plan = toolHealthPlan();
 
 /** A registry whose writes are counted, schemas and characters. */
 function counted(): SchemaRegistry & {
