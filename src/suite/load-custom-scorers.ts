@@ -43,7 +43,7 @@ export async function loadCustomScorers(
     const found = new Set<Scorer>();
     for (const value of Object.values(mod)) {
       for (const candidate of Array.isArray(value) ? value : [value])
-        if (isScorer(candidate)) found.add(handsOverCalls(candidate));
+        if (isScorer(candidate)) found.add(candidate);
     }
     if (found.size === 0) {
       throw new SpanscoreError(
@@ -52,7 +52,8 @@ export async function loadCustomScorers(
         { location },
       );
     }
-    out.push(...found);
+    // Wrapped once each: a scorer exported twice (by default and by name) is one scorer.
+    for (const scorer of found) out.push(handsOverCalls(scorer));
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { loadCustomScorers } from './load-custom-scorers.js';
 import { loadSuite, parseSuite } from './load-suite.js';
 
 async function failure(
@@ -132,6 +133,16 @@ testCases:
       code: 'SS_INPUT_NOT_FOUND',
       message: expect.stringMatching(/^\/nonexistent\/suite\.yaml: cannot read suite/),
     });
+  });
+
+  it('loads a scorer exported twice (by default and by name) once, of the scorer shape too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    writeFileSync(
+      join(dir, 'twice.mjs'),
+      'export const shaped = { name: "shaped", parseOptions: o => o, score: () => ({ status: "skipped", reason: "-" }) };\nexport default [shaped];\n',
+    );
+    const scorers = await loadCustomScorers(['./twice.mjs'], dir, 'suite.yaml');
+    expect(scorers.map(s => s.name)).toEqual(['shaped']);
   });
 
   it('loads a TypeScript custom scorer module relative to the suite, importing spanscore', async () => {
