@@ -44,6 +44,19 @@ describe('contentAttribute', () => {
     expect(jsonSourceText(contentAttribute({ a: within }, 'a'))).toBe(within);
   });
 
+  it('keeps no text of hostile sizes: wide, long, many (nothing kept is past the bound)', () => {
+    // 100,000 keys (1.3 MB of text, within the parse bound): parsed as jsonAttribute would, no text.
+    const wide = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
+    const value = contentAttribute({ a: wide }, 'a');
+    expect(Object.keys(value as object)).toHaveLength(100_000);
+    expect(jsonSourceText(value)).toBeUndefined();
+    // Many at the bound: each keeps its own text of at most MAX_SOURCE_TEXT_CHARS characters.
+    const atBound = `[${'1,'.repeat((MAX_SOURCE_TEXT_CHARS - 3) / 2)}1]`;
+    expect(atBound.length).toBeLessThanOrEqual(MAX_SOURCE_TEXT_CHARS);
+    const kept = Array.from({ length: 1000 }, () => contentAttribute({ a: atBound }, 'a'));
+    expect(kept.every(v => jsonSourceText(v) === atBound)).toBe(true);
+  });
+
   it('forgets a value’s text when asked (values handed to a custom scorer)', () => {
     const call = {
       arguments: contentAttribute({ a: '{"password":"hunter2"}' }, 'a'),
