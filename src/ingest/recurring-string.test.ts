@@ -29,4 +29,26 @@ describe('recurringString: the decoder cache of repeating strings', () => {
     expect(recurringString(b, 0, b.length)).toBe(recurringString(a, 3, 19));
     expect(recurringString(Buffer.from('gen_ai.tool.namf'), 0, 16)).toBe('gen_ai.tool.namf');
   });
+
+  it('tells apart strings of one length that differ only where the hash does not look', () => {
+    // 32 bytes alike at the start, in the middle and at the end: one slot for all of them, each
+    // lookup replacing the last. Every answer is still the bytes' own string.
+    const made = (i: number): string =>
+      `ab${String(i).padStart(6, '0')}xxxxxxxx${String(i).padStart(6, '0')}zzzzzzzz`.slice(0, 32);
+    const texts = Array.from({ length: 2_000 }, (_, i) => made(i));
+    expect(new Set(texts).size).toBe(2_000);
+    for (const round of [0, 1])
+      for (const text of texts) {
+        const buf = Buffer.from(`${'-'.repeat(round)}${text}`);
+        expect(recurringString(buf, round, buf.length)).toBe(text);
+      }
+  });
+
+  it('reads strings shorter than eight bytes whole, one byte apart', () => {
+    for (let len = 1; len < 8; len++)
+      for (let c = 0; c < 128; c++) {
+        const text = String.fromCharCode(c).repeat(len);
+        expect(recurringString(Buffer.from(text), 0, len)).toBe(text);
+      }
+  });
 });
