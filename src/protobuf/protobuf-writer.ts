@@ -1,4 +1,5 @@
 import type { AttributeValue } from './attribute-value.js';
+import type { EncodedKeys } from './encoded-keys.js';
 import { writeU64LE } from './u64-le.js';
 import { WIRE } from './wire-type.js';
 
@@ -8,6 +9,11 @@ import { WIRE } from './wire-type.js';
  * exporters write attributes.
  */
 export type NumberEncoding = 'double' | 'int-or-double';
+
+/** Each hex digit's value by its character code (below 128); -1 for a character that is not one. */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_DIGIT[0x30 + i] = i;
+for (let i = 0; i < 6; i++) HEX_DIGIT[0x61 + i] = HEX_DIGIT[0x41 + i] = 10 + i;
 
 /**
  * An append-only protobuf writer into one growing Buffer, for the measured hot paths that write
@@ -20,7 +26,15 @@ export class ProtobufWriter {
   private buf: Buffer;
   private pos = 0;
 
-  constructor(size = 1024) {
+  /**
+   * `keys`: where {@link ProtobufWriter.keyValue} finds keys already encoded, to copy rather than
+   * encode again; for a writer whose keys come from a small fixed set (the evaluation span
+   * encoder's). Without it, every key is encoded.
+   */
+  constructor(
+    size = 1024,
+    private readonly keys?: EncodedKeys,
+  ) {
     this.buf = Buffer.allocUnsafe(size);
   }
 
@@ -118,7 +132,23 @@ export class ProtobufWriter {
     const n = hex.length >>> 1;
     this.varint(n);
     this.ensure(n);
-    this.pos += this.buf.write(hex, this.pos, n, 'hex');
+    // Pairs of digits in a loop: a call into the runtime's hex decoder cost more than the 8 or 16
+    // bytes of an id. A string that is not all hex digits takes the decoder's way (it stops at the
+    // first pair that is not).
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < n; i++) {
+      const a = hex.charCodeAt(2 * i);
+      const b = hex.charCodeAt(2 * i + 1);
+      const hi = a < 128 ? HEX_DIGIT[a]! : -1;
+      const lo = b < 128 ? HEX_DIGIT[b]! : -1;
+      if ((hi | lo) < 0) {
+        this.pos += buf.write(hex, at, n, 'hex');
+        return;
+      }
+      buf[at + i] = (hi << 4) | lo;
+    }
+    this.pos = at + n;
   }
 
   /**
@@ -198,9 +228,18 @@ export class ProtobufWriter {
   /** One `KeyValue` message, length first (no tag). */
   keyValue(key: string, value: AttributeValue, numbers: NumberEncoding): void {
     const at = this.openLength();
-    this.tag(1, WIRE.LEN);
-    this.string(key);
-    this.tag(2, WIRE.LEN);
+    const encoded = this.keys?.of(key);
+    if (encoded) {
+      this.ensure(encoded.length);
+      const buf = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < encoded.length; i++) buf[p++] = encoded[i]!;
+      this.pos = p;
+    } else {
+      this.tag(1, WIRE.LEN);
+      this.string(key);
+      this.tag(2, WIRE.LEN);
+    }
     this.anyValue(value, numbers);
     this.closeLength(at);
   }
