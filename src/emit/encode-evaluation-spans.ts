@@ -20,7 +20,8 @@ const IS_REMOTE = 0x200;
 const KIND_INTERNAL = 1;
 
 /**
- * The keys of evaluation spans (a fixed set, and the keys a scorer's details add), encoded once.
+ * The keys of evaluation spans (a fixed set: `scoreToSpan` writes only the conventions' names),
+ * encoded once.
  */
 const KEYS = new EncodedKeys();
 /**

@@ -1,13 +1,10 @@
+import { ProtobufWriter } from './protobuf-writer.js';
 import { WIRE } from './wire-type.js';
-
-/** The `KeyValue` fields around a key: `key` (1) and `value` (2), both length-delimited. */
-const KEY_TAG = (1 << 3) | WIRE.LEN;
-const VALUE_TAG = (2 << 3) | WIRE.LEN;
 
 /**
  * The encoded start of a `KeyValue` for each key of a small set, for `ProtobufWriter.keyValue` to
  * copy rather than encode again: the key field (tag, length, UTF-8 bytes) and the value field's
- * tag. Made on a key's first use. At most `maxKeys` keys of at most
+ * tag, as the writer writes them. Made on a key's first use. At most `maxKeys` keys of at most
  * {@link EncodedKeys.MAX_KEY_CHARS} UTF-16 units are kept, the first ones seen; any other key gets
  * `undefined` and is encoded each time, so keys from outside (a trace's) keep the set bounded:
  * at most `maxKeys` × 196 bytes.
@@ -23,17 +20,11 @@ export class EncodedKeys {
     const kept = this.kept.get(key);
     if (kept !== undefined || this.kept.size >= this.maxKeys) return kept;
     if (key.length > EncodedKeys.MAX_KEY_CHARS) return undefined;
-    const n = Buffer.byteLength(key, 'utf8'); // at most 192: a length of two varint bytes
-    const head = n < 0x80 ? 2 : 3;
-    const encoded = new Uint8Array(head + n + 1);
-    encoded[0] = KEY_TAG;
-    if (n < 0x80) encoded[1] = n;
-    else {
-      encoded[1] = (n & 0x7f) | 0x80;
-      encoded[2] = n >>> 7;
-    }
-    Buffer.from(encoded.buffer).write(key, head, 'utf8');
-    encoded[head + n] = VALUE_TAG;
+    const w = new ProtobufWriter(key.length * 3 + 4); // two tags, a length of at most 2 bytes
+    w.tag(1, WIRE.LEN);
+    w.string(key);
+    w.tag(2, WIRE.LEN);
+    const encoded = Uint8Array.from(w.done());
     this.kept.set(key, encoded);
     return encoded;
   }

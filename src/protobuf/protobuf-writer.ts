@@ -1,5 +1,4 @@
 import type { AttributeValue } from './attribute-value.js';
-import type { EncodedKeys } from './encoded-keys.js';
 import { writeU64LE } from './u64-le.js';
 import { WIRE } from './wire-type.js';
 
@@ -14,6 +13,11 @@ export type NumberEncoding = 'double' | 'int-or-double';
 const HEX_DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX_DIGIT[0x30 + i] = i;
 for (let i = 0; i < 6; i++) HEX_DIGIT[0x61 + i] = HEX_DIGIT[0x41 + i] = 10 + i;
+
+/** Keys already encoded, by key (`EncodedKeys`): a `KeyValue`'s key field and its value's tag. */
+export interface KeyEncodings {
+  of(key: string): Uint8Array | undefined;
+}
 
 /**
  * An append-only protobuf writer into one growing Buffer, for the measured hot paths that write
@@ -33,7 +37,7 @@ export class ProtobufWriter {
    */
   constructor(
     size = 1024,
-    private readonly keys?: EncodedKeys,
+    private readonly keys?: KeyEncodings,
   ) {
     this.buf = Buffer.allocUnsafe(size);
   }
