@@ -58,15 +58,12 @@ export class HeldTrace implements TraceProgress {
     if (this.spanIds) return this.spanIds.has(spanId);
     const spans = this.spans;
     // Ids of one length (16 hex digits) are compared by a call into the runtime each: the last
-    // character first, inline, passes over all but one in sixteen of them.
-    const last = spanId.charCodeAt(spanId.length - 1); // NaN for '': then compared whole
-    if (Number.isNaN(last)) {
-      for (let i = 0; i < upTo; i++) if (spans[i]!.spanId === spanId) return true;
-      return false;
-    }
+    // character first, inline, passes over all but one in sixteen of them (`| 0`: an empty id's
+    // NaN as 0 on both sides, so equal ids always reach the whole comparison).
+    const last = spanId.charCodeAt(spanId.length - 1) | 0;
     for (let i = 0; i < upTo; i++) {
       const id = spans[i]!.spanId;
-      if (id.charCodeAt(id.length - 1) === last && id === spanId) return true;
+      if ((id.charCodeAt(id.length - 1) | 0) === last && id === spanId) return true;
     }
     return false;
   }
