@@ -111,7 +111,13 @@ describe('checkArguments against @cfworker/json-schema', () => {
     // Both verdicts in good measure, and from values built for the schema as well as against it.
     expect(share(all.valid), JSON.stringify(tally)).toBeGreaterThan(0.3);
     expect(share(all.invalid), JSON.stringify(tally)).toBeGreaterThan(0.3);
-    expect(tally.derived.valid).toBeGreaterThan(tally.derived.invalid);
+    // Values built for the schema pass more often than values built against it. (Not "most derived
+    // values pass": the generator misses often enough, 54–65% valid over twelve runs, that with
+    // ~700 values from 250 schemas the two counts met once.)
+    const validShare = (t: Tally) => t.valid / (t.valid + t.invalid + t.unchecked);
+    expect(validShare(tally.derived), JSON.stringify(tally)).toBeGreaterThan(
+      validShare(tally.mutated),
+    );
     expect(tally.mutated.invalid).toBeGreaterThan(tally.mutated.valid);
     expect(tally.independent.invalid).toBeGreaterThan(0);
     expect(tally.independent.valid).toBeGreaterThan(0);
