@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { freePort, loopbackServerArgs } from './redis-server.js';
 
@@ -29,25 +30,70 @@ export interface RedisCluster {
 }
 
 /**
+ * What a test or hook that starts a cluster gives it: two tries (a try waits up to 30 s for the
+ * cluster to agree it is whole), where forming one takes 1–3 s alone and 8 s on a host loaded four
+ * times over its cores. A cluster started inside a test would have vitest's 30 s for both.
+ */
+export const CLUSTER_START_TIMEOUT_MS = 90_000;
+
+/** How {@link startRedisCluster} builds a cluster. */
+export interface ClusterOptions {
+  masters?: number;
+  replicasPerMaster?: number;
+  nodeTimeoutMs?: number;
+  /** Every node requires it (`requirepass`, `masterauth`). */
+  password?: string;
+}
+
+/**
  * Starts `masters × (1 + replicasPerMaster)` `redis-server --cluster-enabled yes` processes on free
  * loopback ports and joins them with `redis-cli --cluster create`, which gives the masters equal
  * slot ranges in the order given (1 or 2 masters, which it refuses, are joined by hand the same way). `nodeTimeoutMs` is how long a silent master has before its replica
  * takes over (Redis's default is 15 s; tests use 2 s).
  */
-export async function startRedisCluster(
-  options: {
-    masters?: number;
-    replicasPerMaster?: number;
-    nodeTimeoutMs?: number;
-    /** Every node requires it (`requirepass`, `masterauth`). */
-    password?: string;
-  } = {},
-): Promise<RedisCluster> {
+export async function startRedisCluster(options: ClusterOptions = {}): Promise<RedisCluster> {
+  // A second try on fresh ports: a port found free can be taken before its node binds it (a test
+  // file beside this one starting servers, a client's connection taking the bus port).
+  try {
+    return await startOnce(options);
+  } catch (first) {
+    try {
+      return await startOnce(options);
+    } catch (second) {
+      throw new Error(
+        `a Redis Cluster failed to form twice:\n${(first as Error).message}\n${(second as Error).message}`,
+        { cause: second },
+      );
+    }
+  }
+}
+
+/**
+ * A free loopback port whose cluster bus port (10,000 above it, which Redis derives and cannot be
+ * told otherwise in 7.0) is free too and no higher than 65535: a node that cannot bind its bus
+ * port exits at start.
+ */
+async function freeClusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10_000 <= 65_535 && (await isFree(port + 10_000))) return port;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function startOnce(options: ClusterOptions): Promise<RedisCluster> {
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-cluster-'));
   const ports: number[] = [];
-  for (let i = 0; i < masters * (1 + replicas); i++) ports.push(await freePort());
+  for (let i = 0; i < masters * (1 + replicas); i++) ports.push(await freeClusterPort());
   const children = new Map<number, ChildProcess>();
   for (const port of ports) {
     const child = spawn(
@@ -169,6 +215,14 @@ export async function startRedisCluster(
             .every(n => cli(n.port, 'info', 'replication').includes('master_link_status:up')),
         timeoutMs,
         'cluster_state:ok on every node, and every replica in sync',
+        // What the cluster said last, so a failure to form says why.
+        () =>
+          alive()
+            .map(
+              p =>
+                `node ${p}: ${/cluster_state:\w+/.exec(cli(p, 'cluster', 'info'))?.[0] ?? 'no answer'}\n${cli(p, 'cluster', 'nodes')}`,
+            )
+            .join('\n'),
       );
     };
     await waitHealthy();
@@ -187,11 +241,16 @@ export async function startRedisCluster(
   }
 }
 
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function until(
+  check: () => boolean,
+  timeoutMs: number,
+  what: string,
+  state: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${state()}`.trim());
     await new Promise(r => setTimeout(r, 100));
   }
 }

@@ -29,7 +29,9 @@ async function start(driver: 'memory' | 'bullmq', sessions: boolean) {
       'export.batchDelayMs': 10,
       'toolHealth.enabled': true,
       'toolHealth.sessions': sessions,
-      'sessions.idleMs': 400,
+      // Long enough that a turn sent on a loaded host still finds its conversation open: at 400
+      // ms the session's record failed to match the three turns sent, once, in a full test run.
+      'sessions.idleMs': 1500,
     },
     closers,
   );

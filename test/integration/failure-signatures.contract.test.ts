@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import {
@@ -11,7 +11,11 @@ import { scoreTrace } from '../../src/score/score-trace.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
 import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  startRedisCluster,
+  type RedisCluster,
+} from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 
@@ -35,6 +39,11 @@ const retention = {
 };
 
 let cluster: Promise<RedisCluster> | undefined;
+// Formed before the tests, with room for a second try (a test has 30 s in all).
+beforeAll(async () => {
+  cluster ??= startRedisCluster({ masters: 3 });
+  await cluster;
+}, CLUSTER_START_TIMEOUT_MS);
 afterAll(async () => {
   await (await cluster)?.stop();
 });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
@@ -10,7 +10,11 @@ import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  startRedisCluster,
+  type RedisCluster,
+} from '../helpers/redis-cluster.js';
 
 /**
  * The QueueDriver contract, run against both drivers: the memory driver in this process, the
@@ -25,6 +29,11 @@ afterEach(async () => {
 
 /** Started by the first cluster test, shared by the rest of them. */
 let cluster: Promise<RedisCluster> | undefined;
+// Formed before the tests, with room for a second try (a test has 30 s in all).
+beforeAll(async () => {
+  cluster ??= startRedisCluster({ masters: 3 });
+  await cluster;
+}, CLUSTER_START_TIMEOUT_MS);
 afterAll(async () => {
   await (await cluster)?.stop();
 });

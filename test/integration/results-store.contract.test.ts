@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
@@ -8,7 +8,11 @@ import { sessionRecordKey } from '../../src/results/run-record-key.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  startRedisCluster,
+  type RedisCluster,
+} from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { judgedPass } from '../helpers/judged-pass.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
@@ -80,6 +84,11 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
 
 /** Started by the first cluster test, shared by the rest; its keys go with it. */
 let cluster: Promise<RedisCluster> | undefined;
+// Formed before the tests, with room for a second try (a test has 30 s in all).
+beforeAll(async () => {
+  cluster ??= startRedisCluster({ masters: 3 });
+  await cluster;
+}, CLUSTER_START_TIMEOUT_MS);
 afterAll(async () => {
   await (await cluster)?.stop();
 });

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRedisConnection,
   whenReady,
@@ -15,7 +15,11 @@ import {
   type SchemaRegistry,
   type SchemaRegistryLimits,
 } from '../../src/score/schemas/schema-registry.js';
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import {
+  CLUSTER_START_TIMEOUT_MS,
+  startRedisCluster,
+  type RedisCluster,
+} from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
@@ -29,6 +33,11 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 let cluster: Promise<RedisCluster> | undefined;
+// Formed before the tests, with room for a second try (a test has 30 s in all).
+beforeAll(async () => {
+  cluster ??= startRedisCluster({ masters: 3 });
+  await cluster;
+}, CLUSTER_START_TIMEOUT_MS);
 afterAll(async () => {
   await (await cluster)?.stop();
 });
