@@ -9,7 +9,7 @@ const bytes = (n: number, seed: number): Buffer => {
 };
 
 describe('RecordCopier', () => {
-  it('copies every length from 0 to 9 and around its loop limit, at unaligned offsets of views into shared memory', () => {
+  it('copies every length from 0 to 9, around its 16-byte step and around its loop limit, at unaligned offsets of views into shared memory', () => {
     // Sources and target as Node hands them out: views at odd offsets into larger memory.
     const memory = bytes(8192, 1);
     const source = memory.subarray(3, 4000);
@@ -18,7 +18,9 @@ describe('RecordCopier', () => {
     const copier = new RecordCopier(target);
     const expected = Buffer.alloc(target.length);
     let at = 1;
-    const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1023, 1024, 1025, 2047];
+    const lengths = [
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 19, 20, 31, 33, 1023, 1024, 1025, 2047,
+    ];
     lengths.forEach((n, i) => {
       // The sources alternate in pairs: the copier's view of the last source is kept for the
       // second copy of a pair and replaced for the first.

