@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
@@ -98,16 +98,18 @@ describe.each(Object.keys(stores))('tool-call arguments in the %s results store'
   });
 });
 
-describe.each(Object.keys(stores))(
-  'tool-call arguments custom scorers changed, in the %s store',
-  name => {
-    it('are stored as changed, not as the text they were parsed from', async () => {
-      const store = await stores[name]!();
-      // Two scorers that redact in place: one made by defineScorer, one of the scorer shape only.
-      const dir = mkdtempSync(join(tmpdir(), 'spanscore-content-'));
-      writeFileSync(
-        join(dir, 'redact.ts'),
-        `import { defineScorer } from 'spanscore';
+/**
+ * Two scorers that redact in place (one made by defineScorer, one of the scorer shape only), in a
+ * suite loaded once for every store: loading compiles the TypeScript module and the spanscore it
+ * imports (jiti, from the sources here), 4–7 s alone and up to 34 s on a loaded host, each time.
+ */
+let redactingPlan: Promise<ScoringPlan> | undefined;
+const redacting = (): Promise<ScoringPlan> =>
+  (redactingPlan ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-content-'));
+    writeFileSync(
+      join(dir, 'redact.ts'),
+      `import { defineScorer } from 'spanscore';
 export default defineScorer({
   name: 'redacts_password',
   score: trace => {
@@ -116,10 +118,10 @@ export default defineScorer({
   },
 });
 `,
-      );
-      writeFileSync(
-        join(dir, 'redact-shape.mjs'),
-        `export default {
+    );
+    writeFileSync(
+      join(dir, 'redact-shape.mjs'),
+      `export default {
   name: 'redacts_token',
   parseOptions: o => o,
   score({ trace }) {
@@ -128,20 +130,25 @@ export default defineScorer({
   },
 };
 `,
-      );
-      writeFileSync(
-        join(dir, 'suite.yaml'),
-        'customScorers: [./redact.ts, ./redact-shape.mjs]\nscorers: [redacts_password, redacts_token]\ntestCases: [{ id: login }]\n',
-      );
-      const redacting: ScoringPlan = {
-        suites: [await loadSuite(join(dir, 'suite.yaml'))],
-        rules: [],
-      };
+    );
+    writeFileSync(
+      join(dir, 'suite.yaml'),
+      'customScorers: [./redact.ts, ./redact-shape.mjs]\nscorers: [redacts_password, redacts_token]\ntestCases: [{ id: login }]\n',
+    );
+    return { suites: [await loadSuite(join(dir, 'suite.yaml'))], rules: [] };
+  })());
+
+describe.each(Object.keys(stores))(
+  'tool-call arguments custom scorers changed, in the %s store',
+  name => {
+    beforeAll(() => redacting(), 120_000);
+    it('are stored as changed, not as the text they were parsed from', async () => {
+      const store = await stores[name]!();
       const trace = agentTrace(
         [{ name: 'login', argsText: '{"user":"ana","password":"hunter2","token":"t0k"}' }],
         { testCaseId: 'login' },
       );
-      await scoreTrace(trace.traceId, trace.spans, redacting, {
+      await scoreTrace(trace.traceId, trace.spans, await redacting(), {
         sinks: [resultsStoreSink(store, { exportState: 'pending' })],
       });
       const run = await store.run(trace.traceId);
