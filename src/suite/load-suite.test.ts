@@ -157,7 +157,8 @@ testCases:
     );
     const suite = await loadSuite(join(dir, 'suite.yaml'));
     expect(suite.cases[0]!.scorers[0]!.scorer).toMatchObject({ name: 'always', kind: 'custom' });
-  });
+    // jiti compiles the module and spanscore's sources it imports: 4–16 s alone, more when loaded.
+  }, 90_000);
 
   it.each([
     [
