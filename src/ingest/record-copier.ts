@@ -9,8 +9,8 @@ const LOOP_UP_TO = 1024;
  * on Node 20 (an object a span, where the bytes are few), and a loop of single bytes was the
  * memory driver's hottest line (3% of a scored span's CPU, `npm run bench`). A copier holds a view
  * of its target, and of the last source it read (the spans of one request share their body): make
- * one per target, and let it go with the copy. It copies forwards: the target must not overlap a source
- * (the memory driver's is always a new Buffer).
+ * one per target, and let it go with the copy. It copies forwards: the target must not overlap a
+ * source (the memory driver's is always a new Buffer).
  */
 export class RecordCopier {
   private readonly into: DataView;

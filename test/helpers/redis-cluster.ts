@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort, loopbackServerArgs } from './redis-server.js';
 
 /** One node of a {@link RedisCluster}. */
@@ -35,6 +35,25 @@ export interface RedisCluster {
  * times over its cores. A cluster started inside a test would have vitest's 30 s for both.
  */
 export const CLUSTER_START_TIMEOUT_MS = 90_000;
+
+/**
+ * One cluster for a test file: formed in `beforeAll` (with {@link CLUSTER_START_TIMEOUT_MS}, not
+ * inside a test's 30 s) and stopped in `afterAll`, its keys with it. Call it at the file's top
+ * level; the function it returns gives the tests the cluster.
+ */
+export function clusterForTests(options: ClusterOptions = {}): () => RedisCluster {
+  let cluster: RedisCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(options);
+  }, CLUSTER_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return () => {
+    if (!cluster) throw new Error('the cluster is formed in beforeAll: ask for it from a test');
+    return cluster;
+  };
+}
 
 /** How {@link startRedisCluster} builds a cluster. */
 export interface ClusterOptions {
@@ -80,13 +99,11 @@ async function freeClusterPort(): Promise<number> {
   }
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise(resolve => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
+const isFree = (port: number): Promise<boolean> =>
+  freePort(port).then(
+    () => true,
+    () => false,
+  );
 
 async function startOnce(options: ClusterOptions): Promise<RedisCluster> {
   const masters = options.masters ?? 3;

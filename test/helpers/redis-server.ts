@@ -72,12 +72,15 @@ export function loopbackServerArgs(port: number, dir: string): string[] {
   ];
 }
 
-/** A TCP port free on loopback right now. */
-export function freePort(): Promise<number> {
+/**
+ * A TCP port free on loopback right now: any (0), or `wanted`, which rejects (EADDRINUSE) when it
+ * is taken.
+ */
+export function freePort(wanted = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(wanted, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import {
@@ -11,11 +11,7 @@ import { scoreTrace } from '../../src/score/score-trace.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { resolveToolHealth } from '../../src/suite/tool-health-rule.js';
 import { CONFIG_DEFAULTS } from '../helpers/config-defaults.js';
-import {
-  CLUSTER_START_TIMEOUT_MS,
-  startRedisCluster,
-  type RedisCluster,
-} from '../helpers/redis-cluster.js';
+import { clusterForTests } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
 
@@ -38,15 +34,8 @@ const retention = {
   maxToolsPerService: 30,
 };
 
-let cluster: Promise<RedisCluster> | undefined;
-// Formed before the tests, with room for a second try (a test has 30 s in all).
-beforeAll(async () => {
-  cluster ??= startRedisCluster({ masters: 3 });
-  await cluster;
-}, CLUSTER_START_TIMEOUT_MS);
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
+/** One 3-master cluster for the file's cluster tests, formed before them. */
+const cluster = clusterForTests({ masters: 3 });
 
 const stores: Record<string, (prefix?: string) => Promise<ResultsStore>> = {
   memory: () => Promise.resolve(createMemoryResultsStore(retention)),
@@ -57,8 +46,7 @@ const stores: Record<string, (prefix?: string) => Promise<ResultsStore>> = {
     return createRedisResultsStore(redis.commands, prefix, retention);
   },
   'redis cluster': async () => {
-    cluster ??= startRedisCluster({ masters: 3 });
-    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    const commands = createRedisConnection({ clusterNodes: cluster().nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return createRedisResultsStore(commands, testPrefix(), retention);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
@@ -10,11 +10,7 @@ import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import {
-  CLUSTER_START_TIMEOUT_MS,
-  startRedisCluster,
-  type RedisCluster,
-} from '../helpers/redis-cluster.js';
+import { clusterForTests } from '../helpers/redis-cluster.js';
 
 /**
  * The QueueDriver contract, run against both drivers: the memory driver in this process, the
@@ -27,16 +23,8 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-/** Started by the first cluster test, shared by the rest of them. */
-let cluster: Promise<RedisCluster> | undefined;
-// Formed before the tests, with room for a second try (a test has 30 s in all).
-beforeAll(async () => {
-  cluster ??= startRedisCluster({ masters: 3 });
-  await cluster;
-}, CLUSTER_START_TIMEOUT_MS);
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
+/** One 3-master cluster for the file's cluster tests, formed before them. */
+const cluster = clusterForTests({ masters: 3 });
 
 type DriverUnderTest = 'memory' | 'bullmq' | 'bullmq-cluster';
 
@@ -156,8 +144,7 @@ async function start(
     closers.push(redis.cleanup);
   }
   if (name === 'bullmq-cluster') {
-    cluster ??= startRedisCluster({ masters: 3 });
-    overrides['queue.redisClusterNodes'] = (await cluster).nodes;
+    overrides['queue.redisClusterNodes'] = cluster().nodes;
     overrides['queue.shards'] ??= 3;
   }
   const config = await loadConfig({ env: {}, overrides });
@@ -418,7 +405,7 @@ describe('bullmq driver on a Redis Cluster', () => {
       'assembly.maxWaitMs': 120_000,
     });
     for (let i = 0; i < 30; i++) await accept(driver, childSpans(100 + i, ['root', 'a']));
-    const c = await cluster!;
+    const c = cluster();
     const masters = c.topology().filter(n => n.role === 'master');
     expect(masters).toHaveLength(3);
     const scan = (port: number, pattern: string): string[] =>

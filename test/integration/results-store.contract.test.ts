@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryResultsStore } from '../../src/results/memory-results-store.js';
 import { createRedisResultsStore } from '../../src/redis/redis-results-store.js';
 import { resultsStoreSink, type ResultsStore } from '../../src/results/results-store.js';
@@ -8,11 +8,7 @@ import { sessionRecordKey } from '../../src/results/run-record-key.js';
 import type { ScoringPlan } from '../../src/score/scoring-plan.js';
 import { parseSuite } from '../../src/suite/load-suite.js';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
-import {
-  CLUSTER_START_TIMEOUT_MS,
-  startRedisCluster,
-  type RedisCluster,
-} from '../helpers/redis-cluster.js';
+import { clusterForTests } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { judgedPass } from '../helpers/judged-pass.js';
 import { agentTrace, type CallInput } from '../helpers/trace-builder.js';
@@ -67,31 +63,21 @@ const stores: Record<string, () => Promise<ResultsStore>> = {
     return createRedisResultsStore(redis.commands, prefix, retention, { layout: 2 });
   },
   'redis cluster': async () => {
-    cluster ??= startRedisCluster({ masters: 3 });
-    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    const commands = createRedisConnection({ clusterNodes: cluster().nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return createRedisResultsStore(commands, testPrefix(), retention);
   },
   'redis cluster, layout 2': async () => {
-    cluster ??= startRedisCluster({ masters: 3 });
-    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    const commands = createRedisConnection({ clusterNodes: cluster().nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return createRedisResultsStore(commands, testPrefix(), retention, { layout: 2 });
   },
 };
 
-/** Started by the first cluster test, shared by the rest; its keys go with it. */
-let cluster: Promise<RedisCluster> | undefined;
-// Formed before the tests, with room for a second try (a test has 30 s in all).
-beforeAll(async () => {
-  cluster ??= startRedisCluster({ masters: 3 });
-  await cluster;
-}, CLUSTER_START_TIMEOUT_MS);
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
+/** One 3-master cluster for the file's cluster tests, formed before them. */
+const cluster = clusterForTests({ masters: 3 });
 
 async function feed(store: ResultsStore): Promise<Record<string, string>> {
   const plan: ScoringPlan = { suites: [await parseSuite(SUITE, 'suite.yaml', '.')], rules: [] };

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRedisConnection,
   whenReady,
@@ -15,11 +15,7 @@ import {
   type SchemaRegistry,
   type SchemaRegistryLimits,
 } from '../../src/score/schemas/schema-registry.js';
-import {
-  CLUSTER_START_TIMEOUT_MS,
-  startRedisCluster,
-  type RedisCluster,
-} from '../helpers/redis-cluster.js';
+import { clusterForTests } from '../helpers/redis-cluster.js';
 import { redisFor, testPrefix } from '../helpers/redis.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
@@ -32,15 +28,8 @@ const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
-let cluster: Promise<RedisCluster> | undefined;
-// Formed before the tests, with room for a second try (a test has 30 s in all).
-beforeAll(async () => {
-  cluster ??= startRedisCluster({ masters: 3 });
-  await cluster;
-}, CLUSTER_START_TIMEOUT_MS);
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
+/** One 3-master cluster for the file's cluster tests, formed before them. */
+const cluster = clusterForTests({ masters: 3 });
 
 type Limits = SchemaRegistryLimits;
 
@@ -84,8 +73,7 @@ const subjects: Record<string, (limits?: Limits) => Promise<Subject>> = {
     return redisSubject(redis.commands, prefix, limits);
   },
   'redis cluster': async (limits = {}) => {
-    cluster ??= startRedisCluster({ masters: 3 });
-    const commands = createRedisConnection({ clusterNodes: (await cluster).nodes }, 'commands');
+    const commands = createRedisConnection({ clusterNodes: cluster().nodes }, 'commands');
     closers.push(async () => commands.disconnect());
     await whenReady(commands, 5000);
     return redisSubject(commands, testPrefix(), limits);
