@@ -69,6 +69,11 @@ describe('message text read part by part', () => {
       false,
     ],
     [
+      '2,000 calls, then a part nested 100,000 deep (stopped at the bound, read whole)',
+      `${all.slice(0, -4)},${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}]}]`,
+      false,
+    ],
+    [
       '2,000 calls, then a part that is a string (read whole)',
       JSON.stringify([message([...calls(2_000), 'text'])]),
       false,

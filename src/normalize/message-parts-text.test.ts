@@ -133,6 +133,32 @@ describe('appendPartsToolCalls', () => {
     }
   });
 
+  it('reads a part nested to the depth bound, and leaves one a level deeper to the whole read', () => {
+    // A part's own levels: the message list, the message and its parts are three around it. At 64
+    // in all (INPUT_BOUNDS.maxJsonDepth) the text is parsed either way; at 65 neither way, and the
+    // whole read counts it.
+    const nested = (levels: number): string =>
+      `${'{"a":'.repeat(levels - 1)}{"type":"tool_call","name":"deep"${'}'.repeat(levels)}`;
+    const around = (part: string) =>
+      `[{"role":"assistant","parts":[{"type":"tool_call","name":"first"},${part}]}]`;
+    const within = around(nested(INPUT_BOUNDS.maxJsonDepth - 3));
+    const past = around(nested(INPUT_BOUNDS.maxJsonDepth - 2));
+    expect(readWith(whole, within)).toMatchObject({ deep: 0 });
+    expect(readWith(whole, within).calls).toHaveLength(1);
+    expect(readWith(whole, past)).toStrictEqual({ calls: [], long: 0, deep: 1 });
+
+    const out: never[] = [];
+    expect(appendPartsToolCalls(within, out)).toBe(true);
+    expect(out).toStrictEqual(readWith(whole, within).calls);
+    // Past it: the first part's call, read before the deep part was reached, is undone.
+    const deep = inputBoundHits.deepJson;
+    const none: never[] = [];
+    expect(appendPartsToolCalls(past, none)).toBe(false);
+    expect(none).toHaveLength(0);
+    expect(inputBoundHits.deepJson).toBe(deep);
+    expect(readWith(parts, past)).toStrictEqual(readWith(whole, past));
+  });
+
   it('undoes the calls and counts of parts read before the text proved not to be JSON', () => {
     const text = `[{"role":"assistant","parts":[{"type":"tool_call","name":"a","arguments":${JSON.stringify(DEEP)}}]},`;
     const deep = inputBoundHits.deepJson;

@@ -1,5 +1,4 @@
-import { pastJsonBounds } from './attribute-values.js';
-import { inputBoundHits } from './input-bounds.js';
+import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import { appendToolCallsAt } from './message-tool-calls.js';
 import type { ExtractedCall } from './tool-call.js';
 
@@ -19,13 +18,16 @@ import type { ExtractedCall } from './tool-call.js';
  * itself, so its calls are its parts'.
  *
  * Bounded as `parseMaybeJson` is: text past `INPUT_BOUNDS`' length or depth returns `false`, for
- * the caller's read to leave unparsed and count. One pass over the text besides the parts' parses;
- * no recursion (a part's end is found by counting brackets).
+ * the caller's read to leave unparsed and count. One pass over the text besides the parts' parses
+ * (the depth is counted as a part's end is found, not by a scan of its own first: a part past it
+ * stops the read, with the parts before it parsed and undone); no recursion.
  */
 export function appendPartsToolCalls(text: string, out: ExtractedCall[]): boolean {
   const i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_LIST) return false;
-  if (pastJsonBounds(text, i) !== undefined) return false;
+  // The length bound here; the depth bound as the parts' ends are found (`objectEnd`): the
+  // messages around them are three levels, whatever the text.
+  if (text.length > INPUT_BOUNDS.maxJsonChars) return false;
   // A part's calls are appended before the text after it is checked: undone when that fails,
   // with the bounds its arguments' parses counted (the caller's whole read would count none).
   const first = out.length;
@@ -89,7 +91,7 @@ function readParts(text: string, i: number, out: ExtractedCall[]): number {
   if (text.charCodeAt(i) === CLOSE_LIST) return i + 1;
   for (;;) {
     if (text.charCodeAt(i) !== OPEN_OBJECT) return -1;
-    const end = objectEnd(text, i);
+    const end = objectEnd(text, i, INPUT_BOUNDS.maxJsonDepth - PARTS_DEPTH);
     if (end < 0) return -1;
     let part: unknown;
     try {
@@ -109,17 +111,20 @@ function readParts(text: string, i: number, out: ExtractedCall[]): number {
 
 /**
  * The index past the object that starts at `i`, found by counting brackets outside strings
- * (whether it is JSON is for `JSON.parse` to say); -1 when the text ends first.
+ * (whether it is JSON is for `JSON.parse` to say); -1 when the text ends first, or when its
+ * objects and arrays, its own included, nest deeper than `maxDepth` (it stops at the first
+ * bracket past it).
  */
-function objectEnd(text: string, i: number): number {
+function objectEnd(text: string, i: number, maxDepth: number): number {
   let depth = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       i = stringEnd(text, i) - 1;
       if (i < 0) return -1;
-    } else if (c === OPEN_OBJECT || c === OPEN_LIST) depth++;
-    else if ((c === CLOSE_OBJECT || c === CLOSE_LIST) && --depth === 0) return i + 1;
+    } else if (c === OPEN_OBJECT || c === OPEN_LIST) {
+      if (++depth > maxDepth) return -1;
+    } else if ((c === CLOSE_OBJECT || c === CLOSE_LIST) && --depth === 0) return i + 1;
   }
   return -1;
 }
@@ -157,6 +162,9 @@ function skipSpace(text: string, i: number): number {
     i++;
   }
 }
+
+/** Levels around a part: the list of messages, a message, its `parts`. */
+const PARTS_DEPTH = 3;
 
 const OPEN_LIST = 91; // [
 const CLOSE_LIST = 93; // ]
