@@ -13,6 +13,7 @@ import {
   type DecodeLimits,
 } from './decode-limits.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
+import { releaseRecurringView } from './recurring-string.js';
 import type {
   DecodedRequest,
   RejectedSpan,
@@ -113,6 +114,8 @@ export function readExportRequest(
       `invalid protobuf at byte ${reader.pos}: ${(error as Error).message}`,
       { cause: error },
     );
+  } finally {
+    releaseRecurringView(); // not to keep the request body alive
   }
 }
 

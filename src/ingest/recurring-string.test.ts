@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recurringString, recurringStringMisses } from './recurring-string.js';
+import {
+  recurringString,
+  recurringStringMisses,
+  recurringViewBytes,
+  releaseRecurringView,
+} from './recurring-string.js';
 
 describe('recurringString: the decoder cache of repeating strings', () => {
   it('always gives the bytes’ UTF-8 string, whatever was cached before (collisions included)', () => {
@@ -64,6 +69,36 @@ describe('recurringString: the decoder cache of repeating strings', () => {
     const before = recurringStringMisses();
     for (let span = 0; span < 100; span++) read();
     expect(recurringStringMisses() - before).toBe(0);
+  });
+
+  it('reads the bytes a buffer holds now, at any offset into its memory', () => {
+    // One buffer read again after its bytes changed (the view of the last buffer is kept), and
+    // views at every offset of one memory (words unaligned to it).
+    const buf = Buffer.from('gen_ai.tool.name');
+    expect(recurringString(buf, 0, buf.length)).toBe('gen_ai.tool.name');
+    buf.write('gen_ai.tool.type');
+    expect(recurringString(buf, 0, buf.length)).toBe('gen_ai.tool.type');
+    const memory = Buffer.from('..0123456789abcdefghijklmnopqrstuvwxyz..');
+    for (let offset = 0; offset < 8; offset++) {
+      const view = memory.subarray(offset);
+      expect(recurringString(view, 2 - Math.min(offset, 2), 30)).toBe(
+        memory.toString('latin1', offset + 2 - Math.min(offset, 2), offset + 30),
+      );
+    }
+  });
+
+  it('lets go of the buffer it read when told, unless it is small enough to keep', () => {
+    const small = Buffer.from('x'.repeat(100));
+    recurringString(small, 0, 10);
+    expect(recurringViewBytes()).toBe(100);
+    releaseRecurringView(100);
+    expect(recurringViewBytes()).toBe(100);
+    releaseRecurringView(99);
+    expect(recurringViewBytes()).toBe(0);
+    recurringString(small, 0, 10);
+    releaseRecurringView();
+    expect(recurringViewBytes()).toBe(0);
+    expect(recurringString(small, 0, 10)).toBe('xxxxxxxxxx');
   });
 
   it('reads short strings, one byte apart', () => {

@@ -15,7 +15,11 @@ import {
 import { ProtobufReader } from '../ingest/protobuf-reader.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { readU64LE } from '../protobuf/u64-le.js';
-import { recurringString } from '../ingest/recurring-string.js';
+import {
+  KEPT_VIEW_BYTES,
+  recurringString,
+  releaseRecurringView,
+} from '../ingest/recurring-string.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
@@ -93,6 +97,15 @@ function attributeRecords(w: ProtobufWriter, attributes: Attributes): void {
  * Throws on bytes neither wrote.
  */
 export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
+  try {
+    return readSpanBatch(buf);
+  } finally {
+    // The spans hold `buf` while they live; past them the cache's view holds only a small one.
+    releaseRecurringView(KEPT_VIEW_BYTES);
+  }
+}
+
+function readSpanBatch(buf: Buffer): SpanDigest[] {
   if (buf[0] === 0x7b) return [decodeSpanDigest(buf.toString('utf8'))]; // '{': a JSON digest
   const version = buf[0];
   if (version !== VERSION && version !== VERSION_2 && version !== VERSION_1)
