@@ -25,7 +25,9 @@ export function findRoot(
   byId: SpanIndex = new SpanIndex(spans),
 ): SpanDigest | undefined {
   let root: SpanDigest | undefined;
-  for (const span of spans) {
+  // Indexed: `for…of` made an iterator and a result object a span (once a trace, rarely optimized).
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!;
     const parent = span.parentSpanId;
     if (parent !== '' && byId.get(parent) !== undefined) continue;
     if (!root || span.startTimeUnixNano < root.startTimeUnixNano) root = span;

@@ -355,7 +355,8 @@ export function createMemoryTraceAssembler(
     if (byTrace.size <= ACCEPT_SLICE) {
       const t = now();
       let refused = 0;
-      for (const [traceId, batch] of byTrace) refused += acceptTrace(traceId, batch, t);
+      // `forEach`, not `for…of`: no entry array and result object a trace.
+      byTrace.forEach((batch, traceId) => (refused += acceptTrace(traceId, batch, t)));
       return Promise.resolve(refusedPastCap(refused, maxPerTrace));
     }
     const slices = acceptInSlices(byTrace, spans.length);
