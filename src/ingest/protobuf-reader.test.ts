@@ -60,6 +60,33 @@ describe('ProtobufReader: 64-bit fields', () => {
     expect(() => short.fixed64()).toThrow('fixed64 runs past the end');
   });
 
+  it('tells ids apart by every byte, at any offset, whether or not one repeats the last', () => {
+    // Ids one byte apart (each position, in a slot and not), an all-zero id and ids zero but for
+    // one byte, in a buffer whose memory starts at every offset (words read unaligned).
+    for (const bytes of [8, 16]) {
+      const base = Array.from({ length: bytes }, (_, i) => (i * 37 + 11) & 0xff);
+      const ids: number[][] = [base, Array(bytes).fill(0)];
+      for (let at = 0; at < bytes; at++) {
+        ids.push(base.map((b, i) => (i === at ? b ^ 0x80 : b)));
+        ids.push(Array.from({ length: bytes }, (_, i) => (i === at ? 1 : 0)));
+        ids.push(base);
+      }
+      for (let offset = 0; offset < 4; offset++) {
+        const frames = ids.flatMap(id => [bytes, ...id]);
+        const memory = Buffer.from([...Array(offset).fill(0xee), ...frames]);
+        const buf = memory.subarray(offset);
+        for (const slot of [undefined, 0, 1] as const) {
+          const reader = new ProtobufReader(buf);
+          for (const id of ids) {
+            const hex = Buffer.from(id).toString('hex');
+            expect(reader.id(bytes, 'id', slot)).toBe(/^0+$/.test(hex) ? '' : hex);
+          }
+          expect(reader.pos).toBe(buf.length);
+        }
+      }
+    }
+  });
+
   it('reset points a reader at another buffer and forgets the ids read in the old one', () => {
     const id = Buffer.from([0x10, ...Array.from({ length: 16 }, (_, i) => i + 1)]);
     const reader = new ProtobufReader(id);
