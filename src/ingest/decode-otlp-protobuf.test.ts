@@ -7,7 +7,7 @@ import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import { attributesFor, readAttributes } from './read-attributes.js';
-import { KEPT_VIEW_BYTES, recurringViewBytes } from './recurring-string.js';
+import { KEPT_VIEW_BYTES, viewedBytes } from './buffer-view.js';
 import { WireSpanDigest } from './wire-span-digest.js';
 
 function sdkSpans() {
@@ -128,26 +128,26 @@ describe('decodeOtlpProtobuf', () => {
   });
 
   it('keeps no view of the request body once decoded, and of a span’s records only a small one', () => {
-    // The string cache reads through a DataView of the buffer (recurringString): it must not hold
-    // a request body past its decoding, nor a large records buffer past a span's read.
+    // The decoders read through a DataView of the buffer (bufferView): it must not hold a request
+    // body past its decoding, nor a large records buffer past a span's read.
     const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(sdkSpans())!);
     const decoded = decodeOtlpProtobuf(body);
-    expect(recurringViewBytes()).toBe(0);
+    expect(viewedBytes()).toBe(0);
     // The spans' records are still the body's: reading them views it, and lets it go after.
     const tool = decoded.spans.find(s => s.name === 'execute_tool get_weather') as WireSpanDigest;
     expect(readAttributes(tool)['gen_ai.tool.name']).toBe('get_weather');
     expect(body.length).toBeLessThanOrEqual(KEPT_VIEW_BYTES);
-    expect(recurringViewBytes()).toBe(body.length);
+    expect(viewedBytes()).toBe(body.length);
     // A body past KEPT_VIEW_BYTES (padding in a field the decoder skips) is let go at once.
     const padded = Buffer.concat([body, Buffer.from([0xfa, 0x3e]), varint(KEPT_VIEW_BYTES)]);
     const large = Buffer.concat([padded, Buffer.alloc(KEPT_VIEW_BYTES, 0x61)]);
     const spans = decodeOtlpProtobuf(large).spans;
-    expect(recurringViewBytes()).toBe(0);
+    expect(viewedBytes()).toBe(0);
     for (const span of spans) readAttributes(span);
     expect(spans.find(s => s.name === 'execute_tool get_weather')!.attributes).toMatchObject({
       'gen_ai.tool.name': 'get_weather',
     });
-    expect(recurringViewBytes()).toBe(0);
+    expect(viewedBytes()).toBe(0);
   });
 
   it('hands spanscore’s readers the attributes but the unread families, which stay bytes', () => {

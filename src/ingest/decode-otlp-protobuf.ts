@@ -13,7 +13,7 @@ import {
   type DecodeLimits,
 } from './decode-limits.js';
 import { ProtobufReader as Reader, SpanReject } from './protobuf-reader.js';
-import { releaseRecurringView } from './recurring-string.js';
+import { releaseBufferView } from './buffer-view.js';
 import type {
   DecodedRequest,
   RejectedSpan,
@@ -115,7 +115,7 @@ export function readExportRequest(
       { cause: error },
     );
   } finally {
-    releaseRecurringView(); // not to keep the request body alive
+    releaseBufferView(); // not to keep the request body alive
   }
 }
 

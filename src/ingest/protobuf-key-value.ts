@@ -1,6 +1,7 @@
 import { MAX_ANY_VALUE_DEPTH } from './decode-json-attributes.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
-import { KEPT_VIEW_BYTES, recurringString, releaseRecurringView } from './recurring-string.js';
+import { KEPT_VIEW_BYTES, releaseBufferView } from './buffer-view.js';
+import { recurringString } from './recurring-string.js';
 import { isUnreadKeyBytes } from './unread-attributes.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
@@ -130,7 +131,7 @@ export function readAttributeRecords(
     }
   } finally {
     reader.reset(NO_BYTES, 0, 0); // not to keep the buffer (a request body) alive
-    releaseRecurringView(KEPT_VIEW_BYTES); // nor a large one through the string cache's view
+    releaseBufferView(KEPT_VIEW_BYTES); // nor a large one through the view of it
   }
   return attributes;
 }

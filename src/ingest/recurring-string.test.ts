@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  recurringString,
-  recurringStringMisses,
-  recurringViewBytes,
-  releaseRecurringView,
-} from './recurring-string.js';
+import { recurringString, recurringStringMisses } from './recurring-string.js';
 
 describe('recurringString: the decoder cache of repeating strings', () => {
   it('always gives the bytes’ UTF-8 string, whatever was cached before (collisions included)', () => {
@@ -85,20 +80,6 @@ describe('recurringString: the decoder cache of repeating strings', () => {
         memory.toString('latin1', offset + 2 - Math.min(offset, 2), offset + 30),
       );
     }
-  });
-
-  it('lets go of the buffer it read when told, unless it is small enough to keep', () => {
-    const small = Buffer.from('x'.repeat(100));
-    recurringString(small, 0, 10);
-    expect(recurringViewBytes()).toBe(100);
-    releaseRecurringView(100);
-    expect(recurringViewBytes()).toBe(100);
-    releaseRecurringView(99);
-    expect(recurringViewBytes()).toBe(0);
-    recurringString(small, 0, 10);
-    releaseRecurringView();
-    expect(recurringViewBytes()).toBe(0);
-    expect(recurringString(small, 0, 10)).toBe('xxxxxxxxxx');
   });
 
   it('reads short strings, one byte apart', () => {

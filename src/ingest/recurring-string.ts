@@ -1,3 +1,5 @@
+import { bufferView } from './buffer-view.js';
+
 // Strings up to this many bytes go through the cache; longer ones (JSON payloads, messages) rarely
 // repeat and cost more to compare than to decode.
 const RECURRING_MAX_BYTES = 48;
@@ -22,15 +24,14 @@ const words = new Int32Array(WORDS_PER_SLOT);
  * Attribute keys and span names repeat in nearly every span of a request, and decoding them was
  * the largest single cost of `decodeOtlpProtobuf` (and of reading span batches back from Redis).
  * Bounded memory: 4096 strings of at most 48 bytes, and their bytes in one 192 kB arena; a miss
- * allocates only its string. A view of the last buffer read is kept until another is read or
- * {@link releaseRecurringView} lets it go (the readers do when they are done with a buffer). Bounded work: a lookup hashes and compares at most 48 bytes; strings
+ * allocates only its string. The bytes are read through `bufferView`. Bounded work: a lookup hashes and compares at most 48 bytes; strings
  * built to share a slot cost misses, never more.
  */
 export function recurringString(buf: Buffer, start: number, end: number): string {
   const len = end - start;
   if (len === 0) return '';
   if (len > RECURRING_MAX_BYTES) return buf.toString('utf8', start, end);
-  const view = buf === viewed ? lastView : viewOf(buf);
+  const view = bufferView(buf);
   // Every byte hashed (keys of one length that differ in one digit, such as
   // `gen_ai.prompt.3.content`, must not share a slot), a word at a time, and the words kept for
   // the check: byte by byte, FNV-1a's multiply a byte and a check of two loads a byte cost about
@@ -68,42 +69,6 @@ export function recurringString(buf: Buffer, start: number, end: number): string
 }
 
 let misses = 0;
-
-// The buffer the last lookup read and its view: a request's strings come from its body, a span's
-// attributes from its records' buffer, so one view serves many lookups (a view a lookup would be
-// 56 heap bytes each).
-const NO_BYTES = Buffer.alloc(0);
-let viewed: Uint8Array = NO_BYTES;
-const NO_VIEW: DataView = new DataView(NO_BYTES.buffer, NO_BYTES.byteOffset, 0);
-let lastView: DataView = NO_VIEW;
-
-function viewOf(buf: Buffer): DataView {
-  viewed = buf;
-  lastView = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  return lastView;
-}
-
-/**
- * Bytes of a buffer the readers of a span's attributes let {@link recurringString} keep a view of
- * between spans (a trace's records); a larger one is let go after each read.
- */
-export const KEPT_VIEW_BYTES = 64 * 1024;
-
-/**
- * Lets go of the buffer the last lookup read (its view keeps it alive) when it is larger than
- * `keptBytes`: a reader calls it when it is done with a buffer, so that no request body is kept
- * past its decoding (`keptBytes` 0), and at most `keptBytes` of another buffer between reads.
- */
-export function releaseRecurringView(keptBytes = 0): void {
-  if (viewed.byteLength <= keptBytes) return;
-  viewed = NO_BYTES;
-  lastView = NO_VIEW;
-}
-
-/** Bytes of the buffer {@link recurringString} holds a view of (for tests). */
-export function recurringViewBytes(): number {
-  return viewed.byteLength;
-}
 
 /** Lookups of {@link recurringString} that decoded their string (a miss), since the process began. */
 export function recurringStringMisses(): number {

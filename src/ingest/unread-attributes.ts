@@ -1,3 +1,5 @@
+import { bufferView } from './buffer-view.js';
+
 /**
  * Attribute families no reader of spanscore reads: what the protobuf path leaves in wire form
  * when spanscore reads a span's attributes for itself ({@link readAttributes}).
@@ -39,12 +41,27 @@ export const UNREAD_ATTRIBUTE_FAMILIES: readonly string[] = [
   'user_agent.',
 ];
 
-// The families as bytes, by first byte: most keys are passed by one comparison.
-const FAMILY_BYTES: ReadonlyArray<readonly Uint8Array[] | undefined> = (() => {
-  const byFirst: Uint8Array[][] = [];
+// The families as bytes, by first byte (most keys are passed by one comparison), each as its
+// little-endian words and the bytes past the last whole word: compared four bytes at a time
+// through a view of the buffer, a `gen_ai.` key that is in no family took about 400 instructions a
+// byte at a time.
+interface FamilyBytes {
+  length: number;
+  words: Int32Array;
+  tail: Uint8Array;
+}
+const FAMILY_BYTES: ReadonlyArray<readonly FamilyBytes[] | undefined> = (() => {
+  const byFirst: FamilyBytes[][] = [];
   for (const family of UNREAD_ATTRIBUTE_FAMILIES) {
     const bytes = Buffer.from(family, 'utf8');
-    (byFirst[bytes[0]!] ??= []).push(bytes);
+    const whole = bytes.length - (bytes.length % 4);
+    const words = new Int32Array(whole / 4);
+    for (let w = 0; w < words.length; w++) words[w] = bytes.readInt32LE(w * 4);
+    (byFirst[bytes[0]!] ??= []).push({
+      length: bytes.length,
+      words,
+      tail: Uint8Array.from(bytes.subarray(whole)),
+    });
   }
   return byFirst;
 })();
@@ -54,12 +71,22 @@ export function isUnreadKeyBytes(buf: Uint8Array, start: number, end: number): b
   if (start >= end) return false;
   const families = FAMILY_BYTES[buf[start]!];
   if (families === undefined) return false;
-  for (const family of families) {
-    const n = family.length;
-    if (end - start <= n) continue; // the family's prefix alone is not in it
+  const view = bufferView(buf);
+  for (let f = 0; f < families.length; f++) {
+    const family = families[f]!;
+    if (end - start <= family.length) continue; // the family's prefix alone is not in it
+    const words = family.words;
     let same = true;
-    for (let i = 1; i < n; i++)
-      if (buf[start + i] !== family[i]) {
+    for (let w = 0; w < words.length; w++)
+      if (view.getInt32(start + w * 4, true) !== words[w]) {
+        same = false;
+        break;
+      }
+    if (!same) continue;
+    const tail = family.tail;
+    const at = start + words.length * 4;
+    for (let i = 0; i < tail.length; i++)
+      if (view.getUint8(at + i) !== tail[i]) {
         same = false;
         break;
       }

@@ -15,11 +15,8 @@ import {
 import { ProtobufReader } from '../ingest/protobuf-reader.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { readU64LE } from '../protobuf/u64-le.js';
-import {
-  KEPT_VIEW_BYTES,
-  recurringString,
-  releaseRecurringView,
-} from '../ingest/recurring-string.js';
+import { KEPT_VIEW_BYTES, releaseBufferView } from '../ingest/buffer-view.js';
+import { recurringString } from '../ingest/recurring-string.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
 import { decodeSpanDigest } from './span-digest-codec.js';
 
@@ -101,7 +98,7 @@ export function decodeSpanBatch(buf: Buffer): SpanDigest[] {
     return readSpanBatch(buf);
   } finally {
     // The spans hold `buf` while they live; past them the cache's view holds only a small one.
-    releaseRecurringView(KEPT_VIEW_BYTES);
+    releaseBufferView(KEPT_VIEW_BYTES);
   }
 }
 
