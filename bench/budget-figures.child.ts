@@ -1,6 +1,6 @@
 /**
  * One budget figure, measured in this process and printed as JSON on stdout:
- * `node --expose-gc --single-threaded --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
+ * `node --expose-gc --single-threaded --max-semi-space-size=16 --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
  * where FIGURE is `allocation-memory`, `allocation-redis` or `allocation-redis-layout2`
  * ({@link pipelineAllocation} with that results store, the last writing `results.layout: 2`; Redis
  * at `REDIS_URL`, default the local one), `instructions-memory` (the memory store's pass between

@@ -4,7 +4,7 @@ import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
 
 /**
  * V8 heap bytes allocated per scored span, counted (not timed), in a process of its own
- * (`bench/budget-figures.child.ts`, `--expose-gc --single-threaded`) on the built `dist/`: the
+ * (`bench/budget-figures.child.ts`, with `FIGURE_NODE_FLAGS`) on the built `dist/`: the
  * load benchmark's workload (20-span agent traces in 40 requests of 512 spans, after 10 requests
  * of warm-up) through the hot path in one process: `decodeOtlpProtobuf`, a memory trace
  * assembler, the scoring runtime `serve` builds for the load benchmark's suite (normalize, two
