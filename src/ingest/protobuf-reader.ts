@@ -1,3 +1,4 @@
+import { bufferView } from './buffer-view.js';
 import { recurringString } from './recurring-string.js';
 import { readU64LE } from '../protobuf/u64-le.js';
 import { WIRE } from '../protobuf/wire-type.js';
@@ -58,8 +59,6 @@ export class ProtobufReader {
   private traceId = '';
   private parentIdAt = -1;
   private parentId = '';
-  // A view of `buf` for `id` to read words through, made on its first id.
-  private idView: DataView | undefined = undefined;
   /**
    * Nested items this reader may still walk (see {@link ProtobufReader.item}); unbounded unless
    * set. The OTLP decoder sets it from `DecodeLimits.maxItems`.
@@ -84,7 +83,6 @@ export class ProtobufReader {
     this.traceId = '';
     this.parentIdAt = -1;
     this.parentId = '';
-    this.idView = undefined;
     this.itemsLeft = Infinity;
   }
 
@@ -218,8 +216,9 @@ export class ProtobufReader {
       throw new SpanReject(`${name}: expected ${bytes} bytes, got ${len}`);
     }
     const buf = this.buf;
-    // Ids are 8 or 16 bytes: compared and checked four bytes at a time.
-    const view = (this.idView ??= new DataView(buf.buffer, buf.byteOffset, buf.byteLength));
+    // Ids are 8 or 16 bytes: compared and checked four bytes at a time, through the decoders' view
+    // of the buffer (the request's body, let go of when its decoding ends).
+    const view = bufferView(buf);
     const prev = slot === undefined ? -1 : slot === 0 ? this.traceIdAt : this.parentIdAt;
     if (prev >= 0) {
       let same = true;

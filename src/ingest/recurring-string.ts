@@ -24,8 +24,8 @@ const words = new Int32Array(WORDS_PER_SLOT);
  * Attribute keys and span names repeat in nearly every span of a request, and decoding them was
  * the largest single cost of `decodeOtlpProtobuf` (and of reading span batches back from Redis).
  * Bounded memory: 4096 strings of at most 48 bytes, and their bytes in one 192 kB arena; a miss
- * allocates only its string. The bytes are read through `bufferView`. Bounded work: a lookup hashes and compares at most 48 bytes; strings
- * built to share a slot cost misses, never more.
+ * allocates only its string. The bytes are read through `bufferView`. Bounded work: a lookup
+ * hashes and compares at most 48 bytes; strings built to share a slot cost misses, never more.
  */
 export function recurringString(buf: Buffer, start: number, end: number): string {
   const len = end - start;
