@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_NODE_FLAGS, spreadOf, type Spread } from './budget-figures.js';
 import {
+  callgrindFlags,
   codeMapFlags,
   codeMapOf,
+  keepMainThread,
   instructionProfile,
   type InstructionProfile,
 } from './instruction-profile.js';
@@ -115,7 +117,8 @@ export function instructionsUnavailable(): string | undefined {
  * Machine instructions per scored span of the hot path: `pipelineAllocation`'s workload with the
  * memory results store (decode, assemble, normalize, score, store, encode; 20,480 spans after
  * 61,440 of warm-up, with one results store for both) on the built `dist/` of `root`, in a process
- * of its own under valgrind's callgrind, counting only the measured pass ({@link callgrindBracket}).
+ * of its own under valgrind's callgrind, counting only the measured pass ({@link callgrindBracket})
+ * on the main thread (`keepMainThread`).
  * With `keep`, callgrind's profile is written to `keep.profile` and V8's map of its compiled
  * functions beside it (`.map`), for `instructionProfile` to name them.
  *
@@ -134,14 +137,13 @@ export function countInstructions(
 ): Promise<InstructionCount> {
   // The profile is read for the collector's share, kept only when asked.
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-instructions-'));
-  const profile = keep?.profile ?? join(dir, 'callgrind.out');
+  // Written here, thread by thread, and the main thread's copied to `keep.profile` when kept.
+  const profile = join(dir, 'callgrind.out');
   return new Promise<InstructionCount>((resolve, reject) => {
     const child = spawn(
       'valgrind',
       [
-        '--tool=callgrind',
-        '--instr-atstart=no',
-        `--callgrind-out-file=${profile}`,
+        ...callgrindFlags(profile),
         process.execPath,
         // V8 writes where it put each compiled function (/tmp/perf-PID.map), to name them.
         ...(keep ? codeMapFlags(dir) : []),
@@ -167,23 +169,27 @@ export function countInstructions(
       // temporary profile would stay), and V8's map leaves /tmp whatever happened.
       const map = codeMapOf(child.pid);
       try {
-        const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
-        if (code !== 0 || !collected) {
+        if (code !== 0) {
           const last = stderr
             .split('\n')
             .filter(l => l && !l.startsWith('=='))
             .slice(-3);
-          throw new Error(
-            `callgrind ${code !== 0 ? `exited ${String(code ?? signal)}` : 'printed no "Collected" count'}: ${last.join(' / ')}`,
-          );
+          throw new Error(`callgrind exited ${String(code ?? signal)}: ${last.join(' / ')}`);
         }
+        // The main thread's count: what Node's other threads ran lands by the clock.
+        const { main } = keepMainThread(profile);
         const figures = JSON.parse(stdout) as PipelineFigures;
-        if (keep) copyFileSync(map, `${keep.profile}.map`);
+        if (keep) {
+          copyFileSync(profile, keep.profile);
+          copyFileSync(map, `${keep.profile}.map`);
+        }
         // Read once: named from the map when kept, else only V8's own stages told apart.
-        const read = instructionProfile(profile, figures.spans, { named: keep !== undefined });
+        const read = instructionProfile(keep?.profile ?? profile, figures.spans, {
+          named: keep !== undefined,
+        });
         if (read.total === 0) throw new Error(`callgrind's profile ${profile} counted nothing`);
         const collector = read.stages.find(s => s.name === 'v8: gc')?.perSpan ?? 0;
-        const perSpan = Number(collected[1]) / figures.spans;
+        const perSpan = main / figures.spans;
         resolve({
           perSpan,
           withoutCollectorPerSpan: perSpan - collector,

@@ -1,29 +1,36 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { codeMapFlags, codeMapOf, instructionProfile } from '../../bench/instruction-profile.js';
+import {
+  callgrindFlags,
+  codeMapFlags,
+  codeMapOf,
+  instructionProfile,
+  keepMainThread,
+} from '../../bench/instruction-profile.js';
 
 const CHILD = fileURLToPath(new URL('./callgrind-bracket.child.ts', import.meta.url));
 
 /**
- * Instructions callgrind counted in the child: `outside` steps around the bracket, `inside` in it.
- * With `profile`, callgrind's profile is kept there and V8's code map beside it (`.map`).
+ * Instructions callgrind counted on the child's main thread: `outside` steps around the bracket,
+ * `inside` in it. With `keep`, callgrind's profile of that thread is kept there and V8's code map
+ * beside it (`.map`).
  */
-async function counted(outside: number, inside: number, profile?: string): Promise<number> {
+async function counted(outside: number, inside: number, keep?: string): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-bracket-'));
+  const profile = join(dir, 'child.callgrind');
   // valgrind missing rejects (ENOENT): .ci/run installs Debian's.
   const run = promisify(execFile)(
     'valgrind',
     [
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      `--callgrind-out-file=${profile ?? '/dev/null'}`,
+      ...callgrindFlags(profile),
       process.execPath,
       '--expose-gc',
-      ...(profile ? codeMapFlags(dirname(profile)) : []),
+      ...(keep ? codeMapFlags(dir) : []),
       '--single-threaded',
       '--predictable',
       '--import',
@@ -35,16 +42,18 @@ async function counted(outside: number, inside: number, profile?: string): Promi
     { encoding: 'utf8', timeout: 120_000 },
   );
   const map = codeMapOf(run.child.pid);
-  let stderr: string;
   try {
-    ({ stderr } = await run);
-    if (profile) copyFileSync(map, `${profile}.map`);
+    await run;
+    const { main } = keepMainThread(profile);
+    if (keep) {
+      copyFileSync(profile, keep);
+      copyFileSync(map, `${keep}.map`);
+    }
+    return main;
   } finally {
-    if (profile) rmSync(map, { force: true });
+    rmSync(map, { force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
-  const collected = /Collected\s*:\s*(\d+)/.exec(stderr);
-  expect(collected, stderr).not.toBeNull();
-  return Number(collected![1]);
 }
 
 /**
