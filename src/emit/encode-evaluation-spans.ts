@@ -2,6 +2,7 @@ import { EncodedKeys } from '../protobuf/encoded-keys.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { WIRE } from '../protobuf/wire-type.js';
 import type { EvaluationSpan } from './score-to-span.js';
+import { WrittenSpanParts } from './written-span-parts.js';
 
 const { VARINT, FIXED64, LEN, FIXED32 } = WIRE;
 
@@ -64,17 +65,19 @@ export function encodeEvaluationSpans(
   w.stringField(1, origin.scope.name);
   w.stringField(2, origin.scope.version);
   w.closeLength(scope);
+  const written = new WrittenSpanParts();
   for (const span of spans) {
     // ScopeSpans.spans (2)
     w.tag(2, LEN);
-    writeSpan(w, span);
+    writeSpan(w, span, written);
   }
   w.closeLength(scopeSpans);
   w.closeLength(resourceSpans);
   return w.done();
 }
 
-function writeSpan(w: ProtobufWriter, span: EvaluationSpan): void {
+function writeSpan(w: ProtobufWriter, span: EvaluationSpan, written: WrittenSpanParts): void {
+  written.startSpan(span.traceId);
   const at = w.openLength();
   w.hexField(1, span.traceId);
   w.hexField(2, span.spanId);
@@ -86,14 +89,14 @@ function writeSpan(w: ProtobufWriter, span: EvaluationSpan): void {
   w.u64(span.startTimeUnixNano);
   w.tag(8, FIXED64);
   w.u64(span.endTimeUnixNano);
-  w.keyValues(9, span.attributes, 'int-or-double');
+  written.attributes(w, span.attributes);
   // events (11): time (1), name (2), attributes (3)
   w.tag(11, LEN);
   const event = w.openLength();
   w.tag(1, FIXED64);
   w.u64(span.event.timeUnixNano);
   w.stringField(2, span.event.name);
-  w.keyValues(3, span.event.attributes, 'int-or-double');
+  written.eventAttributes(w, span.event.attributes, span.attributes);
   w.closeLength(event);
   // links (13): trace id (1), span id (2), attributes (4), flags (6)
   w.tag(13, LEN);
@@ -129,5 +132,7 @@ function writeSpan(w: ProtobufWriter, span: EvaluationSpan): void {
   // flags (16)
   w.tag(16, FIXED32);
   w.fixed32(SAMPLED | HAS_IS_REMOTE | (span.parentSpanId ? IS_REMOTE : 0));
+  const before = w.length;
   w.closeLength(at);
+  written.moved(at, w.length - before);
 }

@@ -47,6 +47,28 @@ export class ProtobufWriter {
     return this.buf.subarray(0, this.pos);
   }
 
+  /** Bytes written so far: where the next one goes. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /**
+   * Bytes already written, from `start` to `end`, written again at the end: for a field the
+   * caller knows would encode to the same bytes as one it wrote before (and whose bytes nothing
+   * has moved since: see {@link ProtobufWriter.closeLength}).
+   */
+  repeat(start: number, end: number): void {
+    const n = end - start;
+    this.ensure(n);
+    this.buf.copyWithin(this.pos, start, end);
+    this.pos += n;
+  }
+
+  /** Overwrites the byte at `at`, written already. */
+  patch(at: number, n: number): void {
+    this.buf[at] = n;
+  }
+
   byte(n: number): void {
     this.ensure(1);
     this.buf[this.pos++] = n;
@@ -194,6 +216,11 @@ export class ProtobufWriter {
     return this.pos++;
   }
 
+  /**
+   * Ends the length-delimited value {@link ProtobufWriter.openLength} started at `at`. Content past
+   * 127 bytes is moved along by the length's extra bytes: positions taken inside it
+   * ({@link ProtobufWriter.length}) move by as much.
+   */
   closeLength(at: number): void {
     const len = this.pos - at - 1;
     if (len < 0x80) {

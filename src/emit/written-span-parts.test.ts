@@ -1,0 +1,219 @@
+import { createRequire } from 'node:module';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
+import { SPANSCORE_VERSION } from '../version.js';
+import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
+import { toReadableSpan } from './otlp-evaluation-exporter.js';
+import type { EvaluationAttributeValue, EvaluationSpan } from './score-to-span.js';
+
+// protobufjs' static code for the OTLP protos: an independent decoder of the whole message.
+const root = createRequire(import.meta.url)(
+  'otlp-transformer-protobufjs/build/src/generated/root.js',
+) as {
+  opentelemetry: {
+    proto: {
+      collector: {
+        trace: {
+          v1: {
+            ExportTraceServiceRequest: {
+              decode(b: Uint8Array): unknown;
+              toObject(m: unknown, o: object): unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+};
+const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const asObject = (bytes: Uint8Array): unknown =>
+  Request.toObject(Request.decode(bytes), {
+    longs: String,
+    enums: Number,
+    bytes: String,
+    defaults: true,
+    arrays: true,
+  });
+
+// The scope the exporter's tracer has: the SDK's serializer writes its name and version.
+const origin = {
+  serviceName: 'spanscore',
+  scope: { name: 'spanscore', version: SPANSCORE_VERSION },
+};
+const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
+/** What the OpenTelemetry SDK's own serializer writes for the same spans, decoded. */
+const sdkObject = (spans: readonly EvaluationSpan[]): unknown =>
+  asObject(ProtobufTraceSerializer.serializeRequest(spans.map(s => toReadableSpan(s, resource)))!);
+
+const hex = (length: number) =>
+  fc
+    .array(fc.constantFrom(...'0123456789abcdef'), { minLength: length, maxLength: length })
+    .map(cs => cs.join(''));
+// Valid Unicode (lone surrogates the SDK's UTF-8 writer and Buffer's write differently), some long
+// enough for a record's length, or a span's, to take two or three bytes.
+const text = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 100, maxLength: 300 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 20_000 }).map(n => 'é'.repeat(n)) },
+);
+const scalar: fc.Arbitrary<EvaluationAttributeValue> = fc.oneof(
+  text,
+  fc.integer({ min: -1_000_000, max: 1_000_000 }),
+  fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+  fc.boolean(),
+);
+const KEYS = ['gen_ai.evaluation.name', 'status', 'score', 'label', 'why', 'kind', 'case', 'rule'];
+const LIST_KEYS = ['tools_used', 'tool_sequence', 'agents', 'expected', 'missing'];
+
+/** How a span's event attributes relate to its attributes. */
+type EventShape = 'prefix' | 'empty' | 'other-value' | 'reordered' | 'extra-key';
+
+/** Spans of up to three traces, whose lists are shared between a trace's spans, as facts are. */
+const request = fc
+  .array(
+    fc.record({
+      traceId: hex(32),
+      lists: fc.array(fc.array(text, { maxLength: 12 }), { minLength: 1, maxLength: 10 }),
+      spans: fc.array(
+        fc.record({
+          leading: fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 8 }),
+          values: fc.array(scalar, { minLength: 8, maxLength: 8 }),
+          // Which list (by index, modulo the trace's) each list key takes, or none.
+          lists: fc.array(fc.option(fc.nat(), { nil: undefined }), {
+            minLength: LIST_KEYS.length,
+            maxLength: LIST_KEYS.length,
+          }),
+          tail: fc.option(text, { nil: undefined }),
+          event: fc.constantFrom<EventShape>(
+            'prefix',
+            'prefix',
+            'empty',
+            'other-value',
+            'reordered',
+            'extra-key',
+          ),
+          spanId: hex(16),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
+    { minLength: 1, maxLength: 3 },
+  )
+  .chain(traces => {
+    const spans = traces.flatMap(t =>
+      t.spans.map(s => {
+        const leading: Record<string, EvaluationAttributeValue> = {};
+        s.leading.forEach((k, i) => (leading[k] = s.values[i]!));
+        const attributes: Record<string, EvaluationAttributeValue> = { ...leading };
+        s.lists.forEach((which, i) => {
+          if (which !== undefined) attributes[LIST_KEYS[i]!] = t.lists[which % t.lists.length]!;
+        });
+        if (s.tail !== undefined) attributes.tail = s.tail;
+        let event: Record<string, EvaluationAttributeValue> = leading;
+        const keys = Object.keys(leading);
+        if (s.event === 'empty') event = {};
+        else if (s.event === 'other-value' && keys.length)
+          event = { ...leading, [keys[keys.length - 1]!]: `not ${String(leading[keys.at(-1)!])}` };
+        else if (s.event === 'reordered' && keys.length > 1)
+          event = Object.fromEntries(Object.entries(leading).reverse());
+        else if (s.event === 'extra-key') event = { ...leading, 'only.in.event': 'x' };
+        const span: EvaluationSpan = {
+          traceId: t.traceId,
+          spanId: s.spanId,
+          parentSpanId: 'aaaaaaaaaaaaaaaa',
+          name: 'evaluation x',
+          startTimeUnixNano: 1_795_000_000_000_000_000n,
+          endTimeUnixNano: 1_795_000_000_500_000_000n,
+          attributes,
+          link: { traceId: t.traceId, spanId: 'aaaaaaaaaaaaaaaa' },
+          turnLinks: [],
+          event: { name: 'gen_ai.evaluation.result', timeUnixNano: 1n, attributes: event },
+          statusCode: 0,
+          statusMessage: '',
+        };
+        return span;
+      }),
+    );
+    // As the runtime hands them (a trace's spans together), or interleaved.
+    return fc.oneof(fc.constant(spans), fc.shuffledSubarray(spans, { minLength: spans.length }));
+  });
+
+describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("writes what the SDK's serializer writes, whatever is shared, moved or different", () => {
+    fc.assert(
+      fc.property(request, spans => {
+        expect(asObject(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('encodes each shared list once a trace, and each event not at all, counted', () => {
+    const keyValue = vi.spyOn(ProtobufWriter.prototype, 'keyValue');
+    const repeat = vi.spyOn(ProtobufWriter.prototype, 'repeat');
+    const tools = ['search_flights', 'book_hotel', 'get_weather'];
+    const sequence = ['search_flights', 'book_hotel', 'search_flights', 'get_weather'];
+    const agents = ['travel'];
+    const span = (traceId: string, scorer: string): EvaluationSpan => {
+      const evaluation = { 'gen_ai.evaluation.name': scorer, 'gen_ai.evaluation.score.value': 1 };
+      return {
+        traceId,
+        spanId: 'bbbbbbbbbbbbbbbb',
+        parentSpanId: 'aaaaaaaaaaaaaaaa',
+        name: `evaluation ${scorer}`,
+        startTimeUnixNano: 1n,
+        endTimeUnixNano: 2n,
+        attributes: {
+          ...evaluation,
+          'spanscore.tools_used': tools,
+          'spanscore.tool_sequence': sequence,
+          'spanscore.agents': agents,
+          'spanscore.test_case.id': 'case-1',
+        },
+        link: { traceId, spanId: 'aaaaaaaaaaaaaaaa' },
+        turnLinks: [],
+        event: { name: 'gen_ai.evaluation.result', timeUnixNano: 2n, attributes: evaluation },
+        statusCode: 0,
+        statusMessage: '',
+      };
+    };
+    const a = 'a'.repeat(32);
+    const b = 'b'.repeat(32);
+    const spans = ['s1', 's2', 's3', 's4'].map(s => span(a, s));
+    spans.push(span(b, 's1'), span(b, 's2'));
+    const bytes = encodeEvaluationSpans(spans, origin);
+    expect(asObject(bytes)).toEqual(sdkObject(spans));
+    // Encoded: service.name; per span its 3 scalars and link.type; each trace's first span its
+    // 3 lists. Not encoded: any later span's lists (3 copies each) and every event (a copy each).
+    expect(keyValue).toHaveBeenCalledTimes(1 + 6 * (3 + 1) + 2 * 3);
+    expect(repeat).toHaveBeenCalledTimes(3 * 3 + 1 * 3 + 6);
+  });
+
+  it('keeps at most 8 lists a trace: the ninth is encoded each time', () => {
+    const keyValue = vi.spyOn(ProtobufWriter.prototype, 'keyValue');
+    const lists = Array.from({ length: 9 }, (_, i) => [`tool_${i}`]);
+    const attributes = Object.fromEntries(lists.map((l, i) => [`list.${i}`, l]));
+    const spans: EvaluationSpan[] = [1, 2].map(n => ({
+      traceId: 'c'.repeat(32),
+      spanId: `${n}`.repeat(16),
+      parentSpanId: '',
+      name: 'evaluation x',
+      startTimeUnixNano: 1n,
+      endTimeUnixNano: 2n,
+      attributes,
+      link: { traceId: 'c'.repeat(32), spanId: 'aaaaaaaaaaaaaaaa' },
+      turnLinks: [],
+      event: { name: 'gen_ai.evaluation.result', timeUnixNano: 2n, attributes: {} },
+      statusCode: 0,
+      statusMessage: '',
+    }));
+    expect(asObject(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+    // service.name, link.type twice, the 9 lists of the first span and the ninth of the second.
+    expect(keyValue).toHaveBeenCalledTimes(1 + 2 + 9 + 1);
+  });
+});
