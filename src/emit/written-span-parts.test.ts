@@ -194,6 +194,32 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     expect(repeat).toHaveBeenCalledTimes(3 * 3 + 1 * 3 + 6);
   });
 
+  it('carries nothing from one request to the next, even one that threw', () => {
+    const repeat = vi.spyOn(ProtobufWriter.prototype, 'repeat');
+    const list = ['lookup', 'refund'];
+    const span = (eventTime: bigint): EvaluationSpan => ({
+      traceId: 'd'.repeat(32),
+      spanId: 'eeeeeeeeeeeeeeee',
+      parentSpanId: '',
+      name: 'evaluation x',
+      startTimeUnixNano: 1n,
+      endTimeUnixNano: 2n,
+      attributes: { 'spanscore.tools_used': list },
+      link: { traceId: 'd'.repeat(32), spanId: 'aaaaaaaaaaaaaaaa' },
+      turnLinks: [],
+      event: { name: 'gen_ai.evaluation.result', timeUnixNano: eventTime, attributes: {} },
+      statusCode: 0,
+      statusMessage: '',
+    });
+    // An event time past 64 bits throws after the second span's list was copied.
+    expect(() => encodeEvaluationSpans([span(1n), span(2n ** 64n)], origin)).toThrow(RangeError);
+    expect(repeat).toHaveBeenCalledTimes(1);
+    // The same trace and list in the next request: encoded there, not copied from the last.
+    const next = [span(1n)];
+    expect(asObject(encodeEvaluationSpans(next, origin))).toEqual(sdkObject(next));
+    expect(repeat).toHaveBeenCalledTimes(1);
+  });
+
   it('keeps at most 8 lists a trace: the ninth is encoded each time', () => {
     const keyValue = vi.spyOn(ProtobufWriter.prototype, 'keyValue');
     const lists = Array.from({ length: 9 }, (_, i) => [`tool_${i}`]);

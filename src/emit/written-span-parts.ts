@@ -24,9 +24,9 @@ const MAX_LEADING = 16;
  *
  * Places are where the records sit in the writer's buffer: a span's closing may move its content
  * along (a length past 127 bytes), and {@link WrittenSpanParts.moved} moves the kept places with it.
- * One per request: {@link WrittenSpanParts.startSpan} before each span, then its
- * {@link WrittenSpanParts.attributes} and {@link WrittenSpanParts.eventAttributes}, and `moved`
- * once the span is closed.
+ * For one request at a time: {@link WrittenSpanParts.startSpan} before each span, then its
+ * {@link WrittenSpanParts.attributes} and {@link WrittenSpanParts.eventAttributes}, `moved` once
+ * the span is closed, and {@link WrittenSpanParts.forget} after the last.
  */
 export class WrittenSpanParts {
   private traceId = '';
@@ -43,11 +43,23 @@ export class WrittenSpanParts {
 
   startSpan(traceId: string): void {
     if (traceId !== this.traceId) {
+      this.forget();
       this.traceId = traceId;
-      this.listOf.fill(undefined, 0, this.lists);
-      this.lists = 0;
     }
     this.leading = 0;
+  }
+
+  /**
+   * Lets go of the request's lists and keys, so that an instance kept from request to request
+   * (one at a time: encoding is synchronous) holds nothing alive in between.
+   */
+  forget(): void {
+    this.listOf.fill(undefined, 0, this.lists);
+    this.keyOf.fill(undefined, 0, this.lists);
+    this.leadingKeys.fill(undefined, 0, this.leading);
+    this.lists = 0;
+    this.leading = 0;
+    this.traceId = '';
   }
 
   /** The span's attributes (field 9), a list copied when this trace's spans wrote it already. */
