@@ -8,6 +8,7 @@ import { SPANSCORE_VERSION } from '../version.js';
 import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
 import { toReadableSpan } from './otlp-evaluation-exporter.js';
 import type { EvaluationAttributeValue, EvaluationSpan } from './score-to-span.js';
+import { WrittenSpanParts } from './written-span-parts.js';
 
 // protobufjs' static code for the OTLP protos: an independent decoder of the whole message.
 const root = createRequire(import.meta.url)(
@@ -63,13 +64,19 @@ const scalar: fc.Arbitrary<EvaluationAttributeValue> = fc.oneof(
   text,
   fc.integer({ min: -1_000_000, max: 1_000_000 }),
   fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+  fc.constantFrom(Number.NaN, -0),
   fc.boolean(),
 );
-const KEYS = ['gen_ai.evaluation.name', 'status', 'score', 'label', 'why', 'kind', 'case', 'rule'];
+// Twenty, past the sixteen leading records kept for an event; integer-like keys enumerate first.
+const KEYS = [
+  ...['gen_ai.evaluation.name', 'status', 'score', 'label', 'why', 'kind', 'case', 'rule'],
+  ...['model', 'tokens.in', 'tokens.out', 'cached', 'cost', 'agent', 'service', 'turns'],
+  ...['1', '10', 'turn', 'é.clé'],
+];
 const LIST_KEYS = ['tools_used', 'tool_sequence', 'agents', 'expected', 'missing'];
 
 /** How a span's event attributes relate to its attributes. */
-type EventShape = 'prefix' | 'empty' | 'other-value' | 'reordered' | 'extra-key';
+type EventShape = 'prefix' | 'with-list' | 'empty' | 'other-value' | 'reordered' | 'extra-key';
 
 /** Spans of up to three traces, whose lists are shared between a trace's spans, as facts are. */
 const request = fc
@@ -79,8 +86,8 @@ const request = fc
       lists: fc.array(fc.array(text, { maxLength: 12 }), { minLength: 1, maxLength: 10 }),
       spans: fc.array(
         fc.record({
-          leading: fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 8 }),
-          values: fc.array(scalar, { minLength: 8, maxLength: 8 }),
+          leading: fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: KEYS.length }),
+          values: fc.array(scalar, { minLength: KEYS.length, maxLength: KEYS.length }),
           // Which list (by index, modulo the trace's) each list key takes, or none.
           lists: fc.array(fc.option(fc.nat(), { nil: undefined }), {
             minLength: LIST_KEYS.length,
@@ -90,12 +97,16 @@ const request = fc
           event: fc.constantFrom<EventShape>(
             'prefix',
             'prefix',
+            'with-list',
             'empty',
             'other-value',
             'reordered',
             'extra-key',
           ),
           spanId: hex(16),
+          parentSpanId: fc.oneof(hex(16), fc.constant('')),
+          turns: fc.array(fc.tuple(hex(32), hex(16)), { maxLength: 3 }),
+          failed: fc.option(text, { nil: undefined }),
         }),
         { minLength: 1, maxLength: 4 },
       ),
@@ -120,19 +131,22 @@ const request = fc
         else if (s.event === 'reordered' && keys.length > 1)
           event = Object.fromEntries(Object.entries(leading).reverse());
         else if (s.event === 'extra-key') event = { ...leading, 'only.in.event': 'x' };
+        else if (s.event === 'with-list')
+          // The span's attributes up to its first list, the list (the same array) included.
+          event = Object.fromEntries(Object.entries(attributes).slice(0, keys.length + 1));
         const span: EvaluationSpan = {
           traceId: t.traceId,
           spanId: s.spanId,
-          parentSpanId: 'aaaaaaaaaaaaaaaa',
+          parentSpanId: s.parentSpanId,
           name: 'evaluation x',
           startTimeUnixNano: 1_795_000_000_000_000_000n,
           endTimeUnixNano: 1_795_000_000_500_000_000n,
           attributes,
           link: { traceId: t.traceId, spanId: 'aaaaaaaaaaaaaaaa' },
-          turnLinks: [],
+          turnLinks: s.turns.map(([traceId, spanId], i) => ({ traceId, spanId, turn: i + 1 })),
           event: { name: 'gen_ai.evaluation.result', timeUnixNano: 1n, attributes: event },
-          statusCode: 0,
-          statusMessage: '',
+          statusCode: s.failed === undefined ? 0 : 2,
+          statusMessage: s.failed ?? '',
         };
         return span;
       }),
@@ -148,6 +162,28 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     fc.assert(
       fc.property(request, spans => {
         expect(asObject(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes the very bytes it wrote before it copied anything', () => {
+    fc.assert(
+      fc.property(request, spans => {
+        const copied = Buffer.from(encodeEvaluationSpans(spans, origin));
+        // Every record encoded, as the encoder did before it kept anything to copy.
+        const attributes = vi
+          .spyOn(WrittenSpanParts.prototype, 'attributes')
+          .mockImplementation((w, a) => w.keyValues(9, a, 'int-or-double'));
+        const event = vi
+          .spyOn(WrittenSpanParts.prototype, 'eventAttributes')
+          .mockImplementation((w, a) => w.keyValues(3, a, 'int-or-double'));
+        try {
+          expect(copied.equals(encodeEvaluationSpans(spans, origin))).toBe(true);
+        } finally {
+          attributes.mockRestore();
+          event.mockRestore();
+        }
       }),
       { numRuns: 300 },
     );

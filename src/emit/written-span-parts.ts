@@ -34,12 +34,13 @@ export class WrittenSpanParts {
   private readonly listOf = new Array<readonly string[] | undefined>(MAX_LISTS);
   private readonly keyOf = new Array<string | undefined>(MAX_LISTS);
   // Where each kept list's record starts and ends: [start, end] pairs.
-  private readonly listAt = new Int32Array(2 * MAX_LISTS);
+  // Float64, not Int32: a request past 2 GiB would not wrap them.
+  private readonly listAt = new Float64Array(2 * MAX_LISTS);
   // The current span's first attributes: their keys, where the first starts, where each ends.
   private leading = 0;
   private leadingStart = 0;
   private readonly leadingKeys = new Array<string | undefined>(MAX_LEADING);
-  private readonly leadingEnds = new Int32Array(MAX_LEADING);
+  private readonly leadingEnds = new Float64Array(MAX_LEADING);
 
   startSpan(traceId: string): void {
     if (traceId !== this.traceId) {
@@ -56,7 +57,7 @@ export class WrittenSpanParts {
   forget(): void {
     this.listOf.fill(undefined, 0, this.lists);
     this.keyOf.fill(undefined, 0, this.lists);
-    this.leadingKeys.fill(undefined, 0, this.leading);
+    this.leadingKeys.fill(undefined);
     this.lists = 0;
     this.leading = 0;
     this.traceId = '';
