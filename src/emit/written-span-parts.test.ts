@@ -256,6 +256,41 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     expect(repeat).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps no place past 2 GiB, nor one a move takes past it: such lists are encoded', () => {
+    // A writer as far along as a 2 GiB request, without the bytes: what it is asked, in order.
+    const calls: string[] = [];
+    let length = 0;
+    const w = {
+      get length() {
+        return length;
+      },
+      tag: () => (length += 1),
+      keyValue: () => (calls.push('keyValue'), (length += 10)),
+      keyValues: () => calls.push('keyValues'),
+      repeat: () => calls.push('repeat'),
+      patch: () => undefined,
+    } as unknown as ProtobufWriter;
+    const list = ['lookup'];
+    const attributes = { name: 'x', tools: list };
+    const twoSpans = (moveBy = 0): string[] => {
+      calls.length = 0;
+      const parts = new WrittenSpanParts();
+      parts.startSpan('t');
+      parts.attributes(w, attributes);
+      parts.eventAttributes(w, { name: 'x' }, attributes);
+      parts.moved(0, moveBy);
+      parts.startSpan('t');
+      parts.attributes(w, attributes);
+      return [...calls];
+    };
+    length = 2 ** 31 - 1_000;
+    expect(twoSpans()).toEqual(['keyValue', 'keyValue', 'repeat', 'keyValue', 'repeat']);
+    length = 2 ** 31 - 1_000;
+    expect(twoSpans(1_000)).toEqual(['keyValue', 'keyValue', 'repeat', 'keyValue', 'keyValue']);
+    length = 2 ** 31 + 5;
+    expect(twoSpans()).toEqual(['keyValue', 'keyValue', 'keyValues', 'keyValue', 'keyValue']);
+  });
+
   it('keeps at most 8 lists a trace: the ninth is encoded each time', () => {
     const keyValue = vi.spyOn(ProtobufWriter.prototype, 'keyValue');
     const lists = Array.from({ length: 9 }, (_, i) => [`tool_${i}`]);

@@ -8,6 +8,8 @@ const EVENT_ATTRIBUTE_TAG = (3 << 3) | WIRE.LEN;
 const MAX_LISTS = 8;
 /** A span's first attributes whose places are kept, for its event to copy. */
 const MAX_LEADING = 16;
+/** The last place kept (an Int32Array's largest value): a request past it copies nothing. */
+const MAX_PLACE = 0x7fffffff;
 
 /**
  * What one request's spans wrote that a later span copies rather than encodes again (a measured
@@ -34,17 +36,18 @@ export class WrittenSpanParts {
   private readonly listOf = new Array<readonly string[] | undefined>(MAX_LISTS);
   private readonly keyOf = new Array<string | undefined>(MAX_LISTS);
   // Where each kept list's record starts and ends: [start, end] pairs.
-  // Float64, not Int32: a request past 2 GiB would not wrap them.
-  private readonly listAt = new Float64Array(2 * MAX_LISTS);
+  // Int32 (small integers read back, never a boxed number: Float64 places cost 62 bytes a scored
+  // span of allocation); past MAX_PLACE nothing is kept.
+  private readonly listAt = new Int32Array(2 * MAX_LISTS);
   // The current span's first attributes: their keys, where the first starts, where each ends.
   private leading = 0;
   private leadingStart = 0;
   private readonly leadingKeys = new Array<string | undefined>(MAX_LEADING);
-  private readonly leadingEnds = new Float64Array(MAX_LEADING);
+  private readonly leadingEnds = new Int32Array(MAX_LEADING);
 
   startSpan(traceId: string): void {
     if (traceId !== this.traceId) {
-      this.forget();
+      this.forgetLists();
       this.traceId = traceId;
     }
     this.leading = 0;
@@ -55,12 +58,16 @@ export class WrittenSpanParts {
    * (one at a time: encoding is synchronous) holds nothing alive in between.
    */
   forget(): void {
-    this.listOf.fill(undefined, 0, this.lists);
-    this.keyOf.fill(undefined, 0, this.lists);
+    this.forgetLists();
     this.leadingKeys.fill(undefined);
-    this.lists = 0;
     this.leading = 0;
     this.traceId = '';
+  }
+
+  private forgetLists(): void {
+    this.listOf.fill(undefined, 0, this.lists);
+    this.keyOf.fill(undefined, 0, this.lists);
+    this.lists = 0;
   }
 
   /** The span's attributes (field 9), a list copied when this trace's spans wrote it already. */
@@ -84,7 +91,8 @@ export class WrittenSpanParts {
       }
       n++;
     }
-    this.leading = Math.min(n, MAX_LEADING);
+    // Places past what an Int32Array holds (a request of 2 GiB) are not kept, nor copied from.
+    this.leading = w.length > MAX_PLACE ? 0 : Math.min(n, MAX_LEADING);
   }
 
   /**
@@ -122,7 +130,14 @@ export class WrittenSpanParts {
   moved(at: number, by: number): void {
     if (by === 0) return;
     const places = this.listAt;
-    for (let i = 0; i < 2 * this.lists; i++) if (places[i]! > at) places[i] = places[i]! + by;
+    for (let i = 0; i < 2 * this.lists; i++) {
+      if (places[i]! <= at) continue;
+      if (places[i]! + by > MAX_PLACE) {
+        this.forgetLists();
+        return;
+      }
+      places[i] = places[i]! + by;
+    }
   }
 
   private repeatList(w: ProtobufWriter, key: string, list: readonly string[]): boolean {
@@ -135,7 +150,7 @@ export class WrittenSpanParts {
   }
 
   private keepList(key: string, list: readonly string[], start: number, end: number): void {
-    if (this.lists === MAX_LISTS) return;
+    if (this.lists === MAX_LISTS || end > MAX_PLACE) return;
     const i = this.lists++;
     this.listOf[i] = list;
     this.keyOf[i] = key;
