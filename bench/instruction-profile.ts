@@ -60,27 +60,20 @@ export function callgrindFlags(profile: string): string[] {
 
 /**
  * After a run with {@link callgrindFlags}: the main thread's profile (`PROFILE-01`) renamed to
- * `profile`, every other thread's removed, and the instructions each counted (the main thread's
- * `totals`, and the other threads' summed). Throws when the main thread's profile is missing.
+ * `profile`, every other thread's removed; returns the instructions the main thread counted (its
+ * `totals`). Throws when the main thread's profile is missing.
  */
-export function keepMainThread(profile: string): { main: number; others: number } {
-  const totalOf = (file: string): number =>
-    Number(/^totals:\s*(\d+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
+export function keepMainThread(profile: string): number {
   const dir = dirname(profile);
+  const main = `${profile}-01`;
   const threads = readdirSync(dir)
     .filter(f => f.startsWith(`${basename(profile)}-`) && /-\d+$/.test(f))
     .map(f => join(dir, f));
-  const main = `${profile}-01`;
   if (!threads.includes(main))
     throw new Error(`callgrind wrote no profile of the main thread (${main})`);
-  let others = 0;
-  for (const file of threads)
-    if (file !== main) {
-      others += totalOf(file);
-      rmSync(file, { force: true });
-    }
+  for (const file of threads) if (file !== main) rmSync(file, { force: true });
   renameSync(main, profile);
-  return { main: totalOf(profile), others };
+  return Number(/^totals:\s*(\d+)/m.exec(readFileSync(profile, 'utf8'))?.[1] ?? 0);
 }
 
 /** V8's map of compiled code: start addresses (sorted), sizes and names. */

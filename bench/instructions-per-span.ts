@@ -177,7 +177,7 @@ export function countInstructions(
           throw new Error(`callgrind exited ${String(code ?? signal)}: ${last.join(' / ')}`);
         }
         // The main thread's count: what Node's other threads ran lands by the clock.
-        const { main } = keepMainThread(profile);
+        const main = keepMainThread(profile);
         const figures = JSON.parse(stdout) as PipelineFigures;
         if (keep) {
           copyFileSync(profile, keep.profile);

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describe, expect, it, vi } from 'vitest';
+import { decodedTraceRequest } from '../../test/helpers/decoded-trace-request.js';
 import { agentTrace } from '../../test/helpers/trace-builder.js';
 import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
@@ -11,36 +11,6 @@ import { SPANSCORE_VERSION } from '../version.js';
 import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
 import { toReadableSpan } from './otlp-evaluation-exporter.js';
 import { scoreToSpan, type EvaluationSpan } from './score-to-span.js';
-
-// protobufjs' static code for the OTLP protos (as otlp-transformer 0.216 generated it): an
-// independent decoder of the whole message, defaults included.
-const root = createRequire(import.meta.url)(
-  'otlp-transformer-protobufjs/build/src/generated/root.js',
-) as {
-  opentelemetry: {
-    proto: {
-      collector: {
-        trace: {
-          v1: {
-            ExportTraceServiceRequest: {
-              decode(b: Uint8Array): unknown;
-              toObject(m: unknown, o: object): unknown;
-            };
-          };
-        };
-      };
-    };
-  };
-};
-const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-const asObject = (bytes: Uint8Array): unknown =>
-  Request.toObject(Request.decode(bytes), {
-    longs: String,
-    enums: Number,
-    bytes: String,
-    defaults: true,
-    arrays: true,
-  });
 
 const trace = agentTrace(['search', 'weather', 'search'], { testCaseId: 'tc-7' });
 const time = { startUnixNano: 1_795_000_000_123_456_789n, endUnixNano: 1_795_000_000_987_654_321n };
@@ -91,7 +61,7 @@ describe('encodeEvaluationSpans', () => {
     const sdk = ProtobufTraceSerializer.serializeRequest(
       evaluation.map(s => toReadableSpan(s, resource)),
     )!;
-    expect(asObject(ours)).toEqual(asObject(sdk));
+    expect(decodedTraceRequest(ours)).toEqual(decodedTraceRequest(sdk));
   });
 
   it('reads back through our own decoder: ids, parent, times, attributes and status', () => {
@@ -166,7 +136,9 @@ describe('encodeEvaluationSpans, a session’s result', () => {
     };
     const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
     const sdk = ProtobufTraceSerializer.serializeRequest([toReadableSpan(span, resource)])!;
-    expect(asObject(encodeEvaluationSpans([span], origin))).toEqual(asObject(sdk));
+    expect(decodedTraceRequest(encodeEvaluationSpans([span], origin))).toEqual(
+      decodedTraceRequest(sdk),
+    );
   });
 });
 

@@ -1,43 +1,14 @@
-import { createRequire } from 'node:module';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decodedTraceRequest } from '../../test/helpers/decoded-trace-request.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { SPANSCORE_VERSION } from '../version.js';
 import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
 import { toReadableSpan } from './otlp-evaluation-exporter.js';
 import type { EvaluationAttributeValue, EvaluationSpan } from './score-to-span.js';
 import { WrittenSpanParts } from './written-span-parts.js';
-
-// protobufjs' static code for the OTLP protos: an independent decoder of the whole message.
-const root = createRequire(import.meta.url)(
-  'otlp-transformer-protobufjs/build/src/generated/root.js',
-) as {
-  opentelemetry: {
-    proto: {
-      collector: {
-        trace: {
-          v1: {
-            ExportTraceServiceRequest: {
-              decode(b: Uint8Array): unknown;
-              toObject(m: unknown, o: object): unknown;
-            };
-          };
-        };
-      };
-    };
-  };
-};
-const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-const asObject = (bytes: Uint8Array): unknown =>
-  Request.toObject(Request.decode(bytes), {
-    longs: String,
-    enums: Number,
-    bytes: String,
-    defaults: true,
-    arrays: true,
-  });
 
 // The scope the exporter's tracer has: the SDK's serializer writes its name and version.
 const origin = {
@@ -47,7 +18,9 @@ const origin = {
 const resource = resourceFromAttributes({ 'service.name': 'spanscore' });
 /** What the OpenTelemetry SDK's own serializer writes for the same spans, decoded. */
 const sdkObject = (spans: readonly EvaluationSpan[]): unknown =>
-  asObject(ProtobufTraceSerializer.serializeRequest(spans.map(s => toReadableSpan(s, resource)))!);
+  decodedTraceRequest(
+    ProtobufTraceSerializer.serializeRequest(spans.map(s => toReadableSpan(s, resource)))!,
+  );
 
 const hex = (length: number) =>
   fc
@@ -161,7 +134,7 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
   it("writes what the SDK's serializer writes, whatever is shared, moved or different", () => {
     fc.assert(
       fc.property(request, spans => {
-        expect(asObject(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+        expect(decodedTraceRequest(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
       }),
       { numRuns: 300 },
     );
@@ -223,7 +196,7 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     const spans = ['s1', 's2', 's3', 's4'].map(s => span(a, s));
     spans.push(span(b, 's1'), span(b, 's2'));
     const bytes = encodeEvaluationSpans(spans, origin);
-    expect(asObject(bytes)).toEqual(sdkObject(spans));
+    expect(decodedTraceRequest(bytes)).toEqual(sdkObject(spans));
     // Encoded: service.name; per span its 3 scalars and link.type; each trace's first span its
     // 3 lists. Not encoded: any later span's lists (3 copies each) and every event (a copy each).
     expect(keyValue).toHaveBeenCalledTimes(1 + 6 * (3 + 1) + 2 * 3);
@@ -252,7 +225,7 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     expect(repeat).toHaveBeenCalledTimes(1);
     // The same trace and list in the next request: encoded there, not copied from the last.
     const next = [span(1n)];
-    expect(asObject(encodeEvaluationSpans(next, origin))).toEqual(sdkObject(next));
+    expect(decodedTraceRequest(encodeEvaluationSpans(next, origin))).toEqual(sdkObject(next));
     expect(repeat).toHaveBeenCalledTimes(1);
   });
 
@@ -309,7 +282,7 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
       statusCode: 0,
       statusMessage: '',
     }));
-    expect(asObject(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+    expect(decodedTraceRequest(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
     // service.name, link.type twice, the 9 lists of the first span and the ninth of the second.
     expect(keyValue).toHaveBeenCalledTimes(1 + 2 + 9 + 1);
   });

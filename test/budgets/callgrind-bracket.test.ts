@@ -45,7 +45,7 @@ async function counted(outside: number, inside: number, keep?: string): Promise<
   const map = codeMapOf(run.child.pid);
   try {
     await run;
-    const { main } = keepMainThread(profile);
+    const main = keepMainThread(profile);
     if (keep) {
       copyFileSync(profile, keep);
       copyFileSync(map, `${keep}.map`);
