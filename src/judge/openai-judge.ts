@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { JUDGE_DEFAULTS } from '../config/judge-defaults.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
@@ -35,12 +35,19 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       'the LLM judge needs an API key: set OPENAI_API_KEY (any value for local servers such as Ollama)',
     );
   }
-  const client = new OpenAI({
-    apiKey,
-    ...(options.baseURL && { baseURL: options.baseURL }),
-    timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
-    maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
-  });
+  // The `openai` package (about 150 modules) is loaded on the first call, not with this module:
+  // every process that may judge imports this one, and most never call a judge.
+  let client: Promise<{ api: typeof OpenAI; client: OpenAI }> | undefined;
+  const connect = (): Promise<{ api: typeof OpenAI; client: OpenAI }> =>
+    (client ??= import('openai').then(({ default: api }) => ({
+      api,
+      client: new api({
+        apiKey,
+        ...(options.baseURL && { baseURL: options.baseURL }),
+        timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
+        maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
+      }),
+    })));
   let structuredOutput = true;
 
   async function complete(
@@ -48,6 +55,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     messages: OpenAI.ChatCompletionMessageParam[],
     request: JudgeRequest<unknown>,
   ): Promise<{ text: string; usage: JudgeUsage; model: string }> {
+    const { api, client } = await connect();
     const call = (format: 'json_schema' | 'plain') =>
       client.chat.completions.create({
         model,
@@ -73,11 +81,11 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     try {
       completion = await call(structuredOutput ? 'json_schema' : 'plain');
     } catch (error) {
-      if (structuredOutput && error instanceof OpenAI.BadRequestError) {
+      if (structuredOutput && error instanceof api.BadRequestError) {
         // The server does not do structured output (or not this schema): ask in plain JSON mode.
         structuredOutput = false;
-        completion = await call('plain').catch(unavailable);
-      } else return unavailable(error);
+        completion = await call('plain').catch((again: unknown) => unavailable(api, again));
+      } else return unavailable(api, error);
     }
     return {
       text: completion.choices[0]?.message.content ?? '',
@@ -149,8 +157,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function unavailable(error: unknown): never {
-  if (error instanceof OpenAI.RateLimitError) {
+function unavailable(api: typeof OpenAI, error: unknown): never {
+  if (error instanceof api.RateLimitError) {
     const retryAfterSeconds = retryAfter(error.headers);
     throw new SpanscoreError(
       'SS_JUDGE_RATE_LIMITED',
@@ -160,13 +168,13 @@ function unavailable(error: unknown): never {
   }
   const e = error as Error & { status?: number };
   const what =
-    error instanceof OpenAI.APIConnectionTimeoutError
+    error instanceof api.APIConnectionTimeoutError
       ? 'timed out'
       : e.status
         ? `answered ${e.status}`
         : error instanceof SyntaxError
           ? 'answered with a body that is not JSON'
-          : error instanceof OpenAI.APIConnectionError
+          : error instanceof api.APIConnectionError
             ? 'could not be reached'
             : 'failed';
   throw new SpanscoreError(

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createJiti } from 'jiti';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { forgetCallSourceTexts } from '../normalize/content-attribute.js';
 import { isDefinedScorer, isScorer } from '../score/define-scorer.js';
@@ -17,6 +16,9 @@ export async function loadCustomScorers(
   baseDir: string,
   suiteFile: string,
 ): Promise<Scorer[]> {
+  if (modules.length === 0) return [];
+  // jiti (a TypeScript loader) is loaded only for a suite that names custom scorers.
+  const { createJiti } = await import('jiti');
   const jiti = createJiti(import.meta.url, {
     moduleCache: false,
     alias: { spanscore: ownEntryPoint() },
