@@ -5,28 +5,40 @@ import { ISOLATED_TEST_FILES } from './test/setup/isolated-test-files.js';
 const EXCLUDE = ['test/faults/**', '**/node_modules/**'];
 
 /**
- * The guides followed as written (npm installs included): a project of its own, which CI runs on
- * one Node only (`--project shared --project isolated` leaves it out; vitest's `--exclude` does not
- * reach inline projects).
+ * Tests whose subject no Node version changes, in a project of their own that CI runs on one Node
+ * only (`--project shared --project isolated` leaves it out; vitest's `--exclude` does not reach
+ * inline projects): the guides followed as written (npm installs included: they test the docs),
+ * the source tree's architecture rules (dependency-cruiser over the sources, file sizes, the
+ * isolated-files list), and the bench's instruction counter (callgrind around a bracket: it tests
+ * the instrument, about 45 CPU seconds). Together about 150 CPU seconds of a run.
  */
-const GUIDES = ['test/docs/guides-as-written.test.ts'];
+const ONCE = [
+  'test/docs/guides-as-written.test.ts',
+  'test/architecture/**/*.test.ts',
+  'test/budgets/callgrind-bracket.test.ts',
+];
 
 /** What the projects share (an inline project does not inherit the root's `test` options). */
 const common = { testTimeout: 30_000, pool: 'forks' } as const;
 
 export default defineConfig({
   test: {
-    // dist/ built once (tests start the built CLI), and a folder for the package packed once per
+    // A temporary folder for the run, removed at its end (every test's and process's os.tmpdir());
+    // dist/ built once (tests start the built CLI); and a folder for the package packed once per
     // run by the tests that install it. The root's global setup runs once for both projects, and
     // what it provides reaches both.
-    globalSetup: ['test/setup/build-dist.global.ts', 'test/setup/package-dir.global.ts'],
+    globalSetup: [
+      'test/setup/run-tmpdir.global.ts',
+      'test/setup/build-dist.global.ts',
+      'test/setup/package-dir.global.ts',
+    ],
     projects: [
       {
         test: {
           ...common,
           name: 'shared',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...EXCLUDE, ...ISOLATED_TEST_FILES, ...GUIDES],
+          exclude: [...EXCLUDE, ...ISOLATED_TEST_FILES, ...ONCE],
           // The other files share their worker's module graph, one after another: importing the
           // sources again for every file was about a quarter of a run's CPU time (a full run on
           // two cores, with these three projects: 587 → 432 CPU s, 368 → 289 s).
@@ -36,7 +48,7 @@ export default defineConfig({
       {
         test: { ...common, name: 'isolated', include: ISOLATED_TEST_FILES, exclude: EXCLUDE },
       },
-      { test: { ...common, name: 'guides', include: GUIDES } },
+      { test: { ...common, name: 'once', include: ONCE } },
     ],
     // Three files at a time even on two cores (vitest's default there is one): most tests wait on
     // timers, sockets and child processes, so they overlap well. A full run on two cores: one at
