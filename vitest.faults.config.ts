@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
     // The fault suite starts the built CLI, as users run it.
-    globalSetup: ['test/setup/build-dist.global.ts'],
+    globalSetup: ['test/setup/run-tmpdir.global.ts', 'test/setup/build-dist.global.ts'],
     testTimeout: 90_000,
     hookTimeout: 30_000,
     pool: 'forks',
