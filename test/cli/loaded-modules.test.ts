@@ -72,6 +72,16 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     expect(urls!.length).toBeLessThan(400);
   });
 
+  it('`--version` loads no command', async () => {
+    const { file, env } = recording();
+    const cli = startCli(['--version'], env);
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout().trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const [urls] = [...loadedByProcess(file).values()];
+    expect(urls!.filter(u => u.includes('/dist/cli/commands/'))).toEqual([]);
+    expect(urls!.length).toBeLessThan(30);
+  });
+
   it('a suite with a TypeScript scorer loads jiti to compile it, and still not openai', async () => {
     const { file, env } = recording();
     const cli = startCli(
