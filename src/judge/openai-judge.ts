@@ -36,18 +36,30 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     );
   }
   // The `openai` package (about 150 modules) is loaded on the first call, not with this module:
-  // every process that may judge imports this one, and most never call a judge.
+  // every process that may judge imports this one, and most never call a judge. What its client
+  // reads from the environment is read here, when the judge is made, as before. A load that fails
+  // is the judge's usual unavailable error, and the next call tries again.
+  const settings = {
+    apiKey,
+    timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
+    maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
+    ...optional('baseURL', options.baseURL ?? process.env.OPENAI_BASE_URL),
+    ...optional('organization', process.env.OPENAI_ORG_ID),
+    ...optional('project', process.env.OPENAI_PROJECT_ID),
+  };
   let client: Promise<{ api: typeof OpenAI; client: OpenAI }> | undefined;
   const connect = (): Promise<{ api: typeof OpenAI; client: OpenAI }> =>
-    (client ??= import('openai').then(({ default: api }) => ({
-      api,
-      client: new api({
-        apiKey,
-        ...(options.baseURL && { baseURL: options.baseURL }),
-        timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
-        maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
-      }),
-    })));
+    (client ??= import('openai').then(
+      ({ default: api }) => ({ api, client: new api(settings) }),
+      (error: unknown) => {
+        client = undefined;
+        throw new SpanscoreError(
+          'SS_JUDGE_UNAVAILABLE',
+          `the judge's client (the openai package) could not be loaded: ${(error as Error).message}`,
+          { cause: error },
+        );
+      },
+    ));
   let structuredOutput = true;
 
   async function complete(
@@ -139,6 +151,11 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       return { output, model: first.model, usage, cached: false };
     },
   };
+}
+
+/** `{ [key]: value }` when `value` is set (not empty), else nothing to spread. */
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value ? { [key]: value } : {}) as { [P in K]?: string };
 }
 
 function parseJson(text: string): unknown {

@@ -53,6 +53,27 @@ function loadedByProcess(file: string): Map<string, string[]> {
 const fromPackage = (urls: string[], name: string): string[] =>
   urls.filter(u => u.includes(`/node_modules/${name}/`));
 
+/** A scripted judge's answer, and a request it answers. */
+const VERDICT = {
+  id: 'c1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'scripted',
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: '{"verdict":"yes"}' },
+    },
+  ],
+  usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+};
+const ASK = `{
+  model: 'scripted', system: 's', user: 'u', schemaName: 'verdict',
+  jsonSchema: { type: 'object', properties: { verdict: { type: 'string' } }, required: ['verdict'] },
+  parse: v => v,
+}`;
+
 describe('what the CLI loads at start', { timeout: 90_000 }, () => {
   it('`score` without a judge or a custom scorer loads neither openai nor jiti', async () => {
     const { file, env } = recording();
@@ -121,43 +142,24 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     expect(parent.length).toBeLessThan(300);
   });
 
-  it('a judge loads openai on its first call, and answers through it', async () => {
-    const server = await startOpenAiCompatibleServer([
-      {
-        completion: {
-          id: 'c1',
-          object: 'chat.completion',
-          created: 0,
-          model: 'scripted',
-          choices: [
-            {
-              index: 0,
-              finish_reason: 'stop',
-              message: { role: 'assistant', content: '{"verdict":"yes"}' },
-            },
-          ],
-          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-        },
-      },
-    ]);
+  it('a judge loads openai on its first call, and answers through it at the endpoint it was made with', async () => {
+    const server = await startOpenAiCompatibleServer([{ completion: VERDICT }]);
     try {
       const { file, env } = recording();
       const script = `
 import { appendFileSync } from 'node:fs';
 const { createOpenAiJudge } = await import(${JSON.stringify(join(ROOT, 'dist/judge/openai-judge.js'))});
-const judge = createOpenAiJudge({ apiKey: 'x', baseURL: ${JSON.stringify(server.baseURL)} });
+// The endpoint from OPENAI_BASE_URL as it is when the judge is made, as before the lazy load.
+const judge = createOpenAiJudge({ apiKey: 'x' });
+process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
 appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + ' created\\n');
-const answer = await judge.ask({
-  model: 'scripted', system: 's', user: 'u', schemaName: 'verdict',
-  jsonSchema: { type: 'object', properties: { verdict: { type: 'string' } }, required: ['verdict'] },
-  parse: v => v,
-});
+const answer = await judge.ask(${ASK});
 console.log(JSON.stringify(answer.output));
 `;
       const { stdout } = await promisify(execFile)(
         process.execPath,
         ['--input-type=module', '-e', script],
-        { env: { ...process.env, ...env } },
+        { env: { ...process.env, ...env, OPENAI_BASE_URL: server.baseURL } },
       );
       expect(JSON.parse(stdout)).toEqual({ verdict: 'yes' });
       expect(server.requests).toHaveLength(1);
@@ -171,13 +173,58 @@ console.log(JSON.stringify(answer.output));
     }
   });
 
-  it('keeps the bytecode it compiled for the next start where Node can (22.1 and later)', async () => {
-    const cacheDir = join(dir, 'compile-cache');
-    const cli = startCli(['score', '--help'], { NODE_COMPILE_CACHE: cacheDir });
+  it('keeps the bytecode it compiled for the next start where Node can (22.8 and later)', async () => {
+    // Node's default folder, under the system's temporary one: nothing in the environment asks
+    // for a cache (NODE_COMPILE_CACHE would make Node 22.1 and later cache by itself).
+    const tmp = mkdtempSync(join(dir, 'tmp-'));
+    const cli = startCli(['score', '--help'], {
+      TMPDIR: tmp,
+      NODE_COMPILE_CACHE: undefined,
+      NODE_DISABLE_COMPILE_CACHE: undefined,
+    });
     expect(await cli.exited).toBe(0);
+    const cacheDir = join(tmp, 'node-compile-cache');
     const cached = existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }).length : 0;
     if (typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function')
       expect(cached).toBeGreaterThan(100); // the modules `score` loads, each kept
     else expect(cached).toBe(0); // Node 20: nothing is cached, nothing else changes
+  });
+
+  it('a judge whose openai package fails to load says so in its own error, and loads it on the next call', async () => {
+    const server = await startOpenAiCompatibleServer([{ completion: VERDICT }]);
+    try {
+      // A resolve hook that fails the first import of openai (as a full file table would).
+      const failOnce = join(dir, 'fail-openai-once.mjs');
+      writeFileSync(
+        failOnce,
+        `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+let failed = false;
+export async function resolve(specifier, context, next) {
+  if (specifier === 'openai' && !failed) { failed = true; throw new Error('EMFILE: too many open files'); }
+  return next(specifier, context);
+}\`));
+`,
+      );
+      const script = `
+const { createOpenAiJudge } = await import(${JSON.stringify(join(ROOT, 'dist/judge/openai-judge.js'))});
+const judge = createOpenAiJudge({ apiKey: 'x', baseURL: ${JSON.stringify(server.baseURL)} });
+const ask = () => judge.ask(${ASK});
+const first = await ask().then(() => 'answered', e => e.code + ': ' + e.message);
+const second = await ask().then(a => JSON.stringify(a.output), e => e.code + ': ' + e.message);
+console.log(JSON.stringify({ first, second }));
+`;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [`--import=${failOnce}`, '--input-type=module', '-e', script],
+        { env: { ...process.env, NODE_OPTIONS: undefined } },
+      );
+      const { first, second } = JSON.parse(stdout) as { first: string; second: string };
+      expect(first).toMatch(/^SS_JUDGE_UNAVAILABLE: .*could not be loaded: EMFILE/);
+      expect(second).toBe('{"verdict":"yes"}');
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 });
