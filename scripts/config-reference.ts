@@ -31,6 +31,8 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
     "The LLM judge's OpenAI-compatible endpoint when `judge.baseUrl` is not set (read by the `openai` client).",
   OPENAI_API_KEY: "The LLM judge's key when `judge.apiKey` is not set.",
   NO_COLOR: "Any value: no colours in the CLI's output.",
+  NODE_DISABLE_COMPILE_CACHE:
+    "`1`: the CLI does not keep compiled code between starts. On Node 22.8 and later it does, in `node-compile-cache` under the system's temporary folder (or where `NODE_COMPILE_CACHE` says), and starts faster.",
   FORCE_COLOR: "Colours in the CLI's output even when it is not a terminal (`0` or `false`: none).",
 };
 

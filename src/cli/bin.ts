@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import * as module from 'node:module';
 
-// Node 22.1 and later keep the bytecode of the modules a run compiled, in a folder under the
+// Node 22.8 and later keep the bytecode of the modules a run compiled, in a folder under the
 // system's temporary one, and reuse it on the next start (NODE_DISABLE_COMPILE_CACHE=1 turns it
 // off; NODE_COMPILE_CACHE names another folder). A CLI loads some 300 modules before it does
 // anything; on Node 20, which lacks it, nothing changes. Enabled before `main` is imported, so
