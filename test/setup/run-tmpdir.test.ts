@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { lstatSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // test/setup/run-tmpdir.global.ts: the run's temporary folder, which its end removes.
@@ -18,5 +19,13 @@ describe("the test run's temporary folder", () => {
     expect(child).toBe(dir);
     // One level under the system's temporary folder, not a run's folder inside another's.
     expect(basename(dirname(dir))).not.toMatch(/^spanscore-test-run-/);
+  });
+
+  it("keeps the compilers' caches where they were, outside the run's folder", () => {
+    const dir = tmpdir();
+    for (const cache of [`tsx-${process.geteuid?.() ?? 0}`, 'jiti', 'node-compile-cache']) {
+      expect(lstatSync(join(dir, cache)).isSymbolicLink(), cache).toBe(true);
+      expect(realpathSync(join(dir, cache))).toBe(realpathSync(join(dirname(dir), cache)));
+    }
   });
 });
