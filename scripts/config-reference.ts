@@ -30,6 +30,10 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   OPENAI_BASE_URL:
     "The LLM judge's OpenAI-compatible endpoint when `judge.baseUrl` is not set (read by the `openai` client).",
   OPENAI_API_KEY: "The LLM judge's key when `judge.apiKey` is not set.",
+  OPENAI_ORG_ID:
+    "The OpenAI organization the judge's requests are made for (the `openai` client's header).",
+  OPENAI_PROJECT_ID:
+    "The OpenAI project the judge's requests are made for (the `openai` client's header).",
   NO_COLOR: "Any value: no colours in the CLI's output.",
   NODE_DISABLE_COMPILE_CACHE:
     "`1`: the CLI does not keep compiled code between starts. On Node 22.8 and later it does, in `node-compile-cache` under the system's temporary folder (or where `NODE_COMPILE_CACHE` says), and starts faster.",

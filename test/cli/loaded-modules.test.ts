@@ -151,7 +151,8 @@ import { appendFileSync } from 'node:fs';
 const { createOpenAiJudge } = await import(${JSON.stringify(join(ROOT, 'dist/judge/openai-judge.js'))});
 // The endpoint from OPENAI_BASE_URL as it is when the judge is made, as before the lazy load.
 const judge = createOpenAiJudge({ apiKey: 'x' });
-process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
+const childEnv = process.env; // this script's process, not the test's
+childEnv.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
 appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + ' created\\n');
 const answer = await judge.ask(${ASK});
 console.log(JSON.stringify(answer.output));
