@@ -59,14 +59,23 @@ export interface BudgetFigures {
   failures: string[];
 }
 
-/** Runs one figure's process: `figure` on the built `dist/` of `root`; its JSON. */
-export function runFigure<T>(figure: string, root: string = THIS_TREE): T {
+/**
+ * Runs one figure's process: `figure` on the built `dist/` of `root`, in `env`; its JSON. The
+ * stored-bytes figures depend on the temporary folder's path: the workload's suite, written there,
+ * is unnamed, so its results carry its path (about 4.5 times a trace).
+ */
+export function runFigure<T>(
+  figure: string,
+  root: string = THIS_TREE,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
   const out = execFileSync(
     process.execPath,
     [...FIGURE_NODE_FLAGS, '--import', 'tsx', CHILD, figure, root],
     {
       encoding: 'utf8',
       cwd: THIS_TREE,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 300_000,
     },

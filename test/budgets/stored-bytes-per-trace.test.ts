@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { budgetedNode, BUDGETS, runFigure } from '../../bench/budget-figures.js';
+import { figureEnv } from '../helpers/figure-env.js';
 import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
 
 /**
@@ -48,7 +49,7 @@ describe('results store: bytes stored per scored trace', () => {
   it.each(['memory', 'redis'] as const)(
     'stays within its budget with the %s results store',
     store => {
-      const f = runFigure<PipelineFigures>(`allocation-${store}`);
+      const f = runFigure<PipelineFigures>(`allocation-${store}`, undefined, figureEnv());
       expect(f.traces).toBe(1024);
       expect(f.evaluationSpans).toBe(2 * 1024);
       // Something was stored for every trace: a record and its results are more than 1 kB.
@@ -65,7 +66,7 @@ describe('results store: bytes stored per scored trace', () => {
   );
 
   it('stays within its own budget with the Redis results store writing results layout 2', () => {
-    const f = runFigure<PipelineFigures>('allocation-redis-layout2');
+    const f = runFigure<PipelineFigures>('allocation-redis-layout2', undefined, figureEnv());
     expect(f.traces).toBe(1024);
     expect(f.evaluationSpans).toBe(2 * 1024);
     // A SET per trace (its run record, pointing at its results) and the results' stream
