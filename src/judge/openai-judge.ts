@@ -39,13 +39,16 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   // every process that may judge imports this one, and most never call a judge. What its client
   // reads from the environment is read here, when the judge is made, as before. A load that fails
   // is the judge's usual unavailable error, and the next call tries again.
+  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  const organization = process.env.OPENAI_ORG_ID;
+  const project = process.env.OPENAI_PROJECT_ID;
   const settings = {
     apiKey,
     timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
     maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
-    ...optional('baseURL', options.baseURL ?? process.env.OPENAI_BASE_URL),
-    ...optional('organization', process.env.OPENAI_ORG_ID),
-    ...optional('project', process.env.OPENAI_PROJECT_ID),
+    ...(baseURL && { baseURL }),
+    ...(organization && { organization }),
+    ...(project && { project }),
   };
   let client: Promise<{ api: typeof OpenAI; client: OpenAI }> | undefined;
   const connect = (): Promise<{ api: typeof OpenAI; client: OpenAI }> =>
@@ -151,11 +154,6 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       return { output, model: first.model, usage, cached: false };
     },
   };
-}
-
-/** `{ [key]: value }` when `value` is set (not empty), else nothing to spread. */
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value ? { [key]: value } : {}) as { [P in K]?: string };
 }
 
 function parseJson(text: string): unknown {
