@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
+import { RUN_TMPDIR_PREFIX } from '../setup/run-tmpdir.global.js';
 
 /**
  * The environment a budget figure runs in from a test, as `npm run bench` runs it: the system's
@@ -9,7 +10,7 @@ import { basename, dirname } from 'node:path';
  */
 export function figureEnv(): NodeJS.ProcessEnv {
   const dir = tmpdir();
-  return basename(dir).startsWith('spanscore-test-run-')
+  return basename(dir).startsWith(RUN_TMPDIR_PREFIX)
     ? { ...process.env, TMPDIR: dirname(dir) }
     : process.env;
 }

@@ -19,10 +19,13 @@ import { join } from 'node:path';
  *
  * Listed first in the configs' `globalSetup`, so the setups after it make their folders here.
  */
+/** The start of a test run's folder's name. */
+export const RUN_TMPDIR_PREFIX = 'spanscore-test-run-';
+
 export default function setup(): () => Promise<void> {
   const previous = process.env.TMPDIR;
   const system = tmpdir();
-  const dir = mkdtempSync(join(system, 'spanscore-test-run-'));
+  const dir = mkdtempSync(join(system, RUN_TMPDIR_PREFIX));
   const uid = process.geteuid?.() ?? 0;
   for (const cache of [`tsx-${uid}`, 'jiti', 'node-compile-cache']) {
     mkdirSync(join(system, cache), { recursive: true });
