@@ -47,6 +47,8 @@ const LISTS: Array<[readonly string[], (key: string) => boolean]> = [
   [['a.id', 'b', 'meta.case'], key => key !== 'a.id'],
   [['b', 'meta.case'], () => false],
   [['s.id', 'meta.session', 'a.id'], () => true],
+  // A name in an unread family (`http.`) is read from a span's whole attributes.
+  [['http.case', 'b'], () => true],
 ];
 const NAMES = LISTS.map(([keys, readsJson]) => idNames(keys, readsJson));
 
@@ -57,8 +59,11 @@ describe('findIdAttributes: several lists of names in one walk', () => {
     for (let trace = 0; trace < 2000; trace++) {
       const spans = Array.from({ length: 1 + Math.floor(next() * 6) }, (_, i) => {
         const attributes: Record<string, unknown> = {};
-        for (const key of ['a.id', 'b', 's.id', 'meta.case'])
+        for (const key of ['a.id', 'b', 's.id', 'meta.case', 'http.case'])
           if (next() < 0.15) attributes[key] = pick([`${key}@${i}`, '', 7, true]);
+        // Keys of no list, and prefixes and extensions of theirs: a span may hold only these.
+        for (const key of ['other', 'a.i', 'b.c', 'meta.cases', 'metadata', 's'])
+          if (next() < 0.3) attributes[key] = pick([`${key}@${i}`, '{"case":"no"}', 1]);
         if (next() < 0.3)
           attributes.meta = pick([
             `{"case":"json@${i}","session":"s@${i}"}`,
@@ -76,14 +81,45 @@ describe('findIdAttributes: several lists of names in one walk', () => {
     }
   });
 
+  it('asks a span for no name unless it holds one, or a JSON holder of one', () => {
+    // Spans whose attributes count the names looked up in them (enumerating keys is not a lookup).
+    let lookups = 0;
+    const counted = (attributes: Record<string, unknown>): SpanDigest =>
+      span(
+        new Proxy(attributes, {
+          get(target, key) {
+            lookups++;
+            return target[key as string];
+          },
+        }),
+      );
+    const unrelated = Array.from({ length: 50 }, (_, i) =>
+      counted({ other: i, 'a.i': 'x', 'meta.cases': 'y', 'b.c': 'z', s: 'w' }),
+    );
+    const direct = idNames(['a.id', 'b', 's.id'], () => false);
+    expect(findIdAttributes([...unrelated, counted({ b: 'found' })], undefined, [direct])).toEqual([
+      { id: 'found', attribute: 'b' },
+    ]);
+    // Only the last span was asked: `a.id`, then `b`, which it holds.
+    expect(lookups).toBe(2);
+
+    // A holder of a name read inside JSON makes a span asked; its JSON is read once.
+    lookups = 0;
+    const inJson = idNames(['meta.case'], () => true);
+    expect(
+      findIdAttributes([...unrelated, counted({ meta: '{"case":"c-1"}' })], undefined, [inJson]),
+    ).toEqual([{ id: 'c-1', attribute: 'meta.case', inJson: { attribute: 'meta', key: 'case' } }]);
+    expect(lookups).toBe(2); // `meta.case` whole, then its holder `meta`
+  });
+
   it('reads no span but the root when every list finds its first name whole there', () => {
-    const root = span({ 'a.id': 'x', b: 'y', 's.id': 'z' });
+    const root = span({ 'a.id': 'x', b: 'y', 's.id': 'z', 'http.case': 'h' });
     const others = new Proxy([root, span({})], {
       get(target, key, receiver) {
         if (key === '1') throw new Error('a span other than the root was read');
         return Reflect.get(target, key, receiver) as unknown;
       },
     });
-    expect(findIdAttributes(others, root, NAMES).map(f => f?.id)).toEqual(['x', 'y', 'z']);
+    expect(findIdAttributes(others, root, NAMES).map(f => f?.id)).toEqual(['x', 'y', 'z', 'h']);
   });
 });

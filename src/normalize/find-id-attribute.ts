@@ -106,15 +106,27 @@ export interface IdNames {
   readonly inJson: readonly boolean[];
   /** Per key: in an unread family (`isUnreadKey`), so read from a span's whole attributes. */
   readonly unread: readonly boolean[];
+  /**
+   * The attribute names a span must hold to answer any key from its read attributes: the keys
+   * outside unread families, and the JSON holders (`metadata` for `metadata.testCaseId`) of those
+   * read inside JSON.
+   */
+  readonly held: ReadonlySet<string>;
+  /** Whether any key is in an unread family: then every span is asked. */
+  readonly anyUnread: boolean;
 }
 
 /** `keys` as {@link findIdAttributes} reads them: the dotted names `readsJson` picks also inside JSON. */
 export function idNames(keys: readonly string[], readsJson: (key: string) => boolean): IdNames {
-  return {
-    keys,
-    inJson: keys.map(k => k.includes('.') && readsJson(k)),
-    unread: keys.map(isUnreadKey),
-  };
+  const inJson = keys.map(k => k.includes('.') && readsJson(k));
+  const unread = keys.map(isUnreadKey);
+  const held = new Set<string>();
+  keys.forEach((key, i) => {
+    if (unread[i]) return;
+    held.add(key);
+    if (inJson[i]) for (const { attribute } of holdersOf(key)) held.add(attribute);
+  });
+  return { keys, inJson, unread, held, anyUnread: unread.includes(true) };
 }
 
 /**
@@ -127,6 +139,13 @@ export function idNames(keys: readonly string[], readsJson: (key: string) => boo
  * for the names that would better what its list has found so far, so a list answered by its first
  * name on the root reads no other span, and a trace without ids costs what one walk per name
  * cost, in one walk.
+ *
+ * A span is asked for names only when its read attributes hold one of them, or a JSON holder of
+ * one (`IdNames.held`): its keys are enumerated once against the open lists' names, each a hash
+ * lookup, instead of every name being looked up in its attributes (each a megamorphic keyed load,
+ * nearly always of a missing key: about 3,500 instructions a span for the 20 default names). The
+ * work is one lookup per attribute a span holds, which its decoding already paid for. A list with a
+ * name in an unread family asks every span, as that name is read from the whole attributes.
  */
 export function findIdAttributes(
   spans: readonly SpanDigest[],
@@ -146,7 +165,7 @@ export function findIdAttributes(
   // An index loop: a for-of left an iterator result per span.
   for (let s = 0; s < spans.length; s++) {
     const span = spans[s]!;
-    if (span === root) continue;
+    if (span === root || !holdsAnyName(span, lists, ranks)) continue;
     let open = false;
     for (let q = 0; q < lists.length; q++) {
       const rank = ranks[q]!;
@@ -157,6 +176,23 @@ export function findIdAttributes(
     if (!open) break;
   }
   return found;
+}
+
+/**
+ * Whether `span` may better any open list's answer: it holds (in its read attributes) a name of
+ * one or a JSON holder of one, or an open list has a name in an unread family.
+ */
+function holdsAnyName(
+  span: SpanDigest,
+  lists: readonly IdNames[],
+  ranks: readonly number[],
+): boolean {
+  for (let q = 0; q < lists.length; q++) if (ranks[q] !== 0 && lists[q]!.anyUnread) return true;
+  const attributes = readAttributes(span);
+  for (const key in attributes)
+    for (let q = 0; q < lists.length; q++)
+      if (ranks[q] !== 0 && lists[q]!.held.has(key)) return true;
+  return false;
 }
 
 /**
@@ -172,10 +208,11 @@ function readSpan(
   q: number,
 ): number {
   const { keys, inJson } = names;
+  const read = readAttributes(span);
   for (let i = 0; i < keys.length && 2 * i < limit; i++) {
     const key = keys[i]!;
     // Names come from configuration: one in an unread family is read from the whole attributes.
-    const attributes = names.unread[i] ? span.attributes : readAttributes(span);
+    const attributes = names.unread[i] ? span.attributes : read;
     const direct = stringAttribute(attributes, key);
     if (direct !== undefined) {
       found[q] = { id: direct, attribute: key };
