@@ -112,6 +112,35 @@ describe('findIdAttributes: several lists of names in one walk', () => {
     expect(lookups).toBe(2); // `meta.case` whole, then its holder `meta`
   });
 
+  it('costs one set lookup per attribute of a span, however many lists ask (hostile sizes)', () => {
+    // 40 lists (a plan of many suites) and spans of 1,000 attributes, none of them a name.
+    const lists = Array.from({ length: 40 }, (_, i) =>
+      idNames([`suite${i}.case`, `suite${i}.id`], () => true),
+    );
+    const wide = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`attr.${i}`, i]));
+    const spans = [span(wide), span(wide), span({ 'suite39.id': 'last' })];
+    // Set#has counted while the lookup runs (restored after: other files share this worker).
+    const original = Object.getOwnPropertyDescriptor(Set.prototype, 'has')!;
+    const has = original.value as (this: Set<unknown>, value: unknown) => boolean;
+    let lookups = 0;
+    Object.defineProperty(Set.prototype, 'has', {
+      ...original,
+      value(this: Set<unknown>, value: unknown) {
+        lookups++;
+        return has.call(this, value);
+      },
+    });
+    let found: Array<IdSource | undefined>;
+    try {
+      found = findIdAttributes(spans, undefined, lists);
+    } finally {
+      Object.defineProperty(Set.prototype, 'has', original);
+    }
+    expect(found[39]).toEqual({ id: 'last', attribute: 'suite39.id' });
+    // Two wide spans of 1,000 keys and the last span's one key: 2,001, not 40 times that.
+    expect(lookups).toBe(2001);
+  });
+
   it('reads no span but the root when every list finds its first name whole there', () => {
     const root = span({ 'a.id': 'x', b: 'y', 's.id': 'z', 'http.case': 'h' });
     const others = new Proxy([root, span({})], {

@@ -141,11 +141,12 @@ export function idNames(keys: readonly string[], readsJson: (key: string) => boo
  * cost, in one walk.
  *
  * A span is asked for names only when its read attributes hold one of them, or a JSON holder of
- * one (`IdNames.held`): its keys are enumerated once against the open lists' names, each a hash
- * lookup, instead of every name being looked up in its attributes (each a megamorphic keyed load,
- * nearly always of a missing key: about 3,500 instructions a span for the 20 default names). The
- * work is one lookup per attribute a span holds, which its decoding already paid for. A list with a
- * name in an unread family asks every span, as that name is read from the whole attributes.
+ * one (`IdNames.held`): its keys are enumerated once against every list's names in one set,
+ * instead of every name being looked up in its attributes (each a megamorphic keyed load, nearly
+ * always of a missing key: about 3,500 instructions a span for the 20 default names). The work is
+ * one set lookup per attribute a span holds, however many lists (a span of untrusted size costs
+ * what its decoding cost, not that times the suites). A list with a name in an unread family asks
+ * every span, as that name is read from the whole attributes.
  */
 export function findIdAttributes(
   spans: readonly SpanDigest[],
@@ -162,10 +163,11 @@ export function findIdAttributes(
     settled &&= ranks[q] === 0;
   }
   if (settled) return found;
+  const asked = namesOfAll(lists);
   // An index loop: a for-of left an iterator result per span.
   for (let s = 0; s < spans.length; s++) {
     const span = spans[s]!;
-    if (span === root || !holdsAnyName(span, lists, ranks)) continue;
+    if (span === root || !holdsAnyName(span, asked)) continue;
     let open = false;
     for (let q = 0; q < lists.length; q++) {
       const rank = ranks[q]!;
@@ -178,20 +180,34 @@ export function findIdAttributes(
   return found;
 }
 
+/** What {@link holdsAnyName} asks a span: the names and holders of several lists, in one set. */
+type NamesAsked = Pick<IdNames, 'held' | 'anyUnread'>;
+
+const askedOf = new WeakMap<readonly IdNames[], NamesAsked>();
+
+/** The lists' `held` names in one set, made once per array of lists (a plan's is kept). */
+function namesOfAll(lists: readonly IdNames[]): NamesAsked {
+  if (lists.length === 1) return lists[0]!;
+  let asked = askedOf.get(lists);
+  if (!asked) {
+    asked = {
+      held: new Set(lists.flatMap(l => [...l.held])),
+      anyUnread: lists.some(l => l.anyUnread),
+    };
+    askedOf.set(lists, asked);
+  }
+  return asked;
+}
+
 /**
- * Whether `span` may better any open list's answer: it holds (in its read attributes) a name of
- * one or a JSON holder of one, or an open list has a name in an unread family.
+ * Whether `span` may hold an id of any list: its read attributes hold a name of one or a JSON
+ * holder of one, or a list has a name in an unread family. One set lookup per attribute, however
+ * many lists (a settled list's names count too: such a span is then read as it was before).
  */
-function holdsAnyName(
-  span: SpanDigest,
-  lists: readonly IdNames[],
-  ranks: readonly number[],
-): boolean {
-  for (let q = 0; q < lists.length; q++) if (ranks[q] !== 0 && lists[q]!.anyUnread) return true;
+function holdsAnyName(span: SpanDigest, asked: NamesAsked): boolean {
+  if (asked.anyUnread) return true;
   const attributes = readAttributes(span);
-  for (const key in attributes)
-    for (let q = 0; q < lists.length; q++)
-      if (ranks[q] !== 0 && lists[q]!.held.has(key)) return true;
+  for (const key in attributes) if (asked.held.has(key)) return true;
   return false;
 }
 
