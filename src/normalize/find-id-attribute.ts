@@ -143,10 +143,13 @@ export function idNames(keys: readonly string[], readsJson: (key: string) => boo
  * A span is asked for names only when its read attributes hold one of them, or a JSON holder of
  * one (`IdNames.held`): its keys are enumerated once against every list's names in one set,
  * instead of every name being looked up in its attributes (each a megamorphic keyed load, nearly
- * always of a missing key: about 3,500 instructions a span for the 20 default names). The work is
- * one set lookup per attribute a span holds, however many lists (a span of untrusted size costs
- * what its decoding cost, not that times the suites). A list with a name in an unread family asks
- * every span, as that name is read from the whole attributes.
+ * always of a missing key: about 3,500 instructions a span for the 20 default names). A call's
+ * work is one enumeration of each span it reads, with a set lookup per key, however many lists it
+ * asks: of the order of what decoding the span cost (an object of more than about a hundred keys
+ * is enumerated from a list of its keys V8 makes and sorts first). So a caller asks every list it
+ * has in one call: `readTraceIds` a trace's, `scoreSession` each turn's, not a call per suite. A
+ * list with a name in an unread family asks every span, as that name is read from the whole
+ * attributes.
  */
 export function findIdAttributes(
   spans: readonly SpanDigest[],
@@ -185,7 +188,10 @@ type NamesAsked = Pick<IdNames, 'held' | 'anyUnread'>;
 
 const askedOf = new WeakMap<readonly IdNames[], NamesAsked>();
 
-/** The lists' `held` names in one set, made once per array of lists (a plan's is kept). */
+/**
+ * The lists' `held` names in one set, made once per array of lists: a plan's array is kept
+ * (`readTraceIds`); an array made for one call (`inspectTrace`'s) makes its set each call.
+ */
 function namesOfAll(lists: readonly IdNames[]): NamesAsked {
   if (lists.length === 1) return lists[0]!;
   let asked = askedOf.get(lists);
@@ -224,11 +230,13 @@ function readSpan(
   q: number,
 ): number {
   const { keys, inJson } = names;
-  const read = readAttributes(span);
+  // Read when a name outside the unread families first asks: a span whose whole attributes a
+  // name in a family read first is not decoded a second time, in part.
+  let read: Attributes | undefined;
   for (let i = 0; i < keys.length && 2 * i < limit; i++) {
     const key = keys[i]!;
     // Names come from configuration: one in an unread family is read from the whole attributes.
-    const attributes = names.unread[i] ? span.attributes : read;
+    const attributes = names.unread[i] ? span.attributes : (read ??= readAttributes(span));
     const direct = stringAttribute(attributes, key);
     if (direct !== undefined) {
       found[q] = { id: direct, attribute: key };

@@ -212,3 +212,45 @@ describe('a trace of a session test case, scored alone', () => {
     );
   });
 });
+
+describe('the ids of a session’s turns', () => {
+  it('are read in one walk per turn, however many suites read them (a wide span enumerated alike)', async () => {
+    // Enumerations of one wide span's attributes while a session of two turns is scored, under a
+    // plan of `n` suites that each read the test case id under a name of their own.
+    const enumerations = async (n: number): Promise<number> => {
+      const suites = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          parseSuite(
+            `name: s${i}\ntestCaseIdAttributes: [custom.case${i}]\nscorers: [tool_loops]\ntestCases:\n  - id: c${i}\n    session: true\n    expectedCalls: [lookup_order]\n`,
+            `s${i}.yaml`,
+            process.cwd(),
+          ),
+        ),
+      );
+      let count = 0;
+      const wide = Object.fromEntries(Array.from({ length: 500 }, (_, k) => [`attr.${k}`, k]));
+      const turns = [0, 1].map(i => {
+        const trace = agentTrace([lookup], { testCaseId: 'none', atMs: i * 60_000 });
+        const spans = trace.spans.map(s =>
+          s === trace.spans.at(-1)
+            ? {
+                ...s,
+                attributes: new Proxy(wide, {
+                  ownKeys(target) {
+                    count++;
+                    return Reflect.ownKeys(target);
+                  },
+                }),
+              }
+            : s,
+        );
+        return { traceId: trace.traceId, spans };
+      });
+      await scoreSession('x', turns, { suites, rules: [] });
+      return count;
+    };
+    const one = await enumerations(1);
+    expect(one).toBeGreaterThan(0);
+    expect(await enumerations(12)).toBe(one);
+  });
+});

@@ -1,5 +1,4 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { findTestCaseIdWithAttribute } from '../normalize/find-test-case-id.js';
 import { indexTrace } from '../normalize/indexed-trace.js';
 import { normalizeIndexedTrace } from '../normalize/normalize-trace.js';
 import { sessionTrace } from '../normalize/session-trace.js';
@@ -7,6 +6,7 @@ import { conversationHealth } from './conversation-health.js';
 import type { SessionPass } from '../normalize/session-pass.js';
 import { phaseScorers } from './phase-scorers.js';
 import { runScorers } from './run-scorers.js';
+import { readTraceIds } from './read-trace-ids.js';
 import { unixNanoNow } from './unix-nano-now.js';
 import type { ScoreTraceOptions } from './score-trace.js';
 import type { ScoringPlan, Suite, SuiteCase } from './scoring-plan.js';
@@ -56,12 +56,13 @@ export async function scoreSession(
   let ordered: string[] = turns.map(t => t.traceId);
   // Scorers a session test case ran: tool health across the conversation does not run them again.
   const ran = new Set<string>();
-  for (const suite of plan.suites) {
+  // Each turn's test case id as each suite reads it, all suites' in one walk over the turn's spans
+  // (`readTraceIds`): a walk per suite read a wide span's keys once a suite.
+  const idsByTurn = turns.map(t => readTraceIds(t, plan).bySuite);
+  for (const [s, suite] of plan.suites.entries()) {
     // Each turn's test case id as this suite reads it: to find its session case, and to
     // normalize the turn with.
-    const ids = turns.map(t =>
-      findTestCaseIdWithAttribute(t.spans, t.root, suite.testCaseIdAttributes),
-    );
+    const ids = idsByTurn.map(bySuite => bySuite[s]);
     const target = sessionCaseOf(suite, ids) ?? inheritedCase(suite, pass.testCaseId);
     if (!target) continue;
     testCaseId ??= target.suiteCase.testCase.id;
