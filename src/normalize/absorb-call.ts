@@ -1,4 +1,5 @@
 import type { ToolCall } from './tool-call.js';
+import { hasOwnKey } from './has-own-key.js';
 
 /**
  * What {@link absorb} reads of the report it merges in: a ToolCall, or a model's request not made
@@ -37,6 +38,6 @@ export function absorb(into: ToolCall, from: AbsorbedCall): void {
 function hasEntries(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   // An own enumerable key, as Object.keys would list, without making the list.
-  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  for (const key in value) if (hasOwnKey(value, key)) return true;
   return false;
 }

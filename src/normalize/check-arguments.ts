@@ -10,6 +10,7 @@ import {
   VALIDATOR_LIMITS,
   type Compiled,
 } from './schema-validators.js';
+import { hasOwnKey } from './has-own-key.js';
 
 /**
  * What checking one call's arguments against its tool's JSON Schema found: `valid`; `invalid`, with
@@ -207,7 +208,7 @@ function measure(value: unknown): { nodes: number; depth: number; chars: number 
     else if (Array.isArray(v)) for (const item of v) stack.push([item, depth + 1]);
     else if (isRecord(v))
       for (const key in v) {
-        if (!Object.hasOwn(v, key)) continue;
+        if (!hasOwnKey(v, key)) continue;
         chars += key.length;
         stack.push([v[key], depth + 1]);
       }

@@ -1,4 +1,5 @@
 import { isRecord } from './attribute-values.js';
+import { hasOwnKey } from './has-own-key.js';
 
 /**
  * Bounds on a JSON Schema read from a trace, checked before anything recursive or compiled runs.
@@ -91,7 +92,7 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
     const out = copy as Record<string, unknown>;
     let weight = 1;
     for (const key in object) {
-      if (!Object.hasOwn(object, key)) continue;
+      if (!hasOwnKey(object, key)) continue;
       const value = object[key];
       counts.keywords++;
       weight++;

@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import { isMultipleOf } from './is-multiple-of.js';
 import { STEP_KEYWORD, type PreparedSchema } from './prepare-schema.js';
+import { hasOwnKey } from './has-own-key.js';
 
 /** Bounds on what compiled validators may cost, in memory and in work. */
 export const VALIDATOR_LIMITS = {
@@ -91,7 +92,7 @@ function step(weight: number, data: unknown): boolean {
     let w = widths.get(data);
     if (w === undefined) {
       w = 0;
-      for (const key in data) if (Object.hasOwn(data, key)) w++;
+      for (const key in data) if (hasOwnKey(data, key)) w++;
       widths.set(data, w);
     }
     cost += w;

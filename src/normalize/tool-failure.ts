@@ -1,4 +1,5 @@
 import { isRecord } from './attribute-values.js';
+import { hasOwnKey } from './has-own-key.js';
 
 /** A failure a tool call's result records, and whether its producer says it did not run the call. */
 export interface ResultFailure {
@@ -74,7 +75,7 @@ export function failureInResult(result: unknown, ran = false): ResultFailure | u
  */
 function ownKeysUpTo(value: object, limit: number): number {
   let n = 0;
-  for (const key in value) if (Object.hasOwn(value, key) && ++n >= limit) break;
+  for (const key in value) if (hasOwnKey(value, key) && ++n >= limit) break;
   return n;
 }
 
@@ -115,7 +116,7 @@ export function isAiSdkDenial(result: Record<string, unknown>): boolean {
   // No key but the shape's own: an output with more is a tool's, whatever it holds.
   for (const key in result)
     if (
-      Object.hasOwn(result, key) &&
+      hasOwnKey(result, key) &&
       key !== 'reason' &&
       (v6 ? key !== 'type' && key !== 'providerOptions' : key !== 'denied')
     )

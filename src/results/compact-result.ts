@@ -1,5 +1,6 @@
 import type { StoredResult } from './stored-result.js';
 import { JsonTextWriter } from './json-text-writer.js';
+import { hasOwnKey } from '../normalize/has-own-key.js';
 
 /**
  * A stored result's compact JSON (results layout 2's first line of a pass in the Redis stream, and
@@ -9,19 +10,19 @@ import { JsonTextWriter } from './json-text-writer.js';
  * strings, so never ambiguous). Read back by {@link expandCompactResult}, field for field and in
  * the order `toStoredResults` writes them.
  */
-const DEFAULTS: Readonly<Record<string, unknown>> = {
-  targetKind: 'test_case',
-  scorerKind: 'deterministic',
-  phase: 'all',
-  status: 'scored',
-  score: null,
-  label: null,
-  expectedTools: null,
-  serviceVersion: null,
-  deploymentEnvironment: null,
-  agentName: null,
-  judgeCostUsd: null,
-};
+const DEFAULTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
+  ['targetKind', 'test_case'],
+  ['scorerKind', 'deterministic'],
+  ['phase', 'all'],
+  ['status', 'scored'],
+  ['score', null],
+  ['label', null],
+  ['expectedTools', null],
+  ['serviceVersion', null],
+  ['deploymentEnvironment', null],
+  ['agentName', null],
+  ['judgeCostUsd', null],
+]);
 
 /** StoredResult's fields in the order `toStoredResults` writes them (the store's `id` first). */
 const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
@@ -85,7 +86,7 @@ function writeCompact(w: JsonTextWriter, result: Partial<StoredResult>): boolean
   w.raw('{');
   let first = true;
   for (const key in result) {
-    if (!Object.hasOwn(result, key)) continue;
+    if (!hasOwnKey(result, key)) continue;
     const value = result[key as keyof StoredResult] as unknown;
     if (!JsonTextWriter.writes(value) || leftOut(result, key, value)) continue;
     if (typeof value === 'object' && value !== null && !isFlatArray(value)) return false;
@@ -132,7 +133,8 @@ function compactField(this: unknown, key: string, value: unknown): unknown {
 
 /** Whether a field's value is left out of the compact JSON (a default). */
 function leftOut(result: Partial<StoredResult>, key: string, value: unknown): boolean {
-  if (Object.hasOwn(DEFAULTS, key) && DEFAULTS[key] === value) return true;
+  // A map: a record's `Object.hasOwn` and keyed load were two calls a field written.
+  if (DEFAULTS.get(key) === value && DEFAULTS.has(key)) return true;
   return key === 'failingAgents' && !!result.agents && (value as string[]).length === 0;
 }
 
@@ -156,7 +158,7 @@ export function expandCompactResult(fields: Record<string, unknown>): Record<str
   const out: Record<string, unknown> = {};
   for (const key of FIELD_ORDER) {
     if (key in fields) out[key] = fields[key];
-    else if (Object.hasOwn(DEFAULTS, key)) out[key] = DEFAULTS[key];
+    else if (DEFAULTS.has(key)) out[key] = DEFAULTS.get(key);
     else if (key === 'failingAgents' && fields.agents) out[key] = [];
   }
   for (const key of Object.keys(fields)) if (!(key in out)) out[key] = fields[key];

@@ -1,3 +1,5 @@
+import { hasOwnKey } from '../normalize/has-own-key.js';
+
 /** Bytes a writer keeps between texts; a longer text's buffer is let go once it is taken. */
 const KEPT_BYTES = 64 * 1024;
 
@@ -236,7 +238,7 @@ export class JsonTextWriter {
     // `for…in` with `hasOwn`: the own enumerable string keys in `Object.keys`'s order, without
     // the array `Object.keys` makes.
     for (const name in o) {
-      if (!Object.hasOwn(o, name)) continue;
+      if (!hasOwnKey(o, name)) continue;
       const value = (o as Record<string, unknown>)[name];
       if (!JsonTextWriter.writes(value)) continue;
       this.key(name, first);
