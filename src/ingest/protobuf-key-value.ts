@@ -151,6 +151,7 @@ export function skippedUnread(): boolean {
 function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes): void {
   const kvEnd = reader.lenEnd();
   const buf = reader.buf;
+  if (readKeyThenValue(reader, buf, kvEnd, attributes)) return;
   let keyStart = 0;
   let keyEnd = 0;
   let valueAt = -1;
@@ -176,6 +177,45 @@ function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes
     setAttribute(attributes, recurringString(buf, keyStart, keyEnd), value);
   }
   reader.pos = kvEnd;
+}
+
+/** The tag bytes of a `KeyValue`'s key (field 1) and value (field 2), both length-delimited. */
+const KEY_TAG = (1 << 3) | LEN;
+const VALUE_TAG = (2 << 3) | LEN;
+
+/**
+ * {@link readKeyValueUnlessUnread} of the record every exporter writes, its key then its value and
+ * nothing else (from the reader's position to `kvEnd`), read in one walk: the key is known before
+ * the value is reached, so the value is read, or passed over, where it stands. Any other record
+ * (a value first, a field twice, another field) returns false with the reader where it was, for the
+ * general walk. About a third of what the general walk cost a record.
+ */
+function readKeyThenValue(
+  reader: ProtobufReader,
+  buf: Buffer,
+  kvEnd: number,
+  attributes: Attributes,
+): boolean {
+  const at = reader.pos;
+  if (at >= kvEnd || buf[at] !== KEY_TAG) return false;
+  reader.pos = at + 1;
+  const keyEnd = reader.lenEnd();
+  const keyStart = reader.pos;
+  if (keyEnd >= kvEnd || buf[keyEnd] !== VALUE_TAG) {
+    reader.pos = at;
+    return false;
+  }
+  reader.pos = keyEnd + 1;
+  const vEnd = reader.lenEnd();
+  if (vEnd !== kvEnd) {
+    reader.pos = at;
+    return false;
+  }
+  if (isUnreadKeyBytes(buf, keyStart, keyEnd)) skipped = true;
+  else
+    setAttribute(attributes, recurringString(buf, keyStart, keyEnd), readAnyValue(reader, vEnd, 0));
+  reader.pos = kvEnd;
+  return true;
 }
 
 // The reader of readAttributeRecords, reused: a span's attributes are read whole, without a call
