@@ -188,7 +188,8 @@ const VALUE_TAG = (2 << 3) | LEN;
  * nothing else (from the reader's position to `kvEnd`), read in one walk: the key is known before
  * the value is reached, so the value is read, or passed over, where it stands. Any other record
  * (a value first, a field twice, another field) returns false with the reader where it was, for the
- * general walk. About a third of what the general walk cost a record.
+ * general walk. Its instructions a scored span in the bench's count: 2,838, where the general
+ * walk's were 3,646.
  */
 function readKeyThenValue(
   reader: ProtobufReader,
