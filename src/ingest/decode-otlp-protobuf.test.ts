@@ -277,6 +277,43 @@ describe('decodeOtlpProtobuf', () => {
     expect(runs).toBe(3000);
   });
 
+  it('refuses a span whose attribute record holds a field running past the record, and keeps the others', () => {
+    // A request written by hand: two spans, the first with the attribute record `0a 02` (a key
+    // 2 bytes long, and the record ends there). Read in place, its key would be the span's next
+    // field (`2a 00`, an empty name); moved to a buffer of its own, the bytes past the end.
+    const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >>> 7]);
+    const len = (field: number, bytes: number[]): number[] => [
+      (field << 3) | 2,
+      ...varint(bytes.length),
+      ...bytes,
+    ];
+    const span = (id: number, attributes: number[]): number[] => [
+      ...len(
+        1,
+        Array.from({ length: 16 }, () => 0xab),
+      ),
+      ...len(2, [0, 0, 0, 0, 0, 0, 0, id]),
+      ...attributes,
+      ...len(5, []),
+    ];
+    const body = len(1, [
+      ...len(2, [
+        ...len(2, span(1, len(9, [0x0a, 0x02]))),
+        ...len(2, span(2, len(9, [...len(1, [0x6b]), ...len(2, len(1, [0x76]))]))),
+      ]),
+    ]);
+    const out = decodeOtlpProtobuf(Uint8Array.from(body));
+    expect(out.spans.map(s => [s.spanId, s.attributes])).toEqual([
+      ['0000000000000002', { k: 'v' }],
+    ]);
+    expect(out.rejected).toEqual([
+      {
+        path: 'resourceSpans[0].scopeSpans[0].spans[0]',
+        reason: 'attribute: a field runs 2 bytes past the end of the record or value holding it',
+      },
+    ]);
+  });
+
   it('fuzz: valid requests with mutated or truncated bytes never escape as other errors', () => {
     const valid = ProtobufTraceSerializer.serializeRequest(sdkSpans())!;
     fc.assert(
@@ -290,11 +327,19 @@ describe('decodeOtlpProtobuf', () => {
           for (const [at, value] of mutations) if (at < bytes.length) bytes[at] = value;
           try {
             const out = decodeOtlpProtobuf(bytes);
-            for (const s of out.spans) {
+            // The same request again, its spans' records moved to buffers of their own, as the
+            // memory driver holds them: they read back as in place, never otherwise, never throwing.
+            const moved = decodeOtlpProtobuf(bytes).spans.map(span => {
+              if (span instanceof WireSpanDigest)
+                span.moveRecords(Buffer.alloc(span.recordsLength()), 0);
+              return span;
+            });
+            out.spans.forEach((s, i) => {
               expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
               // Attributes checked on arrival read back later without an error.
               expect(typeof s.attributes).toBe('object');
-            }
+              expect(moved[i]!.attributes).toEqual(s.attributes);
+            });
           } catch (error) {
             if (!isSpanscoreError(error)) throw error;
           }

@@ -17,11 +17,13 @@ export const SPAN_ATTRIBUTES_FIELD = 9;
  * OTLP `KeyValue` and `AnyValue` (`opentelemetry/proto/common/v1/common.proto`) on the wire: read
  * into attribute values, or walked to check them without building anything.
  *
- * The two walks accept and refuse exactly the same bytes: {@link checkKeyValue} throws where
- * {@link readKeyValue} would (a framing error as an `Error`, a value nested deeper than
- * `MAX_ANY_VALUE_DEPTH` as {@link SpanReject}), so bytes that passed the check read back later
- * without an error. That is what lets a decoder keep a span's attributes in wire form
- * ({@link readAttributeRecords} on first use) and still reject bad input when it arrives.
+ * {@link checkKeyValue} throws where {@link readKeyValue} would (a framing error as an `Error`, a
+ * value nested deeper than `MAX_ANY_VALUE_DEPTH` as {@link SpanReject}), so bytes that passed the
+ * check read back later without an error. It also refuses, as {@link SpanReject}, a field that runs
+ * past the end of the record or value holding it, which a read in place would take from the bytes
+ * after it: read again where the records were copied alone (`WireSpanDigest.moveRecords`), the
+ * same bytes would read otherwise or throw. That is what lets a decoder keep a span's attributes in
+ * wire form ({@link readAttributeRecords} on first use) and still reject bad input when it arrives.
  */
 export function readKeyValue(
   reader: ProtobufReader,
@@ -101,6 +103,15 @@ function checkRecords(
       reader.pos = recordEnd;
     } else reader.skip(tag);
   }
+  endsAt(reader, end);
+}
+
+/** Throws unless the walk of a message ended at its end: its last field ran past it. */
+function endsAt(reader: ProtobufReader, end: number): void {
+  if (reader.pos !== end)
+    throw new SpanReject(
+      `attribute: a field runs ${reader.pos - end} bytes past the end of the record or value holding it`,
+    );
 }
 
 /**
@@ -314,4 +325,5 @@ function checkAnyValue(reader: ProtobufReader, end: number, depth: number): void
         reader.skip(tag); // strings and bytes: their length is checked, their content is not read
     }
   }
+  endsAt(reader, end);
 }
