@@ -2,6 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { field, varint } from '../../test/helpers/protobuf-bytes.js';
 import { hrToNanos, recordingProvider } from '../../test/helpers/sdk-spans.js';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { decodeOtlpJson } from './decode-otlp-json.js';
@@ -46,14 +47,6 @@ function sdkSpans() {
   client.end();
   root.end();
   return spans();
-}
-
-/** A protobuf varint. */
-function varint(n: number): Buffer {
-  const bytes: number[] = [];
-  for (; n > 0x7f; n >>>= 7) bytes.push((n & 0x7f) | 0x80);
-  bytes.push(n);
-  return Buffer.from(bytes);
 }
 
 describe('decodeOtlpProtobuf', () => {
@@ -281,28 +274,28 @@ describe('decodeOtlpProtobuf', () => {
     // A request written by hand: two spans, the first with the attribute record `0a 02` (a key
     // 2 bytes long, and the record ends there). Read in place, its key would be the span's next
     // field (`2a 00`, an empty name); moved to a buffer of its own, the bytes past the end.
-    const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >>> 7]);
-    const len = (field: number, bytes: number[]): number[] => [
-      (field << 3) | 2,
-      ...varint(bytes.length),
-      ...bytes,
-    ];
-    const span = (id: number, attributes: number[]): number[] => [
-      ...len(
-        1,
-        Array.from({ length: 16 }, () => 0xab),
-      ),
-      ...len(2, [0, 0, 0, 0, 0, 0, 0, id]),
-      ...attributes,
-      ...len(5, []),
-    ];
-    const body = len(1, [
-      ...len(2, [
-        ...len(2, span(1, len(9, [0x0a, 0x02]))),
-        ...len(2, span(2, len(9, [...len(1, [0x6b]), ...len(2, len(1, [0x76]))]))),
-      ]),
+    const span = (id: number, attributes: Buffer): Buffer =>
+      Buffer.concat([
+        field(1, Buffer.alloc(16, 0xab)),
+        field(2, Buffer.from([0, 0, 0, 0, 0, 0, 0, id])),
+        attributes,
+        field(5, Buffer.alloc(0)),
+      ]);
+    const goodRecord = Buffer.concat([
+      field(1, Buffer.from('k')),
+      field(2, field(1, Buffer.from('v'))),
     ]);
-    const out = decodeOtlpProtobuf(Uint8Array.from(body));
+    const body = field(
+      1,
+      field(
+        2,
+        Buffer.concat([
+          field(2, span(1, field(9, Buffer.from([0x0a, 0x02])))),
+          field(2, span(2, field(9, goodRecord))),
+        ]),
+      ),
+    );
+    const out = decodeOtlpProtobuf(body);
     expect(out.spans.map(s => [s.spanId, s.attributes])).toEqual([
       ['0000000000000002', { k: 'v' }],
     ]);

@@ -6,45 +6,29 @@ import {
   skippedUnread,
 } from './protobuf-key-value.js';
 import { isUnreadKey } from './unread-attributes.js';
-
-/** A varint's bytes. */
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
-
-/** A length-delimited field's bytes. */
-const len = (field: number, bytes: number[]): number[] => [
-  ...varint((field << 3) | 2),
-  ...varint(bytes.length),
-  ...bytes,
-];
+import { field, varint } from '../../test/helpers/protobuf-bytes.js';
 
 /** One field of a `KeyValue` record, as a test writes it. */
 type Field = { key: string } | { value: string | number | boolean } | { other: number }; // an unknown varint field (field 3)
 
 /** An `AnyValue`'s bytes: a string (field 1), an int (field 3) or a bool (field 2). */
-function anyValue(value: string | number | boolean): number[] {
-  if (typeof value === 'string') return len(1, [...Buffer.from(value, 'utf8')]);
-  if (typeof value === 'boolean') return [...varint((2 << 3) | 0), value ? 1 : 0];
-  return [...varint((3 << 3) | 0), ...varint(value)];
+function anyValue(value: string | number | boolean): Buffer {
+  if (typeof value === 'string') return field(1, Buffer.from(value, 'utf8'));
+  if (typeof value === 'boolean')
+    return Buffer.concat([varint((2 << 3) | 0), varint(value ? 1 : 0)]);
+  return Buffer.concat([varint((3 << 3) | 0), varint(value)]);
 }
 
 /** A `KeyValue` record (field 9 of a span) of these fields, in this order. */
-function record(fields: readonly Field[]): number[] {
-  const body = fields.flatMap(f =>
+function record(fields: readonly Field[]): Buffer {
+  const body = fields.map(f =>
     'key' in f
-      ? len(1, [...Buffer.from(f.key, 'utf8')])
+      ? field(1, Buffer.from(f.key, 'utf8'))
       : 'value' in f
-        ? len(2, anyValue(f.value))
-        : [...varint((3 << 3) | 0), ...varint(f.other)],
+        ? field(2, anyValue(f.value))
+        : Buffer.concat([varint((3 << 3) | 0), varint(f.other)]),
   );
-  return len(SPAN_ATTRIBUTES_FIELD, body);
+  return field(SPAN_ATTRIBUTES_FIELD, Buffer.concat(body));
 }
 
 const KEYS = ['a', 'gen_ai.tool.name', '__proto__', '', 'http.method', 'db.system', 'httpx', 'é.x'];
@@ -65,7 +49,7 @@ describe('readAttributeRecords with the unread families left out', () => {
     });
     fc.assert(
       fc.property(records, recs => {
-        const buf = Buffer.from(recs.flatMap(record));
+        const buf = Buffer.concat(recs.map(record));
         const whole = readAttributeRecords(buf, 0, buf.length, SPAN_ATTRIBUTES_FIELD);
         const read = readAttributeRecords(buf, 0, buf.length, SPAN_ATTRIBUTES_FIELD, true);
         const unread = Object.keys(whole).filter(isUnreadKey);

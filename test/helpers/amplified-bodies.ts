@@ -1,26 +1,11 @@
 import { gzipSync } from 'node:zlib';
+import { field } from './protobuf-bytes.js';
 
 /**
  * Request bodies that cost little to send and much to decode: the shapes an attacker (or a broken
  * exporter) uses against an OTLP receiver. Each is built on the wire here, not by an SDK, since no
  * SDK produces them.
  */
-
-/** A protobuf varint. */
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
-/** A length-delimited protobuf field. */
-function field(number: number, body: Buffer): Buffer {
-  return Buffer.concat([varint((number << 3) | 2), varint(body.length), body]);
-}
 
 /** `count` copies of `item` (a short byte run), without building an array of `count` buffers. */
 function repeat(item: Buffer, count: number): Buffer {
