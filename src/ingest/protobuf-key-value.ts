@@ -10,6 +10,10 @@ import { WIRE } from '../protobuf/wire-type.js';
 // Wire types, by the names the code reads them with.
 const { VARINT, FIXED64, LEN } = WIRE;
 
+/** The tag bytes of a `KeyValue`'s key (field 1) and value (field 2), both length-delimited. */
+const KEY_TAG = (1 << 3) | LEN;
+const VALUE_TAG = (2 << 3) | LEN;
+
 /** The field number of `Span.attributes`, which the span batch codec uses for its records too. */
 export const SPAN_ATTRIBUTES_FIELD = 9;
 
@@ -65,8 +69,8 @@ function readKeyValueFields(reader: ProtobufReader, end: number, depth: number):
   let value: AttributeValue = null;
   while (reader.pos < end) {
     const tag = reader.varint32();
-    if (tag === ((1 << 3) | LEN)) key = reader.recurring();
-    else if (tag === ((2 << 3) | LEN)) {
+    if (tag === KEY_TAG) key = reader.recurring();
+    else if (tag === VALUE_TAG) {
       const vEnd = reader.lenEnd();
       value = readAnyValue(reader, vEnd, depth);
       reader.pos = vEnd;
@@ -168,11 +172,11 @@ function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes
   let valueAt = -1;
   while (reader.pos < kvEnd) {
     const tag = reader.varint32();
-    if (tag === ((1 << 3) | LEN)) {
+    if (tag === KEY_TAG) {
       keyEnd = reader.lenEnd();
       keyStart = reader.pos;
       reader.pos = keyEnd;
-    } else if (tag === ((2 << 3) | LEN)) {
+    } else if (tag === VALUE_TAG) {
       valueAt = reader.pos; // the last value wins, as in readKeyValueInto
       reader.pos = reader.lenEnd();
     } else reader.skip(tag);
@@ -189,10 +193,6 @@ function readKeyValueUnlessUnread(reader: ProtobufReader, attributes: Attributes
   }
   reader.pos = kvEnd;
 }
-
-/** The tag bytes of a `KeyValue`'s key (field 1) and value (field 2), both length-delimited. */
-const KEY_TAG = (1 << 3) | LEN;
-const VALUE_TAG = (2 << 3) | LEN;
 
 /**
  * {@link readKeyValueUnlessUnread} of the record every exporter writes, its key then its value and
