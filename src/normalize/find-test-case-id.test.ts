@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { findIdAttributes } from './find-id-attribute.js';
 import {
   DEFAULT_TEST_CASE_ID_ATTRIBUTES,
   findTestCaseId,
-  findTestCaseIdWithAttribute,
+  testCaseIdNames,
 } from './find-test-case-id.js';
 
 const KEYS = ['spanscore.test_case.id', 'test_case.id', 'gen_ai.test_case.id'];
+
+/** The test case id under the default names, and where it was read. */
+const withSource = (spans: readonly SpanDigest[], root: SpanDigest) =>
+  findIdAttributes(spans, root, [testCaseIdNames()])[0];
 
 const span = (attributes: Record<string, unknown>): SpanDigest =>
   ({ attributes }) as unknown as SpanDigest;
@@ -37,7 +42,7 @@ describe('findTestCaseId', () => {
 describe('a test case id inside a JSON-object attribute', () => {
   it("finds OpenInference's metadata.testCaseId by default, and says where", () => {
     const root = span({ metadata: '{"testCaseId":"weather-paris","user":"u1"}' });
-    expect(findTestCaseIdWithAttribute([root], root)).toEqual({
+    expect(withSource([root], root)).toEqual({
       id: 'weather-paris',
       attribute: 'metadata.testCaseId',
       inJson: { attribute: 'metadata', key: 'testCaseId' },
@@ -48,7 +53,7 @@ describe('a test case id inside a JSON-object attribute', () => {
   it('prefers an attribute of the whole name, on any span, to the key in JSON on the root', () => {
     const root = span({ metadata: '{"testCaseId":"from-json"}' });
     const child = span({ 'metadata.testCaseId': 'whole-name' });
-    expect(findTestCaseIdWithAttribute([root, child], root)).toEqual({
+    expect(withSource([root, child], root)).toEqual({
       id: 'whole-name',
       attribute: 'metadata.testCaseId',
     });

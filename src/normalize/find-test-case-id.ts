@@ -6,16 +6,7 @@ import {
   MASTRA_ATTRIBUTES,
   SPANSCORE_ATTRIBUTES,
 } from '../semconv/attributes.js';
-import {
-  findIdAttributes,
-  idNames,
-  readIdAttribute,
-  type IdNames,
-  type IdSource,
-} from './find-id-attribute.js';
-
-/** Where a test case id was read (see `findIdAttributes`). */
-export type TestCaseIdSource = IdSource;
+import { findIdAttributes, idNames, readIdAttribute, type IdNames } from './find-id-attribute.js';
 
 /** The test case id an attribute name finds on one span (see {@link readIdAttribute}). */
 export const readTestCaseId = readIdAttribute;
@@ -38,34 +29,23 @@ const OPENINFERENCE_METADATA_KEY = 'metadata.testCaseId';
 
 /**
  * The test case id of a trace: for each key in order, the root span's value, else the first span
- * that has one. `undefined` when no span carries any of the keys as a string (or number).
+ * that has one; then the same inside JSON-object attributes ({@link readTestCaseId}), so a name
+ * found whole anywhere wins over one found in JSON. `undefined` when no span carries any of the
+ * keys as a string (or number). Where it was read: `findIdAttributes` with {@link testCaseIdNames}.
  */
 export function findTestCaseId(
   spans: readonly SpanDigest[],
   root: SpanDigest | undefined,
   keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
 ): string | undefined {
-  return findTestCaseIdWithAttribute(spans, root, keys)?.id;
-}
-
-/**
- * {@link findTestCaseId}, with where the id was read. For each name in order: the root span's
- * attribute of that name, then any span's; then the same inside JSON-object attributes
- * ({@link readTestCaseId}), so a name found whole anywhere wins over one found in JSON.
- */
-export function findTestCaseIdWithAttribute(
-  spans: readonly SpanDigest[],
-  root: SpanDigest | undefined,
-  keys: readonly string[] = DEFAULT_TEST_CASE_ID_ATTRIBUTES,
-): TestCaseIdSource | undefined {
-  return findIdAttributes(spans, root, [testCaseIdNames(keys)])[0];
+  return findIdAttributes(spans, root, [testCaseIdNames(keys)])[0]?.id;
 }
 
 const namesOf = new WeakMap<readonly string[], IdNames>();
 
 /**
  * The names a test case id is read from, as `findIdAttributes` takes them (with the names read
- * inside JSON as {@link findTestCaseIdWithAttribute} reads them), to look it up in the same walk
+ * inside JSON as {@link findTestCaseId} reads them), to look it up in the same walk
  * as other ids. Made once per list of names.
  */
 export function testCaseIdNames(
