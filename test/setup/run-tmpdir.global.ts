@@ -3,6 +3,9 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The start of a test run's folder's name. */
+export const RUN_TMPDIR_PREFIX = 'spanscore-test-run-';
+
 /**
  * Gives the test run a temporary folder of its own, and removes it with everything in it when the
  * run ends. `TMPDIR` is set before vitest starts its workers, so `os.tmpdir()` is this folder in
@@ -19,9 +22,6 @@ import { join } from 'node:path';
  *
  * Listed first in the configs' `globalSetup`, so the setups after it make their folders here.
  */
-/** The start of a test run's folder's name. */
-export const RUN_TMPDIR_PREFIX = 'spanscore-test-run-';
-
 export default function setup(): () => Promise<void> {
   const previous = process.env.TMPDIR;
   const system = tmpdir();
