@@ -13,8 +13,18 @@ const EXCLUDE = ['test/faults/**', '**/node_modules/**'];
  */
 const ONCE = ['test/docs/guides-as-written.test.ts', 'test/architecture/**/*.test.ts'];
 
-/** What the projects share (an inline project does not inherit the root's `test` options). */
-const common = { testTimeout: 30_000, pool: 'forks' } as const;
+/**
+ * What the projects share (an inline project does not inherit the root's `test` options).
+ * `expect.poll` (the browser tests' waits on the page) waits up to 10 s, as the session pages'
+ * element waits do (`page.setDefaultTimeout(10_000)`), not vitest's 1 s: a session list that had not
+ * rendered in 1 s, in CI's Node 24 pass beside the fault suite's outages, failed a test whose
+ * assertion held.
+ */
+const common = {
+  testTimeout: 30_000,
+  pool: 'forks',
+  expect: { poll: { timeout: 10_000 } },
+} as const;
 
 export default defineConfig({
   test: {
