@@ -365,7 +365,20 @@ describe('the results API with the bullmq driver', () => {
         { ...overrides, 'results.layout': from },
         { REDIS_URL },
       );
-      const before = await answers(first.origin, first.ids);
+      // A trace's export ends after its run record is written, so the snapshot waits for every
+      // scored trace's export to end: closing serve would otherwise end it under the comparison.
+      let before: Record<string, unknown> = {};
+      await vi.waitFor(
+        async () => {
+          before = await answers(first.origin, first.ids);
+          const exporting = Object.entries(before).filter(([, body]) => {
+            const run = body as { state?: string; export?: { state: string } };
+            return run.state === 'scored' && run.export?.state === 'pending';
+          });
+          expect(exporting.map(([name]) => name)).toEqual([]);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
       await first.close();
       // The layout from the environment, as a deployment would set it.
       const second = await serveWithKnownTraffic(overrides, {
