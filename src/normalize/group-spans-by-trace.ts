@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { indexOfSpanId } from './index-of-span-id.js';
 
 /** Spans of one trace up to which a repeated span id is looked for by scanning, not in a map. */
 const SCAN_LIMIT = 64;
@@ -21,14 +22,9 @@ export function groupSpansByTrace(spans: Iterable<SpanDigest>): Map<string, Span
       out.set(span.traceId, [span]);
       continue;
     }
-    let at = -1;
-    if (list.length <= SCAN_LIMIT) {
-      for (let i = 0; i < list.length; i++)
-        if (list[i]!.spanId === span.spanId) {
-          at = i;
-          break;
-        }
-    } else {
+    let at: number;
+    if (list.length <= SCAN_LIMIT) at = indexOfSpanId(list, span.spanId, list.length);
+    else {
       ids ??= new Map();
       let index = ids.get(list);
       if (!index) {

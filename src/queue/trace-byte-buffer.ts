@@ -1,6 +1,7 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { RecordCopier } from '../ingest/record-copier.js';
 import { WireSpanDigest } from '../ingest/wire-span-digest.js';
+import { indexOfSpanId } from '../normalize/index-of-span-id.js';
 import { isRootSpan } from '../normalize/trace-root.js';
 import { logsState, type TraceProgress } from './trace-readiness.js';
 
@@ -56,16 +57,7 @@ export class HeldTrace implements TraceProgress {
    */
   has(spanId: string, upTo = this.spans.length): boolean {
     if (this.spanIds) return this.spanIds.has(spanId);
-    const spans = this.spans;
-    // Ids of one length (16 hex digits) are compared by a call into the runtime each: the last
-    // character first, inline, passes over all but one in sixteen of them (`| 0`: an empty id's
-    // NaN as 0 on both sides, so equal ids always reach the whole comparison).
-    const last = spanId.charCodeAt(spanId.length - 1) | 0;
-    for (let i = 0; i < upTo; i++) {
-      const id = spans[i]!.spanId;
-      if ((id.charCodeAt(id.length - 1) | 0) === last && id === spanId) return true;
-    }
-    return false;
+    return indexOfSpanId(this.spans, spanId, upTo) !== -1;
   }
 }
 
