@@ -8,23 +8,29 @@ const span = (spanId: string, n: number): SpanDigest => ({ spanId, name: `s${n}`
 describe('SpanIndex', () => {
   it('finds each id as a Map filled in span order does past 16 spans, and the first span of an id up to 16', () => {
     // Few distinct ids against up to 120 spans: repeats, and both sorts (insertion, native).
-    const ids = fc.array(
+    // Ids that share their first character (`id…`) and ids that differ there (hex digits, an
+    // empty id, a first NUL or a first unit past ASCII), as the comparison is decided by either.
+    const someId = fc.oneof(
       fc.integer({ min: 0, max: 90 }).map(n => `id${n}`),
-      { maxLength: 120 },
+      fc.stringMatching(/^[0-9a-f]{1,3}$/),
+      fc.constantFrom('', '\u0000', '\u0000a', '\u00e9x', '\ud83d\ude00', 'Z'),
     );
     fc.assert(
-      fc.property(ids, list => {
-        const spans = list.map(span);
-        const index = new SpanIndex(spans);
-        const byMap = new Map(spans.map(s => [s.spanId, s]));
-        for (let n = 0; n <= 91; n++) {
-          const id = `id${n}`;
-          const want = spans.length <= 16 ? spans.find(s => s.spanId === id) : byMap.get(id);
-          expect(index.get(id)).toBe(want);
-        }
-        expect(index.get('')).toBeUndefined();
-      }),
-      { numRuns: 300 },
+      fc.property(
+        fc.array(someId, { maxLength: 120, size: 'max' }),
+        fc.array(someId, { maxLength: 8 }),
+        (list, asked) => {
+          const spans = list.map(span);
+          const index = new SpanIndex(spans);
+          const byMap = new Map(spans.map(s => [s.spanId, s]));
+          for (const id of [...list, ...asked]) {
+            const want = spans.length <= 16 ? spans.find(s => s.spanId === id) : byMap.get(id);
+            expect(index.get(id)).toBe(want);
+          }
+        },
+      ),
+      { numRuns: 500, seed: 75 },
     );
+    expect(new SpanIndex([]).get('')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { indexOfSpanId } from './index-of-span-id.js';
 
 /**
  * One trace's spans by id. Agent traces are small: up to 16 spans a scan beats any index. A
@@ -15,8 +16,8 @@ export class SpanIndex {
   get(spanId: string): SpanDigest | undefined {
     const spans = this.spans;
     if (spans.length <= 16) {
-      for (const span of spans) if (span.spanId === spanId) return span;
-      return undefined;
+      const at = indexOfSpanId(spans, spanId, spans.length);
+      return at === -1 ? undefined : spans[at];
     }
     const byId = (this.#byId ??= sortedById(spans));
     // The first span whose id sorts after spanId; the one before it holds spanId, if any does.
@@ -24,7 +25,7 @@ export class SpanIndex {
     let hi = byId.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (byId[mid]!.spanId <= spanId) lo = mid + 1;
+      if (atMost(byId[mid]!.spanId, spanId)) lo = mid + 1;
       else hi = mid;
     }
     const span = lo > 0 ? byId[lo - 1] : undefined;
@@ -45,8 +46,19 @@ function sortedById(spans: readonly SpanDigest[]): SpanDigest[] {
     const span = spans[i]!;
     const id = span.spanId;
     let j = i - 1;
-    for (; j >= 0 && out[j]!.spanId > id; j--) out[j + 1] = out[j]!;
+    for (; j >= 0 && !atMost(out[j]!.spanId, id); j--) out[j + 1] = out[j]!;
     out[j + 1] = span;
   }
   return out;
+}
+
+/**
+ * `a <= b` as strings compare (by UTF-16 units), decided by the first units, inline, when they
+ * differ (all but one in sixteen random hex ids), else by a call into the runtime (`| 0`: an empty
+ * id's NaN as 0, below every other first unit but 0 itself, which the call then decides).
+ */
+function atMost(a: string, b: string): boolean {
+  const x = a.charCodeAt(0) | 0;
+  const y = b.charCodeAt(0) | 0;
+  return x !== y ? x < y : a <= b;
 }
