@@ -254,6 +254,16 @@ describe('a call content copied from the JSON text it was parsed from (contentAt
     }
   });
 
+  it('writes the value, not the text, when the text breaks lines between its tokens', () => {
+    for (const text of ['{\n"a":1}', '{"a":\r1}', '[1,\r\n2]', '{ "s" : "x" }\n']) {
+      const value = parsed(text);
+      const line = lineWith(value);
+      // A line still: layout 2's stream entries are split at line breaks.
+      expect(line, JSON.stringify(text)).not.toMatch(/[\n\r]/);
+      expect(argumentsOf(line)).toBe(JSON.stringify(value));
+    }
+  });
+
   it('copies the text in one write, not its keys and strings one by one', () => {
     const keys = Array.from({ length: 100 }, (_, i) => `"k${i}":"v${i}"`);
     const value = parsed(`{${keys.join(',')}}`);
