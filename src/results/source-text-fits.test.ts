@@ -31,7 +31,17 @@ const jsonText: fc.Arbitrary<string> = fc
     value: fc.oneof(
       { depthSize: 'small' },
       numberText,
-      fc.constantFrom('"a"', '"\\u0041\\/"', '"\\ud800"', '"x\\n"', 'true', 'null'),
+      // Escaped and raw lone surrogates: a raw one is written six times as long.
+      fc.constantFrom(
+        '"a"',
+        '"\\u0041\\/"',
+        '"\\ud800"',
+        '"\ud800"',
+        '"\udc00\ud800\ud800"',
+        '"x\\n"',
+        'true',
+        'null',
+      ),
       fc
         .tuple(fc.array(tie('value'), { maxLength: 5 }), fc.constantFrom('', ' '))
         .map(([items, space]) => `[${space}${items.join(`${space},`)}]`),
@@ -56,16 +66,34 @@ describe('sourceTextFits', () => {
     );
   });
 
-  it('measures what JSON writes longer: exponents, integers of 16 digits, lone surrogates', () => {
-    // Each written longer than read.
+  it('never says a value fits past any bound, and JSON writes at most six characters of one (fuzzed)', () => {
+    fc.assert(
+      fc.property(jsonText, fc.nat(7 * 64), (text, extra) => {
+        const value = parsed(text);
+        const written = JSON.stringify(value).length;
+        // What lets a short text fit unsearched: no growth past six characters of one.
+        expect(written).toBeLessThanOrEqual(6 * text.length);
+        const bound = text.length + (extra % (6 * text.length));
+        if (sourceTextFits(value, bound)) expect(written).toBeLessThanOrEqual(bound);
+      }),
+      { numRuns: 5000, seed: 75 },
+    );
+  });
+
+  it('measures what JSON writes longer (exponents, 16-digit integers, lone surrogates) where it could pass the bound', () => {
+    // Each written longer than read: measured under a bound it could pass; under six times its
+    // length, where no growth can pass the bound, it fits unsearched.
     for (const text of ['[1e20]', '[9999999999999999]', '[-99999999999999999]', '["\ud800"]']) {
-      expect(JSON.stringify(JSON.parse(text)).length, text).toBeGreaterThan(text.length);
-      expect(sourceTextFits(parsed(text), 1000), text).toBe(false);
+      const written = JSON.stringify(JSON.parse(text)).length;
+      expect(written, text).toBeGreaterThan(text.length);
+      expect(sourceTextFits(parsed(text), written), text).toBe(false);
+      expect(sourceTextFits(parsed(text), 6 * text.length - 1), text).toBe(false);
+      expect(sourceTextFits(parsed(text), 6 * text.length), text).toBe(true);
     }
     // Written as long or shorter: spacing, escapes, decimals, 15 digits, repeated keys.
     for (const text of ['[ 1.50 , -0 ]', '{"s":"\\u0041","s":"\\/"}', '[999999999999999]']) {
       expect(JSON.stringify(JSON.parse(text)).length, text).toBeLessThanOrEqual(text.length);
-      expect(sourceTextFits(parsed(text), 1000), text).toBe(true);
+      expect(sourceTextFits(parsed(text), text.length), text).toBe(true);
     }
   });
 

@@ -11,12 +11,22 @@ import { jsonSourceText } from '../normalize/content-attribute.js';
 const MAY_GROW = /\d[eE]|\d{16}|[\ud800-\udfff]/u;
 
 /**
+ * The most characters `JSON.stringify` writes of one character of the JSON text it parsed: a lone
+ * surrogate, one unit, is written as six (`\udxxx`); a number grows less (`1e20`, four
+ * characters, is written in 21); nothing else grows (see {@link MAY_GROW}).
+ */
+const MAX_GROWTH = 6;
+
+/**
  * Whether the JSON text `value` was parsed from (`jsonSourceText`) shows that the value's own JSON
  * is at most `maxChars` characters, without walking the value: false when there is no such text,
- * it is longer, or it holds what may grow (see {@link MAY_GROW}). The regular expression runs on
- * at most `maxChars` characters.
+ * it is longer, or it holds what may grow (see {@link MAY_GROW}) and is long enough that growing
+ * could pass the bound (a text of at most a sixth of `maxChars` fits whatever it holds, and is
+ * not searched: most calls' arguments). The regular expression runs on at most `maxChars`
+ * characters.
  */
 export function sourceTextFits(value: unknown, maxChars: number): boolean {
   const text = jsonSourceText(value);
-  return text !== undefined && text.length <= maxChars && !MAY_GROW.test(text);
+  if (text === undefined || text.length > maxChars) return false;
+  return text.length * MAX_GROWTH <= maxChars || !MAY_GROW.test(text);
 }
