@@ -13,6 +13,26 @@ describe('jsonFitsWithin', () => {
     );
   });
 
+  it('counts a number as the longest a double writes: 25 characters, a small negative one of 17 digits', () => {
+    const longest = -0.0000012345678901234567;
+    expect(JSON.stringify(longest)).toHaveLength(25);
+    expect(jsonFitsWithin([longest], 26)).toBe(false); // written in 27
+    expect(jsonFitsWithin([longest], 27)).toBe(true);
+    // 79 of them are 2,055 characters: past the 2,000 a stored call keeps as a value.
+    expect(jsonFitsWithin(Array<number>(79).fill(longest), 2000)).toBe(false);
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: -1e-5, max: -1e-6, noNaN: true }), { maxLength: 20 }),
+        fc.nat(600),
+        (list, max) => {
+          if (jsonFitsWithin(list, max))
+            expect(JSON.stringify(list).length).toBeLessThanOrEqual(max);
+        },
+      ),
+      { numRuns: 2000, seed: 75 },
+    );
+  });
+
   it('passes the objects and arrays of a trace well within the limit, escapes counted', () => {
     const args = { city: 'Lisbon', date: '2026-12-01', note: 'say "hi"\n', n: [1, 2.5, -3e-7] };
     expect(jsonFitsWithin(args, 200)).toBe(true);

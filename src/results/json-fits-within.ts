@@ -1,7 +1,7 @@
 /**
  * Whether `value` is an object or array of plain JSON data (plain objects, arrays, strings, finite
  * numbers, booleans, null) whose `JSON.stringify` text is certainly at most `maxChars` UTF-16
- * units long. What is counted is a bound, not the text: a number as 24 characters (the longest a
+ * units long. What is counted is a bound, not the text: a number as 25 characters (the longest a
  * double writes), every surrogate as escaped; so a value close to the limit may be refused, never
  * one past it. Anything else (a string, a `Date`, a class's instance, `undefined`, a bigint, an
  * array with holes) is refused, as `JSON.stringify` would write it otherwise or not at all.
@@ -52,8 +52,12 @@ function charsOf(value: unknown, budget: number): number {
   return chars;
 }
 
-/** The most characters a finite double writes (`-2.2250738585072014e-308`). */
-const MAX_NUMBER_CHARS = 24;
+/**
+ * The most characters a finite double writes: a negative one in (-1e-5, -1e-6] with 17 digits
+ * (`-0.0000012345678901234567`); an exponent's form writes at most 24
+ * (`-2.2250738585072014e-308`).
+ */
+const MAX_NUMBER_CHARS = 25;
 
 /** A string's JSON length, quotes included, bounded (every surrogate counted as `\uXXXX`). */
 function stringChars(text: string, budget: number): number {
