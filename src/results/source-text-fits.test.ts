@@ -90,6 +90,15 @@ describe('sourceTextFits', () => {
       expect(sourceTextFits(parsed(text), 6 * text.length - 1), text).toBe(false);
       expect(sourceTextFits(parsed(text), 6 * text.length), text).toBe(true);
     }
+    // The most growth there is: raw lone surrogates, each written in six. Seventeen in one string
+    // are written in more than five times the text (106 of 21), seven in more than four.
+    for (const n of [7, 17, 100]) {
+      const text = `["${'\ud800'.repeat(n)}"]`;
+      const written = JSON.stringify(JSON.parse(text)).length;
+      expect(written, `${n} surrogates`).toBe(6 * n + 4);
+      expect(sourceTextFits(parsed(text), 6 * text.length), `${n} surrogates`).toBe(true);
+      expect(sourceTextFits(parsed(text), written - 1), `${n} surrogates`).toBe(false);
+    }
     // Written as long or shorter: spacing, escapes, decimals, 15 digits, repeated keys.
     for (const text of ['[ 1.50 , -0 ]', '{"s":"\\u0041","s":"\\/"}', '[999999999999999]']) {
       expect(JSON.stringify(JSON.parse(text)).length, text).toBeLessThanOrEqual(text.length);
