@@ -19,8 +19,12 @@ const span = (traceId: string, spanId: string, n: number): SpanDigest =>
 
 describe('groupSpansByTrace', () => {
   it('groups as a map of ids per trace would: first-seen order, the later copy of an id wins', () => {
-    // Few trace ids and span ids, so traces pass 16 spans and ids repeat, within and across traces.
-    const spans = fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 40 })), { maxLength: 300 });
+    // Few trace ids and span ids, so traces pass 64 spans (the scan's limit) and ids repeat,
+    // within and across traces. `size: 'max'`: fast-check's default size stops arrays at 10.
+    const spans = fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 200 })), {
+      maxLength: 300,
+      size: 'max',
+    });
     fc.assert(
       fc.property(spans, pairs => {
         const list = pairs.map(([t, s], n) => span(`t${t}`, `s${s}`, n));
@@ -30,6 +34,27 @@ describe('groupSpansByTrace', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('reads a span id a few times a span in a trace of many, whatever the ids share (hostile)', () => {
+    // 5,000 spans of one trace whose ids all end in one character and have one length, so the
+    // inline check of the last character never passes one over: each id read is counted.
+    let reads = 0;
+    const n = 5_000;
+    const list = Array.from({ length: n }, (_, i) => {
+      const spanId = `${i.toString(16).padStart(15, '0')}a`;
+      return {
+        traceId: 't',
+        get spanId() {
+          reads++;
+          return spanId;
+        },
+      } as SpanDigest;
+    });
+    expect(groupSpansByTrace(list).get('t')).toHaveLength(n);
+    // A scan of the first 64 (2,016 reads), the index of them once, then one read a span: a
+    // scan past 64 would be 12.5 million.
+    expect(reads).toBeLessThanOrEqual(2 * n + 2_200);
   });
 
   it('keeps a repeated id once in a large trace, where it was first seen', () => {
