@@ -106,7 +106,10 @@ const DEFAULTED = [
   'agent',
 ] as const satisfies ReadonlyArray<keyof StoredToolCall>;
 
-/** {@link DEFAULTED} as a set: asked of every key of every call written (a list's `includes` cost twice). */
+/**
+ * {@link DEFAULTED} as a set: asked of every key of every call written, where the list's
+ * `includes` ran 296 instructions a scored span (the count's profile, 2026-11-30).
+ */
 const DEFAULTED_KEYS: ReadonlySet<string> = new Set(DEFAULTED);
 
 /** Whether a call leaves the field out at its default. */
