@@ -8,6 +8,21 @@ import { ScoringQueue, type ScoringQueueOptions } from './scoring-queue.js';
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
+// Taken before the fake timers, as the queue's own gate takes it.
+const realSetImmediate = setImmediate;
+
+/**
+ * Advances the fake clock by `ms`, then lets the real event loop turn once. The queue's gate
+ * yields to the real loop once its work has run 10 real ms without a turn: a host that stalls
+ * that long (a collection, a loaded CI machine) left a freed slot's next attempt waiting on a real
+ * `setImmediate` that advancing the fake clock never runs. A 15 ms stall before a slot is freed
+ * failed the first test every time without the turn.
+ */
+async function advance(ms: number): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+  await new Promise(resolve => realSetImmediate(resolve));
+}
+
 const OPTIONS: ScoringQueueOptions = {
   concurrency: 2,
   maxAttempts: 3,
@@ -34,26 +49,26 @@ describe('scoring queue: slots', () => {
     const queue = new ScoringQueue(OPTIONS);
     const done: string[] = [];
     for (const id of ['a', 'b', 'c', 'd']) queue.submit(id, attempt(id), () => done.push(id));
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(started).toEqual(['a', 'b']);
     expect(queue.scoring).toBe(4);
 
     // a fails (retryable): its slot goes to c at once; its retry waits behind d after the backoff.
     endings.get('a')!(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(started).toEqual(['a', 'b', 'c']);
-    await vi.advanceTimersByTimeAsync(99);
+    await advance(99);
     expect(started).toEqual(['a', 'b', 'c']);
     endings.get('b')!();
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(started).toEqual(['a', 'b', 'c', 'd']);
     expect(done).toEqual(['b']);
     endings.get('c')!();
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(started).toEqual(['a', 'b', 'c', 'd', 'a']);
     endings.get('a')!();
     endings.get('d')!();
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(done.sort()).toEqual(['a', 'b', 'c', 'd']);
     expect(queue.counters).toEqual({ scored: 4, failed: 0, retries: 1 });
     expect(queue.scoring).toBe(0);
@@ -66,13 +81,13 @@ describe('scoring queue: slots', () => {
     const attempt = held(started, endings);
     const queue = new ScoringQueue(OPTIONS);
     for (const id of ['a', 'b', 'c']) queue.submit(id, attempt(id), () => undefined);
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     const closing = queue.close(500);
     endings.get('a')!();
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(1);
     expect(started).toEqual(['a', 'b', 'c']);
-    await vi.advanceTimersByTimeAsync(500); // the deadline: what it leaves for deliveries is 0
-    await vi.advanceTimersByTimeAsync(1);
+    await advance(500); // the deadline: what it leaves for deliveries is 0
+    await advance(1);
     expect(await closing).toEqual({ unfinished: 2 });
     expect(queue.counters.scored).toBe(1);
   });
