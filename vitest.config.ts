@@ -22,6 +22,8 @@ const ONCE = ['test/docs/guides-as-written.test.ts', 'test/architecture/**/*.tes
  */
 const common = {
   testTimeout: 30_000,
+  // fast-check draws up to the maximum a test names (its default stops at 10 items).
+  setupFiles: 'test/setup/fast-check-sizes.ts',
   pool: 'forks',
   expect: { poll: { timeout: 10_000 } },
 } as const;

@@ -77,6 +77,27 @@ const resultArb: fc.Arbitrary<Result> = fc
     ...(failingTurn !== undefined && { failingTurn }),
   })) as fc.Arbitrary<Result>;
 
+/** The optional fields at a result's end, in the order the scorers build them. */
+const TRAILING_KEYS = [
+  'agents',
+  'failingAgents',
+  'judgeCostUsd',
+  'sessionId',
+  'sessionPart',
+  'failingTurn',
+];
+
+/**
+ * `r` with its trailing fields moved to the end in the order a built result has them: a field
+ * picked from another result that `r` lacked lands last when set, which no scorer writes.
+ */
+function inBuiltOrder(r: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(r)) if (!TRAILING_KEYS.includes(k)) out[k] = r[k];
+  for (const k of TRAILING_KEYS) if (k in r) out[k] = r[k];
+  return out;
+}
+
 /**
  * A pass: results of one trace, most fields shared (the case layout 2's difference lines are
  * for), some results another arbitrary one, so that any field may differ or be absent.
@@ -101,7 +122,7 @@ const passArb = fc
         if (!(k in other) && pick[0]) delete out[k];
       if (!('agents' in out)) delete out.failingAgents;
       else out.failingAgents ??= [];
-      return out as unknown as Result;
+      return inBuiltOrder(out) as unknown as Result;
     }),
   ]);
 
