@@ -300,7 +300,9 @@ export class RedisSessionStore {
 
   /**
    * The parts waiting for a pass, soonest first (those under way first of all), at most `limit`:
-   * one read of the due set, then two reads per part on its own slot.
+   * one read of the due set, then two reads per part on its own slot. Not one snapshot: a turn
+   * being added (`add` writes its part, then the due set) may be listed with its new turns and
+   * the due time the turn before it set, for the time between those two writes.
    */
   async openSessions(limit: number): Promise<OpenSession[]> {
     const due = await this.commands.zrange(

@@ -215,10 +215,13 @@ describe('sessions on Redis (bullmq driver)', () => {
     const second = turn('conv-open', ['verify_identity'], 1_000);
     await send(first);
     await send(second);
-    await waitFor(
-      async () => (await receiver.openSessions!(10))[0]?.traceIds.length === 2,
-      'the session listed with its two turns',
-    );
+    // A turn writes its part, then the due set (two slots, two writes), and the listing reads the
+    // due set, then the part: between the writes it shows the new turn with the due time the
+    // turn before set (in CI once, 21 ms early). It is read until it shows both.
+    await waitFor(async () => {
+      const [listed] = await receiver.openSessions!(10);
+      return listed?.traceIds.length === 2 && listed.scoreAtMs === listed.lastAtMs + 600_000;
+    }, 'the session listed with its two turns, due idleMs after the second');
     const [open] = await receiver.openSessions!(10);
     expect(open).toMatchObject({
       sessionId: 'conv-open',
