@@ -13,10 +13,13 @@ const realSetImmediate = setImmediate;
 
 /**
  * Advances the fake clock by `ms`, then lets the real event loop turn once. The queue's gate
- * yields to the real loop once its work has run 10 real ms without a turn: a host that stalls
- * that long (a collection, a loaded CI machine) left a freed slot's next attempt waiting on a real
- * `setImmediate` that advancing the fake clock never runs. A 15 ms stall before a slot is freed
- * failed the first test every time without the turn.
+ * yields to the real loop once its work has run 10 real ms without a turn: after a host stall
+ * that long (a collection, a loaded CI machine), a freed slot's next attempt waits on a real
+ * `setImmediate` queued after the one the fake clock's advance turns the loop with, so the
+ * advance resolved first and the test looked too early. A 15 ms stall before a slot is freed
+ * failed the first test every time without the turn. One turn is enough here because every
+ * attempt stays under way until the test ends it: no attempt ends, and gates the next, within
+ * the turn.
  */
 async function advance(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
