@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
-import { HeldTrace } from './trace-byte-buffer.js';
+import { HeldTrace, TraceByteBuffer } from './trace-byte-buffer.js';
 
 /** A held trace of spans with these ids (only the ids matter to `has`). */
 function heldWith(ids: readonly string[]): HeldTrace {
@@ -27,5 +29,30 @@ describe('HeldTrace.has: a span id held already', () => {
     expect(held.has('0123456789abcdef0123456789abcdef')).toBe(true);
     expect(held.has('bc')).toBe(false);
     expect(heldWith(['abc']).has('')).toBe(false);
+  });
+});
+
+describe('TraceByteBuffer.add: a span id sent again', () => {
+  const request = (name: string) =>
+    decodeOtlpJson(
+      otlpRequest([
+        {
+          traceId: traceId(7),
+          spanId: spanId(7, 2),
+          parentSpanId: spanId(7, 1),
+          name,
+          startMs: 0,
+          endMs: 1,
+        },
+      ]),
+    ).spans;
+
+  it('keeps the copy of the earlier request (the bullmq driver keeps the later one)', () => {
+    const buffer = new TraceByteBuffer();
+    const held = buffer.open(traceId(7), 'svc', 0);
+    expect(buffer.add(held, request('first copy'), 0, 100)).toBe(0);
+    expect(buffer.add(held, request('second copy'), 1, 100)).toBe(0);
+    expect(held.spans.map(s => s.name)).toEqual(['first copy']);
+    expect(held.lastSeenMs).toBe(1);
   });
 });

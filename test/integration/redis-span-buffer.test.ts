@@ -226,6 +226,18 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect(bytesScored).toBeLessThan(bytesBuffered / 3);
   });
 
+  it('reads a span id appended twice once: the later copy, in the first copy’s place', async () => {
+    // The memory driver keeps the earlier copy instead (trace-byte-buffer.test.ts).
+    const { buffer: b } = await buffer();
+    const [root, a, b2] = childSpans(73, ['root', 'a', 'b']);
+    const id = traceId(73);
+    await b.append(new Map([[id, { spans: [root!, a!, b2!], rootSeen: true }]]), Date.now(), false);
+    const resent = { ...a!, name: 'a again' };
+    await b.append(new Map([[id, { spans: [resent], rootSeen: false }]]), Date.now(), false);
+    const read = await b.read(id);
+    expect(read.spans.map(s => s.name)).toEqual(['root', 'a again', 'b']);
+  });
+
   it('keeps every span with keepSpans and rescoring on, and reads them all again', async () => {
     const { buffer: b } = await buffer();
     const [root, a, late] = childSpans(72, ['root', 'a', 'late']);
