@@ -20,11 +20,8 @@ const span = (traceId: string, spanId: string, n: number): SpanDigest =>
 describe('groupSpansByTrace', () => {
   it('groups as a map of ids per trace would: first-seen order, the later copy of an id wins', () => {
     // Few trace ids and span ids, so traces pass 64 spans (the scan's limit) and ids repeat,
-    // within and across traces. `size: 'max'`: fast-check's default size stops arrays at 10.
-    const spans = fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 200 })), {
-      maxLength: 300,
-      size: 'max',
-    });
+    // within and across traces (drawn up to `maxLength`: test/setup/fast-check-sizes.ts).
+    const spans = fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 200 })), { maxLength: 300 });
     fc.assert(
       fc.property(spans, pairs => {
         const list = pairs.map(([t, s], n) => span(`t${t}`, `s${s}`, n));
