@@ -6,7 +6,10 @@ const SCAN_LIMIT = 64;
 
 /**
  * Groups spans by trace id, in first-seen order. A span id seen twice in one trace (an exporter
- * retry, a file read twice) is kept once, where it was first seen: the later copy wins.
+ * retry, a file read twice) is kept once: its first copy, where it was first seen; a later copy
+ * is dropped. Both drivers keep a span's first copy across requests too (`TraceByteBuffer.add`,
+ * `RedisSpanBuffer.read`), so a span sent again, by a retry or by anyone else who knows its ids,
+ * can never replace what was accepted and scored first.
  *
  * Each trace's spans go straight into its array; a repeated id is found by scanning the array
  * while the trace has at most 64 spans, then in a map of the trace's ids (so a large trace costs
@@ -36,7 +39,6 @@ export function groupSpansByTrace(spans: Iterable<SpanDigest>): Map<string, Span
       if (at === -1) index.set(span.spanId, list.length);
     }
     if (at === -1) list.push(span);
-    else list[at] = span;
   }
   return out;
 }

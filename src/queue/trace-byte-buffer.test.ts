@@ -47,7 +47,7 @@ describe('TraceByteBuffer.add: a span id sent again', () => {
       ]),
     ).spans;
 
-  it('keeps the copy of the earlier request (the bullmq driver keeps the later one)', () => {
+  it('keeps the copy of the earlier request, as the bullmq driver does', () => {
     const buffer = new TraceByteBuffer();
     const held = buffer.open(traceId(7), 'svc', 0);
     expect(buffer.add(held, request('first copy'), 0, 100)).toBe(0);

@@ -104,8 +104,8 @@ export class TraceByteBuffer {
   /**
    * Adds one request's spans of `held`'s trace: each span id once, at most `maxSpans` spans in
    * all, the rest refused (and counted in `truncated`); the readiness facts updated. A span id
-   * held already (from an earlier request) keeps its first copy: the `bullmq` driver's buffer
-   * keeps the later one (`RedisSpanBuffer.read`), which only copies that differ tell apart.
+   * held already (from an earlier request) keeps its first copy, as the `bullmq` driver's buffer
+   * does (`RedisSpanBuffer.read`) and a request's own grouping (`groupSpansByTrace`).
    * Returns the spans refused past `maxSpans`; what was kept is what `held.spans` and
    * `held.bytes` grew by.
    * The caller gives `batch` up: when `held` has no spans yet, `batch` becomes its spans array,

@@ -176,11 +176,10 @@ export class RedisSpanBuffer {
    * What is known of a trace's arrival (`undefined` when nothing is buffered) and every buffered
    * span, in one round trip: a worker reads both, atomically, when the trace's job is due, which is
    * nearly always when the trace is ready. Spans come decoded, in first-arrival order, each span id
-   * once (an exporter that retried a request the receiver had accepted appends its spans twice;
-   * the later copy wins, in the first copy's place; the memory driver keeps the copy of the
-   * earlier request instead, `TraceByteBuffer.add`: copies that differ, which no retry sends, are
-   * scored from different copies by the two drivers). `stored` counts the batches appended so
-   * far and `appended` the spans (duplicates included), for `markScored`.
+   * once (an exporter that retried a request the receiver had accepted appends its spans twice):
+   * its first copy, as the memory driver keeps (`TraceByteBuffer.add`; `groupSpansByTrace`).
+   * `stored` counts the batches appended so far and `appended` the spans (duplicates included),
+   * for `markScored`.
    */
   async read(traceId: string): Promise<BufferedTrace> {
     return (await this.readMany([traceId], '', 0))[0]!;

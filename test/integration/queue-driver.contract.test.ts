@@ -193,6 +193,19 @@ describe.each(['memory', 'bullmq', 'bullmq-cluster'] as const)('QueueDriver cont
     ]);
   });
 
+  it('scores a span id sent twice from its first copy, within one request and across requests', async () => {
+    // Copies that differ: an exporter's retry sends the same bytes, but anyone who knows a
+    // span's ids can send others, and what was accepted first must not be replaced.
+    const { calls, scorer: s } = scorer(false);
+    const { driver } = await start(name, s);
+    const [root, search] = childSpans(60, ['root', 'search']);
+    const copy = (label: string): SpanDigest => ({ ...search!, name: label });
+    await accept(driver, [search!, copy('copy in the same request')]);
+    await accept(driver, [copy('copy in a later request'), root!]);
+    await waitFor(() => calls.length > 0, 'the trace to be scored');
+    expect(calls.map(c => c.spans)).toEqual([['root', 'search']]);
+  });
+
   it('scores other traces while a delivery waits on the tracing backend: no scoring slot held', async () => {
     // One scoring slot (per queue shard) and a backend that answers no export until released: a
     // driver holding the slot through the export would score one trace (per shard) and wait.
