@@ -1,8 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
+import { defineScorer } from '../score/define-scorer.js';
 import { loadCustomScorers } from './load-custom-scorers.js';
 import { loadSuite, parseSuite } from './load-suite.js';
 
@@ -157,8 +160,52 @@ testCases:
     );
     const suite = await loadSuite(join(dir, 'suite.yaml'));
     expect(suite.cases[0]!.scorers[0]!.scorer).toMatchObject({ name: 'always', kind: 'custom' });
-    // jiti compiles the module and spanscore's sources it imports: 4–16 s alone, more when loaded.
-  }, 90_000);
+  });
+
+  it('hands a scorer module the spanscore that loads it, not a copy compiled again', async () => {
+    // A second copy (what the alias named before: jiti compiled and ran all of src/ each load,
+    // 4–20 s) would hand over functions of its own.
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    writeFileSync(
+      join(dir, 'seen.ts'),
+      `import * as spanscore from 'spanscore';
+(globalThis as Record<string, unknown>).__spanscoreSeenByScorer = spanscore;
+export default spanscore.defineScorer({ name: 'seen', score: () => 1 });
+`,
+    );
+    const global = globalThis as { __spanscoreSeenByScorer?: Record<string, unknown> };
+    try {
+      for (let load = 0; load < 2; load++) {
+        delete global.__spanscoreSeenByScorer;
+        expect(await loadCustomScorers(['./seen.ts'], dir, 'suite.yaml')).toHaveLength(1);
+        const seen = global.__spanscoreSeenByScorer!;
+        expect(seen.defineScorer).toBe(defineScorer);
+        expect(seen.loadSuite).toBe(loadSuite);
+        expect(seen.groupSpansByTrace).toBe(groupSpansByTrace);
+      }
+    } finally {
+      delete global.__spanscoreSeenByScorer;
+    }
+  });
+
+  it('says what the stand-in for spanscore is when it is loaded with nothing registered', async () => {
+    const shim = fileURLToPath(new URL('./running-spanscore.cts', import.meta.url));
+    const registry = (globalThis as { [key: symbol]: Map<string, object> | undefined })[
+      Symbol.for('spanscore.runningExports')
+    ];
+    const registered = registry?.get(shim);
+    registry?.delete(shim);
+    try {
+      const { createJiti } = await import('jiti');
+      await expect(
+        createJiti(import.meta.url, { moduleCache: false }).import(shim),
+      ).rejects.toThrow(
+        /stands in for 'spanscore' while a suite's custom scorers load, and nothing registered it here/,
+      );
+    } finally {
+      if (registered) registry!.set(shim, registered);
+    }
+  });
 
   it.each([
     [

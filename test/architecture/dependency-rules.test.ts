@@ -54,6 +54,45 @@ describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
     expect(output).toMatch(/no-circular: src\/(a|b)\.ts/);
   });
 
+  it('pass the cycle the custom-scorer loader closes by importing the package entry when a scorer loads, and no other through a dynamic import', async () => {
+    const tree = await mkdtemp(join(tmpdir(), 'spanscore-deps-dynamic-'));
+    try {
+      await mkdir(join(tree, 'src/suite'), { recursive: true });
+      await writeFile(join(tree, 'tsconfig.json'), '{"compilerOptions":{"module":"nodenext"}}');
+      await writeFile(
+        join(tree, 'src/index.ts'),
+        "export { loadCustomScorers } from './suite/load-custom-scorers.js';\nexport { other } from './other.js';\n",
+      );
+      await writeFile(
+        join(tree, 'src/suite/load-custom-scorers.ts'),
+        "export const loadCustomScorers = async () => import('../index.js');\n",
+      );
+      await writeFile(join(tree, 'src/other.ts'), 'export const other = 1;\n');
+      expect(await cruise(tree)).toMatchObject({ code: 0 });
+
+      // The same cycle closed by any other module.
+      await writeFile(
+        join(tree, 'src/other.ts'),
+        "export const other = async () => import('./index.js');\n",
+      );
+      let { code, output } = await cruise(tree);
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/no-circular-dynamic: src\/(index|other)\.ts/);
+
+      // The loader's import made static: a cycle at load time.
+      await writeFile(join(tree, 'src/other.ts'), 'export const other = 1;\n');
+      await writeFile(
+        join(tree, 'src/suite/load-custom-scorers.ts'),
+        "import * as spanscore from '../index.js';\nexport const loadCustomScorers = () => spanscore;\n",
+      );
+      ({ code, output } = await cruise(tree));
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/no-circular: src\/(index|suite\/load-custom-scorers)\.ts/);
+    } finally {
+      await rm(tree, { recursive: true, force: true });
+    }
+  });
+
   it('fail when the pure core imports an I/O module', async () => {
     await rm(join(dir, 'src/a.ts'));
     await writeFile(

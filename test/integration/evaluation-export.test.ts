@@ -148,9 +148,7 @@ describe('exporting evaluation spans over OTLP/HTTP', () => {
     );
     expect(ids[0]).toHaveLength(5);
     expect(ids[1]).toEqual(ids[0]);
-    // Two suites scored (each loading its TypeScript scorer) and two exports: past the 30 s
-    // default on a loaded CI host (14–24 s here on an idle one).
-  }, 90_000);
+  });
 
   it('rejects with SS_EXPORT_FAILED when the backend refuses, so the job is retried', async () => {
     const sink = await otlpSink(400);

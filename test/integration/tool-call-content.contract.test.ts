@@ -100,8 +100,7 @@ describe.each(Object.keys(stores))('tool-call arguments in the %s results store'
 
 /**
  * Two scorers that redact in place (one made by defineScorer, one of the scorer shape only), in a
- * suite loaded once for every store: loading compiles the TypeScript module and the spanscore it
- * imports (jiti, from the sources here), 4–7 s alone and up to 34 s on a loaded host, each time.
+ * suite loaded once for every store.
  */
 let redactingPlan: Promise<ScoringPlan> | undefined;
 const redacting = (): Promise<ScoringPlan> =>
