@@ -21,7 +21,7 @@ export async function loadCustomScorers(
   const { createJiti } = await import('jiti');
   const jiti = createJiti(import.meta.url, {
     moduleCache: false,
-    alias: { spanscore: await registerRunningExports() },
+    alias: { spanscore: await scorerSpanscore() },
   });
   const out: Scorer[] = [];
   for (const [i, modulePath] of modules.entries()) {
@@ -80,17 +80,19 @@ function handsOverCalls(scorer: Scorer): Scorer {
 const RUNNING_EXPORTS = Symbol.for('spanscore.runningExports');
 
 /**
- * A scorer module imports `spanscore` wherever it lives, with no install or build step: it gets
- * this running copy's exports, registered under the path of `running-spanscore` (built `.cjs`, or
- * `.cts` when run from source), which the alias names. Returns that path. Aliased to the entry
- * point itself, jiti compiled and ran a second copy of spanscore on every load: 0.6 s for the
- * built CLI, 4–20 s for all of `src/` run from source.
+ * What a scorer module's `spanscore` is aliased to, so that it imports the running copy wherever
+ * it lives, with no install or build step:
+ * - built (`dist/index.js` beside this file): the entry point itself, which jiti imports with
+ *   Node's own `import`, so the scorer gets the module already loaded, its exports as they are;
+ * - run from source (tests, the bench): `running-spanscore.cts`, whose `module.exports` is this
+ *   copy's namespace, registered here under that file's path. Aliased to `src/index.ts`, jiti
+ *   compiled and ran all of `src/` again on every load (4–20 s on this host), a second copy whose
+ *   functions were not the running ones.
  */
-async function registerRunningExports(): Promise<string> {
-  const cjs = fileURLToPath(new URL('./running-spanscore.cjs', import.meta.url));
-  const shim = existsSync(cjs)
-    ? cjs
-    : fileURLToPath(new URL('./running-spanscore.cts', import.meta.url));
+async function scorerSpanscore(): Promise<string> {
+  const built = fileURLToPath(new URL('../index.js', import.meta.url));
+  if (existsSync(built)) return built;
+  const shim = fileURLToPath(new URL('./running-spanscore.cts', import.meta.url));
   const registry = ((globalThis as { [RUNNING_EXPORTS]?: Map<string, object> })[RUNNING_EXPORTS] ??=
     new Map());
   registry.set(shim, await import('../index.js'));

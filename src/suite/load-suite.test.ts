@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
@@ -186,6 +188,48 @@ export default spanscore.defineScorer({ name: 'seen', score: () => 1 });
     } finally {
       delete global.__spanscoreSeenByScorer;
     }
+  });
+
+  it('hands a scorer module the running spanscore from the built package too: named, namespace and default imports, a class to extend', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    writeFileSync(
+      join(dir, 'seen.ts'),
+      [
+        "import spanscoreDefault, * as spanscore from 'spanscore';",
+        "import { defineScorer, SpanscoreError } from 'spanscore';",
+        'class Mine extends SpanscoreError {}',
+        'const seen = { spanscore, spanscoreDefault, defineScorer, mine: new Mine("SS_SUITE_INVALID", "x") };',
+        '(globalThis as Record<string, unknown>).__seen = seen;',
+        "export default defineScorer({ name: 'seen', score: () => 1 });",
+      ].join('\n'),
+    );
+    const dist = join(fileURLToPath(new URL('../../', import.meta.url)), 'dist');
+    const script = `
+      const { loadCustomScorers } = await import(${JSON.stringify(join(dist, 'suite/load-custom-scorers.js'))});
+      const own = await import(${JSON.stringify(join(dist, 'index.js'))});
+      const scorers = await loadCustomScorers(['./seen.ts'], ${JSON.stringify(dir)}, 'suite.yaml');
+      const { spanscore, spanscoreDefault, defineScorer, mine } = globalThis.__seen;
+      console.log(JSON.stringify({
+        scorers: scorers.length,
+        named: defineScorer === own.defineScorer,
+        namespace: spanscore.defineScorer === own.defineScorer && spanscore.loadSuite === own.loadSuite,
+        keys: Object.keys(spanscore).length === Object.keys(own).length,
+        defaultImport: spanscoreDefault === undefined || spanscoreDefault.defineScorer === own.defineScorer,
+        extended: mine instanceof own.SpanscoreError,
+      }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    expect(JSON.parse(stdout)).toEqual({
+      scorers: 1,
+      named: true,
+      namespace: true,
+      keys: true,
+      defaultImport: true,
+      extended: true,
+    });
   });
 
   it('says what the stand-in for spanscore is when it is loaded with nothing registered', async () => {

@@ -1,14 +1,13 @@
 /**
- * What a custom scorer module gets for `import … from 'spanscore'`: the exports of the spanscore
- * that is loading it, not a second copy of it. `loadCustomScorers` aliases `spanscore` to this
- * file (jiti's `alias`) and registers its own exports under this file's path first
- * ({@link RUNNING_EXPORTS}); each installed copy of spanscore has a path of its own, so two copies
- * in one process each hand over their own.
+ * What a custom scorer module gets for `import … from 'spanscore'` when spanscore runs from source
+ * (tests, the bench): the exports of the spanscore that is loading it, not a second copy of it.
+ * `loadCustomScorers` aliases `spanscore` to this file (jiti's `alias`) and registers its own
+ * namespace under this file's path first; the built package aliases its entry point instead, and
+ * does not ship this file (tsconfig.build.json).
  *
- * Contract: a CommonJS module (this file is `.cts`, built to `.cjs`) whose `module.exports` is the
- * registered namespace, so a scorer's named imports read it as they would the package. Evaluated
- * afresh by every import (jiti runs with `moduleCache: false`), it costs a map lookup. Loaded
- * without a registration (imported directly), it throws and says so.
+ * Contract: a CommonJS module, which jiti compiles, whose `module.exports` is the registered
+ * namespace itself, so a scorer's named, default and namespace imports read its exports as they
+ * are. Loaded without a registration (imported directly), it throws and says so.
  */
 // The same key as `RUNNING_EXPORTS` in load-custom-scorers.ts, which registers the exports.
 const RUNNING_EXPORTS = Symbol.for('spanscore.runningExports');

@@ -79,6 +79,35 @@ describe('the architecture rules of npm run lint (dependency-cruiser)', () => {
       expect(code).not.toBe(0);
       expect(output).toMatch(/no-circular-dynamic: src\/(index|other)\.ts/);
 
+      // Through the loader, but closed by another module's dynamic import.
+      await writeFile(
+        join(tree, 'src/suite/helper.ts'),
+        "import { loadCustomScorers } from './load-custom-scorers.js';\nexport const helper = async () => [loadCustomScorers, await import('../other.js')];\n",
+      );
+      await writeFile(
+        join(tree, 'src/other.ts'),
+        "import { helper } from './suite/helper.js';\nexport const other = helper;\n",
+      );
+      ({ code, output } = await cruise(tree));
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/no-circular-dynamic-but-the-entry: src\/(other|suite\/helper)\.ts/);
+      await rm(join(tree, 'src/suite/helper.ts'));
+
+      // The loader importing a module other than the entry, which imports the loader.
+      await writeFile(
+        join(tree, 'src/other.ts'),
+        "import { loadCustomScorers } from './suite/load-custom-scorers.js';\nexport const other = loadCustomScorers;\n",
+      );
+      await writeFile(
+        join(tree, 'src/suite/load-custom-scorers.ts'),
+        "export const loadCustomScorers = async () => [await import('../index.js'), await import('../other.js')];\n",
+      );
+      ({ code, output } = await cruise(tree));
+      expect(code).not.toBe(0);
+      expect(output).toMatch(
+        /no-circular-dynamic-but-the-entry: src\/(other|suite\/load-custom-scorers)\.ts/,
+      );
+
       // The loader's import made static: a cycle at load time.
       await writeFile(join(tree, 'src/other.ts'), 'export const other = 1;\n');
       await writeFile(
