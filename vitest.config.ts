@@ -8,10 +8,15 @@ const EXCLUDE = ['test/faults/**', '**/node_modules/**'];
  * Tests whose subject no Node version changes, in a project of their own that CI runs on one Node
  * only (`--project shared --project isolated` leaves it out; vitest's `--exclude` does not reach
  * inline projects): the guides followed as written (npm installs included: they test the docs),
- * and the source tree's architecture rules (dependency-cruiser over the sources, file sizes, the
- * isolated-files list). (The bench's instruction counter is not one: it reads V8's code map.)
+ * the source tree's architecture rules (dependency-cruiser over the sources, file sizes, the
+ * isolated-files list), and the bytes the Redis results store writes (JSON the same on every
+ * Node). (The bench's instruction counter is not one: it reads V8's code map.)
  */
-const ONCE = ['test/docs/guides-as-written.test.ts', 'test/architecture/**/*.test.ts'];
+const ONCE = [
+  'test/docs/guides-as-written.test.ts',
+  'test/architecture/**/*.test.ts',
+  'test/budgets/redis-stored-bytes-per-trace.test.ts',
+];
 
 /**
  * What the projects share (an inline project does not inherit the root's `test` options).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { budgetedNode, BUDGETS, runFigure } from '../../bench/budget-figures.js';
-import { figureEnv } from '../helpers/figure-env.js';
+import { budgetedNode, BUDGETS } from '../../bench/budget-figures.js';
+import { budgetFigure } from '../helpers/budget-figure.js';
 import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
 
 /**
@@ -37,7 +37,7 @@ import type { PipelineFigures } from '../../bench/pipeline-allocation.js';
  */
 describe('hot path: V8 heap bytes allocated per scored span', () => {
   it(`stays within ${BUDGETS.allocatedBytesPerSpan[budgetedNode()]} with the memory results store`, () => {
-    const f = runFigure<PipelineFigures>('allocation-memory', undefined, figureEnv());
+    const f = budgetFigure<PipelineFigures>('allocation-memory');
     // The count is of real work: every trace scored, two evaluation spans each, encoded.
     expect(f.spans).toBe(40 * 512);
     expect(f.traces).toBe(1024);

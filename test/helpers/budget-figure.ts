@@ -1,0 +1,41 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runFigure } from '../../bench/budget-figures.js';
+import { figureEnv } from './figure-env.js';
+
+/** How long a test waits for another file's run of the same figure (a figure takes 5–30 s). */
+const WAIT_MS = 240_000;
+const POLL_MS = 100;
+
+/**
+ * `runFigure(figure)` for the budget tests, once per figure and Node a test run: one figure's
+ * process measures several budgets (`allocation-memory`: bytes allocated a span and stored a
+ * trace), each held by a test file of its own. The first file to ask runs it and keeps its JSON in
+ * the run's temporary folder (removed when the run ends, so never stale); a file that asks while
+ * it runs waits for it, its worker idle meanwhile. A run that fails is not kept: the next asker
+ * runs it again and fails on its own.
+ */
+export function budgetFigure<T>(figure: string): T {
+  const file = join(tmpdir(), `spanscore-figure-${figure}-${process.version}.json`);
+  const lock = `${file}.running`;
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`waited ${WAIT_MS} ms for ${figure} (${lock})`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, POLL_MS);
+    }
+  }
+  try {
+    const figures = runFigure<T>(figure, undefined, figureEnv());
+    writeFileSync(`${file}.tmp`, JSON.stringify(figures));
+    renameSync(`${file}.tmp`, file);
+    return figures;
+  } finally {
+    rmdirSync(lock);
+  }
+}
