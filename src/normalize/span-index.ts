@@ -5,8 +5,9 @@ import { indexOfSpanId } from './index-of-span-id.js';
  * One trace's spans by id. Agent traces are small: up to 16 spans a scan beats any index. A
  * larger trace is indexed on first use by a copy of its spans sorted by id (one walk of the trace)
  * and searched by halves: one array, where a Map's hash table took about 85 bytes a span (1,700
- * for the 20-span agent trace). Of two spans with one id, a scan finds the first and the index the
- * last, as the Map it replaces (filled in span order) did: both sorts are stable.
+ * for the 20-span agent trace). Of two spans with one id, both find the first in span order (the
+ * sorts are stable, the search finds an id's first place), the copy a trace keeps of a span sent
+ * twice (`groupSpansByTrace`): a caller handing in such a trace gets one answer at any size.
  */
 export class SpanIndex {
   #byId: SpanDigest[] | undefined;
@@ -20,15 +21,15 @@ export class SpanIndex {
       return at === -1 ? undefined : spans[at];
     }
     const byId = (this.#byId ??= sortedById(spans));
-    // The first span whose id sorts after spanId; the one before it holds spanId, if any does.
+    // The first span whose id does not sort before spanId: it holds spanId, if any does.
     let lo = 0;
     let hi = byId.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (atMost(byId[mid]!.spanId, spanId)) lo = mid + 1;
+      if (before(byId[mid]!.spanId, spanId)) lo = mid + 1;
       else hi = mid;
     }
-    const span = lo > 0 ? byId[lo - 1] : undefined;
+    const span = byId[lo];
     return span?.spanId === spanId ? span : undefined;
   }
 }
@@ -61,4 +62,11 @@ function atMost(a: string, b: string): boolean {
   const x = a.charCodeAt(0) | 0;
   const y = b.charCodeAt(0) | 0;
   return x !== y ? x < y : a <= b;
+}
+
+/** `a < b` as strings compare, decided as {@link atMost} decides. */
+function before(a: string, b: string): boolean {
+  const x = a.charCodeAt(0) | 0;
+  const y = b.charCodeAt(0) | 0;
+  return x !== y ? x < y : a < b;
 }
