@@ -73,6 +73,7 @@ function readResourceLogs(reader: Reader, end: number, r: number, out: Decoding)
       reader.pos = slEnd;
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'resourceLogs');
 }
 
 function readScopeLogs(
@@ -110,6 +111,7 @@ function readScopeLogs(
       i++;
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'scopeLogs');
 }
 
 /** The carrier of a kept record, or `undefined` for a dropped one (counted in `out.dropped`). */
@@ -166,6 +168,7 @@ function readLogRecord(
         reader.skip(tag);
     }
   }
+  reader.endsAt(end, 'logRecord', SpanReject);
   const name = eventName || eventNameAttribute;
   const drop = logRecordDrop(name);
   if (drop) {
@@ -226,6 +229,7 @@ function eventNameIn(reader: Reader, end: number): string {
         if (t === ((1 << 3) | LEN)) value = reader.string();
         else reader.skip(t);
       }
+      reader.endsAt(vEnd, 'logRecord attribute', SpanReject);
     } else reader.skip(tag);
   }
   return isEventName ? value : '';

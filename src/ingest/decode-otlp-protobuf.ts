@@ -127,6 +127,7 @@ export function readScopeName(reader: Reader, end: number): string {
     if (t === ((1 << 3) | LEN)) name = reader.recurring();
     else reader.skip(t);
   }
+  reader.endsAt(end, 'scope');
   return name;
 }
 
@@ -161,6 +162,7 @@ function readResourceSpans(reader: Reader, end: number, r: number, out: Decoding
       reader.pos = ssEnd;
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'resourceSpans');
   if (late)
     for (let i = first; i < out.count; i++) {
       const span = out.spans[i] as WireSpanDigest;
@@ -203,6 +205,7 @@ export function readResource(reader: Reader, end: number): ResourceFacts {
       reader.pos = kvEnd;
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'resource');
   return {
     serviceName: serviceNameOf(serviceName),
     serviceVersion,
@@ -249,6 +252,7 @@ function readScopeSpans(
       i++;
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'scopeSpans');
   if (late) for (let k = first; k < out.count; k++) out.spans[k]!.scopeName = scopeName;
 }
 
@@ -326,12 +330,14 @@ function readSpan(
               throw new SpanReject(`status.code: unknown StatusCode ${statusCode}`);
           } else reader.skip(t);
         }
+        reader.endsAt(stEnd, 'status', SpanReject);
         break;
       }
       default:
         reader.skip(tag);
     }
   }
+  reader.endsAt(end, 'span', SpanReject);
   if (!traceId) throw new SpanReject('traceId: is missing or all zeros');
   if (!spanId) throw new SpanReject('spanId: is missing or all zeros');
   return new WireSpanDigest(
@@ -368,5 +374,6 @@ function readEvent(reader: Reader, end: number): SpanEventDigest {
       readKeyValueInto(reader, attributes, 0);
     } else reader.skip(tag);
   }
+  reader.endsAt(end, 'event', SpanReject);
   return { name, timeUnixNano: time, attributes };
 }

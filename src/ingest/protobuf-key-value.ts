@@ -76,6 +76,7 @@ function readKeyValueFields(reader: ProtobufReader, end: number, depth: number):
       reader.pos = vEnd;
     } else reader.skip(tag);
   }
+  endsAt(reader, end);
   readKey = key;
   readValue = value;
 }
@@ -110,7 +111,10 @@ function checkRecords(
   endsAt(reader, end);
 }
 
-/** Throws unless the walk of a message ended at its end: its last field ran past it. */
+/**
+ * Throws unless the walk of a record or value ended at its end: its last field ran past it (as
+ * `ProtobufReader.endsAt`, in the words a rejected span's reason gives for an attribute).
+ */
 function endsAt(reader: ProtobufReader, end: number): void {
   if (reader.pos !== end)
     throw new SpanReject(
@@ -134,7 +138,9 @@ export function readAttributeRecords(
 ): Attributes {
   const attributes = emptyAttributes();
   const reader = SHARED_READER;
-  reader.reset(buf, start, buf.length);
+  // Bounded at the range's end: a record can never be read from the bytes past it (another
+  // span's, once the memory driver has moved the records of a trace's spans into one buffer).
+  reader.reset(buf, start, end);
   const wanted = (field << 3) | LEN;
   skipped = false;
   try {
@@ -275,6 +281,7 @@ export function readAnyValue(reader: ProtobufReader, end: number, depth: number)
             reader.pos = itemEnd;
           } else reader.skip(t);
         }
+        endsAt(reader, arrEnd);
         value = items;
         break;
       }
@@ -288,6 +295,7 @@ export function readAnyValue(reader: ProtobufReader, end: number, depth: number)
             readKeyValueInto(reader, obj, depth + 1);
           } else reader.skip(t);
         }
+        endsAt(reader, listEnd);
         value = obj;
         break;
       }
@@ -298,6 +306,7 @@ export function readAnyValue(reader: ProtobufReader, end: number, depth: number)
         reader.skip(tag);
     }
   }
+  endsAt(reader, end);
   return value;
 }
 

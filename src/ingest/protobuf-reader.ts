@@ -166,11 +166,51 @@ export class ProtobufReader {
     throw new Error('too many items');
   }
 
+  /**
+   * Reads a length and returns where the bytes it counts end. The length is read whole, not cut
+   * to 32 bits as a tag or an enum is (`varint32`): a length of 2^32 + 4 is past any message, and
+   * is refused as one, where cut it would read as 4 and frame the bytes otherwise than every other
+   * decoder does.
+   */
   lenEnd(): number {
-    const len = this.varint32();
+    const pos = this.pos;
+    let len: number;
+    if (pos < this.end && this.buf[pos]! < 0x80) {
+      len = this.buf[pos]!;
+      this.pos = pos + 1;
+    } else len = this.longLength();
     const end = this.pos + len;
     if (end > this.end) throw new Error(`length ${len} runs past the end of the message`);
     return end;
+  }
+
+  // A length of more than one byte, read whole (up to 10 bytes, as any varint): past 2^53 it is
+  // inexact, and past every message either way.
+  private longLength(): number {
+    const buf = this.buf;
+    let len = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new Error('varint runs past the end');
+      const b = buf[this.pos++]!;
+      len += (b & 0x7f) * scale;
+      if (b < 0x80) return len;
+      scale *= 128;
+    }
+    throw new Error('varint longer than 10 bytes');
+  }
+
+  /**
+   * Throws `reject` unless the reader stands at `end`, where the message it walked ends: else its
+   * last field ran past that end (a length or a fixed-width value reaching into what follows).
+   * Every walk of a nested message ends with this, so that what the walk read is what a reader
+   * that skips the message by its length passes over: the span's attribute range is read again
+   * later, skipping the fields between its records by their lengths, and bytes a status or an
+   * event ran into would otherwise be read then as records no check saw.
+   */
+  endsAt(end: number, what: string, reject: new (message: string) => Error = Error): void {
+    if (this.pos !== end)
+      throw new reject(`${what}: a field runs ${this.pos - end} bytes past the end of it`);
   }
 
   string(): string {
