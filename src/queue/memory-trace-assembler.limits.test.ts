@@ -162,4 +162,32 @@ describe('memory trace assembler: limits', () => {
       expect(processed).toHaveLength(2500);
     });
   });
+
+  it('counts and schedules what it stored when a span cannot be read on arrival', async () => {
+    // A span that lasts no time is looked at for a log record on arrival (its attributes read),
+    // after the trace's spans are stored. One whose attributes throw used to leave them stored
+    // but never counted nor scheduled: held for good, outside every bound.
+    const { assembler, processed } = recordingAssembler({
+      maxBufferedSpans: 2,
+      admissionWaitMs: 0,
+    });
+    const [root, unreadable] = childSpans(9, ['root', 'unreadable']);
+    Object.defineProperty(unreadable, 'attributes', {
+      get: () => {
+        throw new Error('attributes that cannot be read');
+      },
+    });
+    unreadable!.endTimeUnixNano = unreadable!.startTimeUnixNano;
+    await expect(assembler.accept([root!, unreadable!])).rejects.toThrow(
+      'attributes that cannot be read',
+    );
+    expect(assembler.stats()).toMatchObject({ bufferedTraces: 1, heldSpans: 2 });
+    // Counted against the buffer's bound: it is full.
+    await expect(assembler.accept(childSpans(10, ['root']))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+    });
+    await vi.advanceTimersByTimeAsync(ASSEMBLY_POLICY.maxWaitMs);
+    expect(processed).toEqual([{ traceId: traceId(9), names: ['root', 'unreadable'] }]);
+    expect(assembler.stats()).toMatchObject({ bufferedTraces: 0, heldSpans: 0 });
+  });
 });

@@ -242,14 +242,21 @@ export function createMemoryTraceAssembler(
     return trace;
   }
 
-  /** Adds a batch to a held trace (which may keep the array), counting what it kept and refused. */
+  /**
+   * Adds a batch to a held trace (which may keep the array), counting what it kept and refused.
+   * What it kept is counted even when the add throws after keeping it (a span whose attributes
+   * cannot be read, met while reading the trace's readiness facts): no span is held uncounted.
+   */
   function add(trace: HeldTrace, batch: SpanDigest[]): number {
     const spans = trace.spans.length;
     const bytes = trace.bytes;
-    const refused = buffer.add(trace, batch, now(), maxPerTrace);
-    hold(trace.service, trace.spans.length - spans, trace.bytes - bytes);
-    truncatedSpans += refused;
-    return refused;
+    try {
+      const refused = buffer.add(trace, batch, now(), maxPerTrace);
+      truncatedSpans += refused;
+      return refused;
+    } finally {
+      hold(trace.service, trace.spans.length - spans, trace.bytes - bytes);
+    }
   }
 
   /** Adds one trace's spans of a request; returns how many were refused (past its cap). */
@@ -276,9 +283,12 @@ export function createMemoryTraceAssembler(
         trace = reopen(traceId, done!.held!, batch[0]!.serviceName);
       } else trace = buffer.open(traceId, batch[0]!.serviceName, t);
     }
-    const refused = add(trace, batch);
-    scheduler.touch(traceId, trace);
-    return refused;
+    try {
+      return add(trace, batch);
+    } finally {
+      // Scheduled whatever the add did: a trace held is scored or expires, never left behind.
+      scheduler.touch(traceId, trace);
+    }
   }
 
   /**
@@ -355,8 +365,13 @@ export function createMemoryTraceAssembler(
     if (byTrace.size <= ACCEPT_SLICE) {
       const t = now();
       let refused = 0;
-      // `forEach`, not `for…of`: no entry array and result object a trace.
-      byTrace.forEach((batch, traceId) => (refused += acceptTrace(traceId, batch, t)));
+      try {
+        // `forEach`, not `for…of`: no entry array and result object a trace.
+        byTrace.forEach((batch, traceId) => (refused += acceptTrace(traceId, batch, t)));
+      } catch (error) {
+        // A promise, as `accept` promises, never a throw.
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
       return Promise.resolve(refusedPastCap(refused, maxPerTrace));
     }
     const slices = acceptInSlices(byTrace, spans.length);
