@@ -123,6 +123,15 @@ describe('decodeOtlpJson', () => {
     );
   });
 
+  it('reads a JSON number time past 2^53 as the integer it is, up to 2^64 - 1', () => {
+    const out = decodeOtlpJson({
+      resourceSpans: [
+        { scopeSpans: [{ spans: [{ traceId: T, spanId: S, startTimeUnixNano: 2 ** 63 }] }] },
+      ],
+    });
+    expect(out.spans[0]!.startTimeUnixNano).toBe(2n ** 63n);
+  });
+
   it.each([
     [
       { traceId: 'xyz', spanId: S },
@@ -138,6 +147,18 @@ describe('decodeOtlpJson', () => {
     [
       { traceId: T, spanId: S, startTimeUnixNano: '-1' },
       'resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano',
+      /unsigned 64-bit/,
+    ],
+    // As JSON numbers past 2^64 - 1 (2^64 itself, and 1e300): refused as their text is, not
+    // carried on as 65- and 997-bit times that no fixed64 holds.
+    [
+      { traceId: T, spanId: S, startTimeUnixNano: 18446744073709551616 },
+      'resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano',
+      /unsigned 64-bit/,
+    ],
+    [
+      { traceId: T, spanId: S, endTimeUnixNano: 1e300 },
+      'resourceSpans[0].scopeSpans[0].spans[1].endTimeUnixNano',
       /unsigned 64-bit/,
     ],
     [

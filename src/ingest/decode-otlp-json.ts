@@ -299,13 +299,17 @@ const MAX_U64 = 2n ** 64n - 1n;
 export function decodeNanos(value: unknown, name: string): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  // A JSON number past 2^53 is an inexact integer: kept as far as it fits a fixed64, as the text
+  // form is (2^64 and 1e300 are refused, not carried on as 65- and 997-bit times that the span
+  // batch codec's fixed64 cannot write).
   if (
     typeof value === 'number' &&
     Number.isFinite(value) &&
     value >= 0 &&
     Number.isInteger(value)
   ) {
-    return BigInt(value);
+    const n = BigInt(value);
+    if (n <= MAX_U64) return n;
   }
   if (typeof value === 'string' && DIGITS.test(value)) {
     const n = BigInt(value);
