@@ -1,5 +1,6 @@
 import { isRecord } from './attribute-values.js';
 import { hasOwnKey } from './has-own-key.js';
+import { setOwnKey } from './set-own-key.js';
 
 /**
  * Bounds on a JSON Schema read from a trace, checked before anything recursive or compiled runs.
@@ -111,7 +112,7 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       const over = overBound(counts);
       if (over) return over;
       if (depth === 0 && key === '$id') continue;
-      setOwn(out, key, child(value, depth, placeOf(place, key), stack));
+      setOwnKey(out, key, child(value, depth, placeOf(place, key), stack));
     }
     if (place === 'schema') out[STEP_KEYWORD] = weight;
   }
@@ -151,19 +152,6 @@ function child(value: unknown, depth: number, place: Place, stack: Frame[]): unk
     return copy;
   }
   return value;
-}
-
-// JSON.parse makes `__proto__` an own key like any other; assigning it would set the copy's
-// prototype instead, and the property would be lost (a `const` of `{"__proto__": 1}` read as `{}`).
-function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(out, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  else out[key] = value;
 }
 
 function overBound(counts: {

@@ -20,6 +20,16 @@ describe('compareArguments', () => {
     expect(compareArguments(expected, actual, mode)).toBeCloseTo(score, 10);
   });
 
+  it('sees a `__proto__` argument (an own key of parsed JSON) with ignoreKeys as without', () => {
+    // The copy that drops ignored keys used to assign it, setting the copy's prototype: the extra
+    // argument vanished and `exact` scored 1.
+    const actual = JSON.parse('{"city":"Paris","__proto__":{"units":"kelvin"}}') as unknown;
+    expect(compareArguments({ city: 'Paris' }, actual, 'exact')).toBe(0);
+    expect(compareArguments({ city: 'Paris' }, actual, 'exact', ['request_id'])).toBe(0);
+    // Ignored by name, it goes as any key does.
+    expect(compareArguments({ city: 'Paris' }, actual, 'exact', ['__proto__'])).toBe(1);
+  });
+
   it('ignores keys by name at any depth and by dotted path from the top', () => {
     expect(
       compareArguments({ q: 'x', request_id: 'a' }, { q: 'x', request_id: 'b' }, 'exact', [

@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { isRecord } from '../../normalize/attribute-values.js';
+import { setOwnKey } from '../../normalize/set-own-key.js';
 
 /** How expected arguments are compared with a call's arguments. */
 export type ArgumentMode = 'ignore' | 'exact' | 'subset' | 'partial' | 'fuzzy';
@@ -124,7 +125,7 @@ function strip(value: unknown, ignore: readonly string[], path: string): unknown
   for (const [k, v] of Object.entries(value)) {
     const full = path ? `${path}.${k}` : k;
     if (ignore.includes(k) || ignore.includes(full)) continue;
-    out[k] = strip(v, ignore, full);
+    setOwnKey(out, k, strip(v, ignore, full));
   }
   return out;
 }
