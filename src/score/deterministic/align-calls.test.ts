@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alignAnyOrder, alignInOrder, type Pair } from './align-calls.js';
+import { alignAnyOrder, alignAnyOrderSteps, alignInOrder, type Pair } from './align-calls.js';
 
 const total = (w: number[][], pairs: Pair[]): number =>
   pairs.reduce((s, [i, j]) => s + w[i]![j]!, 0);
@@ -52,6 +52,25 @@ describe('alignAnyOrder (Hungarian)', () => {
       { numRuns: 500 },
     );
   });
+  it('scans O(r²·c) columns, r the shorter side: a trace of 2,000 calls against 3 expected', () => {
+    // Hostile in size (the actual calls come from the trace): padded to a square, 2,000³.
+    for (const [n, m] of [
+      [3, 2000],
+      [2000, 3],
+    ] as const) {
+      const w = Array.from({ length: n }, (_, i) =>
+        Array.from({ length: m }, (_, j) => ((i * 7 + j) % 5) / 4),
+      );
+      const before = alignAnyOrderSteps();
+      const pairs = alignAnyOrder(w, m);
+      const r = Math.min(n, m);
+      const c = Math.max(n, m);
+      expect(alignAnyOrderSteps() - before).toBeLessThanOrEqual(r * (r + 1) * c);
+      expect(pairs).toHaveLength(r);
+      expect(total(w, pairs)).toBe(r); // every row of the shorter side meets a weight of 1
+    }
+  });
+
   it('does not depend on the order of the expected list (deepeval#3338)', () => {
     // expected A matches actual 0 (1.0) or 1 (0.5); expected B matches only actual 0 (1.0).
     expect(

@@ -37,37 +37,46 @@ export function alignInOrder(weight: readonly (readonly number[])[], actualCount
 }
 
 /**
- * Order-free matching: the maximum-weight assignment (Hungarian algorithm, O(k³) for
- * k = max(n, m)). Greedy pairing gives results that depend on the order of the expected list
- * (confident-ai/deepeval#3338); this does not.
+ * Order-free matching: the maximum-weight assignment (the Hungarian algorithm on the rectangular
+ * matrix, rows the shorter side: O(r²·c) for r = min(n, m) and c = max(n, m)). Greedy pairing gives
+ * results that depend on the order of the expected list (confident-ai/deepeval#3338); this does
+ * not. The expected side comes from a suite and the actual side from a trace, which anyone may
+ * send: padded to a square, 2,000 calls against one expected cost O(2,000³), 30 s a trace, where
+ * rectangular it is O(2,000).
  */
 export function alignAnyOrder(weight: readonly (readonly number[])[], actualCount: number): Pair[] {
   const n = weight.length;
   const m = actualCount;
-  const k = Math.max(n, m);
-  if (k === 0) return [];
+  if (n === 0 || m === 0) return [];
   let max = 0;
   for (const row of weight) for (const w of row) if (w > max) max = w;
-  // Minimize cost = max - weight on a square matrix padded with zero-weight cells.
-  const cost = (i: number, j: number): number => {
-    const w = i < n && j < m ? weight[i]![j]! : 0;
+  // Rows are the shorter side (every row is assigned a column); cost = max - weight, a pair of
+  // weight <= 0 costing as much as leaving the row unmatched.
+  const transposed = n > m;
+  const r = transposed ? m : n;
+  const c = transposed ? n : m;
+  const cost = (row: number, col: number): number => {
+    const w = transposed ? weight[col]![row]! : weight[row]![col]!;
     return max - (w > 0 ? w : 0);
   };
-  const u = new Float64Array(k + 1);
-  const v = new Float64Array(k + 1);
-  const p = new Int32Array(k + 1); // p[j]: row matched to column j (1-based), 0 = none
-  const way = new Int32Array(k + 1);
-  for (let i = 1; i <= k; i++) {
+  const u = new Float64Array(r + 1);
+  const v = new Float64Array(c + 1);
+  const p = new Int32Array(c + 1); // p[j]: row matched to column j (1-based), 0 = none
+  const way = new Int32Array(c + 1);
+  const minv = new Float64Array(c + 1);
+  const used = new Uint8Array(c + 1);
+  for (let i = 1; i <= r; i++) {
     p[0] = i;
     let j0 = 0;
-    const minv = new Float64Array(k + 1).fill(Infinity);
-    const used = new Uint8Array(k + 1);
+    minv.fill(Infinity);
+    used.fill(0);
     do {
       used[j0] = 1;
       const i0 = p[j0]!;
       let delta = Infinity;
       let j1 = 0;
-      for (let j = 1; j <= k; j++) {
+      steps += c;
+      for (let j = 1; j <= c; j++) {
         if (used[j]) continue;
         const cur = cost(i0 - 1, j - 1) - u[i0]! - v[j]!;
         if (cur < minv[j]!) {
@@ -79,7 +88,7 @@ export function alignAnyOrder(weight: readonly (readonly number[])[], actualCoun
           j1 = j;
         }
       }
-      for (let j = 0; j <= k; j++) {
+      for (let j = 0; j <= c; j++) {
         if (used[j]) {
           u[p[j]!] = u[p[j]!]! + delta;
           v[j] = v[j]! - delta;
@@ -94,9 +103,21 @@ export function alignAnyOrder(weight: readonly (readonly number[])[], actualCoun
     } while (j0 !== 0);
   }
   const pairs: Pair[] = [];
-  for (let j = 1; j <= k; j++) {
-    const i = p[j]! - 1;
-    if (i < n && j - 1 < m && weight[i]![j - 1]! > 0) pairs.push([i, j - 1]);
+  for (let j = 1; j <= c; j++) {
+    if (p[j] === 0) continue;
+    const i = transposed ? j - 1 : p[j]! - 1;
+    const a = transposed ? p[j]! - 1 : j - 1;
+    if (weight[i]![a]! > 0) pairs.push([i, a]);
   }
-  return pairs.sort((a, b) => a[0] - b[0]);
+  return pairs.sort((x, y) => x[0] - y[0]);
+}
+
+let steps = 0;
+
+/**
+ * Columns {@link alignAnyOrder} has scanned since the process began: at most r·(r + 1)·c for a
+ * matching of r rows (the shorter side) against c columns, which tests of hostile traces count.
+ */
+export function alignAnyOrderSteps(): number {
+  return steps;
 }
