@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { refFanOut } from '../../test/helpers/tool-schema-traces.js';
+import { anchorChainInData, refFanOut } from '../../test/helpers/tool-schema-traces.js';
 import { checkArguments, CHECK_LIMITS, traceCheckBudget } from './check-arguments.js';
 import {
   cachedValidatorBytes,
@@ -39,6 +39,26 @@ describe('checkArguments on hostile schemas', () => {
     });
     expect(work().compiles - before.compiles).toBe(0);
   });
+
+  it.each(['07', '2020-12'] as const)(
+    'refuses subschemas named inside data before compiling (draft %s): no step would count them',
+    draft => {
+      // 1.3 KB: compiled, validating {"a": 1} tried 2^20 branches (2 s, 7 steps counted of
+      // 50,000); at 24 levels the process ran out of memory.
+      const before = work();
+      const budget = traceCheckBudget();
+      const steps = budget.steps;
+      const result = checkArguments(anchorChainInData(20, draft), { a: 1 }, budget, {
+        now: clock(),
+      });
+      expect(result).toEqual({
+        status: 'unchecked',
+        reason: `its schema names a subschema (${draft === '07' ? '$id' : '$anchor'}) inside data (enum, const, default, examples), where no step of its validation would be counted`,
+      });
+      expect(work().compiles - before.compiles).toBe(0);
+      expect(budget.steps).toBe(steps);
+    },
+  );
 
   it('compiles a $ref fan-out within the bounds once, referenced not inlined', () => {
     const schema = refFanOut(90, 200);

@@ -60,14 +60,16 @@ const MAP_KEYWORDS = new Set([
 ]);
 const ROOT_ID = 'urn:spanscore:tool-arguments';
 const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf']);
+// Keywords that name a subschema for a `$ref` to find (`$id` as `#name` in draft-07).
+const ANCHOR_KEYWORDS = new Set(['$id', '$anchor', '$dynamicAnchor', '$recursiveAnchor']);
 const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
 
 /**
  * Measures `schema` against {@link SCHEMA_LIMITS} and, when it is within them, copies it for
  * compiling: the root's `$id` replaced by one of spanscore's (two tools' schemas may share one), every object outside
  * `enum`, `const`, `default` and `examples` given {@link STEP_KEYWORD} with its weight (1 plus its
- * own keys plus the lengths of its array values), and each `$ref` checked to be local (`#…`) and to
- * point at a subschema, never into data. Answers why not otherwise, naming the count and its bound
+ * own keys plus the lengths of its array values), each `$ref` checked to be local (`#…`) and to
+ * point at a subschema, never into data, and no `$id` or anchor found in data. Answers why not otherwise, naming the count and its bound
  * (`400 $refs, the bound is 100`). Iterative: no input can overflow the stack. Pure.
  */
 export function prepareSchema(schema: Record<string, unknown>): PreparedSchema | string {
@@ -99,6 +101,12 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       weight++;
       counts.chars += key.length;
       if (typeof value === 'string') counts.chars += value.length;
+      // An anchor in data: the validator's walk for ids enters some data keywords (`examples`,
+      // and in draft-07 `$vocabulary` and `dependentRequired`, which it does not know) and would
+      // register the object as a schema a `$ref` reaches, with no step counted in it: a chain of
+      // `anyOf`s 20 deep there took 2 s, 24 deep ran the process out of memory.
+      if (place === 'data' && ANCHOR_KEYWORDS.has(key))
+        return `its schema names a subschema (${key}) inside data (enum, const, default, examples), where no step of its validation would be counted`;
       if (place === 'schema') {
         if (REF_KEYWORDS.has(key) && typeof value === 'string') {
           counts.refs++;
