@@ -19,6 +19,7 @@ import {
 import type { TraceProgress } from './trace-readiness.js';
 import { TraceScheduler } from './trace-scheduler.js';
 import { WaitingRequests } from './waiting-requests.js';
+import type { MemoryTraceAssemblerStats } from './memory-trace-assembler-stats.js';
 
 /**
  * Traces of one request added between two turns of the event loop: a request of more is added
@@ -34,7 +35,7 @@ const ACCEPT_SLICE = 1000;
  */
 const MAX_WAITING_BYTES = 32 * 1024 * 1024;
 
-export type { MemoryTraceAssemblerOptions };
+export type { MemoryTraceAssemblerOptions, MemoryTraceAssemblerStats };
 
 /** The embedded, in-process queue driver: a {@link SpanSink} that assembles, schedules and scores. */
 export interface MemoryTraceAssembler extends SpanSink {
@@ -60,25 +61,7 @@ export interface MemoryTraceAssembler extends SpanSink {
   /** The spans of a trace that is buffered or being scored; `undefined` otherwise. */
   pendingSpans(traceId: string): SpanDigest[] | undefined;
   /** Counters for metrics and tests. */
-  stats(): {
-    bufferedTraces: number;
-    heldSpans: number;
-    /** Bytes of the held spans' attribute records (buffered or being scored), outside the heap. */
-    heldBytes: number;
-    /** Scored traces whose evaluation spans wait for delivery (or a retry of it). */
-    waitingDeliveries: number;
-    /** Requests waiting for room in the full buffer, and their spans (not in `heldSpans`). */
-    waitingRequests: number;
-    waitingSpans: number;
-    /** Spans counted as held before they are added (requests being added, or let in). */
-    reservedSpans: number;
-    /** Spans refused because their trace passed `maxSpansPerTrace`. */
-    truncatedSpans: number;
-    scored: number;
-    lateSpans: number;
-    failed: number;
-    retries: number;
-  };
+  stats(): MemoryTraceAssemblerStats;
 }
 
 /**
