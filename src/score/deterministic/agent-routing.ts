@@ -80,6 +80,8 @@ export const agentRouting: Scorer<AgentRoutingOptions> = {
       : trace.handoffs.filter(h => !expected.includes(h.to));
     const structureOk =
       missing.length === 0 && (options.match === 'in_order' || extra.length === 0);
+    // Asked once a handoff: a set, as a trace may hold thousands.
+    const wrong = new Set(wrongHandoffs);
     Object.assign(details, {
       precision: round2(precision),
       recall: round2(recall),
@@ -90,7 +92,7 @@ export const agentRouting: Scorer<AgentRoutingOptions> = {
         from: h.from ?? null,
         to: h.to,
         tool: h.rawName,
-        expected: !wrongHandoffs.includes(h),
+        expected: !wrong.has(h),
       })),
     });
     const ok = structureOk && wrongHandoffs.length === 0;

@@ -37,35 +37,34 @@ export function alignInOrder(weight: readonly (readonly number[])[], actualCount
 }
 
 /**
- * Order-free matching: the maximum-weight assignment (the Hungarian algorithm on the rectangular
- * matrix, rows the shorter side: O(r²·c) for r = min(n, m) and c = max(n, m)). Greedy pairing gives
- * results that depend on the order of the expected list (confident-ai/deepeval#3338); this does
- * not. The expected side comes from a suite and the actual side from a trace, which anyone may
- * send: padded to a square, 2,000 calls against one expected cost O(2,000³), 30 s a trace, where
- * rectangular it is O(2,000).
+ * Order-free matching: the maximum-weight assignment (the Hungarian algorithm, a row per expected
+ * call and a column per actual one, O(n²·c) for c = max(n, m)). Greedy pairing gives results that
+ * depend on the order of the expected list (confident-ai/deepeval#3338); this does not. The
+ * expected side comes from a suite, the actual side from a trace, which anyone may send: the
+ * matrix is never padded past its actual columns to a square of them (2,000 calls against one
+ * expected cost O(2,000³), 30 s a trace; now O(2,000)). Fewer actual calls than expected are
+ * padded with empty columns to a square of the suite's size, as ever, so ties break as they did.
  */
 export function alignAnyOrder(weight: readonly (readonly number[])[], actualCount: number): Pair[] {
   const n = weight.length;
   const m = actualCount;
-  if (n === 0 || m === 0) return [];
+  if (n === 0) return [];
+  const c = Math.max(n, m);
   let max = 0;
   for (const row of weight) for (const w of row) if (w > max) max = w;
-  // Rows are the shorter side (every row is assigned a column); cost = max - weight, a pair of
-  // weight <= 0 costing as much as leaving the row unmatched.
-  const transposed = n > m;
-  const r = transposed ? m : n;
-  const c = transposed ? n : m;
-  const cost = (row: number, col: number): number => {
-    const w = transposed ? weight[col]![row]! : weight[row]![col]!;
+  // Minimize cost = max - weight; a padded column, or a pair of weight <= 0, costs as much as
+  // leaving the row unmatched.
+  const cost = (i: number, j: number): number => {
+    const w = j < m ? weight[i]![j]! : 0;
     return max - (w > 0 ? w : 0);
   };
-  const u = new Float64Array(r + 1);
+  const u = new Float64Array(n + 1);
   const v = new Float64Array(c + 1);
   const p = new Int32Array(c + 1); // p[j]: row matched to column j (1-based), 0 = none
   const way = new Int32Array(c + 1);
   const minv = new Float64Array(c + 1);
   const used = new Uint8Array(c + 1);
-  for (let i = 1; i <= r; i++) {
+  for (let i = 1; i <= n; i++) {
     p[0] = i;
     let j0 = 0;
     minv.fill(Infinity);
@@ -103,20 +102,18 @@ export function alignAnyOrder(weight: readonly (readonly number[])[], actualCoun
     } while (j0 !== 0);
   }
   const pairs: Pair[] = [];
-  for (let j = 1; j <= c; j++) {
-    if (p[j] === 0) continue;
-    const i = transposed ? j - 1 : p[j]! - 1;
-    const a = transposed ? p[j]! - 1 : j - 1;
-    if (weight[i]![a]! > 0) pairs.push([i, a]);
+  for (let j = 1; j <= m; j++) {
+    const i = p[j]! - 1;
+    if (i >= 0 && weight[i]![j - 1]! > 0) pairs.push([i, j - 1]);
   }
-  return pairs.sort((x, y) => x[0] - y[0]);
+  return pairs.sort((a, b) => a[0] - b[0]);
 }
 
 let steps = 0;
 
 /**
- * Columns {@link alignAnyOrder} has scanned since the process began: at most r·(r + 1)·c for a
- * matching of r rows (the shorter side) against c columns, which tests of hostile traces count.
+ * Columns {@link alignAnyOrder} has scanned since the process began: at most n·(n + 1)·c for n
+ * expected calls against c = max(n, m) columns, which tests of hostile traces count.
  */
 export function alignAnyOrderSteps(): number {
   return steps;
