@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
+import { setOwnKey } from './set-own-key.js';
 
 /** A tool offered to a model, with its parameters' JSON Schema when the trace records one. */
 export interface OfferedTool {
@@ -105,7 +106,7 @@ function fromGeminiSchema(schema: Record<string, unknown>, depth: number): Recor
       out[key] = fromGeminiSchema(value, depth + 1);
     else if (Array.isArray(value) && key === 'anyOf')
       out.anyOf = (value as unknown[]).map(v => (isRecord(v) ? fromGeminiSchema(v, depth + 1) : v));
-    else out[key] = value;
+    else setOwnKey(out, key, value);
   }
   return out;
 }

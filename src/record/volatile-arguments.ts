@@ -1,3 +1,5 @@
+import { setOwnKey } from '../normalize/set-own-key.js';
+
 /**
  * Which recorded arguments are volatile: values that differ on every run of the same agent, so an
  * expectation holding them would fail the next run for the wrong reason. The rules, in order:
@@ -81,7 +83,7 @@ export function stableArguments(args: unknown, path = ''): StableArguments {
       }
       const inner = stableArguments(value, at);
       leftOut.push(...inner.leftOut);
-      if (inner.args !== undefined) kept[key] = inner.args;
+      if (inner.args !== undefined) setOwnKey(kept, key, inner.args);
     }
     return { args: kept, leftOut };
   }
