@@ -60,8 +60,11 @@ const MAP_KEYWORDS = new Set([
 ]);
 const ROOT_ID = 'urn:spanscore:tool-arguments';
 const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf']);
-// Keywords that name a subschema for a `$ref` to find (`$id` as `#name` in draft-07).
-const ANCHOR_KEYWORDS = new Set(['$id', '$anchor', '$dynamicAnchor', '$recursiveAnchor']);
+// Annotations left out of the compiled copy: the validator's walk for ids enters an object under
+// them (draft-07 does not know `$vocabulary`) and would register what it finds named there
+// (`$id`, `$anchor`) as a schema a `$ref` reaches, with no step counted in it: a chain of `anyOf`s
+// 20 deep took 2 s, 24 deep ran the process out of memory. Validation never reads them.
+const LEFT_OUT = new Set(['examples', '$vocabulary']);
 const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
 
 /**
@@ -69,7 +72,7 @@ const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
  * compiling: the root's `$id` replaced by one of spanscore's (two tools' schemas may share one), every object outside
  * `enum`, `const`, `default` and `examples` given {@link STEP_KEYWORD} with its weight (1 plus its
  * own keys plus the lengths of its array values), each `$ref` checked to be local (`#…`) and to
- * point at a subschema, never into data, and no `$id` or anchor found in data. Answers why not otherwise, naming the count and its bound
+ * point at a subschema, never into data; `examples` and `$vocabulary` are left out of the copy. Answers why not otherwise, naming the count and its bound
  * (`400 $refs, the bound is 100`). Iterative: no input can overflow the stack. Pure.
  */
 export function prepareSchema(schema: Record<string, unknown>): PreparedSchema | string {
@@ -101,13 +104,11 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       weight++;
       counts.chars += key.length;
       if (typeof value === 'string') counts.chars += value.length;
-      // An anchor in data: the validator's walk for ids enters some data keywords (`examples`,
-      // and in draft-07 `$vocabulary` and `dependentRequired`, which it does not know) and would
-      // register the object as a schema a `$ref` reaches, with no step counted in it: a chain of
-      // `anyOf`s 20 deep there took 2 s, 24 deep ran the process out of memory.
-      if (place === 'data' && ANCHOR_KEYWORDS.has(key))
-        return `its schema names a subschema (${key}) inside data (enum, const, default, examples), where no step of its validation would be counted`;
       if (place === 'schema') {
+        // Lists of property names, as every draft that knows it says; an object in it would be
+        // walked for ids as `examples` is (draft-07 does not know the keyword).
+        if (key === 'dependentRequired' && !isNameLists(value))
+          return "its schema's dependentRequired is not a map of lists of property names";
         if (REF_KEYWORDS.has(key) && typeof value === 'string') {
           counts.refs++;
           if (key === '$ref') refs.push(value);
@@ -120,7 +121,9 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       const over = overBound(counts);
       if (over) return over;
       if (depth === 0 && key === '$id') continue;
-      setOwnKey(out, key, child(value, depth, placeOf(place, key), stack));
+      const copy = child(value, depth, placeOf(place, key), stack); // walked for the bounds
+      if (place === 'schema' && LEFT_OUT.has(key)) continue;
+      setOwnKey(out, key, copy);
     }
     if (place === 'schema') out[STEP_KEYWORD] = weight;
   }
@@ -160,6 +163,15 @@ function child(value: unknown, depth: number, place: Place, stack: Frame[]): unk
     return copy;
   }
   return value;
+}
+
+function isNameLists(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  for (const key in value) {
+    const names = value[key];
+    if (!Array.isArray(names) || !names.every(n => typeof n === 'string')) return false;
+  }
+  return true;
 }
 
 function overBound(counts: {
