@@ -27,6 +27,9 @@ import { compactRecordLine, type RecordFields } from '../results/compact-run-rec
 import { readRunResults } from './read-run-results.js';
 import { exportStatusOf, hasExportLine, parseRunValue } from './run-record-layout.js';
 
+/** How far ahead of this process's clock a writer's may run: its latest minutes are still read. */
+const CLOCK_AHEAD_MS = 5 * MINUTE_MS;
+
 /**
  * At most this many results are read for one page: a rare filter answers with fewer rows (even
  * none), and a `nextCursor` to go on scanning from where it stopped.
@@ -195,11 +198,19 @@ export function createRedisResultsStore(
     return counters.read(minutesOf(fromUnixMs, toUnixMs));
   }
 
-  /** The minutes of `[fromUnixMs, toUnixMs]` within the retention. */
+  /**
+   * The minutes of `[fromUnixMs, toUnixMs]` within the retention and no later than a few minutes
+   * from now (a writer's clock may run ahead of this one's): minutes are named by their writers'
+   * clocks, so none later holds anything. A read is a command per minute, and the API takes `to` up
+   * to the year 275760: unbounded, a summary to then built an array of 1.4e11 minutes and ended
+   * the process.
+   */
   function minutesOf(fromUnixMs: number, toUnixMs: number): number[] {
-    const from = Math.max(minuteOf(fromUnixMs), minuteOf(now() - ttl));
+    const t = now();
+    const from = Math.max(minuteOf(fromUnixMs), minuteOf(t - ttl));
+    const to = Math.min(toUnixMs, t + CLOCK_AHEAD_MS);
     const wanted: number[] = [];
-    for (let m = from; m <= toUnixMs; m += MINUTE_MS) wanted.push(m);
+    for (let m = from; m <= to; m += MINUTE_MS) wanted.push(m);
     return wanted;
   }
 
