@@ -14,17 +14,19 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
 // span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace.
 // Returns the scored-at time when the trace was already scored (the spans are late); '-' when
-// the trace already holds its most spans (the batch is not kept, its spans counted in `dropped`);
-// else ''.
+// the trace already holds its most spans, late spans kept to rescore with included (the batch is
+// not kept, its spans counted in `dropped`); else ''.
 const APPEND = `
 local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
-if m[1] then
+if m[1] and ARGV[4] ~= '1' then
   redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
-  if ARGV[4] ~= '1' then return m[1] end
-elseif tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
+  return m[1]
+end
+if tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
   redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[5])
   return '-'
 end
+if m[1] then redis.call('HINCRBY', KEYS[1], 'late', ARGV[5]) end
 local k = tonumber(m[3] or '0')
 local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1] }
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end

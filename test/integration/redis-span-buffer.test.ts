@@ -257,6 +257,31 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect(await b.lateCount(id)).toBe(1);
   });
 
+  it('refuses late spans past maxSpansPerTrace as it refuses any: no trace grows for good', async () => {
+    // The sender of a scored trace kept appending to it: stored with no cap (200 batches of 50 to
+    // a cap of 10 read back 10,010 spans, the TTL renewed by each), each queuing a rescore.
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    cleanups.push(redis.cleanup);
+    await whenReady(redis.commands);
+    const b = new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+      maxSpansPerTrace: 3,
+    });
+    const id = traceId(73);
+    const [root, a, late, later] = childSpans(73, ['root', 'a', 'late', 'later']);
+    await b.append(new Map([[id, { spans: [root!, a!], rootSeen: true }]]), Date.now(), true);
+    await b.markScored(id, await b.read(id), Date.now(), true);
+    const one = new Map([[id, { spans: [late!], rootSeen: false }]]);
+    expect((await b.append(one, Date.now(), true)).get(id)).not.toBe('-'); // 3 of 3: kept
+    const two = new Map([[id, { spans: [later!], rootSeen: false }]]);
+    expect((await b.append(two, Date.now(), true)).get(id)).toBe('-');
+    const again = await b.read(id);
+    expect(names(again.spans)).toEqual(['a', 'late', 'root']);
+    expect(again.dropped).toBe(1);
+  });
+
   it('reads hundreds of batches in arrival order, the first copy of a span kept', async () => {
     const { buffer: b } = await buffer();
     const id = traceId(73);
