@@ -60,4 +60,19 @@ describe('findSessionId', () => {
     expect(findSessionId([root], root)?.id).toBe('x'.repeat(MAX_SESSION_ID_CHARS));
     expect(MAX_SESSION_ID_CHARS).toBe(256);
   });
+
+  it.each([
+    ['a lone surrogate', 'x\ud83d', 'x\ufffd'],
+    ['a line break', 'evil\nhidden', 'evil\ufffdhidden'],
+    ['control characters', 'a\u0000b\u007f', 'a\ufffdb\ufffd'],
+    ['a pair cut in two by the limit', `${'x'.repeat(255)}😀`, `${'x'.repeat(255)}\ufffd`],
+  ])('replaces %s with U+FFFD, as both stores then name it', (_, sent, id) => {
+    const root = span({ 'session.id': sent });
+    expect(findSessionId([root], root)?.id).toBe(id);
+  });
+
+  it('keeps well-formed text as it is: pairs, and characters past ASCII', () => {
+    const root = span({ 'session.id': 'thread 😀 Zürich\ufffd' });
+    expect(findSessionId([root], root)?.id).toBe('thread 😀 Zürich\ufffd');
+  });
 });

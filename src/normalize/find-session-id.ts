@@ -63,8 +63,26 @@ export function sessionIdNames(keys: readonly string[] = DEFAULT_SESSION_ID_ATTR
   return names;
 }
 
-/** An id found under {@link sessionIdNames} as a session id: cut at {@link MAX_SESSION_ID_CHARS}. */
+/**
+ * An id found under {@link sessionIdNames} as a session id: cut at {@link MAX_SESSION_ID_CHARS},
+ * a lone surrogate (sent, or left by the cut) and any control character (a line break) each
+ * replaced by U+FFFD. A session id names keys and lines in the Redis stores: written as UTF-8, a
+ * lone surrogate became U+FFFD there and not in memory (two ids one session in Redis, two in
+ * the memory driver), and a line break split the session's line in the trace list (the session
+ * missing from `/api/v1/sessions`). So both drivers see the same id.
+ */
 export function sessionIdOf(found: IdSource | undefined): SessionIdSource | undefined {
-  if (!found || found.id.length <= MAX_SESSION_ID_CHARS) return found;
-  return { ...found, id: found.id.slice(0, MAX_SESSION_ID_CHARS) };
+  if (!found) return found;
+  const cut =
+    found.id.length <= MAX_SESSION_ID_CHARS ? found.id : found.id.slice(0, MAX_SESSION_ID_CHARS);
+  const id = UNFIT.test(cut) ? cut.replace(UNFIT_ALL, '\uFFFD') : cut;
+  return id === found.id ? found : { ...found, id };
 }
+
+// A control character, or a surrogate without its pair (String#toWellFormed, past ES2023).
+const UNFIT_SOURCE =
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+  /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+    .source;
+const UNFIT = new RegExp(UNFIT_SOURCE);
+const UNFIT_ALL = new RegExp(UNFIT_SOURCE, 'g');
