@@ -16,8 +16,9 @@ export interface DecodeLimits {
   maxSpans: number;
   /**
    * Nested items in one request: resources, scopes, spans, events, attributes and each value
-   * inside an array or key-value list attribute (protobuf); objects and arrays (JSON, counted
-   * before parsing). More is `SS_TRACE_INPUT_TOO_LARGE` (413).
+   * inside an array or key-value list attribute (protobuf); objects, arrays, the other elements
+   * of arrays and members of an object past its 64th (JSON, counted before parsing). More is
+   * `SS_TRACE_INPUT_TOO_LARGE` (413).
    */
   maxItems: number;
   /** Rejected spans reported one by one (path and reason); the rest are only counted. */

@@ -28,7 +28,7 @@ export const receiverConfigSchema = z
     maxItemsPerRequest: positiveInt()
       .default(DEFAULT_DECODE_LIMITS.maxItems)
       .describe(
-        'Nested items in one request: resources, scopes, spans, events, attributes and values inside list attributes (protobuf), objects and arrays (JSON, counted before parsing). 413 above it.',
+        'Nested items in one request: resources, scopes, spans, events, attributes and values inside list attributes (protobuf); objects, arrays, the other elements of arrays, and members of an object past its 64th (JSON, counted before parsing). 413 above it.',
       ),
     authTokens: z
       .array(z.string().min(1))
