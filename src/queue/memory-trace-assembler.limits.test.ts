@@ -190,4 +190,59 @@ describe('memory trace assembler: limits', () => {
     expect(processed).toEqual([{ traceId: traceId(9), names: ['root', 'unreadable'] }]);
     expect(assembler.stats()).toMatchObject({ bufferedTraces: 0, heldSpans: 0 });
   });
+
+  describe('late spans, rescored with rescoreLateSpans, within maxSpansPerTrace', () => {
+    // A sender kept adding to a trace being scored: nothing capped or counted those spans (300,000
+    // accepted to a cap of 10 in a reviewer's check); and each late request to a scored trace at its
+    // cap was refused, yet rescored it, every time.
+    const gated = () => {
+      let release!: () => void;
+      const gate = new Promise<void>(resolve => (release = resolve));
+      const processed: string[][] = [];
+      const assembler = createMemoryTraceAssembler({
+        ...ASSEMBLY_LIMITS,
+        policy: ASSEMBLY_POLICY,
+        maxSpansPerTrace: 3,
+        rescoreLateSpans: true,
+        process: async (_id, list) => {
+          processed.push(list.map(s => s.name).sort());
+          if (processed.length === 1) await gate;
+        },
+      });
+      return { assembler, processed, release };
+    };
+
+    it('holds and counts them while the trace is scored, and refuses those past its cap', async () => {
+      const { assembler, processed, release } = gated();
+      await assembler.accept(childSpans(12, ['root', 'a']));
+      await vi.advanceTimersByTimeAsync(2000); // being scored, held at the gate
+      expect(await assembler.accept(childSpans(12, ['late']))).toBeUndefined();
+      expect(await assembler.accept(childSpans(12, ['past the cap']))).toMatchObject({
+        refusedSpans: 1,
+      });
+      expect(assembler.stats()).toMatchObject({ heldSpans: 3, truncatedSpans: 1 });
+      release();
+      await vi.advanceTimersByTimeAsync(ASSEMBLY_POLICY.maxWaitMs);
+      expect(processed).toEqual([
+        ['a', 'root'],
+        ['a', 'late', 'root'],
+      ]);
+      expect(assembler.stats()).toMatchObject({ heldSpans: 0, heldBytes: 0 });
+    });
+
+    it('neither keeps nor rescores late spans of a scored trace at its cap', async () => {
+      const { assembler, processed, release } = gated();
+      release();
+      await assembler.accept(childSpans(13, ['root', 'a', 'b']));
+      await vi.advanceTimersByTimeAsync(2000);
+      expect(processed).toEqual([['a', 'b', 'root']]);
+      for (let i = 0; i < 3; i++)
+        expect(await assembler.accept(childSpans(13, [`late ${i}`]))).toMatchObject({
+          refusedSpans: 1,
+        });
+      await vi.advanceTimersByTimeAsync(ASSEMBLY_POLICY.maxWaitMs);
+      expect(processed).toHaveLength(1);
+      expect(assembler.stats()).toMatchObject({ bufferedTraces: 0, heldSpans: 0 });
+    });
+  });
 });

@@ -3,12 +3,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { PartlyRefused, SpanSink } from '../ingest/span-sink.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import type { MemoryTraceAssemblerOptions } from './memory-trace-assembler-options.js';
-import {
-  DELIVERY_GRACE_MS,
-  MAX_WAITING_DELIVERIES,
-  ScoringQueue,
-  ScoringRun,
-} from './scoring-queue.js';
+import { DELIVERY_GRACE_MS, MAX_WAITING_DELIVERIES, ScoringQueue } from './scoring-queue.js';
 import { refusedPastCap, truncationNotes } from './span-cap.js';
 import {
   ownRecords,
@@ -20,6 +15,7 @@ import type { TraceProgress } from './trace-readiness.js';
 import { TraceScheduler } from './trace-scheduler.js';
 import { WaitingRequests } from './waiting-requests.js';
 import type { MemoryTraceAssemblerStats } from './memory-trace-assembler-stats.js';
+import { MemoryScoring } from './memory-scoring.js';
 
 /**
  * Traces of one request added between two turns of the event loop: a request of more is added
@@ -65,34 +61,6 @@ export interface MemoryTraceAssembler extends SpanSink {
 }
 
 /**
- * A trace taken from the buffer and not finished: queued, being scored, or waiting to retry; the
- * scoring queue's run of it, its attempts and its end the assembler's (`score`, `finished`).
- */
-class Scoring extends ScoringRun {
-  /** Its spans were read for scoring: spans arriving now are late. */
-  started = false;
-  /** Batches of late spans kept to rescore with (`rescoreLateSpans`). */
-  readonly late: SpanDigest[][] = [];
-  constructor(
-    traceId: string,
-    readonly held: HeldTrace,
-    private readonly assembler: {
-      score(entry: Scoring): ReturnType<ScoringRun['attempt']>;
-      finished(traceId: string, entry: Scoring): void;
-    },
-  ) {
-    super(traceId);
-  }
-  attempt(): ReturnType<ScoringRun['attempt']> {
-    this.started = true;
-    return this.assembler.score(this);
-  }
-  scoredOrFailed(): void {
-    this.assembler.finished(this.traceId, this);
-  }
-}
-
-/**
  * The `memory` driver: the same assembly as the BullMQ driver, in one process, bounded, with
  * nothing surviving a restart. Three parts: a {@link TraceByteBuffer} holds each trace's spans as
  * bytes (decoded once, when it is scored); a {@link TraceScheduler} says when each trace is
@@ -123,7 +91,7 @@ export function createMemoryTraceAssembler(
     deliveryGraceMs: options.deliveryGraceMs ?? DELIVERY_GRACE_MS,
     ...(options.onFailed && { onFailed: options.onFailed }),
   });
-  const scoring = new Map<string, Scoring>();
+  const scoring = new Map<string, MemoryScoring>();
   // Scored traces: when they leave the late window, and their spans when rescoring is on.
   const scored = new Map<string, { expiresAtMs: number; held: HeldTrace | undefined }>();
   // Spans and bytes held (buffered or being scored), in all and per service.
@@ -160,14 +128,14 @@ export function createMemoryTraceAssembler(
     scheduler.cancel(traceId);
     const trace = buffer.take(traceId);
     if (!trace) return;
-    const entry = new Scoring(traceId, trace, runs);
+    const entry = new MemoryScoring(traceId, trace, runs);
     scoring.set(traceId, entry);
     queue.submitRun(entry);
   }
 
-  // What every trace's run calls back (see Scoring): one object, no closures a trace.
+  // What every trace's run calls back (see MemoryScoring): one object, no closures a trace.
   const runs = {
-    score(entry: Scoring) {
+    score(entry: MemoryScoring) {
       const trace = entry.held;
       const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spans.length);
       // The held array itself, not a copy (about 9 bytes a span an attempt): once the run has
@@ -178,9 +146,10 @@ export function createMemoryTraceAssembler(
   };
 
   /** Scored (or failed): its spans are let go, whatever its delivery does. */
-  function finished(traceId: string, entry: Scoring): void {
+  function finished(traceId: string, entry: MemoryScoring): void {
     scoring.delete(traceId);
     hold(entry.held.service, -entry.held.spans.length, -entry.held.bytes);
+    hold(entry.held.service, -entry.lateSpans, -entry.lateBytes); // held again as they are added
     sweep();
     const keep = options.rescoreLateSpans === true;
     scored.set(traceId, { expiresAtMs: now() + lateWindowMs, held: keep ? entry.held : undefined });
@@ -257,9 +226,23 @@ export function createMemoryTraceAssembler(
         options.onLateSpans?.(traceId, batch.length);
         if (!options.rescoreLateSpans) return 0;
         if (inScoring) {
-          // Rescored once its scoring ends (see finished()).
+          // Rescored once its scoring ends (see finished()): within the trace's cap, and held as
+          // any span is (its records its own, counted against the buffer) while it waits.
+          if (inScoring.held.spans.length + inScoring.lateSpans >= maxPerTrace) {
+            truncatedSpans += batch.length;
+            return batch.length;
+          }
+          const bytes = ownRecords(batch, 0);
           inScoring.late.push(batch);
+          inScoring.lateSpans += batch.length;
+          inScoring.lateBytes += bytes;
+          hold(inScoring.held.service, batch.length, bytes);
           return 0;
+        }
+        // At its cap, its late spans are refused and it is not rescored (as the bullmq driver).
+        if (done!.held!.spans.length >= maxPerTrace) {
+          truncatedSpans += batch.length;
+          return batch.length;
         }
         // Rescore: start again from the spans already scored, plus the late ones.
         scored.delete(traceId);

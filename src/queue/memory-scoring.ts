@@ -1,0 +1,34 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { ScoringRun } from './scoring-queue.js';
+import type { HeldTrace } from './trace-byte-buffer.js';
+
+/**
+ * A trace taken from the buffer and not finished: queued, being scored, or waiting to retry; the
+ * scoring queue's run of it, its attempts and its end the assembler's (`score`, `finished`).
+ */
+export class MemoryScoring extends ScoringRun {
+  /** Its spans were read for scoring: spans arriving now are late. */
+  started = false;
+  /** Batches of late spans kept to rescore with (`rescoreLateSpans`). */
+  readonly late: SpanDigest[][] = [];
+  /** The spans of {@link MemoryScoring.late} and their records' bytes, counted as held. */
+  lateSpans = 0;
+  lateBytes = 0;
+  constructor(
+    traceId: string,
+    readonly held: HeldTrace,
+    private readonly assembler: {
+      score(entry: MemoryScoring): ReturnType<ScoringRun['attempt']>;
+      finished(traceId: string, entry: MemoryScoring): void;
+    },
+  ) {
+    super(traceId);
+  }
+  attempt(): ReturnType<ScoringRun['attempt']> {
+    this.started = true;
+    return this.assembler.score(this);
+  }
+  scoredOrFailed(): void {
+    this.assembler.finished(this.traceId, this);
+  }
+}
