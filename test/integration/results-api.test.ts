@@ -152,9 +152,15 @@ describe('the results API on the serve port (memory driver)', () => {
       // Past the largest date: 400, not a 500 from `new Date(…).toISOString()`.
       [
         '/api/v1/compare?by=window&baselineFrom=8640000000000001&baselineTo=8640000000000002&candidateFrom=1&candidateTo=2',
-        'query parameter "baselineFrom": expected a time no later than',
+        'query parameter "baselineFrom": expected a time from 1970 to',
       ],
-      ['/api/v1/results?to=9999999999999999', 'query parameter "to": expected a time no later'],
+      ['/api/v1/results?to=9999999999999999', 'query parameter "to": expected a time from 1970'],
+      // Before 1970: a negative time, which the Redis store's stream reads sent as an id Redis
+      // refuses (a 500).
+      [
+        '/api/v1/results?to=0000-01-01T00:00:00Z',
+        'query parameter "to": expected a time from 1970',
+      ],
       ['/api/v1/summary?window=999999999999d', 'expected a duration shorter than'],
       ['/api/v1/results?cursor=99999999999999999999-1', 'expected a cursor from a previous page'],
     ];

@@ -12,8 +12,10 @@ export const timeParam = z
       .transform(Number),
     z.iso.datetime({ offset: true }).transform(s => Date.parse(s)),
   ])
-  .refine(ms => Number.isFinite(ms) && ms <= MAX_TIME_MS, {
-    message: `expected a time no later than ${MAX_TIME_MS} (Unix ms, the year 275760)`,
+  // Not before 1970 either: a negative time named no result, and the Redis store's stream reads
+  // sent it as an id Redis refuses (a 500 where the query was at fault).
+  .refine(ms => Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIME_MS, {
+    message: `expected a time from 1970 to ${MAX_TIME_MS} (Unix ms, the year 275760)`,
   });
 
 /** A query's duration (`15m`, `1h`, `7d`), in milliseconds. */
