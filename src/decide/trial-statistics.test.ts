@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   directionOf,
+  EXACT_RUNS,
   fisherOneSided,
   passAtK,
   passHatK,
@@ -93,5 +94,17 @@ describe('fisherOneSided', () => {
         return p >= 0 && p <= 1 && Math.abs(p - swapped) < 1e-9 && directionOf(b, a) === flipped;
       }),
     );
+  });
+
+  it('tests counts past EXACT_RUNS as those counts scaled down to them: a hostile summary of 1e9 runs', () => {
+    // From a run summary `compare` reads: the exact test made an array of a number per pass (1e9
+    // runs took 7.9 GB). Scaled, the answer is the exact one of the scaled counts.
+    const scaledDown = fisherOneSided(
+      { runs: 33_333, passes: 33_333 },
+      { runs: 66_667, passes: 33_333 },
+    );
+    expect(fisherOneSided({ runs: 1e9, passes: 1e9 }, { runs: 2e9, passes: 1e9 })).toBe(scaledDown);
+    expect(scaledDown).toBeLessThan(1e-6);
+    expect(EXACT_RUNS).toBe(100_000);
   });
 });

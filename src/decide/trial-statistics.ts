@@ -74,9 +74,15 @@ export function directionOf(baseline: PassCount, candidate: PassCount): Directio
  * baseline given the total passes. Conditioned on the margins, so it holds for any number of
  * runs, 1 included (1/1 → 0/1 gives 0.5). `same` gives 1.
  */
-export function fisherOneSided(baseline: PassCount, candidate: PassCount): number {
-  const direction = directionOf(baseline, candidate);
+export function fisherOneSided(observedBaseline: PassCount, observedCandidate: PassCount): number {
+  const direction = directionOf(observedBaseline, observedCandidate);
   if (direction === 'same') return 1;
+  // The exact test's cost is an array and a step per pass: past EXACT_RUNS runs in all (a run
+  // summary is a file anyone may hand `compare`; 1e9 runs took 7.9 GB), both sides are scaled
+  // down to them, proportions kept, which only makes the test more cautious.
+  const scale = Math.min(1, EXACT_RUNS / (observedBaseline.runs + observedCandidate.runs));
+  const baseline = scaled(observedBaseline, scale);
+  const candidate = scaled(observedCandidate, scale);
   const population = baseline.runs + candidate.runs;
   const passes = baseline.passes + candidate.passes;
   // The candidate's passes, were the runs assigned to the two sides at random.
@@ -85,6 +91,15 @@ export function fisherOneSided(baseline: PassCount, candidate: PassCount): numbe
       ? hypergeometricCdf(candidate.passes, population, passes, candidate.runs)
       : 1 - hypergeometricCdf(candidate.passes - 1, population, passes, candidate.runs);
   return Math.min(1, Math.max(0, p));
+}
+
+/** Runs in all up to which {@link fisherOneSided} is exact. */
+export const EXACT_RUNS = 100_000;
+
+function scaled(count: PassCount, scale: number): PassCount {
+  if (scale === 1) return count;
+  const runs = Math.max(1, Math.round(count.runs * scale));
+  return { runs, passes: Math.min(runs, Math.round(count.passes * scale)) };
 }
 
 /** How a test case × scorer did over its runs. */
