@@ -35,6 +35,11 @@ export const assemblyConfigSchema = z
       .describe(
         'Memory driver: spans held (buffered or being scored; a kept GenAI log record counts as a span) before a request waits for room (`admissionWaitMs`) or is refused (429).',
       ),
+    maxBufferedBytes: positiveInt()
+      .default(256 * 1024 * 1024)
+      .describe(
+        "Memory driver: bytes of the held spans' attributes, kept as their records outside the JavaScript heap (its bound is `queue.memoryHeapMb`), before a request is refused (429) while any is held. A request's spans may carry up to the body limit of attributes; without this bound a few small compressed requests could hold gigabytes.",
+      ),
     admissionWaitMs: z.coerce
       .number()
       .int()

@@ -173,6 +173,7 @@ export function memoryAssemblyLimits(
   | 'maxAttempts'
   | 'backoffMs'
   | 'maxBufferedSpans'
+  | 'maxBufferedBytes'
   | 'admissionWaitMs'
   | 'maxSpansPerTrace'
   | 'maxServiceShare'
@@ -188,6 +189,7 @@ export function memoryAssemblyLimits(
     maxAttempts: config.worker.attempts,
     backoffMs: config.worker.backoffMs,
     maxBufferedSpans: config.assembly.maxBufferedSpans,
+    maxBufferedBytes: config.assembly.maxBufferedBytes,
     admissionWaitMs: config.assembly.admissionWaitMs,
     maxSpansPerTrace: config.assembly.maxSpansPerTrace,
     maxServiceShare: config.assembly.maxServiceShare,

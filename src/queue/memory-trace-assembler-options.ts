@@ -30,6 +30,11 @@ export interface MemoryTraceAssemblerOptions {
    */
   maxBufferedSpans: number;
   /**
+   * Bytes of held spans' attribute records (outside the heap) past which a request is refused
+   * (429) while any span is held: `assembly.maxBufferedBytes`. @defaultValue no bound
+   */
+  maxBufferedBytes?: number;
+  /**
    * How long a request that finds the buffer full waits for room before it is refused (429); 0:
    * refused at once. Requests wait in arrival order, at most a quarter of `maxBufferedSpans`
    * spans of them at once (a larger one alone) and 32 MiB of their attribute bytes (see

@@ -6,7 +6,9 @@ import {
   recordingAssembler,
 } from '../../test/helpers/memory-assembler.js';
 import { oneSpanTraces, otlpRequest, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { field } from '../../test/helpers/protobuf-bytes.js';
 import { decodeOtlpJson } from '../ingest/decode-otlp-json.js';
+import { decodeOtlpProtobuf } from '../ingest/decode-otlp-protobuf.js';
 import { createMemoryTraceAssembler } from './memory-trace-assembler.js';
 
 // The memory trace assembler's bounds: the span buffer (429), one trace's spans, one service's
@@ -244,5 +246,47 @@ describe('memory trace assembler: limits', () => {
       expect(processed).toHaveLength(1);
       expect(assembler.stats()).toMatchObject({ bufferedTraces: 0, heldSpans: 0 });
     });
+  });
+
+  it('refuses a request past maxBufferedBytes of attributes held while any is held (429)', async () => {
+    // 61 KB of gzip inflating to a span with 60 MiB of attribute bytes: 20 held 1.35 GB outside
+    // the heap (a helper's attack), bounded by spans alone.
+    const { assembler, processed } = recordingAssembler({ maxBufferedBytes: 5_000 });
+    const spanWith = (trace: number, bytes: number) =>
+      decodeOtlpProtobuf(
+        field(
+          1,
+          field(
+            2,
+            field(
+              2,
+              Buffer.concat([
+                field(1, Buffer.from(traceId(trace), 'hex')),
+                field(2, Buffer.alloc(8, 1)),
+                field(
+                  9,
+                  Buffer.concat([
+                    field(1, Buffer.from('k')),
+                    field(2, field(1, Buffer.alloc(bytes, 0x61))),
+                  ]),
+                ),
+              ]),
+            ),
+          ),
+        ),
+      ).spans;
+    await assembler.accept(spanWith(14, 3_000));
+    await assembler.accept(spanWith(15, 1_500));
+    expect(assembler.stats().heldBytes).toBeGreaterThan(4_500);
+    await expect(assembler.accept(spanWith(16, 1_000))).rejects.toMatchObject({
+      code: 'SS_INGEST_SATURATED',
+      retryAfterSeconds: 1,
+      message: expect.stringContaining('assembly.maxBufferedBytes'),
+    });
+    await vi.advanceTimersByTimeAsync(ASSEMBLY_POLICY.maxWaitMs);
+    expect(processed.map(p => p.traceId)).toEqual([traceId(14), traceId(15)]);
+    // Empty, the buffer lets a request in whatever its size: the body limit bounds it.
+    await assembler.accept(spanWith(16, 9_000));
+    expect(assembler.stats().bufferedTraces).toBe(1);
   });
 });

@@ -325,6 +325,21 @@ export function createMemoryTraceAssembler(
     );
   }
 
+  /**
+   * Past `maxBufferedBytes` of attribute records held outside the heap, a request is refused (429)
+   * while any span is held (alone, one is let in: its size is the body limit's to bound).
+   */
+  function bytesRefusal(spans: readonly SpanDigest[]): SpanscoreError | undefined {
+    if (heldBytes === 0 || options.maxBufferedBytes === undefined) return undefined;
+    const bytes = unreadRecordBytes(spans);
+    if (heldBytes + bytes <= options.maxBufferedBytes) return undefined;
+    return new SpanscoreError(
+      'SS_INGEST_SATURATED',
+      `the span buffer holds ${heldBytes} bytes of attributes, and this request ${bytes} more, past ${options.maxBufferedBytes} (assembly.maxBufferedBytes)`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+
   /** Adds an admitted request's spans, trace by trace (in slices when it holds many traces). */
   function admit(spans: SpanDigest[]): Promise<PartlyRefused | void> {
     const byTrace = groupSpansByTrace(spans);
@@ -374,6 +389,8 @@ export function createMemoryTraceAssembler(
       if (closed) return Promise.reject(unavailable());
       const share = shareRefusal(spans);
       if (share) return Promise.reject(share);
+      const tooManyBytes = bytesRefusal(spans);
+      if (tooManyBytes) return Promise.reject(tooManyBytes);
       const incoming = spans.length;
       // In at once when there is room and nobody waits; else behind those waiting, first come
       // first in, while the door has room (none overtakes them); else refused.
