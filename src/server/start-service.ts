@@ -262,7 +262,12 @@ export async function startService(
       closing ??= (async () => {
         // Requests waiting for room are refused (503) now: the server waits for those under way.
         driver.sink?.stopWaiting?.();
-        await app?.close(); // stop taking traffic first: nothing accepted after this point
+        // Stop taking traffic first: nothing accepted after this point. Requests under way get a
+        // part of the deadline to finish, then their connections are closed: a client that sends
+        // a body and stalls would otherwise hold the server open past the deadline, and every
+        // trace accepted before it would end unscored. (One cut off after it was accepted, and
+        // before its answer, is sent again by its exporter: duplicates are dropped.)
+        if (app) await closeWithin(app, Math.min(5000, config.shutdownDeadlineMs / 4));
         await metricsApp?.close();
         const { unfinished } = await driver.close(config.shutdownDeadlineMs);
         if (unfinished)
@@ -272,6 +277,16 @@ export async function startService(
       return closing;
     },
   };
+}
+
+/** `app.close()`, its connections still open after `graceMs` closed (in-flight requests cut). */
+async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }
 
 function originOf(address: AddressInfo): string {

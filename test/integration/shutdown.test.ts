@@ -4,7 +4,7 @@
  * an endpoint nothing listens on, or nowhere; a scored trace is never reported unfinished.
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,30 @@ describe('shutdown of the real CLI', () => {
         expect(serve.stderr()).toMatch(new RegExp(`${signal}: shutting down[\\s\\S]*stopped`));
         expect(serve.stderr()).not.toMatch(/unfinished|deadline passed/);
       });
+
+  it('serve (memory driver): a client stalled mid-body does not keep accepted traces from being scored at SIGTERM', async () => {
+    // The stalled request held the server open past the shutdown deadline, and the trace
+    // accepted before it was never scored ("deadline passed: exiting with work unfinished").
+    const results = resultsFile();
+    const serve = run(['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE], {
+      SPANSCORE_EXPORT: 'false',
+      SPANSCORE_SETTLE_MS: '600000', // scored only by the shutdown
+      SPANSCORE_RESULTS_FILE: results,
+    });
+    const url = (await serve.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;
+    await sendSpans(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
+    const { hostname, port } = new URL(url);
+    const stalled = connect(Number(port), hostname);
+    cleanups.push(() => Promise.resolve(stalled.destroy()));
+    await new Promise<void>(resolve => stalled.once('connect', resolve));
+    stalled.write(
+      'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"',
+    );
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(resultRows(results).length).toBe(2); // the trace's two results
+    expect(serve.stderr()).not.toMatch(/unfinished|deadline passed/);
+  });
 
   it('serve --no-worker and worker (bullmq driver), export to an endpoint nothing listens on: both exit 0', async () => {
     const prefix = testPrefix();
