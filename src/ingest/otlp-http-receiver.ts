@@ -381,8 +381,16 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     const ok = options.ready ? await options.ready().catch(() => false) : true;
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready' });
   });
-  app.get('/metrics', async (_request, reply) => {
+  // Metrics carry service, tool and scorer names and trace ids (exemplars): with read tokens, a
+  // scrape needs one, as the API does (Prometheus sends it with `authorization: credentials`).
+  const readable = bearerAccess(options.tokens ?? { ingest: [], read: [] }, 'read');
+  app.get('/metrics', async (request, reply) => {
     if (!options.metrics) return reply.code(404).send({ status: 'metrics disabled' });
+    const access = readable(request.headers.authorization);
+    if (!access.allowed) {
+      if (access.status === 401) reply.header('www-authenticate', 'Bearer');
+      return reply.code(access.status).send({ error: access.message });
+    }
     return reply
       .type(options.metrics.registry.contentType)
       .send(await options.metrics.registry.metrics());

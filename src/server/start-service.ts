@@ -20,6 +20,7 @@ import type { ScoringRuntime } from './scoring-runtime.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { createServiceMetrics } from './service-metrics.js';
 import { learnsSchemas, schemaSourcesOf } from './schema-learning.js';
+import { bearerAccess } from '../ingest/bearer-access.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
 export interface ServiceRole {
@@ -245,9 +246,15 @@ export async function startService(
   if (!app && config.worker.metricsPort !== undefined) {
     metricsApp = Fastify();
     metricsApp.get('/healthz', () => ({ status: 'ok' }));
-    metricsApp.get('/metrics', async (_request: unknown, reply: FastifyReply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-    );
+    const readable = bearerAccess({ ingest: access.ingestTokens, read: access.readTokens }, 'read');
+    metricsApp.get('/metrics', async (request, reply: FastifyReply) => {
+      const allowed = readable(request.headers.authorization);
+      if (!allowed.allowed) {
+        if (allowed.status === 401) reply.header('www-authenticate', 'Bearer');
+        return reply.code(allowed.status).send({ error: allowed.message });
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
     await metricsApp.listen({ port: config.worker.metricsPort, host: config.receiver.host });
     metricsUrl = `${originOf(metricsApp.server.address() as AddressInfo)}/metrics`;
   }

@@ -28,9 +28,12 @@ async function statuses(origin: string, token: string | undefined) {
     body: JSON.stringify(body),
   });
   const read = await fetch(`${origin}/api/v1/summary`, { headers });
+  // Metrics carry service, tool and scorer names and trace ids: the read scope's, as the API.
+  const metrics = await fetch(`${origin}/metrics`, { headers });
   return {
     ingest: ingest.status,
     read: read.status,
+    metrics: metrics.status,
     ingestChallenge: ingest.headers.get('www-authenticate'),
     readChallenge: read.headers.get('www-authenticate'),
     readError: ((await read.json()) as { error?: string }).error,
@@ -94,7 +97,12 @@ describe('tokens with scopes on a live serve', () => {
     closers.push(served.close);
     for (const [who, [ingest, read]] of Object.entries(expected)) {
       const got = await statuses(served.origin, presented[who]);
-      expect({ who, ingest: got.ingest, read: got.read }).toEqual({ who, ingest, read });
+      expect({ who, ingest: got.ingest, read: got.read, metrics: got.metrics }).toEqual({
+        who,
+        ingest,
+        read,
+        metrics: read,
+      });
       // 401 challenges for a bearer token; 403 does not (the token is known, the scope is wrong).
       expect(got.ingestChallenge).toBe(ingest === 401 ? 'Bearer' : null);
       expect(got.readChallenge).toBe(read === 401 ? 'Bearer' : null);

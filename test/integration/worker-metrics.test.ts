@@ -75,4 +75,35 @@ describe('metrics of a worker-only process', () => {
       status: 'ok',
     });
   });
+
+  it('asks a read token on worker.metricsPort when read tokens are set, as the API does', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    closers.push(() => redis.cleanup());
+    const worker = await startService(
+      await loadConfig({
+        env: { REDIS_URL },
+        overrides: {
+          'queue.driver': 'bullmq',
+          'queue.prefix': prefix,
+          'receiver.host': '127.0.0.1',
+          'worker.metricsPort': 0,
+          'receiver.authTokens': ['agent'],
+          'results.readTokens': ['reader'],
+          suites: [new URL('../../config/suites/demo.yaml', import.meta.url).pathname],
+        },
+      }),
+      { receiver: false, workers: true },
+      { log: () => undefined },
+    );
+    closers.push(() => worker.close());
+    const scrape = (token?: string) =>
+      fetch(worker.metricsUrl!, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    const none = await scrape();
+    expect([none.status, none.headers.get('www-authenticate')]).toEqual([401, 'Bearer']);
+    expect((await scrape('agent')).status).toBe(403);
+    const read = await scrape('reader');
+    expect(read.status).toBe(200);
+    expect(await read.text()).toMatch(/^process_cpu_seconds_total \d/m);
+  });
 });
