@@ -18,6 +18,7 @@ import { LOGS, TRACES, type Signal } from './otlp-signals.js';
 import type { DecodedRequest } from './span-digest.js';
 import { senderGone } from './sender-gone.js';
 import type { PartlyRefused, SpanSink } from './span-sink.js';
+import { sendAccessRefusal } from './send-access-refusal.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -387,10 +388,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
   app.get('/metrics', async (request, reply) => {
     if (!options.metrics) return reply.code(404).send({ status: 'metrics disabled' });
     const access = readable(request.headers.authorization);
-    if (!access.allowed) {
-      if (access.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.code(access.status).send({ error: access.message });
-    }
+    if (!access.allowed) return sendAccessRefusal(reply, access);
     return reply
       .type(options.metrics.registry.contentType)
       .send(await options.metrics.registry.metrics());

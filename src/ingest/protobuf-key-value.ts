@@ -111,15 +111,9 @@ function checkRecords(
   endsAt(reader, end);
 }
 
-/**
- * Throws unless the walk of a record or value ended at its end: its last field ran past it (as
- * `ProtobufReader.endsAt`, in the words a rejected span's reason gives for an attribute).
- */
+/** `ProtobufReader.endsAt` for the walk of an attribute's record or value: the span is rejected. */
 function endsAt(reader: ProtobufReader, end: number): void {
-  if (reader.pos !== end)
-    throw new SpanReject(
-      `attribute: a field runs ${reader.pos - end} bytes past the end of the record or value holding it`,
-    );
+  reader.endsAt(end, 'attribute', SpanReject, 'the record or value holding it');
 }
 
 /**

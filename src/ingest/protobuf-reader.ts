@@ -178,26 +178,16 @@ export class ProtobufReader {
     if (pos < this.end && this.buf[pos]! < 0x80) {
       len = this.buf[pos]!;
       this.pos = pos + 1;
-    } else len = this.longLength();
-    const end = this.pos + len;
-    if (end > this.end) throw new Error(`length ${len} runs past the end of the message`);
-    return end;
-  }
-
-  // A length of more than one byte, read whole (up to 10 bytes, as any varint): past 2^53 it is
-  // inexact, and past every message either way.
-  private longLength(): number {
-    const buf = this.buf;
-    let len = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new Error('varint runs past the end');
-      const b = buf[this.pos++]!;
-      len += (b & 0x7f) * scale;
-      if (b < 0x80) return len;
-      scale *= 128;
+    } else {
+      // Longer, read whole as the int64 it is: a number, or digits past 2^53; negative, or past
+      // the message, it is past the end either way.
+      const whole = this.int64();
+      len = typeof whole === 'number' ? whole : Number(whole);
     }
-    throw new Error('varint longer than 10 bytes');
+    const end = this.pos + len;
+    if (len < 0 || end > this.end)
+      throw new Error(`length ${len} runs past the end of the message`);
+    return end;
   }
 
   /**
@@ -208,9 +198,14 @@ export class ProtobufReader {
    * later, skipping the fields between its records by their lengths, and bytes a status or an
    * event ran into would otherwise be read then as records no check saw.
    */
-  endsAt(end: number, what: string, reject: new (message: string) => Error = Error): void {
+  endsAt(
+    end: number,
+    what: string,
+    reject: new (message: string) => Error = Error,
+    holder = 'it',
+  ): void {
     if (this.pos !== end)
-      throw new reject(`${what}: a field runs ${this.pos - end} bytes past the end of it`);
+      throw new reject(`${what}: a field runs ${this.pos - end} bytes past the end of ${holder}`);
   }
 
   string(): string {

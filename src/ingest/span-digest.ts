@@ -4,6 +4,7 @@
  */
 
 import type { AttributeValue } from '../protobuf/attribute-value.js';
+import { setOwnKey } from './set-own-key.js';
 
 export type { AttributeValue };
 
@@ -68,22 +69,15 @@ export interface DecodedRequest {
 }
 
 /**
- * Sets an attribute read from untrusted input. An attribute named `__proto__` becomes an ordinary
- * own key (on an object with a prototype a plain assignment would replace the prototype instead).
+ * Sets an attribute read from untrusted input, as {@link setOwnKey} sets any key: one named
+ * `__proto__` becomes an ordinary own key.
  */
 export function setAttribute(
   attributes: Record<string, AttributeValue>,
   key: string,
   value: AttributeValue,
 ): void {
-  if (key === '__proto__')
-    Object.defineProperty(attributes, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  else attributes[key] = value;
+  setOwnKey(attributes, key, value);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isRecord } from './attribute-values.js';
 import { hasOwnKey } from './has-own-key.js';
-import { setOwnKey } from './set-own-key.js';
+import { setOwnKey } from '../ingest/set-own-key.js';
 
 /**
  * Bounds on a JSON Schema read from a trace, checked before anything recursive or compiled runs.
@@ -72,8 +72,9 @@ const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
  * compiling: the root's `$id` replaced by one of spanscore's (two tools' schemas may share one), every object outside
  * `enum`, `const`, `default` and `examples` given {@link STEP_KEYWORD} with its weight (1 plus its
  * own keys plus the lengths of its array values), each `$ref` checked to be local (`#…`) and to
- * point at a subschema, never into data; `examples` and `$vocabulary` are left out of the copy. Answers why not otherwise, naming the count and its bound
- * (`400 $refs, the bound is 100`). Iterative: no input can overflow the stack. Pure.
+ * point at a subschema, never into data; `examples` and `$vocabulary` are left out of the copy.
+ * Answers why not otherwise, naming the count and its bound (`400 $refs, the bound is 100`).
+ * Iterative: no input can overflow the stack. Pure.
  */
 export function prepareSchema(schema: Record<string, unknown>): PreparedSchema | string {
   const counts = { chars: 0, keywords: 0, refs: 0, branches: 0, enumValues: 0 };

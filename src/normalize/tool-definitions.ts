@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
-import { setOwnKey } from './set-own-key.js';
+import { setOwnKey } from '../ingest/set-own-key.js';
 
 /** A tool offered to a model, with its parameters' JSON Schema when the trace records one. */
 export interface OfferedTool {

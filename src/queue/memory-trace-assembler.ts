@@ -148,8 +148,9 @@ export function createMemoryTraceAssembler(
   /** Scored (or failed): its spans are let go, whatever its delivery does. */
   function finished(traceId: string, entry: MemoryScoring): void {
     scoring.delete(traceId);
-    hold(entry.held.service, -entry.held.spans.length, -entry.held.bytes);
-    hold(entry.held.service, -entry.lateSpans, -entry.lateBytes); // held again as they are added
+    // Its spans and its late ones (held again as they are added to its rescore).
+    const { held } = entry;
+    hold(held.service, -(held.spans.length + entry.lateSpans), -(held.bytes + entry.lateBytes));
     sweep();
     const keep = options.rescoreLateSpans === true;
     scored.set(traceId, { expiresAtMs: now() + lateWindowMs, held: keep ? entry.held : undefined });

@@ -1,4 +1,4 @@
-import { setOwnKey } from '../normalize/set-own-key.js';
+import { setOwnKey } from '../ingest/set-own-key.js';
 
 /**
  * Which recorded arguments are volatile: values that differ on every run of the same agent, so an

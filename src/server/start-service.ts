@@ -21,6 +21,7 @@ import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { createServiceMetrics } from './service-metrics.js';
 import { learnsSchemas, schemaSourcesOf } from './schema-learning.js';
 import { bearerAccess } from '../ingest/bearer-access.js';
+import { sendAccessRefusal } from '../ingest/send-access-refusal.js';
 
 /** What runs: the receiver with workers (`serve`), the receiver alone, or workers alone. */
 export interface ServiceRole {
@@ -248,11 +249,8 @@ export async function startService(
     metricsApp.get('/healthz', () => ({ status: 'ok' }));
     const readable = bearerAccess({ ingest: access.ingestTokens, read: access.readTokens }, 'read');
     metricsApp.get('/metrics', async (request, reply: FastifyReply) => {
-      const allowed = readable(request.headers.authorization);
-      if (!allowed.allowed) {
-        if (allowed.status === 401) reply.header('www-authenticate', 'Bearer');
-        return reply.code(allowed.status).send({ error: allowed.message });
-      }
+      const access = readable(request.headers.authorization);
+      if (!access.allowed) return sendAccessRefusal(reply, access);
       return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
     await metricsApp.listen({ port: config.worker.metricsPort, host: config.receiver.host });

@@ -7,6 +7,7 @@ import type { ResultsApiOptions } from './api/results-api-options.js';
 import { registerSummaryRoutes } from './api/summary-routes.js';
 import { registerToolsRoutes } from './api/tools-routes.js';
 import { registerTraceRoutes } from './api/trace-routes.js';
+import { sendAccessRefusal } from '../ingest/send-access-refusal.js';
 
 export type { ResultsApiOptions } from './api/results-api-options.js';
 
@@ -43,10 +44,7 @@ export function registerResultsApi(app: FastifyInstance, options: ResultsApiOpti
       api.addHook('onRequest', async (request, reply) => {
         if (request.method === 'OPTIONS') return; // a CORS preflight carries no token
         const access = authorized(request.headers.authorization);
-        if (!access.allowed) {
-          if (access.status === 401) reply.header('www-authenticate', 'Bearer');
-          await reply.code(access.status).send({ error: access.message });
-        }
+        if (!access.allowed) await sendAccessRefusal(reply, access);
       });
       api.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
         const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;

@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { isRecord } from '../../normalize/attribute-values.js';
-import { setOwnKey } from '../../normalize/set-own-key.js';
+import { setOwnKey } from '../../ingest/set-own-key.js';
 
 /** How expected arguments are compared with a call's arguments. */
 export type ArgumentMode = 'ignore' | 'exact' | 'subset' | 'partial' | 'fuzzy';
