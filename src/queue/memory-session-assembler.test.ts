@@ -330,6 +330,22 @@ describe('createMemorySessionAssembler', () => {
     });
   });
 
+  it('opens the next part for a tagged turn of a session forgotten since, never a part 1 that passes for the whole', async () => {
+    const { add, passes } = assembler({ maxOpen: 1, letGo: { maxEntries: 2, maxBytes: 100_000 } });
+    const first = [add('a'), add('a')];
+    for (const id of ['b', 'c', 'd']) add(id);
+    await advance(0);
+    // a was scored (part 1, 2 turns, cut evicted), then dropped from the record by b and c.
+    expect(passes[0]).toMatchObject({ sessionId: 'a', traceIds: first, pass: { part: 1 } });
+    const late = add('a', turnSpans(), true);
+    await advance(IDLE);
+    expect(passes.filter(p => p.sessionId === 'a').at(-1)).toEqual({
+      sessionId: 'a',
+      traceIds: [late],
+      pass: { part: 2, continues: 'evicted' },
+    });
+  });
+
   it('bounds the record of sessions let go in bytes too', async () => {
     const long = (c: string) => c.repeat(200);
     const { add, events } = assembler({ maxOpen: 1, letGo: { maxEntries: 100, maxBytes: 300 } });

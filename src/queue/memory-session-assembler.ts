@@ -28,9 +28,10 @@ export interface MemorySessionAssemblerOptions {
   /**
    * The record of sessions let go (id → its last part and why), so that a later turn opens the
    * next part: at most `maxEntries` entries and `maxBytes` bytes (an entry costs its id's length
-   * and 64), the oldest dropped first. A dropped entry's id is remembered as a 32-bit hash (as many
-   * as `maxEntries`), so that a turn of it is counted as dropped (`onDropped`), not taken for
-   * traffic of no session.
+   * and 64), the oldest dropped first. A dropped entry's id is remembered as a 32-bit hash with its
+   * last part and why (as many as `maxEntries`), so that an untagged turn of it is counted as
+   * dropped (`onDropped`), not taken for traffic of no session, and a tagged one opens its next
+   * part, which says what it continues, never a part 1 that would replace the first part's results.
    */
   letGo: { maxEntries: number; maxBytes: number };
   /**
@@ -125,7 +126,8 @@ export function createMemorySessionAssembler(
     string,
     { part: number; why: SessionCutCode; testCaseId: string | undefined; bytes: number }
   >();
-  const forgotten = new Set<number>();
+  // A forgotten session's id hash → its last part and why it was let go (`forgottenEntry`).
+  const forgotten = new Map<number, number>();
   const underWay = new Set<Promise<void>>();
   let heldBytes = 0;
   let letGoBytes = 0;
@@ -185,15 +187,18 @@ export function createMemorySessionAssembler(
     testCaseId: string | undefined,
   ): void => {
     forget(sessionId);
+    // Back on the record: its hash says nothing more.
+    if (forgotten.size > 0) forgotten.delete(idHash(sessionId));
     const bytes = sessionId.length + (testCaseId?.length ?? 0) + LET_GO_ENTRY_BYTES;
     letGo.set(sessionId, { part, why, testCaseId, bytes });
     letGoBytes += bytes;
     while (letGo.size > options.letGo.maxEntries || letGoBytes > options.letGo.maxBytes) {
       const [oldestId] = letGo.keys();
+      const oldest = letGo.get(oldestId!)!;
       forget(oldestId!);
-      forgotten.add(idHash(oldestId!));
+      forgotten.set(idHash(oldestId!), forgottenEntry(oldest.part, oldest.why));
       if (forgotten.size > options.letGo.maxEntries)
-        forgotten.delete(forgotten.values().next().value!);
+        forgotten.delete(forgotten.keys().next().value!);
     }
   };
 
@@ -240,13 +245,18 @@ export function createMemorySessionAssembler(
     bytes: number,
     t: number,
   ): HeldSession | undefined => {
-    const before = letGo.get(turn.sessionId);
-    if (!before && !turn.tagged) {
+    const onRecord = letGo.get(turn.sessionId);
+    const remembered =
+      onRecord || forgotten.size === 0 ? undefined : forgotten.get(idHash(turn.sessionId));
+    if (!onRecord && !turn.tagged) {
       // Only a trace of a session test case opens a session (see `SessionTurnInput.tagged`); one
       // of a session let go and forgotten since is counted, not taken for such traffic.
-      if (forgotten.has(idHash(turn.sessionId))) options.onDropped?.(turn.sessionId, turn.traceId);
+      if (remembered !== undefined) options.onDropped?.(turn.sessionId, turn.traceId);
       return undefined;
     }
+    // A tagged turn of a session forgotten since opens the part after its last, as one on the
+    // record does: a part 1 would pass for the whole conversation and replace its first part.
+    const before = onRecord ?? (remembered === undefined ? undefined : fromForgotten(remembered));
     const part = before ? before.part + 1 : 1;
     const testCaseId = turn.testCaseId ?? before?.testCaseId;
     // Admission refuses new sessions, not traces: sessions already scored make room first.
@@ -369,6 +379,26 @@ export function createMemorySessionAssembler(
       }
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
+  };
+}
+
+const CUT_CODES: readonly SessionCutCode[] = ['max_traces', 'max_age', 'max_bytes', 'evicted'];
+
+/** A forgotten session's last part and why it was let go, as one number. */
+function forgottenEntry(part: number, why: SessionCutCode): number {
+  return part * CUT_CODES.length + CUT_CODES.indexOf(why);
+}
+
+/** What {@link forgottenEntry} keeps, as the let-go record gives it (no test case id). */
+function fromForgotten(entry: number): {
+  part: number;
+  why: SessionCutCode;
+  testCaseId: undefined;
+} {
+  return {
+    part: Math.floor(entry / CUT_CODES.length),
+    why: CUT_CODES[entry % CUT_CODES.length]!,
+    testCaseId: undefined,
   };
 }
 
