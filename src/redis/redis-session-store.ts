@@ -2,10 +2,17 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { OpenSession, SessionCutCode } from '../normalize/session-pass.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
+import { REFUSE_SESSION_PART } from './lua/refuse-session-part.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
 import type { RedisClient } from './redis-connection.js';
-import { parsePartMember, partMember, sessionKeys, sessionTotalKeys } from './session-keys.js';
+import {
+  markMember,
+  parsePartMember,
+  partMember,
+  sessionKeys,
+  sessionTotalKeys,
+} from './session-keys.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 const TRACE_FIELD = 't:';
@@ -33,7 +40,8 @@ export interface AddedSessionTurn {
   /**
    * `added` to `part`; `no_session`: an untagged turn found no session to join (nothing held);
    * `refused`: the turn would have opened `part` and the bytes in all (`sessions.maxBytes`) are
-   * full (nothing held).
+   * full (its turns not held: the part is marked closed, cut `max_bytes`, so that the session's
+   * next turn opens the part after it, which continues it; see `refuse-session-part`).
    */
   outcome: 'added' | 'no_session' | 'refused';
   part: number;
@@ -81,7 +89,11 @@ interface SessionCommands {
   spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<Reply>;
   spanscoreReleaseSessionPart(key: string, turns: string): Promise<number>;
   spanscoreSessionBytes(...args: string[]): Promise<[number, number]>;
+  spanscoreRefuseSessionPart(key: string, ...args: string[]): Promise<number>;
 }
+
+/** What the mark of a refused part costs beyond its id (three times: key, member, expiry) and test case id. */
+const MARK_BYTES = 128;
 
 /**
  * The BullMQ driver's sessions in Redis (the layout: `session-keys.ts`). A session is held in
@@ -92,7 +104,10 @@ interface SessionCommands {
  * hold are counted on a slot of their own: opening a session or a part is refused when they
  * reach `maxBytes` (a turn joining a part already open is not: held sessions go on, each part
  * bounded by `maxSessionBytes`). Adding a turn is one script on the session's slot, and one on
- * the total's; opening a part, one more of each (admission).
+ * the total's; opening a part, one more of each (admission). A part admission refused is marked
+ * closed (cut `max_bytes`, no turns) for as long as a part lives, so that the session's next turn
+ * opens the part after it, which says what it continues: the marks hold at most 1/16 of
+ * `maxBytes` (64 KiB at least) in all; past that a refused part is not marked.
  */
 export class RedisSessionStore {
   private readonly commands: RedisClient & SessionCommands;
@@ -113,9 +128,13 @@ export class RedisSessionStore {
       numberOfKeys: 1,
       lua: RELEASE_SESSION_PART,
     });
-    this.commands.defineCommand('spanscoreSessionBytes', { numberOfKeys: 4, lua: SESSION_BYTES });
+    this.commands.defineCommand('spanscoreSessionBytes', { numberOfKeys: 5, lua: SESSION_BYTES });
+    this.commands.defineCommand('spanscoreRefuseSessionPart', {
+      numberOfKeys: 1,
+      lua: REFUSE_SESSION_PART,
+    });
     const t = sessionTotalKeys(prefix);
-    this.totals = [t.total, t.bytes, t.expiry, t.due];
+    this.totals = [t.total, t.bytes, t.expiry, t.due, t.marks];
   }
 
   /**
@@ -187,7 +206,14 @@ export class RedisSessionStore {
           String(b.maxBytes),
         );
         totalBytes = total;
-        if (ok !== 1) return { outcome: 'refused', ...none, totalBytes };
+        if (ok !== 1) {
+          // Another turn opened the part meanwhile: this one joins it.
+          if (
+            (await this.markRefused(sessionId, part, closedCut, turn.testCaseId, nowMs)) === 'raced'
+          )
+            continue;
+          return { outcome: 'refused', ...none, totalBytes };
+        }
         reserved = { part, bytes: size };
         continue;
       }
@@ -333,6 +359,44 @@ export class RedisSessionStore {
       );
     }
     return (await Promise.all(parts)).filter(s => s !== undefined);
+  }
+
+  /**
+   * Marks `part`, which admission refused, closed (see `refuse-session-part`), within the marks'
+   * bytes; `raced` when the part was opened (or the session moved on) since: nothing is marked.
+   */
+  private async markRefused(
+    sessionId: string,
+    part: number,
+    before: string,
+    testCaseId: string | undefined,
+    nowMs: number,
+  ): Promise<'marked' | 'raced' | 'full'> {
+    const bytes =
+      MARK_BYTES + 3 * Buffer.byteLength(sessionId) + Buffer.byteLength(testCaseId ?? '');
+    const mark = (delta: number, expiresAtMs: string) =>
+      this.commands.spanscoreSessionBytes(
+        ...this.totals,
+        'mark',
+        String(nowMs),
+        markMember(sessionId, part),
+        String(delta),
+        expiresAtMs,
+        '',
+        String(Math.max(65_536, Math.floor(this.bounds.maxBytes / 16))),
+      );
+    if ((await mark(bytes, String(nowMs + this.bounds.lifeMs)))[0] !== 1) return 'full';
+    const marked = await this.commands.spanscoreRefuseSessionPart(
+      sessionKeys(this.prefix, sessionId).base,
+      String(part),
+      String(nowMs),
+      String(this.bounds.lifeMs),
+      testCaseId ?? '',
+      before,
+    );
+    if (marked === 1) return 'marked';
+    await mark(-bytes, '');
+    return 'raced';
   }
 
   /** The bytes all sessions hold now, as counted (expired parts taken out first). */

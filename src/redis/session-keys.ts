@@ -12,7 +12,8 @@
  *
  * In all, on a slot of their own (`{sessions}`): the bytes every session holds (`bytes`, a hash
  * of part to bytes, and `total`), when each part's keys expire (`expiry`, a sorted set) and the
- * parts waiting for a pass (`due`, a sorted set by when; 0 while a pass is under way).
+ * parts waiting for a pass (`due`, a sorted set by when; 0 while a pass is under way); the bytes
+ * of the marks of parts admission refused (`marks`; in `bytes` and `expiry` as `~<part>:<id>`).
  *
  * A hostile id may hold `}`: Redis hashes the text between the first `{` and the first `}` after
  * it, so an id with `}` still gives one slot for all its keys, unless that text is empty (an id
@@ -39,6 +40,7 @@ export function sessionTotalKeys(prefix: string): {
   bytes: string;
   expiry: string;
   due: string;
+  marks: string;
 } {
   const base = `${prefix}:sessions:{sessions}`;
   return {
@@ -46,12 +48,18 @@ export function sessionTotalKeys(prefix: string): {
     bytes: `${base}:bytes`,
     expiry: `${base}:expiry`,
     due: `${base}:due`,
+    marks: `${base}:marks`,
   };
 }
 
 /** How a part is named in the keys all sessions share, and in its job's deduplication id. */
 export function partMember(sessionId: string, part: number): string {
   return `${part}:${sessionId}`;
+}
+
+/** How the mark of a part admission refused is named in the keys all sessions share. */
+export function markMember(sessionId: string, part: number): string {
+  return `~${partMember(sessionId, part)}`;
 }
 
 /** The session id and part a {@link partMember} names. */

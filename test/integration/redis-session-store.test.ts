@@ -209,6 +209,45 @@ describe('RedisSessionStore on a real Redis', () => {
     expect(await sessions.totalBytes()).toBe(sizeOf(spans(3)));
   });
 
+  it('marks a part admission refused: the next turn opens the part after it, continuing max_bytes, never a part 1 without the refused turn', async () => {
+    const one = sizeOf(spans(1));
+    const { sessions, probe } = await store({ maxBytes: one * 3 });
+    await sessions.add('a', traceId(1), spans(1), 1_000, tagged);
+    // A large first turn does not fit: refused, nothing of it held.
+    const big = childSpans(2, ['root', ...Array.from({ length: 12 }, () => 'tool')]);
+    const refused = await sessions.add('c', traceId(2), big, 1_000, {
+      ...tagged,
+      testCaseId: 'conv',
+    });
+    expect(refused.outcome).toBe('refused');
+    // The next, small turn fits: it opens part 2, which says the part before it was cut.
+    const next = await sessions.add('c', traceId(3), spans(3), 2_000, untagged);
+    expect(next).toMatchObject({ outcome: 'added', part: 2, traces: 1 });
+    expect(await sessions.read('c', 1)).toBeUndefined();
+    expect(await sessions.read('c', 2)).toMatchObject({
+      continues: 'max_bytes',
+      testCaseId: 'conv',
+      traces: [{ traceId: traceId(3) }],
+    });
+    // The mark lives as a part does, and its bytes are counted apart from the turns'.
+    expect(await probe.pttl(sessionKeys('p', 'c').base)).toBeLessThanOrEqual(BOUNDS.lifeMs);
+    expect(await sessions.totalBytes()).toBe(one + sizeOf(spans(3)));
+    expect(Number(await probe.get('p:sessions:{sessions}:marks'))).toBeGreaterThan(0);
+  });
+
+  it('marks refused parts within 1/16 of maxBytes: past it a refused part is not marked', async () => {
+    const { sessions, probe } = await store({ maxBytes: 65_536 * 16 });
+    const huge = childSpans(1, ['root', ...Array.from({ length: 12 }, () => 'tool')]);
+    const fill = await probe.set('p:sessions:{sessions}:total', String(65_536 * 16));
+    expect(fill).toBe('OK');
+    const id = (i: number) => `s-${i}-${'x'.repeat(200)}`;
+    for (let i = 0; i < 200; i++)
+      expect((await sessions.add(id(i), traceId(i), huge, 1_000, tagged)).outcome).toBe('refused');
+    expect(Number(await probe.get('p:sessions:{sessions}:marks'))).toBeLessThanOrEqual(65_536);
+    expect(await probe.exists(sessionKeys('p', id(0)).base)).toBe(1);
+    expect(await probe.exists(sessionKeys('p', id(199)).base)).toBe(0);
+  });
+
   it('reads and takes over a session the previous release wrote (first and t:<trace id> fields)', async () => {
     const { sessions, commands, probe } = await store();
     for (const [n, at] of [

@@ -158,7 +158,10 @@ describe('sessions on Redis (bullmq driver)', () => {
     ]);
     await sleep(600);
     expect(passes()).toEqual([]);
-    expect(await redis.commands.exists(`${prefix}:session:{conv-full}`)).toBe(0);
+    // No turn held: the part is marked closed, for the session's next turn to continue it.
+    const held = await redis.commands.hgetall(`${prefix}:session:{conv-full}`);
+    expect(Object.keys(held).filter(f => f.startsWith('t:'))).toEqual([]);
+    expect(held).toMatchObject({ n: '0', cut: 'max_bytes', done: '1' });
   }, 20_000);
 
   it('scores a session the previous release wrote, with its queued job, and a turn that joins it', async () => {

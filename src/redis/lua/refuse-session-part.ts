@@ -1,0 +1,32 @@
+/**
+ * Marks a part of a session that a turn would have opened and admission refused (the bytes all
+ * sessions hold were at `sessions.maxBytes`): the part is written closed, with no turns (`n` 0,
+ * `cut` `max_bytes`, `done`), so that the session's next turn opens the part after it, which
+ * says what it continues, and never a part that passes for the whole conversation without the
+ * refused turn. Nothing is written when the part was opened (or the session moved on) since the
+ * turn asked for admission: the caller adds the turn again.
+ *
+ * KEYS: the session's part-1 hash (see `session-keys.ts`). ARGV: the part, now (ms), a part's
+ * life (ms), the turn's test case id ('' for none; kept on part 1, `tc`, as `add-session-trace`
+ * keeps it), the cut of the part before it (for part n \> 1). Returns 1 when marked, else 0.
+ */
+export const REFUSE_SESSION_PART = `
+local base, p = KEYS[1], tonumber(ARGV[1])
+local life = tonumber(ARGV[3])
+local h = redis.call('HMGET', base, 'first', 'part')
+if p == 1 then
+  if h[1] then return 0 end
+elseif not h[1] or tonumber(h[2] or '1') ~= p - 1 then return 0 end
+local key = base
+if p > 1 then key = base .. ':' .. p end
+if redis.call('EXISTS', key) == 1 then return 0 end
+redis.call('HSET', key, 'first', ARGV[2], 'last', ARGV[2], 'n', 0, 'bytes', 0, 'order', '', 'cut', 'max_bytes', 'done', 1)
+if p == 1 and ARGV[4] ~= '' then redis.call('HSET', key, 'tc', ARGV[4]) end
+redis.call('PEXPIRE', key, life)
+if p > 1 then
+  redis.call('HSET', key, 'cont', ARGV[5])
+  redis.call('HSET', base, 'part', p)
+  if redis.call('PTTL', base) < life then redis.call('PEXPIRE', base, life) end
+end
+return 1
+`;
