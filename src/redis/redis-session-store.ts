@@ -263,8 +263,10 @@ export class RedisSessionStore {
 
   /**
    * One part of a session, as its pass reads it; `undefined` when it holds no turns (its keys
-   * expired, or it was released after its last pass). Part 1 may be in the previous release's
-   * layout (`first` and turns): it is read the same.
+   * expired, or it was released after its last pass). Its turns come in the order they came
+   * (`order`), which a pass keeps between turns that started at the same time, as the memory
+   * driver does; the hash's own order is Redis's. Part 1 may be in the previous release's layout
+   * (`first` and turns, no `order`): it is read the same.
    */
   async read(sessionId: string, part: number): Promise<HeldSessionPart | undefined> {
     const hash = await this.commands.hgetallBuffer(sessionKeys(this.prefix, sessionId).part(part));
@@ -274,6 +276,13 @@ export class RedisSessionStore {
       if (field.startsWith(TRACE_FIELD))
         traces.push({ traceId: field.slice(TRACE_FIELD.length), spans: decodeSpanBatch(value) });
     if (!traces.length) return undefined;
+    const came = new Map(
+      text('order')
+        ?.split(' ')
+        .map((id, i) => [id, i]),
+    );
+    const at = (t: SessionTraceSpans) => came.get(t.traceId) ?? came.size;
+    traces.sort((a, b) => at(a) - at(b));
     const firstAtMs = Number(text('first') ?? 0);
     // Part 1 keeps the test case id of the turn that opened the session.
     const testCaseId =

@@ -248,6 +248,15 @@ describe('RedisSessionStore on a real Redis', () => {
     expect(await probe.exists(sessionKeys('p', id(199)).base)).toBe(0);
   });
 
+  it('reads a part’s turns in the order they came, which a pass keeps between turns that started at the same time', async () => {
+    const { sessions } = await store();
+    // Every root starts at 0 ms: only the order they came tells the turns apart.
+    const came = [1, 920, 839, 758, 677, 596, 515, 434].map(n => traceId(n));
+    for (const [i, id] of came.entries())
+      await sessions.add('s-1', id, childSpans(i, ['root']), 1_000 + i, tagged);
+    expect((await sessions.read('s-1', 1))?.traces.map(t => t.traceId)).toEqual(came);
+  });
+
   it('reads and takes over a session the previous release wrote (first and t:<trace id> fields)', async () => {
     const { sessions, commands, probe } = await store();
     for (const [n, at] of [
