@@ -5,6 +5,7 @@ import { emptyAttributes } from '../ingest/span-digest.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import {
   extractOfferedTools,
+  findOfferedTool,
   MAX_LOOP_SCANS,
   offeredToCall,
   type OfferedToolsBySpan,
@@ -272,5 +273,40 @@ describe('extractOfferedTools', () => {
     expect(out.get('s')).toHaveLength(2_000);
     // Comparing each tool with those kept before it read names about 2,000 × 1,000 times.
     expect(reads.n).toBeLessThanOrEqual(4_000);
+  });
+});
+
+describe('findOfferedTool', () => {
+  it('finds a name as spanscore compares names: the very name first, then the first that folds to it', () => {
+    for (const extra of [0, 100]) {
+      // Past SCANNED_TOOLS the list is indexed: the same answers.
+      const filler = Array.from({ length: extra }, (_, i) => ({ name: `filler_${i}` }));
+      const tools = [
+        ...filler,
+        { name: 'get_weather', description: 'folded first' },
+        { name: 'getWeather', description: 'the very name' },
+        { name: 'GET-WEATHER', description: 'folded later' },
+      ];
+      expect(findOfferedTool(tools, 'getWeather')?.description).toBe('the very name');
+      expect(findOfferedTool(tools, 'functions.get_weather')?.description).toBe('folded first');
+      expect(findOfferedTool(tools, 'Get Weather')?.description).toBe('folded first');
+      expect(findOfferedTool(tools, 'delete_booking')).toBeUndefined();
+    }
+  });
+
+  it("reads each offered name a bounded number of times, however many calls look it up", () => {
+    // A model span offering 2,000 tools and requesting 1,000 calls of a tool it was not offered:
+    // every lookup compared, then folded, every offered name (4 million reads; 20,000 names past
+    // the name cache folded 20 million names, 59 s).
+    let reads = 0;
+    const tools = Array.from({ length: 2_000 }, (_, i) => ({
+      get name() {
+        reads++;
+        return `tool_${i}`;
+      },
+    }));
+    for (let i = 0; i < 1_000; i++) expect(findOfferedTool(tools, `other_${i}`)).toBeUndefined();
+    expect(findOfferedTool(tools, 'tool_1999')?.name).toBe('tool_1999');
+    expect(reads).toBeLessThanOrEqual(4 * tools.length);
   });
 });

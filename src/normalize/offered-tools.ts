@@ -276,13 +276,44 @@ function closestByScan(
 /**
  * The offered tool of `rawName`, compared as spanscore compares tool names (namespaces stripped,
  * case and separators folded: `functions.get_weather` is `getWeather`); `undefined` when none is.
+ * A tool of that very name wins over one whose name folds to it, and the first listed wins a tie.
+ *
+ * Work per call is bounded whatever the list's length: a list of more than
+ * {@link SCANNED_TOOLS} is indexed by name and folded name on its first lookup (each of its
+ * names folded once), then read by key. `tools` must not change after it is first looked up in
+ * (the lists of {@link extractOfferedTools} do not). A scan of every name for every call, as this
+ * once did, folded each name again once the name cache (10,000 names) was spent: 20,000 names
+ * offered and 1,000 calls of another tool folded 20 million names (59 s).
  */
 export function findOfferedTool(
   tools: readonly OfferedTool[],
   rawName: string,
 ): OfferedTool | undefined {
   const folded = toolNames(rawName).folded;
-  return (
-    tools.find(t => t.name === rawName) ?? tools.find(t => toolNames(t.name).folded === folded)
-  );
+  if (tools.length <= SCANNED_TOOLS)
+    return (
+      tools.find(t => t.name === rawName) ?? tools.find(t => toolNames(t.name).folded === folded)
+    );
+  let lookup = toolLookups.get(tools);
+  if (!lookup) toolLookups.set(tools, (lookup = new ToolLookup(tools)));
+  return lookup.byName.get(rawName) ?? lookup.byFolded.get(folded);
+}
+
+/** Offered tools looked up by a scan of the list, at most: a longer list is indexed once. */
+export const SCANNED_TOOLS = 32;
+
+const toolLookups = new WeakMap<readonly OfferedTool[], ToolLookup>();
+
+/** One list's tools by name and by folded name, the first listed of each. */
+class ToolLookup {
+  readonly byName = new Map<string, OfferedTool>();
+  readonly byFolded = new Map<string, OfferedTool>();
+
+  constructor(tools: readonly OfferedTool[]) {
+    for (const tool of tools) {
+      if (!this.byName.has(tool.name)) this.byName.set(tool.name, tool);
+      const folded = toolNames(tool.name).folded;
+      if (!this.byFolded.has(folded)) this.byFolded.set(folded, tool);
+    }
+  }
 }
