@@ -21,10 +21,11 @@ export type ToolArgumentsOptions = z.infer<typeof optionsSchema>;
  * call was not offered counted as an unknown tool (`unknownTools: false` leaves them out). Score:
  * the share of checked and unknown calls that were valid; passes only when all were (or at
  * `threshold`). Details: each invalid call with its problems (`path: message`), each unknown one
- * with the tools that were offered, each call left unchecked with why. A call whose trace records
- * no schema for its tool is checked against the one the scoring loop found for it (learned from
- * the service's recent traffic, or given in config: see `setFallbackSchemas`), and its verdict
- * says so. A trace none of whose calls could be checked is skipped with the reason: never a pass.
+ * with the tools that were offered (the first {@link MAX_OFFERED_NAMED}, and their count), each
+ * call left unchecked with why. A call whose trace records no schema for its tool is checked
+ * against the one the scoring loop found for it (learned from the service's recent traffic, or
+ * given in config: see `setFallbackSchemas`), and its verdict says so. A trace none of whose
+ * calls could be checked is skipped with the reason: never a pass.
  */
 export const toolArguments: Scorer<ToolArgumentsOptions> = {
   name: 'tool_arguments',
@@ -68,7 +69,7 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
       ),
       ...unknown.map(
         a =>
-          `${a.call.name}${by(a)} was called but never offered to the model (offered: ${a.offeredNames?.join(', ') || 'none'})`,
+          `${a.call.name}${by(a)} was called but never offered to the model (offered: ${offeredText(a.offeredNames)})`,
       ),
     ];
     const uncheckedText = unchecked.length
@@ -96,7 +97,8 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
         name: a.call.name,
         callId: a.call.callId ?? null,
         agent: agent(a),
-        offered: a.offeredNames ?? [],
+        offered: (a.offeredNames ?? []).slice(0, MAX_OFFERED_NAMED),
+        offeredCount: a.offeredNames?.length ?? 0,
       })),
       unchecked: unchecked.map(a => ({
         name: a.call.name,
@@ -108,6 +110,22 @@ export const toolArguments: Scorer<ToolArgumentsOptions> = {
     });
   },
 };
+
+/**
+ * Offered tools a result names for each unknown call, at most (its reason and `offered` in its
+ * details; `offeredCount` has them all): a model span may offer thousands of tools, and naming
+ * them all for each of thousands of calls made a reason in their product (a 152 KB trace of
+ * 3,000 tools and 3,000 such calls: 60 million characters, stored and exported as they were).
+ */
+export const MAX_OFFERED_NAMED = 10;
+
+/** The offered names of an unknown call as its reason lists them: the first few, the rest counted. */
+function offeredText(names: readonly string[] | undefined): string {
+  if (!names?.length) return 'none';
+  const rest = names.length - MAX_OFFERED_NAMED;
+  const listed = (rest > 0 ? names.slice(0, MAX_OFFERED_NAMED) : names).join(', ');
+  return rest > 0 ? `${listed} and ${rest} more` : listed;
+}
 
 /**
  * What a verdict resting on a schema from outside the trace adds: which schema, and that it is

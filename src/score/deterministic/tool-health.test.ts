@@ -220,6 +220,23 @@ describe('tool_arguments', () => {
     });
   });
 
+  it('names the first ten offered tools for an unknown call, and counts the rest', () => {
+    // A model offered 3,000 tools and 300 calls of one it was not: every call's reason and
+    // details named all 3,000 (about 2 MB of reason here; 152 KB of trace with 3,000 calls made
+    // 60 million characters, stored and exported as they were).
+    const offered = Array.from({ length: 3_000 }, (_, i) => ({ name: `tool_${i}` }));
+    const calls = Array.from({ length: 300 }, () => ({ name: 'delete_booking', args: {} }));
+    const result = run(toolArguments, agentTrace(calls, { offered }));
+    const names = offered.slice(0, 10).map(t => t.name);
+    expect(result).toMatchObject({
+      score: 0,
+      details: { unknownCalls: Array(300).fill({ offered: names, offeredCount: 3_000 }) },
+    });
+    const reason = result.status === 'scored' ? result.reason : '';
+    expect(reason).toContain(`(offered: ${names.join(', ')} and 2990 more)`);
+    expect(reason.length).toBeLessThan(300 * 200);
+  });
+
   it('compares names as spanscore does: a namespaced or differently cased call is the offered tool', () => {
     const trace = agentTrace(
       [{ name: 'functions.getWeather', args: { city: 'Oslo' }, result: {} }],
