@@ -11,6 +11,13 @@ import { nameAfter, spanOutcome, type ToolCallExtractor } from './extractor.js';
  * nest through context propagation and are merged by the dedupe step. A call the server refused
  * answers JSON-RPC `-32602` (invalid params), which the conventions put in `error.type` (a tool
  * that ran and failed is `tool_error`).
+ *
+ * The call id is `gen_ai.tool.call.id` alone. `mcp.request.id` (`jsonrpc.request.id` in later
+ * conventions) is the JSON-RPC request's id, unique only within one MCP session and counted from
+ * 0 by each client: two servers' first `tools/call` share it, and it is never the model's call
+ * id. Read as a call id, it merged two servers' calls of different tools into one, and kept a
+ * model's request (`call_…`) and the MCP span that ran it, or a framework's tool span and the
+ * MCP span under it, as two calls.
  */
 export const mcpToolsCall: ToolCallExtractor = {
   id: 'mcp',
@@ -25,7 +32,7 @@ export const mcpToolsCall: ToolCallExtractor = {
     const outcome = spanOutcome(span);
     return {
       rawName,
-      callId: stringAttribute(a, 'gen_ai.tool.call.id') ?? stringAttribute(a, 'mcp.request.id'),
+      callId: stringAttribute(a, 'gen_ai.tool.call.id'),
       arguments: contentAttribute(a, 'gen_ai.tool.call.arguments'),
       result: contentAttribute(a, 'gen_ai.tool.call.result'),
       ...outcome,
