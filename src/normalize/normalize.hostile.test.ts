@@ -5,6 +5,7 @@ import { resolveToolHealth } from '../suite/tool-health-rule.js';
 import { scoreTrace } from '../score/score-trace.js';
 import { CONFIG_DEFAULTS } from '../../test/helpers/config-defaults.js';
 import { indexedAttributes, parseMaybeJson } from './attribute-values.js';
+import { extractToolCalls } from './extract-tool-calls.js';
 import { findSessionEnd } from './find-session-end.js';
 import { groupSpansByTrace } from './group-spans-by-trace.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
@@ -297,5 +298,36 @@ describe('pairing requests with runs that have no call id', () => {
     expect(run.diagnostics.map(d => d.code)).not.toContain('input_bounded');
     // 200 runs, each paired with its request: 200 calls, not 400.
     expect(run.results[0]!.trace.toolSequence).toHaveLength(200);
+  });
+});
+
+describe('lists of calls and results longer than a call can spread', () => {
+  // JSON text within the length bound holds more entries than `push(...list)` takes as arguments
+  // (about 120,000): the spread threw a RangeError, and the trace failed unscored.
+  it("reads a legacy event's 200,000 requested calls (3.4 MB) and scores the trace", async () => {
+    const message = JSON.stringify(Array.from({ length: 200_000 }, () => ({ toolName: 'a' })));
+    expect(message.length).toBeLessThan(INPUT_BOUNDS.maxJsonChars);
+    const model = span(1, '', { 'gen_ai.operation.name': 'chat' });
+    model.events = [{ name: 'gen_ai.choice', timeUnixNano: 1n, attributes: { message } }];
+    const plan = { suites: [], rules: [], toolHealth: resolveToolHealth(CONFIG_DEFAULTS) };
+    const run = await scoreTrace(TRACE, [model], plan);
+    expect(run.state).toBe('scored');
+    expect(run.results[0]!.trace.toolSequence).toHaveLength(200_000);
+  }, 120_000);
+
+  it("reads an OpenInference request body's 160,000 tool results (4 MB)", () => {
+    const body = JSON.stringify({
+      messages: Array.from({ length: 160_000 }, () => ({ role: 'tool', id: '1' })),
+    });
+    expect(body.length).toBeLessThan(INPUT_BOUNDS.maxJsonChars);
+    const llm = span(1, '', {
+      'openinference.span.kind': 'LLM',
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.tool_call_id': 'call_0',
+      'input.value': body,
+      'llm.output_messages.0.message.tool_calls.0.tool_call.id': '1',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+    });
+    expect(extractToolCalls([llm]).map(c => c.name)).toEqual(['lookup']);
   });
 });

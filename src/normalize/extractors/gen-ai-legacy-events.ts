@@ -31,7 +31,9 @@ export const genAiLegacyEvents: ToolCallExtractor = {
         const found = toolCallsIn(payload(event.attributes));
         if (event.attributes[LOG_RECORD_ATTRIBUTE] === true)
           for (const call of found) call.signal = 'logs';
-        calls.push(...found);
+        // A loop, not `push(...found)`: past about 120,000 calls (an event's 3.4 MB of JSON) a
+        // spread overflows the stack and the trace failed unscored.
+        for (let c = 0; c < found.length; c++) calls.push(found[c]!);
       } else if (event.name === 'gen_ai.tool.message') {
         seen = true;
         const p = toolMessagePayload(event.attributes);

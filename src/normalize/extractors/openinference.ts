@@ -6,7 +6,7 @@ import {
   parseMaybeJson,
   stringAttribute,
 } from '../attribute-values.js';
-import { toolCallsIn, toolResultsIn } from '../message-tool-calls.js';
+import { appendToolResultsIn, toolCallsIn } from '../message-tool-calls.js';
 import type { ExtractedCall } from '../tool-call.js';
 import { readToolDefinitions } from '../tool-definitions.js';
 import { isLangChainRefusal, refusedToolName } from '../tool-failure.js';
@@ -110,7 +110,9 @@ function llmRequests(a: Attributes, out: ExtractedCall[]): ToolResultSeen[] {
   // `input.value` keeps every block.
   if (blocksFlattened) {
     const request = parseMaybeJson(a['input.value']);
-    if (isRecord(request)) results.push(...toolResultsIn(request.messages));
+    // Appended, not `push(...)` of a list: past about 120,000 results (4 MB of JSON) a spread
+    // overflows the stack and the trace failed unscored.
+    if (isRecord(request)) appendToolResultsIn(request.messages, results);
   }
   for (const call of calls) out.push(call);
   return results;
