@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { counting } from '../../test/helpers/counting-calls.js';
+import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import {
   buildAliasMap,
   canonicalToolName,
@@ -57,10 +59,11 @@ describe('canonicalToolName', () => {
 describe('toolNames cache: names come from traces anyone can send', () => {
   it('holds no long name, and reads it as it reads a short one', () => {
     const before = toolNameCacheChars();
-    const long = `functions.getWeather${'X'.repeat(100_000)}`;
+    // Past the cache's 256 characters, within the bound of what is read (1,024).
+    const long = `functions.getWeather${'X'.repeat(900)}`;
     for (let i = 0; i < 50; i++) toolNames(`${long}${i}`);
     expect(toolNameCacheChars()).toBe(before);
-    expect(toolNames(`${long}7`).folded).toBe(`get_weather_${'x'.repeat(100_000)}7`);
+    expect(toolNames(`${long}7`).folded).toBe(`get_weather_${'x'.repeat(900)}7`);
     expect(canonicalToolName(`functions.getWeather${'X'.repeat(300)}`)).toBe(
       `get_weather_${'x'.repeat(300)}`,
     );
@@ -74,5 +77,38 @@ describe('toolNames cache: names come from traces anyone can send', () => {
     }
     expect(most).toBeGreaterThan(900_000); // it does cache them
     expect(most).toBeLessThanOrEqual(1_000_000);
+  });
+});
+
+describe('a tool name longer than the bound', () => {
+  it('is cut before its regular expressions run, and counted', async () => {
+    // 4 million characters of case changes: each of the ten passes over it replaced 2 million
+    // matches (2.7 s a fold, three folds a call); now they read the first 1,024 characters.
+    const name = `functions.${'aB'.repeat(2_000_000)}`;
+    const before = inputBoundHits.longToolNames;
+    let scanned = 0;
+    let names: ReturnType<typeof toolNames> | undefined;
+    await counting(
+      String.prototype,
+      'replace',
+      function (this: string) {
+        scanned += this.length;
+      },
+      () => (names = toolNames(name)),
+    );
+    const max = INPUT_BOUNDS.maxToolNameChars;
+    expect(names!.stripped).toBe(name.slice('functions.'.length, max));
+    // The 1,014 characters after the namespace: 507 of `aB`.
+    expect(names!.folded).toBe('a_b'.repeat((max - 'functions.'.length) / 2));
+    expect(inputBoundHits.longToolNames - before).toBe(1);
+    // Each pass reads at most the cut (10 passes: about 40 million characters before).
+    expect(scanned).toBeLessThan(20 * max);
+  });
+
+  it('leaves a name within the bound whole', () => {
+    const name = 'x'.repeat(INPUT_BOUNDS.maxToolNameChars);
+    const before = inputBoundHits.longToolNames;
+    expect(toolNames(name).stripped).toBe(name);
+    expect(inputBoundHits.longToolNames).toBe(before);
   });
 });

@@ -28,14 +28,28 @@ export const INPUT_BOUNDS = Object.freeze({
    * cap). Past it, the requests left are kept as requested calls, not paired by name.
    */
   maxPairingSteps: 1_000_000,
+  /**
+   * Characters of a tool name read when it is compared and shown (namespace stripped, folded:
+   * `canonical-tool-name.ts`): a longer name is cut to them first. Real names are at most 64
+   * characters (OpenAI's and Anthropic's cap); folding a name makes about ten regular-expression
+   * passes over it, each about 0.2 µs a character at worst, where parsing JSON is about 400 times
+   * faster: a 4-million-character name took 2.7 s each time it was folded, three times a call.
+   */
+  maxToolNameChars: 1024,
 });
 
 /**
  * How many times each bound of {@link INPUT_BOUNDS} left a value unread in this process: counted
- * where it is checked (`attribute-values.ts`, `pair-requests.ts`), read by `scoreTrace` around its synchronous steps to
+ * where it is checked (`attribute-values.ts`, `pair-requests.ts`, `canonical-tool-name.ts`), read by `scoreTrace` around its synchronous steps to
  * say a trace was read in part (the `input_bounded` diagnostic), and by tests that count work.
  */
-export const inputBoundHits = { longIndexedKeys: 0, longJson: 0, deepJson: 0, pairingSteps: 0 };
+export const inputBoundHits = {
+  longIndexedKeys: 0,
+  longJson: 0,
+  deepJson: 0,
+  pairingSteps: 0,
+  longToolNames: 0,
+};
 
 /** The sum of {@link inputBoundHits}: a caller's difference before and after a step. */
 export function inputBoundHitCount(): number {
@@ -43,6 +57,7 @@ export function inputBoundHitCount(): number {
     inputBoundHits.longIndexedKeys +
     inputBoundHits.longJson +
     inputBoundHits.deepJson +
-    inputBoundHits.pairingSteps
+    inputBoundHits.pairingSteps +
+    inputBoundHits.longToolNames
   );
 }
