@@ -11,6 +11,7 @@ import type {
   SpanKind,
   StatusCode,
 } from './span-digest.js';
+import { resourceText } from './resource-text.js';
 import { serviceNameOf } from './service-name-of.js';
 
 const SPAN_KINDS: Record<string, SpanKind> = {
@@ -92,7 +93,8 @@ export function decodeOtlpJson(
         );
       }
       const scope = field(ss, 'scope', 'instrumentationLibrary');
-      const scopeName = isObject(scope) && typeof scope.name === 'string' ? scope.name : '';
+      const scopeName =
+        isObject(scope) && typeof scope.name === 'string' ? resourceText(scope.name) : '';
       const list = field(ss, 'spans');
       if (list === undefined) return;
       if (!Array.isArray(list)) {
@@ -165,9 +167,10 @@ export function resourceFacts(rs: Record<string, unknown>): {
   }
   return {
     serviceName: serviceNameOf(facts['service.name']),
-    serviceVersion: facts['service.version'] ?? '',
-    deploymentEnvironment:
+    serviceVersion: resourceText(facts['service.version'] ?? ''),
+    deploymentEnvironment: resourceText(
       facts['deployment.environment.name'] ?? facts['deployment.environment'] ?? '',
+    ),
   };
 }
 

@@ -2,6 +2,7 @@ import { SpanscoreError } from '../errors/spanscore-error.js';
 import { DEFAULT_DECODE_LIMITS, tooManyLogRecords, type DecodeLimits } from './decode-limits.js';
 import { decodeAnyValue, decodeAttributes } from './decode-json-attributes.js';
 import { decodeId, decodeNanos, resourceFacts } from './decode-otlp-json.js';
+import { resourceText } from './resource-text.js';
 import { describe, field, isObject } from './json-field.js';
 import { JsonItemReject } from './json-item-reject.js';
 import { logEventCarrier, logRecordDrop, noDrops, type DecodedLogs } from './log-event-carrier.js';
@@ -47,7 +48,8 @@ export function decodeOtlpJsonLogs(
       const sPath = `${rPath}.scopeLogs[${s}]`;
       const scopeLog = objectAt(sl, sPath);
       const scope = field(scopeLog, 'scope');
-      const scopeName = isObject(scope) && typeof scope.name === 'string' ? scope.name : '';
+      const scopeName =
+        isObject(scope) && typeof scope.name === 'string' ? resourceText(scope.name) : '';
       const records = field(scopeLog, 'logRecords', 'log_records');
       if (records === undefined) return;
       arrayAt(records, `${sPath}.logRecords`).forEach((record: unknown, i) => {

@@ -24,6 +24,7 @@ import type {
 } from './span-digest.js';
 import { emptyAttributes, NO_EVENTS } from './span-digest.js';
 import { WireSpanDigest } from './wire-span-digest.js';
+import { resourceText } from './resource-text.js';
 import { serviceNameOf, UNKNOWN_SERVICE } from './service-name-of.js';
 import { WIRE } from '../protobuf/wire-type.js';
 
@@ -119,7 +120,10 @@ export function readExportRequest(
   }
 }
 
-/** The name of an `InstrumentationScope` (field 1) at the reader's position, up to `end`. */
+/**
+ * The name of an `InstrumentationScope` (field 1) at the reader's position, up to `end`, cut at
+ * `MAX_RESOURCE_TEXT_CHARS` (see `resourceText`).
+ */
 export function readScopeName(reader: Reader, end: number): string {
   let name = '';
   while (reader.pos < end) {
@@ -128,7 +132,7 @@ export function readScopeName(reader: Reader, end: number): string {
     else reader.skip(t);
   }
   reader.endsAt(end, 'scope');
-  return name;
+  return resourceText(name);
 }
 
 /**
@@ -208,8 +212,8 @@ export function readResource(reader: Reader, end: number): ResourceFacts {
   reader.endsAt(end, 'resource');
   return {
     serviceName: serviceNameOf(serviceName),
-    serviceVersion,
-    deploymentEnvironment: environment || legacyEnvironment,
+    serviceVersion: resourceText(serviceVersion),
+    deploymentEnvironment: resourceText(environment || legacyEnvironment),
   };
 }
 
