@@ -1,8 +1,8 @@
 import { addsToStoredResults } from '../results/merge-run-results.js';
 import {
-  resultIncrements,
   minuteOf,
   notScoredField,
+  resultIncrementer,
   SESSIONS_FIELD,
 } from '../results/minute-aggregates.js';
 import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
@@ -128,6 +128,7 @@ export function createRedisResultsWriter(
   } = keys;
   const ttl = retention.retentionMs;
   const toolIncrements = toolIncrementer(retention);
+  const resultIncrements = resultIncrementer(retention);
   const count = (minute: number, field: string, by: number): void =>
     counters.count(minute, field, by);
   let lastTrimMs = 0;
@@ -309,7 +310,11 @@ export function createRedisResultsWriter(
     const marks: Array<string | number> = [];
     found.forEach(({ w }, i) => {
       const record = previous[i]!;
-      for (const [minute, field, by] of replacedIncrements(record, toolIncrements))
+      for (const [minute, field, by] of replacedIncrements(
+        record,
+        toolIncrements,
+        resultIncrements,
+      ))
         count(minute, field, by);
       const countedAt = toolsCountedAt(record.results);
       if (countedAt !== undefined)

@@ -3,7 +3,7 @@ import {
   FAILED_FIELD,
   minuteOf,
   notScoredField,
-  resultIncrements,
+  resultIncrementer,
   SESSIONS_FIELD,
   summarizeMinutes,
 } from './minute-aggregates.js';
@@ -112,6 +112,7 @@ export function createMemoryResultsStore(
   const runs = new Map<string, RunEntry>();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
+  const resultIncrements = resultIncrementer(retention);
   const signatures = new FailureSignatureMinutes(retention, {
     keepMs: retention.retentionMs,
     maxHeldChars: MAX_SIGNATURE_CHARS,
@@ -174,7 +175,11 @@ export function createMemoryResultsStore(
    * ring, when `run` replaces them (a rescore).
    */
   const replace = (previous: RunRecord): void => {
-    for (const [minute, field, by] of replacedIncrements(previous, toolIncrements))
+    for (const [minute, field, by] of replacedIncrements(
+      previous,
+      toolIncrements,
+      resultIncrements,
+    ))
       bump(minute, field, by);
     const countedAt = toolsCountedAt(previous.results);
     if (countedAt !== undefined) signatures.count(storedCallOutcomes(previous), countedAt, -1);

@@ -1,4 +1,5 @@
 import type { StoredResult } from './stored-result.js';
+import { boundedNames } from './bounded-names.js';
 import { NestedCache } from './nested-cache.js';
 import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
 
@@ -26,44 +27,70 @@ export function minuteOf(timeUnixMs: number): number {
 /** Where increments go: a field of a minute's counters, and what to add to it. */
 export type AddIncrement = (field: string, by: number) => void;
 
-/**
- * The increments one result adds to its minute, each passed to `add` (no array and no tuple per
- * increment: this runs for every result written).
- */
-export function resultIncrements(r: Omit<StoredResult, 'id'>, add: AddIncrement): void {
-  const key = resultKey;
-  key[0] = r.scorer;
-  key[1] = r.targetKind;
-  key[2] = r.suite;
-  key[3] = r.testCaseId;
-  key[4] = r.serviceName;
-  const f = resultGroups.get(key, resultGroupFields);
-  add(f.n, 1);
-  if (r.status === 'scored') {
-    add(r.label === 'pass' ? f.pass : f.fail, 1);
-    add(f.sum, r.score ?? 0);
-  } else add(r.status === 'skipped' ? f.skip : f.err, 1);
-  if (r.judgeCostUsd) add(f.cost, r.judgeCostUsd);
-  if (!r.agents) return;
-  for (const agent of r.agents) {
-    const k = agentKey;
-    k[0] = r.scorer;
-    k[1] = r.testCaseId;
-    k[2] = r.serviceName;
-    k[3] = agent;
-    const a = agentGroups.get(k, agentGroupFields);
-    add(a.n, 1);
-    if (r.status === 'scored') {
-      add(r.label === 'pass' ? a.pass : a.fail, 1);
-      add(a.sum, r.score ?? 0);
-    } else add(r.status === 'skipped' ? a.skip : a.err, 1);
-    if (r.failingAgents?.includes(agent)) add(a.blame, 1);
-  }
+/** How many names a process keeps apart in the result counters before `other`. */
+export interface ResultNameBounds {
+  /** Evaluated services (`metrics.maxServices`). */
+  maxServices: number;
+  /** Agents per service (`toolHealth.maxToolsPerService`, as the tool counters bound them). */
+  maxToolsPerService: number;
 }
 
-/** The lookup keys {@link resultIncrements} refills (read by the caches, never kept). */
-const resultKey: string[] = ['', '', '', '', ''];
-const agentKey: string[] = ['', '', '', ''];
+/** What {@link resultIncrementer} makes: a result's increments, each passed to `add`. */
+export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) => void;
+
+/**
+ * A function that turns a result into the increments it adds to its minute, each passed to `add`
+ * (no array and no tuple per increment: this runs for every result written). The service and
+ * agent names come from traces, so they are bounded per process as the tool counters bound theirs
+ * (`boundedNames`: the first seen keep their names, the rest count as `other`): services past
+ * `maxServices`, and per service agents past `maxToolsPerService`. Unbounded, each distinct
+ * service added eight fields to its minute and each agent eight more: 400 traces of their own
+ * service and agent made one minute's hash 9.8 MB (3,174 fields), rewritten with every flush, and
+ * a summary of 400 services. A store takes back a replaced pass's counts with its own
+ * incrementer, so that they land where they were counted.
+ */
+export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
+  const services = boundedNames(bounds.maxServices);
+  const agents = boundedNames(bounds.maxToolsPerService);
+  // The field names of each group, made once; the lookup keys are refilled for each result (the
+  // caches read them, never keep them).
+  const resultGroups = new NestedCache<GroupFields>();
+  const agentGroups = new NestedCache<GroupFields>();
+  const resultKey: string[] = ['', '', '', '', ''];
+  const agentKey: string[] = ['', '', '', ''];
+  return (r, add) => {
+    const service = services('', r.serviceName);
+    const key = resultKey;
+    key[0] = r.scorer;
+    key[1] = r.targetKind;
+    key[2] = r.suite;
+    key[3] = r.testCaseId;
+    key[4] = service;
+    const f = resultGroups.get(key, resultGroupFields);
+    add(f.n, 1);
+    if (r.status === 'scored') {
+      add(r.label === 'pass' ? f.pass : f.fail, 1);
+      add(f.sum, r.score ?? 0);
+    } else add(r.status === 'skipped' ? f.skip : f.err, 1);
+    if (r.judgeCostUsd) add(f.cost, r.judgeCostUsd);
+    if (!r.agents) return;
+    for (const agent of r.agents) {
+      const k = agentKey;
+      k[0] = r.scorer;
+      k[1] = r.testCaseId;
+      k[2] = service;
+      k[3] = agents(service, agent);
+      const a = agentGroups.get(k, agentGroupFields);
+      add(a.n, 1);
+      if (r.status === 'scored') {
+        add(r.label === 'pass' ? a.pass : a.fail, 1);
+        add(a.sum, r.score ?? 0);
+      } else add(r.status === 'skipped' ? a.skip : a.err, 1);
+      if (r.failingAgents?.includes(agent)) add(a.blame, 1);
+    }
+  };
+}
+
 const resultGroupFields = (group: readonly string[]): GroupFields => groupFields('r', group);
 const agentGroupFields = (group: readonly string[]): GroupFields => groupFields('a', group);
 
@@ -93,9 +120,6 @@ function groupFields(kind: 'r' | 'a', group: readonly string[]): GroupFields {
     blame: f('blame'),
   };
 }
-
-const resultGroups = new NestedCache<GroupFields>();
-const agentGroups = new NestedCache<GroupFields>();
 
 /** The field counting traces not scored for `reason` (parenthesized details left out). */
 export function notScoredField(reason: string): string {

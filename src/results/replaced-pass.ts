@@ -3,8 +3,8 @@ import {
   FAILED_FIELD,
   minuteOf,
   notScoredField,
-  resultIncrements,
   type AddIncrement,
+  type ResultIncrements,
   SESSIONS_FIELD,
 } from './minute-aggregates.js';
 import { EXPIRED_REASON } from './results-store.js';
@@ -44,11 +44,13 @@ export function toolsCountedAt(
  * among sessions scored. Each `by` is negated. Pure.
  *
  * Limits: a record keeps at most 100 results and 200 tool calls, so a trace with more is taken
- * back in part; tool names are bounded by `toolIncrements` as when counted.
+ * back in part; services, agents and tools are bounded by `resultIncrements` and
+ * `toolIncrements`, the store's own, as when counted.
  */
 export function replacedIncrements(
   record: CountedRecord,
   toolIncrements: (facts: readonly ToolCallFact[], add: AddIncrement) => void,
+  resultIncrements: ResultIncrements,
 ): MinuteIncrement[] {
   const out: MinuteIncrement[] = [];
   for (const r of record.results) {

@@ -8,6 +8,7 @@ import {
 } from '../../normalize/assess-tool-calls.js';
 import { normalizeTrace } from '../../normalize/normalize-trace.js';
 import type { FallbackSchema } from '../../normalize/schema-source.js';
+import { resultIncrementer } from '../../results/minute-aggregates.js';
 import { replacedIncrements } from '../../results/replaced-pass.js';
 import { toolIncrementer } from '../../results/tool-aggregates.js';
 import { runRecordPatch, toStoredResults } from '../../results/to-stored-results.js';
@@ -193,7 +194,11 @@ describe('a schema for every call: through the per-trace loop', () => {
     expect(added).toHaveLength(1);
     const record = { ...runRecordPatch(run, clock, true), results: toStoredResults(run) };
     expect(
-      replacedIncrements(record, increments)
+      replacedIncrements(
+        record,
+        increments,
+        resultIncrementer({ maxServices: 10, maxToolsPerService: 10 }),
+      )
         .map(([, field, by]): [string, number] => [field, by])
         .filter(learnedField),
     ).toEqual([[added[0]![0], -1]]);
