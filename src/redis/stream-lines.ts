@@ -17,12 +17,18 @@ export interface StreamLine {
   lines: readonly string[];
 }
 
+/** A cursor of this store: an entry id (`<ms>` or `<ms>-<seq>`), and `.<index>` after it. */
+const STREAM_CURSOR = /^\d+(-\d+)?(\.\d+)?$/;
+
 /**
  * The lines of one of the results store's streams (an entry per write, its lines in field `r`),
  * newest first, read `SCAN_BATCH` entries per round trip down to `oldestUnixMs`. `cursor`
  * (`<entryId>.<index>`) starts with that entry's lines before `index`, then older entries; a bare
  * entry id (the layout before) with the entries older than it. Without a cursor, from `toUnixMs`
  * (plus the write slack) or the newest entry. The caller stops reading when its page is full.
+ * A cursor that names no place in a stream (the memory store's `<time>:<id>`, which the API
+ * takes for either store, or `0-0`, before any entry) yields nothing: sent to Redis, each was an
+ * id it refuses, and the API's answer a 500.
  */
 export async function* newestStreamLines(
   redis: RedisClient,
@@ -30,6 +36,7 @@ export async function* newestStreamLines(
   from: { cursor?: string | undefined; toUnixMs?: number | undefined; oldestUnixMs: number },
 ): AsyncGenerator<StreamLine> {
   const { cursor } = from;
+  if (cursor !== undefined && (!STREAM_CURSOR.test(cursor) || /^0+-0+$/.test(cursor))) return;
   const at = cursor?.lastIndexOf('.') ?? -1;
   const startEntry = at > 0 ? cursor!.slice(0, at) : undefined;
   const before = startEntry !== undefined ? Number(cursor!.slice(at + 1)) : Infinity;
