@@ -5,6 +5,7 @@ import type { Handoff } from './handoff.js';
 import { HandoffsByTarget } from './handoffs-by-target.js';
 import { isRecord, parseMaybeJson } from './attribute-values.js';
 import { FewKeyMap } from './few-key-map.js';
+import { cutName } from './input-bounds.js';
 import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -60,7 +61,8 @@ export function attributeAgents(
       call.agent = agentBySpan.get(owner);
       active?.set(owner, true);
     }
-    const to = handoffTarget(call, names);
+    const target = handoffTarget(call, names);
+    const to = target === undefined ? undefined : cutName(target);
     if (to === undefined) {
       toolSequence?.push(call);
       continue;
@@ -145,7 +147,7 @@ export function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | 
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i]!;
     const name = agentSpanName(span, children);
-    if (name !== undefined) (out ??= new Map()).set(span.spanId, name);
+    if (name !== undefined) (out ??= new Map()).set(span.spanId, cutName(name));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { counting } from '../../test/helpers/counting-calls.js';
+import { teamTrace } from '../../test/helpers/trace-builder.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import {
   buildAliasMap,
@@ -85,7 +86,7 @@ describe('a tool name longer than the bound', () => {
     // 4 million characters of case changes: each of the ten passes over it replaced 2 million
     // matches (2.7 s a fold, three folds a call); now they read the first 1,024 characters.
     const name = `functions.${'aB'.repeat(2_000_000)}`;
-    const before = inputBoundHits.longToolNames;
+    const before = inputBoundHits.longNames;
     let scanned = 0;
     let names: ReturnType<typeof toolNames> | undefined;
     await counting(
@@ -96,19 +97,38 @@ describe('a tool name longer than the bound', () => {
       },
       () => (names = toolNames(name)),
     );
-    const max = INPUT_BOUNDS.maxToolNameChars;
+    const max = INPUT_BOUNDS.maxNameChars;
     expect(names!.stripped).toBe(name.slice('functions.'.length, max));
     // The 1,014 characters after the namespace: 507 of `aB`.
     expect(names!.folded).toBe('a_b'.repeat((max - 'functions.'.length) / 2));
-    expect(inputBoundHits.longToolNames - before).toBe(1);
+    expect(inputBoundHits.longNames - before).toBe(1);
     // Each pass reads at most the cut (10 passes: about 40 million characters before).
     expect(scanned).toBeLessThan(20 * max);
   });
 
   it('leaves a name within the bound whole', () => {
-    const name = 'x'.repeat(INPUT_BOUNDS.maxToolNameChars);
-    const before = inputBoundHits.longToolNames;
+    const name = 'x'.repeat(INPUT_BOUNDS.maxNameChars);
+    const before = inputBoundHits.longNames;
     expect(toolNames(name).stripped).toBe(name);
-    expect(inputBoundHits.longToolNames).toBe(before);
+    expect(inputBoundHits.longNames).toBe(before);
+  });
+});
+
+describe('names kept by a normalized trace', () => {
+  it('are cut at the bound, tools and agents alike, each cut counted', () => {
+    // A tool and an agent named by 100,000 characters each: every result, run record and
+    // counter of the trace stores its names (one 4 MB tool name stored 75 MB in Redis).
+    const max = INPUT_BOUNDS.maxNameChars;
+    const tool = `t${'x'.repeat(100_000)}`;
+    const agent = `a${'y'.repeat(100_000)}`;
+    const before = inputBoundHits.longNames;
+    const trace = teamTrace([{ agent, calls: [tool] }]);
+    expect(trace.toolSequence.map(c => [c.rawName, c.name])).toEqual([
+      [tool.slice(0, max), tool.slice(0, max)],
+    ]);
+    expect(trace.toolSequence[0]!.agent).toBe(agent.slice(0, max));
+    expect(trace.agents.map(a => a.agent)).toEqual([agent.slice(0, max)]);
+    // The tool's name and the agent's, once each.
+    expect(inputBoundHits.longNames - before).toBe(2);
   });
 });

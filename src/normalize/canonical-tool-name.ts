@@ -1,4 +1,4 @@
-import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
+import { cutName } from './input-bounds.js';
 
 /**
  * Tool-name normalization. Two steps, kept apart because `tools_used` shows the first and compares
@@ -47,16 +47,13 @@ let cachedChars = 0;
  * Tool names repeat across every trace; a bounded cache keeps the regexes off the hot path. The
  * cache is bounded in names ({@link CACHE_LIMIT}) and characters ({@link MAX_CACHED_CHARS}), and
  * holds no name over {@link MAX_CACHED_NAME_CHARS}: such a name costs its regexes each time, in
- * time linear in its length, at most `INPUT_BOUNDS.maxToolNameChars`: a longer name is cut to
- * that many characters before it is stripped and folded (both forms are of the cut), counted in
- * `inputBoundHits.longToolNames` (the run's `input_bounded` diagnostic).
+ * time linear in its length, at most `INPUT_BOUNDS.maxNameChars`: a longer name is cut to that
+ * many characters before it is stripped and folded (`cutName`: both forms are of the cut).
  */
 export function toolNames(name: string): { readonly stripped: string; readonly folded: string } {
   let entry = cache.get(name);
   if (entry === undefined) {
-    const max = INPUT_BOUNDS.maxToolNameChars;
-    if (name.length > max) inputBoundHits.longToolNames++;
-    const stripped = strip(name.length > max ? name.slice(0, max) : name);
+    const stripped = strip(cutName(name));
     entry = { stripped, folded: foldName(stripped) };
     if (name.length > MAX_CACHED_NAME_CHARS) return entry;
     const chars = name.length + stripped.length + entry.folded.length;

@@ -29,18 +29,20 @@ export const INPUT_BOUNDS = Object.freeze({
    */
   maxPairingSteps: 1_000_000,
   /**
-   * Characters of a tool name read when it is compared and shown (namespace stripped, folded:
-   * `canonical-tool-name.ts`): a longer name is cut to them first. Real names are at most 64
-   * characters (OpenAI's and Anthropic's cap); folding a name makes about ten regular-expression
-   * passes over it, each about 0.2 µs a character at worst, where parsing JSON is about 400 times
-   * faster: a 4-million-character name took 2.7 s each time it was folded, three times a call.
+   * Characters kept of a tool's or an agent's name: a longer name is cut to them first, before it
+   * is compared, stored or shown (`cutName`). Real names are at most 64 characters (OpenAI's and
+   * Anthropic's cap); folding a tool name makes about ten regular-expression passes over it, each
+   * about 0.2 µs a character at worst, where parsing JSON is about 400 times faster (a
+   * 4-million-character name took 2.7 s each time it was folded, three times a call), and every
+   * result, run record and per-minute counter of a trace stores its names (one 4 MB tool name
+   * stored 75 MB in Redis).
    */
-  maxToolNameChars: 1024,
+  maxNameChars: 1024,
 });
 
 /**
  * How many times each bound of {@link INPUT_BOUNDS} left a value unread in this process: counted
- * where it is checked (`attribute-values.ts`, `pair-requests.ts`, `canonical-tool-name.ts`), read by `scoreTrace` around its synchronous steps to
+ * where it is checked (`attribute-values.ts`, `pair-requests.ts`, `cutName`), read by `scoreTrace` around its synchronous steps to
  * say a trace was read in part (the `input_bounded` diagnostic), and by tests that count work.
  */
 export const inputBoundHits = {
@@ -48,7 +50,7 @@ export const inputBoundHits = {
   longJson: 0,
   deepJson: 0,
   pairingSteps: 0,
-  longToolNames: 0,
+  longNames: 0,
 };
 
 /** The sum of {@link inputBoundHits}: a caller's difference before and after a step. */
@@ -58,6 +60,17 @@ export function inputBoundHitCount(): number {
     inputBoundHits.longJson +
     inputBoundHits.deepJson +
     inputBoundHits.pairingSteps +
-    inputBoundHits.longToolNames
+    inputBoundHits.longNames
   );
+}
+
+/**
+ * A tool's or an agent's name as the pipeline keeps it: at most `INPUT_BOUNDS.maxNameChars`
+ * characters, a longer one cut (counted in `inputBoundHits.longNames`, the run's `input_bounded`
+ * diagnostic).
+ */
+export function cutName(name: string): string {
+  if (name.length <= INPUT_BOUNDS.maxNameChars) return name;
+  inputBoundHits.longNames++;
+  return name.slice(0, INPUT_BOUNDS.maxNameChars);
 }

@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { toolNames } from './canonical-tool-name.js';
+import { cutName } from './input-bounds.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
 /**
@@ -16,11 +17,13 @@ export function toToolCall(
   aliases: ReadonlyMap<string, string> | undefined,
   start: bigint,
 ): ToolCall {
-  const { stripped, folded } = toolNames(c.rawName);
+  // Cut once here: every result, record and counter of the trace keeps its names.
+  const rawName = cutName(c.rawName);
+  const { stripped, folded } = toolNames(rawName);
   const status = c.refused ? 'error' : (c.status ?? 'ok');
   return {
     name: stripped,
-    rawName: c.rawName,
+    rawName,
     canonicalName: aliases?.get(folded) ?? folded,
     callId: c.callId,
     arguments: c.arguments,
