@@ -294,7 +294,7 @@ describe('findOfferedTool', () => {
     }
   });
 
-  it("reads each offered name a bounded number of times, however many calls look it up", () => {
+  it('reads each offered name a bounded number of times, however many calls look it up', () => {
     // A model span offering 2,000 tools and requesting 1,000 calls of a tool it was not offered:
     // every lookup compared, then folded, every offered name (4 million reads; 20,000 names past
     // the name cache folded 20 million names, 59 s).
