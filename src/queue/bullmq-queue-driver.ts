@@ -17,12 +17,15 @@ import {
   type SessionByteBounds,
   type SessionJobTiming,
   type SessionQueue,
+  type SessionTurnAdded,
   sessionStoreBounds,
 } from './session-queue.js';
 import { RedisSessionStore } from '../redis/redis-session-store.js';
 import { sessionPolicy } from './session-policy.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
-import type { DriverEvents, QueueDriver } from './queue-driver.js';
+import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
+import { classifyFailure } from './classify-failure.js';
+import type { SpanDigest } from '../ingest/span-digest.js';
 import {
   createRedisConnection,
   describeRedisError,
@@ -91,6 +94,50 @@ export function createBullmqQueueDriver(
   let sessionQueue: SessionQueue | undefined;
   // Sessions refused at sessions.maxBytes: said at most once a minute.
   const refusedLog = rateLimitedLog(line => events.log(line));
+  /**
+   * A turn refused at sessions.maxBytes: counted and said, and its pass alone (the part it would
+   * have opened, as the memory driver scores it), to run with the trace's delivery. A failure
+   * worth retrying (an export) rejects, to retry the trace job, whose retry is refused as the
+   * same part again and scores it again, replacing its record; any other is said in the log, as
+   * a session job's is, not taken for a failure of the trace, whose own results are stored.
+   */
+  const refused = (
+    scorer: TraceScorer,
+    sessionId: string,
+    traceId: string,
+    spans: readonly SpanDigest[],
+    alone: SessionTurnAdded['alone'],
+  ): (() => Promise<void>) | undefined => {
+    // Refused before (a retried trace job): counted and said then.
+    if (!alone?.again) events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
+    const id = JSON.stringify(sessionId);
+    const full = `the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes})`;
+    if (!alone) {
+      refusedLog(
+        'session-refused-moved',
+        () =>
+          `spanscore: session ${id} not held and trace ${traceId} not scored with it: ${full}, and the session moved on each time the turn was added (spanscore_sessions_refused_total)`,
+      );
+      return undefined;
+    }
+    const { pass, marked } = alone;
+    if (!alone.again)
+      refusedLog(marked ? 'session-refused' : 'session-refused-unmarked', () =>
+        marked
+          ? `spanscore: session ${id} not held (trace ${traceId} scored alone, as part ${pass.part}): ${full}; sessions already held go on (spanscore_sessions_refused_total)`
+          : `spanscore: session ${id} not held (trace ${traceId} scored alone, as part ${pass.part}): ${full}, and the marks of refused parts at their bound (1/16 of it): part ${pass.part} is not marked closed, so a later turn may open it again and its pass replace this one (spanscore_sessions_refused_total)`,
+      );
+    return async () => {
+      try {
+        await scorer.scoreSession(sessionId, [{ traceId, spans }], pass);
+      } catch (error) {
+        if (classifyFailure(error).action !== 'fail') throw error;
+        events.log(
+          `spanscore: session ${id} (part ${pass.part}, trace ${traceId} scored alone) failed: ${(error as Error).message}`,
+        );
+      }
+    };
+  };
   if (role.receiver) {
     traceSink = createBullmqTraceSink({
       ...shared,
@@ -193,21 +240,18 @@ export function createBullmqQueueDriver(
               judges: judgeQueue !== undefined,
               assemblesSessions: sessions !== undefined,
             });
-            if (
-              sessions &&
-              next?.turn &&
-              (await sessions.add(next.turn, next.spans)) === 'refused'
-            ) {
-              const { sessionId } = next.turn;
-              events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
-              refusedLog(
-                'session-refused',
-                () =>
-                  `spanscore: session ${JSON.stringify(sessionId)} not held (trace ${traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (${config.sessions.maxBytes}); sessions already held go on (spanscore_sessions_refused_total)`,
-              );
-            }
+            const added =
+              sessions && next?.turn ? await sessions.add(next.turn, next.spans) : undefined;
+            const alone =
+              added?.outcome === 'refused' && next?.turn
+                ? refused(scorer, next.turn.sessionId, traceId, next.spans, added.alone)
+                : undefined;
             return async () => {
-              await deliver();
+              // The trace's delivery and its pass alone (if refused) each run whatever the other
+              // does; a failure of either retries the trace job.
+              const sent = await Promise.allSettled([deliver(), alone?.()]);
+              const failed = sent.find(s => s.status === 'rejected');
+              if (failed) throw failed.reason;
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
             };
           },

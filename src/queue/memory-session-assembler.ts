@@ -11,6 +11,7 @@ import {
   type SessionTurnInput,
 } from './session-policy.js';
 import { sessionPartCut } from './session-part-cut.js';
+import { sessionRefusedCut } from './session-refused-cut.js';
 import { sessionTurnBytes } from './session-turn-bytes.js';
 
 /** Options of {@link createMemorySessionAssembler}. */
@@ -297,10 +298,7 @@ export function createMemorySessionAssembler(
     spans: readonly SpanDigest[],
     { part, continues, testCaseId }: Omit<SessionPass, 'cut'>,
   ): void => {
-    const cut: SessionCut = {
-      code: 'max_bytes',
-      reason: `not held: sessions.maxBytes (${options.maxBytes} bytes) were full of sessions waiting to be scored when this turn came; scored alone`,
-    };
+    const cut = sessionRefusedCut(options.maxBytes);
     remember(turn.sessionId, part, 'max_bytes', testCaseId);
     void run(turn.sessionId, [{ traceId: turn.traceId, spans }], {
       part,

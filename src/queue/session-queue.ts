@@ -12,6 +12,7 @@ import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
+import { sessionRefusedCut } from './session-refused-cut.js';
 import type { SessionPass, SessionPolicy, SessionTurnInput } from './session-policy.js';
 
 /**
@@ -80,6 +81,20 @@ export interface SessionQueueOptions {
   now?: () => number;
 }
 
+/** What adding a turn to its session did, as the trace worker acts on it. */
+export interface SessionTurnAdded {
+  outcome: AddedSessionTurn['outcome'];
+  /**
+   * With `refused`: the pass the turn is to be scored alone as, at once (the part it would have
+   * opened, cut `max_bytes` as `sessionRefusedCut` says, what it continues, the session's test
+   * case id), as the memory driver scores such a turn; `marked` false when the part is not on
+   * record as closed (the marks' bytes were full); `again`: the turn was refused before (a
+   * retried trace job), already counted. `undefined` when no part is known (the session moved on
+   * each time the turn was added: see `AddedSessionTurn.refused`).
+   */
+  alone?: { pass: SessionPass; marked: boolean; again: boolean } | undefined;
+}
+
 /** The producer side of the session queue: what a trace worker calls for each scored trace. */
 export interface SessionQueue {
   /**
@@ -87,11 +102,12 @@ export interface SessionQueue {
    * this trace (within the part's `maxAgeMs`), at once when it ends the session or its part is
    * cut; a part this trace closed is scored at once too. Resolves `no_session` when an untagged
    * trace had no session to join, `refused` when it would have opened a session or part and the
-   * bytes in all (`sessions.maxBytes`) are full (neither is held). Rejects when Redis does, for
-   * the trace job to be retried: nothing is lost between the steps (a turn added again replaces
-   * itself).
+   * bytes in all (`sessions.maxBytes`) are full (neither is held; `alone`: the pass the caller
+   * scores it alone as). Rejects when Redis does, for the trace job to be retried: nothing is
+   * lost between the steps (a turn added again replaces itself; a refused one is refused as the
+   * same part again, never added to a later one).
    */
-  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<AddedSessionTurn['outcome']>;
+  add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<SessionTurnAdded>;
   readonly queue: Queue<SessionJobData>;
   close(): Promise<void>;
 }
@@ -142,7 +158,18 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
       });
       if (added.closed) await schedule(turn.sessionId, added.closed.part, 0);
       if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
-      return added.outcome;
+      const refused = added.outcome === 'refused' ? added.refused : undefined;
+      if (!refused) return { outcome: added.outcome };
+      const pass: SessionPass = {
+        part: added.part,
+        cut: sessionRefusedCut(options.bytes.maxBytes, refused.marked),
+        continues: refused.continues,
+        testCaseId: refused.testCaseId,
+      };
+      return {
+        outcome: added.outcome,
+        alone: { pass, marked: refused.marked, again: refused.again },
+      };
     },
     close: () => queue.close(),
   };

@@ -7,12 +7,11 @@ import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
 import type { RedisClient } from './redis-connection.js';
 import {
-  markMember,
-  parsePartMember,
-  partMember,
-  sessionKeys,
-  sessionTotalKeys,
-} from './session-keys.js';
+  markRefusedSessionPart,
+  type MarkRefusedCommands,
+  type SessionRefusal,
+} from './mark-refused-session-part.js';
+import { parsePartMember, partMember, sessionKeys, sessionTotalKeys } from './session-keys.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 const TRACE_FIELD = 't:';
@@ -41,9 +40,18 @@ export interface AddedSessionTurn {
    * `added` to `part`; `no_session`: an untagged turn found no session to join (nothing held);
    * `refused`: the turn would have opened `part` and the bytes in all (`sessions.maxBytes`) are
    * full (its turns not held: the part is marked closed, cut `max_bytes`, so that the session's
-   * next turn opens the part after it, which continues it; see `refuse-session-part`).
+   * next turn opens the part after it, which continues it; see `refuse-session-part`), or the
+   * turn was refused so before (a retried trace job): see `refused`.
    */
   outcome: 'added' | 'no_session' | 'refused';
+  /**
+   * With `refused`: what the part the turn would have opened is scored alone as (`part`), the
+   * cut it continues (part n \> 1) and the session's test case id; `marked` false when the marks'
+   * bytes were full, so the part is not on record as closed; `again` when the turn was refused
+   * (and marked) before this call. `undefined` when the session moved on each time the turn was
+   * added (three tries): no part is known.
+   */
+  refused?: SessionRefusal | undefined;
   part: number;
   /** Turns the part holds now. */
   traces: number;
@@ -85,15 +93,10 @@ type Reply = [
   string,
 ];
 
-interface SessionCommands {
+interface SessionCommands extends MarkRefusedCommands {
   spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<Reply>;
   spanscoreReleaseSessionPart(key: string, turns: string): Promise<number>;
-  spanscoreSessionBytes(...args: string[]): Promise<[number, number]>;
-  spanscoreRefuseSessionPart(key: string, ...args: string[]): Promise<number>;
 }
-
-/** What the mark of a refused part costs beyond its id (three times: key, member, expiry) and test case id. */
-const MARK_BYTES = 128;
 
 /**
  * The BullMQ driver's sessions in Redis (the layout: `session-keys.ts`). A session is held in
@@ -106,8 +109,10 @@ const MARK_BYTES = 128;
  * bounded by `maxSessionBytes`). Adding a turn is one script on the session's slot, and one on
  * the total's; opening a part, one more of each (admission). A part admission refused is marked
  * closed (cut `max_bytes`, no turns) for as long as a part lives, so that the session's next turn
- * opens the part after it, which says what it continues: the marks hold at most 1/16 of
- * `maxBytes` (64 KiB at least) in all; past that a refused part is not marked.
+ * opens the part after it, which says what it continues, and the refused turn is kept on part
+ * 1's hash by id, so that adding it again (a retried trace job) is refused as that part again: the
+ * marks hold at most 1/16 of `maxBytes` (64 KiB at least) in all; past that a refused part is not
+ * marked (`markRefusedSessionPart`).
  */
 export class RedisSessionStore {
   private readonly commands: RedisClient & SessionCommands;
@@ -164,7 +169,7 @@ export class RedisSessionStore {
       reserved = undefined;
     };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [outcome, part, traces, first, added, cut, closedPart, closedCut, , taken, ended] =
+      const [outcome, part, traces, first, added, cut, closedPart, closedCut, cont, taken, ended] =
         await this.commands.spanscoreAddSessionTrace(
           key,
           `${TRACE_FIELD}${traceId}`,
@@ -188,6 +193,13 @@ export class RedisSessionStore {
       }
       const none = { part, traces: 0, firstAtMs: 0, delayMs: 0, cut: undefined, closed };
       if (outcome === 'no_session') return { outcome, ...none, totalBytes };
+      if (outcome === 'refused')
+        return {
+          outcome,
+          ...none,
+          totalBytes,
+          refused: await this.refusal(key, part, cont, turn, 'again'),
+        };
       if (outcome === 'admit') {
         await giveBack();
         // Opening: the part is new (age 0) and cut at once when this turn alone fills it.
@@ -207,12 +219,18 @@ export class RedisSessionStore {
         );
         totalBytes = total;
         if (ok !== 1) {
+          const mark = await markRefusedSessionPart(
+            this.commands,
+            this.prefix,
+            this.totals,
+            b,
+            { sessionId, traceId, part, before: closedCut, testCaseId: turn.testCaseId },
+            nowMs,
+          );
           // Another turn opened the part meanwhile: this one joins it.
-          if (
-            (await this.markRefused(sessionId, part, closedCut, turn.testCaseId, nowMs)) === 'raced'
-          )
-            continue;
-          return { outcome: 'refused', ...none, totalBytes };
+          if (mark === 'raced') continue;
+          const refused = await this.refusal(key, part, closedCut, turn, mark);
+          return { outcome: 'refused', ...none, totalBytes, refused };
         }
         reserved = { part, bytes: size };
         continue;
@@ -370,42 +388,21 @@ export class RedisSessionStore {
     return (await Promise.all(parts)).filter(s => s !== undefined);
   }
 
-  /**
-   * Marks `part`, which admission refused, closed (see `refuse-session-part`), within the marks'
-   * bytes; `raced` when the part was opened (or the session moved on) since: nothing is marked.
-   */
-  private async markRefused(
-    sessionId: string,
+  /** A refused turn's part: what it continues (part n \> 1), its test case id as `read` gives it. */
+  private async refusal(
+    base: string,
     part: number,
-    before: string,
-    testCaseId: string | undefined,
-    nowMs: number,
-  ): Promise<'marked' | 'raced' | 'full'> {
-    const bytes =
-      MARK_BYTES + 3 * Buffer.byteLength(sessionId) + Buffer.byteLength(testCaseId ?? '');
-    const mark = (delta: number, expiresAtMs: string) =>
-      this.commands.spanscoreSessionBytes(
-        ...this.totals,
-        'mark',
-        String(nowMs),
-        markMember(sessionId, part),
-        String(delta),
-        expiresAtMs,
-        '',
-        String(Math.max(65_536, Math.floor(this.bounds.maxBytes / 16))),
-      );
-    if ((await mark(bytes, String(nowMs + this.bounds.lifeMs)))[0] !== 1) return 'full';
-    const marked = await this.commands.spanscoreRefuseSessionPart(
-      sessionKeys(this.prefix, sessionId).base,
-      String(part),
-      String(nowMs),
-      String(this.bounds.lifeMs),
-      testCaseId ?? '',
-      before,
-    );
-    if (marked === 1) return 'marked';
-    await mark(-bytes, '');
-    return 'raced';
+    continues: string,
+    { testCaseId }: { testCaseId?: string | undefined },
+    mark: 'marked' | 'full' | 'again',
+  ): Promise<SessionRefusal> {
+    const kept = part === 1 ? undefined : await this.commands.hget(base, 'tc');
+    return {
+      continues: part > 1 ? (storedCut(continues) ?? 'max_age') : undefined,
+      testCaseId: kept ?? testCaseId,
+      marked: mark !== 'full',
+      again: mark === 'again',
+    };
   }
 
   /** The bytes all sessions hold now, as counted (expired parts taken out first). */

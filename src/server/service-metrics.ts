@@ -119,7 +119,7 @@ export function createServiceMetrics(
     }),
     sessionsRefused: new Counter({
       name: 'spanscore_sessions_refused_total',
-      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); the turn that would open one is scored alone (memory driver: as its own part)",
+      help: "Sessions (or a session's next part) not held because a bound refused them, by reason (max_bytes: the bytes all sessions hold reached sessions.maxBytes); the turn that would open one is scored alone, as the part it would have opened",
       labelNames: ['reason'],
       registers,
     }),

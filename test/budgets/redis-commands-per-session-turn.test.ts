@@ -76,7 +76,7 @@ describe('bullmq driver: Redis commands per session turn', () => {
     for (let s = 0; s < SESSIONS; s++)
       for (let t = 0; t < TURNS; t++) {
         const id = traceId(n++);
-        const outcome = await sessions.add(
+        const { outcome } = await sessions.add(
           { sessionId: `conv-${s}`, traceId: id, ends: false, tagged: true },
           childSpans(n, ['root', 'tool', 'tool']),
         );
@@ -87,7 +87,7 @@ describe('bullmq driver: Redis commands per session turn', () => {
 
     const beforeUntagged = await commandCalls(probe);
     for (let s = 0; s < SESSIONS; s++) {
-      const outcome = await sessions.add(
+      const { outcome } = await sessions.add(
         { sessionId: `other-${s}`, traceId: traceId(n++), ends: false, tagged: false },
         childSpans(n, ['root']),
       );

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/config-schema.js';
-import { startService } from '../../src/server/start-service.js';
+import { startService, type ServiceHooks } from '../../src/server/start-service.js';
 import { otlpRequest, type SpanInput } from './otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix } from './redis.js';
 
@@ -26,13 +26,15 @@ export interface LiveService {
  * `serve` (receiver and workers in one process) on a loopback port of its own, with the test's
  * `overrides` over a test's usual settings (`assembly.settleMs` 100), on the `driver` given: with
  * bullmq, on the machine's Redis under a fresh prefix. Whatever it starts is stopped by the
- * closers it pushes to `closers` (the caller runs them after each test, last first).
+ * closers it pushes to `closers` (the caller runs them after each test, last first). `exporter`
+ * stands in for the evaluation-span exporter.
  */
 export async function startLiveService(
   driver: 'memory' | 'bullmq',
   overrides: Record<string, unknown>,
   closers: Array<() => Promise<unknown>>,
   before?: (prefix: string) => Promise<void>,
+  exporter?: ServiceHooks['exporter'],
 ): Promise<LiveService> {
   const prefix = testPrefix();
   const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
@@ -53,7 +55,7 @@ export async function startLiveService(
   const service = await startService(
     config,
     { receiver: true, workers: true },
-    { log: line => lines.push(line) },
+    { log: line => lines.push(line), ...(exporter && { exporter }) },
   );
   closers.push(() => service.close());
   const origin = new URL(service.url!).origin;

@@ -205,8 +205,9 @@ describe('RedisSessionStore on a real Redis', () => {
     // Parts expire a life (5 s) after their first turn: the next call takes their bytes out.
     clock.now = 6_001;
     expect(await sessions.totalBytes()).toBe(0);
-    expect((await sessions.add('c', traceId(3), spans(3), 6_001, tagged)).outcome).toBe('added');
-    expect(await sessions.totalBytes()).toBe(sizeOf(spans(3)));
+    // Its next turn is held (the refused one stays refused, as the part it was scored alone as).
+    expect((await sessions.add('c', traceId(5), spans(5), 6_001, tagged)).outcome).toBe('added');
+    expect(await sessions.totalBytes()).toBe(sizeOf(spans(5)));
   });
 
   it('marks a part admission refused: the next turn opens the part after it, continuing max_bytes, never a part 1 without the refused turn', async () => {
@@ -235,6 +236,41 @@ describe('RedisSessionStore on a real Redis', () => {
     expect(Number(await probe.get('p:sessions:{sessions}:marks'))).toBeGreaterThan(0);
   });
 
+  it('says what a refused turn is scored alone as; adding it again (a retried job) is refused as that part again, never added to a later one', async () => {
+    const { sessions, probe } = await store({ maxBytes: 1 });
+    const marks = async () => Number(await probe.get('p:sessions:{sessions}:marks'));
+    const first = await sessions.add('c', traceId(1), spans(1), 1_000, {
+      ...tagged,
+      testCaseId: 'conv',
+    });
+    expect(first).toMatchObject({
+      outcome: 'refused',
+      part: 1,
+      refused: { continues: undefined, testCaseId: 'conv', marked: true, again: false },
+    });
+    // The next turn, untagged, would open part 2: refused too, continuing part 1's max_bytes.
+    const second = await sessions.add('c', traceId(2), spans(2), 2_000, untagged);
+    expect(second).toMatchObject({
+      outcome: 'refused',
+      part: 2,
+      refused: { continues: 'max_bytes', testCaseId: 'conv', marked: true, again: false },
+    });
+    const marked = await marks();
+    // Each added again, after the session moved on: refused as its own part again, nothing marked.
+    for (const [t, part] of [
+      [1, 1],
+      [2, 2],
+    ] as const)
+      expect(await sessions.add('c', traceId(t), spans(t), 3_000, untagged)).toMatchObject({
+        outcome: 'refused',
+        part,
+        refused: { marked: true, again: true },
+      });
+    expect(await marks()).toBe(marked);
+    expect(await probe.hget(sessionKeys('p', 'c').base, 'part')).toBe('2');
+    expect(await sessions.totalBytes()).toBe(0);
+  });
+
   it('marks refused parts within 1/16 of maxBytes: past it a refused part is not marked', async () => {
     const { sessions, probe } = await store({ maxBytes: 65_536 * 16 });
     const huge = childSpans(1, ['root', ...Array.from({ length: 12 }, () => 'tool')]);
@@ -246,6 +282,13 @@ describe('RedisSessionStore on a real Redis', () => {
     expect(Number(await probe.get('p:sessions:{sessions}:marks'))).toBeLessThanOrEqual(65_536);
     expect(await probe.exists(sessionKeys('p', id(0)).base)).toBe(1);
     expect(await probe.exists(sessionKeys('p', id(199)).base)).toBe(0);
+    // Not marked, still scored alone: its part says so.
+    expect((await sessions.add(id(199), traceId(199), huge, 1_000, tagged)).refused).toEqual({
+      continues: undefined,
+      testCaseId: undefined,
+      marked: false,
+      again: false,
+    });
   });
 
   it('reads a part’s turns in the order they came, which a pass keeps between turns that started at the same time', async () => {

@@ -19,8 +19,9 @@ import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/ses
  * Sessions on the bullmq driver through a live service on a real Redis: a session held past
  * `sessions.maxAgeMs` is scored with every turn it had, and cut; a session cut at a bound keeps
  * its pass and a later turn opens the next part; a full `sessions.maxBytes` refuses new sessions
- * (counted and logged); a session the previous release wrote is scored. Every pass is read from
- * the results file, which keeps them all.
+ * (the turn scored alone as the part it would have opened, counted and logged); a session the
+ * previous release wrote is scored. Every pass is read from the results file, which keeps them
+ * all.
  */
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -138,7 +139,7 @@ describe('sessions on Redis (bullmq driver)', () => {
     expect(lines.filter(l => l.includes('not added'))).toEqual([]);
   }, 30_000);
 
-  it('refuses new sessions when sessions.maxBytes is full: the turn is scored alone, counted and logged', async () => {
+  it('refuses new sessions when sessions.maxBytes is full: the turn is scored alone as part 1, counted and logged', async () => {
     const { send, passes, lines, metrics, redis, prefix } = await start({
       'sessions.maxBytes': 1,
       'sessions.idleMs': 300,
@@ -154,10 +155,20 @@ describe('sessions on Redis (bullmq driver)', () => {
       10_000,
     );
     expect(lines.filter(l => l.includes('session "conv-full" not held'))).toEqual([
-      `spanscore: session "conv-full" not held (trace ${first.traceId} scored alone): the bytes all sessions hold are at sessions.maxBytes (1); sessions already held go on (spanscore_sessions_refused_total)`,
+      `spanscore: session "conv-full" not held (trace ${first.traceId} scored alone, as part 1): the bytes all sessions hold are at sessions.maxBytes (1); sessions already held go on (spanscore_sessions_refused_total)`,
     ]);
+    await waitFor(() => passes().length === 1, 'the turn scored alone', 10_000);
     await sleep(600);
-    expect(passes()).toEqual([]);
+    expect(passes()).toEqual([
+      {
+        id: 'conv-full',
+        turns: [first.traceId],
+        cut: 'max_bytes',
+        cutReason:
+          'not held: the sessions held filled sessions.maxBytes (1 bytes) when this turn came: scored alone, as this part of its session; a later turn opens its next part',
+        testCaseId: 'refund',
+      },
+    ]);
     // No turn held: the part is marked closed, for the session's next turn to continue it.
     const held = await redis.commands.hgetall(`${prefix}:session:{conv-full}`);
     expect(Object.keys(held).filter(f => f.startsWith('t:'))).toEqual([]);

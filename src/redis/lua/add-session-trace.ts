@@ -26,7 +26,10 @@
  * Returns, in order: outcome, part, turns, first ms, bytes added to part, cut, closed part, its
  * cut, continues, bytes taken over, and '1' when the part is ended ('' when not). Outcomes:
  * `added` (to `part`, which now holds `turns`; `cut`: its cut, '' if none), `no_session` (an
- * untagged turn and no session: one `HMGET`), `admit` (the turn would open `part`).
+ * untagged turn and no session: one `HMGET`), `admit` (the turn would open `part`), `refused` (the
+ * turn is one whose admission to `part` was refused and marked, `r:<trace id>` on part 1's hash: a
+ * retried trace job adds it again; `continues`: what that part continues). A refused turn is never
+ * added to a later part: it was scored alone as the part it would have opened.
  */
 export const ADD_SESSION_TRACE = `
 local base = KEYS[1]
@@ -35,8 +38,13 @@ local maxTraces, maxAge, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumb
 local life = tonumber(ARGV[7])
 local size = string.len(spans)
 local ends = ARGV[11] == '1'
-local h = redis.call('HMGET', base, 'first', 'part', 'n', 'bytes', 'cut', 'done', 'cont', 'order', 'end')
 local id = string.sub(field, 3)
+local h = redis.call('HMGET', base, 'first', 'part', 'n', 'bytes', 'cut', 'done', 'cont', 'order', 'end', 'r:' .. id)
+if h[10] then
+  -- Refused before (its part marked closed by refuse-session-part): refused as that part again.
+  local sp = string.find(h[10], ' ', 1, true)
+  return {'refused', tonumber(string.sub(h[10], 1, sp - 1)), 0, 0, 0, 'max_bytes', 0, '', string.sub(h[10], sp + 1), 0, ''}
+end
 local function open(p, cont, closed, closedCut, migrated)
   local key = base
   if p > 1 then key = base .. ':' .. p end

@@ -8,7 +8,10 @@
  *
  * KEYS: the session's part-1 hash (see `session-keys.ts`). ARGV: the part, now (ms), a part's
  * life (ms), the turn's test case id ('' for none; kept on part 1, `tc`, as `add-session-trace`
- * keeps it), the cut of the part before it (for part n \> 1). Returns 1 when marked, else 0.
+ * keeps it), the cut of the part before it (for part n \> 1), the refused turn's trace id. The
+ * turn is written on part 1's hash (`r:<trace id>`: the part and that cut), so that adding it
+ * again (a retried trace job) finds it refused as this part (`add-session-trace`), never added to
+ * a later one. Returns 1 when marked, else 0.
  */
 export const REFUSE_SESSION_PART = `
 local base, p = KEYS[1], tonumber(ARGV[1])
@@ -23,6 +26,7 @@ if redis.call('EXISTS', key) == 1 then return 0 end
 redis.call('HSET', key, 'first', ARGV[2], 'last', ARGV[2], 'n', 0, 'bytes', 0, 'order', '', 'cut', 'max_bytes', 'done', 1)
 if p == 1 and ARGV[4] ~= '' then redis.call('HSET', key, 'tc', ARGV[4]) end
 redis.call('PEXPIRE', key, life)
+redis.call('HSET', base, 'r:' .. ARGV[6], p .. ' ' .. ARGV[5])
 if p > 1 then
   redis.call('HSET', key, 'cont', ARGV[5])
   redis.call('HSET', base, 'part', p)
