@@ -248,10 +248,13 @@ export function createBullmqQueueDriver(
                 : undefined;
             return async () => {
               // The trace's delivery and its pass alone (if refused) each run whatever the other
-              // does; a failure of either retries the trace job.
-              const sent = await Promise.allSettled([deliver(), alone?.()]);
-              const failed = sent.find(s => s.status === 'rejected');
-              if (failed) throw failed.reason;
+              // does; a failure of either retries the trace job. Most traces have no such pass:
+              // their delivery is awaited alone, with nothing allocated for the pair.
+              if (alone) {
+                const sent = await Promise.allSettled([deliver(), alone()]);
+                const failed = sent.find(s => s.status === 'rejected');
+                if (failed) throw failed.reason;
+              } else await deliver();
               if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
             };
           },
