@@ -197,6 +197,12 @@ describe('captureTrace', () => {
     ).rejects.toBe(boom);
   });
 
+  it('rethrows a thrown value with no string form as it was', async () => {
+    const bare = Object.create(null) as object;
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what is tested
+    await expect(captureTrace(() => Promise.reject(bare))).rejects.toBe(bare);
+  });
+
   it('applies aliases when normalizing', async () => {
     const run = await captureTrace(() => bookFlight('AF9'), {
       aliases: { book_flight: 'reserve' },

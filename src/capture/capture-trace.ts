@@ -19,6 +19,7 @@ import { installCaptureRouting } from './capture-routing-provider.js';
 import { CAPTURE_SESSION_KEY, type CaptureSession } from './capture-session.js';
 import { logCarrierOf } from './log-carrier-of.js';
 import { spanDigestOf } from './span-digest-of.js';
+import { thrownText } from './thrown-text.js';
 
 /** Options of {@link captureTrace}. */
 export interface CaptureTraceOptions {
@@ -130,7 +131,7 @@ export async function captureTrace<T>(
   } catch (error) {
     root.setStatus({
       code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
+      message: thrownText(error).message,
     });
     root.end();
     await provider.shutdown();

@@ -112,6 +112,48 @@ describe('traced', () => {
     expect(spans()).toHaveLength(2);
   });
 
+  it('rethrows a thrown value with no string form as it was, and still ends its span ERROR', async () => {
+    // String() of these throws: recording the failure must not replace what the caller gets.
+    const bare = Object.create(null) as object;
+    const nameThrows = new Error('bad name');
+    Object.defineProperty(nameThrows, 'name', {
+      get() {
+        throw new Error('name getter');
+      },
+    });
+    for (const thrown of [bare, nameThrows]) {
+      let caught: unknown;
+      try {
+        traced('sync_odd', () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- what is tested
+          throw thrown;
+        })();
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBe(thrown);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what is tested
+      await expect(traced('async_odd', () => Promise.reject(thrown))()).rejects.toBe(thrown);
+      let inCase: unknown;
+      try {
+        withTestCase('odd', () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- what is tested
+          throw thrown;
+        });
+      } catch (error) {
+        inCase = error;
+      }
+      expect(inCase).toBe(thrown);
+    }
+    expect(spans()).toHaveLength(6);
+    for (const span of spans()) {
+      expect(span.ended).toBe(true);
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    }
+    expect(spans()[0]!.status.message).toBe('a thrown value that cannot be read');
+    expect(spans()[3]!.attributes['error.type']).toBe('Error');
+  });
+
   it('preserves `this`, the function name and its length', () => {
     const counter = {
       n: 41,

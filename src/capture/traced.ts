@@ -10,6 +10,7 @@ import { GEN_AI_TOOL_ATTRIBUTES as G, SPANSCORE_ATTRIBUTES } from '../semconv/at
 import { TRACER_NAME } from './capture-constants.js';
 import { activeCaptureSession } from './capture-session.js';
 import { captureValue, DEFAULT_REDACTED_KEYS } from './capture-value.js';
+import { thrownText } from './thrown-text.js';
 import { currentTestCaseId } from './with-test-case.js';
 
 /** Options of {@link traced} and `@trace`. */
@@ -140,11 +141,19 @@ function succeed(
   span.end();
 }
 
+/**
+ * Marks the span failed and ends it. Never throws, whatever `error` is (it is rethrown to the
+ * caller as it was): an error whose properties throw is recorded by what can be read of it.
+ */
 function fail(span: Span, error: unknown): void {
-  const e = error instanceof Error ? error : new Error(String(error));
-  span.recordException(e);
-  span.setAttribute(G.errorType, e.name || 'Error');
-  span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+  const { name, message } = thrownText(error);
+  try {
+    span.recordException(error instanceof Error ? error : { name, message });
+  } catch {
+    span.recordException({ name, message });
+  }
+  span.setAttribute(G.errorType, name);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
   span.end();
 }
 

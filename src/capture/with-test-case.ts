@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import { SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { TRACER_NAME } from './capture-constants.js';
+import { thrownText } from './thrown-text.js';
 
 /**
  * Runs `fn` as test case `id`: everything inside belongs to one trace whose root span,
@@ -36,7 +37,7 @@ export function withTestCase<T>(id: string, fn: () => T, options: { tracer?: Tra
       const fail = (error: unknown): never => {
         span.setStatus({
           code: SpanStatusCode.ERROR,
-          message: error instanceof Error ? error.message : String(error),
+          message: thrownText(error).message,
         });
         span.end();
         throw error;
