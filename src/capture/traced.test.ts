@@ -73,7 +73,7 @@ describe('traced', () => {
       text: 'x'.repeat(1000),
     });
     const recorded = spans()[0]!.attributes['gen_ai.tool.call.arguments'] as string;
-    expect(recorded).toMatch(/^\{"text":"x{111}…\[891 more characters\]$/);
+    expect(recorded).toMatch(/^\{"text":"x{111}…\[cut at 120 characters\]$/);
   });
 
   it('survives circular and exotic arguments', () => {
@@ -152,6 +152,32 @@ describe('traced', () => {
     }
     expect(spans()[0]!.status.message).toBe('a thrown value that cannot be read');
     expect(spans()[3]!.attributes['error.type']).toBe('Error');
+  });
+
+  it('returns what the tool returned, and calls it, whatever its arguments and result hold', async () => {
+    const odd = {
+      get x(): never {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- what is tested
+        throw undefined;
+      },
+    };
+    let calls = 0;
+    const echo = traced('echo', (a: unknown) => (calls++, a), {
+      captureArguments: true,
+      captureResult: true,
+    });
+    expect(echo(odd)).toBe(odd);
+    await expect(
+      traced('echo_async', async (a: unknown) => a, { captureResult: true })(odd),
+    ).resolves.toBe(odd);
+    expect(calls).toBe(1);
+    expect(spans()).toHaveLength(2);
+    expect(spans()[0]!.attributes['gen_ai.tool.call.arguments']).toBe(
+      '{"x":"[unserializable: undefined]"}',
+    );
+    expect(spans()[1]!.attributes['gen_ai.tool.call.result']).toBe(
+      '{"x":"[unserializable: undefined]"}',
+    );
   });
 
   it('preserves `this`, the function name and its length', () => {
