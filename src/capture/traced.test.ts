@@ -180,6 +180,39 @@ describe('traced', () => {
     );
   });
 
+  it('settles as a thenable that is no promise settles, calling its then once', async () => {
+    let thens = 0;
+    // A thenable need not return anything from then (await ignores it); knex and mongoose
+    // queries are thenables that run once per then.
+    const lazy = {
+      then(resolve: (value: number) => void): void {
+        thens++;
+        resolve(5);
+      },
+    };
+    const run = traced('lazy', () => lazy, { captureResult: true });
+    expect(await run()).toBe(5);
+    expect(thens).toBe(1);
+    expect(spans()[0]!.attributes['gen_ai.tool.call.result']).toBe('5');
+  });
+
+  it('runs a tool whose argument or result throws on unknown properties, and returns its result', () => {
+    const strict = new Proxy(
+      {},
+      {
+        get(_target, key): never {
+          throw new Error(`no property ${String(key)}`);
+        },
+      },
+    );
+    let calls = 0;
+    const run = traced('strict', (a: unknown) => (calls++, a));
+    expect(run(strict)).toBe(strict);
+    expect(calls).toBe(1);
+    expect(spans()).toHaveLength(1);
+    expect(spans()[0]!.ended).toBe(true);
+  });
+
   it('preserves `this`, the function name and its length', () => {
     const counter = {
       n: 41,

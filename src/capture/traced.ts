@@ -56,7 +56,8 @@ type AnyFunction = (this: never, ...args: never[]) => unknown;
  * `withTestCase()`, and (when enabled) arguments and result, size-capped and redacted.
  *
  * The wrapper keeps `fn`'s signature, `this`, and sync or async nature: a sync function returns
- * its value, a promise is returned as a promise. `fn` runs inside the span's context, so spans it
+ * its value, a promise is returned as a promise (of its own class), and any other thenable as a
+ * promise of what it settles to (its `then` called once). `fn` runs inside the span's context, so spans it
  * starts are children. A throw or rejection sets status ERROR and `error.type`, records the
  * exception, and is rethrown unchanged. Only `@opentelemetry/api` is used: the span goes wherever
  * the application's tracer provider sends spans (nowhere if none is registered).
@@ -109,7 +110,11 @@ export function traced<F extends AnyFunction>(name: string, fn: F, options: Trac
           throw error;
         }
         if (isThenable(out)) {
-          return out.then(
+          // A promise (of its own class) settling as `fn`'s did, after the span ends. A thenable
+          // that is no promise is adopted as `await` adopts it, its `then` called once: its own
+          // `then` need not return anything.
+          const settled = isNativePromise(out) ? out : Promise.resolve(out);
+          return settled.then(
             value => {
               succeed(span, value, captureResult, capture);
               return value;
@@ -157,20 +162,42 @@ function fail(span: Span, error: unknown): void {
   span.end();
 }
 
+/**
+ * The call id an argument carries, if any. An argument whose properties throw when read (a
+ * revoked Proxy, a strict Proxy that throws on unknown keys) carries none: reading it must never
+ * keep the tool from running.
+ */
 function findCallId(args: unknown[]): string | undefined {
   for (const arg of args) {
     if (typeof arg !== 'object' || arg === null) continue;
     const a = arg as Record<string, unknown>;
-    const id = a.toolCallId ?? a.tool_call_id ?? a.callId;
-    if (typeof id === 'string' && id !== '') return id;
+    try {
+      const id = a.toolCallId ?? a.tool_call_id ?? a.callId;
+      if (typeof id === 'string' && id !== '') return id;
+    } catch {
+      // no id to be had from this one
+    }
   }
   return undefined;
 }
 
+function isNativePromise(value: unknown): value is Promise<unknown> {
+  try {
+    return value instanceof Promise;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `value` has a `then` method; a value whose `then` cannot be read is not a thenable. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
+  try {
+    return (
+      (typeof value === 'object' || typeof value === 'function') &&
+      value !== null &&
+      typeof (value as { then?: unknown }).then === 'function'
+    );
+  } catch {
+    return false;
+  }
 }
