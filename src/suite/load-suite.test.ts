@@ -31,6 +31,17 @@ testCases:
     expectedTools: [x]
 `;
 
+/** Nine levels of ten aliases each: 10⁹ names once expanded, in 600 bytes. */
+const laughs = [
+  'l0: &l0 [x, x, x, x, x, x, x, x, x, x]',
+  ...Array.from(
+    { length: 8 },
+    (_, i) => `l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(', ')}]`,
+  ),
+  'scorers: [tool_correctness]',
+  'testCases:\n  - id: a\n    expectedTools: *l8',
+].join('\n');
+
 describe('loadSuite', () => {
   it("loads YAML and JSON, merging suite scorer defaults into a case's own list", async () => {
     const yaml = await parseSuite(
@@ -120,6 +131,12 @@ testCases:
       'scorers: [regex_match]\ntestCases:\n  - id: a\n    groundTruth: "(unclosed"\n',
       'SS_SUITE_INVALID',
       /testCases\[0\]\.groundTruth: invalid regular expression/,
+    ],
+    [
+      'aliases that would expand to a billion names',
+      laughs,
+      'SS_SUITE_INVALID',
+      /^suite\.yaml: Excessive alias count/,
     ],
     [
       'a case with no scorers at all',

@@ -67,7 +67,17 @@ export async function parseSuite(
     const record = range ? `line ${lineCounter.linePos(range[0]).line}` : undefined;
     return { file, ...(record && { record }), path: formatPath(p) || '(top level)' };
   };
-  const parsed = suiteSchema.safeParse(doc.toJS());
+  let plain: unknown;
+  try {
+    // The YAML parser refuses aliases whose expansion passes its bound (a "billion laughs").
+    plain = doc.toJS();
+  } catch (error) {
+    throw new SpanscoreError('SS_SUITE_INVALID', (error as Error).message, {
+      location: { file },
+      cause: error,
+    });
+  }
+  const parsed = suiteSchema.safeParse(plain);
   if (!parsed.success) {
     const issue = firstIssue(parsed.error.issues);
     throw new SpanscoreError('SS_SUITE_INVALID', describeIssue(issue, parsed.error.issues), {
