@@ -16,8 +16,11 @@ export function reportProblems(
       `spanscore: ${kind === 'warning' ? 'warning:' : kind} ${where}: ${p.message}\n`,
     );
   }
-  if (problems.length > MAX_PROBLEMS_SHOWN)
+  // An entry that counts a file's unlisted problems stands for that many.
+  let more = 0;
+  for (const p of problems.slice(MAX_PROBLEMS_SHOWN)) more += p.unlisted ?? 1;
+  if (more > 0)
     io.stderr.write(
-      `spanscore: … and ${problems.length - MAX_PROBLEMS_SHOWN} more input ${kind === 'warning' ? 'warnings' : 'problems'}\n`,
+      `spanscore: … and ${more} more input ${kind === 'warning' ? 'warnings' : 'problems'}\n`,
     );
 }

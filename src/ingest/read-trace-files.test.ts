@@ -146,6 +146,29 @@ describe('readTraceFiles', () => {
     ]);
   });
 
+  it('names at most 100 problems and 100 warnings of a file, and counts the rest', async () => {
+    // 100,000 bad lines and 100,000 lines of JSON that is no export: 600 KB, once 200,000 entries.
+    const d = dir({
+      'bad.jsonl': '1\n'.repeat(100_000),
+      'empty.jsonl': '{}\n'.repeat(100_000),
+      'one.jsonl': '2\n',
+    });
+    const read = await readTraceFiles([d]);
+    expect(read.problems).toHaveLength(102);
+    expect(read.problems[99]).toMatchObject({ record: 'line 100' });
+    expect(read.problems[100]).toEqual({
+      file: join(d, 'bad.jsonl'),
+      message: 'and 99900 more problems in this file, not listed one by one',
+      unlisted: 99_900,
+    });
+    expect(read.problems[101]).toMatchObject({ file: join(d, 'one.jsonl'), record: 'line 1' });
+    expect(read.warnings).toHaveLength(101);
+    expect(read.warnings[100]!.message).toBe(
+      'and 99900 more warnings in this file, not listed one by one',
+    );
+    expect(read.requests).toBe(200_001);
+  });
+
   it('calls onFile after each file', async () => {
     const d = dir({
       'a.json': JSON.stringify(request(1, 'a')),
