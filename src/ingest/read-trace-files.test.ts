@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -168,6 +168,28 @@ describe('readTraceFiles', () => {
     );
     expect(read.requests).toBe(200_001);
   });
+
+  it('lists a folder of 200,000 trace files', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'spanscore-read-'));
+    mkdirSync(join(d, 'sub'));
+    for (let i = 0; i < 200_000; i++) writeFileSync(join(d, 'sub', `${i}.json`), '');
+    // Every file is listed before the first is read: stop after the first.
+    let listed = 0;
+    const stop = new Error('listed');
+    try {
+      await expect(
+        readTraceFiles([d], {
+          onFile: (_file, _done, total) => {
+            listed = total;
+            throw stop;
+          },
+        }),
+      ).rejects.toBe(stop);
+    } finally {
+      rmSync(d, { recursive: true });
+    }
+    expect(listed).toBe(200_000);
+  }, 120_000);
 
   it('calls onFile after each file', async () => {
     const d = dir({

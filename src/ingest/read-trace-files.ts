@@ -109,7 +109,7 @@ export async function readTraceFiles(
       });
       continue;
     }
-    if (info.isDirectory()) files.push(...(await listTraceFiles(input)));
+    if (info.isDirectory()) await listTraceFiles(input, files);
     else files.push(input);
   }
   const max = options.maxDecompressedBytes ?? 1024 ** 3;
@@ -138,17 +138,20 @@ export async function readTraceFiles(
   return result;
 }
 
-async function listTraceFiles(dir: string): Promise<string[]> {
+/**
+ * Adds the trace files under `dir` to `out`, recursively, in name order. Appended one at a time:
+ * spread into `push`, the 200,000 files of one folder passed more arguments than a call takes
+ * (a RangeError out of the CLI). Symbolic links are not followed.
+ */
+async function listTraceFiles(dir: string, out: string[]): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const out: string[] = [];
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await listTraceFiles(path)));
+    if (entry.isDirectory()) await listTraceFiles(path, out);
     else if (entry.isFile() && TRACE_EXTENSIONS.has(extname(entry.name.replace(/\.gz$/, ''))))
       out.push(path);
   }
-  return out;
 }
 
 function readOne(
