@@ -48,7 +48,7 @@ describe('Redis trace list: records of many large tool calls', () => {
       await redis.commands.set(keys.runKey(id), `E\n${JSON.stringify(record)}`);
       await redis.commands.xadd(keys.listStream, '*', 'n', '1', 'r', `${id} ${now}`);
     }
-    const recordChars = (await redis.commands.strlen(keys.runKey(traceId(0))));
+    const recordChars = await redis.commands.strlen(keys.runKey(traceId(0)));
     expect(recordChars).toBeGreaterThan(800_000);
 
     // A filter no record passes reads every line it may: at most the bound, and a round trip's
