@@ -52,12 +52,6 @@ export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) 
 export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
   const services = boundedNames(bounds.maxServices);
   const agents = boundedNames(bounds.maxToolsPerService);
-  // The field names of each group, made once; the lookup keys are refilled for each result (the
-  // caches read them, never keep them).
-  const resultGroups = new NestedCache<GroupFields>();
-  const agentGroups = new NestedCache<GroupFields>();
-  const resultKey: string[] = ['', '', '', '', ''];
-  const agentKey: string[] = ['', '', '', ''];
   return (r, add) => {
     const service = services('', r.serviceName);
     const key = resultKey;
@@ -91,6 +85,15 @@ export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
   };
 }
 
+/**
+ * The field names of each group, made once and shared by every store of the process (they follow
+ * from the group alone; which names a store keeps apart is its incrementer's); the lookup keys are
+ * refilled for each result (the caches read them, never keep them).
+ */
+const resultGroups = new NestedCache<GroupFields>();
+const agentGroups = new NestedCache<GroupFields>();
+const resultKey: string[] = ['', '', '', '', ''];
+const agentKey: string[] = ['', '', '', ''];
 const resultGroupFields = (group: readonly string[]): GroupFields => groupFields('r', group);
 const agentGroupFields = (group: readonly string[]): GroupFields => groupFields('a', group);
 
