@@ -1,3 +1,5 @@
+import { cutText } from './cut-text.js';
+
 /**
  * Characters kept of the texts a span takes from its resource and scope: `service.name`,
  * `service.version`, `deployment.environment(.name)` and the scope's name. A sender writes each
@@ -16,9 +18,5 @@ export const MAX_RESOURCE_TEXT_CHARS = 256;
  * value itself when it is short enough.
  */
 export function resourceText(value: string): string {
-  if (value.length <= MAX_RESOURCE_TEXT_CHARS) return value;
-  const last = value.charCodeAt(MAX_RESOURCE_TEXT_CHARS - 1);
-  const end =
-    last >= 0xd800 && last <= 0xdbff ? MAX_RESOURCE_TEXT_CHARS - 1 : MAX_RESOURCE_TEXT_CHARS;
-  return value.slice(0, end);
+  return cutText(value, MAX_RESOURCE_TEXT_CHARS);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { counting } from '../../test/helpers/counting-calls.js';
 import { teamTrace } from '../../test/helpers/trace-builder.js';
-import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
+import { cutName, INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
 import {
   buildAliasMap,
   canonicalToolName,
@@ -130,5 +130,15 @@ describe('names kept by a normalized trace', () => {
     expect(trace.agents.map(a => a.agent)).toEqual([agent.slice(0, max)]);
     // The tool's name and the agent's, once each.
     expect(inputBoundHits.longNames - before).toBe(2);
+  });
+});
+
+describe('cutName', () => {
+  it('never keeps the first half of a surrogate pair at the cut', () => {
+    const max = INPUT_BOUNDS.maxNameChars;
+    // '😀' is two units: its first half falls on the last unit kept.
+    const name = `${'x'.repeat(max - 1)}😀tail`;
+    expect(cutName(name)).toBe('x'.repeat(max - 1));
+    expect(cutName('y'.repeat(max))).toBe('y'.repeat(max));
   });
 });

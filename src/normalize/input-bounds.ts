@@ -1,3 +1,5 @@
+import { cutText } from '../ingest/cut-text.js';
+
 /**
  * What normalization reads of one untrusted attribute at most, and a count of what each bound
  * left unread. Traces are untrusted: any key or text in them may be built to cost memory or time,
@@ -67,10 +69,10 @@ export function inputBoundHitCount(): number {
 /**
  * A tool's or an agent's name as the pipeline keeps it: at most `INPUT_BOUNDS.maxNameChars`
  * characters, a longer one cut (counted in `inputBoundHits.longNames`, the run's `input_bounded`
- * diagnostic).
+ * diagnostic), never between the halves of a surrogate pair (`cutText`).
  */
 export function cutName(name: string): string {
   if (name.length <= INPUT_BOUNDS.maxNameChars) return name;
   inputBoundHits.longNames++;
-  return name.slice(0, INPUT_BOUNDS.maxNameChars);
+  return cutText(name, INPUT_BOUNDS.maxNameChars);
 }
