@@ -19,7 +19,8 @@ export const ERROR_CODES = {
   },
   SS_SUITE_INVALID: {
     category: 'input',
-    summary: 'A suite file does not match the suite schema.',
+    summary:
+      'A suite file does not match the suite schema, or is past the bounds on a suite (8 MiB, a million YAML tokens).',
   },
   SS_SCORER_UNKNOWN: {
     category: 'input',

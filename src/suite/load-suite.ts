@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { describeZodIssue } from '../config/describe-zod-issue.js';
+import { readFileAtMost } from '../config/read-file-at-most.js';
 import { closestIds } from '../score/closest-ids.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { buildAliasMap } from '../normalize/canonical-tool-name.js';
@@ -16,19 +16,22 @@ import type { ExpectedCall, TestCase } from '../score/test-case.js';
 import type { LlmContext } from '../score/llm/llm-context.js';
 import { createLlmScorers, LLM_SCORER_NAMES, needsJudgeMessage } from '../score/llm/llm-scorers.js';
 import { loadCustomScorers } from './load-custom-scorers.js';
+import { checkSuiteSize, SUITE_LIMITS, suiteTooLarge } from './suite-limits.js';
 import { suiteSchema, type SuiteFile } from './suite-schema.js';
 
 /**
  * Reads and validates a suite file (YAML or JSON; JSON is read by the YAML 1.2 parser, so both
  * report line and column). Every error is a `SpanscoreError` naming the file, the line, the path
  * inside the document and what was expected. Custom scorer modules are loaded, scorer names
- * resolved and options validated here, once, so scoring can trust them.
+ * resolved and options validated here, once, so scoring can trust them. A file past
+ * the bounds on a suite (8 MiB, a million YAML tokens) is refused (`SS_SUITE_INVALID`) having read
+ * at most one byte past the bound and parsed nothing.
  */
 export async function loadSuite(file: string, options: SuiteOptions = {}): Promise<Suite> {
   const path = resolve(file);
-  let text: string;
+  let head;
   try {
-    text = await readFile(path, 'utf8');
+    head = await readFileAtMost(path, SUITE_LIMITS.maxBytes);
   } catch (error) {
     throw new SpanscoreError(
       'SS_INPUT_NOT_FOUND',
@@ -36,7 +39,8 @@ export async function loadSuite(file: string, options: SuiteOptions = {}): Promi
       { location: { file }, cause: error },
     );
   }
-  return parseSuite(text, file, dirname(path), options);
+  if (!head.whole) throw suiteTooLarge(file);
+  return parseSuite(head.data.toString('utf8'), file, dirname(path), options);
 }
 
 /** What a suite may use besides the built-in deterministic scorers. */
@@ -45,13 +49,17 @@ export interface SuiteOptions {
   llm?: LlmContext;
 }
 
-/** {@link loadSuite} on text already read; `file` is used in messages, `baseDir` for modules. */
+/**
+ * {@link loadSuite} on text already read; `file` is used in messages, `baseDir` for modules. Text
+ * past the bounds on a suite (8 Mi characters, a million YAML tokens) is refused before it is parsed.
+ */
 export async function parseSuite(
   text: string,
   file: string,
   baseDir: string,
   options: SuiteOptions = {},
 ): Promise<Suite> {
+  checkSuiteSize(text, file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
