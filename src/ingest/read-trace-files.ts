@@ -1,9 +1,10 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
+import { listTraceFiles } from './list-trace-files.js';
 import { decodeOtlpJsonLogs, isNotLogsExport } from './decode-otlp-logs-json.js';
 import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
@@ -29,7 +30,9 @@ export interface TraceFilesResult {
   /**
    * Input that was read but is probably not what was meant: a JSON object with no
    * `resourceSpans` (a valid, empty export, and also what any other JSON file looks like) reads as
-   * zero spans, so it is named here rather than silently ignored.
+   * zero spans, so it is named here rather than silently ignored. Entries not read though nothing
+   * of them is lost are named here too: a file or folder reached a second time (through a symbolic
+   * link, or named twice), a pipe or device with a trace file's name in a folder.
    */
   warnings: InputProblem[];
   files: number;
@@ -65,8 +68,6 @@ const MAX_LISTED_PER_FILE = 100;
 /** Of the file being read: its problems and warnings so far (see {@link note}). */
 const tallies = new WeakMap<TraceFilesResult, { problems: number; warnings: number }>();
 
-const TRACE_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson', '.pb', '.binpb', '.protobuf']);
-
 /**
  * Reads OTLP trace exports from files and directories (recursively, in name order).
  *
@@ -77,7 +78,9 @@ const TRACE_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson', '.pb', '.binpb',
  * `.pb`/`.binpb`/`.protobuf` one binary protobuf request: an `ExportLogsServiceRequest` when the
  * name says so (`run.logs.pb`), else an `ExportTraceServiceRequest`. Log requests keep their GenAI
  * events (as carriers of their trace, counted in `logRecords`); other records are skipped.
- * Directories contribute only files with these extensions.
+ * Directories contribute only files with these extensions. Symbolic links are followed, each file
+ * and folder read once; what is not read (a link to nothing: a problem; a file or folder reached
+ * again, a pipe or device in a folder: a warning) is named, see `listTraceFiles`.
  *
  * Nothing malformed stops the run: a bad file, line or span becomes an {@link InputProblem} that
  * names the file, the record and the field, and everything else is still returned. At most 100
@@ -97,21 +100,10 @@ export async function readTraceFiles(
     logRecords: 0,
     bytes: 0,
   };
-  const files: string[] = [];
-  for (const input of inputs) {
-    let info;
-    try {
-      info = await stat(input);
-    } catch (error) {
-      result.problems.push({
-        file: input,
-        message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      });
-      continue;
-    }
-    if (info.isDirectory()) await listTraceFiles(input, files);
-    else files.push(input);
-  }
+  const listed = await listTraceFiles(inputs);
+  for (const entry of listed.unreadable) result.problems.push(entry);
+  for (const entry of listed.skipped) result.warnings.push(entry);
+  const files = listed.files;
   const max = options.maxDecompressedBytes ?? 1024 ** 3;
   for (const [i, file] of files.entries()) {
     const tally = { problems: 0, warnings: 0 };
@@ -136,22 +128,6 @@ export async function readTraceFiles(
     options.onFile?.(file, i + 1, files.length);
   }
   return result;
-}
-
-/**
- * Adds the trace files under `dir` to `out`, recursively, in name order. Appended one at a time:
- * spread into `push`, the 200,000 files of one folder passed more arguments than a call takes
- * (a RangeError out of the CLI). Symbolic links are not followed.
- */
-async function listTraceFiles(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await listTraceFiles(path, out);
-    else if (entry.isFile() && TRACE_EXTENSIONS.has(extname(entry.name.replace(/\.gz$/, ''))))
-      out.push(path);
-  }
 }
 
 function readOne(

@@ -83,6 +83,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
       ) => {
         const read = await readTraceFiles(inputs);
         reportProblems(read.problems, io);
+        reportProblems(read.warnings, io, 'warning');
         const attributes = opts.testCaseIdAttribute.length
           ? opts.testCaseIdAttribute
           : DEFAULT_TEST_CASE_ID_ATTRIBUTES;

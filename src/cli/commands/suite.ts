@@ -97,6 +97,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
             ...(opts.strict && { strict: true }),
           });
           reportProblems(read.problems, io);
+          reportProblems(read.warnings, io, 'warning');
           if (recording.conflicts.length) {
             for (const c of recording.conflicts)
               io.stderr.write(`spanscore: --strict: ${c}; record them one at a time\n`);
