@@ -123,13 +123,39 @@ describe('decodeOtlpJson', () => {
     );
   });
 
-  it('reads a JSON number time past 2^53 as the integer it is, up to 2^64 - 1', () => {
+  it('reads a JSON number time past 2^53 as the integer it is', () => {
     const out = decodeOtlpJson({
       resourceSpans: [
         { scopeSpans: [{ spans: [{ traceId: T, spanId: S, startTimeUnixNano: 2 ** 63 }] }] },
       ],
     });
     expect(out.spans[0]!.startTimeUnixNano).toBe(2n ** 63n);
+  });
+
+  it('takes a time as a number and as text alike on each side of 2^64 - 1024, where JSON numbers round to 2^64', () => {
+    const read = (time: string): bigint | string => {
+      // The request as it arrives, text: JSON.parse is what turns a long number into a double.
+      const text = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${T}","spanId":"${S}","startTimeUnixNano":${time}}]}]}]}`;
+      const out = decodeOtlpJson(JSON.parse(text));
+      return out.spans[0]?.startTimeUnixNano ?? out.rejected[0]!.reason;
+    };
+    const boundaries = [
+      '18446744073709550591', // 2^64 - 1025
+      '18446744073709550592', // 2^64 - 1024
+      '18446744073709551615', // 2^64 - 1
+      '18446744073709551616', // 2^64
+    ];
+    const refused = /^expected an unsigned 64-bit integer below 2\^64 - 1024/;
+    const asNumbers = boundaries.map(digits => read(digits));
+    const asText = boundaries.map(digits => read(`"${digits}"`));
+    // The two forms agree: read (a bigint) or refused (the reason) alike, at each boundary.
+    expect(asText.map(r => typeof r)).toEqual(asNumbers.map(r => typeof r));
+    // 2^64 - 1025 is read, as text exactly and as a number as the double nearest it
+    // (2^64 - 2048); from 2^64 - 1024 on, both forms are refused.
+    expect(asText[0]).toBe(2n ** 64n - 1025n);
+    expect(asNumbers[0]).toBe(2n ** 64n - 2048n);
+    for (const form of [asNumbers, asText])
+      for (const refusal of form.slice(1)) expect(refusal).toMatch(refused);
   });
 
   it.each([

@@ -297,14 +297,24 @@ function decodeEnum(
 }
 
 const DIGITS = /^\d{1,20}$/;
-const MAX_U64 = 2n ** 64n - 1n;
 
+/**
+ * The largest time read, in either form: 2^64 − 1025. `JSON.parse` gives a number from 2^64 − 1024
+ * up as 2^64 (the nearest double; below it the doubles are 2,048 apart), so a number there cannot
+ * be told from 2^64 and is refused; the text form, read exactly, is held to the same bound, so the
+ * two forms agree on every value (2^64 − 1 was refused as a number and taken as text).
+ */
+const MAX_NANOS = 2n ** 64n - 1025n;
+
+/**
+ * A time (`…TimeUnixNano`), as a JSON number or a string of digits, at most 2^64 − 1025 in either
+ * form (see `MAX_NANOS`). A number past 2^53 is the inexact integer JSON gives, kept as far as it
+ * fits a fixed64; 2^64 and 1e300 are refused, not carried on as 65- and 997-bit times that the
+ * span batch codec's fixed64 cannot write.
+ */
 export function decodeNanos(value: unknown, name: string): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  // A JSON number past 2^53 is an inexact integer: kept as far as it fits a fixed64, as the text
-  // form is (2^64 and 1e300 are refused, not carried on as 65- and 997-bit times that the span
-  // batch codec's fixed64 cannot write).
   if (
     typeof value === 'number' &&
     Number.isFinite(value) &&
@@ -312,14 +322,14 @@ export function decodeNanos(value: unknown, name: string): bigint {
     Number.isInteger(value)
   ) {
     const n = BigInt(value);
-    if (n <= MAX_U64) return n;
+    if (n <= MAX_NANOS) return n;
   }
   if (typeof value === 'string' && DIGITS.test(value)) {
     const n = BigInt(value);
-    if (n <= MAX_U64) return n;
+    if (n <= MAX_NANOS) return n;
   }
   throw new JsonItemReject(
     name,
-    `expected an unsigned 64-bit integer (string or number), got ${describe(value)}`,
+    `expected an unsigned 64-bit integer below 2^64 - 1024 (string or number), got ${describe(value)}`,
   );
 }
