@@ -93,7 +93,9 @@ export function formatRunSummary(summary: RunSummary): string {
 
 /**
  * Reads a run summary's text; `file` names it in errors. Throws `SS_SUMMARY_INVALID` for text that
- * is not JSON, not a run summary, or one of another format version (saying which).
+ * is not JSON, not a run summary, one of another format version (saying which), or one with two
+ * rows of one test case × scorer. The text is not bounded here: the CLI's `readSummary` bounds
+ * the file before it is read.
  */
 export function parseRunSummary(text: string, file: string): RunSummary {
   let json: unknown;
@@ -125,5 +127,19 @@ export function parseRunSummary(text: string, file: string): RunSummary {
       location: { file, path: issue.path.join('.') || '(top)' },
     });
   }
+  // One row per test case × scorer, as buildRunSummary writes: a second would be compared as new
+  // beside the first (or hide it, in a baseline).
+  const rows = new Map<string, number>();
+  parsed.data.results.forEach((row, i) => {
+    const key = `${row.testCaseId}\u0000${row.scorer}`;
+    const first = rows.get(key);
+    if (first !== undefined)
+      throw new SpanscoreError(
+        'SS_SUMMARY_INVALID',
+        `a second row for test case ${JSON.stringify(row.testCaseId)} × scorer ${JSON.stringify(row.scorer)} (the first is results.${first})`,
+        { location: { file, path: `results.${i}` } },
+      );
+    rows.set(key, i);
+  });
   return parsed.data;
 }

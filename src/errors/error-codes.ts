@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   SS_SUMMARY_INVALID: {
     category: 'input',
     summary:
-      'A run summary (`score --summary`, `compare`) cannot be read, is not one, or is of a version this spanscore does not read.',
+      'A run summary (`score --summary`, `compare`) cannot be read, is not one, is of a version this spanscore does not read, or is past the bounds on one (32 MiB, a million JSON items).',
   },
   SS_INGEST_SATURATED: {
     category: 'upstream',

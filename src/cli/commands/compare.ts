@@ -27,7 +27,8 @@ and is shown as a flip.
 Exit codes:
   0  no regression (or no --fail-on)
   1  --fail-on regression: a verdict is regressed; --fail-on any-regression: any pass rate fell
-  2  a file cannot be read, is not a run summary, or is of another summary version
+  2  a file cannot be read, is not a run summary, is of another summary version, or is past
+     the bounds on one (32 MiB, a million JSON items)
 
 Examples:
   spanscore compare baseline.json current.json
