@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +77,22 @@ describe('suite size bounds', { timeout: 60_000 }, () => {
       message:
         'big.yaml: the suite holds more than 1,000,000 YAML tokens (scalars, brackets, commas and indicators), the bound on a suite file',
     });
+  });
+
+  it('suite record --merge holds the suite it merges into to the same bounds, leaving it as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-suite-'));
+    const file = join(dir, 'suite.yaml');
+    const prefix = 'scorers: [tool_correctness]\ntestCases:\n  - id: a\n    expectedTools: [x]\n';
+    const text = `${prefix}    metadata: { n: ${flowSequence((1_000_001 - 21 - 2) / 2, false)} }\n`;
+    writeFileSync(file, text);
+    const fixture = new URL(
+      '../../test/fixtures/otlp/captured-langfuse-5.11.1.otlp.json',
+      import.meta.url,
+    ).pathname;
+    const { code, stderr } = await runCli(['suite', 'record', '--merge', file, fixture]);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${file}: the suite holds more than 1,000,000 YAML tokens`);
   });
 
   it('spanscore score exits 2 on a suite file past 8 MiB, naming the file and the bound', async () => {

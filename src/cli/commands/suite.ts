@@ -1,12 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command, Option } from 'commander';
+import { readFileAtMost } from '../../config/read-file-at-most.js';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES } from '../../normalize/find-test-case-id.js';
 import { groupSpansByTrace } from '../../normalize/group-spans-by-trace.js';
 import { normalizeTrace } from '../../normalize/normalize-trace.js';
 import { recordTestCases, type RecordedArgsMode } from '../../record/record-test-cases.js';
+import { checkSuiteSize, SUITE_LIMITS, suiteTooLarge } from '../../suite/suite-limits.js';
 import {
   mergeSuiteJson,
   mergeSuiteYaml,
@@ -148,9 +149,14 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
   return suite;
 }
 
+/**
+ * The suite `--merge` names, held to the bounds `loadSuite` holds a suite to (8 MiB, a million YAML
+ * tokens) before it is parsed: read at most one byte past 8 MiB.
+ */
 async function readExisting(file: string): Promise<string> {
+  let head;
   try {
-    return await readFile(file, 'utf8');
+    head = await readFileAtMost(file, SUITE_LIMITS.maxBytes);
   } catch (error) {
     throw new SpanscoreError(
       'SS_INPUT_NOT_FOUND',
@@ -161,4 +167,8 @@ async function readExisting(file: string): Promise<string> {
       },
     );
   }
+  if (!head.whole) throw suiteTooLarge(file);
+  const text = head.data.toString('utf8');
+  checkSuiteSize(text, file);
+  return text;
 }
