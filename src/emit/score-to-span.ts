@@ -5,6 +5,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
 import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from '../semconv/attributes.js';
+import { boundedList, boundedText } from './evaluation-span-bounds.js';
 import { plainRecord } from './plain-record.js';
 
 /** A span attribute value as evaluation spans use them. */
@@ -53,7 +54,9 @@ interface UsageDetails {
  * result is never a number), explanation, `error.type` on failure, and spanscore's tools used, tool
  * sequence, expected, missing and unexpected tools, test case id (and, for a production rule's
  * result, `spanscore.rule`: `rule:<name>`, `rule:tool-health`) and scorer kind. The
- * `gen_ai.evaluation.result` event repeats the evaluation attributes.
+ * `gen_ai.evaluation.result` event repeats the evaluation attributes. A text or list from the trace
+ * is carried within `EVALUATION_SPAN_BOUNDS`; each attribute cut is named in
+ * `spanscore.evaluation.cut_attributes`.
  */
 export function scoreToSpan(
   trace: NormalizedTrace,
@@ -72,14 +75,18 @@ export function scoreToSpan(
  */
 export interface TraceFacts {
   trace: NormalizedTrace;
+  /** The trace's lists as its spans carry them (`EVALUATION_SPAN_BOUNDS`). */
+  toolsUsed: string[];
   toolSequence: string[];
   agents: string[] | undefined;
+  /** What of the lists above the bounds cut, as `spanscore.evaluation.cut_attributes` says it; absent when nothing. */
+  cut: string[] | undefined;
   turnLinks: EvaluationSpan['turnLinks'];
   /**
    * The expected tools of the last test case a span was made for (`expectedToolsOf`): the
    * outcomes of one result share its test case, and so this array.
    */
-  expected?: { of: TestCase | undefined; tools: string[] | undefined };
+  expected?: { of: TestCase | undefined; tools: string[] | undefined; cut: string[] };
 }
 
 /** A trace's {@link TraceFacts}. */
@@ -92,10 +99,18 @@ export function traceFacts(trace: NormalizedTrace): TraceFacts {
       if (t.rootSpanId && t.traceId !== trace.traceId)
         turnLinks.push({ traceId: t.traceId, spanId: t.rootSpanId, turn: i + 1 });
     }
+  const cut: string[] = [];
+  const agents = trace.agents.length ? trace.agents.map(t => t.agent) : undefined;
   return {
     trace,
-    toolSequence: trace.toolSequence.map(c => c.name),
-    agents: trace.agents.length ? trace.agents.map(t => t.agent) : undefined,
+    toolsUsed: boundedList(A.toolsUsed, trace.toolsUsed, cut),
+    toolSequence: boundedList(
+      A.toolSequence,
+      trace.toolSequence.map(c => c.name),
+      cut,
+    ),
+    agents: agents && boundedList(A.agents, agents, cut),
+    cut: cut.length ? cut : undefined,
     turnLinks,
     expected: undefined,
   };
@@ -115,18 +130,22 @@ export function scoreToSpanOf(
   const trace = facts.trace;
   const evaluated = trace.root?.spanId ?? trace.spans[0]?.spanId ?? '';
   const result = outcome.result;
+  // What the bounds cut of this span's own values (the trace's lists' are in `facts.cut`).
+  const cut = SPAN_CUT;
+  cut.length = 0;
   const evaluation = plainRecord<EvaluationAttributeValue>();
   evaluation[A.name] = outcome.scorer;
   evaluation[A.status] = result.status;
+  let explanation: string;
   if (result.status === 'scored') {
     evaluation[A.scoreValue] = result.score;
     evaluation[A.scoreLabel] = result.label;
-    evaluation[A.explanation] = result.reason;
+    evaluation[A.explanation] = explanation = boundedText(A.explanation, result.reason, cut);
   } else if (result.status === 'skipped') {
-    evaluation[A.explanation] = result.reason;
+    evaluation[A.explanation] = explanation = boundedText(A.explanation, result.reason, cut);
   } else {
-    evaluation[A.explanation] = result.error;
-    evaluation[A.errorType] = result.errorType;
+    evaluation[A.explanation] = explanation = boundedText(A.explanation, result.error, cut);
+    evaluation[A.errorType] = boundedText(A.errorType, result.errorType, cut);
   }
   const details = result.status === 'scored' ? result.details : NONE;
   // Built by plain stores, not `{ ...evaluation, [key]: … }`: V8 made that literal of computed
@@ -135,7 +154,7 @@ export function scoreToSpanOf(
   const attributes = plainRecord<EvaluationAttributeValue>();
   for (const key in evaluation) attributes[key] = evaluation[key]!;
   attributes[A.scorerKind] = outcome.kind;
-  attributes[A.toolsUsed] = trace.toolsUsed;
+  attributes[A.toolsUsed] = facts.toolsUsed;
   attributes[A.toolSequence] = facts.toolSequence;
   if (outcome.version) attributes[A.scorerVersion] = outcome.version;
   if (trace.serviceName) attributes[A.evaluatedServiceName] = trace.serviceName;
@@ -147,7 +166,7 @@ export function scoreToSpanOf(
     if (blamed.length) attributes[A.failingAgents] = blamed;
   }
   const testCaseId = testCase?.id ?? trace.testCaseId;
-  if (testCaseId) attributes[A.testCaseId] = testCaseId;
+  if (testCaseId) attributes[A.testCaseId] = boundedText(A.testCaseId, testCaseId, cut);
   const session = trace.session;
   if (session) {
     attributes[A.sessionId] = session.id;
@@ -157,20 +176,30 @@ export function scoreToSpanOf(
   if (rule) attributes[A.rule] = rule;
   // As the results store and the reports state them (one order of precedence everywhere).
   let memo = facts.expected;
-  if (memo === undefined || memo.of !== testCase)
-    facts.expected = memo = { of: testCase, tools: expectedToolsOf(testCase) };
+  if (memo === undefined || memo.of !== testCase) {
+    const tools = expectedToolsOf(testCase);
+    const expectedCut: string[] = [];
+    facts.expected = memo = {
+      of: testCase,
+      tools: tools && boundedList(A.expectedTools, tools, expectedCut),
+      cut: expectedCut,
+    };
+  }
   const expected = memo.tools;
   if (expected) attributes[A.expectedTools] = expected;
   const missing = stringList(details.missingTools);
-  if (missing) attributes[A.missingTools] = missing;
+  if (missing) attributes[A.missingTools] = boundedList(A.missingTools, missing, cut);
   const unexpected = stringList(details.unexpectedTools);
-  if (unexpected) attributes[A.unexpectedTools] = unexpected;
+  if (unexpected) attributes[A.unexpectedTools] = boundedList(A.unexpectedTools, unexpected, cut);
   const usage = (details.usage ?? NONE) as UsageDetails;
-  if (typeof usage.model === 'string') attributes[A.requestModel] = usage.model;
+  if (typeof usage.model === 'string')
+    attributes[A.requestModel] = boundedText(A.requestModel, usage.model, cut);
   if (typeof usage.inputTokens === 'number') attributes[A.inputTokens] = usage.inputTokens;
   if (typeof usage.outputTokens === 'number') attributes[A.outputTokens] = usage.outputTokens;
   if (typeof usage.cached === 'boolean') attributes[A.judgeCached] = usage.cached;
   if (typeof usage.costUsd === 'number') attributes[A.judgeCostUsd] = usage.costUsd;
+  if (facts.cut || memo.cut.length || cut.length)
+    attributes[A.cutAttributes] = [...(facts.cut ?? []), ...memo.cut, ...cut];
   return {
     traceId: trace.traceId,
     spanId: evaluationSpanId(trace.traceId, outcome.scorer, testCaseId ?? ''),
@@ -183,7 +212,7 @@ export function scoreToSpanOf(
     turnLinks: facts.turnLinks,
     event: { name: EVALUATION_EVENT, timeUnixNano: time.endUnixNano, attributes: evaluation },
     statusCode: result.status === 'failed' ? 2 : 0,
-    statusMessage: result.status === 'failed' ? result.error : '',
+    statusMessage: result.status === 'failed' ? explanation : '',
   };
 }
 
@@ -209,6 +238,9 @@ function spanName(scorer: string): string {
 }
 
 const MAX_SPAN_NAMES = 256;
+
+/** The notes of the span being made (one at a time: it is made synchronously), copied when any. */
+const SPAN_CUT: string[] = [];
 const spanNames = new Map<string, string>();
 
 function stringList(value: unknown): string[] | undefined {

@@ -116,6 +116,12 @@ export const EVALUATION_ATTRIBUTES = {
   outputTokens: 'gen_ai.usage.output_tokens',
   judgeCached: 'spanscore.judge.cached',
   judgeCostUsd: 'spanscore.judge.cost_usd',
+  /**
+   * The attributes of this span cut to `EVALUATION_SPAN_BOUNDS`, each as
+   * `<key>: <kept> of <all> items` (a list: its first items kept) or
+   * `<key>: <kept> of <all> characters` (a text: its start kept, ending `…`); absent when none was.
+   */
+  cutAttributes: 'spanscore.evaluation.cut_attributes',
 } as const;
 
 /** The span event that repeats the result (the OTel `gen_ai.evaluation.result` event). */
