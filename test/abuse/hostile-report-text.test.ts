@@ -20,9 +20,19 @@ const FORGED = '<testcase name="forged › tool_correctness" classname="forged"/
 const TOOL = `x]]>${FORGED}<system-out><![CDATA[ ]]>${FORGED}<![CDATA[ \u0000\u001b[2J\u001b[31m|| a | b |\n| --- |\n<img src=x onerror=alert(1)>`;
 const CASE_ID = 'case <b>one</b> | *two* `three` [link](http://evil.example) & ~~x~~';
 
+// An OSC 8 hyperlink, a screen clear, a C1 CSI (U+009B) and a right-to-left override (U+202E),
+// for the texts `spanscore inspect` prints.
+const ESCAPES =
+  '\u001b]8;;https://evil.example\u0007CLICK\u001b]8;;\u0007\u001b[2J\u009b31m\u202eevil';
+/** What a terminal would act on: C0 and C1 controls, DEL, bidirectional controls. */
+const TERMINAL_CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 let dir = '';
 let trace = '';
 let suite = '';
+let inspected = '';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'spanscore-hostile-'));
@@ -54,6 +64,41 @@ beforeAll(() => {
             'gen_ai.operation.name': 'execute_tool',
             'gen_ai.tool.name': TOOL,
             'gen_ai.tool.call.arguments': JSON.stringify({ q: TOOL }),
+          },
+        },
+      ]),
+    ),
+  );
+  inspected = join(dir, 'inspected.json');
+  writeFileSync(
+    inspected,
+    JSON.stringify(
+      otlpRequest([
+        {
+          traceId: traceId(8),
+          spanId: spanId(8, 1),
+          name: `root ${ESCAPES}`,
+          startMs: 0,
+          endMs: 100,
+          attributes: {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.agent.name': `agent ${ESCAPES}`,
+            'spanscore.test_case.id': `case ${ESCAPES}`,
+            'gen_ai.tool.definitions': JSON.stringify([
+              { type: 'function', name: `offered ${ESCAPES}`, parameters: { type: 'object' } },
+            ]),
+          },
+        },
+        {
+          traceId: traceId(8),
+          spanId: spanId(8, 2),
+          parentSpanId: spanId(8, 1),
+          name: 'execute_tool',
+          startMs: 1,
+          endMs: 2,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': `tool ${ESCAPES}`,
           },
         },
       ]),
@@ -144,6 +189,26 @@ describe('hostile text from a trace in every report format', () => {
     const lines = stdout.trimEnd().split('\n');
     expect(lines.filter(line => line.startsWith('│ case'))).toHaveLength(2);
     expect(lines.filter(line => /^│ \S/.test(line))).toHaveLength(3); // the header too
+  });
+
+  it('inspect: no control or bidirectional character of a trace reaches the terminal', async () => {
+    const { code, stdout } = await runCli(['inspect', inspected], { tty: true });
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(TERMINAL_CONTROL);
+    // Each text is shown, its controls replaced, on its own line as printed.
+    const shown = ESCAPES.replace(new RegExp(TERMINAL_CONTROL, 'g'), '\uFFFD');
+    const lines = stdout.split('\n');
+    for (const [start, text] of [
+      ['trace ', `root "root ${shown}"`],
+      ['  test case ', `case ${shown}`],
+      ['  tools offered ', `offered ${shown}`],
+      ['  agents ', `agent ${shown}`],
+    ] as const)
+      expect(
+        lines.filter(l => l.startsWith(start) && l.includes(text)),
+        start,
+      ).toHaveLength(1);
+    expect(lines.filter(l => l.includes(`tool ${shown}`))).toHaveLength(1);
   });
 
   it('json and jsonl: the text round-trips exactly', async () => {

@@ -10,6 +10,7 @@ import {
   type TraceInspection,
 } from '../../normalize/inspect-trace.js';
 import { describeSchemaSource, type SchemaSource } from '../../normalize/schema-source.js';
+import { terminalText } from '../../report/terminal-text.js';
 import { textTable } from '../../report/text-table.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
@@ -148,14 +149,19 @@ function schemaSourceCell(source: SchemaSource): string {
 }
 
 function toTable(i: TraceInspection): string {
+  // Every text from the trace (names, ids, keys, messages) goes through terminalText, as the
+  // table's cells do: an escape sequence in a span name would otherwise reach the terminal.
+  const t = terminalText;
   const lines = [
-    `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${i.root.name}"` : 'not found'}`,
-    `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${i.testCaseId} (${i.testCaseIdAttribute}${i.testCaseIdInJson ? `: key ${i.testCaseIdInJson.key} of the JSON attribute ${i.testCaseIdInJson.attribute}` : ''}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
-    ...(i.sessionId !== null ? [`  session        ${i.sessionId} (${i.sessionIdAttribute})`] : []),
+    `trace ${i.traceId}: ${i.spans} span(s)${i.logRecords ? `, ${i.logRecords} GenAI log record(s)` : ''}, ${i.modelCalls} model call(s), root ${i.root ? `"${t(i.root.name)}"` : 'not found'}`,
+    `  test case      ${i.testCaseId === null ? '(none: no test case id attribute)' : `${t(i.testCaseId)} (${t(i.testCaseIdAttribute ?? '')}${i.testCaseIdInJson ? `: key ${t(i.testCaseIdInJson.key)} of the JSON attribute ${t(i.testCaseIdInJson.attribute)}` : ''}${i.testCaseIdOnRoot ? ', on the root span' : ', on a child span'})`}`,
+    ...(i.sessionId !== null
+      ? [`  session        ${t(i.sessionId)} (${t(i.sessionIdAttribute ?? '')})`]
+      : []),
     `  conventions    ${i.conventions.map(c => `${c.id}: ${[c.executedSpans && `${c.executedSpans} tool span(s)`, c.requestedSpans && `${c.requestedSpans} model span(s)`].filter(Boolean).join(', ')}`).join('; ') || '(none matched)'}`,
-    `  tools offered  ${i.availableTools.map(t => t.name).join(', ') || '(none recorded)'}`,
+    `  tools offered  ${t(i.availableTools.map(tool => tool.name).join(', ')) || '(none recorded)'}`,
   ];
-  if (i.agents.length) lines.push(`  agents         ${routeText(i)}`);
+  if (i.agents.length) lines.push(`  agents         ${t(routeText(i))}`);
   if (i.toolCalls.length) {
     const table = textTable(
       [
@@ -194,6 +200,6 @@ function toTable(i: TraceInspection): string {
     lines.push('', ...table.split('\n').map(l => `  ${l}`));
   } else lines.push('  tool calls     (none)');
   if (i.diagnostics.length)
-    lines.push('', '  diagnostics', ...i.diagnostics.map(d => `    ${d.code}: ${d.message}`));
+    lines.push('', '  diagnostics', ...i.diagnostics.map(d => `    ${d.code}: ${t(d.message)}`));
   return `${lines.join('\n')}\n`;
 }
