@@ -5,7 +5,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
 import { EVALUATION_ATTRIBUTES as A, EVALUATION_EVENT } from '../semconv/attributes.js';
-import { boundedList, boundedText } from './evaluation-span-bounds.js';
+import { boundedList, boundedText } from '../results/result-bounds.js';
 import { plainRecord } from './plain-record.js';
 
 /** A span attribute value as evaluation spans use them. */
@@ -55,7 +55,7 @@ interface UsageDetails {
  * sequence, expected, missing and unexpected tools, test case id (and, for a production rule's
  * result, `spanscore.rule`: `rule:<name>`, `rule:tool-health`) and scorer kind. The
  * `gen_ai.evaluation.result` event repeats the evaluation attributes. A text or list from the trace
- * is carried within `EVALUATION_SPAN_BOUNDS`; each attribute cut is named in
+ * is carried within `RESULT_BOUNDS`; each attribute cut is named in
  * `spanscore.evaluation.cut_attributes`.
  */
 export function scoreToSpan(
@@ -75,7 +75,7 @@ export function scoreToSpan(
  */
 export interface TraceFacts {
   trace: NormalizedTrace;
-  /** The trace's lists as its spans carry them (`EVALUATION_SPAN_BOUNDS`). */
+  /** The trace's lists as its spans carry them (`RESULT_BOUNDS`). */
   toolsUsed: string[];
   toolSequence: string[];
   agents: string[] | undefined;

@@ -53,6 +53,7 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
   'sessionId',
   'sessionPart',
   'failingTurn',
+  'cut',
 ];
 
 /** The writer of {@link compactResultJson}'s texts (one at a time: nothing it writes waits). */

@@ -27,9 +27,12 @@ export interface StoredResult {
   status: 'scored' | 'skipped' | 'failed';
   score: number | null;
   label: 'pass' | 'fail' | null;
-  /** The scorer's explanation; the error for a failed result. */
+  /** The scorer's explanation; the error for a failed result. At most `RESULT_BOUNDS` characters. */
   reason: string;
-  /** What the test case expected, in order (see `expectedToolsOf`); `null` when it states none. */
+  /**
+   * What the test case expected, in order (see `expectedToolsOf`); `null` when it states none.
+   * This and the two lists below keep their first items within `RESULT_BOUNDS`.
+   */
   expectedTools: string[] | null;
   /** The tool calls made, in order, repeats kept. */
   toolSequence: string[];
@@ -65,6 +68,12 @@ export interface StoredResult {
   sessionPart?: number;
   /** A session's failing result: the first turn that failed, from 1 (`tool_trajectory`). */
   failingTurn?: number;
+  /**
+   * The fields `RESULT_BOUNDS` cut, each as `<field>: <kept> of <all> items` (a list: its first
+   * items kept) or `<field>: <kept> of <all> characters` (a text: its start kept, ending `…`);
+   * absent when none was.
+   */
+  cut?: string[];
 }
 
 /**

@@ -6,6 +6,7 @@ import { failingAgents } from '../score/failing-agents.js';
 import { outcomeCount } from '../score/outcome-count.js';
 import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { boundedList, boundedText } from './result-bounds.js';
 import { runRecordKey } from './run-record-key.js';
 import { jsonFitsWithin } from './json-fits-within.js';
 import { sourceTextFits } from './source-text-fits.js';
@@ -37,15 +38,27 @@ export function toStoredResults(run: TraceRun): WrittenResult[] {
   for (const r of run.results) {
     if (r.outcomes.length === 0) continue;
     const timeUnixMs = Number(r.endUnixNano / 1_000_000n);
-    const expected = expectedToolsOf(r.testCase) ?? null;
-    const toolSequence = namesOf(r.trace.toolSequence);
+    // The lists the trace's results share, each within RESULT_BOUNDS.
+    const cut = LIST_CUT;
+    cut.length = 0;
+    const expectedTools = expectedToolsOf(r.testCase);
+    const expected = expectedTools ? boundedList('expectedTools', expectedTools, cut) : null;
+    const toolSequence = boundedList('toolSequence', namesOf(r.trace.toolSequence), cut);
+    const toolsUsed = boundedList('toolsUsed', r.trace.toolsUsed, cut);
     const agents = agentsInOrder(r.trace.agents);
     if (agents.length > MAX_AGENTS_PER_RESULT) agents.length = MAX_AGENTS_PER_RESULT;
     for (const o of r.outcomes)
-      out[n++] = new PassResult(run, r, o, timeUnixMs, expected, toolSequence, agents);
+      out[n++] = new PassResult(run, r, o, timeUnixMs, expected, toolSequence, toolsUsed, agents);
   }
   return out;
 }
+
+/**
+ * What RESULT_BOUNDS cut of the lists and of the reason of the result being written (one at a
+ * time: results are written synchronously), copied into the result when any.
+ */
+const LIST_CUT: string[] = [];
+const REASON_CUT: string[] = [];
 
 /**
  * A result as {@link toStoredResults} writes it: a class, so that V8 sizes its instances for the
@@ -82,6 +95,7 @@ class PassResult implements WrittenResult {
   declare sessionId?: string;
   declare sessionPart?: number;
   declare failingTurn?: number;
+  declare cut?: string[];
 
   constructor(
     run: TraceRun,
@@ -90,6 +104,7 @@ class PassResult implements WrittenResult {
     timeUnixMs: number,
     expected: string[] | null,
     toolSequence: string[],
+    toolsUsed: string[],
     agents: string[],
   ) {
     const result = o.result;
@@ -105,10 +120,16 @@ class PassResult implements WrittenResult {
     this.status = result.status;
     this.score = result.status === 'scored' ? result.score : null;
     this.label = result.status === 'scored' ? result.label : null;
-    this.reason = result.status === 'failed' ? result.error : result.reason;
+    const reasonCut = REASON_CUT;
+    reasonCut.length = 0;
+    this.reason = boundedText(
+      'reason',
+      result.status === 'failed' ? result.error : result.reason,
+      reasonCut,
+    );
     this.expectedTools = expected;
     this.toolSequence = toolSequence;
-    this.toolsUsed = r.trace.toolsUsed;
+    this.toolsUsed = toolsUsed;
     this.serviceName = r.trace.serviceName;
     this.serviceVersion = r.trace.serviceVersion || null;
     this.deploymentEnvironment = r.trace.deploymentEnvironment || null;
@@ -130,6 +151,7 @@ class PassResult implements WrittenResult {
     }
     if (result.status === 'scored' && typeof result.details.failingTurn === 'number')
       this.failingTurn = result.details.failingTurn;
+    if (LIST_CUT.length || reasonCut.length) this.cut = [...LIST_CUT, ...reasonCut];
   }
 }
 

@@ -117,7 +117,7 @@ export const EVALUATION_ATTRIBUTES = {
   judgeCached: 'spanscore.judge.cached',
   judgeCostUsd: 'spanscore.judge.cost_usd',
   /**
-   * The attributes of this span cut to `EVALUATION_SPAN_BOUNDS`, each as
+   * The attributes of this span cut to `RESULT_BOUNDS`, each as
    * `<key>: <kept> of <all> items` (a list: its first items kept) or
    * `<key>: <kept> of <all> characters` (a text: its start kept, ending `…`); absent when none was.
    */

@@ -8,14 +8,14 @@
  * export, refused with 413, and every trace of the batch waited for retries that failed the same.
  */
 import { PassThrough } from 'node:stream';
-import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVALUATION_SPAN_BOUNDS } from '../../src/emit/evaluation-span-bounds.js';
+import { RESULT_BOUNDS } from '../../src/results/result-bounds.js';
 import { createOtlpHttpReceiver } from '../../src/ingest/otlp-http-receiver.js';
 import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { startLiveService } from '../helpers/live-service.js';
-import { otlpRequest, spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { gzipRequest, longFailingTrace, longToolName } from '../helpers/long-failing-trace.js';
+import { spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -67,7 +67,7 @@ describe('evaluation spans of a hostile trace', () => {
     const hostile = traceId(1);
     const small = traceId(2);
     const spans: SpanInput[] = [
-      { traceId: hostile, spanId: spanId(1, 1), name: 'invoke_agent', startMs: 0, endMs: 100 },
+      ...longFailingTrace(1, CALLS, NAME_CHARS),
       {
         traceId: small,
         spanId: spanId(2, 1),
@@ -87,25 +87,10 @@ describe('evaluation spans of a hostile trace', () => {
         attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' },
       },
     ];
-    for (let i = 0; i < CALLS; i++)
-      spans.push({
-        traceId: hostile,
-        spanId: spanId(1, i + 2),
-        parentSpanId: spanId(1, 1),
-        name: 'execute_tool',
-        startMs: 1,
-        endMs: 2,
-        attributes: {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': `t${i}_`.padEnd(NAME_CHARS, 'x'),
-          'gen_ai.tool.call.id': `c${i}`,
-        },
-        status: { code: 2, message: 'e'.repeat(1000) },
-      });
     const response = await fetch(`${service.origin}/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      body: gzipSync(JSON.stringify(otlpRequest(spans))),
+      body: gzipRequest(spans),
     });
     expect(response.status).toBe(200);
 
@@ -120,13 +105,13 @@ describe('evaluation spans of a hostile trace', () => {
     // No request the backend refused; each far under its limit.
     expect(Math.max(...sink.bytes)).toBeLessThan(BACKEND_MAX_BYTES / 16);
 
-    const { maxTextChars, maxListChars } = EVALUATION_SPAN_BOUNDS;
+    const { maxTextChars, maxListChars } = RESULT_BOUNDS;
     for (const span of evaluations)
       for (const text of strings(span)) expect(text.length).toBeLessThanOrEqual(maxTextChars);
     const kept = Math.floor(maxListChars / NAME_CHARS);
     const errors = evaluations.find(s => s.traceId === hostile && s.name.endsWith('tool_errors'))!;
     expect(errors.attributes['spanscore.tool_sequence']).toEqual(
-      Array.from({ length: kept }, (_, i) => `t${i}_`.padEnd(NAME_CHARS, 'x')),
+      Array.from({ length: kept }, (_, i) => longToolName(i, NAME_CHARS)),
     );
     const explanation = errors.attributes['gen_ai.evaluation.explanation'] as string;
     expect(explanation).toHaveLength(maxTextChars);
