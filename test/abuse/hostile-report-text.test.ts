@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { toString } from 'mdast-util-to-string';
+import { gfm } from 'micromark-extension-gfm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -18,7 +21,10 @@ import { runCli } from '../helpers/run-cli.js';
 // then writes a passing <testcase> of its own; HTML; a Markdown row; ANSI escapes; a NUL.
 const FORGED = '<testcase name="forged › tool_correctness" classname="forged"/>';
 const TOOL = `x]]>${FORGED}<system-out><![CDATA[ ]]>${FORGED}<![CDATA[ \u0000\u001b[2J\u001b[31m|| a | b |\n| --- |\n<img src=x onerror=alert(1)>`;
-const CASE_ID = 'case <b>one</b> | *two* `three` [link](http://evil.example) & ~~x~~';
+// With what GitHub links in rendered text, escaped or not: a URL, www., an e-mail address, a
+// mention, an issue number.
+const CASE_ID =
+  'case <b>one</b> | *two* `three` [link](http://evil.example) & ~~x~~ www.evil.example a@evil.example @octocat #12';
 
 // An OSC 8 hyperlink, a screen clear, a C1 CSI (U+009B) and a right-to-left override (U+202E),
 // for the texts `spanscore inspect` prints.
@@ -146,7 +152,11 @@ describe('hostile text from a trace in every report format', () => {
 
   it('markdown: no HTML, link, emphasis or code span comes from the text, and each row keeps its cells', async () => {
     const { stdout } = await score('markdown');
-    const tree = fromMarkdown(stdout);
+    // As GitHub reads it (GFM: tables, autolink literals, strikethrough).
+    const tree = fromMarkdown(stdout, {
+      extensions: [gfm()],
+      mdastExtensions: [gfmFromMarkdown()],
+    });
     const kinds = new Set<string>();
     const html: string[] = [];
     const code: string[] = [];
@@ -159,6 +169,16 @@ describe('hostile text from a trace in every report format', () => {
     walk(tree);
     for (const kind of ['link', 'emphasis', 'strong', 'image', 'delete'])
       expect(kinds, kind).not.toContain(kind);
+    // What GitHub would make a mention or an issue link of, found in the rendered text.
+    expect(toString(tree)).not.toMatch(/@[\p{L}\p{N}]|#\p{N}/u);
+    // Each result's test case cell reads as the id, but for the zero-width joiners.
+    const table = (tree.children as Array<{ type: string; children: unknown[] }>).find(
+      n => n.type === 'table',
+    )!;
+    const firstCells = table.children
+      .slice(1)
+      .map(row => toString((row as { children: Parameters<typeof toString>[0][] }).children[0]));
+    expect(firstCells.map(c => c.replaceAll('\u2060', ''))).toEqual([CASE_ID, CASE_ID]);
     // The report's own code spans: the trace ids.
     expect(code).toEqual([traceId(7), traceId(7)]);
     // The report's own collapsible section is its only HTML.
