@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentTrace } from '../../test/helpers/trace-builder.js';
+import type { NormalizedTrace } from '../normalize/normalize-trace.js';
+import { RESULT_BOUNDS } from '../results/result-bounds.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
 import type { TestCase } from '../score/test-case.js';
 import { evaluationSpanId, scoreToSpan } from './score-to-span.js';
@@ -175,6 +177,34 @@ describe('scoreToSpan', () => {
       'gen_ai.usage.input_tokens': 812,
       'gen_ai.usage.output_tokens': 64,
     });
+  });
+
+  it('carries the first agents and blamed agents within RESULT_BOUNDS, and names what it cut', () => {
+    // A route through 1,000 agents of 64 characters, each blamed for a failed call.
+    const names = Array.from({ length: 1000 }, (_, i) => `agent_${i}_`.padEnd(64, 'x'));
+    const team: NormalizedTrace = {
+      ...trace,
+      agents: names.map(agent => ({ agent, startTimeUnixNano: 0n, handoff: undefined })),
+    };
+    const outcome: ScorerOutcome = {
+      scorer: 'tool_errors',
+      kind: 'deterministic',
+      result: {
+        status: 'scored',
+        score: 0,
+        label: 'fail',
+        reason: 'every call failed',
+        details: { failedCalls: names.map(agent => ({ name: 'search', agent })) },
+      },
+    };
+    const span = scoreToSpan(team, outcome, undefined, time);
+    const kept = Math.floor(RESULT_BOUNDS.maxListChars / 64);
+    expect(span.attributes['spanscore.agents']).toEqual(names.slice(0, kept));
+    expect(span.attributes['spanscore.failing_agents']).toEqual(names.slice(0, kept));
+    expect(span.attributes['spanscore.evaluation.cut_attributes']).toEqual([
+      `spanscore.agents: ${kept} of 1000 items`,
+      `spanscore.failing_agents: ${kept} of 1000 items`,
+    ]);
   });
 
   it('derives the span id from (trace, scorer, test case): stable across retries, distinct otherwise', () => {

@@ -163,7 +163,7 @@ export function scoreToSpanOf(
   if (facts.agents) {
     attributes[A.agents] = facts.agents;
     const blamed = failingAgents(result);
-    if (blamed.length) attributes[A.failingAgents] = blamed;
+    if (blamed.length) attributes[A.failingAgents] = boundedList(A.failingAgents, blamed, cut);
   }
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = boundedText(A.testCaseId, testCaseId, cut);

@@ -14,7 +14,10 @@ import { cutText } from '../ingest/cut-text.js';
 export const RESULT_BOUNDS = Object.freeze({
   /** UTF-16 units of a text (a reason or explanation, an error, a test case id). */
   maxTextChars: 4096,
-  /** Items of a list (tools used, the tool sequence, agents, expected, missing, unexpected tools). */
+  /**
+   * Items of a list (tools used, the tool sequence, agents, the agents a failure blames, expected,
+   * missing, unexpected tools).
+   */
   maxListItems: 256,
   /** UTF-16 units of a list's items together. */
   maxListChars: 4096,
