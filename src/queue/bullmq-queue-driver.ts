@@ -22,6 +22,7 @@ import {
 } from './session-queue.js';
 import { RedisSessionStore } from '../redis/redis-session-store.js';
 import { sessionPolicy } from './session-policy.js';
+import { refusedTurnReason } from './refused-turn-reason.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { classifyFailure } from './classify-failure.js';
@@ -242,10 +243,16 @@ export function createBullmqQueueDriver(
             });
             const added =
               sessions && next?.turn ? await sessions.add(next.turn, next.spans) : undefined;
-            const alone =
-              added?.outcome === 'refused' && next?.turn
-                ? refused(scorer, next.turn.sessionId, traceId, next.spans, added.alone)
-                : undefined;
+            let alone: (() => Promise<void>) | undefined;
+            if (added?.outcome === 'refused' && next?.turn) {
+              const { sessionId } = next.turn;
+              alone = refused(scorer, sessionId, traceId, next.spans, added.alone);
+              // Its record, written before its session refused it, said it waits to be scored
+              // with it (a retried job writes the record again, and corrects it again).
+              await results.amendRun(traceId, {
+                reason: refusedTurnReason(sessionId, added.alone?.pass, config.sessions.maxBytes),
+              });
+            }
             return async () => {
               // The trace's delivery and its pass alone (if refused) each run whatever the other
               // does; a failure of either retries the trace job. Most traces have no such pass:

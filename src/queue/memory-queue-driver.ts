@@ -2,12 +2,9 @@ import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
-import {
-  createMemoryResultsStore,
-  type MemoryResultsStore,
-} from '../results/memory-results-store.js';
+import { createMemoryResultsStore } from '../results/memory-results-store.js';
 import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
-import { resultsRetention } from '../results/results-store.js';
+import { resultsRetention, type ResultsStore } from '../results/results-store.js';
 import {
   createMemoryTraceAssembler,
   type MemoryTraceAssemblerOptions,
@@ -23,6 +20,7 @@ import {
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
 import { sessionPolicy } from './session-policy.js';
+import { refusedTurnReason } from './refused-turn-reason.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 
 /**
@@ -210,7 +208,7 @@ function memorySessions(
   config: Readonly<Config>,
   events: DriverEvents,
   s: TraceScorer,
-  results: MemoryResultsStore,
+  results: ResultsStore,
 ): MemorySessionAssembler {
   const quiet = (what: string) => {
     let lastAtMs = -Infinity;
@@ -245,17 +243,23 @@ function memorySessions(
         `spanscore: session ${JSON.stringify(sessionId)} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
       ),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
-    onRefused: (sessionId, traceId) => {
+    onRefused: (sessionId, traceId, pass) => {
       events.onSessionRefused?.(sessionId, traceId, 'max_bytes');
+      // Its record, written before its session refused it, said it waits to be scored with it.
+      void results.amendRun(traceId, {
+        reason: refusedTurnReason(sessionId, pass, config.sessions.maxBytes),
+      });
       refusedLine(
         `spanscore: session ${JSON.stringify(sessionId)} not held: sessions.maxBytes (${config.sessions.maxBytes}) is full of sessions waiting to be scored; its turn ${traceId} was scored alone (spanscore_sessions_refused_total)`,
       );
     },
     onDropped: (sessionId, traceId) => {
       events.onSessionTurnDropped?.(sessionId, traceId, 'forgotten');
-      results.addDiagnostic(traceId, {
-        code: 'session_turn_dropped',
-        message: `not scored with its session ${JSON.stringify(sessionId)}: the session was let go (a bound, sessions.maxOpen or sessions.maxBytes) so long ago that no record of it is left`,
+      void results.amendRun(traceId, {
+        diagnostic: {
+          code: 'session_turn_dropped',
+          message: `not scored with its session ${JSON.stringify(sessionId)}: the session was let go (a bound, sessions.maxOpen or sessions.maxBytes) so long ago that no record of it is left`,
+        },
       });
       droppedLine(
         `spanscore: trace ${traceId} of session ${JSON.stringify(sessionId)} not scored with it: the session was let go and no record of it is left (spanscore_session_turns_dropped_total)`,

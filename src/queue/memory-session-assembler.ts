@@ -44,8 +44,11 @@ export interface MemorySessionAssemblerOptions {
   onFailed?(sessionId: string, error: unknown): void;
   /** A held session let go to make room (`maxOpen`, `maxBytes`); scored first, cut `evicted`, when it waited. */
   onEvicted?(sessionId: string, bound: 'max_open' | 'max_bytes'): void;
-  /** A turn that would open a session did not fit in `maxBytes`: scored alone, not held. */
-  onRefused?(sessionId: string, traceId: string): void;
+  /**
+   * A turn that would open a session did not fit in `maxBytes`: scored alone, not held, as
+   * `pass` (the part it would have opened, cut `max_bytes`).
+   */
+  onRefused?(sessionId: string, traceId: string, pass: SessionPass): void;
   /** A turn of a session let go so long ago that no record of it is left: not scored with it. */
   onDropped?(sessionId: string, traceId: string): void;
   now?: () => number;
@@ -263,8 +266,8 @@ export function createMemorySessionAssembler(
     // Admission refuses new sessions, not traces: sessions already scored make room first.
     while (heldBytes + bytes > options.maxBytes && evictOldest('max_bytes', undefined, true));
     if (heldBytes + bytes > options.maxBytes) {
-      scoreAlone(turn, spans, { part, continues: before?.why, testCaseId });
-      options.onRefused?.(turn.sessionId, turn.traceId);
+      const pass = scoreAlone(turn, spans, { part, continues: before?.why, testCaseId });
+      options.onRefused?.(turn.sessionId, turn.traceId, pass);
       return undefined;
     }
     forget(turn.sessionId);
@@ -292,20 +295,23 @@ export function createMemorySessionAssembler(
     return held;
   };
 
-  /** A refused turn's pass: its session of one turn, scored now, never held. */
+  /** A refused turn's pass: its session of one turn, scored now, never held. Returns the pass. */
   const scoreAlone = (
     turn: SessionTurnInput,
     spans: readonly SpanDigest[],
     { part, continues, testCaseId }: Omit<SessionPass, 'cut'>,
-  ): void => {
-    const cut = sessionRefusedCut(options.maxBytes);
-    remember(turn.sessionId, part, 'max_bytes', testCaseId);
-    void run(turn.sessionId, [{ traceId: turn.traceId, spans }], {
+  ): SessionPass => {
+    const pass: SessionPass = {
       part,
-      cut,
+      cut: sessionRefusedCut(options.maxBytes),
       ...(continues && { continues }),
       ...(testCaseId !== undefined && { testCaseId }),
-    }).catch((error: unknown) => options.onFailed?.(turn.sessionId, error));
+    };
+    remember(turn.sessionId, part, 'max_bytes', testCaseId);
+    void run(turn.sessionId, [{ traceId: turn.traceId, spans }], pass).catch((error: unknown) =>
+      options.onFailed?.(turn.sessionId, error),
+    );
+    return pass;
   };
 
   return {

@@ -6,6 +6,7 @@ import {
   summarizeMinutes,
 } from '../results/minute-aggregates.js';
 import {
+  amendedRecord,
   endedRunRecord,
   EXPIRED_REASON,
   failedRunRecord,
@@ -122,6 +123,23 @@ export function createRedisResultsStore(
     recordExport(traceId, outcome) {
       writer.recordExport(traceId, outcome);
       return Promise.resolve();
+    },
+    async amendRun(traceId, amendment) {
+      await writer.flush(true);
+      const raw = await redis.get(runKey(traceId));
+      if (typeof raw !== 'string') return;
+      const fields: RecordFields & { export?: unknown } = parseRunValue(
+        traceId,
+        hasExportLine(raw) ? raw : `E\n${raw}`,
+      ).fields;
+      // The export line stays where it is ('' keeps it), and the results after the record too.
+      delete fields.export;
+      await commands.spanscoreAppendRun(
+        runKey(traceId),
+        '',
+        recordLine(amendedRecord(fields, amendment), traceId),
+        String(ttl),
+      );
     },
     async recordFailure(traceId, phase, error) {
       const t = now();

@@ -25,6 +25,7 @@ import { isSessionRecordKey, runRecordKey } from './run-record-key.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
+  amendedRecord,
   endedRunRecord,
   EXPIRED_REASON,
   failedRunRecord,
@@ -86,16 +87,6 @@ const NONE: readonly never[] = [];
  */
 const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
 
-/** The memory results store, and what only the memory driver asks of it. */
-export interface MemoryResultsStore extends ResultsStore {
-  /**
-   * Adds a finding to a run record already written (a turn of a session the session assembler
-   * could not score with it), in place: the record keeps its place in the trace list and its
-   * counts. Nothing when no record of `traceId` is kept; at most 20 findings per record.
-   */
-  addDiagnostic(traceId: string, diagnostic: { code: string; message: string }): void;
-}
-
 /**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
  * `maxRuns` run records, per-minute counters for summaries and per-minute failure signatures
@@ -106,7 +97,7 @@ export interface MemoryResultsStore extends ResultsStore {
 export function createMemoryResultsStore(
   retention: ResultsRetention,
   now: () => number = Date.now,
-): MemoryResultsStore {
+): ResultsStore {
   const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
   const runs = new Map<string, RunEntry>();
@@ -265,16 +256,18 @@ export function createMemoryResultsStore(
   return {
     name: 'memory',
     write,
-    addDiagnostic(traceId, diagnostic) {
+    amendRun(traceId, amendment) {
       const entry = runs.get(traceId);
-      if (!entry) return;
-      const record = decodeCompactRecord(
-        JSON.parse(entry.json) as Record<string, unknown>,
-        traceId,
-      );
-      if (record.diagnostics.length >= 20) return;
-      record.diagnostics.push(diagnostic);
-      entry.json = compactRecordLine(record, traceId, { contentAsJson: false });
+      if (entry) {
+        const record = decodeCompactRecord(
+          JSON.parse(entry.json) as Record<string, unknown>,
+          traceId,
+        );
+        entry.json = compactRecordLine(amendedRecord(record, amendment), traceId, {
+          contentAsJson: false,
+        });
+      }
+      return Promise.resolve();
     },
     close: () => Promise.resolve(),
     recordExport(traceId, outcome) {

@@ -43,6 +43,16 @@ export interface ResultsStore {
    * retried) or `failed` (given up). Attempts are counted; the results stay as they are.
    */
   recordExport(traceId: string, outcome: ExportOutcome): Promise<void>;
+  /**
+   * Corrects a run record already written, in place, with what a step after its write found (a
+   * turn its session refused or could not take): `reason` replaces the record's reason, and
+   * `diagnostic` is added (at most {@link MAX_AMENDED_DIAGNOSTICS} a record). The record keeps its
+   * results, export state, place in the trace list and counts. Nothing when no record of
+   * `traceId` is kept. The Redis store writes what it holds first, then reads and rewrites the
+   * record (a GET and a script call): a pass written by another process between the two loses its
+   * record line to this one, its results kept.
+   */
+  amendRun(traceId: string, amendment: RunAmendment): Promise<void>;
   /** Marks a trace failed after its last attempt, with the error. */
   recordFailure(traceId: string, phase: ScoringPhase, error: unknown): Promise<void>;
   /**
@@ -75,6 +85,34 @@ export interface ResultsStore {
   traces(filter: TracesFilter, limit: number, cursor?: string): Promise<TracesPage>;
   /** Writes what is still buffered (the Redis store's per-minute counters). */
   close(): Promise<void>;
+}
+
+/** What {@link ResultsStore.amendRun} corrects in a run record. */
+export interface RunAmendment {
+  reason?: string;
+  diagnostic?: { code: string; message: string };
+}
+
+/** Diagnostics a record holds at most for {@link ResultsStore.amendRun} to add one. */
+export const MAX_AMENDED_DIAGNOSTICS = 20;
+
+/**
+ * A record's fields with `amendment` applied (see {@link ResultsStore.amendRun}): both stores'
+ * one rule.
+ */
+export function amendedRecord<T extends Pick<RunRecord, 'reason' | 'diagnostics'>>(
+  fields: T,
+  amendment: RunAmendment,
+): T {
+  const { reason, diagnostic } = amendment;
+  return {
+    ...fields,
+    ...(reason !== undefined && { reason }),
+    ...(diagnostic &&
+      fields.diagnostics.length < MAX_AMENDED_DIAGNOSTICS && {
+        diagnostics: [...fields.diagnostics, diagnostic],
+      }),
+  };
 }
 
 /** The result sink that writes every pass into `store` (see {@link ResultsStore.write}). */

@@ -341,6 +341,35 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     const summary = await store.summary(Date.now() - 60_000, Date.now() + 1000);
     expect(summary.notScored).toContainEqual({ reason: 'expired', count: 1 });
   });
+
+  it('amends a record in place: its reason replaced, a finding added, its results, export and counts kept', async () => {
+    const store = await stores[name]!();
+    const ids = await feed(store);
+    await store.recordExport(ids['book-ok']!, { state: 'exported' });
+    const before = (await store.run(ids['book-ok']!))!;
+    const [from, to] = [Date.now() - 60_000, Date.now() + 60_000];
+    const summaryBefore = await store.summary(from, to);
+    const listedBefore = (await store.traces({}, 10)).traces.map(t => t.traceId);
+
+    await store.amendRun(ids['book-ok']!, { reason: 'said again' });
+    await store.amendRun(ids['book-ok']!, { diagnostic: { code: 'c', message: 'm' } });
+    expect(await store.run(ids['book-ok']!)).toEqual({
+      ...before,
+      reason: 'said again',
+      diagnostics: [...before.diagnostics, { code: 'c', message: 'm' }],
+    });
+    expect(before.results).toHaveLength(2);
+    expect(before.export?.state).toBe('exported');
+    expect(await store.summary(from, to)).toEqual(summaryBefore);
+    expect((await store.traces({}, 10)).traces.map(t => t.traceId)).toEqual(listedBefore);
+    // 20 findings at most: the 21st is not added.
+    for (let i = 0; i < 25; i++)
+      await store.amendRun(ids['book-ok']!, { diagnostic: { code: 'c', message: `${i}` } });
+    expect((await store.run(ids['book-ok']!))!.diagnostics).toHaveLength(20);
+    // No record, nothing written.
+    await store.amendRun('f'.repeat(32), { reason: 'x' });
+    expect(await store.run('f'.repeat(32))).toBeUndefined();
+  });
 });
 
 const SESSION_SUITE = `

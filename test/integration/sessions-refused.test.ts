@@ -92,6 +92,7 @@ describe('a turn refused at sessions.maxBytes', () => {
     ];
     const bullmq = (await storedFor('bullmq', turns)) as {
       parts: SessionRecord[];
+      traces: RunRecord[];
       open: unknown[];
     };
     const reason =
@@ -123,6 +124,11 @@ describe('a turn refused at sessions.maxBytes', () => {
           continues: 'max_bytes',
         },
       ],
+    ]);
+    // Each turn's own record says what happened to it, not that it waits for its session.
+    expect(bullmq.traces.map(t => [t.traceId, t.reason])).toEqual([
+      [turns[0]!.traceId, `a turn of session "conv-r", scored at once as part 1 of it: ${reason}`],
+      [turns[1]!.traceId, `a turn of session "conv-r", scored at once as part 2 of it: ${reason}`],
     ]);
     expect(bullmq.open).toEqual([]);
     expect(await storedFor('memory', turns)).toEqual(bullmq);
