@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     category: 'upstream',
     summary: 'The span store (Redis) cannot be reached; the receiver answers 503 with Retry-After.',
   },
+  SS_REDIS_FAILED: {
+    category: 'upstream',
+    summary:
+      'A Redis command of a worker failed (a turn joining its session, a judge job queued); the trace job is retried.',
+  },
   SS_EXPORT_FAILED: {
     category: 'upstream',
     summary: 'Evaluation spans could not be exported to the OTLP backend; the job is retried.',

@@ -26,6 +26,7 @@ import { refusedTurnReason } from './refused-turn-reason.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { classifyFailure } from './classify-failure.js';
+import { redisFailure } from '../redis/redis-failure.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import {
   createRedisConnection,
@@ -249,9 +250,13 @@ export function createBullmqQueueDriver(
               alone = refused(scorer, sessionId, traceId, next.spans, added.alone);
               // Its record, written before its session refused it, said it waits to be scored
               // with it (a retried job writes the record again, and corrects it again).
-              await results.amendRun(traceId, {
-                reason: refusedTurnReason(sessionId, added.alone?.pass, config.sessions.maxBytes),
-              });
+              await results
+                .amendRun(traceId, {
+                  reason: refusedTurnReason(sessionId, added.alone?.pass, config.sessions.maxBytes),
+                })
+                .catch((error: unknown) => {
+                  throw redisFailure(`correcting the record of trace ${traceId}`, error);
+                });
             }
             return async () => {
               // The trace's delivery and its pass alone (if refused) each run whatever the other
@@ -262,7 +267,10 @@ export function createBullmqQueueDriver(
                 const failed = sent.find(s => s.status === 'rejected');
                 if (failed) throw failed.reason;
               } else await deliver();
-              if (judgeQueue && next?.judge) await judgeQueue.enqueue(traceId, next.spans);
+              if (judgeQueue && next?.judge)
+                await judgeQueue.enqueue(traceId, next.spans).catch((error: unknown) => {
+                  throw redisFailure(`queueing the judge pass of trace ${traceId}`, error);
+                });
             };
           },
           ...bullmqWorkerLimits(config),

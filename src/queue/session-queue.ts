@@ -8,6 +8,7 @@ import {
   type SessionStoreBounds,
   type StoredSessionCut,
 } from '../redis/redis-session-store.js';
+import { redisFailure } from '../redis/redis-failure.js';
 import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
@@ -103,9 +104,10 @@ export interface SessionQueue {
    * cut; a part this trace closed is scored at once too. Resolves `no_session` when an untagged
    * trace had no session to join, `refused` when it would have opened a session or part and the
    * bytes in all (`sessions.maxBytes`) are full (neither is held; `alone`: the pass the caller
-   * scores it alone as). Rejects when Redis does, for the trace job to be retried: nothing is
-   * lost between the steps (a turn added again replaces itself; a refused one is refused as the
-   * same part again, never added to a later one).
+   * scores it alone as). Rejects when Redis does, with an `upstream` error (`SS_REDIS_FAILED`,
+   * see `redisFailure`), for the trace job to be retried: nothing is lost between the steps (a
+   * turn added again replaces itself; a refused one is refused as the same part again, never
+   * added to a later one).
    */
   add(turn: SessionTurnInput, spans: readonly SpanDigest[]): Promise<SessionTurnAdded>;
   readonly queue: Queue<SessionJobData>;
@@ -150,29 +152,37 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
     );
   return {
     queue,
-    async add(turn, spans) {
-      const added = await store.add(turn.sessionId, turn.traceId, spans, now(), {
-        opens: turn.tagged,
-        ends: turn.ends,
-        testCaseId: turn.testCaseId,
-      });
-      if (added.closed) await schedule(turn.sessionId, added.closed.part, 0);
-      if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
-      const refused = added.outcome === 'refused' ? added.refused : undefined;
-      if (!refused) return { outcome: added.outcome };
-      const pass: SessionPass = {
-        part: added.part,
-        cut: sessionRefusedCut(options.bytes.maxBytes, refused.marked),
-        continues: refused.continues,
-        testCaseId: refused.testCaseId,
-      };
-      return {
-        outcome: added.outcome,
-        alone: { pass, marked: refused.marked, again: refused.again },
-      };
-    },
+    add: (turn, spans) =>
+      addTurn(turn, spans).catch((error: unknown) => {
+        throw redisFailure(`adding trace ${turn.traceId} to its session`, error);
+      }),
     close: () => queue.close(),
   };
+
+  async function addTurn(
+    turn: SessionTurnInput,
+    spans: readonly SpanDigest[],
+  ): Promise<SessionTurnAdded> {
+    const added = await store.add(turn.sessionId, turn.traceId, spans, now(), {
+      opens: turn.tagged,
+      ends: turn.ends,
+      testCaseId: turn.testCaseId,
+    });
+    if (added.closed) await schedule(turn.sessionId, added.closed.part, 0);
+    if (added.outcome === 'added') await schedule(turn.sessionId, added.part, added.delayMs);
+    const refused = added.outcome === 'refused' ? added.refused : undefined;
+    if (!refused) return { outcome: added.outcome };
+    const pass: SessionPass = {
+      part: added.part,
+      cut: sessionRefusedCut(options.bytes.maxBytes, refused.marked),
+      continues: refused.continues,
+      testCaseId: refused.testCaseId,
+    };
+    return {
+      outcome: added.outcome,
+      alone: { pass, marked: refused.marked, again: refused.again },
+    };
+  }
 }
 
 /** Options of {@link createSessionWorker}. */
