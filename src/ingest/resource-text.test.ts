@@ -20,6 +20,9 @@ describe('resourceText', () => {
     // A pair across the cut goes whole: a lone half would be written to Redis as U+FFFD.
     ['a pair across the cut', `${'a'.repeat(MAX - 1)}😀`, 'a'.repeat(MAX - 1)],
     ['a pair before it', `${'a'.repeat(MAX - 2)}😀b`, `${'a'.repeat(MAX - 2)}😀`],
+    // A lone half sent (OTLP/JSON's "\ud800") is U+FFFD, as Redis would store it.
+    ['a lone high half', 'svc-\ud800-x', 'svc-\ufffd-x'],
+    ['a lone low half, a pair kept', '\udc00😀\ud83d', '\ufffd😀\ufffd'],
   ])('%s', (_what, value, expected) => {
     expect(resourceText(value)).toBe(expected);
   });

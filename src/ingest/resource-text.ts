@@ -1,4 +1,5 @@
 import { cutText } from './cut-text.js';
+import { wellFormedText } from './well-formed-text.js';
 
 /**
  * Characters kept of the texts a span takes from its resource and scope: `service.name`,
@@ -14,9 +15,10 @@ export const MAX_RESOURCE_TEXT_CHARS = 256;
 
 /**
  * `value` cut at {@link MAX_RESOURCE_TEXT_CHARS} UTF-16 units, never between the two halves of a
- * surrogate pair (a lone half would be written to Redis as U+FFFD, another name). Pure; the
- * value itself when it is short enough.
+ * surrogate pair, and a lone surrogate sent in it replaced by U+FFFD (`wellFormedText`): Redis
+ * would store either as U+FFFD and the memory driver keep it, one service named two ways. Pure;
+ * the value itself when it is short and well formed.
  */
 export function resourceText(value: string): string {
-  return cutText(value, MAX_RESOURCE_TEXT_CHARS);
+  return wellFormedText(cutText(value, MAX_RESOURCE_TEXT_CHARS));
 }

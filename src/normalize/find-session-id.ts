@@ -1,4 +1,5 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { LONE_SURROGATE_SOURCE } from '../ingest/well-formed-text.js';
 import { LANGFUSE_ATTRIBUTES, SPANSCORE_ATTRIBUTES } from '../semconv/attributes.js';
 import { findIdAttributes, idNames, type IdNames, type IdSource } from './find-id-attribute.js';
 
@@ -79,10 +80,9 @@ export function sessionIdOf(found: IdSource | undefined): SessionIdSource | unde
   return id === found.id ? found : { ...found, id };
 }
 
-// A control character, or a surrogate without its pair (String#toWellFormed, past ES2023).
+// A control character, or a surrogate without its pair (`wellFormedText`'s rule).
 const UNFIT_SOURCE =
   // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-  /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-    .source;
+  `${/[\u0000-\u001f\u007f]/.source}|${LONE_SURROGATE_SOURCE}`;
 const UNFIT = new RegExp(UNFIT_SOURCE);
 const UNFIT_ALL = new RegExp(UNFIT_SOURCE, 'g');
