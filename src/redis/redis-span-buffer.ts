@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
@@ -12,15 +13,23 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 
 // KEYS: the trace's hash. ARGV: now ms, what the batch holds (`0`, or `1` for the root, then `w`
 // for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
-// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace.
-// Returns the scored-at time when the trace was already scored (the spans are late); '-' when
-// the trace already holds its most spans, late spans kept to rescore with included (the batch is
-// not kept, its spans counted in `dropped`); else ''.
+// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace, the
+// batch's digest (`batchDigest`). Returns the scored-at time when the trace was already scored
+// (the spans are late); '-' when the trace already holds its most spans, late spans kept to
+// rescore with included (the batch is not kept, its spans counted in `dropped`); else ''.
+// A batch appended before (`d` holds each batch's digest after a space: an exporter retrying a
+// request the receiver had accepted sends it again) is not kept again, and its spans are not
+// counted again (`n`, the cap): the memory driver counts a span id once too. Only its arrival is.
 const APPEND = `
-local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first')
+local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first', 'd')
 if m[1] and ARGV[4] ~= '1' then
   redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
   return m[1]
+end
+local digests, mark = m[5] or '', ' ' .. ARGV[9]
+if string.find(digests, mark, 1, true) then
+  redis.call('HSET', KEYS[1], 'last', ARGV[1])
+  return m[1] or ''
 end
 if tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
   redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[5])
@@ -28,7 +37,7 @@ if tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
 end
 if m[1] then redis.call('HINCRBY', KEYS[1], 'late', ARGV[5]) end
 local k = tonumber(m[3] or '0')
-local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1] }
+local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1], 'd', digests .. mark }
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
 if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
 if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'
@@ -154,6 +163,7 @@ export class RedisSpanBuffer {
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
         const { spans, rootSeen, logs } = byTrace.get(traceId)!;
+        const batch = encodeSpanBatch(spans);
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
           String(nowMs),
@@ -161,9 +171,10 @@ export class RedisSpanBuffer {
           String(this.ttls.unscoredTtlMs),
           keepLate ? '1' : '0',
           String(spans.length),
-          encodeSpanBatch(spans),
+          batch,
           String(this.ttls.scoredTtlMs),
           String(this.ttls.maxSpansPerTrace ?? Number.MAX_SAFE_INTEGER),
+          batchDigest(batch),
         );
       }),
     );
@@ -180,8 +191,9 @@ export class RedisSpanBuffer {
    * nearly always when the trace is ready. Spans come decoded, in first-arrival order, each span id
    * once (an exporter that retried a request the receiver had accepted appends its spans twice):
    * its first copy, as the memory driver keeps (`TraceByteBuffer.add`; `groupSpansByTrace`).
-   * `stored` counts the batches appended so far and `appended` the spans (duplicates included),
-   * for `markScored`.
+   * `stored` counts the batches appended so far and `appended` the spans (a batch sent again is
+   * neither stored nor counted again; a span repeated in another batch is counted), for
+   * `markScored`.
    */
   async read(traceId: string): Promise<BufferedTrace> {
     return (await this.readMany([traceId], '', 0))[0]!;
@@ -320,6 +332,14 @@ export class RedisSpanBuffer {
   async lateCount(traceId: string): Promise<number> {
     return Number((await this.redis.hget(bufferKeyOf(this.prefix, traceId), 'late')) ?? 0);
   }
+}
+
+/**
+ * A span batch's digest, as the append script compares batches (16 hex digits of its SHA-1):
+ * computed by the receiver, not in Redis, whose one thread appends every trace.
+ */
+function batchDigest(batch: Buffer): string {
+  return createHash('sha1').update(batch).digest('hex').slice(0, 16);
 }
 
 /** What {@link RedisSpanBuffer.read} knows of one trace. */

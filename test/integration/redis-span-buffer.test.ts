@@ -282,6 +282,33 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect(again.dropped).toBe(1);
   });
 
+  it('keeps and counts a batch sent again once: its copies take no room under maxSpansPerTrace', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    cleanups.push(redis.cleanup);
+    await whenReady(redis.commands);
+    const b = new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+      maxSpansPerTrace: 3,
+    });
+    const id = traceId(76);
+    const [root, a, c] = childSpans(76, ['root', 'a', 'c']);
+    const sent = new Map([[id, { spans: [a!, c!], rootSeen: false }]]);
+    // An exporter's retry of a request accepted: the same batch, three times.
+    for (let i = 0; i < 3; i++)
+      expect((await b.append(sent, Date.now(), false)).get(id)).toBe(undefined);
+    expect(
+      (await b.append(new Map([[id, { spans: [root!], rootSeen: true }]]), Date.now(), false)).get(
+        id,
+      ),
+    ).toBe(undefined);
+    const read = await b.read(id);
+    expect(read).toMatchObject({ stored: 2, appended: 3, dropped: 0 });
+    expect(names(read.spans)).toEqual(['a', 'c', 'root']);
+    expect(read.progress?.rootEnded).toBe(true);
+  });
+
   it('reads hundreds of batches in arrival order, the first copy of a span kept', async () => {
     const { buffer: b } = await buffer();
     const id = traceId(73);
