@@ -19,6 +19,7 @@ import type { DecodedRequest } from './span-digest.js';
 import { senderGone } from './sender-gone.js';
 import type { PartlyRefused, SpanSink } from './span-sink.js';
 import { sendAccessRefusal } from './send-access-refusal.js';
+import { parseWellFormedJson } from './parse-well-formed-json.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -303,7 +304,7 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
       if (format === 'protobuf') decoded = signal.decodeProtobuf(body, limits);
       else {
         checkJsonItems(body, limits);
-        const parsed: unknown = JSON.parse(body.toString('utf8'));
+        const parsed = parseWellFormedJson(body.toString('utf8'));
         decoded = signal.decodeJson(parsed, limits);
         if (signal.isNotExport(parsed)) {
           options.metrics?.requestsEmpty.inc({ reason: 'not_otlp' });

@@ -16,10 +16,12 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-/** What a driver's API says of a trace whose resource texts hold lone surrogates. */
-async function readBack(driver: 'memory' | 'bullmq') {
+/**
+ * What a driver's API says of a trace whose resource texts hold lone surrogates, calling `tools`.
+ */
+async function readBack(driver: 'memory' | 'bullmq', tools = ['lookup_order']) {
   const live = await startLiveService(driver, { 'export.enabled': false }, closers);
-  const trace = sessionTurn('s-surrogate', ['lookup_order'], 0, {}, null);
+  const trace = sessionTurn('s-surrogate', tools, 0, {}, null);
   for (const span of trace.spans) {
     span.service = 'svc-\ud800-x';
     span.resource = { 'service.version': 'v\udc00', 'deployment.environment.name': 'prod\ud83d' };
@@ -37,6 +39,7 @@ async function readBack(driver: 'memory' | 'bullmq') {
     version: record.serviceVersion,
     environment: record.deploymentEnvironment,
     listed: listed.traces.map(t => t.serviceName),
+    calls: record.toolCalls.map(c => c.name),
   };
 }
 
@@ -48,7 +51,16 @@ describe('a resource text with a lone surrogate', () => {
       version: 'v\ufffd',
       environment: 'prod\ufffd',
       listed: ['svc-\ufffd-x'],
+      calls: ['lookup_order'],
     });
     expect(await readBack('bullmq')).toEqual(memory);
+  }, 60_000);
+
+  it('in a tool name, too: any string of an OTLP/JSON body reads the same on both drivers', async () => {
+    // A lone half, and a pair that stays one.
+    const tools = ['look\ud800up\ud83d\ude00'];
+    const memory = await readBack('memory', tools);
+    expect(memory.calls).toEqual(['look\ufffdup\ud83d\ude00']);
+    expect(await readBack('bullmq', tools)).toEqual(memory);
   }, 60_000);
 });
