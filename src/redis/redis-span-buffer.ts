@@ -20,6 +20,9 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // A batch appended before (`d` holds each batch's digest after a space: an exporter retrying a
 // request the receiver had accepted sends it again) is not kept again, and its spans are not
 // counted again (`n`, the cap): the memory driver counts a span id once too. Only its arrival is.
+// `d` keeps the last 64 digests (1,088 bytes), so a trace sent one span a request costs the same
+// few bytes an append, not its whole history (10,000 one-span requests would have copied and
+// scanned 850 MB in Redis's one thread); a retry past 64 later batches of its trace counts again.
 const APPEND = `
 local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first', 'd')
 if m[1] and ARGV[4] ~= '1' then
@@ -37,7 +40,7 @@ if tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
 end
 if m[1] then redis.call('HINCRBY', KEYS[1], 'late', ARGV[5]) end
 local k = tonumber(m[3] or '0')
-local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1], 'd', digests .. mark }
+local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1], 'd', string.sub(digests .. mark, -1088) }
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
 if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
 if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'

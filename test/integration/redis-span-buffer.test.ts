@@ -309,6 +309,32 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect(read.progress?.rootEnded).toBe(true);
   });
 
+  it('keeps the digests of the last 64 batches of a trace only: an append costs the same bytes however many came before', async () => {
+    const prefix = testPrefix();
+    const redis = redisFor(prefix);
+    cleanups.push(redis.cleanup);
+    await whenReady(redis.commands);
+    const b = new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+      maxSpansPerTrace: 10_000,
+    });
+    const id = traceId(77);
+    const spans = childSpans(
+      77,
+      Array.from({ length: 200 }, (_, i) => `s${i}`),
+    );
+    // One span a request, as a SimpleSpanProcessor sends them.
+    for (const span of spans)
+      await b.append(new Map([[id, { spans: [span], rootSeen: false }]]), Date.now(), false);
+    const digests = await redis.commands.hget(`${prefix}:trace:{${id}}:buffer`, 'd');
+    // 64 digests of 16 hex digits, each after a space; 200 would be 3,400 bytes.
+    expect(digests).toHaveLength(64 * 17);
+    // The latest batch sent again is still known, and takes no room.
+    await b.append(new Map([[id, { spans: [spans[199]!], rootSeen: false }]]), Date.now(), false);
+    expect(await b.read(id)).toMatchObject({ stored: 200, appended: 200 });
+  });
+
   it('reads hundreds of batches in arrival order, the first copy of a span kept', async () => {
     const { buffer: b } = await buffer();
     const id = traceId(73);
