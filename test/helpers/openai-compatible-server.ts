@@ -6,6 +6,9 @@ export type ScriptedReply =
   | { completion: Record<string, unknown> }
   | { status: number; body: string; headers?: Record<string, string>; delayMs?: number };
 
+/** A reply worked out from the request's body (e.g. one evaluation per call the prompt shows). */
+export type ReplyFor = (request: Record<string, unknown>) => ScriptedReply;
+
 /** A local OpenAI-compatible `/v1/chat/completions` server that answers from a script. */
 export interface OpenAiCompatibleServer {
   baseURL: string;
@@ -18,12 +21,12 @@ export interface OpenAiCompatibleServer {
 
 /**
  * Starts the server on 127.0.0.1 on a free port. Replies are taken from `script` in order; when it
- * runs out, the last reply repeats. Real HTTP, so the real `openai` client talks to it unchanged.
+ * runs out, the last reply repeats; a function reply is called with the request's body. Real HTTP, so the real `openai` client talks to it unchanged.
  * A request with `stream: true` gets a scripted completion as server-sent events (see
  * {@link streamEvents}).
  */
 export async function startOpenAiCompatibleServer(
-  script: ScriptedReply[],
+  script: Array<ScriptedReply | ReplyFor>,
 ): Promise<OpenAiCompatibleServer> {
   const requests: Array<Record<string, unknown>> = [];
   const times: number[] = [];
@@ -39,7 +42,8 @@ export async function startOpenAiCompatibleServer(
       const request = JSON.parse(body) as Record<string, unknown>;
       requests.push(request);
       times.push(Date.now());
-      const reply = script[Math.min(next++, script.length - 1)]!;
+      const scripted = script[Math.min(next++, script.length - 1)]!;
+      const reply = typeof scripted === 'function' ? scripted(request) : scripted;
       const send = (): void => {
         if ('completion' in reply && request.stream === true) {
           res

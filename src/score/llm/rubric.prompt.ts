@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JUDGE_PROMPT_BOUNDS, PromptCuts } from './judge-prompt-cuts.js';
 import { dataBlock } from './prompt-data.js';
 
 const TAGS = ['criteria', 'user_request', 'tool_calls', 'agent_response'];
@@ -18,20 +19,57 @@ export const rubricOutput = z
 
 export const RUBRIC_JSON_SCHEMA = z.toJSONSchema(rubricOutput);
 
-/** The user message, each piece of data in its own tag, closing tags neutralized. */
+/** A call as the rubric shows it: its name, arguments and whether it failed. */
+export interface RubricCall {
+  name: string;
+  arguments: unknown;
+  status: 'ok' | 'error';
+}
+
+/**
+ * The user message, each piece of data in its own tag, closing tags neutralized, each cut to its
+ * bound and the whole to `JUDGE_PROMPT_BOUNDS.maxPromptChars` (the calls get what the criteria,
+ * the request and the answer leave; those past it are counted, not shown). `cuts` says what was
+ * left out.
+ */
 export function rubricPrompt(input: {
   criteria: string;
   min: number;
   max: number;
   userRequest: string;
-  calls: string;
+  calls: readonly RubricCall[];
   agentResponse: string;
-}): string {
-  return [
+}): { user: string; cuts: PromptCuts } {
+  const cuts = new PromptCuts();
+  const b = JUDGE_PROMPT_BOUNDS;
+  const head = [
     dataBlock('criteria', input.criteria, TAGS),
     `Score range: ${input.min} (worst) to ${input.max} (best).`,
-    dataBlock('user_request', input.userRequest || '(not recorded)', TAGS),
-    dataBlock('tool_calls', input.calls || '(no tool was called)', TAGS),
-    dataBlock('agent_response', input.agentResponse || '(none)', TAGS),
-  ].join('\n\n');
+    dataBlock(
+      'user_request',
+      cuts.text(input.userRequest, b.maxTextChars) || '(not recorded)',
+      TAGS,
+    ),
+  ];
+  const response = dataBlock(
+    'agent_response',
+    cuts.text(input.agentResponse, b.maxTextChars) || '(none)',
+    TAGS,
+  );
+  const room =
+    b.maxPromptChars - head.reduce((n, block) => n + block.length, 0) - response.length - 64;
+  const calls = dataBlock(
+    'tool_calls',
+    input.calls.length
+      ? cuts.lines(
+          input.calls,
+          (c, i) =>
+            `${i + 1}. ${c.name}(${c.arguments === undefined ? '' : cuts.text(typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments), b.maxValueChars)})${c.status === 'error' ? ' -> ERROR' : ''}`,
+          room,
+          'tool calls',
+        )
+      : '(no tool was called)',
+    TAGS,
+  );
+  return { user: [...head, calls, response].join('\n\n'), cuts };
 }

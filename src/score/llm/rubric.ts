@@ -23,7 +23,8 @@ export type RubricOptions = z.infer<typeof optionsSchema>;
  * A general LLM judge: the suite's `criteria` and a score range; the judge scores the run (request,
  * tool calls, answer) and explains. The score is normalized to 0..1, `(score - min) / (max - min)`,
  * and labelled against `threshold` (default 0.5). A score outside the range counts as invalid
- * output (one repair attempt, then failed).
+ * output (one repair attempt, then failed). The prompt is bounded (`JUDGE_PROMPT_BOUNDS`): what it
+ * left out is said in the reason and in `details.promptCut`.
  */
 export function createRubricScorer(judge: Judge, defaultModel: string): Scorer<RubricOptions> {
   return {
@@ -34,23 +35,18 @@ export function createRubricScorer(judge: Judge, defaultModel: string): Scorer<R
       parseScorerOptions(optionsSchema as unknown as z.ZodObject, options) as RubricOptions,
     async score({ trace, testCase, options }) {
       const { min, max } = options;
-      const calls = trace.toolSequence
-        .map(
-          (c, i) =>
-            `${i + 1}. ${c.name}(${c.arguments === undefined ? '' : JSON.stringify(c.arguments)})${c.status === 'error' ? ' -> ERROR' : ''}`,
-        )
-        .join('\n');
+      const prompt = rubricPrompt({
+        criteria: options.criteria,
+        min,
+        max,
+        userRequest: testCase?.input ?? trace.conversation.userInput ?? '',
+        calls: trace.toolSequence,
+        agentResponse: trace.conversation.finalOutput ?? '',
+      });
       const answer = await judge.ask({
         model: options.model ?? defaultModel,
         system: RUBRIC_SYSTEM,
-        user: rubricPrompt({
-          criteria: options.criteria,
-          min,
-          max,
-          userRequest: testCase?.input ?? trace.conversation.userInput ?? '',
-          calls,
-          agentResponse: trace.conversation.finalOutput ?? '',
-        }),
+        user: prompt.user,
         schemaName: 'rubric',
         jsonSchema: RUBRIC_JSON_SCHEMA,
         parse: value => {
@@ -61,11 +57,18 @@ export function createRubricScorer(judge: Judge, defaultModel: string): Scorer<R
         },
       });
       const normalized = round2((answer.output.score - min) / (max - min));
-      return scored(normalized, options.threshold ?? 0.5, answer.output.explanation, {
-        rawScore: answer.output.score,
-        range: [min, max],
-        usage: usageDetails(answer),
-      });
+      const promptCut = prompt.cuts.summary();
+      return scored(
+        normalized,
+        options.threshold ?? 0.5,
+        `${answer.output.explanation}${prompt.cuts.sentence()}`,
+        {
+          rawScore: answer.output.score,
+          range: [min, max],
+          usage: usageDetails(answer),
+          ...(promptCut && { promptCut }),
+        },
+      );
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JUDGE_PROMPT_BOUNDS, PromptCuts } from './judge-prompt-cuts.js';
 import { dataBlock } from './prompt-data.js';
 
 const TAGS = ['user_request', 'available_tools', 'tool_calls', 'agent_response'];
@@ -48,33 +49,72 @@ export interface AppropriatenessInput {
   agentResponse: string;
 }
 
-const MAX_VALUE = 2000;
-
-/** The user message: every piece of data inside its own tag, with closing tags neutralized. */
-export function appropriatenessPrompt(input: AppropriatenessInput): string {
-  const tools = input.availableTools.length
-    ? input.availableTools
-        .map(t => `- ${t.name}${t.description ? `: ${t.description}` : ''}`)
-        .join('\n')
-    : '(not recorded)';
-  const calls = input.calls.length
-    ? input.calls
-        .map(
-          (c, i) =>
-            `${i + 1}. ${c.name}(${show(c.arguments)}) -> ${c.status === 'error' ? 'ERROR ' : ''}${show(c.result)}`,
-        )
-        .join('\n')
-    : '(no tool was called)';
-  return [
-    dataBlock('user_request', input.userRequest || '(not recorded)', TAGS),
-    dataBlock('available_tools', tools, TAGS),
-    dataBlock('tool_calls', calls, TAGS),
-    dataBlock('agent_response', input.agentResponse || '(none)', TAGS),
-  ].join('\n\n');
+/** The user message, and what the judge was shown of the calls. */
+export interface AppropriatenessPrompt {
+  user: string;
+  /** Calls shown, from the first: the judge answers one evaluation for each. */
+  callsShown: number;
+  cuts: PromptCuts;
 }
 
-function show(value: unknown): string {
+/**
+ * The user message: every piece of data inside its own tag, with closing tags neutralized, each
+ * cut to its bound and the whole to `JUDGE_PROMPT_BOUNDS.maxPromptChars` (the calls get what the
+ * request, the tools and the answer leave; those past it are counted, not shown).
+ */
+export function appropriatenessPrompt(input: AppropriatenessInput): AppropriatenessPrompt {
+  const cuts = new PromptCuts();
+  const b = JUDGE_PROMPT_BOUNDS;
+  const request = dataBlock(
+    'user_request',
+    cuts.text(input.userRequest, b.maxTextChars) || '(not recorded)',
+    TAGS,
+  );
+  const tools = dataBlock(
+    'available_tools',
+    input.availableTools.length
+      ? cuts.lines(
+          input.availableTools,
+          t =>
+            cuts.text(
+              `- ${t.name}${t.description ? `: ${t.description}` : ''}`,
+              b.maxToolLineChars,
+            ),
+          b.maxToolsChars,
+          'offered tools',
+        )
+      : '(not recorded)',
+    TAGS,
+  );
+  const response = dataBlock(
+    'agent_response',
+    cuts.text(input.agentResponse, b.maxTextChars) || '(none)',
+    TAGS,
+  );
+  // What the other blocks leave, less the calls block's tags and the blank lines between blocks.
+  const room = b.maxPromptChars - request.length - tools.length - response.length - 64;
+  const calls = dataBlock(
+    'tool_calls',
+    input.calls.length
+      ? cuts.lines(
+          input.calls,
+          (c, i) =>
+            `${i + 1}. ${c.name}(${show(c.arguments, cuts)}) -> ${c.status === 'error' ? 'ERROR ' : ''}${show(c.result, cuts)}`,
+          room,
+          'tool calls',
+        )
+      : '(no tool was called)',
+    TAGS,
+  );
+  return {
+    user: [request, tools, calls, response].join('\n\n'),
+    callsShown: cuts.shown('tool calls', input.calls.length),
+    cuts,
+  };
+}
+
+function show(value: unknown, cuts: PromptCuts): string {
   if (value === undefined) return '';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE)}…` : text;
+  return cuts.text(text, JUDGE_PROMPT_BOUNDS.maxValueChars);
 }

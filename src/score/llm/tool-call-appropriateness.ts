@@ -29,7 +29,10 @@ export type ToolCallAppropriatenessOptions = z.infer<typeof optionsSchema>;
  * case's `availableTools`, else the scorer's), every call with arguments and results, and the final
  * answer; it returns a verdict per call, the missing tools, and a reason. Score: appropriate calls /
  * calls judged, rounded to 2 places; with no calls, 1 when asking for clarification was right and
- * no tool is missing, else 0. Model and token usage go in `details.usage`.
+ * no tool is missing, else 0. An answer without exactly one evaluation per call shown is invalid
+ * (one repair attempt, then failed). The prompt is bounded (`JUDGE_PROMPT_BOUNDS`): what it left
+ * out is said in the reason and in `details.promptCut`, and the score is over the calls shown.
+ * Model and token usage go in `details.usage`.
  */
 export function createToolCallAppropriatenessScorer(
   judge: Judge,
@@ -51,18 +54,27 @@ export function createToolCallAppropriatenessScorer(
         result: c.result,
         status: c.status,
       }));
+      const prompt = appropriatenessPrompt({
+        userRequest: testCase?.input ?? trace.conversation.userInput ?? '',
+        availableTools,
+        calls,
+        agentResponse: trace.conversation.finalOutput ?? '',
+      });
       const answer = await judge.ask({
         model: options.model ?? defaultModel,
         system: APPROPRIATENESS_SYSTEM,
-        user: appropriatenessPrompt({
-          userRequest: testCase?.input ?? trace.conversation.userInput ?? '',
-          availableTools,
-          calls,
-          agentResponse: trace.conversation.finalOutput ?? '',
-        }),
+        user: prompt.user,
         schemaName: 'tool_call_appropriateness',
         jsonSchema: APPROPRIATENESS_JSON_SCHEMA,
-        parse: value => appropriatenessOutput.parse(value),
+        parse: value => {
+          const out = appropriatenessOutput.parse(value);
+          // The score's denominator: one verdict per call shown, no more and no fewer.
+          if (out.evaluations.length !== prompt.callsShown)
+            throw new Error(
+              `${out.evaluations.length} evaluations for ${prompt.callsShown} tool calls: give one per call, in order`,
+            );
+          return out;
+        },
       });
       const { evaluations, missingTools, clarificationWasAppropriate, reason } = answer.output;
       const score = evaluations.length
@@ -70,12 +82,14 @@ export function createToolCallAppropriatenessScorer(
         : clarificationWasAppropriate && missingTools.length === 0
           ? 1
           : 0;
-      return scored(score, options.threshold ?? 1, reason, {
+      const promptCut = prompt.cuts.summary();
+      return scored(score, options.threshold ?? 1, `${reason}${prompt.cuts.sentence()}`, {
         evaluations,
         missingTools,
         clarificationWasAppropriate,
         availableTools: availableTools.map(t => t.name),
         usage: usageDetails(answer),
+        ...(promptCut && { promptCut }),
       });
     },
   };

@@ -1,0 +1,99 @@
+import { cutText } from '../../ingest/cut-text.js';
+
+/**
+ * What one judge prompt carries of a trace at most, in UTF-16 code units. Traces are untrusted and
+ * every character sent is paid for: a trace of 10,000 tool calls with 3 KB arguments and results
+ * and a 1 MB request and answer made a 42 MB prompt (about 10 million tokens) before these bounds.
+ * docs/llm-scorers.md lists them.
+ */
+export const JUDGE_PROMPT_BOUNDS = Object.freeze({
+  /** The user message in all (the data blocks, their tags and marks; the criteria count too). */
+  maxPromptChars: 100_000,
+  /** The user request, and the agent's answer, each. */
+  maxTextChars: 8_000,
+  /** One call's arguments, or its result. */
+  maxValueChars: 2_000,
+  /** One offered tool's line (its name and description). */
+  maxToolLineChars: 500,
+  /** The offered tools' block. */
+  maxToolsChars: 10_000,
+});
+
+/** What a judge prompt left out, as a scorer's result details say it (`details.promptCut`). */
+export interface PromptCutSummary {
+  /** Texts cut to their bound (a request, an answer, an argument, a result, a tool's line). */
+  textsCut: number;
+  /** Lists shown in part, by what they list (`tool calls`, `offered tools`). */
+  lists: Record<string, { shown: number; total: number }>;
+}
+
+/**
+ * Cuts the data of one judge prompt to its bounds and counts what it left out, so the result can
+ * say the judge saw part of the trace ({@link PromptCuts.summary}, {@link PromptCuts.sentence}).
+ * Texts are cut with {@link cutText} and marked with how many characters were left out; lists are
+ * rendered an item at a time while they fit, so the items past a bound are never rendered.
+ */
+export class PromptCuts {
+  private textsCut = 0;
+  private readonly lists: Record<string, { shown: number; total: number }> = {};
+
+  /** `text` itself, or its first `max` characters and a mark saying how many more there were. */
+  text(text: string, max: number): string {
+    if (text.length <= max) return text;
+    this.textsCut++;
+    return `${cutText(text, max)}… [${text.length - max} more characters not shown]`;
+  }
+
+  /**
+   * The items rendered a line each while the lines fit in `maxChars`, then one line saying how many
+   * of `what` were left out. How many were shown is what {@link PromptCuts.shown} answers.
+   */
+  lines<T>(
+    items: readonly T[],
+    render: (item: T, index: number) => string,
+    maxChars: number,
+    what: string,
+  ): string {
+    const out: string[] = [];
+    let used = 0;
+    for (const [i, item] of items.entries()) {
+      const cutBefore = this.textsCut;
+      const line = render(item, i);
+      if (used + line.length + 1 > maxChars) {
+        this.textsCut = cutBefore; // not shown: its cuts are not the judge's
+        break;
+      }
+      out.push(line);
+      used += line.length + 1;
+    }
+    if (out.length < items.length) {
+      this.lists[what] = { shown: out.length, total: items.length };
+      out.push(
+        `… ${items.length - out.length} more ${what} not shown (of ${items.length}; the prompt is bounded)`,
+      );
+    }
+    return out.join('\n');
+  }
+
+  /** How many of `total` items of `what` a {@link PromptCuts.lines} call showed. */
+  shown(what: string, total: number): number {
+    return this.lists[what]?.shown ?? total;
+  }
+
+  /** What was left out, or `undefined` when the judge saw everything. */
+  summary(): PromptCutSummary | undefined {
+    if (this.textsCut === 0 && Object.keys(this.lists).length === 0) return undefined;
+    return { textsCut: this.textsCut, lists: { ...this.lists } };
+  }
+
+  /** A sentence for the result's reason, or `''` when the judge saw everything. */
+  sentence(): string {
+    const summary = this.summary();
+    if (!summary) return '';
+    const parts = Object.entries(summary.lists).map(
+      ([what, { shown, total }]) => `${shown} of ${total} ${what} shown`,
+    );
+    if (summary.textsCut) parts.push(`${summary.textsCut} text(s) cut`);
+    return ` (the judge saw part of the trace, its prompt bounded: ${parts.join(', ')})`;
+  }
+}
