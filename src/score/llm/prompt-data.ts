@@ -1,9 +1,15 @@
 /**
  * Puts data under judgement (a user request, tool outputs, an answer) in its own `<tag>` block, so
- * the judge can tell data from instructions. Data cannot close a block early: any closing tag of
- * the prompt's own `tags` inside it becomes `<\/tag>`.
+ * the judge can tell data from instructions. Data cannot close a block early nor open one: every
+ * `<` that starts a tag of the prompt's own `tags`, opening or closing, in any case, with spaces,
+ * line breaks or invisible format characters (U+200B, U+FEFF, …) around its `/` (`</tag >`,
+ * `< /TAG>`, `<tag>`), gets a backslash after it (`<\/tag>`, `<\tag>`), so no tag of the prompt's
+ * appears inside a block.
  */
 export function dataBlock(tag: string, text: string, tags: readonly string[]): string {
-  const closing = new RegExp(`</(${tags.join('|')})>`, 'gi');
-  return `<${tag}>\n${text.replace(closing, '<\\/$1>')}\n</${tag}>`;
+  const tagStart = new RegExp(
+    `<(?=[\\s\\p{Cf}]*\\/?[\\s\\p{Cf}]*(?:${tags.join('|')})(?![\\w-]))`,
+    'giu',
+  );
+  return `<${tag}>\n${text.replace(tagStart, '<\\')}\n</${tag}>`;
 }
