@@ -39,7 +39,15 @@ export const judgeConfigSchema = z
       .int()
       .positive()
       .default(JUDGE_DEFAULTS.timeoutMs)
-      .describe('Per judge call.'),
+      .describe("Per judge call, the answer's last byte included."),
+    maxResponseBytes: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(JUDGE_DEFAULTS.maxResponseBytes)
+      .describe(
+        'Bytes of one judge answer read at most; a longer answer is not read past them and the call fails, saying so.',
+      ),
     maxRetries: z.coerce
       .number()
       .int()

@@ -8,4 +8,6 @@ export const JUDGE_DEFAULTS = {
   timeoutMs: 60_000,
   /** Retries by the `openai` client (429, 5xx, timeouts), with its backoff and Retry-After. */
   maxRetries: 3,
+  /** Bytes of one judge answer read at most. */
+  maxResponseBytes: 4 * 1024 * 1024,
 } as const;

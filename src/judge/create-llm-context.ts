@@ -57,6 +57,7 @@ export function createLlmContext(
     ...(config.baseUrl && { baseURL: config.baseUrl }),
     ...(config.apiKey && { apiKey: config.apiKey }),
     timeoutMs: config.timeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
     maxRetries: parts.retries === 'queue' ? 0 : config.maxRetries,
   });
   if (parts.limits === 'process')

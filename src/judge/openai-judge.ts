@@ -1,7 +1,10 @@
 import type OpenAI from 'openai';
-import { SpanscoreError } from '../errors/spanscore-error.js';
+import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
 import { JUDGE_DEFAULTS } from '../config/judge-defaults.js';
+import { cutText } from '../ingest/cut-text.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
+import { JUDGE_PROMPT_BOUNDS } from '../score/llm/judge-prompt-cuts.js';
+import { boundedFetch } from './bounded-fetch.js';
 
 /** Options of {@link createOpenAiJudge}. */
 export interface OpenAiJudgeOptions {
@@ -9,8 +12,10 @@ export interface OpenAiJudgeOptions {
   baseURL?: string;
   /** @defaultValue `OPENAI_API_KEY` */
   apiKey?: string;
-  /** Per-call timeout. @defaultValue 60000 */
+  /** Per-call timeout, the answer's last byte included. @defaultValue 60000 */
   timeoutMs?: number;
+  /** Bytes of one answer read at most (see `boundedFetch`). @defaultValue 4 MiB */
+  maxResponseBytes?: number;
   /**
    * Retries of 408/409/429/5xx/timeouts by the `openai` client, honouring Retry-After. The
    * BullMQ worker sets 0: its judge queue retries, and pauses on a 429. @defaultValue 3
@@ -23,7 +28,8 @@ export interface OpenAiJudgeOptions {
  * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
  * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`.
- * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own; a 429 past
+ * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own, on
+ * {@link boundedFetch} (the answer's size and arrival bounded, Retry-After at most 60 s); a 429 past
  * them is `SS_JUDGE_RATE_LIMITED` with the server's Retry-After, anything else
  * `SS_JUDGE_UNAVAILABLE`. No cache, cost or rate limit here: the service wraps it with its own.
  */
@@ -42,9 +48,14 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
   const organization = process.env.OPENAI_ORG_ID;
   const project = process.env.OPENAI_PROJECT_ID;
+  const timeout = options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs;
   const settings = {
     apiKey,
-    timeout: options.timeoutMs ?? JUDGE_DEFAULTS.timeoutMs,
+    timeout,
+    fetch: boundedFetch({
+      maxResponseBytes: options.maxResponseBytes ?? JUDGE_DEFAULTS.maxResponseBytes,
+      timeoutMs: timeout,
+    }),
     maxRetries: options.maxRetries ?? JUDGE_DEFAULTS.maxRetries,
     ...(baseURL && { baseURL }),
     ...(organization && { organization }),
@@ -129,7 +140,8 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           request.model,
           [
             ...messages,
-            { role: 'assistant', content: first.text },
+            // Its answer is the endpoint's, untrusted: sent back cut, not whole.
+            { role: 'assistant', content: cutText(first.text, JUDGE_PROMPT_BOUNDS.maxTextChars) },
             {
               role: 'user',
               content: `That answer is not valid: ${(error as Error).message}. Answer again with only the JSON object the schema describes.`,
@@ -173,6 +185,8 @@ function parseJson(text: string): unknown {
 }
 
 function unavailable(api: typeof OpenAI, error: unknown): never {
+  // boundedFetch's own (an answer too large, or too slow to arrive): they say what happened.
+  if (isSpanscoreError(error)) throw error;
   if (error instanceof api.RateLimitError) {
     const retryAfterSeconds = retryAfter(error.headers);
     throw new SpanscoreError(
@@ -199,14 +213,8 @@ function unavailable(api: typeof OpenAI, error: unknown): never {
   );
 }
 
-/** Seconds the server asked to wait: `retry-after-ms`, `retry-after` in seconds or an HTTP date. */
+/** Seconds the server asked to wait: `boundedFetch` left them as seconds in `retry-after`. */
 function retryAfter(headers: Headers | undefined): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms > 0) return ms / 1000;
   const value = headers?.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  return value ? Number(value) : undefined;
 }
