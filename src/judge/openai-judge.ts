@@ -80,7 +80,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     model: string,
     messages: OpenAI.ChatCompletionMessageParam[],
     request: JudgeRequest<unknown>,
-  ): Promise<{ text: string; usage: JudgeUsage; model: string }> {
+  ): Promise<{ text: string; usage: JudgeUsage; model: string; usageProblem?: string }> {
     const { api, client } = await connect();
     const call = (format: 'json_schema' | 'plain') =>
       client.chat.completions.create({
@@ -113,13 +113,18 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         completion = await call('plain').catch((again: unknown) => unavailable(api, again));
       } else return unavailable(api, error);
     }
+    const unread: string[] = [];
+    const usage = {
+      inputTokens: tokenCount(completion.usage, 'prompt_tokens', unread),
+      outputTokens: tokenCount(completion.usage, 'completion_tokens', unread),
+    };
     return {
       text: completion.choices[0]?.message.content ?? '',
       model: completion.model || model,
-      usage: {
-        inputTokens: completion.usage?.prompt_tokens ?? 0,
-        outputTokens: completion.usage?.completion_tokens ?? 0,
-      },
+      usage,
+      ...(unread.length && {
+        usageProblem: `the endpoint's ${unread.join(', ')}, not ${unread.length === 1 ? 'a token count' : 'token counts'}: read as 0`,
+      }),
     };
   }
 
@@ -132,6 +137,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       const first = await complete(request.model, messages, request);
       let output: T;
       let usage = first.usage;
+      let usageProblem = first.usageProblem;
       try {
         output = request.parse(parseJson(first.text));
       } catch (error) {
@@ -153,6 +159,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           inputTokens: usage.inputTokens + repair.usage.inputTokens,
           outputTokens: usage.outputTokens + repair.usage.outputTokens,
         };
+        usageProblem ??= repair.usageProblem;
         try {
           output = request.parse(parseJson(repair.text));
         } catch (again) {
@@ -163,9 +170,31 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           );
         }
       }
-      return { output, model: first.model, usage, cached: false };
+      return {
+        output,
+        model: first.model,
+        usage,
+        cached: false,
+        ...(usageProblem && { usageProblem }),
+      };
     },
   };
+}
+
+/**
+ * A token count of the endpoint's `usage`: a finite number from 0 up. Anything else (negative,
+ * `NaN` or a string, a number past a double's range) is read as 0 and named in `unread`: it
+ * would reach the cost as `NaN` or a negative sum, and the metrics, whose counters a negative
+ * count throws in and `NaN` poisons for good.
+ */
+function tokenCount(usage: unknown, field: string, unread: string[]): number {
+  const value = (usage as Record<string, unknown> | null | undefined)?.[field];
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  unread.push(
+    `usage.${field} was ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
+  );
+  return 0;
 }
 
 function parseJson(text: string): unknown {

@@ -26,6 +26,11 @@ export interface JudgeAnswer<T> {
   cached: boolean;
   /** Estimated cost in US dollars, when `judge.prices` has the model (0 when cached). */
   costUsd?: number;
+  /**
+   * Why the token counts are 0 where the endpoint sent something: its `usage` held a count that is
+   * no token count (negative, `NaN`, a string, past a double's range), read as 0.
+   */
+  usageProblem?: string;
 }
 
 /**
@@ -48,5 +53,6 @@ export function usageDetails(answer: JudgeAnswer<unknown>): Record<string, unkno
     outputTokens: answer.usage.outputTokens,
     cached: answer.cached,
     ...(answer.costUsd !== undefined && { costUsd: answer.costUsd }),
+    ...(answer.usageProblem !== undefined && { usageProblem: answer.usageProblem }),
   };
 }

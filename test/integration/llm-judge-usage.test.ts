@@ -1,0 +1,120 @@
+import { afterEach, expect, it } from 'vitest';
+import { judgeConfigSchema } from '../../src/config/judge-config-schema.js';
+import { createLlmContext } from '../../src/judge/create-llm-context.js';
+import { createMemorySpendLedger } from '../../src/score/llm/spend-ledger.js';
+import { usageDetails } from '../../src/score/llm/judge.js';
+import { createServiceMetrics } from '../../src/server/service-metrics.js';
+import {
+  startOpenAiCompatibleServer,
+  type OpenAiCompatibleServer,
+} from '../helpers/openai-compatible-server.js';
+
+const servers: OpenAiCompatibleServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map(s => s.close()));
+});
+
+/** A valid answer whose `usage` holds what a broken or hostile endpoint may send. */
+const answerWithUsage = (usage: Record<string, unknown>) => ({
+  completion: {
+    id: 'x',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [
+      { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '{"ok":true}' } },
+    ],
+    usage,
+  },
+});
+
+it("an endpoint's usage that is no token count is read as 0 and said; metrics and the day's spend stay numbers, and the budget still holds", async () => {
+  const server = await startOpenAiCompatibleServer([
+    answerWithUsage({ prompt_tokens: -1_000_000_000, completion_tokens: 5 }),
+    answerWithUsage({ prompt_tokens: 'NaN', completion_tokens: '100' }),
+    // 1e309 is JSON for a number no double holds: JSON.parse reads it as Infinity.
+    {
+      status: 200,
+      body: '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\\"ok\\":true}"}}],"usage":{"prompt_tokens":1e309,"completion_tokens":0}}',
+    },
+    // Then a real count: 1,000,000 input tokens at $1 a million spends the day's $1.
+    answerWithUsage({ prompt_tokens: 1_000_000, completion_tokens: 0 }),
+  ]);
+  servers.push(server);
+  const metrics = createServiceMetrics();
+  const ledger = createMemorySpendLedger();
+  const config = judgeConfigSchema.parse({
+    model: 'm',
+    baseUrl: server.baseURL,
+    apiKey: 'k',
+    maxRetries: 0,
+    prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
+    dailyBudgetUsd: 1,
+  });
+  // As the service wires it (src/server/scoring-runtime.ts).
+  const llm = createLlmContext(config, {
+    limits: 'process',
+    retries: 'client',
+    ledger,
+    onCall: event => {
+      metrics.judgeCalls.inc({ model: event.model, outcome: event.outcome });
+      metrics.judgeTokens.inc({ model: event.model, direction: 'input' }, event.inputTokens);
+      metrics.judgeTokens.inc({ model: event.model, direction: 'output' }, event.outputTokens);
+      metrics.judgeCostUsd.inc({ model: event.model }, event.costUsd);
+    },
+  })!;
+  const ask = (n: number) =>
+    llm.judge.ask({
+      model: 'm',
+      system: 's',
+      user: `question ${n}`,
+      schemaName: 'ok',
+      jsonSchema: {},
+      parse: v => v,
+    });
+  const details = [];
+  for (const n of [1, 2, 3]) details.push(usageDetails(await ask(n)));
+  expect(details).toEqual([
+    {
+      model: 'm',
+      inputTokens: 0,
+      outputTokens: 5,
+      cached: false,
+      costUsd: 0.000005,
+      usageProblem:
+        "the endpoint's usage.prompt_tokens was -1000000000, not a token count: read as 0",
+    },
+    {
+      model: 'm',
+      inputTokens: 0,
+      outputTokens: 0,
+      cached: false,
+      costUsd: 0,
+      usageProblem:
+        'the endpoint\'s usage.prompt_tokens was "NaN", usage.completion_tokens was "100", not token counts: read as 0',
+    },
+    {
+      model: 'm',
+      inputTokens: 0,
+      outputTokens: 0,
+      cached: false,
+      costUsd: 0,
+      usageProblem: "the endpoint's usage.prompt_tokens was Infinity, not a token count: read as 0",
+    },
+  ]);
+  const day = new Date().toISOString().slice(0, 10);
+  expect(await ledger.spent(day)).toBe(0.000005);
+  const exposition = await metrics.registry.metrics();
+  const judgeLines = exposition
+    .split('\n')
+    .filter(line => /^spanscore_judge_(tokens|cost_usd)_total\{/.test(line));
+  expect(judgeLines).toEqual([
+    'spanscore_judge_tokens_total{model="m",direction="input"} 0',
+    'spanscore_judge_tokens_total{model="m",direction="output"} 5',
+    'spanscore_judge_cost_usd_total{model="m"} 0.000005',
+  ]);
+  // The budget still holds: a real count spends it, and the next call is refused before it is made.
+  await ask(4);
+  await expect(ask(5)).rejects.toMatchObject({ code: 'SS_JUDGE_BUDGET_EXHAUSTED' });
+  expect(server.requests).toHaveLength(4);
+});
