@@ -127,6 +127,25 @@ describe('judge prompts are bounded in total, and the result says what the judge
     });
   });
 
+  it('at most 200 calls are shown however short, so the answer of one verdict each stays within what a model can write', async () => {
+    const { result, requests } = await judged(
+      [verdictPerCall],
+      judge => createToolCallAppropriatenessScorer(judge, 'judge-model'),
+      {},
+      agentTrace(Array.from({ length: 10_000 }, () => 'a')),
+    );
+    expect(callLines(requests[0]!)).toBe(200);
+    expect(userMessage(requests[0]!)).toContain(
+      '200. a() -> \n… 9800 more tool calls not shown (of 10000; the prompt is bounded)',
+    );
+    expect(result).toMatchObject({
+      status: 'scored',
+      details: {
+        promptCut: { textsCut: 0, lists: { 'tool calls': { shown: 200, total: 10_000 } } },
+      },
+    });
+  });
+
   it('a small trace is sent whole and its result says nothing was cut', async () => {
     const trace = agentTrace([{ name: 'weather', args: { city: 'Paris' } }], {
       user: 'Weather in Paris?',

@@ -13,6 +13,12 @@ export const JUDGE_PROMPT_BOUNDS = Object.freeze({
   maxTextChars: 8_000,
   /** One call's arguments, or its result. */
   maxValueChars: 2_000,
+  /**
+   * Calls shown: `tool_call_appropriateness` asks a verdict for each, about 40 output tokens (four
+   * times an input token's price), and 7,207 one-word calls fitted in the characters alone: an
+   * answer near 290,000 tokens, past any model's output limit, so the answer was cut off and invalid.
+   */
+  maxCalls: 200,
   /** One offered tool's line (its name and description). */
   maxToolLineChars: 500,
   /** The offered tools' block. */
@@ -45,18 +51,21 @@ export class PromptCuts {
   }
 
   /**
-   * The items rendered a line each while the lines fit in `maxChars`, then one line saying how many
-   * of `what` were left out. How many were shown is what {@link PromptCuts.shown} answers.
+   * The items rendered a line each while the lines fit in `maxChars` and they are at most
+   * `maxItems`, then one line saying how many of `what` were left out. How many were shown is what
+   * {@link PromptCuts.shown} answers.
    */
   lines<T>(
     items: readonly T[],
     render: (item: T, index: number) => string,
     maxChars: number,
     what: string,
+    maxItems = Infinity,
   ): string {
     const out: string[] = [];
     let used = 0;
     for (const [i, item] of items.entries()) {
+      if (i >= maxItems) break;
       const cutBefore = this.textsCut;
       const line = render(item, i);
       if (used + line.length + 1 > maxChars) {

@@ -67,6 +67,7 @@ export function rubricPrompt(input: {
             `${i + 1}. ${c.name}(${c.arguments === undefined ? '' : cuts.text(typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments), b.maxValueChars)})${c.status === 'error' ? ' -> ERROR' : ''}`,
           room,
           'tool calls',
+          b.maxCalls,
         )
       : '(no tool was called)',
     TAGS,

@@ -102,6 +102,7 @@ export function appropriatenessPrompt(input: AppropriatenessInput): Appropriaten
             `${i + 1}. ${c.name}(${show(c.arguments, cuts)}) -> ${c.status === 'error' ? 'ERROR ' : ''}${show(c.result, cuts)}`,
           room,
           'tool calls',
+          b.maxCalls,
         )
       : '(no tool was called)',
     TAGS,
