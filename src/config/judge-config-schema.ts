@@ -81,6 +81,14 @@ export const judgeConfigSchema = z
       })
       .strict()
       .prefault({}),
+    maxQueuedTraces: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(1000)
+      .describe(
+        'Memory driver: traces waiting for the judge or being judged, each holding its spans; a trace past them is not judged and its run record says so (the bullmq driver keeps them in Redis, under its memory admission).',
+      ),
     attempts: z.coerce
       .number()
       .int()

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
 import { createMemoryResultsStore } from '../results/memory-results-store.js';
 import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
@@ -85,6 +86,19 @@ export function createMemoryQueueDriver(
     traceId: string,
     spans: readonly SpanDigest[],
   ): void {
+    // Each pass holds its trace's spans until it ends, outside the assembly buffer's bounds: a
+    // judge slower than the traffic would hold every trace sent meanwhile.
+    if (judgePasses.size >= config.judge.maxQueuedTraces) {
+      events.onTraceFailed(
+        traceId,
+        'llm',
+        new SpanscoreError(
+          'SS_JUDGE_UNAVAILABLE',
+          `not judged: ${judgePasses.size} traces already wait for the judge or are being judged (judge.maxQueuedTraces)`,
+        ),
+      );
+      return;
+    }
     const done = (async () => {
       let exportRetry = false;
       try {

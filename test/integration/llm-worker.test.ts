@@ -266,6 +266,40 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     });
   });
 
+  it('the memory driver holds at most judge.maxQueuedTraces traces for a slow judge: one past them is not judged, and its run record says why', async () => {
+    const slow: ScriptedReply = {
+      status: 200,
+      body: JSON.stringify((goodVerdict as { completion: unknown }).completion),
+      delayMs: 2000,
+    };
+    const h = await harness(
+      [slow],
+      { concurrency: 1, maxQueuedTraces: 2, timeoutMs: 10_000 },
+      undefined,
+      undefined,
+      'memory',
+    );
+    for (const t of [40, 41, 42, 43]) {
+      expect(await h.send(t, `city ${t}`)).toBe(200);
+      await waitFor(() => h.spansFor(t, 'tool_call_accuracy').length === 1, `trace ${t} scored`);
+    }
+    const record = async (t: number) =>
+      (await (
+        await fetch(h.service.url!.replace('/v1/traces', `/api/v1/traces/${traceId(t)}`))
+      ).json()) as { state: string; reason?: string };
+    for (const t of [42, 43])
+      expect(await record(t)).toMatchObject({
+        state: 'failed',
+        reason:
+          'the judge pass failed after its retries: not judged: 2 traces already wait for the judge or are being judged (judge.maxQueuedTraces)',
+      });
+    await waitFor(() => h.spansFor(41, 'tool_call_appropriateness').length === 1, 'the second');
+    // Two traces judged, one call each; the two past the bound were never sent to the judge.
+    expect(h.judgeServer.requests).toHaveLength(2);
+    expect(h.spansFor(40, 'tool_call_appropriateness')).toHaveLength(1);
+    expect(h.spansFor(42, 'tool_call_appropriateness')).toHaveLength(0);
+  });
+
   it('a non-JSON body is retried then failed; an answer off the schema fails after one repair, not retried; a hanging judge times out per attempt, then failed', async () => {
     const garbage = await harness([{ status: 200, body: 'not json at all' }]);
     await garbage.send(20);
