@@ -118,8 +118,10 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       inputTokens: tokenCount(completion.usage, 'prompt_tokens', unread),
       outputTokens: tokenCount(completion.usage, 'completion_tokens', unread),
     };
+    // The endpoint's, untrusted: content that is not text (an object, a number) is read as its JSON.
+    const content: unknown = completion.choices[0]?.message.content;
     return {
-      text: completion.choices[0]?.message.content ?? '',
+      text: typeof content === 'string' ? content : (JSON.stringify(content) ?? ''),
       model: completion.model || model,
       usage,
       ...(unread.length && {

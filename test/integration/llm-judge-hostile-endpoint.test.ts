@@ -129,6 +129,29 @@ describe("a judge endpoint's answers are bounded where they are read", () => {
   }, 20_000);
 });
 
+describe("an answer's content that is not text", () => {
+  it.each([
+    [{ score: 5, explanation: 'As an object.' }, 'scored', 1],
+    [12345, 'failed', 2],
+  ])('%j is read as its JSON: %s after %i request(s)', async (content, status, requests) => {
+    const endpoint = await hostileEndpoint(res => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 1,
+          model: 'judge-model',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        }),
+      );
+    });
+    const result = await rubricAgainst(endpoint.baseURL);
+    expect(result.status).toBe(status);
+    if (result.status === 'failed') expect(result.errorType).toBe('SS_JUDGE_INVALID_OUTPUT');
+    expect(endpoint.received).toHaveLength(requests);
+  });
+});
+
 describe('a Retry-After is followed for 60 s at most', () => {
   it.each([
     ['retry-after', 'Fri, 31 Dec 9999 23:59:59 GMT', 60],
