@@ -34,7 +34,9 @@ describe('spanscore jobs', () => {
       delete process.env.SPANSCORE_REDIS_PREFIX;
       return Promise.resolve();
     });
-    const backend = switchableExporter();
+    // A failure's reason may hold any text (a backend's answer, a trace's tool name): an escape
+    // sequence (here: clear the screen) and a bidirectional override must not reach the terminal.
+    const backend = switchableExporter('backend down \u001b[2J\u202e');
     const written = backend.written;
     const service = await startService(
       await loadConfig({
@@ -70,8 +72,9 @@ describe('spanscore jobs', () => {
     );
     for (const id of ids)
       expect(listed.stdout).toMatch(
-        new RegExp(`^failed +trace +trace ${id} attempts 1 .*backend down`, 'm'),
+        new RegExp(`^failed +trace +trace ${id} attempts 1 .*backend down \uFFFD\\[2J\uFFFD`, 'm'),
       );
+    expect(listed.stdout).not.toMatch(/[\u001b\u202e]/);
 
     backend.up();
     // The export breaker opened at the first failure and tries the backend again at most once a

@@ -4,9 +4,10 @@ import { SpanscoreError } from '../../src/errors/spanscore-error.js';
 /**
  * An evaluation-span exporter standing in for a trace backend that is down (every export
  * rejects with `SS_EXPORT_FAILED`, as the real exporter does) until `up()`; then it keeps the
- * trace ids of what it was sent.
+ * trace ids of what it was sent. `message`: the error's message (a backend's answer may hold any
+ * text).
  */
-export function switchableExporter(): {
+export function switchableExporter(message = 'backend down'): {
   exporter: EvaluationExporter;
   written: Set<string>;
   up: () => void;
@@ -16,8 +17,7 @@ export function switchableExporter(): {
   return {
     exporter: {
       export: spans => {
-        if (!backendUp)
-          return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'backend down'));
+        if (!backendUp) return Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', message));
         for (const s of spans) written.add(s.traceId);
         return Promise.resolve();
       },

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { createJobsClient, JOB_QUEUE_NAMES, type JobQueueName } from '../../queue/bullmq-jobs.js';
 import { createRedisConnection, redisTargetOf, whenReady } from '../../redis/redis-connection.js';
 import type { CliIo } from '../io.js';
+import { terminalText } from '../../report/terminal-text.js';
 
 /**
  * `spanscore jobs`: the BullMQ driver's work by state, the newest failed, delayed and waiting jobs
@@ -34,7 +35,7 @@ export function jobsCommand(io: CliIo, setExitCode: (code: number) => void): Com
         for (const job of report.jobs) {
           const age = job.finishedAtUnixMs ?? job.createdAtUnixMs;
           io.stdout.write(
-            `${job.state.padEnd(8)} ${job.queue.padEnd(6)} trace ${job.traceId} attempts ${job.attemptsMade} ${new Date(age).toISOString()}${job.reason ? `  ${job.reason}` : ''}\n`,
+            `${job.state.padEnd(8)} ${job.queue.padEnd(6)} trace ${terminalText(job.traceId)} attempts ${job.attemptsMade} ${new Date(age).toISOString()}${job.reason ? `  ${terminalText(job.reason)}` : ''}\n`,
           );
         }
       });
@@ -54,7 +55,9 @@ export function jobsCommand(io: CliIo, setExitCode: (code: number) => void): Com
             ...(opts.queue && { queue: opts.queue }),
           });
           for (const job of retried)
-            io.stdout.write(`retried ${job.queue} trace ${job.traceId}  (${job.reason})\n`);
+            io.stdout.write(
+              `retried ${job.queue} trace ${terminalText(job.traceId)}  (${terminalText(job.reason)})\n`,
+            );
           io.stderr.write(
             `spanscore jobs: ${retried.length} failed job(s) moved back to waiting\n`,
           );
