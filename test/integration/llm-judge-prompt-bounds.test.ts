@@ -127,6 +127,58 @@ describe('judge prompts are bounded in total, and the result says what the judge
     });
   });
 
+  it('the bound holds as sent: tags in the data, escaped in their block, and the line saying what was left out count too', async () => {
+    // Each argument and result is prompt tags within the 2,000-character cut: the backslash each
+    // tag gets in its block made the calls block longer than what was measured (104,078 and
+    // 106,350 characters sent against the 100,000 bound), and the closing line came on top of the
+    // bound (100,006 for plain text).
+    const tagged = '<tool_calls '.repeat(166);
+    const taggedCalls: CallInput[] = Array.from({ length: 200 }, () => ({
+      name: 't',
+      args: tagged,
+      result: tagged,
+    }));
+    const plainCalls: CallInput[] = Array.from({ length: 200 }, () => ({
+      name: 't',
+      args: 'a'.repeat(1990),
+      result: 'b'.repeat(1990),
+    }));
+    type Case = [
+      ReplyFor,
+      (judge: ReturnType<typeof createOpenAiJudge>) => Scorer<unknown>,
+      Record<string, unknown>,
+    ];
+    const scorers: Case[] = [
+      [verdictPerCall, judge => createToolCallAppropriatenessScorer(judge, 'judge-model'), {}],
+      [
+        () => judgeAnswer({ score: 4, explanation: 'Good.' }),
+        judge => createRubricScorer(judge, 'judge-model'),
+        { criteria: 'Answers the question.' },
+      ],
+    ];
+    const sent: number[] = [];
+    for (const calls of [taggedCalls, plainCalls])
+      for (const [reply, scorer, options] of scorers) {
+        const { result, requests } = await judged(
+          [reply],
+          scorer,
+          options,
+          agentTrace(calls, { user: 'x', answer: 'y' }),
+        );
+        expect(requests).toHaveLength(1);
+        const user = userMessage(requests[0]!);
+        sent.push(user.length);
+        const shown = callLines(requests[0]!);
+        expect(user).toContain(`… ${200 - shown} more tool calls not shown (of 200;`);
+        expect(user).not.toMatch(/<tool_calls /);
+        expect(result).toMatchObject({
+          status: 'scored',
+          details: { promptCut: { lists: { 'tool calls': { shown, total: 200 } } } },
+        });
+      }
+    expect(sent.filter(n => n > 100_000)).toEqual([]);
+  });
+
   it('at most 200 calls are shown however short, so the answer of one verdict each stays within what a model can write', async () => {
     const { result, requests } = await judged(
       [verdictPerCall],

@@ -1,4 +1,5 @@
 import { cutText } from '../../ingest/cut-text.js';
+import { neutralizeTags } from './prompt-data.js';
 
 /**
  * What one judge prompt carries of a trace at most, in UTF-16 code units. Traces are untrusted and
@@ -43,6 +44,9 @@ export class PromptCuts {
   private textsCut = 0;
   private readonly lists: Record<string, { shown: number; total: number }> = {};
 
+  /** `tags`: the prompt's own, neutralized in each line as its data block will (`dataBlock`). */
+  constructor(private readonly tags: readonly string[]) {}
+
   /** `text` itself, or its first `max` characters and a mark saying how many more there were. */
   text(text: string, max: number): string {
     if (text.length <= max) return text;
@@ -51,8 +55,9 @@ export class PromptCuts {
   }
 
   /**
-   * The items rendered a line each while the lines fit in `maxChars` and they are at most
-   * `maxItems`, then one line saying how many of `what` were left out. How many were shown is what
+   * The items rendered a line each while they are at most `maxItems` and the lines, as the data
+   * block holds them (`neutralizeTags`), fit in `maxChars` with the line saying how many of
+   * `what` were left out, which ends them when any was. How many were shown is what
    * {@link PromptCuts.shown} answers.
    */
   lines<T>(
@@ -63,23 +68,31 @@ export class PromptCuts {
     maxItems = Infinity,
   ): string {
     const out: string[] = [];
+    // textsCut before each line shown, to take back the cuts of a line taken back.
+    const cutsBefore: number[] = [];
     let used = 0;
     for (const [i, item] of items.entries()) {
       if (i >= maxItems) break;
       const cutBefore = this.textsCut;
-      const line = render(item, i);
+      const line = neutralizeTags(render(item, i), this.tags);
       if (used + line.length + 1 > maxChars) {
         this.textsCut = cutBefore; // not shown: its cuts are not the judge's
         break;
       }
       out.push(line);
+      cutsBefore.push(cutBefore);
       used += line.length + 1;
     }
     if (out.length < items.length) {
+      const note = () =>
+        `… ${items.length - out.length} more ${what} not shown (of ${items.length}; the prompt is bounded)`;
+      // The note is within maxChars too: the last lines make room for it.
+      while (out.length && used + note().length > maxChars) {
+        used -= out.pop()!.length + 1;
+        this.textsCut = cutsBefore.pop()!;
+      }
       this.lists[what] = { shown: out.length, total: items.length };
-      out.push(
-        `… ${items.length - out.length} more ${what} not shown (of ${items.length}; the prompt is bounded)`,
-      );
+      out.push(note());
     }
     return out.join('\n');
   }

@@ -7,9 +7,18 @@
  * appears inside a block.
  */
 export function dataBlock(tag: string, text: string, tags: readonly string[]): string {
+  return `<${tag}>\n${neutralizeTags(text, tags)}\n</${tag}>`;
+}
+
+/**
+ * `text` as {@link dataBlock} puts it in a block: a backslash after each `<` that starts one of
+ * `tags`. A second pass changes nothing (`<\` starts no tag), so text neutralized to be measured
+ * (`PromptCuts.lines`) is what the block holds, character for character.
+ */
+export function neutralizeTags(text: string, tags: readonly string[]): string {
   const tagStart = new RegExp(
     `<(?=[\\s\\p{Cf}]*\\/?[\\s\\p{Cf}]*(?:${tags.join('|')})(?![\\w-]))`,
     'giu',
   );
-  return `<${tag}>\n${text.replace(tagStart, '<\\')}\n</${tag}>`;
+  return text.replace(tagStart, '<\\');
 }

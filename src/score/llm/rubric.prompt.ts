@@ -40,7 +40,7 @@ export function rubricPrompt(input: {
   calls: readonly RubricCall[];
   agentResponse: string;
 }): { user: string; cuts: PromptCuts } {
-  const cuts = new PromptCuts();
+  const cuts = new PromptCuts(TAGS);
   const b = JUDGE_PROMPT_BOUNDS;
   const head = [
     dataBlock('criteria', input.criteria, TAGS),

@@ -63,7 +63,7 @@ export interface AppropriatenessPrompt {
  * request, the tools and the answer leave; those past it are counted, not shown).
  */
 export function appropriatenessPrompt(input: AppropriatenessInput): AppropriatenessPrompt {
-  const cuts = new PromptCuts();
+  const cuts = new PromptCuts(TAGS);
   const b = JUDGE_PROMPT_BOUNDS;
   const request = dataBlock(
     'user_request',
