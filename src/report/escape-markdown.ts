@@ -6,8 +6,9 @@
  * spaces. GitHub also links what it finds in the rendered text, escaped or not: URLs (`https://…`,
  * `www.…`) and e-mail addresses (GFM's autolink literals), `@user` and `@org/team` (a mention
  * notifies them), `#123` (an issue or pull request). A word joiner (U+2060, zero-width) breaks
- * each: after `www`, inside `://`, after an `@` or a `#` that a letter or digit follows. The text
- * reads the same; a copy of it holds the joiners.
+ * each: after `www`, inside `://`, after every `@` (an address's domain may start with `-` or
+ * `.`: `a@-evil.example` is linked) and after a `#` that a letter or digit follows. The text reads
+ * the same; a copy of it holds the joiners.
  */
 export function escapeMarkdown(text: string): string {
   return (
@@ -16,7 +17,7 @@ export function escapeMarkdown(text: string): string {
       .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, '')
       .replace(/[\\`*_[\]<>|#&~]/g, c => `\\${c}`)
       .replace(/\s+/g, ' ')
-      .replace(/(www)(\.)|(:)(\/\/)|([@#])(?=[\p{L}\p{N}])/giu, (_m, w, dot, colon, slashes, at) =>
+      .replace(/(www)(\.)|(:)(\/\/)|(@|#(?=[\p{L}\p{N}]))/giu, (_m, w, dot, colon, slashes, at) =>
         at ? `${at}${JOINER}` : w ? `${w}${JOINER}${dot}` : `${colon}${JOINER}${slashes}`,
       )
   );

@@ -21,10 +21,10 @@ import { runCli } from '../helpers/run-cli.js';
 // then writes a passing <testcase> of its own; HTML; a Markdown row; ANSI escapes; a NUL.
 const FORGED = '<testcase name="forged › tool_correctness" classname="forged"/>';
 const TOOL = `x]]>${FORGED}<system-out><![CDATA[ ]]>${FORGED}<![CDATA[ \u0000\u001b[2J\u001b[31m|| a | b |\n| --- |\n<img src=x onerror=alert(1)>`;
-// With what GitHub links in rendered text, escaped or not: a URL, www., an e-mail address, a
-// mention, an issue number.
+// With what GitHub links in rendered text, escaped or not: a URL, www., e-mail addresses (a
+// domain may start with '-' or '.'), a mention, an issue number.
 const CASE_ID =
-  'case <b>one</b> | *two* `three` [link](http://evil.example) & ~~x~~ www.evil.example a@evil.example @octocat #12';
+  'case <b>one</b> | *two* `three` [link](http://evil.example) & ~~x~~ www.evil.example a@evil.example b@-evil.example c@.evil.example @octocat #12';
 
 // An OSC 8 hyperlink, a screen clear, a C1 CSI (U+009B) and a right-to-left override (U+202E),
 // for the texts `spanscore inspect` prints.
