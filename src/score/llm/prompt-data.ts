@@ -16,8 +16,11 @@ export function dataBlock(tag: string, text: string, tags: readonly string[]): s
  * (`PromptCuts.lines`) is what the block holds, character for character.
  */
 export function neutralizeTags(text: string, tags: readonly string[]): string {
+  // One run of spaces before the optional `/`, one after it: two runs side by side
+  // (`[\s]*\/?[\s]*`) backtracked in the square of a run without a tag after it (a 100,000-character
+  // block of `<` and 1,999 spaces took about 0.5 s to neutralize; now about 0.5 ms).
   const tagStart = new RegExp(
-    `<(?=[\\s\\p{Cf}]*\\/?[\\s\\p{Cf}]*(?:${tags.join('|')})(?![\\w-]))`,
+    `<(?=[\\s\\p{Cf}]*(?:\\/[\\s\\p{Cf}]*)?(?:${tags.join('|')})(?![\\w-]))`,
     'giu',
   );
   return text.replace(tagStart, '<\\');
