@@ -5,15 +5,15 @@ const LOW_ESCAPE = /^\\u[dD][c-fC-F][0-9a-fA-F]{2}/;
 const BACKSLASH = 0x5c;
 
 /**
- * `JSON.parse` of an OTLP/JSON body, every string in it well formed (`wellFormedText`'s rule: a
- * lone surrogate, which only a `\ud800`-style escape can give, becomes U+FFFD). A tool name,
- * argument or any attribute holding one was kept as sent by the memory driver and stored as
- * U+FFFD by the bullmq driver's span batches (UTF-8 in Redis): the same traffic read two ways.
- * A body with no `\u` escape of a surrogate's range (nearly every one) is parsed as it is, after
- * one scan for `\ud`. In one with some (an encoder that escapes all non-ASCII text writes each
- * emoji as an escaped pair), each lone escape is rewritten as `\ufffd` in the text, then it is
- * parsed as it is: the work is a scan of the text, not a second visit of every value parsed. Keys
- * are made well formed too.
+ * `JSON.parse` of an OTLP/JSON body (the receiver's and the trace files'), every string in it well
+ * formed (`wellFormedText`'s rule: a lone surrogate, which only a `\ud800`-style escape can give,
+ * becomes U+FFFD). A tool name, argument or any attribute holding one was kept as sent by the
+ * memory driver and stored as U+FFFD by the bullmq driver's span batches (UTF-8 in Redis): the same
+ * traffic read two ways. A body with no `\u` escape of a surrogate's range (nearly every one) is
+ * parsed as it is, after one scan for `\ud`. In one with some (an encoder that escapes all
+ * non-ASCII text writes each emoji as an escaped pair), each lone escape is rewritten as `\ufffd`
+ * in the text, then it is parsed as it is: the work is a scan of the text, not a second visit of
+ * every value parsed. Keys are made well formed too.
  */
 export function parseWellFormedJson(text: string): unknown {
   if (!text.includes('\\ud') && !text.includes('\\uD')) return JSON.parse(text);

@@ -72,6 +72,16 @@ describe('readTraceFiles', () => {
     expect(out.spans.map(s => s.name)).toEqual(['x', 'y', 'z', 'w']);
   });
 
+  it('reads a lone surrogate as U+FFFD, as the receiver does, in JSON and JSON Lines', async () => {
+    // JSON.stringify writes a lone half as its escape; a pair stays a pair.
+    const d = dir({
+      'a.json': JSON.stringify(request(1, 'look\ud800up \u{1F600}')),
+      'b.jsonl': `${JSON.stringify(request(2, 'x\udc00'))}\n`,
+    });
+    const out = await readTraceFiles([d]);
+    expect(out.spans.map(s => s.name)).toEqual(['look\ufffdup \u{1F600}', 'x\ufffd']);
+  });
+
   it('reports each bad line with its number and keeps every good one', async () => {
     const d = dir({
       'mixed.jsonl': [

@@ -10,6 +10,7 @@ import { decodeOtlpProtobufLogs } from './decode-otlp-logs-protobuf.js';
 import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import type { DecodedLogs } from './log-event-carrier.js';
 import type { DecodedRequest, SpanDigest } from './span-digest.js';
+import { parseWellFormedJson } from './parse-well-formed-json.js';
 
 /** Something in the input that could not be read: a file, a request or line, or one span. */
 export interface InputProblem {
@@ -176,7 +177,7 @@ function readOne(
       return;
     }
     try {
-      parsed = JSON.parse(text);
+      parsed = parseWellFormedJson(text);
     } catch (error) {
       // A .json file holding several JSON documents, one per line, is JSON Lines.
       if (text.trim().includes('\n') && isJsonLine(text.trimStart().split('\n', 1)[0]!))
@@ -206,7 +207,7 @@ function readLines(
     let parsed: unknown;
     try {
       checkJsonItems(line, limits);
-      parsed = JSON.parse(line);
+      parsed = parseWellFormedJson(line);
     } catch (error) {
       note(result, 'problems', {
         file,
