@@ -2,7 +2,7 @@
  * The first `max` UTF-16 units of `text`, never ending in the first half of a surrogate pair (a
  * lone half would be stored as U+FFFD, another text); `text` itself when it is short enough. Pure.
  * The one cut of untrusted text to a bound: resource texts (`resourceText`), tool and agent names
- * (`cutName`).
+ * (`cutName`), results' texts and lists (`boundedText`), failure signatures (`failureSignature`).
  */
 export function cutText(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -2,13 +2,13 @@ import {
   C,
   isAlnum,
   isDelimiter,
-  isHighSurrogate,
   isInvisible,
   isSpace,
   isWordChar,
   QUOTE_CLOSE,
   type NormalizeWork,
 } from './signature-chars.js';
+import { cutText } from '../ingest/cut-text.js';
 import { signatureToken } from './signature-token.js';
 import { signatureWord } from './signature-word.js';
 
@@ -65,17 +65,10 @@ export function failureSignature(
   work: NormalizeWork = { steps: 0 },
 ): string {
   if (!text) return NO_ERROR_TEXT;
-  const message = withoutStackFrames(cut(text, MAX_ERROR_CHARS), work);
+  const message = withoutStackFrames(cutText(text, MAX_ERROR_CHARS), work);
   const out = new Output();
   normalizeRange(message, 0, message.length, out, work, true);
   return out.text() || NO_ERROR_TEXT;
-}
-
-/** The first `max` characters of `text`, never ending in the first half of a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max;
-  return text.slice(0, end);
 }
 
 /** The signature being written: spaces collapsed, and no more than it will keep. */
@@ -106,10 +99,7 @@ class Output {
   text(): string {
     const s = this.parts.join('');
     if (s.length <= MAX_SIGNATURE_CHARS) return s;
-    const end = isHighSurrogate(s.charCodeAt(MAX_SIGNATURE_CHARS - 2))
-      ? MAX_SIGNATURE_CHARS - 2
-      : MAX_SIGNATURE_CHARS - 1;
-    return `${s.slice(0, end)}…`;
+    return `${cutText(s, MAX_SIGNATURE_CHARS - 1)}…`;
   }
 }
 
