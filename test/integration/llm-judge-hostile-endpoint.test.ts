@@ -6,7 +6,7 @@ import { createOpenAiJudge } from '../../src/judge/openai-judge.js';
 import { classifyFailure } from '../../src/queue/classify-failure.js';
 import { createRubricScorer } from '../../src/score/llm/rubric.js';
 import { runScorers } from '../../src/score/run-scorers.js';
-import { readBody } from '../helpers/openai-compatible-server.js';
+import { readBody, textCompletion } from '../helpers/openai-compatible-server.js';
 import { agentTrace } from '../helpers/trace-builder.js';
 
 /**
@@ -38,14 +38,7 @@ afterEach(async () => {
 
 /** A chat completion whose message content is `content`, as JSON text. */
 const completion = (content: string) =>
-  JSON.stringify({
-    id: 'x',
-    object: 'chat.completion',
-    created: 1,
-    model: 'judge-model',
-    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
-  });
+  JSON.stringify(textCompletion('judge-model', content).completion);
 
 async function rubricAgainst(baseURL: string, timeoutMs = 60_000) {
   const scorer = createRubricScorer(

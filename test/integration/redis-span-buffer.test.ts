@@ -12,7 +12,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function buffer() {
+async function buffer(maxSpansPerTrace?: number) {
   const prefix = testPrefix();
   const redis = redisFor(prefix);
   cleanups.push(redis.cleanup);
@@ -21,6 +21,7 @@ async function buffer() {
     buffer: new RedisSpanBuffer(redis.commands, prefix, {
       unscoredTtlMs: 60_000,
       scoredTtlMs: 60_000,
+      ...(maxSpansPerTrace !== undefined && { maxSpansPerTrace }),
     }),
     redis,
     prefix,
@@ -260,15 +261,7 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
   it('refuses late spans past maxSpansPerTrace as it refuses any: no trace grows for good', async () => {
     // The sender of a scored trace kept appending to it: stored with no cap (200 batches of 50 to
     // a cap of 10 read back 10,010 spans, the TTL renewed by each), each queuing a rescore.
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    cleanups.push(redis.cleanup);
-    await whenReady(redis.commands);
-    const b = new RedisSpanBuffer(redis.commands, prefix, {
-      unscoredTtlMs: 60_000,
-      scoredTtlMs: 60_000,
-      maxSpansPerTrace: 3,
-    });
+    const { buffer: b } = await buffer(3);
     const id = traceId(73);
     const [root, a, late, later] = childSpans(73, ['root', 'a', 'late', 'later']);
     await b.append(new Map([[id, { spans: [root!, a!], rootSeen: true }]]), Date.now(), true);
@@ -283,15 +276,7 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
   });
 
   it('keeps and counts a batch sent again once: its copies take no room under maxSpansPerTrace', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    cleanups.push(redis.cleanup);
-    await whenReady(redis.commands);
-    const b = new RedisSpanBuffer(redis.commands, prefix, {
-      unscoredTtlMs: 60_000,
-      scoredTtlMs: 60_000,
-      maxSpansPerTrace: 3,
-    });
+    const { buffer: b } = await buffer(3);
     const id = traceId(76);
     const [root, a, c] = childSpans(76, ['root', 'a', 'c']);
     const sent = new Map([[id, { spans: [a!, c!], rootSeen: false }]]);
@@ -310,15 +295,7 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
   });
 
   it('keeps the digests of the last 64 batches of a trace only: an append costs the same bytes however many came before', async () => {
-    const prefix = testPrefix();
-    const redis = redisFor(prefix);
-    cleanups.push(redis.cleanup);
-    await whenReady(redis.commands);
-    const b = new RedisSpanBuffer(redis.commands, prefix, {
-      unscoredTtlMs: 60_000,
-      scoredTtlMs: 60_000,
-      maxSpansPerTrace: 10_000,
-    });
+    const { buffer: b, redis, prefix } = await buffer(10_000);
     const id = traceId(77);
     const spans = childSpans(
       77,

@@ -1,5 +1,5 @@
 import { cutText } from '../../ingest/cut-text.js';
-import { neutralizeTags } from './prompt-data.js';
+import { dataBlock, neutralizeTags } from './prompt-data.js';
 
 /**
  * What one judge prompt carries of a trace at most, in UTF-16 code units. Traces are untrusted and
@@ -52,6 +52,39 @@ export class PromptCuts {
     if (text.length <= max) return text;
     this.textsCut++;
     return `${cutText(text, max)}… [${text.length - max} more characters not shown]`;
+  }
+
+  /**
+   * A call's arguments or its result as a judge prompt shows it: text as it is, anything else as
+   * its JSON, cut to `maxValueChars`; `''` when there is none.
+   */
+  value(value: unknown): string {
+    if (value === undefined) return '';
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return this.text(text, JUDGE_PROMPT_BOUNDS.maxValueChars);
+  }
+
+  /** The `tag` data block of `text` cut to `maxTextChars`, or of `ifEmpty` when it is empty. */
+  textBlock(tag: string, text: string, ifEmpty: string): string {
+    return dataBlock(tag, this.text(text, JUDGE_PROMPT_BOUNDS.maxTextChars) || ifEmpty, this.tags);
+  }
+
+  /**
+   * The `tool_calls` data block: a line a call (`render`), at most `maxCalls` of them and as many
+   * as fit in `maxChars` ({@link PromptCuts.lines}), or `(no tool was called)`.
+   */
+  callsBlock<T>(
+    calls: readonly T[],
+    render: (call: T, index: number) => string,
+    maxChars: number,
+  ): string {
+    return dataBlock(
+      'tool_calls',
+      calls.length
+        ? this.lines(calls, render, maxChars, 'tool calls', JUDGE_PROMPT_BOUNDS.maxCalls)
+        : '(no tool was called)',
+      this.tags,
+    );
   }
 
   /**

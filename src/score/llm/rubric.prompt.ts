@@ -41,36 +41,22 @@ export function rubricPrompt(input: {
   agentResponse: string;
 }): { user: string; cuts: PromptCuts } {
   const cuts = new PromptCuts(TAGS);
-  const b = JUDGE_PROMPT_BOUNDS;
   const head = [
     dataBlock('criteria', input.criteria, TAGS),
     `Score range: ${input.min} (worst) to ${input.max} (best).`,
-    dataBlock(
-      'user_request',
-      cuts.text(input.userRequest, b.maxTextChars) || '(not recorded)',
-      TAGS,
-    ),
+    cuts.textBlock('user_request', input.userRequest, '(not recorded)'),
   ];
-  const response = dataBlock(
-    'agent_response',
-    cuts.text(input.agentResponse, b.maxTextChars) || '(none)',
-    TAGS,
-  );
+  const response = cuts.textBlock('agent_response', input.agentResponse, '(none)');
   const room =
-    b.maxPromptChars - head.reduce((n, block) => n + block.length, 0) - response.length - 64;
-  const calls = dataBlock(
-    'tool_calls',
-    input.calls.length
-      ? cuts.lines(
-          input.calls,
-          (c, i) =>
-            `${i + 1}. ${c.name}(${c.arguments === undefined ? '' : cuts.text(typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments), b.maxValueChars)})${c.status === 'error' ? ' -> ERROR' : ''}`,
-          room,
-          'tool calls',
-          b.maxCalls,
-        )
-      : '(no tool was called)',
-    TAGS,
+    JUDGE_PROMPT_BOUNDS.maxPromptChars -
+    head.reduce((n, block) => n + block.length, 0) -
+    response.length -
+    64;
+  const calls = cuts.callsBlock(
+    input.calls,
+    (c, i) =>
+      `${i + 1}. ${c.name}(${cuts.value(c.arguments)})${c.status === 'error' ? ' -> ERROR' : ''}`,
+    room,
   );
   return { user: [...head, calls, response].join('\n\n'), cuts };
 }

@@ -65,11 +65,7 @@ export interface AppropriatenessPrompt {
 export function appropriatenessPrompt(input: AppropriatenessInput): AppropriatenessPrompt {
   const cuts = new PromptCuts(TAGS);
   const b = JUDGE_PROMPT_BOUNDS;
-  const request = dataBlock(
-    'user_request',
-    cuts.text(input.userRequest, b.maxTextChars) || '(not recorded)',
-    TAGS,
-  );
+  const request = cuts.textBlock('user_request', input.userRequest, '(not recorded)');
   const tools = dataBlock(
     'available_tools',
     input.availableTools.length
@@ -86,36 +82,18 @@ export function appropriatenessPrompt(input: AppropriatenessInput): Appropriaten
       : '(not recorded)',
     TAGS,
   );
-  const response = dataBlock(
-    'agent_response',
-    cuts.text(input.agentResponse, b.maxTextChars) || '(none)',
-    TAGS,
-  );
+  const response = cuts.textBlock('agent_response', input.agentResponse, '(none)');
   // What the other blocks leave, less the calls block's tags and the blank lines between blocks.
   const room = b.maxPromptChars - request.length - tools.length - response.length - 64;
-  const calls = dataBlock(
-    'tool_calls',
-    input.calls.length
-      ? cuts.lines(
-          input.calls,
-          (c, i) =>
-            `${i + 1}. ${c.name}(${show(c.arguments, cuts)}) -> ${c.status === 'error' ? 'ERROR ' : ''}${show(c.result, cuts)}`,
-          room,
-          'tool calls',
-          b.maxCalls,
-        )
-      : '(no tool was called)',
-    TAGS,
+  const calls = cuts.callsBlock(
+    input.calls,
+    (c, i) =>
+      `${i + 1}. ${c.name}(${cuts.value(c.arguments)}) -> ${c.status === 'error' ? 'ERROR ' : ''}${cuts.value(c.result)}`,
+    room,
   );
   return {
     user: [request, tools, calls, response].join('\n\n'),
     callsShown: cuts.shown('tool calls', input.calls.length),
     cuts,
   };
-}
-
-function show(value: unknown, cuts: PromptCuts): string {
-  if (value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return cuts.text(text, JUDGE_PROMPT_BOUNDS.maxValueChars);
 }
