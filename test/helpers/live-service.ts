@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/config-schema.js';
 import { startService, type ServiceHooks } from '../../src/server/start-service.js';
+import { whenReady } from '../../src/redis/redis-connection.js';
 import { otlpRequest, type SpanInput } from './otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix } from './redis.js';
 
@@ -58,6 +59,9 @@ export async function startLiveService(
     { log: line => lines.push(line), ...(exporter && { exporter }) },
   );
   closers.push(() => service.close());
+  // The test's own connection fails fast while it connects (the commands role has no offline
+  // queue): a test's first command, sent at once, could find it still connecting on a busy host.
+  if (redis) await whenReady(redis.commands, 10_000);
   const origin = new URL(service.url!).origin;
   return {
     config,
