@@ -15,8 +15,8 @@ import {
   traceJobOptions,
   type TraceJobData,
 } from './trace-job.js';
-import { isRootSpan } from '../normalize/trace-root.js';
-import { logsState, type ReadinessPolicy } from './trace-readiness.js';
+import type { ReadinessPolicy } from './trace-readiness.js';
+import { appendWithinCap, traceBatch, type TraceBatch } from './append-within-cap.js';
 import { readRedisMemory } from '../redis/redis-memory.js';
 import { refusedPastCap } from './span-cap.js';
 import { lastWorkerSeen } from '../redis/worker-heartbeat.js';
@@ -207,32 +207,24 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             { retryAfterSeconds: refusal.retryAfterSeconds },
           );
         }
-        const byTrace = new Map<
-          string,
-          { spans: SpanDigest[]; rootSeen: boolean; logs: 'record' | 'writer' | undefined }
-        >();
-        for (const [traceId, batch] of groupSpansByTrace(spans)) {
-          const ids = new Set(batch.map(s => s.spanId));
-          byTrace.set(traceId, {
-            spans: batch,
-            rootSeen: batch.some(s => isRootSpan(s, ids)),
-            logs: logsState(batch),
-          });
-        }
-        const late = await buffer.append(byTrace, Date.now(), options.rescoreLateSpans);
+        const byTrace = new Map<string, TraceBatch>();
+        for (const [traceId, batch] of groupSpansByTrace(spans))
+          byTrace.set(traceId, traceBatch(batch));
+        const { late, refused } = await appendWithinCap(
+          buffer,
+          byTrace,
+          Date.now(),
+          options.rescoreLateSpans,
+        );
         // The traces this request holds, in one job per shard (of at most MAX_TRACES_PER_JOB),
         // whether or not another request's job already holds them: the first job to read a trace
         // claims it (see `RedisSpanBuffer.readMany`), and a retried request loses nothing.
         const fresh: string[][] = queues.map(() => []);
         const jobs: Array<Array<ReturnType<typeof job>>> = queues.map(() => []);
-        let refused = 0;
         for (const traceId of byTrace.keys()) {
           const shard = shardOfTrace(traceId, queues.length);
           const scoredAt = late.get(traceId);
-          if (scoredAt === '-') {
-            refused += byTrace.get(traceId)!.spans.length;
-            continue;
-          }
+          if (scoredAt === '-') continue;
           if (scoredAt === undefined) {
             fresh[shard]!.push(traceId);
             continue;

@@ -14,9 +14,13 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // KEYS: the trace's hash. ARGV: now ms, what the batch holds (`0`, or `1` for the root, then `w`
 // for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
 // span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace, the
-// batch's digest (`batchDigest`). Returns the scored-at time when the trace was already scored
-// (the spans are late); '-' when the trace already holds its most spans, late spans kept to
-// rescore with included (the batch is not kept, its spans counted in `dropped`); else ''.
+// batch's digest (`batchDigest`), spans of the trace the request held past this batch (cut off
+// by an earlier '+' answer, counted in `dropped` with it). Returns the scored-at time when the
+// trace was already scored (the spans are late); '-' when the trace already holds its most
+// spans, late spans kept to rescore with included (the batch is not kept, its spans counted in
+// `dropped`); '+N' when the batch would take the trace past its most spans, N of them still
+// fitting (nothing is kept: the caller appends the batch's first N, as the memory driver keeps a
+// trace's first spans up to the cap exactly); else ''.
 // A batch appended before (`d` holds each batch's digest after a space: an exporter retrying a
 // request the receiver had accepted sends it again) is not kept again, and its spans are not
 // counted again (`n`, the cap): the memory driver counts a span id once too. Only its arrival is.
@@ -34,13 +38,16 @@ if string.find(digests, mark, 1, true) then
   redis.call('HSET', KEYS[1], 'last', ARGV[1])
   return m[1] or ''
 end
-if tonumber(m[2] or '0') >= tonumber(ARGV[8]) then
-  redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[5])
+local n, cap, count = tonumber(m[2] or '0'), tonumber(ARGV[8]), tonumber(ARGV[5])
+if n >= cap then
+  redis.call('HINCRBY', KEYS[1], 'dropped', count + tonumber(ARGV[10]))
   return '-'
 end
+if n + count > cap then return '+' .. (cap - n) end
+if ARGV[10] ~= '0' then redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[10]) end
 if m[1] then redis.call('HINCRBY', KEYS[1], 'late', ARGV[5]) end
 local k = tonumber(m[3] or '0')
-local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', tonumber(m[2] or '0') + tonumber(ARGV[5]), 'last', ARGV[1], 'd', string.sub(digests .. mark, -1088) }
+local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', n + count, 'last', ARGV[1], 'd', string.sub(digests .. mark, -1088) }
 if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
 if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
 if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'
@@ -118,7 +125,8 @@ export interface BufferTtls {
   scoredTtlMs: number;
   /**
    * Spans kept of one trace: a request's batch for a trace that already holds this many is not
-   * stored (the batch that crosses it is kept whole), and counted. @defaultValue no limit
+   * stored, and counted; of the batch that crosses it the caller appends the spans that fit
+   * (`'+N'`, see `append`). @defaultValue no limit
    */
   maxSpansPerTrace?: number;
 }
@@ -152,12 +160,20 @@ export class RedisSpanBuffer {
   /**
    * Appends each trace's spans in one batch (`sendBatch`); returns, per trace, when it was scored
    * if its spans were late (they arrived after scoring), `'-'` if they were not kept because the
-   * trace holds `maxSpansPerTrace` spans already, else `undefined`.
+   * trace holds `maxSpansPerTrace` spans already, `'+N'` if they were not kept because they would
+   * take it past that, `N` of them fitting (append the first `N` again, with `cut` saying how many
+   * were left out), else `undefined`.
    */
   async append(
     byTrace: ReadonlyMap<
       string,
-      { spans: SpanDigest[]; rootSeen: boolean; logs?: 'record' | 'writer' | undefined }
+      {
+        spans: SpanDigest[];
+        rootSeen: boolean;
+        logs?: 'record' | 'writer' | undefined;
+        /** Spans of the trace the request held past `spans` (cut off after a `'+N'` answer). */
+        cut?: number;
+      }
     >,
     nowMs: number,
     keepLate: boolean,
@@ -165,7 +181,7 @@ export class RedisSpanBuffer {
     const ids = [...byTrace.keys()];
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
-        const { spans, rootSeen, logs } = byTrace.get(traceId)!;
+        const { spans, rootSeen, logs, cut } = byTrace.get(traceId)!;
         const batch = encodeSpanBatch(spans);
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
@@ -178,6 +194,7 @@ export class RedisSpanBuffer {
           String(this.ttls.scoredTtlMs),
           String(this.ttls.maxSpansPerTrace ?? Number.MAX_SAFE_INTEGER),
           batchDigest(batch),
+          String(cut ?? 0),
         );
       }),
     );

@@ -361,7 +361,11 @@ describe('bullmq driver on a real Redis', () => {
       },
     });
     expect(await sink.accept(childSpans(48, ['a', 'b']))).toBeUndefined();
-    expect(await sink.accept(childSpans(48, ['c', 'd']))).toBeUndefined(); // crosses it: kept whole
+    // Crosses it: what fits is kept (as the memory driver keeps it), the rest refused.
+    expect(await sink.accept(childSpans(48, ['c', 'd']))).toEqual({
+      refusedSpans: 1,
+      reason: 'trace(s) past assembly.maxSpansPerTrace (3 spans): later spans are not kept',
+    });
     expect(await sink.accept(childSpans(48, ['e', 'root']))).toEqual({
       refusedSpans: 2,
       reason: 'trace(s) past assembly.maxSpansPerTrace (3 spans): later spans are not kept',
@@ -370,9 +374,9 @@ describe('bullmq driver on a real Redis', () => {
     await waitFor(() => seen.length === 1, 'the truncated trace to be scored', 15_000);
     expect(seen).toEqual([
       {
-        spans: 4,
+        spans: 3,
         notes: [
-          'the trace has more spans than a trace may keep (assembly.maxSpansPerTrace 3): 2 later span(s) were refused, and it was scored with its first 4',
+          'the trace has more spans than a trace may keep (assembly.maxSpansPerTrace 3): 3 later span(s) were refused, and it was scored with its first 3',
         ],
       },
     ]);

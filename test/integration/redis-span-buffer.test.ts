@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { appendWithinCap, traceBatch } from '../../src/queue/append-within-cap.js';
 import { traceReadiness } from '../../src/queue/trace-readiness.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
 import { RedisSpanBuffer } from '../../src/redis/redis-span-buffer.js';
@@ -273,6 +274,29 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     const again = await b.read(id);
     expect(names(again.spans)).toEqual(['a', 'late', 'root']);
     expect(again.dropped).toBe(1);
+  });
+
+  it('keeps a trace at maxSpansPerTrace exactly when two requests cross it at once', async () => {
+    // Kept whole, the crossing batch took the trace to 16 spans of a cap of 10.
+    const { buffer: b } = await buffer(10);
+    const id = traceId(77);
+    const spans = childSpans(
+      77,
+      Array.from({ length: 24 }, (_, i) => `s${i}`),
+    );
+    const batch = (from: number) => new Map([[id, traceBatch(spans.slice(from, from + 8))]]);
+    const [one, two] = await Promise.all([
+      appendWithinCap(b, batch(0), Date.now(), false),
+      appendWithinCap(b, batch(8), Date.now(), false),
+    ]);
+    expect(one.refused + two.refused).toBe(6);
+    const read = await b.read(id);
+    expect(read.spans).toHaveLength(10);
+    expect(read.dropped).toBe(6);
+    // Full now: the next batch is refused whole, and counted.
+    expect(await appendWithinCap(b, batch(16), Date.now(), false)).toMatchObject({ refused: 8 });
+    expect((await b.read(id)).dropped).toBe(14);
+    expect((await b.read(id)).spans).toHaveLength(10);
   });
 
   it('keeps and counts a batch sent again once: its copies take no room under maxSpansPerTrace', async () => {

@@ -1,0 +1,85 @@
+import type { SpanDigest } from '../ingest/span-digest.js';
+import { isRootSpan } from '../normalize/trace-root.js';
+import type { RedisSpanBuffer } from '../redis/redis-span-buffer.js';
+import { logsState } from './trace-readiness.js';
+
+/** What a request holds of one trace, as `RedisSpanBuffer.append` takes it. */
+export interface TraceBatch {
+  spans: SpanDigest[];
+  rootSeen: boolean;
+  logs: 'record' | 'writer' | undefined;
+  cut?: number;
+}
+
+/**
+ * How often a batch is cut again when other requests filled its trace between two appends: each
+ * round finds less room, so this is only reached when requests for one trace race at its cap.
+ */
+const MAX_CUT_ROUNDS = 8;
+
+/** What a request's batch for `traceId` is: its root and log flags read from its own spans. */
+export function traceBatch(spans: SpanDigest[], cut?: number): TraceBatch {
+  const ids = new Set(spans.map(s => s.spanId));
+  return {
+    spans,
+    rootSeen: spans.some(s => isRootSpan(s, ids)),
+    logs: logsState(spans),
+    ...(cut !== undefined && { cut }),
+  };
+}
+
+/**
+ * Appends a request's traces to the Redis span buffer, keeping each trace's spans within
+ * `maxSpansPerTrace` exactly, as the memory driver does: a batch that would take its trace past
+ * the cap is refused by the buffer (`'+N'`), and its first `N` spans are appended in a second
+ * round trip (the rest counted as dropped, and refused to the sender). That round trip happens
+ * once in a trace's life, when it reaches its cap, so the common path stays one script call per
+ * trace per request. Returns, per trace, what `append` answered last (the scored-at time of a
+ * late trace, `'-'` when nothing of it was kept, else `undefined`), and how many of the
+ * request's spans were refused past the cap (all of a `'-'` trace's, the cut part of the others).
+ */
+export async function appendWithinCap(
+  buffer: RedisSpanBuffer,
+  byTrace: ReadonlyMap<string, TraceBatch>,
+  nowMs: number,
+  keepLate: boolean,
+): Promise<{ late: Map<string, string | undefined>; refused: number }> {
+  const late = await buffer.append(byTrace, nowMs, keepLate);
+  // The batch last appended of each trace that was cut.
+  const kept = new Map<string, TraceBatch>();
+  let pending = cutsOf(late, byTrace);
+  for (let round = 1; pending.size > 0; round++) {
+    for (const [traceId, batch] of pending) kept.set(traceId, batch);
+    if (round > MAX_CUT_ROUNDS) {
+      // Not counted in the trace's `dropped`: only a race at the cap this long gets here.
+      for (const traceId of pending.keys()) late.set(traceId, '-');
+      break;
+    }
+    const again = await buffer.append(pending, nowMs, keepLate);
+    for (const [traceId, answer] of again) late.set(traceId, answer);
+    pending = cutsOf(again, pending);
+  }
+  let refused = 0;
+  for (const [traceId, answer] of late) {
+    const sent = byTrace.get(traceId)!.spans.length;
+    if (answer === '-') refused += sent;
+    else if (kept.has(traceId)) refused += sent - kept.get(traceId)!.spans.length;
+  }
+  return { late, refused };
+}
+
+/** The traces answered `'+N'`: their batch cut to its first `N` spans, the rest counted as cut. */
+function cutsOf(
+  answers: ReadonlyMap<string, string | undefined>,
+  batches: ReadonlyMap<string, TraceBatch>,
+): Map<string, TraceBatch> {
+  const cuts = new Map<string, TraceBatch>();
+  for (const [traceId, answer] of answers) {
+    if (answer === undefined || answer[0] !== '+') continue;
+    const batch = batches.get(traceId)!;
+    const room = Number(answer.slice(1));
+    const spans = batch.spans.slice(0, room);
+    cuts.set(traceId, traceBatch(spans, (batch.cut ?? 0) + batch.spans.length - spans.length));
+  }
+  return cuts;
+}
