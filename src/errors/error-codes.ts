@@ -11,7 +11,7 @@ export const ERROR_CODES = {
   SS_TRACE_INPUT_TOO_LARGE: {
     category: 'input',
     summary:
-      'A trace request or file holds more spans or nested items than a request may (`receiver.maxSpansPerRequest`, `receiver.maxItemsPerRequest`); the receiver answers 413.',
+      'A trace request or file holds more spans or nested items than a request may (`receiver.maxSpansPerRequest`, `receiver.maxItemsPerRequest`); the receiver answers 413. A trace file read from disk is past `--max-decompressed-mb` (256 MiB), as read or decompressed.',
   },
   SS_INPUT_NOT_FOUND: {
     category: 'input',

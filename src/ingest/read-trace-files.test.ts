@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
 import { readTraceFiles } from './read-trace-files.js';
 
@@ -28,6 +29,10 @@ const CAPTURE = new URL(
   '../../test/fixtures/otlp/captured-opentelemetry-openai-0.21.0',
   import.meta.url,
 ).pathname;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('readTraceFiles', () => {
   it('reads trace and logs requests mixed, as JSON Lines (gzip) and as .otlp.pb beside .logs.pb', async () => {
@@ -121,6 +126,41 @@ describe('readTraceFiles', () => {
         message: 'gzip content exceeds 1048576 bytes when decompressed',
       },
     ]);
+  });
+
+  it('refuses a plain file past the size bound having read one byte past it, and reads one at the bound', async () => {
+    // A 1 GB plain .json file was read whole (1.06 GB of memory) to fail with V8's "Cannot create
+    // a string longer than 0x1fffffe8 characters". Here the bound is 1 MiB and the file a sparse
+    // 64 MiB: every byte a file handle reads is counted.
+    const bound = 1024 * 1024;
+    const atBound = JSON.stringify(request(1, 'at-the-bound'));
+    const small = JSON.stringify(request(2, 'small'));
+    const d = dir({
+      'a-big.json': '',
+      'b-at.json': atBound.padEnd(bound, ' '),
+      'c-ok.json': small,
+    });
+    truncateSync(join(d, 'a-big.json'), 64 * bound);
+    const handle = await open(join(d, 'c-ok.json'));
+    const fileHandle = Object.getPrototypeOf(handle) as { read: (...a: unknown[]) => unknown };
+    await handle.close();
+    const read = fileHandle.read;
+    let bytesRead = 0;
+    vi.spyOn(fileHandle, 'read').mockImplementation(async function (this: unknown, ...args) {
+      const done = (await read.apply(this, args)) as { bytesRead: number };
+      bytesRead += done.bytesRead;
+      return done;
+    });
+    const out = await readTraceFiles([d], { maxDecompressedBytes: bound });
+    expect(out.spans.map(s => s.name)).toEqual(['at-the-bound', 'small']);
+    expect(out.problems).toEqual([
+      {
+        file: join(d, 'a-big.json'),
+        message: 'file exceeds 1048576 bytes, the bound on a trace file',
+      },
+    ]);
+    expect(bytesRead).toBe(bound + 1 + bound + small.length);
+    expect(out.bytes).toBe(bytesRead);
   });
 
   it('names a missing input and a file that is not valid JSON', async () => {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { readFileAtMost } from '../config/read-file-at-most.js';
+import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
 import { checkJsonItems, DEFAULT_DECODE_LIMITS, type DecodeLimits } from './decode-limits.js';
 import { decodeOtlpJson, isNotTraceExport } from './decode-otlp-json.js';
 import { listTraceFiles } from './list-trace-files.js';
@@ -11,6 +11,7 @@ import { decodeOtlpProtobuf } from './decode-otlp-protobuf.js';
 import type { DecodedLogs } from './log-event-carrier.js';
 import type { DecodedRequest, SpanDigest } from './span-digest.js';
 import { parseWellFormedJson } from './parse-well-formed-json.js';
+import { TRACE_FILE_LIMITS } from './trace-file-limits.js';
 
 /** Something in the input that could not be read: a file, a request or line, or one span. */
 export interface InputProblem {
@@ -40,13 +41,18 @@ export interface TraceFilesResult {
   requests: number;
   /** GenAI log records read (from logs requests), kept in `spans` as carriers of their trace. */
   logRecords: number;
-  /** Bytes read from disk (compressed size for gzip files). */
+  /** Bytes read from disk (compressed size for gzip files; of a file past the bound, what was read). */
   bytes: number;
 }
 
 /** Options for {@link readTraceFiles}. */
 export interface ReadTraceFilesOptions {
-  /** Largest decompressed size accepted for a gzip file; protects against gzip bombs. Default 1 GiB. */
+  /**
+   * Largest trace file accepted, in bytes: a plain file as read, a gzip file decompressed (and as
+   * read). A file past it is a problem naming it and the bound, having read at most one byte more
+   * (a gzip bomb: decompressed at most this far), and the other files are still read.
+   * @defaultValue `TRACE_FILE_LIMITS.maxFileBytes` (256 MiB)
+   */
   maxDecompressedBytes?: number;
   /**
    * What each request in a file may cost to decode, as in the receiver; a `.json` file read
@@ -86,7 +92,10 @@ const tallies = new WeakMap<TraceFilesResult, { problems: number; warnings: numb
  * Nothing malformed stops the run: a bad file, line or span becomes an {@link InputProblem} that
  * names the file, the record and the field, and everything else is still returned. At most 100
  * problems and 100 warnings of one file are named one by one; the file's last entry counts the
- * rest (`and N more problems in this file, not listed one by one`).
+ * rest (`and N more problems in this file, not listed one by one`). A file past
+ * `maxDecompressedBytes` (as read, or decompressed) is a problem (`SS_TRACE_INPUT_TOO_LARGE`'s
+ * message, naming the bound) having read at most one byte past it; a listing is bounded too
+ * (`TRACE_FILE_LIMITS`: folders entered, entries read).
  */
 export async function readTraceFiles(
   inputs: readonly string[],
@@ -105,16 +114,17 @@ export async function readTraceFiles(
   for (const entry of listed.unreadable) result.problems.push(entry);
   for (const entry of listed.skipped) result.warnings.push(entry);
   const files = listed.files;
-  const max = options.maxDecompressedBytes ?? 1024 ** 3;
+  const max = options.maxDecompressedBytes ?? TRACE_FILE_LIMITS.maxFileBytes;
   for (const [i, file] of files.entries()) {
     const tally = { problems: 0, warnings: 0 };
     tallies.set(result, tally);
     try {
-      const raw = await readFile(file);
-      result.bytes += raw.length;
-      readOne(file, raw, max, options.limits ?? DEFAULT_DECODE_LIMITS, result);
+      const head = await readFileAtMost(file, max);
+      result.bytes += head.data.length;
+      if (!head.whole) throw tooLarge(file, `file exceeds ${max} bytes, the bound on a trace file`);
+      readOne(file, head.data, max, options.limits ?? DEFAULT_DECODE_LIMITS, result);
     } catch (error) {
-      note(result, 'problems', { file, message: (error as Error).message });
+      note(result, 'problems', { file, message: messageOf(error, file) });
     }
     for (const kind of ['problems', 'warnings'] as const) {
       const unlisted = tally[kind] - MAX_LISTED_PER_FILE;
@@ -145,12 +155,9 @@ function readOne(
       data = gunzipSync(raw, { maxOutputLength: maxBytes });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(
-        code === 'ERR_BUFFER_TOO_LARGE'
-          ? `gzip content exceeds ${maxBytes} bytes when decompressed`
-          : `invalid gzip data: ${(error as Error).message}`,
-        { cause: error },
-      );
+      if (code === 'ERR_BUFFER_TOO_LARGE')
+        throw tooLarge(file, `gzip content exceeds ${maxBytes} bytes when decompressed`, error);
+      throw new Error(`invalid gzip data: ${(error as Error).message}`, { cause: error });
     }
     name = file.replace(/\.gz$/, '');
   }
@@ -277,6 +284,19 @@ function addRequest(
       isSpanscoreError(error) && path ? error.message.slice(path.length + 2) : error.message;
     note(result, 'problems', { file, ...(record && { record }), ...(path && { path }), message });
   }
+}
+
+/** A file past the bound on one trace file (`maxDecompressedBytes`), named in its problem. */
+function tooLarge(file: string, message: string, cause?: unknown): SpanscoreError {
+  return new SpanscoreError('SS_TRACE_INPUT_TOO_LARGE', message, { location: { file }, cause });
+}
+
+/** An error's message for a problem of `file`, which names the file already. */
+function messageOf(error: unknown, file: string): string {
+  const message = (error as Error).message;
+  return isSpanscoreError(error) && error.location?.file === file
+    ? message.slice(file.length + 2)
+    : message;
 }
 
 /**

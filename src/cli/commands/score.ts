@@ -3,6 +3,7 @@ import cliProgress from 'cli-progress';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
+import { TRACE_FILE_LIMITS } from '../../ingest/trace-file-limits.js';
 import { aggregateTrials } from '../../decide/aggregate-trials.js';
 import { compareSummaries, type FailOn } from '../../decide/compare-summaries.js';
 import { runExitCode } from '../../decide/run-exit-code.js';
@@ -109,9 +110,9 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
     .option('--no-progress', 'never show a progress bar')
     .option(
       '--max-decompressed-mb <mb>',
-      'largest decompressed gzip input accepted',
+      'largest trace file accepted, as read or (gzip) decompressed',
       parsePositive,
-      1024,
+      TRACE_FILE_LIMITS.maxFileBytes / (1024 * 1024),
     )
     .addHelpText('after', HELP)
     .action(
