@@ -61,6 +61,16 @@ export interface ReadTraceFilesOptions {
    * @defaultValue `DEFAULT_DECODE_LIMITS`
    */
   limits?: Readonly<DecodeLimits>;
+  /**
+   * Folders entered below an input folder, through links too (see `listTraceFiles`); a folder past
+   * it is a problem naming it and the bound. @defaultValue `TRACE_FILE_LIMITS.maxDepth` (32)
+   */
+  maxDepth?: number;
+  /**
+   * Folder entries a listing reads in all; the folder it stops in is a problem naming the bound.
+   * @defaultValue `TRACE_FILE_LIMITS.maxEntries` (100,000)
+   */
+  maxEntries?: number;
   /** Called after each file, e.g. to drive a progress bar. */
   onFile?: (file: string, done: number, total: number) => void;
 }
@@ -110,7 +120,8 @@ export async function readTraceFiles(
     logRecords: 0,
     bytes: 0,
   };
-  const listed = await listTraceFiles(inputs);
+  const { maxDepth, maxEntries } = options;
+  const listed = await listTraceFiles(inputs, { maxDepth, maxEntries });
   for (const entry of listed.unreadable) result.problems.push(entry);
   for (const entry of listed.skipped) result.warnings.push(entry);
   const files = listed.files;
