@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { defineScorer } from '../score/define-scorer.js';
@@ -42,7 +43,28 @@ const laughs = [
   'testCases:\n  - id: a\n    expectedTools: *l8',
 ].join('\n');
 
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe('loadSuite', () => {
+  it("builds each scorer's strict options schema at most once, not once per case and scorer", async () => {
+    // Each strict schema is compiled by zod on its first parse: made per case, a suite of 26,000
+    // cases of two scorers spent about 20 s of its load making them (and held 900 MB).
+    const strict = vi.spyOn(z.ZodObject.prototype, 'strict');
+    const cases = Array.from(
+      { length: 2_000 },
+      (_, i) => `  - { id: c${i}, expectedTools: [x], scorers: [tool_correctness, tool_loops] }`,
+    );
+    const suite = await parseSuite(
+      `scorers: [tool_correctness]\ntestCases:\n${cases.join('\n')}\n`,
+      's.yaml',
+      tmpdir(),
+    );
+    expect(suite.cases).toHaveLength(2_000);
+    expect(strict.mock.calls.length).toBeLessThanOrEqual(2);
+  });
+
   it("loads YAML and JSON, merging suite scorer defaults into a case's own list", async () => {
     const yaml = await parseSuite(
       `
