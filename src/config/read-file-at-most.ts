@@ -8,26 +8,38 @@ export interface FileHead {
   whole: boolean;
 }
 
+/** The first buffer of a file whose size `stat` does not give (a pipe, a device). */
+const FIRST_BUFFER_BYTES = 64 * 1024;
+
 /**
  * Reads a file, but never more than `maxBytes + 1` bytes of it: a file past the bound is known to
  * be past it without being read whole (a 1 GB file, a named pipe or `/dev/zero` cost at most that
- * much memory and reading). The size `stat` gives is not trusted: a pipe or device says 0, and a
- * file may grow while it is read. Errors are those of `open` and `read` (ENOENT, EISDIR, …).
+ * much memory and reading). The size `stat` gives is not trusted, only used to size the buffer
+ * read into (at most `maxBytes + 1`): a pipe or device says 0, and a file may grow or shrink while
+ * it is read. A file's bytes are held once: read into one buffer, grown by doubling when the size
+ * was not known. Errors are those of `open` and `read` (ENOENT, EISDIR, …).
  */
 export async function readFileAtMost(file: string, maxBytes: number): Promise<FileHead> {
   const handle = await open(file, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
-    const chunks: Buffer[] = [];
+    const { size } = await handle.stat();
+    // One byte past the size, so a file of the size it says ends without growing the buffer.
+    const first = size > 0 ? size + 1 : FIRST_BUFFER_BYTES;
+    let data = Buffer.allocUnsafe(Math.min(maxBytes + 1, first));
     let total = 0;
     while (total <= maxBytes) {
-      const want = Math.min(buffer.length, maxBytes + 1 - total);
-      const { bytesRead } = await handle.read(buffer, 0, want, null);
+      if (total === data.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, data.length * 2));
+        data.copy(grown, 0, 0, total);
+        data = grown;
+      }
+      const { bytesRead } = await handle.read(data, total, data.length - total, null);
       if (bytesRead === 0) break;
-      chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
       total += bytesRead;
     }
-    return { data: Buffer.concat(chunks, total), whole: total <= maxBytes };
+    // What a pipe or a shrunk file left unused is not kept with the bytes.
+    const read = total < data.length - 1 ? Buffer.from(data.subarray(0, total)) : data;
+    return { data: read.subarray(0, total), whole: total <= maxBytes };
   } finally {
     await handle.close();
   }

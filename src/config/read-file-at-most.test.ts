@@ -1,0 +1,58 @@
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readFileAtMost } from './read-file-at-most.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Bytes of the buffers `Buffer`'s allocating functions give from here on. */
+function countBufferBytes(): { bytes: number } {
+  const counted = { bytes: 0 };
+  const buffer = Buffer as unknown as Record<string, (...args: unknown[]) => Buffer>;
+  for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow', 'from', 'concat']) {
+    const made = buffer[name]!;
+    vi.spyOn(buffer, name).mockImplementation((...args: unknown[]) => {
+      const out = made.apply(Buffer, args);
+      counted.bytes += out.length;
+      return out;
+    });
+  }
+  return counted;
+}
+
+describe('readFileAtMost', () => {
+  it('holds a file past the bound once: one buffer of the bound and one byte', async () => {
+    // It read 64 KiB at a time, copied each piece, then joined them: twice the bound held (a
+    // refused 256 MiB trace file peaked at 607 MB).
+    const file = join(mkdtempSync(join(tmpdir(), 'spanscore-head-')), 'big.json');
+    writeFileSync(file, '');
+    truncateSync(file, 16 * 1024 * 1024);
+    const bound = 4 * 1024 * 1024;
+    const counted = countBufferBytes();
+    const head = await readFileAtMost(file, bound);
+    expect(head.whole).toBe(false);
+    expect(head.data.length).toBe(bound + 1);
+    expect(counted.bytes).toBe(bound + 1);
+  });
+
+  it('reads a file at the bound whole, into a buffer of its size and one byte', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'spanscore-head-')), 'at.json');
+    const text = 'x'.repeat(200_000);
+    writeFileSync(file, text);
+    const counted = countBufferBytes();
+    const head = await readFileAtMost(file, text.length);
+    expect(head.whole).toBe(true);
+    expect(head.data.toString()).toBe(text);
+    expect(counted.bytes).toBe(text.length + 1);
+  });
+
+  it('reads a device that says no size to one byte past the bound, growing its buffer', async () => {
+    const head = await readFileAtMost('/dev/zero', 200_000);
+    expect(head.whole).toBe(false);
+    expect(head.data.length).toBe(200_001);
+    expect(head.data.equals(Buffer.alloc(200_001))).toBe(true);
+  });
+});
