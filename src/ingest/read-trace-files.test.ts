@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { runCli } from '../../test/helpers/run-cli.js';
 import { readTraceFiles } from './read-trace-files.js';
 
 const LISTED_CHILD = fileURLToPath(
@@ -161,6 +162,31 @@ describe('readTraceFiles', () => {
     ]);
     expect(bytesRead).toBe(bound + 1 + bound + small.length);
     expect(out.bytes).toBe(bytesRead);
+  });
+
+  it('spanscore score rejects a plain file past --max-decompressed-mb, reads the other and exits 2', async () => {
+    const d = dir({
+      'suite.yaml': 'scorers: [tool_correctness]\ntestCases:\n  - { id: a, expectedTools: [x] }\n',
+      'traces/a-big.json': '',
+      'traces/b-ok.json': JSON.stringify(request(1, 'read')),
+    });
+    truncateSync(join(d, 'traces', 'a-big.json'), 4 * 1024 * 1024);
+    const { code, stderr } = await runCli([
+      'score',
+      '--suite',
+      join(d, 'suite.yaml'),
+      '--format',
+      'json',
+      '--max-decompressed-mb',
+      '1',
+      join(d, 'traces'),
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      `spanscore: rejected ${join(d, 'traces', 'a-big.json')}: file exceeds 1048576 bytes, the bound on a trace file\n`,
+    );
+    // b-ok.json's trace was read: it names no test case, so it is one that matched none.
+    expect(stderr).toContain('1 trace(s) matched no test case');
   });
 
   it('names a missing input and a file that is not valid JSON', async () => {
