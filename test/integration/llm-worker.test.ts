@@ -1,20 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
-import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import { JUDGE_QUEUE } from '../../src/queue/judge-queue.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
-import { startService, type Service } from '../../src/server/start-service.js';
-import {
-  judgeAnswer,
-  startOpenAiCompatibleServer,
-  type OpenAiCompatibleServer,
-  type ScriptedReply,
-} from '../helpers/openai-compatible-server.js';
-import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
+import { judgeAnswer, type ScriptedReply } from '../helpers/openai-compatible-server.js';
+import { goodVerdict, harness, serverError } from '../helpers/llm-worker-harness.js';
+import { traceId } from '../helpers/otlp-json-builder.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -22,134 +12,9 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-const SUITE = `name: llm-worker
-scorers:
-  - tool_call_accuracy
-  - tool_call_appropriateness
-testCases:
-  - { id: weather, input: What is the weather in Paris?, expectedTool: weather }
-`;
-
-const goodVerdict: ScriptedReply = judgeAnswer(
-  {
-    evaluations: [{ toolCalled: 'weather', wasAppropriate: true, reasoning: 'weather ask' }],
-    missingTools: [],
-    clarificationWasAppropriate: false,
-    reason: 'The weather tool fits the question.',
-  },
-  { prompt_tokens: 400, completion_tokens: 100 },
-);
-const serverError: ScriptedReply = { status: 500, body: '{"error":{"message":"boom"}}' };
-
-/** A weather-agent trace: a root carrying the test case id and one `weather` tool call. */
-function weatherTrace(t: number, city: string): ReturnType<typeof otlpRequest> {
-  return otlpRequest([
-    {
-      traceId: traceId(t),
-      spanId: spanId(t, 1),
-      name: 'invoke_agent weather-agent',
-      startMs: 0,
-      endMs: 10,
-      attributes: {
-        'spanscore.test_case.id': 'weather',
-        'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.input.messages': JSON.stringify([
-          { role: 'user', parts: [{ type: 'text', content: 'What is the weather in Paris?' }] },
-        ]),
-      },
-    },
-    {
-      traceId: traceId(t),
-      spanId: spanId(t, 2),
-      parentSpanId: spanId(t, 1),
-      name: 'execute_tool weather',
-      startMs: 1,
-      endMs: 5,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'weather',
-        'gen_ai.tool.call.arguments': JSON.stringify({ city }),
-      },
-    },
-  ]);
-}
-
-interface Harness {
-  judgeServer: OpenAiCompatibleServer;
-  exported: Array<EvaluationSpan & { at: number }>;
-  service: Service;
-  prefix: string;
-  send: (t: number, city?: string) => Promise<number>;
-  spansFor: (t: number, scorer: string) => Array<EvaluationSpan & { at: number }>;
-}
-
-async function harness(
-  script: ScriptedReply[],
-  judge: Record<string, unknown> = {},
-  prefix = testPrefix(),
-  judgeServer?: OpenAiCompatibleServer,
-  driver: 'bullmq' | 'memory' = 'bullmq',
-): Promise<Harness> {
-  const redis = redisFor(prefix);
-  closers.push(redis.cleanup);
-  const server = judgeServer ?? (await startOpenAiCompatibleServer(script));
-  if (!judgeServer) closers.push(() => server.close());
-  const dir = mkdtempSync(join(tmpdir(), 'spanscore-llm-worker-'));
-  writeFileSync(join(dir, 'suite.yaml'), SUITE);
-  const overrides: Record<string, unknown> = {
-    ...(driver === 'bullmq' ? { 'queue.redisUrl': REDIS_URL } : { 'queue.driver': 'memory' }),
-    'queue.prefix': prefix,
-    'receiver.port': 0,
-    'receiver.host': '127.0.0.1',
-    'assembly.settleMs': 100,
-    'export.logResults': false,
-    'judge.model': 'judge-model',
-    'judge.baseUrl': server.baseURL,
-    'judge.apiKey': 'test-key',
-    'judge.backoffMs': 100,
-    suites: [join(dir, 'suite.yaml')],
-  };
-  for (const [key, value] of Object.entries(judge)) overrides[`judge.${key}`] = value;
-  const config = await loadConfig({ env: {}, overrides });
-  const exported: Array<EvaluationSpan & { at: number }> = [];
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    {
-      log: () => undefined,
-      exporter: {
-        export: spans => (
-          exported.push(...spans.map(s => ({ ...s, at: Date.now() }))),
-          Promise.resolve()
-        ),
-        shutdown: () => Promise.resolve(),
-      },
-    },
-  );
-  closers.push(() => service.close());
-  return {
-    judgeServer: server,
-    exported,
-    service,
-    prefix,
-    async send(t, city = 'Paris') {
-      const response = await fetch(service.url!, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(weatherTrace(t, city)),
-      });
-      return response.status;
-    },
-    spansFor: (t, scorer) =>
-      exported.filter(
-        s => s.traceId === traceId(t) && s.attributes['gen_ai.evaluation.name'] === scorer,
-      ),
-  };
-}
-
 describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   it('a 429 pauses the judge queue for its Retry-After without using an attempt; deterministic spans do not wait', async () => {
-    const h = await harness([
+    const h = await harness(closers, [
       { status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after': '2' } },
       goodVerdict,
     ]);
@@ -193,7 +58,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   });
 
   it('starts at most rateLimit.max judge jobs per rateLimit.durationMs', async () => {
-    const h = await harness([goodVerdict], { rateLimit: { max: 1, durationMs: 700 } });
+    const h = await harness(closers, [goodVerdict], { rateLimit: { max: 1, durationMs: 700 } });
     for (const [t, city] of [
       [10, 'Paris'],
       [11, 'Lyon'],
@@ -221,7 +86,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   });
 
   it('retries a 500 with the queue backoff; on the last attempt the result is failed with the reason', async () => {
-    const recovers = await harness([serverError, goodVerdict], { attempts: 3 });
+    const recovers = await harness(closers, [serverError, goodVerdict], { attempts: 3 });
     await recovers.send(2);
     await waitFor(
       () => recovers.spansFor(2, 'tool_call_appropriateness').length === 1,
@@ -234,7 +99,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
       ],
     ).toBe(1);
 
-    const down = await harness([serverError], { attempts: 2 });
+    const down = await harness(closers, [serverError], { attempts: 2 });
     await down.send(3);
     await waitFor(
       () => down.spansFor(3, 'tool_call_appropriateness').length === 1,
@@ -251,7 +116,14 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   });
 
   it('the memory driver retries a failing judge in its judge pass only: one call per attempt', async () => {
-    const down = await harness([serverError], { attempts: 3 }, undefined, undefined, 'memory');
+    const down = await harness(
+      closers,
+      [serverError],
+      { attempts: 3 },
+      undefined,
+      undefined,
+      'memory',
+    );
     await down.send(4);
     await waitFor(
       () => down.spansFor(4, 'tool_call_appropriateness').length === 1,
@@ -273,6 +145,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
       delayMs: 2000,
     };
     const h = await harness(
+      closers,
       [slow],
       { concurrency: 1, maxQueuedTraces: 2, timeoutMs: 10_000 },
       undefined,
@@ -301,7 +174,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   });
 
   it('a non-JSON body is retried then failed; an answer off the schema fails after one repair, not retried; a hanging judge times out per attempt, then failed', async () => {
-    const garbage = await harness([{ status: 200, body: 'not json at all' }]);
+    const garbage = await harness(closers, [{ status: 200, body: 'not json at all' }]);
     await garbage.send(20);
     await waitFor(
       () => garbage.spansFor(20, 'tool_call_appropriateness').length === 1,
@@ -320,7 +193,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     });
     expect(garbage.judgeServer.requests).toHaveLength(5); // judge.attempts, one call each
 
-    const nonsense = await harness([
+    const nonsense = await harness(closers, [
       judgeAnswer({ verdict: 'yes, probably' }),
       judgeAnswer({ still: 'wrong' }),
     ]);
@@ -335,7 +208,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
     });
     expect(nonsense.judgeServer.requests).toHaveLength(2); // the answer and one repair, no retry
 
-    const hanging = await harness([{ status: 200, body: '{}', delayMs: 5000 }], {
+    const hanging = await harness(closers, [{ status: 200, body: '{}', delayMs: 5000 }], {
       timeoutMs: 300,
       attempts: 2,
     });
@@ -358,11 +231,11 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
 
   it('keeps judge answers in Redis: a new worker scoring the same trace content asks nothing', async () => {
     const prefix = testPrefix();
-    const first = await harness([goodVerdict], {}, prefix);
+    const first = await harness(closers, [goodVerdict], {}, prefix);
     await first.send(4);
     await waitFor(() => first.spansFor(4, 'tool_call_appropriateness').length === 1, 'scored');
     await first.service.close();
-    const second = await harness([], {}, prefix, first.judgeServer);
+    const second = await harness(closers, [], {}, prefix, first.judgeServer);
     await second.send(5); // another trace id, same content: the same prompt
     await waitFor(() => second.spansFor(5, 'tool_call_appropriateness').length === 1, 'rescored');
     expect(first.judgeServer.requests).toHaveLength(1);
@@ -374,7 +247,7 @@ describe('LLM scorers in the BullMQ worker, on their own judge queue', () => {
   });
 
   it('prices every answer, keeps the day total in Redis, and skips LLM scorers past the daily budget', async () => {
-    const h = await harness([goodVerdict, { ...goodVerdict }], {
+    const h = await harness(closers, [goodVerdict, { ...goodVerdict }], {
       // 400 input tokens at $500/M + 100 output tokens at $1000/M = $0.30 per call.
       prices: { 'judge-model': { inputPerMillionTokens: 500, outputPerMillionTokens: 1000 } },
       dailyBudgetUsd: 0.25,
