@@ -1,7 +1,16 @@
-import { isSpanscoreError } from '../errors/spanscore-error.js';
+import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
 
 /** How long a judge 429 without Retry-After pauses LLM scoring. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 10_000;
+
+/**
+ * Judge 429s one judge pass (a trace's, on either driver) waits out per Retry-After before its
+ * next 429 is a `failed` result instead: a 429 uses no attempt, so an endpoint answering 429
+ * forever kept the pass asking forever. A pass therefore sends at most this many requests plus
+ * one per LLM call left (the calls its last try makes), and waits at most this many times
+ * `MAX_RETRY_AFTER_SECONDS` (60 s) for Retry-After.
+ */
+export const MAX_RATE_LIMITED_WAITS = 10;
 
 /**
  * What a queue does with a failed attempt. `retry`: try again with backoff, using an attempt.
@@ -31,11 +40,22 @@ export function classifyFailure(error: unknown): FailureAction {
 /**
  * Which scorer errors the judge pass lets reject (to retry the job, or pause for a 429) rather
  * than report as a `failed` result: retryable ones, except on the last attempt, where the trace
- * gets a `failed` result with the reason instead. A 429 always rejects: it uses no attempt.
+ * gets a `failed` result with the reason instead. A 429 rejects without using an attempt until
+ * the pass has waited out {@link MAX_RATE_LIMITED_WAITS} of them (`rateLimitedWaits`); the next
+ * one is a `failed` result whose reason says the endpoint kept answering 429.
  */
-export function judgeErrorsToRetry(finalAttempt: boolean): (error: unknown) => boolean {
+export function judgeErrorsToRetry(
+  finalAttempt: boolean,
+  rateLimitedWaits = 0,
+): (error: unknown) => boolean | Error {
   return error => {
     const { action } = classifyFailure(error);
-    return action === 'rate_limited' || (action === 'retry' && !finalAttempt);
+    if (action !== 'rate_limited') return action === 'retry' && !finalAttempt;
+    if (rateLimitedWaits < MAX_RATE_LIMITED_WAITS) return true;
+    return new SpanscoreError(
+      'SS_JUDGE_RATE_LIMITED',
+      `the judge endpoint kept answering 429 (rate limited): not asked again after ${rateLimitedWaits} answers of 429 waited out for this trace (MAX_RATE_LIMITED_WAITS); the last: ${(error as Error).message}`,
+      { cause: error },
+    );
   };
 }

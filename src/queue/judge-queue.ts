@@ -17,6 +17,8 @@ export interface JudgeJobData {
   spans: string | string[];
   /** The judge pass's results were recorded; only its export is retried. */
   exportRetry?: true;
+  /** Judge 429s this job waited out (they use no attempt); bounded by `MAX_RATE_LIMITED_WAITS`. */
+  rateLimitedWaits?: number;
 }
 
 /** Options of {@link createJudgeQueue}. */

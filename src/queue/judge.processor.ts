@@ -28,7 +28,7 @@ export interface JudgeWorkerOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    options: { propagate: (error: unknown) => boolean; exportRetry: boolean },
+    options: { propagate: (error: unknown) => boolean | Error; exportRetry: boolean },
   ) => Promise<unknown>;
   /** Judge calls started per interval, across every worker of the queue. */
   rateLimit: JudgeRateLimit;
@@ -48,7 +48,8 @@ export interface JudgeWorkerOptions {
  * The BullMQ worker of the judge queue. Its limiter starts at most `rateLimit.max` jobs per
  * `rateLimit.durationMs` across all workers. A 429 from the judge (`SS_JUDGE_RATE_LIMITED`) pauses
  * the whole queue for the server's Retry-After (10 s without one) and puts the job back without
- * using an attempt. Other retryable judge errors (5xx, timeouts) and export failures retry the job
+ * using an attempt, counted in the job: past `MAX_RATE_LIMITED_WAITS` of them, the next 429 is a
+ * `failed` result saying the endpoint kept answering 429. Other retryable judge errors (5xx, timeouts) and export failures retry the job
  * with backoff; on its last attempt a judge error becomes a `failed` result instead, so the trace
  * still gets its evaluation spans. The judge cache makes a retried job free for the calls that
  * had already succeeded.
@@ -69,9 +70,10 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
     const attempts = options.exportRetry ? options.attempts : (job.opts.attempts ?? 1);
     const final = job.attemptsMade + 1 >= attempts;
     const exportRetry = job.data.exportRetry === true;
+    const rateLimitedWaits = job.data.rateLimitedWaits ?? 0;
     try {
       await options.process(job.data.traceId, spans, {
-        propagate: judgeErrorsToRetry(final),
+        propagate: judgeErrorsToRetry(final, rateLimitedWaits),
         exportRetry,
       });
     } catch (error) {
@@ -80,6 +82,9 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
         await job.updateData({ ...job.data, exportRetry: true });
       const failure = classifyFailure(error);
       if (failure.action === 'rate_limited') {
+        // Counted in the job, which a 429 puts back without using an attempt: past
+        // MAX_RATE_LIMITED_WAITS, `propagate` makes the next 429 a `failed` result.
+        await job.updateData({ ...job.data, rateLimitedWaits: rateLimitedWaits + 1 });
         await pauser.rateLimit(failure.pauseMs);
         throw Worker.RateLimitError();
       }

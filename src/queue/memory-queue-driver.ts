@@ -31,7 +31,8 @@ import { deliveryFollowUps } from './delivery-follow-ups.js';
  * needs the judge, the judge pass runs after it on a queue of its own (`judge.concurrency`,
  * `judge.attempts`), so deterministic results are written first and a slow judge never holds a
  * trace slot, as with the bullmq driver. A judge 429 waits out its Retry-After without using an
- * attempt; on the last attempt judge errors become `failed` results.
+ * attempt, up to `MAX_RATE_LIMITED_WAITS` a pass; on the last attempt (and for a 429 past those)
+ * judge errors become `failed` results.
  */
 export function createMemoryQueueDriver(
   config: Readonly<Config>,
@@ -104,9 +105,12 @@ export function createMemoryQueueDriver(
       try {
         // Each attempt takes a judge slot; the backoff between attempts does not.
         await retryWithBackoff(
-          final =>
+          (final, rateLimitedWaits) =>
             withScorer
-              .score(traceId, spans, 'llm', { propagate: judgeErrorsToRetry(final), exportRetry })
+              .score(traceId, spans, 'llm', {
+                propagate: judgeErrorsToRetry(final, rateLimitedWaits),
+                exportRetry,
+              })
               .catch((error: unknown) => {
                 if (isExportFailure(error)) exportRetry = true;
                 throw error;

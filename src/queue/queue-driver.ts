@@ -13,8 +13,11 @@ import type { OpenSession, SessionPass } from './session-policy.js';
 
 /** How a driver asks for one pass of a trace. */
 export interface ScoreOptions {
-  /** Scorer errors that reject the call instead of becoming `failed` results (the judge pass retries them). */
-  propagate?: (error: unknown) => boolean;
+  /**
+   * Scorer errors that reject the call (true) instead of becoming `failed` results (the judge
+   * pass retries them); an `Error` returned is the `failed` result's error instead of the one thrown.
+   */
+  propagate?: (error: unknown) => boolean | Error;
   /**
    * This pass retries an export that failed: its results were already recorded, so the run goes
    * to the delivering sinks only (evaluation spans, then hooks). A driver sets it on every try

@@ -1,5 +1,5 @@
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import { classifyFailure } from './classify-failure.js';
+import { classifyFailure, MAX_RATE_LIMITED_WAITS } from './classify-failure.js';
 import {
   backoffDelay,
   isExportFailure,
@@ -44,19 +44,20 @@ export interface FailedFirstAttempt {
  * Runs `run` until it resolves, retrying as {@link classifyFailure} says: `retry` after
  * `backoffMs × 2^(attempt-1)` while attempts remain (export failures, with `exportRetry`, while
  * younger than its `maxAgeMs`, the backoff capped at its `maxBackoffMs`), `rate_limited` after its pause without using
- * an attempt, `fail` never. Rejects with the last error. `run` is told whether this is its last
- * attempt (the judge pass then turns judge errors into `failed` results). With `failed`, the first
+ * an attempt, up to {@link MAX_RATE_LIMITED_WAITS} pauses (then it rejects with the 429), `fail`
+ * never. Rejects with the last error. `run` is told whether this is its last attempt and how many
+ * 429s it waited out (the judge pass then turns judge errors into `failed` results). With `failed`, the first
  * attempt was the caller's and failed so: the loop goes on from its error. The memory driver's
  * counterpart of a BullMQ job's `attempts` and `backoff`.
  */
 export async function retryWithBackoff<T>(
-  run: (finalAttempt: boolean) => Promise<T>,
+  run: (finalAttempt: boolean, rateLimitedWaits: number) => Promise<T>,
   options: RetryOptions,
   failed?: FailedFirstAttempt,
 ): Promise<T> {
   const started = failed ? failed.startedMs : Date.now();
   const slot = options.slot;
-  for (let attempt = 1, exportRetries = 0, first = failed; ;) {
+  for (let attempt = 1, exportRetries = 0, rateLimitedWaits = 0, first = failed; ;) {
     try {
       if (first) {
         const { error } = first;
@@ -65,12 +66,15 @@ export async function retryWithBackoff<T>(
       }
       const final = attempt >= options.attempts;
       // Without a slot, no closures: this runs once per trace on the scoring path.
-      return await (slot ? slot(() => run(final)) : run(final));
+      return await (slot ? slot(() => run(final, rateLimitedWaits)) : run(final, rateLimitedWaits));
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.action === 'fail') throw error;
       if (options.signal?.aborted) throw stopped(error);
       if (failure.action === 'rate_limited') {
+        // `run` was told how many it waited out, to end a 429 itself; past them, it is thrown.
+        if (rateLimitedWaits >= MAX_RATE_LIMITED_WAITS) throw error;
+        rateLimitedWaits++;
         await sleep(failure.pauseMs, options.signal);
         continue;
       }

@@ -14,7 +14,7 @@ export interface ConversationHealthOptions {
   pass: SessionPass | undefined;
   /** Scorers the session's test cases already ran on it: not run twice. */
   ran: ReadonlySet<string>;
-  propagate?: ((error: unknown) => boolean) | undefined;
+  propagate?: ((error: unknown) => boolean | Error) | undefined;
   now: () => bigint;
 }
 

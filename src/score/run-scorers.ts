@@ -61,7 +61,8 @@ function sortedKeys(_key: string, value: unknown): unknown {
  * Runs each scorer on the trace. A scorer that throws gives a `failed` result with the error's
  * message (`SS_JUDGE_BUDGET_EXHAUSTED` gives `skipped`, with the reason); it never stops the
  * others, unless `propagate` returns true for the error: then it rejects with it (the BullMQ judge
- * worker does this with retryable judge errors, to retry the job or pause its queue). Results come
+ * worker does this with retryable judge errors, to retry the job or pause its queue); an `Error`
+ * it returns is recorded in the error's place. Results come
  * back in the scorers' order.
  */
 export async function runScorers(
@@ -69,7 +70,7 @@ export async function runScorers(
   testCase: TestCase | undefined,
   scorers: readonly ResolvedScorer[],
   aliases: ReadonlyMap<string, string>,
-  propagate?: (error: unknown) => boolean,
+  propagate?: (error: unknown) => boolean | Error,
 ): Promise<ScorerOutcome[]> {
   return runScorersAtOnce(trace, testCase, scorers, aliases, propagate);
 }
@@ -86,7 +87,7 @@ export function runScorersAtOnce(
   testCase: TestCase | undefined,
   scorers: readonly ResolvedScorer[],
   aliases: ReadonlyMap<string, string>,
-  propagate?: (error: unknown) => boolean,
+  propagate?: (error: unknown) => boolean | Error,
 ): ScorerOutcome[] | Promise<ScorerOutcome[]> {
   // Sized once: an empty array's first push made room for 17 outcomes (about 120 heap bytes
   // more a trace). An index loop: a for-of left an iterator result per scorer.
@@ -122,7 +123,7 @@ async function awaitScorers(
   testCase: TestCase | undefined,
   scorers: readonly ResolvedScorer[],
   aliases: ReadonlyMap<string, string>,
-  propagate: ((error: unknown) => boolean) | undefined,
+  propagate: ((error: unknown) => boolean | Error) | undefined,
 ): Promise<ScorerOutcome[]> {
   for (; i < scorers.length; i++) {
     const resolved = scorers[i]!;
@@ -148,14 +149,18 @@ function outcomeOf(resolved: ResolvedScorer, result: ScoreResult): ScorerOutcome
 
 /**
  * The result of a scorer that threw `error`: `skipped` for an exhausted judge budget, else
- * `failed` with its message; `error` itself, thrown again, when `propagate` says so.
+ * `failed` with its message (or that of the `Error` `propagate` returns in its place); `error`
+ * itself, thrown again, when `propagate` returns true.
  */
 function failedResult(
   error: unknown,
-  propagate: ((error: unknown) => boolean) | undefined,
+  propagate: ((error: unknown) => boolean | Error) | undefined,
 ): ScoreResult {
-  if (propagate?.(error)) throw error;
-  const e = error instanceof Error ? error : new Error(String(error));
+  const verdict = propagate?.(error);
+  if (verdict === true) throw error;
+  // The caller's account of the error (a judge pass naming the 429s it waited out), or its own.
+  const e =
+    verdict instanceof Error ? verdict : error instanceof Error ? error : new Error(String(error));
   if (isSpanscoreError(e) && e.code === 'SS_JUDGE_BUDGET_EXHAUSTED') return skipped(e.message);
   // A SpanscoreError's code (SS_JUDGE_UNAVAILABLE, …) says more than its class name.
   return {

@@ -36,7 +36,7 @@ export interface ScoreTraceOptions {
   /** Where the run goes, in order: evaluation spans first, then metrics, files, stores. */
   sinks?: readonly ResultSink[];
   /** Scorer errors to reject with instead of reporting as `failed` (see `runScorers`). */
-  propagate?: (error: unknown) => boolean;
+  propagate?: (error: unknown) => boolean | Error;
   /** Findings the caller made before scoring (a queue truncating a trace), kept in the run's diagnostics. */
   notes?: readonly Diagnostic[];
   /** The clock, in Unix nanoseconds. */
