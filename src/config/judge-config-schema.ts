@@ -48,6 +48,15 @@ export const judgeConfigSchema = z
       .describe(
         'Bytes of one judge answer read at most; a longer answer is not read past them and the call fails, saying so.',
       ),
+    maxOutputTokens: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(1_000_000)
+      .default(JUDGE_DEFAULTS.maxOutputTokens)
+      .describe(
+        "Output tokens one judge answer may use; an endpoint's count past it is counted as it, and the result says so.",
+      ),
     maxRetries: z.coerce
       .number()
       .int()

@@ -10,4 +10,6 @@ export const JUDGE_DEFAULTS = {
   maxRetries: 3,
   /** Bytes of one judge answer read at most. */
   maxResponseBytes: 4 * 1024 * 1024,
+  /** Output tokens one judge answer may use (sent as `max_tokens` or `max_completion_tokens`). */
+  maxOutputTokens: 1024,
 } as const;

@@ -58,6 +58,7 @@ export function createLlmContext(
     ...(config.apiKey && { apiKey: config.apiKey }),
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
+    maxOutputTokens: config.maxOutputTokens,
     maxRetries: parts.retries === 'queue' ? 0 : config.maxRetries,
   });
   if (parts.limits === 'process')

@@ -6,6 +6,17 @@ import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/
 import { JUDGE_PROMPT_BOUNDS } from '../score/llm/judge-prompt-cuts.js';
 import { boundedFetch } from './bounded-fetch.js';
 
+/**
+ * What one judge call can plausibly be billed for, the ceiling its endpoint's token counts are read
+ * within (a count past it is counted at it, and said in `usageProblem`): a finite but huge count
+ * (1e300 input tokens) spent the whole day's budget in one answer. Input: `tokensPerPromptChar`
+ * tokens for each UTF-16 code unit sent (the messages and the JSON schema, which servers may put
+ * in the prompt): a byte-level tokenizer's worst case, one token a UTF-8 byte, a code unit being at
+ * most 3 bytes; plus `overheadTokens` for the chat template. Output: `judge.maxOutputTokens`, which
+ * each call sends.
+ */
+export const JUDGE_USAGE_CEILING = Object.freeze({ tokensPerPromptChar: 3, overheadTokens: 256 });
+
 /** Options of {@link createOpenAiJudge}. */
 export interface OpenAiJudgeOptions {
   /** Any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM, LM Studio). @defaultValue `OPENAI_BASE_URL`, else OpenAI */
@@ -21,6 +32,11 @@ export interface OpenAiJudgeOptions {
    * BullMQ worker sets 0: its judge queue retries, and pauses on a 429. @defaultValue 3
    */
   maxRetries?: number;
+  /**
+   * Output tokens one answer may use; a larger `usage.completion_tokens` is counted as this (see
+   * {@link JUDGE_USAGE_CEILING}). @defaultValue 1024
+   */
+  maxOutputTokens?: number;
 }
 
 /**
@@ -74,6 +90,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         );
       },
     ));
+  const maxOutputTokens = options.maxOutputTokens ?? JUDGE_DEFAULTS.maxOutputTokens;
   let structuredOutput = true;
 
   async function complete(
@@ -82,6 +99,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
     request: JudgeRequest<unknown>,
   ): Promise<{ text: string; usage: JudgeUsage; model: string; usageProblem?: string }> {
     const { api, client } = await connect();
+    const schema = JSON.stringify(request.jsonSchema);
     const call = (format: 'json_schema' | 'plain') =>
       client.chat.completions.create({
         model,
@@ -91,7 +109,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
             ? [
                 {
                   role: 'system',
-                  content: `${request.system}\n\nAnswer with one JSON object only, matching this JSON schema:\n${JSON.stringify(request.jsonSchema)}`,
+                  content: `${request.system}\n\nAnswer with one JSON object only, matching this JSON schema:\n${schema}`,
                 },
                 ...messages.slice(1),
               ]
@@ -114,19 +132,37 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       } else return unavailable(api, error);
     }
     const unread: string[] = [];
+    const implausible: string[] = [];
+    // The schema once: plain mode puts it in the system message, structured output may too.
+    let promptChars = schema.length + 64;
+    for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
     const usage = {
-      inputTokens: tokenCount(completion.usage, 'prompt_tokens', unread),
-      outputTokens: tokenCount(completion.usage, 'completion_tokens', unread),
+      inputTokens: tokenCount(completion.usage, 'prompt_tokens', unread, implausible, {
+        ceiling:
+          promptChars * JUDGE_USAGE_CEILING.tokensPerPromptChar +
+          JUDGE_USAGE_CEILING.overheadTokens,
+        why: `what ${promptChars} characters of prompt can be`,
+      }),
+      outputTokens: tokenCount(completion.usage, 'completion_tokens', unread, implausible, {
+        ceiling: maxOutputTokens,
+        why: 'judge.maxOutputTokens',
+      }),
     };
+    const problems = [
+      ...(unread.length
+        ? [
+            `${unread.join(', ')}, not ${unread.length === 1 ? 'a token count' : 'token counts'}: read as 0`,
+          ]
+        : []),
+      ...implausible,
+    ];
     // The endpoint's, untrusted: content that is not text (an object, a number) is read as its JSON.
     const content: unknown = completion.choices[0]?.message.content;
     return {
       text: typeof content === 'string' ? content : (JSON.stringify(content) ?? ''),
       model: completion.model || model,
       usage,
-      ...(unread.length && {
-        usageProblem: `the endpoint's ${unread.join(', ')}, not ${unread.length === 1 ? 'a token count' : 'token counts'}: read as 0`,
-      }),
+      ...(problems.length && { usageProblem: `the endpoint's ${problems.join('; ')}` }),
     };
   }
 
@@ -187,11 +223,24 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
  * A token count of the endpoint's `usage`: a finite number from 0 up. Anything else (negative,
  * `NaN` or a string, a number past a double's range) is read as 0 and named in `unread`: it
  * would reach the cost as `NaN` or a negative sum, and the metrics, whose counters a negative
- * count throws in and `NaN` poisons for good.
+ * count throws in and `NaN` poisons for good. A count past `limit.ceiling` (what the call can
+ * plausibly use, {@link JUDGE_USAGE_CEILING}) is counted at the ceiling and said in `implausible`.
  */
-function tokenCount(usage: unknown, field: string, unread: string[]): number {
+function tokenCount(
+  usage: unknown,
+  field: string,
+  unread: string[],
+  implausible: string[],
+  limit: { ceiling: number; why: string },
+): number {
   const value = (usage as Record<string, unknown> | null | undefined)?.[field];
   if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isFinite(value) && value > limit.ceiling) {
+    implausible.push(
+      `usage.${field} was ${value}, more than the ${limit.ceiling} tokens one call can use (${limit.why}): counted as ${limit.ceiling}`,
+    );
+    return limit.ceiling;
+  }
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
   unread.push(
     `usage.${field} was ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,

@@ -37,8 +37,8 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
       status: 200,
       body: '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\\"ok\\":true}"}}],"usage":{"prompt_tokens":1e309,"completion_tokens":0}}',
     },
-    // Then a real count: 1,000,000 input tokens at $1 a million spends the day's $1.
-    answerWithUsage({ prompt_tokens: 1_000_000, completion_tokens: 0 }),
+    // Then a real count: 100 output tokens at $1 a million spend the rest of the day's $0.0001.
+    answerWithUsage({ prompt_tokens: 0, completion_tokens: 100 }),
   ]);
   servers.push(server);
   const metrics = createServiceMetrics();
@@ -49,7 +49,7 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
     apiKey: 'k',
     maxRetries: 0,
     prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
-    dailyBudgetUsd: 1,
+    dailyBudgetUsd: 0.0001,
   });
   // As the service wires it (src/server/scoring-runtime.ts).
   const llm = createLlmContext(config, {
@@ -117,4 +117,49 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
   await ask(4);
   await expect(ask(5)).rejects.toMatchObject({ code: 'SS_JUDGE_BUDGET_EXHAUSTED' });
   expect(server.requests).toHaveLength(4);
+});
+
+it("an endpoint's counts past what one call can use (1e300 tokens) are counted at the ceiling and said, and leave the day's budget to later calls", async () => {
+  const huge = { prompt_tokens: 1e300, completion_tokens: 1e300, total_tokens: 1e300 };
+  const server = await startOpenAiCompatibleServer([answerWithUsage(huge)]);
+  servers.push(server);
+  const ledger = createMemorySpendLedger();
+  const config = judgeConfigSchema.parse({
+    model: 'm',
+    baseUrl: server.baseURL,
+    apiKey: 'k',
+    maxRetries: 0,
+    maxOutputTokens: 500,
+    prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
+    dailyBudgetUsd: 1,
+  });
+  const llm = createLlmContext(config, { limits: 'process', retries: 'client', ledger })!;
+  const ask = (n: number) =>
+    llm.judge.ask({
+      model: 'm',
+      system: 's',
+      user: `question ${n}`,
+      schemaName: 'ok',
+      jsonSchema: {},
+      parse: v => v,
+    });
+  const answers = [await ask(1), await ask(2), await ask(3)];
+  expect(server.requests).toHaveLength(3);
+  for (const answer of answers) {
+    // The output at judge.maxOutputTokens; the input at most a few tokens a character sent, well
+    // under a thousand for these few characters (the prompt sent is about 80 characters).
+    expect(answer.usage.outputTokens).toBe(500);
+    expect(answer.usage.inputTokens).toBeGreaterThan(0);
+    expect(answer.usage.inputTokens).toBeLessThan(1000);
+    expect(answer.usageProblem).toMatch(
+      /^the endpoint's usage\.prompt_tokens was 1e\+300, more than the \d+ tokens one call can use \(what \d+ characters of prompt can be\): counted as \d+; usage\.completion_tokens was 1e\+300, more than the 500 tokens one call can use \(judge\.maxOutputTokens\): counted as 500$/,
+    );
+  }
+  const day = new Date().toISOString().slice(0, 10);
+  const spent = await ledger.spent(day);
+  expect(spent).toBeCloseTo(
+    answers.reduce((usd, a) => usd + (a.usage.inputTokens + a.usage.outputTokens) / 1e6, 0),
+    12,
+  );
+  expect(spent).toBeLessThan(0.01);
 });

@@ -27,8 +27,9 @@ export interface JudgeAnswer<T> {
   /** Estimated cost in US dollars, when `judge.prices` has the model (0 when cached). */
   costUsd?: number;
   /**
-   * Why the token counts are 0 where the endpoint sent something: its `usage` held a count that is
-   * no token count (negative, `NaN`, a string, past a double's range), read as 0.
+   * Why the token counts are not the endpoint's: its `usage` held a count that is no token count
+   * (negative, `NaN`, a string, past a double's range), read as 0, or one past what the call can
+   * plausibly use (`JUDGE_USAGE_CEILING`), counted at that ceiling.
    */
   usageProblem?: string;
 }
