@@ -87,7 +87,13 @@ export type { GraderOptions } from './score/graders/create-grader-scorer.js';
 export type { GraderName } from './score/graders/grade-functions.js';
 export { createOpenAiJudge } from './judge/openai-judge.js';
 export type { OpenAiJudgeOptions } from './judge/openai-judge.js';
-export type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './score/llm/judge.js';
+export type {
+  Judge,
+  JudgeAnswer,
+  JudgeCallGate,
+  JudgeRequest,
+  JudgeUsage,
+} from './score/llm/judge.js';
 export type { LlmContext } from './score/llm/llm-context.js';
 export { createToolCallAppropriatenessScorer } from './score/llm/tool-call-appropriateness.js';
 export type { ToolCallAppropriatenessOptions } from './score/llm/tool-call-appropriateness.js';

@@ -2,7 +2,13 @@ import type OpenAI from 'openai';
 import { isSpanscoreError, SpanscoreError } from '../errors/spanscore-error.js';
 import { JUDGE_DEFAULTS } from '../config/judge-defaults.js';
 import { cutText } from '../ingest/cut-text.js';
-import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from '../score/llm/judge.js';
+import type {
+  Judge,
+  JudgeAnswer,
+  JudgeCallGate,
+  JudgeRequest,
+  JudgeUsage,
+} from '../score/llm/judge.js';
 import { JUDGE_PROMPT_BOUNDS } from '../score/llm/judge-prompt-cuts.js';
 import { boundedFetch } from './bounded-fetch.js';
 
@@ -43,7 +49,8 @@ export interface OpenAiJudgeOptions {
  * A {@link Judge} on the `openai` package, temperature 0. Asks for structured output
  * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
  * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
- * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`.
+ * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`;
+ * `gate` hears of each call and may refuse the repair (the budget does).
  * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own, on
  * {@link boundedFetch} (the answer's size and arrival bounded, Retry-After at most 60 s); a 429 past
  * them is `SS_JUDGE_RATE_LIMITED` with the server's Retry-After, anything else
@@ -167,19 +174,22 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
   }
 
   return {
-    async ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
+    async ask<T>(request: JudgeRequest<T>, gate?: JudgeCallGate): Promise<JudgeAnswer<T>> {
       const messages: OpenAI.ChatCompletionMessageParam[] = [
         { role: 'system', content: request.system },
         { role: 'user', content: request.user },
       ];
       const first = await complete(request.model, messages, request);
+      await gate?.afterCall(first.usage, first.model);
       let output: T;
       let usage = first.usage;
       let usageProblem = first.usageProblem;
       try {
         output = request.parse(parseJson(first.text));
       } catch (error) {
-        // One repair attempt: show the model its answer and what was wrong with it.
+        // One repair attempt: show the model its answer and what was wrong with it. The budget
+        // may refuse it: the first call's cost is already counted.
+        await gate?.beforeRepair();
         const repair = await complete(
           request.model,
           [
@@ -193,6 +203,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           ],
           request,
         );
+        await gate?.afterCall(repair.usage, repair.model);
         usage = {
           inputTokens: usage.inputTokens + repair.usage.inputTokens,
           outputTokens: usage.outputTokens + repair.usage.outputTokens,

@@ -35,6 +35,19 @@ export interface JudgeAnswer<T> {
 }
 
 /**
+ * What a layer above the endpoint's judge hears of each call it makes, a repair included: the
+ * budget (`withCostAndBudget`) prices each call as it ends and refuses a repair once the first
+ * call has spent the day's budget. A judge that makes one call may ignore it; its answer is then
+ * priced as a whole.
+ */
+export interface JudgeCallGate {
+  /** Before a repair call: rejects (with the error `ask` rejects with) to refuse it. */
+  beforeRepair(): Promise<void>;
+  /** After each call to the endpoint, with its usage and the model that answered. */
+  afterCall(usage: JudgeUsage, model: string): Promise<void>;
+}
+
+/**
  * An LLM judge. `ask` resolves with a validated answer, or rejects with `SS_JUDGE_UNAVAILABLE`
  * (the endpoint failed past its retries: retryable), `SS_JUDGE_RATE_LIMITED` (429, with the
  * server's Retry-After: retryable), `SS_JUDGE_BUDGET_EXHAUSTED` (the daily budget is spent: the
@@ -43,7 +56,8 @@ export interface JudgeAnswer<T> {
  * judge and are judges themselves.
  */
 export interface Judge {
-  ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>>;
+  /** `gate`: told of each endpoint call, and asked before a repair (see {@link JudgeCallGate}). */
+  ask<T>(request: JudgeRequest<T>, gate?: JudgeCallGate): Promise<JudgeAnswer<T>>;
 }
 
 /** The `usage` block LLM scorers put in their result details (read by `scoreToSpan` and reports). */

@@ -34,7 +34,10 @@ export function judgeCost(usage: JudgeUsage, price: ModelPrice): number {
  * budget is refused with `SS_JUDGE_BUDGET_EXHAUSTED`, which scorers report as `skipped` with the
  * reason; every model then needs a price (`SS_USAGE` otherwise). The check happens before a call
  * and the cost is added after it, so calls in flight when the budget runs out can overshoot it by
- * their own cost. Wrap it inside the cache, so cached answers stay free and allowed.
+ * their own cost. A repair call (the judge's second, after an invalid answer) is checked too: each
+ * endpoint call is priced as it ends ({@link JudgeCallGate}), so a first call that spent the budget
+ * has its repair refused, the same error saying so. Wrap it inside the cache, so cached answers
+ * stay free and allowed.
  */
 export function withCostAndBudget(judge: Judge, options: CostAndBudgetOptions): Judge {
   const now = options.now ?? Date.now;
@@ -43,27 +46,40 @@ export function withCostAndBudget(judge: Judge, options: CostAndBudgetOptions): 
     async ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
       const day = new Date(now()).toISOString().slice(0, 10);
       const price = options.prices[request.model];
-      if (budget !== undefined) {
-        if (!price) {
-          throw new SpanscoreError(
-            'SS_USAGE',
-            `judge.dailyBudgetUsd is set but judge.prices has no price for model "${request.model}"`,
-          );
-        }
+      const check = async (what: string): Promise<void> => {
+        if (budget === undefined) return;
         const spent = await options.ledger.spent(day);
         if (spent >= budget) {
           throw new SpanscoreError(
             'SS_JUDGE_BUDGET_EXHAUSTED',
-            `the judge's daily budget of $${budget} is spent ($${spent.toFixed(4)} on ${day} UTC); LLM scorers are skipped until 00:00 UTC`,
+            `${what}the judge's daily budget of $${budget} is spent ($${spent.toFixed(4)} on ${day} UTC); LLM scorers are skipped until 00:00 UTC`,
           );
         }
+      };
+      if (budget !== undefined && !price) {
+        throw new SpanscoreError(
+          'SS_USAGE',
+          `judge.dailyBudgetUsd is set but judge.prices has no price for model "${request.model}"`,
+        );
       }
-      const answer = await judge.ask(request);
-      const effective = price ?? options.prices[answer.model];
-      if (!effective) return answer;
-      const costUsd = judgeCost(answer.usage, effective);
-      if (costUsd > 0) await options.ledger.add(day, costUsd);
-      return { ...answer, costUsd };
+      await check('');
+      let calls = 0;
+      let costUsd: number | undefined;
+      const charge = async (usage: JudgeUsage, model: string): Promise<void> => {
+        const effective = price ?? options.prices[model];
+        if (!effective) return;
+        const cost = judgeCost(usage, effective);
+        costUsd = (costUsd ?? 0) + cost;
+        if (cost > 0) await options.ledger.add(day, cost);
+      };
+      const answer = await judge.ask(request, {
+        beforeRepair: () =>
+          check('the repair of an invalid answer was not asked (its first call was paid): '),
+        afterCall: (usage, model) => (calls++, charge(usage, model)),
+      });
+      // A judge that ignores the gate: its answer priced as a whole.
+      if (calls === 0) await charge(answer.usage, answer.model);
+      return costUsd === undefined ? answer : { ...answer, costUsd };
     },
   };
 }

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { Judge, JudgeAnswer, JudgeRequest } from './judge.js';
+import type { Judge, JudgeAnswer, JudgeCallGate, JudgeRequest } from './judge.js';
 
 /** How fast a judge may be called: at most `max` calls started per `durationMs`. */
 export interface JudgeRateLimit {
@@ -20,8 +20,8 @@ export function withRateLimit(judge: Judge, limit: JudgeRateLimit, concurrency: 
     carryoverConcurrencyCount: true,
   });
   return {
-    ask<T>(request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
-      return queue.add(() => judge.ask(request), { throwOnTimeout: true });
+    ask<T>(request: JudgeRequest<T>, gate?: JudgeCallGate): Promise<JudgeAnswer<T>> {
+      return queue.add(() => judge.ask(request, gate), { throwOnTimeout: true });
     },
   };
 }
