@@ -55,7 +55,13 @@ export const judgeConfigSchema = z
       .max(1_000_000)
       .default(JUDGE_DEFAULTS.maxOutputTokens)
       .describe(
-        "Output tokens one judge answer may use; an endpoint's count past it is counted as it, and the result says so.",
+        "Output tokens one judge answer may use, sent with each call (`judge.maxTokensParameter`); an endpoint's count past it is counted as it, and the result says so.",
+      ),
+    maxTokensParameter: z
+      .enum(['max_tokens', 'max_completion_tokens'])
+      .default(JUDGE_DEFAULTS.maxTokensParameter)
+      .describe(
+        "The request field `maxOutputTokens` is sent in: `max_tokens` (Ollama, vLLM, LM Studio, older OpenAI models) or `max_completion_tokens` (OpenAI's newer models, which refuse `max_tokens`).",
       ),
     maxRetries: z.coerce
       .number()

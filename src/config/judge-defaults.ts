@@ -12,4 +12,9 @@ export const JUDGE_DEFAULTS = {
   maxResponseBytes: 4 * 1024 * 1024,
   /** Output tokens one judge answer may use (sent as `max_tokens` or `max_completion_tokens`). */
   maxOutputTokens: 1024,
+  /**
+   * The request field `maxOutputTokens` goes in: `max_tokens`, which Ollama, vLLM and LM Studio
+   * read; OpenAI's newer models refuse it and want `max_completion_tokens`.
+   */
+  maxTokensParameter: 'max_tokens',
 } as const;

@@ -59,6 +59,7 @@ export function createLlmContext(
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
     maxOutputTokens: config.maxOutputTokens,
+    maxTokensParameter: config.maxTokensParameter,
     maxRetries: parts.retries === 'queue' ? 0 : config.maxRetries,
   });
   if (parts.limits === 'process')

@@ -43,10 +43,13 @@ export interface OpenAiJudgeOptions {
    * {@link JUDGE_USAGE_CEILING}). @defaultValue 1024
    */
   maxOutputTokens?: number;
+  /** The request field `maxOutputTokens` is sent in. @defaultValue `max_tokens` */
+  maxTokensParameter?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /**
- * A {@link Judge} on the `openai` package, temperature 0. Asks for structured output
+ * A {@link Judge} on the `openai` package, temperature 0, at most `maxOutputTokens` an answer (sent
+ * in `maxTokensParameter`). Asks for structured output
  * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
  * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`;
@@ -98,6 +101,9 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       },
     ));
   const maxOutputTokens = options.maxOutputTokens ?? JUDGE_DEFAULTS.maxOutputTokens;
+  const maxTokens = {
+    [options.maxTokensParameter ?? JUDGE_DEFAULTS.maxTokensParameter]: maxOutputTokens,
+  };
   let structuredOutput = true;
 
   async function complete(
@@ -111,6 +117,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       client.chat.completions.create({
         model,
         temperature: 0,
+        ...maxTokens,
         messages:
           format === 'plain'
             ? [
