@@ -5,7 +5,7 @@ import type { SpanDigest } from '../../src/ingest/span-digest.js';
 import { createJobsClient } from '../../src/queue/bullmq-jobs.js';
 import { createQueueDriver } from '../../src/queue/create-queue-driver.js';
 import { createRedisConnection } from '../../src/redis/redis-connection.js';
-import type { QueueDriver, ScoreOptions, TraceScorer } from '../../src/queue/queue-driver.js';
+import type { QueueDriver, TraceScorer } from '../../src/queue/queue-driver.js';
 import type { ScoringPhase, TraceRun } from '../../src/score/trace-run.js';
 import { childSpans } from '../helpers/child-spans.js';
 import { traceId } from '../helpers/otlp-json-builder.js';
@@ -42,11 +42,6 @@ type Behaviour = (call: Call, attempt: number) => void | Promise<void>;
  * A fake scorer. `deliver`, when given, is each pass's delivery (the export of its evaluation
  * spans), which a driver runs after `scoreThenDeliver` resolved; `score` runs both in turn.
  */
-/** Whether the pass retries a judge error (undefined: it reports every error as a result). */
-function retries(propagate: ScoreOptions['propagate']): boolean | undefined {
-  return propagate && propagate(new SpanscoreError('SS_JUDGE_UNAVAILABLE', 'probe')) === true;
-}
-
 function scorer(
   usesJudge: boolean,
   behave: Behaviour = () => undefined,
@@ -62,7 +57,8 @@ function scorer(
       traceId: id,
       phase,
       spans: spans.map(s => s.name).sort(),
-      retriesJudgeErrors: retries(propagate),
+      retriesJudgeErrors:
+        propagate && propagate(new SpanscoreError('SS_JUDGE_UNAVAILABLE', 'p')) === true,
     };
     calls.push(call);
     const key = `${id}:${phase}`;
