@@ -72,6 +72,11 @@ export const ERROR_CODES = {
     summary:
       'The LLM judge answered with JSON that does not match the schema, even after one repair attempt.',
   },
+  SS_INTERNAL_ERROR: {
+    category: 'internal',
+    summary:
+      "A worker's step failed with an error of spanscore's own code, not of Redis or a service it calls (a bug); the job fails without a retry, and the message names the step.",
+  },
   SS_USAGE: {
     category: 'input',
     summary: 'The command line is not valid.',

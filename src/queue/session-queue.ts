@@ -105,7 +105,8 @@ export interface SessionQueue {
    * trace had no session to join, `refused` when it would have opened a session or part and the
    * bytes in all (`sessions.maxBytes`) are full (neither is held; `alone`: the pass the caller
    * scores it alone as). Rejects when Redis does, with an `upstream` error (`SS_REDIS_FAILED`,
-   * see `redisFailure`), for the trace job to be retried: nothing is lost between the steps (a
+   * see `redisFailure`), for the trace job to be retried; any other failure (a bug) with
+   * `SS_INTERNAL_ERROR`, which fails the job without a retry: nothing is lost between the steps (a
    * turn added again replaces itself; a refused one is refused as the same part again, never
    * added to a later one).
    */
