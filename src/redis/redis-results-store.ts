@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import {
   FAILED_FIELD,
   MINUTE_MS,
@@ -27,6 +29,9 @@ import { resultsStoreKeys } from './results-store-keys.js';
 import { compactRecordLine, type RecordFields } from '../results/compact-run-record.js';
 import { readRunResults } from './read-run-results.js';
 import { exportStatusOf, hasExportLine, parseRunValue } from './run-record-layout.js';
+
+/** How often `amendRun` reads a record again that another pass rewrote while it amended it. */
+const AMEND_TRIES = 3;
 
 /** How far ahead of this process's clock a writer's may run: its latest minutes are still read. */
 const CLOCK_AHEAD_MS = 5 * MINUTE_MS;
@@ -126,19 +131,26 @@ export function createRedisResultsStore(
     },
     async amendRun(traceId, amendment) {
       await writer.flush(true);
-      const raw = await redis.get(runKey(traceId));
-      if (typeof raw !== 'string') return;
-      const fields: RecordFields & { export?: unknown } = parseRunValue(
-        traceId,
-        hasExportLine(raw) ? raw : `E\n${raw}`,
-      ).fields;
-      // The export line stays where it is ('' keeps it), and the results after the record too.
-      delete fields.export;
-      await commands.spanscoreAppendRun(
-        runKey(traceId),
-        '',
-        recordLine(amendedRecord(fields, amendment), traceId),
-        String(ttl),
+      // One read, then one script that writes the amended line only if the record line is still
+      // the one read; else it answers with the value now, which is amended and tried again.
+      let raw: unknown = await redis.get(runKey(traceId));
+      for (let tries = 0; tries < AMEND_TRIES; tries++) {
+        if (typeof raw !== 'string') return;
+        const value = hasExportLine(raw) ? raw : `E\n${raw}`;
+        const fields: RecordFields & { export?: unknown } = parseRunValue(traceId, value).fields;
+        // The export line stays where it is, and the results after the record too.
+        delete fields.export;
+        raw = await commands.spanscoreAmendRun(
+          runKey(traceId),
+          sha1(value.split('\n', 2)[1]!),
+          recordLine(amendedRecord(fields, amendment), traceId),
+          String(ttl),
+        );
+        if (raw === 1) return;
+      }
+      throw new SpanscoreError(
+        'SS_REDIS_FAILED',
+        `Redis, amending the record of trace ${traceId}: it was rewritten by another pass each of the ${AMEND_TRIES} times it was read; left as the last pass wrote it`,
       );
     },
     async recordFailure(traceId, phase, error) {
@@ -244,4 +256,9 @@ export function createRedisResultsStore(
       export: exportStatusOf(await redis.hgetall(keys.legacyExportKey(traceId))),
     };
   }
+}
+
+/** A record line's SHA-1 as `redis.sha1hex` gives it (`lua/amend-run.ts`). */
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
 }

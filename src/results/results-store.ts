@@ -48,9 +48,11 @@ export interface ResultsStore {
    * turn its session refused or could not take): `reason` replaces the record's reason, and
    * `diagnostic` is added (at most {@link MAX_AMENDED_DIAGNOSTICS} a record). The record keeps its
    * results, export state, place in the trace list and counts. Nothing when no record of
-   * `traceId` is kept. The Redis store writes what it holds first, then reads and rewrites the
-   * record (a GET and a script call): a pass written by another process between the two loses its
-   * record line to this one, its results kept.
+   * `traceId` is kept. The Redis store writes what it holds first, then reads the record and
+   * rewrites it with one script that writes only if the record line is still the one read (a GET
+   * and a script call): a pass written meanwhile, by this process or another, is amended in its
+   * turn (the script answers with it), never overwritten; after 3 such tries it rejects with
+   * `SS_REDIS_FAILED`, the record left as the last pass wrote it.
    */
   amendRun(traceId: string, amendment: RunAmendment): Promise<void>;
   /** Marks a trace failed after its last attempt, with the error. */
