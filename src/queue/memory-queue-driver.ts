@@ -22,6 +22,8 @@ import {
 } from './memory-session-assembler.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
+import { droppedTurnWording } from './dropped-turn-wording.js';
+import { sessionRecordKey } from '../results/run-record-key.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
 
 /**
@@ -213,6 +215,10 @@ export function memoryAssemblyLimits(
   };
 }
 
+/** Why the memory driver had nothing left of a session to open its next part (the let-go record's bounds). */
+const LET_GO_FORGOTTEN =
+  'no record of it was left to open its next part (the record of sessions let go keeps at most 10 × sessions.maxOpen sessions and 1/16 of sessions.maxBytes)';
+
 /** How often the log says that sessions were refused or turns dropped (the counters say how many). */
 const SESSION_LOG_EVERY_MS = 60_000;
 
@@ -271,13 +277,16 @@ function memorySessions(
         `spanscore: session ${JSON.stringify(sessionId)} not held: sessions.maxBytes (${config.sessions.maxBytes}) is full of sessions waiting to be scored; its turn ${traceId} was scored alone (spanscore_sessions_refused_total)`,
       );
     },
-    onDropped: (sessionId, traceId) => {
+    onDropped: (sessionId, traceId, last) => {
       events.onSessionTurnDropped?.(sessionId, traceId, 'forgotten');
+      const said = droppedTurnWording(sessionId, last, last.dropped, LET_GO_FORGOTTEN);
       void results.amendRun(traceId, {
-        diagnostic: {
-          code: 'session_turn_dropped',
-          message: `not scored with its session ${JSON.stringify(sessionId)}: the session was let go (a bound, sessions.maxOpen or sessions.maxBytes) so long ago that no record of it is left`,
-        },
+        reason: said.turnReason,
+        diagnostic: said.diagnostic,
+      });
+      // Its last part's record said it was the conversation as it stood: it is not.
+      void results.amendRun(sessionRecordKey(sessionId, last.part), {
+        reason: said.sessionReason,
       });
       droppedLine(
         `spanscore: trace ${traceId} of session ${JSON.stringify(sessionId)} not scored with it: the session was let go and no record of it is left (spanscore_session_turns_dropped_total)`,

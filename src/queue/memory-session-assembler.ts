@@ -31,7 +31,7 @@ export interface MemorySessionAssemblerOptions {
    * next part: at most `maxEntries` entries and `maxBytes` bytes (an entry costs its id's length
    * and 64), the oldest dropped first. A dropped entry's id is remembered as a 32-bit hash with its
    * last part and why (as many as `maxEntries`), so that an untagged turn of it is counted as
-   * dropped (`onDropped`), not taken for traffic of no session, and a tagged one opens its next
+   * dropped (`onDropped`, with how many were), not taken for traffic of no session, and a tagged one opens its next
    * part, which says what it continues, never a part 1 that would replace the first part's results.
    */
   letGo: { maxEntries: number; maxBytes: number };
@@ -49,8 +49,16 @@ export interface MemorySessionAssemblerOptions {
    * `pass` (the part it would have opened, cut `max_bytes`).
    */
   onRefused?(sessionId: string, traceId: string, pass: SessionPass): void;
-  /** A turn of a session let go so long ago that no record of it is left: not scored with it. */
-  onDropped?(sessionId: string, traceId: string): void;
+  /**
+   * A turn of a session let go so long ago that no record of it is left: not scored with it.
+   * `last`: the session's last part, why it was let go, and how many of its turns were dropped so
+   * (this one included), as the let-go record remembers them.
+   */
+  onDropped?(
+    sessionId: string,
+    traceId: string,
+    last: { part: number; why: SessionCutCode; dropped: number },
+  ): void;
   now?: () => number;
 }
 
@@ -130,8 +138,9 @@ export function createMemorySessionAssembler(
     string,
     { part: number; why: SessionCutCode; testCaseId: string | undefined; bytes: number }
   >();
-  // A forgotten session's id hash → its last part and why it was let go (`forgottenEntry`).
-  const forgotten = new Map<number, number>();
+  // A forgotten session's id hash → its last part and why it was let go (`forgottenEntry`), and
+  // how many of its turns were dropped since.
+  const forgotten = new Map<number, { last: number; dropped: number }>();
   const underWay = new Set<Promise<void>>();
   let heldBytes = 0;
   let letGoBytes = 0;
@@ -200,7 +209,10 @@ export function createMemorySessionAssembler(
       const [oldestId] = letGo.keys();
       const oldest = letGo.get(oldestId!)!;
       forget(oldestId!);
-      forgotten.set(idHash(oldestId!), forgottenEntry(oldest.part, oldest.why));
+      forgotten.set(idHash(oldestId!), {
+        last: forgottenEntry(oldest.part, oldest.why),
+        dropped: 0,
+      });
       if (forgotten.size > options.letGo.maxEntries)
         forgotten.delete(forgotten.keys().next().value!);
     }
@@ -255,12 +267,17 @@ export function createMemorySessionAssembler(
     if (!onRecord && !turn.tagged) {
       // Only a trace of a session test case opens a session (see `SessionTurnInput.tagged`); one
       // of a session let go and forgotten since is counted, not taken for such traffic.
-      if (remembered !== undefined) options.onDropped?.(turn.sessionId, turn.traceId);
+      if (remembered !== undefined)
+        options.onDropped?.(turn.sessionId, turn.traceId, {
+          ...fromForgotten(remembered.last),
+          dropped: ++remembered.dropped,
+        });
       return undefined;
     }
     // A tagged turn of a session forgotten since opens the part after its last, as one on the
     // record does: a part 1 would pass for the whole conversation and replace its first part.
-    const before = onRecord ?? (remembered === undefined ? undefined : fromForgotten(remembered));
+    const before =
+      onRecord ?? (remembered === undefined ? undefined : fromForgotten(remembered.last));
     const part = before ? before.part + 1 : 1;
     const testCaseId = turn.testCaseId ?? before?.testCaseId;
     // Admission refuses new sessions, not traces: sessions already scored make room first.

@@ -260,8 +260,36 @@ describe('memory driver session bounds through serve', () => {
     expect(record.diagnostics).toContainEqual({
       code: 'session_turn_dropped',
       message: expect.stringMatching(
-        /^not scored with its session "conv-0": the session was let go/,
+        /^not scored with its session "conv-0": the session was let go at a bound \(evicted: sessions\.maxOpen or sessions\.maxBytes\)/,
       ) as unknown,
+    });
+    // Its reason says so too, and at which bound: not what a trace of no session says.
+    expect(record.reason).toMatch(
+      /^a turn of session "conv-0", not scored with it: part 1 of the session was let go at a bound \(evicted: sessions\.maxOpen or sessions\.maxBytes\), and no record of it was left .*10 × sessions\.maxOpen/,
+    );
+    // conv-0's part 1 no longer reads as the whole conversation: partial, and how many came after.
+    const partial = (n: string) =>
+      new RegExp(
+        `^partial: ${n} of session "conv-0" came after this part was let go at a bound \\(evicted: sessions\\.maxOpen or sessions\\.maxBytes\\).*not the whole conversation$`,
+      );
+    await waitFor(
+      async () =>
+        partial('1 later turn').test((await get<RunRecord>('sessions/conv-0')).body.reason ?? ''),
+      'conv-0 part 1 said partial',
+      15_000,
+    );
+    const again = turn('conv-0', ['issue_refund'], 120_000, {}, null);
+    await send(again);
+    await waitFor(
+      async () =>
+        partial('2 later turns').test((await get<RunRecord>('sessions/conv-0')).body.reason ?? ''),
+      'conv-0 part 1 said partial, 2 turns',
+      15_000,
+    );
+    // Its results and its session stay as they were.
+    expect((await get<RunRecord>('sessions/conv-0')).body).toMatchObject({
+      state: 'scored',
+      session: { part: 1, cut: 'evicted' },
     });
     // A turn of a session still on the record continues it instead.
     const late1 = turn(
@@ -279,6 +307,6 @@ describe('memory driver session bounds through serve', () => {
     );
     expect(
       await scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', { reason: 'forgotten' }),
-    ).toBe(1);
+    ).toBe(2);
   });
 });

@@ -1,0 +1,46 @@
+import type { SessionCutCode } from '../normalize/session-pass.js';
+
+/** The settings a session is let go at, by the cut it was let go with, as the wording names them. */
+const BOUND_KEYS: Record<SessionCutCode, string> = {
+  max_traces: 'sessions.maxTraces',
+  max_age: 'sessions.maxAgeMs',
+  max_bytes: 'sessions.maxSessionBytes or sessions.maxBytes',
+  evicted: 'sessions.maxOpen or sessions.maxBytes',
+};
+
+/** What the records of a dropped turn and of its session's last part say (see {@link droppedTurnWording}). */
+export interface DroppedTurnWording {
+  /** The turn's run record's reason: not scored with its session, why, and at which bound. */
+  turnReason: string;
+  /** The finding added to the turn's record (`session_turn_dropped`). */
+  diagnostic: { code: 'session_turn_dropped'; message: string };
+  /** The reason of the run record of the session's last part: partial, and how many turns came after. */
+  sessionReason: string;
+}
+
+/**
+ * What is said of a turn of a session that came after the session was let go (`last`: its last
+ * part, and the cut it was let go with) and after the driver had nothing left of it to open its
+ * next part (`gone`: why, in words), so that the turn is not scored with it; `dropped`: the
+ * session's turns dropped so, this one included. The same wording on both drivers: the turn's
+ * record must not read as waiting for (or scored with) its session, and the last part's record
+ * must not read as the whole conversation.
+ */
+export function droppedTurnWording(
+  sessionId: string,
+  last: { part: number; why: SessionCutCode },
+  dropped: number,
+  gone: string,
+): DroppedTurnWording {
+  const id = JSON.stringify(sessionId);
+  const bound = `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
+  const turns = dropped === 1 ? '1 later turn' : `${dropped} later turns`;
+  return {
+    turnReason: `a turn of session ${id}, not scored with it: part ${last.part} of the session was let go ${bound}, and ${gone}`,
+    diagnostic: {
+      code: 'session_turn_dropped',
+      message: `not scored with its session ${id}: the session was let go ${bound} so long ago that ${gone}`,
+    },
+    sessionReason: `partial: ${turns} of session ${id} came after this part was let go ${bound} and ${dropped === 1 ? 'was' : 'were'} not scored with it (${gone}); this part is not the whole conversation`,
+  };
+}
