@@ -208,6 +208,7 @@ export function createBullmqQueueDriver(
             policy: sessionPolicy(config),
             bytes: sessionByteBounds(config),
             timing: sessionJobTiming(config),
+            recordsKeptMs: resultsRetention(config).retentionMs,
           })
         : undefined;
       const sessions = sessionQueue;

@@ -60,13 +60,19 @@ export function sessionLifeMs(policy: SessionPolicy, timing: SessionJobTiming): 
   return policy.maxAgeMs + policy.idleMs + sessionLifeMarginMs(timing);
 }
 
-/** The bounds of {@link RedisSessionStore} for a policy, its byte bounds and job timing. */
+/**
+ * The bounds of {@link RedisSessionStore} for a policy, its byte bounds and job timing; `recordsKeptMs`:
+ * how long run records are kept (the results' retention), for as long as which a session's latest
+ * part number is kept (`SessionStoreBounds.seenMs`).
+ */
 export function sessionStoreBounds(
   policy: SessionPolicy,
   bytes: SessionByteBounds,
   timing: SessionJobTiming,
+  recordsKeptMs = 0,
 ): SessionStoreBounds {
-  return { ...policy, ...bytes, lifeMs: sessionLifeMs(policy, timing) };
+  const lifeMs = sessionLifeMs(policy, timing);
+  return { ...policy, ...bytes, lifeMs, seenMs: Math.max(lifeMs, recordsKeptMs) };
 }
 
 /** Options of {@link createSessionQueue}. */
@@ -79,6 +85,12 @@ export interface SessionQueueOptions {
   policy: SessionPolicy;
   bytes: SessionByteBounds;
   timing: SessionJobTiming;
+  /**
+   * How long run records are kept (the results' retention): a session's latest part number is
+   * kept as long, so that a turn after its parts' keys are gone opens its next part, never part 1.
+   * @defaultValue the parts' own life
+   */
+  recordsKeptMs?: number;
   now?: () => number;
 }
 
@@ -131,7 +143,7 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
   const store = new RedisSessionStore(
     options.redis,
     options.prefix,
-    sessionStoreBounds(options.policy, options.bytes, options.timing),
+    sessionStoreBounds(options.policy, options.bytes, options.timing, options.recordsKeptMs),
     now,
   );
   const schedule = (sessionId: string, part: number, delay: number) =>

@@ -51,7 +51,7 @@ export async function markRefusedSessionPart(
   commands: MarkRefusedCommands,
   prefix: string,
   totals: readonly string[],
-  bounds: { maxBytes: number; lifeMs: number },
+  bounds: { maxBytes: number; lifeMs: number; seenMs?: number | undefined },
   refused: RefusedSessionPart,
   nowMs: number,
 ): Promise<'marked' | 'raced' | 'full'> {
@@ -81,6 +81,7 @@ export async function markRefusedSessionPart(
     testCaseId ?? '',
     refused.before,
     traceId,
+    String(Math.max(bounds.lifeMs, bounds.seenMs ?? 0)),
   );
   if (marked === 1) return 'marked';
   await mark(-bytes, '');

@@ -32,6 +32,13 @@ export interface SessionStoreBounds {
   maxBytes: number;
   /** How long a part's keys live after its first turn (see `sessionLifeMs`). */
   lifeMs: number;
+  /**
+   * How long the number of a session's latest part is kept after that part opened (one small
+   * key a session): as long as its parts' records are (the results' retention), so that a tagged
+   * turn coming after its parts' keys are gone opens the next part, never part 1 again.
+   * @defaultValue `lifeMs`
+   */
+  seenMs?: number | undefined;
 }
 
 /** What adding a turn to its session did. */
@@ -183,6 +190,7 @@ export class RedisSessionStore {
           String(reserved?.part ?? 0),
           turn.testCaseId ?? '',
           turn.ends ? '1' : '0',
+          String(Math.max(b.lifeMs, b.seenMs ?? 0)),
         );
       // A part of the previous release's layout, now counted; a part this turn closed, due now.
       if (taken > 0) await this.account(nowMs, 'add', sessionId, 1, taken, nowMs + b.lifeMs);

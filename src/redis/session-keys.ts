@@ -8,7 +8,10 @@
  *   `bytes`, `cut`, `done`, `end`: a turn ended the session) and the session's current part
  *   (`part`, absent: 1);
  * - `<prefix>:session:{<id>}:<n>`: part n \> 1's hash, the same fields, and `cont` (the cut of the
- *   part before it).
+ *   part before it);
+ * - `<prefix>:session:{<id>}:seen`: the number of the session's latest part, kept as long as run
+ *   records are (past its parts' life), so that a turn after its parts' keys are gone opens the
+ *   part after it, never part 1 again.
  *
  * In all, on a slot of their own (`{sessions}`): the bytes every session holds (`bytes`, a hash
  * of part to bytes, and `total`), when each part's keys expire (`expiry`, a sorted set) and the

@@ -9,8 +9,12 @@
  * session test case), the part the bytes in all were admitted for ('0': none), and the turn's
  * test case id ('' for none): kept on part 1 (`tc`) when the turn opens the session, so that a
  * later part, whose turns need not carry it, is scored by the test case that opened the session;
- * and '1' when the turn ends the session (an end marker): its part is marked `end`, and every turn
- * it takes after, such as an earlier turn whose trace was scored later, is due at once too.
+ * '1' when the turn ends the session (an end marker): its part is marked `end`, and every turn
+ * it takes after, such as an earlier turn whose trace was scored later, is due at once too; and
+ * how long the number of the session's latest part is kept (`<KEYS[1]>:seen`, ms after that part
+ * opened; the results' retention): a tagged turn of a session whose parts' keys are all gone opens
+ * the part after that one (continuing `max_age`), never a part 1 whose record would replace the
+ * first part's, nor a fragment that passes for the conversation from its start.
  *
  * The current part takes the turn unless it is closed: cut before (`cut`), released after its
  * last pass (`done`), `maxAgeMs` old, or full (`maxTraces`; the turn would take it past
@@ -36,6 +40,7 @@ local base = KEYS[1]
 local field, spans, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local maxTraces, maxAge, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local life = tonumber(ARGV[7])
+local seenKey, seenLife = base .. ':seen', ARGV[12]
 local size = string.len(spans)
 local ends = ARGV[11] == '1'
 local id = string.sub(field, 3)
@@ -55,17 +60,25 @@ local function open(p, cont, closed, closedCut, migrated)
   if cut ~= '' then redis.call('HSET', key, 'cut', cut) end
   if ends then redis.call('HSET', key, 'end', 1) end
   redis.call('PEXPIRE', key, life)
+  redis.call('SET', seenKey, p, 'PX', seenLife)
   if p > 1 then
     redis.call('HSET', key, 'cont', cont)
     redis.call('HSET', base, 'part', p)
+    if ARGV[10] ~= '' then redis.call('HSETNX', base, 'tc', ARGV[10]) end
     if redis.call('PTTL', base) < life then redis.call('PEXPIRE', base, life) end
   end
   return {'added', p, 1, now, size, cut, closed, closedCut, cont, migrated, ends and '1' or ''}
 end
-if not h[1] then
+if not h[1] and not h[2] then
   if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0, ''} end
-  if ARGV[9] ~= '1' then return {'admit', 1, 0, 0, 0, '', 0, '', '', 0, ''} end
-  return open(1, '', 0, '', 0)
+  -- Admitted (for the part the reply below asked for): opened now.
+  local admitted = tonumber(ARGV[9]) or 0
+  if admitted == 1 then return open(1, '', 0, '', 0) end
+  if admitted > 1 then return open(admitted, 'max_age', 0, '', 0) end
+  -- The session's parts may all be gone (past their life): its next part, never part 1 again.
+  local seen = tonumber(redis.call('GET', seenKey) or '0') or 0
+  if seen > 0 then return {'admit', seen + 1, 0, 0, 0, '', 0, 'max_age', '', 0, ''} end
+  return {'admit', 1, 0, 0, 0, '', 0, '', '', 0, ''}
 end
 local part = tonumber(h[2] or '1')
 local key = base

@@ -11,15 +11,19 @@
  * keeps it), the cut of the part before it (for part n \> 1), the refused turn's trace id. The
  * turn is written on part 1's hash (`r:<trace id>`: the part and that cut), so that adding it
  * again (a retried trace job) finds it refused as this part (`add-session-trace`), never added to
- * a later one. Returns 1 when marked, else 0.
+ * a later one; and how long the session's latest part number is kept (ms; `<KEYS[1]>:seen`, as
+ * `add-session-trace` keeps it: a part n \> 1 of a session whose keys are all gone follows that
+ * number). Returns 1 when marked, else 0.
  */
 export const REFUSE_SESSION_PART = `
 local base, p = KEYS[1], tonumber(ARGV[1])
 local life = tonumber(ARGV[3])
 local h = redis.call('HMGET', base, 'first', 'part')
 if p == 1 then
-  if h[1] then return 0 end
-elseif not h[1] or tonumber(h[2] or '1') ~= p - 1 then return 0 end
+  if h[1] or h[2] then return 0 end
+elseif h[1] or h[2] then
+  if tonumber(h[2] or '1') ~= p - 1 then return 0 end
+elseif tonumber(redis.call('GET', base .. ':seen') or '0') ~= p - 1 then return 0 end
 local key = base
 if p > 1 then key = base .. ':' .. p end
 if redis.call('EXISTS', key) == 1 then return 0 end
@@ -27,6 +31,7 @@ redis.call('HSET', key, 'first', ARGV[2], 'last', ARGV[2], 'n', 0, 'bytes', 0, '
 if p == 1 and ARGV[4] ~= '' then redis.call('HSET', key, 'tc', ARGV[4]) end
 redis.call('PEXPIRE', key, life)
 redis.call('HSET', base, 'r:' .. ARGV[6], p .. ' ' .. ARGV[5])
+redis.call('SET', base .. ':seen', p, 'PX', ARGV[7])
 if p > 1 then
   redis.call('HSET', key, 'cont', ARGV[5])
   redis.call('HSET', base, 'part', p)
