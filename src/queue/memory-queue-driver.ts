@@ -3,9 +3,12 @@ import type { Config } from '../config/config-schema.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { createMemoryExportBacklog } from '../emit/export-backlog.js';
-import { createMemoryResultsStore } from '../results/memory-results-store.js';
+import {
+  createMemoryResultsStore,
+  type MemoryResultsStore,
+} from '../results/memory-results-store.js';
 import { createMemorySchemaRegistry } from '../score/schemas/memory-schema-registry.js';
-import { resultsRetention, type ResultsStore } from '../results/results-store.js';
+import { resultsRetention } from '../results/results-store.js';
 import {
   createMemoryTraceAssembler,
   type MemoryTraceAssemblerOptions,
@@ -232,7 +235,7 @@ function memorySessions(
   config: Readonly<Config>,
   events: DriverEvents,
   s: TraceScorer,
-  results: ResultsStore,
+  results: MemoryResultsStore,
 ): MemorySessionAssembler {
   const quiet = (what: string) => {
     let lastAtMs = -Infinity;
@@ -266,6 +269,7 @@ function memorySessions(
       events.log(
         `spanscore: session ${JSON.stringify(sessionId)} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
       ),
+    keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
     onRefused: (sessionId, traceId, pass) => {
       events.onSessionRefused?.(sessionId, traceId, 'max_bytes');

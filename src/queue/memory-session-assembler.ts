@@ -50,6 +50,13 @@ export interface MemorySessionAssemblerOptions {
    */
   onRefused?(sessionId: string, traceId: string, pass: SessionPass): void;
   /**
+   * The latest part of a session whose results are still kept (`MemoryResultsStore.lastSessionPart`),
+   * asked before a tagged turn opens a part 1 for a session the let-go record no longer holds:
+   * a session forgotten there, whose part 1 record is kept, opens the part after it instead, never
+   * a part 1 that replaces the first part's results and passes for the conversation from its start.
+   */
+  keptPart?(sessionId: string): { part: number; cut: SessionCutCode | undefined } | undefined;
+  /**
    * A turn of a session let go so long ago that no record of it is left: not scored with it.
    * `last`: the session's last part, why it was let go, and how many of its turns were dropped so
    * (this one included), as the let-go record remembers them.
@@ -277,7 +284,8 @@ export function createMemorySessionAssembler(
     // A tagged turn of a session forgotten since opens the part after its last, as one on the
     // record does: a part 1 would pass for the whole conversation and replace its first part.
     const before =
-      onRecord ?? (remembered === undefined ? undefined : fromForgotten(remembered.last));
+      onRecord ??
+      (remembered === undefined ? keptBefore(turn.sessionId) : fromForgotten(remembered.last));
     const part = before ? before.part + 1 : 1;
     const testCaseId = turn.testCaseId ?? before?.testCaseId;
     // Admission refuses new sessions, not traces: sessions already scored make room first.
@@ -310,6 +318,14 @@ export function createMemorySessionAssembler(
     held.expiry = setTimeout(() => release(held, 'max_age'), policy.maxAgeMs).unref();
     sessions.set(turn.sessionId, held);
     return held;
+  };
+
+  /** A session's latest part kept in the results, as the let-go record gives one (no test case id). */
+  const keptBefore = (
+    sessionId: string,
+  ): { part: number; why: SessionCutCode; testCaseId: undefined } | undefined => {
+    const kept = options.keptPart?.(sessionId);
+    return kept && { part: kept.part, why: kept.cut ?? 'evicted', testCaseId: undefined };
   };
 
   /** A refused turn's pass: its session of one turn, scored now, never held. Returns the pass. */

@@ -21,7 +21,8 @@ import { FailureSignatureMinutes } from './failure-signature-minutes.js';
 import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
-import { isSessionRecordKey, runRecordKey } from './run-record-key.js';
+import { isSessionRecordKey, runRecordKey, sessionRecordKey } from './run-record-key.js';
+import type { SessionCutCode } from '../normalize/session-pass.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
 import {
@@ -94,10 +95,22 @@ const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
  * restart. Result ids are decimal sequence numbers. Results and records are held as JSON (see
  * {@link RingEntry}) and parsed when read.
  */
+/** The memory driver's results store: a {@link ResultsStore}, and what its sessions ask of it. */
+export interface MemoryResultsStore extends ResultsStore {
+  /**
+   * The latest part of a session whose record is kept, and the cut it was scored with, counting
+   * up from part 1 while each part's record is kept (at most `maxRuns` lookups); `undefined`
+   * when part 1's is not. Synchronous: the memory driver's sessions ask it before opening a
+   * session's part 1, so that a session they forgot does not open part 1 again while its record
+   * is kept.
+   */
+  lastSessionPart(sessionId: string): { part: number; cut: SessionCutCode | undefined } | undefined;
+}
+
 export function createMemoryResultsStore(
   retention: ResultsRetention,
   now: () => number = Date.now,
-): ResultsStore {
+): MemoryResultsStore {
   const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
   const runs = new Map<string, RunEntry>();
@@ -256,6 +269,13 @@ export function createMemoryResultsStore(
   return {
     name: 'memory',
     write,
+    lastSessionPart(sessionId) {
+      let part = 0;
+      while (part < retention.maxRuns && runs.has(sessionRecordKey(sessionId, part + 1))) part++;
+      if (part === 0) return undefined;
+      const last = recordOf(runs.get(sessionRecordKey(sessionId, part))!);
+      return { part, cut: last.session?.cut ?? undefined };
+    },
     amendRun(traceId, amendment) {
       const entry = runs.get(traceId);
       if (entry) {

@@ -109,3 +109,57 @@ describe('a tagged turn after its session outlived its keys (bullmq)', () => {
     expect(next).toMatchObject({ outcome: 'added', part: 3 });
   });
 });
+
+describe('a tagged turn of a session the memory driver forgot', () => {
+  it('opens the part after the last one whose record is kept, and part 1 keeps its record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-after-life-'));
+    writeFileSync(join(dir, 'support.yaml'), SUITE);
+    // maxOpen 1: the let-go record keeps 10 sessions (10 × maxOpen), and 10 more as id hashes.
+    const live = await startLiveService(
+      'memory',
+      {
+        'export.enabled': false,
+        'toolHealth.enabled': false,
+        'sessions.maxOpen': 1,
+        'sessions.idleMs': 600_000,
+        suites: [join(dir, 'support.yaml')],
+      },
+      closers,
+    );
+    const session = (id: string, part: number) =>
+      live.get<SessionRecord>(`sessions/${id}${part > 1 ? `?part=${part}` : ''}`);
+    const first = turn('conv-f0', ['lookup_order'], 0);
+    await live.send(first);
+    await waitFor(
+      async () =>
+        (await live.get<{ sessions: Array<{ sessionId: string }> }>('sessions?state=open')).body
+          .sessions[0]?.sessionId === 'conv-f0',
+      'conv-f0 held',
+      15_000,
+    );
+    // 21 sessions after it: each lets the one before go, and conv-f0 is forgotten, hash and all.
+    for (let i = 1; i <= 21; i++) {
+      await live.send(turn(`conv-f${i}`, ['lookup_order'], 0));
+      await waitFor(
+        async () => (await session(`conv-f${i - 1}`, 1)).status === 200,
+        `conv-f${i - 1} scored`,
+        15_000,
+      );
+    }
+    const later = turn('conv-f0', ['verify_identity', 'issue_refund'], 60_000, {
+      'spanscore.session.end': true,
+    });
+    await live.send(later);
+    await waitFor(async () => (await session('conv-f0', 2)).status === 200, 'part 2', 15_000);
+    expect((await session('conv-f0', 2)).body.session).toMatchObject({
+      part: 2,
+      traceIds: [later.traceId],
+      continues: 'evicted',
+    });
+    expect((await session('conv-f0', 1)).body.session).toMatchObject({
+      part: 1,
+      traceIds: [first.traceId],
+      cut: 'evicted',
+    });
+  }, 90_000);
+});
