@@ -2,6 +2,17 @@ import { z } from 'zod';
 import { positiveInt } from './number-fields.js';
 
 /**
+ * `export.maxBatchBytes` by default: 64 KiB under the 4 MiB request body an OTel Collector's OTLP
+ * receiver (and many backends) accept by default, for the request's headers and a proxy's margin.
+ */
+export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024 - 64 * 1024;
+/**
+ * The least `export.maxBatchBytes`: 64 KiB, above the largest evaluation span in protobuf (about
+ * 55 KB within `RESULT_BOUNDS`), so that a bound set that low still sends every span within it.
+ */
+export const MIN_BATCH_BYTES = 64 * 1024;
+
+/**
  * The `export` section: where evaluation spans (and result logs) go, batching, and how long a
  * failed export is retried.
  */
@@ -33,6 +44,14 @@ export const exportConfigSchema = z
     batchMaxSpans: positiveInt()
       .default(1024)
       .describe('Evaluation spans of concurrent traces go out in one request of up to this many.'),
+    maxBatchBytes: z.coerce
+      .number()
+      .int()
+      .min(MIN_BATCH_BYTES)
+      .default(DEFAULT_BATCH_BYTES)
+      .describe(
+        "Bytes of one export request at most, counted from each span's values as it joins a batch (never under what is sent; with `http/json` each character counts as six bytes, its escape at worst). A batch goes out before a span would take it past them; a span over them alone goes in a request of its own, whole. The default leaves 64 KiB under the 4 MiB most OTLP collectors accept.",
+      ),
     batchDelayMs: z.coerce
       .number()
       .int()

@@ -145,6 +145,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('bounds an export request at 4 MiB less 64 KiB, and refuses a bound under 64 KiB', async () => {
+    expect((await loadConfig({ env: {} })).export.maxBatchBytes).toBe(4 * 1024 * 1024 - 65_536);
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'export: { maxBatchBytes: 65536 }\n');
+    expect((await loadConfig({ file, env: {} })).export.maxBatchBytes).toBe(65_536);
+    writeFileSync(file, 'export: { maxBatchBytes: 65535 }\n');
+    await expect(loadConfig({ file, env: {} })).rejects.toThrow(/export\.maxBatchBytes.*65536/);
+  });
+
   it('names the file and field of an unknown setting', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spanscore-config-'));
     writeFileSync(join(dir, 'c.yaml'), 'assembly: { settleMS: 10 }\n');

@@ -1,5 +1,6 @@
 import type { EvaluationExporter } from './otlp-evaluation-exporter.js';
 import type { EvaluationSpan } from './score-to-span.js';
+import { EVALUATION_REQUEST_BYTES } from './evaluation-span-bytes.js';
 
 /** Options of {@link withBatching}. */
 export interface BatchingOptions {
@@ -7,6 +8,16 @@ export interface BatchingOptions {
   maxSpans: number;
   /** How long the first span of a batch may wait for others (`export.batchDelayMs`). */
   maxDelayMs: number;
+  /**
+   * Bytes of one request at most, as `spanBytes` counts them plus `EVALUATION_REQUEST_BYTES`
+   * (`export.maxBatchBytes`).
+   */
+  maxBytes: number;
+  /**
+   * At most how many bytes a span adds to a request: `evaluationSpanBytes` for the inner
+   * exporter's protocol. Called once a span, as it joins a batch.
+   */
+  spanBytes: (span: EvaluationSpan) => number;
 }
 
 /**
@@ -14,15 +25,23 @@ export interface BatchingOptions {
  * OTLP request of up to `maxSpans`, sent at most `maxDelayMs` after its first span. Each call still
  * resolves or rejects with its own batch's result, so a failed export fails, and retries, exactly
  * the jobs whose spans were in it (derived span ids make the retry idempotent). `shutdown` sends
- * what is pending first. One HTTP request per trace was the largest cost of the worker's
+ * what is pending first.
+ *
+ * A request also holds at most `maxBytes` (collectors refuse larger bodies: 4 MiB by default): a
+ * batch is sent before a span would take it past them, so a call's spans may go in two requests
+ * (the call then resolves when both did, and rejects when either failed). A span that alone is
+ * past `maxBytes` goes in a request of its own, as it is: every evaluation span is bounded
+ * already (`RESULT_BOUNDS`: about 55 KB at most in protobuf), so only a `maxBytes` set below that
+ * sends one past it, and cutting it would lose the result it carries. One HTTP request per trace was the largest cost of the worker's
  * write-back under load (see docs/performance.md).
  */
 export function withBatching(
   inner: EvaluationExporter,
   options: BatchingOptions,
 ): EvaluationExporter {
-  const { maxSpans, maxDelayMs } = options;
+  const { maxSpans, maxDelayMs, maxBytes, spanBytes } = options;
   let pending: EvaluationSpan[] = [];
+  let pendingBytes = EVALUATION_REQUEST_BYTES;
   // The calls of one batch share its outcome: one promise a batch, none a call.
   let batch: Batch | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -35,6 +54,7 @@ export function withBatching(
     const spans = pending;
     const { resolve, reject } = batch;
     pending = [];
+    pendingBytes = EVALUATION_REQUEST_BYTES;
     batch = undefined;
     const sent = inner.export(spans).then(resolve, reject);
     inFlight.add(sent);
@@ -44,11 +64,25 @@ export function withBatching(
   return {
     export(spans: readonly EvaluationSpan[]): Promise<void> {
       if (spans.length === 0) return Promise.resolve();
-      const current = (batch ??= newBatch());
-      for (let i = 0; i < spans.length; i++) pending.push(spans[i]!);
+      let current = (batch ??= newBatch());
+      // The batches sent before this call's last span: rarely any, so no array most calls.
+      let sent: Promise<void>[] | undefined;
+      for (let i = 0; i < spans.length; i++) {
+        const span = spans[i]!;
+        const bytes = spanBytes(span);
+        if (pending.length > 0 && pendingBytes + bytes > maxBytes) {
+          flush();
+          (sent ??= []).push(current.promise);
+          current = batch = newBatch();
+        }
+        pending.push(span);
+        pendingBytes += bytes;
+      }
       if (pending.length >= maxSpans) flush();
       else timer ??= setTimeout(flush, maxDelayMs);
-      return current.promise;
+      if (!sent) return current.promise;
+      sent.push(current.promise);
+      return Promise.all(sent).then(nothing);
     },
     async shutdown() {
       flush();
@@ -57,6 +91,8 @@ export function withBatching(
     },
   };
 }
+
+function nothing(): void {}
 
 /** The outcome the calls whose spans are in one request share. */
 interface Batch {

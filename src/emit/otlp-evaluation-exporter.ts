@@ -10,6 +10,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { SpanscoreError } from '../errors/spanscore-error.js';
+import { evaluationProtocol } from './evaluation-protocol.js';
 import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
 import type { EvaluationSpan } from './score-to-span.js';
 import { SPANSCORE_VERSION } from '../version.js';
@@ -51,17 +52,7 @@ const SCOPE = { name: 'spanscore', version: SPANSCORE_VERSION };
 export function createEvaluationExporter(
   options: EvaluationExporterOptions = {},
 ): EvaluationExporter {
-  const protocol =
-    options.protocol ??
-    process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
-    process.env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-    'http/protobuf';
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new SpanscoreError(
-      'SS_USAGE',
-      `OTLP protocol "${protocol}" is not supported for evaluation spans: use http/protobuf or http/json`,
-    );
-  }
+  const protocol = evaluationProtocol(options.protocol);
   const config = {
     ...(options.url && { url: options.url }),
     ...(options.headers && { headers: options.headers }),
