@@ -207,6 +207,30 @@ describe('scoreToSpan', () => {
     ]);
   });
 
+  it('carries at most 256 of 100,000 blamed agents, and says how many were blamed', () => {
+    const names = Array.from({ length: 100_000 }, (_, i) => `a${i}`);
+    const outcome: ScorerOutcome = {
+      scorer: 'tool_errors',
+      kind: 'deterministic',
+      result: {
+        status: 'scored',
+        score: 0,
+        label: 'fail',
+        reason: 'every call failed',
+        details: { failedCalls: names.map(agent => ({ name: 'search', agent })) },
+      },
+    };
+    const team: NormalizedTrace = {
+      ...trace,
+      agents: [{ agent: 'a0', startTimeUnixNano: 0n, handoff: undefined }],
+    };
+    const span = scoreToSpan(team, outcome, undefined, time);
+    expect(span.attributes['spanscore.failing_agents']).toEqual(names.slice(0, 256));
+    expect(span.attributes['spanscore.evaluation.cut_attributes']).toEqual([
+      'spanscore.failing_agents: 256 of 100000 items',
+    ]);
+  });
+
   it('derives the span id from (trace, scorer, test case): stable across retries, distinct otherwise', () => {
     // Pinned: `printf '4bf92f3577b34da6a3ce929d0e0e4736\0tool_trajectory\0weather-lisbon' |
     // sha256sum`, first 16 digits (the derivation docs/results-and-dashboards.md gives).

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { failingAgents } from '../score/failing-agents.js';
+import { failingAgents, type FailingAgentsRest } from '../score/failing-agents.js';
 import { expectedToolsOf } from '../score/expected-tools.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
@@ -162,8 +162,17 @@ export function scoreToSpanOf(
   if (agentName) attributes[A.evaluatedAgentName] = agentName;
   if (facts.agents) {
     attributes[A.agents] = facts.agents;
-    const blamed = failingAgents(result);
-    if (blamed.length) attributes[A.failingAgents] = boundedList(A.failingAgents, blamed, cut);
+    const blamed = failingAgents(result, BLAMED_REST);
+    if (blamed.length) {
+      const notes = cut.length;
+      attributes[A.failingAgents] = boundedList(A.failingAgents, blamed, cut);
+      if (BLAMED_REST.more > 0) {
+        // One note of the agents kept and all blamed, whichever bound left the rest out.
+        const kept = (attributes[A.failingAgents] as string[]).length;
+        cut.length = notes;
+        cut.push(`${A.failingAgents}: ${kept} of ${blamed.length + BLAMED_REST.more} items`);
+      }
+    }
   }
   const testCaseId = testCase?.id ?? trace.testCaseId;
   if (testCaseId) attributes[A.testCaseId] = boundedText(A.testCaseId, testCaseId, cut);
@@ -239,6 +248,8 @@ function spanName(scorer: string): string {
 
 const MAX_SPAN_NAMES = 256;
 
+/** How many agents the span being made leaves out of its failing agents (one span at a time). */
+const BLAMED_REST: FailingAgentsRest = { more: 0 };
 /** The notes of the span being made (one at a time: it is made synchronously), copied when any. */
 const SPAN_CUT: string[] = [];
 const spanNames = new Map<string, string>();

@@ -100,6 +100,41 @@ describe('toStoredResults', () => {
   });
 });
 
+describe('toStoredResults: blamed agents', () => {
+  it('keeps the first 16 of 100,000 blamed agents and says how many were blamed', async () => {
+    const [traceId, spans] = await invalidArgumentsTrace();
+    const run = await scoreTrace(traceId, spans, await planWith(['tool_errors']));
+    const r = run.results[0]!;
+    const names = Array.from({ length: 100_000 }, (_, i) => `a${i}`);
+    const [stored] = toStoredResults({
+      ...run,
+      results: [
+        {
+          ...r,
+          trace: {
+            ...r.trace,
+            agents: [{ agent: 'a0', startTimeUnixNano: 0n, handoff: undefined }],
+          },
+          outcomes: [
+            {
+              ...r.outcomes[0]!,
+              result: {
+                status: 'scored',
+                score: 0,
+                label: 'fail',
+                reason: 'every call failed',
+                details: { failedCalls: names.map(agent => ({ agent })) },
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(stored!.failingAgents).toEqual(names.slice(0, 16));
+    expect(stored!.cut).toContain('failingAgents: 16 of 100000 items');
+  });
+});
+
 describe("runRecordPatch's content as values", () => {
   it('reads back from the compact record as the text it writes, values only where they give it', async () => {
     const content = [

@@ -2,7 +2,7 @@ import { expectedToolsOf } from '../score/expected-tools.js';
 import type { TraceRun } from '../score/trace-run.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import { agentsInOrder } from '../normalize/attribute-agents.js';
-import { failingAgents } from '../score/failing-agents.js';
+import { failingAgents, type FailingAgentsRest } from '../score/failing-agents.js';
 import { outcomeCount } from '../score/outcome-count.js';
 import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
@@ -54,11 +54,14 @@ export function toStoredResults(run: TraceRun): WrittenResult[] {
 }
 
 /**
- * What RESULT_BOUNDS cut of the lists and of the reason of the result being written (one at a
- * time: results are written synchronously), copied into the result when any.
+ * What RESULT_BOUNDS cut of the trace's lists, and of the result being written's own reason and
+ * failing agents (`REASON_CUT`), one at a time (results are written synchronously), copied into
+ * the result when any.
  */
 const LIST_CUT: string[] = [];
 const REASON_CUT: string[] = [];
+/** How many agents the result being written leaves out of its failing agents. */
+const BLAMED_REST: FailingAgentsRest = { more: 0 };
 
 /**
  * A result as {@link toStoredResults} writes it: a class, so that V8 sizes its instances for the
@@ -136,8 +139,12 @@ class PassResult implements WrittenResult {
     this.agentName = r.trace.agentName ?? null;
     if (agents.length) {
       this.agents = agents;
-      const failing = failingAgents(result);
-      if (failing.length > MAX_AGENTS_PER_RESULT) failing.length = MAX_AGENTS_PER_RESULT;
+      const failing = failingAgents(result, BLAMED_REST);
+      const blamed = failing.length + BLAMED_REST.more;
+      if (blamed > MAX_AGENTS_PER_RESULT) {
+        failing.length = Math.min(failing.length, MAX_AGENTS_PER_RESULT);
+        reasonCut.push(`failingAgents: ${failing.length} of ${blamed} items`);
+      }
       this.failingAgents = failing;
     }
     const usage =
