@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { isSpanscoreError, type SpanscoreError } from '../errors/spanscore-error.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
+import { metricsExposition } from './metrics-exposition.js';
 import { otlpPathHint } from './otlp-path-hint.js';
 import {
   checkJsonItems,
@@ -390,9 +391,11 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     if (!options.metrics) return reply.code(404).send({ status: 'metrics disabled' });
     const access = readable(request.headers.authorization);
     if (!access.allowed) return sendAccessRefusal(reply, access);
-    return reply
-      .type(options.metrics.registry.contentType)
-      .send(await options.metrics.registry.metrics());
+    const { contentType, body } = await metricsExposition(
+      options.metrics.registry,
+      request.headers.accept,
+    );
+    return reply.type(contentType).send(body);
   });
   return app;
 }

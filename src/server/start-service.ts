@@ -8,6 +8,7 @@ import { probeEndpoint } from '../emit/probe-endpoint.js';
 import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { EvaluationExporter } from '../emit/otlp-evaluation-exporter.js';
 import { DEFAULT_DECODE_LIMITS } from '../ingest/decode-limits.js';
+import { metricsExposition } from '../ingest/metrics-exposition.js';
 import { createOtlpHttpReceiver } from '../ingest/otlp-http-receiver.js';
 import { createRefusalTally } from '../ingest/refusal-tally.js';
 import { createQueueDriver } from '../queue/create-queue-driver.js';
@@ -251,7 +252,11 @@ export async function startService(
     metricsApp.get('/metrics', async (request, reply: FastifyReply) => {
       const access = readable(request.headers.authorization);
       if (!access.allowed) return sendAccessRefusal(reply, access);
-      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+      const { contentType, body } = await metricsExposition(
+        metrics.registry,
+        request.headers.accept,
+      );
+      return reply.type(contentType).send(body);
     });
     await metricsApp.listen({ port: config.worker.metricsPort, host: config.receiver.host });
     metricsUrl = `${originOf(metricsApp.server.address() as AddressInfo)}/metrics`;

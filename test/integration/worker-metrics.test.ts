@@ -44,7 +44,10 @@ describe('metrics of a worker-only process', () => {
     expect(worker.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     await sendKnownTraffic(new URL(receiver.url!).origin);
 
-    const response = await fetch(worker.metricsUrl!);
+    // OpenMetrics, as Prometheus asks by default: the exemplars are OpenMetrics only.
+    const response = await fetch(worker.metricsUrl!, {
+      headers: { accept: 'application/openmetrics-text; version=1.0.0' },
+    });
     expect(response.headers.get('content-type')).toContain('application/openmetrics-text');
     const text = await response.text();
     expect(text).toMatch(
