@@ -25,15 +25,16 @@ export interface BatchingOptions {
  * OTLP request of up to `maxSpans`, sent at most `maxDelayMs` after its first span. Each call still
  * resolves or rejects with its own batch's result, so a failed export fails, and retries, exactly
  * the jobs whose spans were in it (derived span ids make the retry idempotent). `shutdown` sends
- * what is pending first.
- *
- * A request also holds at most `maxBytes` (collectors refuse larger bodies: 4 MiB by default): a
- * batch is sent before a span would take it past them, so a call's spans may go in two requests
- * (the call then resolves when both did, and rejects when either failed). A span that alone is
- * past `maxBytes` goes in a request of its own, as it is: every evaluation span is bounded
- * already (`RESULT_BOUNDS`: about 55 KB at most in protobuf), so only a `maxBytes` set below that
- * sends one past it, and cutting it would lose the result it carries. One HTTP request per trace was the largest cost of the worker's
+ * what is pending first. One HTTP request per trace was the largest cost of the worker's
  * write-back under load (see docs/performance.md).
+ *
+ * A request also holds at most `maxBytes` as `spanBytes` counts them (collectors refuse larger
+ * bodies: 4 MiB by default): a batch is sent before a span would take it past them, so a call's
+ * spans may go in more than one request (the call then resolves when all did, and rejects when
+ * any failed). A span that alone counts past `maxBytes` goes in a request of its own, whole:
+ * every evaluation span is bounded already (`RESULT_BOUNDS`: about 55 KB at most in protobuf,
+ * under the least `export.maxBatchBytes`; JSON's count of a span of escapes can pass it), and
+ * cutting it would lose the result it carries.
  */
 export function withBatching(
   inner: EvaluationExporter,
