@@ -9,6 +9,7 @@ export interface TraceBatch {
   rootSeen: boolean;
   logs: 'record' | 'writer' | undefined;
   cut?: number;
+  whole?: SpanDigest[];
 }
 
 /**
@@ -17,14 +18,18 @@ export interface TraceBatch {
  */
 const MAX_CUT_ROUNDS = 8;
 
-/** What a request's batch for `traceId` is: its root and log flags read from its own spans. */
-export function traceBatch(spans: SpanDigest[], cut?: number): TraceBatch {
+/**
+ * What a request's batch for a trace is: its root and log flags read from its own spans; when it
+ * is a cut of the request's spans of the trace (`of`), how many it left out and the whole, whose
+ * digest the buffer keeps beside the cut's so that the request sent again is known as a copy.
+ */
+export function traceBatch(spans: SpanDigest[], cut?: { of: SpanDigest[] }): TraceBatch {
   const ids = new Set(spans.map(s => s.spanId));
   return {
     spans,
     rootSeen: spans.some(s => isRootSpan(s, ids)),
     logs: logsState(spans),
-    ...(cut !== undefined && { cut }),
+    ...(cut && { cut: cut.of.length - spans.length, whole: cut.of }),
   };
 }
 
@@ -68,7 +73,7 @@ export async function appendWithinCap(
   return { late, refused };
 }
 
-/** The traces answered `'+N'`: their batch cut to its first `N` spans, the rest counted as cut. */
+/** The traces answered `'+N'`: the request's spans of each cut to the first `N`. */
 function cutsOf(
   answers: ReadonlyMap<string, string | undefined>,
   batches: ReadonlyMap<string, TraceBatch>,
@@ -77,9 +82,8 @@ function cutsOf(
   for (const [traceId, answer] of answers) {
     if (answer === undefined || answer[0] !== '+') continue;
     const batch = batches.get(traceId)!;
-    const room = Number(answer.slice(1));
-    const spans = batch.spans.slice(0, room);
-    cuts.set(traceId, traceBatch(spans, (batch.cut ?? 0) + batch.spans.length - spans.length));
+    const whole = batch.whole ?? batch.spans;
+    cuts.set(traceId, traceBatch(whole.slice(0, Number(answer.slice(1))), { of: whole }));
   }
   return cuts;
 }

@@ -15,7 +15,9 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
 // span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace, the
 // batch's digest (`batchDigest`), spans of the trace the request held past this batch (cut off
-// by an earlier '+' answer, counted in `dropped` with it). Returns the scored-at time when the
+// by an earlier '+' answer, counted in `dropped` with it), and the digest of the request's whole
+// batch when this one is its cut ('' otherwise), kept beside this batch's so that the request
+// sent again is known as a copy. Returns the scored-at time when the
 // trace was already scored (the spans are late); '-' when the trace already holds its most
 // spans, late spans kept to rescore with included (the batch is not kept, its spans counted in
 // `dropped`); '+N' when the batch would take the trace past its most spans, N of them still
@@ -23,7 +25,8 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // trace's first spans up to the cap exactly); else ''.
 // A batch appended before (`d` holds each batch's digest after a space: an exporter retrying a
 // request the receiver had accepted sends it again) is not kept again, and its spans are not
-// counted again (`n`, the cap): the memory driver counts a span id once too. Only its arrival is.
+// counted again (`n`, the cap, nor `dropped`: a batch refused whole is noted too): the memory
+// driver counts a span id once too. Only its arrival is.
 // `d` keeps the last 64 digests (1,088 bytes), so a trace sent one span a request costs the same
 // few bytes an append, not its whole history (10,000 one-span requests would have copied and
 // scanned 850 MB in Redis's one thread); a retry past 64 later batches of its trace counts again.
@@ -38,9 +41,11 @@ if string.find(digests, mark, 1, true) then
   redis.call('HSET', KEYS[1], 'last', ARGV[1])
   return m[1] or ''
 end
+if ARGV[11] ~= '' then mark = mark .. ' ' .. ARGV[11] end
 local n, cap, count = tonumber(m[2] or '0'), tonumber(ARGV[8]), tonumber(ARGV[5])
 if n >= cap then
   redis.call('HINCRBY', KEYS[1], 'dropped', count + tonumber(ARGV[10]))
+  redis.call('HSET', KEYS[1], 'd', string.sub(digests .. mark, -1088))
   return '-'
 end
 if n + count > cap then return '+' .. (cap - n) end
@@ -173,6 +178,8 @@ export class RedisSpanBuffer {
         logs?: 'record' | 'writer' | undefined;
         /** Spans of the trace the request held past `spans` (cut off after a `'+N'` answer). */
         cut?: number;
+        /** When `spans` is a cut: the request's spans of the trace, whole, as first appended. */
+        whole?: SpanDigest[];
       }
     >,
     nowMs: number,
@@ -181,7 +188,7 @@ export class RedisSpanBuffer {
     const ids = [...byTrace.keys()];
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
-        const { spans, rootSeen, logs, cut } = byTrace.get(traceId)!;
+        const { spans, rootSeen, logs, cut, whole } = byTrace.get(traceId)!;
         const batch = encodeSpanBatch(spans);
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
@@ -195,6 +202,7 @@ export class RedisSpanBuffer {
           String(this.ttls.maxSpansPerTrace ?? Number.MAX_SAFE_INTEGER),
           batchDigest(batch),
           String(cut ?? 0),
+          whole ? batchDigest(encodeSpanBatch(whole)) : '',
         );
       }),
     );

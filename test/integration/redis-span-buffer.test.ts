@@ -299,6 +299,31 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect((await b.read(id)).spans).toHaveLength(10);
   });
 
+  it('knows a request that crossed maxSpansPerTrace when it comes again, and counts it once', async () => {
+    // An exporter's retry after the receiver answered 503 (its job not queued) or lost the answer:
+    // the whole batch's digest was not kept, so the copy was refused whole, its 12 spans counted
+    // as dropped again, and no job was queued for the trace.
+    const { buffer: b } = await buffer(10);
+    const id = traceId(78);
+    const spans = childSpans(
+      78,
+      Array.from({ length: 12 }, (_, i) => `s${i}`),
+    );
+    const request = () => new Map([[id, traceBatch(spans)]]);
+    expect(await appendWithinCap(b, request(), Date.now(), false)).toMatchObject({ refused: 2 });
+    const again = await appendWithinCap(b, request(), Date.now(), false);
+    expect(again.refused).toBe(0);
+    expect(again.late.get(id)).toBeUndefined(); // queued as any accepted trace
+    const read = await b.read(id);
+    expect(read.spans).toHaveLength(10);
+    expect(read.dropped).toBe(2);
+    // A batch refused whole at the cap is known again too: counted once.
+    const past = new Map([[id, traceBatch(childSpans(78, ['x', 'y']))]]);
+    expect(await appendWithinCap(b, past, Date.now(), false)).toMatchObject({ refused: 2 });
+    expect(await appendWithinCap(b, past, Date.now(), false)).toMatchObject({ refused: 0 });
+    expect((await b.read(id)).dropped).toBe(4);
+  });
+
   it('keeps and counts a batch sent again once: its copies take no room under maxSpansPerTrace', async () => {
     const { buffer: b } = await buffer(3);
     const id = traceId(76);
