@@ -1,31 +1,28 @@
-import { ReplyError } from 'ioredis';
-
 /**
- * The base class of ioredis's own errors (`redis-errors`' `RedisError`: `ReplyError`,
- * `AbortError`, `MaxRetriesPerRequestError`, `ParserError`), reached through `ReplyError`, which
- * ioredis exports.
+ * The errors JavaScript itself throws for a mistake in the code that runs (a property of
+ * `undefined`, a bad array length, an unknown name): a bug of the caller, which retrying cannot
+ * cure. ioredis rejects with none of them.
  */
-const RedisError = Object.getPrototypeOf(ReplyError) as new (...args: never[]) => object;
-
-/** What ioredis rejects with, as plain `Error`s, when the connection is not there. */
-const CONNECTION_MESSAGES = [
-  'Connection is closed.',
-  "Stream isn't writeable",
-  'Command timed out',
-  'connect ETIMEDOUT',
-  'None of startup nodes is available',
-  'Failed to refresh slots cache',
+const PROGRAMMING_ERRORS = [
+  TypeError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  EvalError,
+  URIError,
 ];
 
 /**
- * True when `error` is a failure of Redis or of the connection to it, which retrying may cure: an
- * ioredis error (a reply error such as WRONGTYPE or OOM, an aborted or retried-out command), a
- * socket error (one with a `syscall`, such as ECONNREFUSED), or ioredis's closed, unwritable or
- * timed-out connection. Anything else (a `TypeError`, a `RangeError`: a bug in the caller) is not.
+ * True when `error`, thrown on a Redis step, is to be taken for a failure of Redis or of the
+ * connection to it, which retrying may cure: every `Error` but a programming error (a
+ * `TypeError`, a `RangeError`, … of the step's own code), and a thrown non-`Error` is not one either.
+ * The default is Redis because ioredis rejects with plain `Error`s of many messages that no list
+ * keeps up with (on a cluster: "Cluster isn't ready and enableOfflineQueue options is false",
+ * "Too many Cluster redirections", "Cluster is disconnected.", "Node is disconnected" while a
+ * replica takes over; on one server: "Connection is closed.", "Stream isn't writeable"), besides
+ * its own `ReplyError`s and socket errors: taking one of those for a bug would fail the job for
+ * good during an ordinary failover.
  */
 export function isRedisError(error: unknown): boolean {
-  if (error instanceof RedisError) return true;
-  if (!(error instanceof Error)) return false;
-  if (typeof (error as { syscall?: unknown }).syscall === 'string') return true;
-  return CONNECTION_MESSAGES.some(m => error.message.startsWith(m));
+  return error instanceof Error && !PROGRAMMING_ERRORS.some(kind => error instanceof kind);
 }
