@@ -62,8 +62,9 @@ export function sessionLifeMs(policy: SessionPolicy, timing: SessionJobTiming): 
 
 /**
  * The bounds of {@link RedisSessionStore} for a policy, its byte bounds and job timing; `recordsKeptMs`:
- * how long run records are kept (the results' retention), for as long as which a session's latest
- * part number is kept (`SessionStoreBounds.seenMs`).
+ * how long run records are kept (the results' retention) after a part's last pass, which comes
+ * at most the part's life after it opened: a session's latest part number is kept for both
+ * (`SessionStoreBounds.seenMs`), so it outlives that part's record.
  */
 export function sessionStoreBounds(
   policy: SessionPolicy,
@@ -72,7 +73,8 @@ export function sessionStoreBounds(
   recordsKeptMs = 0,
 ): SessionStoreBounds {
   const lifeMs = sessionLifeMs(policy, timing);
-  return { ...policy, ...bytes, lifeMs, seenMs: Math.max(lifeMs, recordsKeptMs) };
+  // A part's record lives `recordsKeptMs` from its last pass, up to `lifeMs` after the part opened.
+  return { ...policy, ...bytes, lifeMs, seenMs: Math.ceil(lifeMs + recordsKeptMs) };
 }
 
 /** Options of {@link createSessionQueue}. */

@@ -142,7 +142,8 @@ export function resultsRetention(config: Readonly<Config>): ResultsRetention {
   return {
     maxResults: config.results.maxResults ?? (memory ? 10_000 : 50_000),
     maxRuns: config.results.maxRuns ?? 5_000,
-    retentionMs: config.results.retentionHours * 3_600_000,
+    // Whole milliseconds: Redis's PX takes no fraction (1.1 hours is 3,960,000.0000000005 ms).
+    retentionMs: Math.ceil(config.results.retentionHours * 3_600_000),
     storeContent: config.results.storeContent,
     maxServices: config.metrics.maxServices,
     maxToolsPerService: config.toolHealth.maxToolsPerService,

@@ -228,7 +228,8 @@ export async function startService(
       }),
       refusedRequests: refusals.refused,
       traceUrlTemplate: config.results.traceUrlTemplate,
-      retentionMs: config.results.retentionHours * 3_600_000,
+      // Whole milliseconds: Redis's PX takes no fraction (1.1 hours is 3,960,000.0000000005 ms).
+      retentionMs: Math.ceil(config.results.retentionHours * 3_600_000),
       storeContent: config.results.storeContent,
       driver: driver.name,
       schemaSources: schemaSourcesOf(
