@@ -123,5 +123,17 @@ describe('withBatching', () => {
       ]);
       expect(results.map(r => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     });
+
+    it('does not tie a call to a request sent before its first span, which holds none of its spans', async () => {
+      // The other call's request fails: only that call is rejected (the second was, and retried).
+      const inner = recording(ids => ids.includes('90'));
+      const batching = withBatching(inner.exporter, { maxSpans: 1024, maxDelayMs: 10, ...sized });
+      const results = await Promise.allSettled([
+        batching.export([span('90')]),
+        batching.export([span('80')]), // does not fit beside 90: 90 goes alone
+      ]);
+      expect(inner.requests).toEqual([['90'], ['80']]);
+      expect(results.map(r => r.status)).toEqual(['rejected', 'fulfilled']);
+    });
   });
 });

@@ -68,16 +68,20 @@ export function withBatching(
       let current = (batch ??= newBatch());
       // The batches sent before this call's last span: rarely any, so no array most calls.
       let sent: Promise<void>[] | undefined;
+      // Whether this call's spans are in `current`: a batch of other calls' spans only, sent
+      // because this call's first span did not fit, is not this call's to wait for (nor to fail).
+      let joined = false;
       for (let i = 0; i < spans.length; i++) {
         const span = spans[i]!;
         const bytes = spanBytes(span);
         if (pending.length > 0 && pendingBytes + bytes > maxBytes) {
           flush();
-          (sent ??= []).push(current.promise);
+          if (joined) (sent ??= []).push(current.promise);
           current = batch = newBatch();
         }
         pending.push(span);
         pendingBytes += bytes;
+        joined = true;
       }
       if (pending.length >= maxSpans) flush();
       else timer ??= setTimeout(flush, maxDelayMs);
