@@ -6,6 +6,7 @@ import { REFUSE_SESSION_PART } from './lua/refuse-session-part.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
 import type { RedisClient } from './redis-connection.js';
+import type { SessionStoreBounds } from './session-store-bounds.js';
 import {
   markRefusedSessionPart,
   type MarkRefusedCommands,
@@ -22,24 +23,7 @@ const TRACE_FIELD = 't:';
  */
 export type StoredSessionCut = Exclude<SessionCutCode, 'evicted'>;
 
-/** The bounds the store holds sessions to (the config's `sessions`, and a part's life). */
-export interface SessionStoreBounds {
-  idleMs: number;
-  maxTraces: number;
-  maxAgeMs: number;
-  maxSessionBytes: number;
-  /** Bytes all sessions hold together: past it, no session or part is opened. */
-  maxBytes: number;
-  /** How long a part's keys live after its first turn (see `sessionLifeMs`). */
-  lifeMs: number;
-  /**
-   * How long the number of a session's latest part is kept after that part opened (one small
-   * key a session): as long as its parts' records are (the results' retention), so that a tagged
-   * turn coming after its parts' keys are gone opens the next part, never part 1 again.
-   * @defaultValue `lifeMs`
-   */
-  seenMs?: number | undefined;
-}
+export type { SessionStoreBounds } from './session-store-bounds.js';
 
 /** What adding a turn to its session did. */
 export interface AddedSessionTurn {
