@@ -14,7 +14,7 @@ export interface DroppedTurnWording {
   turnReason: string;
   /** The finding added to the turn's record (`session_turn_dropped`). */
   diagnostic: { code: 'session_turn_dropped'; message: string };
-  /** The reason of the run record of the session's last part: partial, and how many turns came after. */
+  /** The reason of the run record of the session's last part: partial, and at least how many turns came after. */
   sessionReason: string;
 }
 
@@ -34,7 +34,8 @@ export function droppedTurnWording(
 ): DroppedTurnWording {
   const id = JSON.stringify(sessionId);
   const bound = `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
-  const turns = dropped === 1 ? '1 later turn' : `${dropped} later turns`;
+  // "At least": the memory driver writes it at 1, 2, 4, 8, … turns, not at each.
+  const turns = dropped === 1 ? 'at least 1 later turn' : `at least ${dropped} later turns`;
   return {
     turnReason: `a turn of session ${id}, not scored with it: part ${last.part} of the session was let go ${bound}, and ${gone}`,
     diagnostic: {

@@ -288,10 +288,13 @@ function memorySessions(
         reason: said.turnReason,
         diagnostic: said.diagnostic,
       });
-      // Its last part's record said it was the conversation as it stood: it is not.
-      void results.amendRun(sessionRecordKey(sessionId, last.part), {
-        reason: said.sessionReason,
-      });
+      // Its last part's record said it was the conversation as it stood: it is not. Rewritten
+      // at the 1st, 2nd, 4th, 8th, … dropped turn, not at each: a stream of tiny turns naming a
+      // forgotten session would otherwise re-encode that (large) record once a turn.
+      if ((last.dropped & (last.dropped - 1)) === 0)
+        void results.amendRun(sessionRecordKey(sessionId, last.part), {
+          reason: said.sessionReason,
+        });
       droppedLine(
         `spanscore: trace ${traceId} of session ${JSON.stringify(sessionId)} not scored with it: the session was let go and no record of it is left (spanscore_session_turns_dropped_total)`,
       );

@@ -274,7 +274,9 @@ describe('memory driver session bounds through serve', () => {
       );
     await waitFor(
       async () =>
-        partial('1 later turn').test((await get<RunRecord>('sessions/conv-0')).body.reason ?? ''),
+        partial('at least 1 later turn').test(
+          (await get<RunRecord>('sessions/conv-0')).body.reason ?? '',
+        ),
       'conv-0 part 1 said partial',
       15_000,
     );
@@ -282,8 +284,28 @@ describe('memory driver session bounds through serve', () => {
     await send(again);
     await waitFor(
       async () =>
-        partial('2 later turns').test((await get<RunRecord>('sessions/conv-0')).body.reason ?? ''),
+        partial('at least 2 later turns').test(
+          (await get<RunRecord>('sessions/conv-0')).body.reason ?? '',
+        ),
       'conv-0 part 1 said partial, 2 turns',
+      15_000,
+    );
+    // The third is counted, and the record is not rewritten for it; the fourth rewrites it.
+    const dropped = () =>
+      scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', { reason: 'forgotten' });
+    await send(turn('conv-0', ['issue_refund'], 130_000, {}, null));
+    await waitFor(async () => (await dropped()) === 3, 'the third late turn dropped', 15_000);
+    await new Promise(r => setTimeout(r, 300)); // a rewrite, were there one, is done in a tick
+    expect((await get<RunRecord>('sessions/conv-0')).body.reason).toMatch(
+      partial('at least 2 later turns'),
+    );
+    await send(turn('conv-0', ['issue_refund'], 140_000, {}, null));
+    await waitFor(
+      async () =>
+        partial('at least 4 later turns').test(
+          (await get<RunRecord>('sessions/conv-0')).body.reason ?? '',
+        ),
+      'conv-0 part 1 said partial, 4 turns',
       15_000,
     );
     // Its results and its session stay as they were.
@@ -307,6 +329,6 @@ describe('memory driver session bounds through serve', () => {
     );
     expect(
       await scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', { reason: 'forgotten' }),
-    ).toBe(2);
+    ).toBe(4); // conv-0's four, none of conv-2
   });
 });
