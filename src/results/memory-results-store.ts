@@ -22,6 +22,7 @@ import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
 import { isSessionRecordKey, runRecordKey, sessionRecordKey } from './run-record-key.js';
+import { keptSessionParts } from './kept-session-parts.js';
 import type { SessionCutCode } from '../normalize/session-pass.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
@@ -98,11 +99,11 @@ const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
 /** The memory driver's results store: a {@link ResultsStore}, and what its sessions ask of it. */
 export interface MemoryResultsStore extends ResultsStore {
   /**
-   * The latest part of a session whose record is kept, and the cut it was scored with, counting
-   * up from part 1 while each part's record is kept (at most `maxRuns` lookups); `undefined`
-   * when part 1's is not. Synchronous: the memory driver's sessions ask it before opening a
-   * session's part 1, so that a session they forgot does not open part 1 again while its record
-   * is kept.
+   * The latest part of a session whose record is kept, and the cut it was scored with;
+   * `undefined` when no part's record is (records go oldest written first, so part 1's is
+   * usually the first to go: counting up from it missed the later parts still kept).
+   * Synchronous: the memory driver's sessions ask it before opening a session's part 1, so that a
+   * session they forgot does not open part 1 again while a record of it is kept.
    */
   lastSessionPart(sessionId: string): { part: number; cut: SessionCutCode | undefined } | undefined;
 }
@@ -114,6 +115,7 @@ export function createMemoryResultsStore(
   const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
   const runs = new Map<string, RunEntry>();
+  const sessionParts = keptSessionParts();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
   const resultIncrements = resultIncrementer(retention);
@@ -157,7 +159,7 @@ export function createMemoryResultsStore(
     results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>>,
     resultsJson: string[],
   ): void => {
-    runs.delete(fields.traceId);
+    if (!runs.delete(fields.traceId)) sessionParts.kept(fields.traceId);
     runs.set(fields.traceId, {
       traceId: fields.traceId,
       updatedAtUnixMs: fields.updatedAtUnixMs,
@@ -171,7 +173,11 @@ export function createMemoryResultsStore(
       results: resultsJson,
       listed: traceListEntry(fields, results),
     });
-    if (runs.size > retention.maxRuns) runs.delete(runs.keys().next().value!);
+    if (runs.size > retention.maxRuns) {
+      const oldest = runs.keys().next().value!;
+      runs.delete(oldest);
+      sessionParts.gone(oldest);
+    }
   };
 
   /**
@@ -270,9 +276,8 @@ export function createMemoryResultsStore(
     name: 'memory',
     write,
     lastSessionPart(sessionId) {
-      let part = 0;
-      while (part < retention.maxRuns && runs.has(sessionRecordKey(sessionId, part + 1))) part++;
-      if (part === 0) return undefined;
+      const part = sessionParts.latest(sessionId);
+      if (part === undefined) return undefined;
       const last = recordOf(runs.get(sessionRecordKey(sessionId, part))!);
       return { part, cut: last.session?.cut ?? undefined };
     },
