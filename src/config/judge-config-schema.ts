@@ -55,13 +55,13 @@ export const judgeConfigSchema = z
       .max(1_000_000)
       .default(JUDGE_DEFAULTS.maxOutputTokens)
       .describe(
-        "Output tokens one judge answer may use, sent with each call (`judge.maxTokensParameter`); an endpoint's count past it is counted as it, and the result says so.",
+        "Output tokens one judge answer may use, sent with each call (`judge.maxTokensParameter`); an endpoint's count past it is counted as it, and the result says so. An answer stopped at it that is not valid JSON fails without a repair, naming this key (reasoning models spend their reasoning tokens from it too).",
       ),
     maxTokensParameter: z
       .enum(['max_tokens', 'max_completion_tokens'])
       .default(JUDGE_DEFAULTS.maxTokensParameter)
       .describe(
-        "The request field `maxOutputTokens` is sent in: `max_tokens` (Ollama, vLLM, LM Studio, older OpenAI models) or `max_completion_tokens` (OpenAI's newer models, which refuse `max_tokens`).",
+        "The request field `maxOutputTokens` is sent in: `max_tokens` (Ollama, vLLM, LM Studio, older OpenAI models) or `max_completion_tokens` (OpenAI's newer models, which refuse `max_tokens`). An endpoint answering 400 naming the field is asked again with the other, which is then sent for the rest of the process, said once in the log.",
       ),
     maxRetries: z.coerce
       .number()

@@ -70,7 +70,7 @@ export const ERROR_CODES = {
   SS_JUDGE_INVALID_OUTPUT: {
     category: 'internal',
     summary:
-      'The LLM judge answered with JSON that does not match the schema, even after one repair attempt.',
+      'The LLM judge answered with JSON that does not match the schema, even after one repair attempt; or its answer was stopped at `judge.maxOutputTokens` (finish_reason `length`) before it was whole, and not repaired (a repair would be stopped there too).',
   },
   SS_INTERNAL_ERROR: {
     category: 'internal',

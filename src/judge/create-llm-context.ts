@@ -40,6 +40,8 @@ export interface LlmContextParts {
   ledger?: SpendLedger;
   onCall?: (event: JudgeCallEvent) => void;
   onCacheError?: (error: unknown) => void;
+  /** Where the judge says what it changed for the process. @defaultValue a line on stderr */
+  log?: (line: string) => void;
 }
 
 /**
@@ -61,6 +63,7 @@ export function createLlmContext(
     maxOutputTokens: config.maxOutputTokens,
     maxTokensParameter: config.maxTokensParameter,
     maxRetries: parts.retries === 'queue' ? 0 : config.maxRetries,
+    ...(parts.log && { log: parts.log }),
   });
   if (parts.limits === 'process')
     judge = withRateLimit(judge, config.rateLimit, config.concurrency);

@@ -43,16 +43,33 @@ export interface OpenAiJudgeOptions {
    * {@link JUDGE_USAGE_CEILING}). @defaultValue 1024
    */
   maxOutputTokens?: number;
-  /** The request field `maxOutputTokens` is sent in. @defaultValue `max_tokens` */
-  maxTokensParameter?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * The request field `maxOutputTokens` is sent in. An endpoint that answers 400 naming it (OpenAI's
+   * reasoning models refuse `max_tokens`) is asked again with the other field, which the judge then
+   * sends for the rest of the process, saying so once in `log`. @defaultValue `max_tokens`
+   */
+  maxTokensParameter?: MaxTokensParameter;
+  /** Where the judge says what it changed for the process. @defaultValue a line on stderr */
+  log?: (line: string) => void;
 }
+
+/** The request fields an output token bound can go in. */
+export type MaxTokensParameter = 'max_tokens' | 'max_completion_tokens';
+
+/** Characters of an endpoint's error message the judge's own errors quote at most. */
+const MAX_QUOTED_CHARS = 500;
 
 /**
  * A {@link Judge} on the `openai` package, temperature 0, at most `maxOutputTokens` an answer (sent
  * in `maxTokensParameter`). Asks for structured output
  * (`response_format: json_schema`, strict); a server that refuses it is asked again in plain JSON
- * mode with the schema in the prompt, and remembered. The answer is validated; an invalid one gets
+ * mode with the schema in the prompt, and remembered. A 400 naming the max-tokens field is not
+ * taken for that: the call is asked again once with the other field (`max_tokens` or
+ * `max_completion_tokens`), which is then kept for the process; a 400 naming that one too is
+ * `SS_USAGE`, naming `judge.maxTokensParameter`. The answer is validated; an invalid one gets
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`;
+ * an answer stopped at `maxOutputTokens` (`finish_reason: 'length'`) that is not valid gets no
+ * repair (it would be cut the same way): `SS_JUDGE_INVALID_OUTPUT` naming `judge.maxOutputTokens`.
  * `gate` hears of each call and may refuse the repair (the budget does).
  * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own, on
  * {@link boundedFetch} (the answer's size and arrival bounded, Retry-After at most 60 s); a 429 past
@@ -101,23 +118,30 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       },
     ));
   const maxOutputTokens = options.maxOutputTokens ?? JUDGE_DEFAULTS.maxOutputTokens;
-  const maxTokens = {
-    [options.maxTokensParameter ?? JUDGE_DEFAULTS.maxTokensParameter]: maxOutputTokens,
-  };
+  let maxTokensParameter: MaxTokensParameter =
+    options.maxTokensParameter ?? JUDGE_DEFAULTS.maxTokensParameter;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  let switchSaid = false;
   let structuredOutput = true;
 
   async function complete(
     model: string,
     messages: OpenAI.ChatCompletionMessageParam[],
     request: JudgeRequest<unknown>,
-  ): Promise<{ text: string; usage: JudgeUsage; model: string; usageProblem?: string }> {
+  ): Promise<{
+    text: string;
+    usage: JudgeUsage;
+    model: string;
+    usageProblem?: string;
+    cut: boolean;
+  }> {
     const { api, client } = await connect();
     const schema = JSON.stringify(request.jsonSchema);
-    const call = (format: 'json_schema' | 'plain') =>
+    const ask = (format: 'json_schema' | 'plain', parameter: MaxTokensParameter) =>
       client.chat.completions.create({
         model,
         temperature: 0,
-        ...maxTokens,
+        [parameter]: maxOutputTokens,
         messages:
           format === 'plain'
             ? [
@@ -135,6 +159,37 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
           },
         }),
       });
+    // A 400 naming the max-tokens field (OpenAI's reasoning models refuse `max_tokens`) says
+    // nothing of structured output: the call is asked once more with the other field.
+    const call = async (format: 'json_schema' | 'plain'): Promise<OpenAI.ChatCompletion> => {
+      const parameter = maxTokensParameter;
+      try {
+        return await ask(format, parameter);
+      } catch (error) {
+        if (!(error instanceof api.BadRequestError) || !namesMaxTokens(error.message)) throw error;
+        const other = parameter === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
+        let completion: OpenAI.ChatCompletion;
+        try {
+          completion = await ask(format, other);
+        } catch (again) {
+          if (!(again instanceof api.BadRequestError) || !namesMaxTokens(again.message))
+            throw again;
+          throw new SpanscoreError(
+            'SS_USAGE',
+            `the judge endpoint refused judge.maxOutputTokens (${maxOutputTokens}) in both request fields: ${parameter}: ${quote(error.message)}; ${other}: ${quote(again.message)}. Set judge.maxTokensParameter to the field this endpoint reads, or lower judge.maxOutputTokens if it says the count is too large`,
+            { cause: again },
+          );
+        }
+        if (maxTokensParameter === parameter) maxTokensParameter = other;
+        if (!switchSaid) {
+          switchSaid = true;
+          log(
+            `spanscore: the judge endpoint refused ${parameter} (${quote(error.message)}): the judge sends ${other} from now on in this process; set judge.maxTokensParameter to ${other} to ask with it at once`,
+          );
+        }
+        return completion;
+      }
+    };
     let completion: OpenAI.ChatCompletion;
     try {
       completion = await call(structuredOutput ? 'json_schema' : 'plain');
@@ -177,6 +232,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       model: completion.model || model,
       usage,
       ...(problems.length && { usageProblem: `the endpoint's ${problems.join('; ')}` }),
+      cut: completion.choices[0]?.finish_reason === 'length',
     };
   }
 
@@ -194,6 +250,8 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       try {
         output = request.parse(parseJson(first.text));
       } catch (error) {
+        // Stopped at the token bound: a repair would be stopped there too, and paid for.
+        if (first.cut) throw cutAnswer(request.schemaName, maxOutputTokens, 'answer', error);
         // One repair attempt: show the model its answer and what was wrong with it. The budget
         // may refuse it: the first call's cost is already counted.
         await gate?.beforeRepair();
@@ -219,6 +277,8 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         try {
           output = request.parse(parseJson(repair.text));
         } catch (again) {
+          if (repair.cut)
+            throw cutAnswer(request.schemaName, maxOutputTokens, 'repair answer', again);
           throw new SpanscoreError(
             'SS_JUDGE_INVALID_OUTPUT',
             `the judge's answer does not match the ${request.schemaName} schema after a repair attempt: ${(again as Error).message}`,
@@ -264,6 +324,32 @@ function tokenCount(
     `usage.${field} was ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
   );
   return 0;
+}
+
+/** Whether an endpoint's 400 names a max-tokens request field (either). */
+function namesMaxTokens(message: string): boolean {
+  return /\bmax_(?:completion_)?tokens\b/.test(message);
+}
+
+/** An endpoint's message, cut to {@link MAX_QUOTED_CHARS} (it is the endpoint's, untrusted). */
+function quote(message: string): string {
+  return message.length > MAX_QUOTED_CHARS
+    ? `${cutText(message, MAX_QUOTED_CHARS)}… (${message.length} characters)`
+    : message;
+}
+
+/** `SS_JUDGE_INVALID_OUTPUT` for an invalid answer the endpoint stopped at `maxOutputTokens`. */
+function cutAnswer(
+  schemaName: string,
+  maxOutputTokens: number,
+  what: string,
+  error: unknown,
+): SpanscoreError {
+  return new SpanscoreError(
+    'SS_JUDGE_INVALID_OUTPUT',
+    `the judge's ${what} was stopped at judge.maxOutputTokens (${maxOutputTokens}) before it was whole (finish_reason 'length'), and does not match the ${schemaName} schema: ${(error as Error).message}. Not repaired: a repair would be stopped there too. Raise judge.maxOutputTokens (a reasoning model spends its reasoning tokens from it too)`,
+    { cause: error },
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -91,6 +91,7 @@ export async function createScoringRuntime(
       metrics.judgeCostUsd.inc({ model: event.model }, event.costUsd);
     },
     onCacheError: error => log(`spanscore: judge cache: ${(error as Error).message}`),
+    log,
   });
   const suites = await Promise.all(config.suites.map(file => loadSuite(file, llm ? { llm } : {})));
   const plan: ScoringPlan = {
