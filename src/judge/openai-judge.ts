@@ -48,13 +48,13 @@ export interface OpenAiJudgeOptions {
    * reasoning models refuse `max_tokens`) is asked again with the other field, which the judge then
    * sends for the rest of the process, saying so once in `log`. @defaultValue `max_tokens`
    */
-  maxTokensParameter?: MaxTokensParameter;
+  maxTokensParameter?: 'max_tokens' | 'max_completion_tokens';
   /** Where the judge says what it changed for the process. @defaultValue a line on stderr */
   log?: (line: string) => void;
 }
 
 /** The request fields an output token bound can go in. */
-export type MaxTokensParameter = 'max_tokens' | 'max_completion_tokens';
+type MaxTokensParameter = 'max_tokens' | 'max_completion_tokens';
 
 /** Characters of an endpoint's error message the judge's own errors quote at most. */
 const MAX_QUOTED_CHARS = 500;
