@@ -4,6 +4,7 @@ import { isSpanscoreError } from '../errors/spanscore-error.js';
 import { withJudgeCache } from '../score/llm/cached-judge.js';
 import type { Judge, JudgeAnswer, JudgeRequest } from '../score/llm/judge.js';
 import { createMemoryJudgeCache, type JudgeCache } from '../score/llm/judge-cache.js';
+import { judgeSpendOf } from '../score/llm/judge-spend.js';
 import type { LlmContext } from '../score/llm/llm-context.js';
 import { withCostAndBudget } from '../score/llm/metered-judge.js';
 import { withRateLimit } from '../score/llm/rate-limited-judge.js';
@@ -16,6 +17,10 @@ export interface JudgeCallEvent {
   model: string;
   /** `answered`, `cached`, or the error code (`error` for an error outside the catalogue). */
   outcome: 'answered' | 'cached' | ErrorCode | 'error';
+  /**
+   * Tokens and cost of the endpoint calls made, a failed call's included (its first answer before
+   * a repair that was refused, invalid or failed): what the spend ledger counted.
+   */
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
@@ -91,12 +96,14 @@ function observed(judge: Judge, onCall: (event: JudgeCallEvent) => void): Judge 
         });
         return answer;
       } catch (error) {
+        // What its endpoint calls spent before it rejected, as the ledger counted it.
+        const spent = judgeSpendOf(error);
         onCall({
           model: request.model,
           outcome: isSpanscoreError(error) ? error.code : 'error',
-          inputTokens: 0,
-          outputTokens: 0,
-          costUsd: 0,
+          inputTokens: spent?.usage.inputTokens ?? 0,
+          outputTokens: spent?.usage.outputTokens ?? 0,
+          costUsd: spent?.costUsd ?? 0,
         });
         throw error;
       }

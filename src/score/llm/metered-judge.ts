@@ -1,5 +1,6 @@
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import type { Judge, JudgeAnswer, JudgeRequest, JudgeUsage } from './judge.js';
+import { withJudgeSpend } from './judge-spend.js';
 import type { SpendLedger } from './spend-ledger.js';
 
 /** What a model costs, in US dollars per million tokens (the way providers list prices). */
@@ -36,8 +37,10 @@ export function judgeCost(usage: JudgeUsage, price: ModelPrice): number {
  * and the cost is added after it, so calls in flight when the budget runs out can overshoot it by
  * their own cost. A repair call (the judge's second, after an invalid answer) is checked too: each
  * endpoint call is priced as it ends ({@link JudgeCallGate}), so a first call that spent the budget
- * has its repair refused, the same error saying so. Wrap it inside the cache, so cached answers
- * stay free and allowed.
+ * has its repair refused, the same error saying so. A call that rejects after an endpoint call
+ * answered (its repair refused, invalid or failed) carries what those calls used and the ledger
+ * was charged (`judgeSpendOf`), for the metrics. Wrap it inside the cache, so cached answers stay
+ * free and allowed.
  */
 export function withCostAndBudget(judge: Judge, options: CostAndBudgetOptions): Judge {
   const now = options.now ?? Date.now;
@@ -65,18 +68,25 @@ export function withCostAndBudget(judge: Judge, options: CostAndBudgetOptions): 
       await check('');
       let calls = 0;
       let costUsd: number | undefined;
+      const used = { inputTokens: 0, outputTokens: 0 };
       const charge = async (usage: JudgeUsage, model: string): Promise<void> => {
+        used.inputTokens += usage.inputTokens;
+        used.outputTokens += usage.outputTokens;
         const effective = price ?? options.prices[model];
         if (!effective) return;
         const cost = judgeCost(usage, effective);
         costUsd = (costUsd ?? 0) + cost;
         if (cost > 0) await options.ledger.add(day, cost);
       };
-      const answer = await judge.ask(request, {
-        beforeRepair: () =>
-          check('the repair of an invalid answer was not asked (its first call was paid): '),
-        afterCall: (usage, model) => (calls++, charge(usage, model)),
-      });
+      const answer = await judge
+        .ask(request, {
+          beforeRepair: () =>
+            check('the repair of an invalid answer was not asked (its first call was paid): '),
+          afterCall: (usage, model) => (calls++, charge(usage, model)),
+        })
+        .catch((error: unknown) => {
+          throw calls === 0 ? error : withJudgeSpend(error, { usage: used, costUsd: costUsd ?? 0 });
+        });
       // A judge that ignores the gate: its answer priced as a whole.
       if (calls === 0) await charge(answer.usage, answer.model);
       return costUsd === undefined ? answer : { ...answer, costUsd };
