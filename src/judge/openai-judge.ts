@@ -176,7 +176,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
             throw again;
           throw new SpanscoreError(
             'SS_USAGE',
-            `the judge endpoint refused judge.maxOutputTokens (${maxOutputTokens}) in both request fields: ${parameter}: ${quote(error.message)}; ${other}: ${quote(again.message)}. Set judge.maxTokensParameter to the field this endpoint reads, or lower judge.maxOutputTokens if it says the count is too large`,
+            `the judge endpoint refused judge.maxOutputTokens (${maxOutputTokens}) in both request fields (${parameter}: ${JSON.stringify(quote(error.message))}; ${other}: ${JSON.stringify(quote(again.message))}): set judge.maxTokensParameter to the field this endpoint reads, or lower judge.maxOutputTokens if it says the count is too large`,
             { cause: again },
           );
         }
@@ -251,7 +251,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         output = request.parse(parseJson(first.text));
       } catch (error) {
         // Stopped at the token bound: a repair would be stopped there too, and paid for.
-        if (first.cut) throw cutAnswer(request.schemaName, maxOutputTokens, 'answer', error);
+        if (first.cut) throw cutAnswer(request.schemaName, maxOutputTokens, 'first', error);
         // One repair attempt: show the model its answer and what was wrong with it. The budget
         // may refuse it: the first call's cost is already counted.
         await gate?.beforeRepair();
@@ -277,8 +277,7 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         try {
           output = request.parse(parseJson(repair.text));
         } catch (again) {
-          if (repair.cut)
-            throw cutAnswer(request.schemaName, maxOutputTokens, 'repair answer', again);
+          if (repair.cut) throw cutAnswer(request.schemaName, maxOutputTokens, 'repair', again);
           throw new SpanscoreError(
             'SS_JUDGE_INVALID_OUTPUT',
             `the judge's answer does not match the ${request.schemaName} schema after a repair attempt: ${(again as Error).message}`,
@@ -342,12 +341,12 @@ function quote(message: string): string {
 function cutAnswer(
   schemaName: string,
   maxOutputTokens: number,
-  what: string,
+  which: 'first' | 'repair',
   error: unknown,
 ): SpanscoreError {
   return new SpanscoreError(
     'SS_JUDGE_INVALID_OUTPUT',
-    `the judge's ${what} was stopped at judge.maxOutputTokens (${maxOutputTokens}) before it was whole (finish_reason 'length'), and does not match the ${schemaName} schema: ${(error as Error).message}. Not repaired: a repair would be stopped there too. Raise judge.maxOutputTokens (a reasoning model spends its reasoning tokens from it too)`,
+    `the judge's ${which === 'first' ? 'answer' : 'answer to the repair attempt'} was stopped at judge.maxOutputTokens (${maxOutputTokens}) before it was whole (finish_reason 'length'), and does not match the ${schemaName} schema: ${(error as Error).message}. ${which === 'first' ? 'Not repaired: a repair would be stopped there too. ' : ''}Raise judge.maxOutputTokens (a reasoning model spends its reasoning tokens from it too)`,
     { cause: error },
   );
 }

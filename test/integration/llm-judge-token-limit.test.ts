@@ -145,6 +145,25 @@ describe('an endpoint that refuses the max-tokens field', () => {
     await score('another');
     expect(server.requests[2]!.response_format).toMatchObject({ type: 'json_schema' });
   });
+  it("an endpoint's refusal of 100,000 characters is quoted cut to 500, saying its length", async () => {
+    const message = `max_tokens: ${'x'.repeat(100_000)}`;
+    const refusal: ScriptedReply = {
+      status: 400,
+      body: JSON.stringify({ error: { message, type: 'invalid_request_error' } }),
+    };
+    const server = await startOpenAiCompatibleServer([refusal]);
+    servers.push(server);
+    const { score } = await rubricOutcome(server);
+
+    const result = await score();
+    expect(server.requests).toHaveLength(2);
+    // The client's message is "400 " and the endpoint's: 100,016 characters, quoted twice.
+    expect(result).toMatchObject({
+      errorType: 'SS_USAGE',
+      error: expect.stringContaining(`… (${4 + message.length} characters)`),
+    });
+    expect((result as { error: string }).error.length).toBeLessThan(2 * 500 + 500);
+  });
 });
 
 describe('an answer cut at judge.maxOutputTokens (finish_reason length)', () => {
@@ -161,7 +180,7 @@ describe('an answer cut at judge.maxOutputTokens (finish_reason length)', () => 
     expect(result).toMatchObject({
       status: 'failed',
       errorType: 'SS_JUDGE_INVALID_OUTPUT',
-      error: expect.stringMatching(/judge\.maxOutputTokens \(64\)/),
+      error: expect.stringMatching(/judge\.maxOutputTokens \(64\).*Not repaired/),
     });
   });
 
@@ -178,7 +197,9 @@ describe('an answer cut at judge.maxOutputTokens (finish_reason length)', () => 
     expect(result).toMatchObject({
       status: 'failed',
       errorType: 'SS_JUDGE_INVALID_OUTPUT',
-      error: expect.stringMatching(/repair.*judge\.maxOutputTokens \(64\)/),
+      error: expect.stringMatching(
+        /^the judge's answer to the repair attempt was stopped at judge\.maxOutputTokens \(64\)/,
+      ),
     });
   });
 });
