@@ -391,7 +391,7 @@ function unavailable(api: typeof OpenAI, error: unknown): never {
             : 'failed';
   throw new SpanscoreError(
     'SS_JUDGE_UNAVAILABLE',
-    `the judge endpoint ${what} after retries: ${e.message}`,
+    `the judge endpoint ${what} after retries: ${quote(e.message)}`,
     { cause: error },
   );
 }

@@ -82,6 +82,20 @@ describe("a judge endpoint's answers are bounded where they are read", () => {
     expect(written).toBeLessThan(body.length);
   });
 
+  it("a 503 whose error message is 1 MB is quoted cut, not whole, in the result's error", async () => {
+    const message = 'overloaded '.repeat(100_000);
+    const endpoint = await hostileEndpoint(res => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message, type: 'server_error' } }));
+    });
+    const result = await rubricAgainst(endpoint.baseURL);
+    expect(result).toMatchObject({ status: 'failed', errorType: 'SS_JUDGE_UNAVAILABLE' });
+    const error = result.status === 'failed' ? result.error : '';
+    expect(error).toMatch(/^the judge endpoint answered 503 after retries: .*overloaded/);
+    expect(error).toMatch(/… \(1\d{6} characters\)$/); // the client prefixes the status
+    expect(error.length).toBeLessThan(700); // 1,100,000 characters before
+  });
+
   it('an answer that declares a length past the bound is refused before its body is read', async () => {
     const endpoint = await hostileEndpoint(res => {
       res.writeHead(200, {
