@@ -50,7 +50,7 @@ export const exportConfigSchema = z
       .min(MIN_BATCH_BYTES)
       .default(DEFAULT_BATCH_BYTES)
       .describe(
-        "Bytes of one export request at most, counted from each span's values as it joins a batch (never under what is sent; with `http/json` each character counts as six bytes, its escape at worst). A batch goes out before a span would take it past them; a span over them alone goes in a request of its own, whole. The default leaves 64 KiB under the 4 MiB most OTLP collectors accept.",
+        "Bytes of one export request's body at most: a batch whose encoding is larger goes in several requests within it (encoded again only then); a span larger alone goes in a request of its own, whole. The default leaves 64 KiB under the 4 MiB most OTLP collectors accept.",
       ),
     batchDelayMs: z.coerce
       .number()

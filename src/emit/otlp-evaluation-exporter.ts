@@ -1,17 +1,22 @@
 import { SpanKind, TraceFlags, type HrTime, type Link } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import {
   convertLegacyHttpOptions,
   createOtlpHttpExportDelegate,
 } from '@opentelemetry/otlp-exporter-base/node-http';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  JsonTraceSerializer,
+  ProtobufTraceSerializer,
+  type IExportTraceServiceResponse,
+} from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import { evaluationProtocol } from './evaluation-protocol.js';
 import { encodeEvaluationSpans } from './encode-evaluation-spans.js';
+import { requestsWithinBytes, type EncodedRequest } from './requests-within-bytes.js';
+import { DEFAULT_BATCH_BYTES } from '../config/export-config-schema.js';
 import type { EvaluationSpan } from './score-to-span.js';
 import { SPANSCORE_VERSION } from '../version.js';
 
@@ -33,6 +38,12 @@ export interface EvaluationExporterOptions {
    * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the OTLP default)
    */
   protocol?: 'http/protobuf' | 'http/json';
+  /**
+   * Bytes of one request's body at most (`export.maxBatchBytes`): an `export` whose encoding is
+   * larger goes in several requests (`requestsWithinBytes`); a span larger alone goes whole.
+   * @defaultValue `DEFAULT_BATCH_BYTES` (4 MiB less 64 KiB)
+   */
+  maxRequestBytes?: number;
 }
 
 /** Exports evaluation spans; `export` rejects with `SS_EXPORT_FAILED` so a job can retry. */
@@ -59,63 +70,62 @@ export function createEvaluationExporter(
     timeoutMillis: options.timeoutMillis ?? 10_000,
   };
   const serviceName = options.serviceName ?? 'spanscore';
-  let send: (spans: readonly EvaluationSpan[]) => Promise<ExportResult>;
-  let shutdown: () => Promise<void>;
+  const maxBytes = options.maxRequestBytes ?? DEFAULT_BATCH_BYTES;
+  let encode: (spans: readonly EvaluationSpan[]) => Uint8Array;
+  let exporter: OTLPExporterBase<EncodedRequest>;
   if (protocol === 'http/json') {
-    const exporter = new OTLPJsonTraceExporter(config);
     const resource = resourceFromAttributes({ 'service.name': serviceName });
-    send = spans =>
-      new Promise(resolve =>
-        exporter.export(
-          spans.map(s => toReadableSpan(s, resource)),
-          resolve,
-        ),
-      );
-    shutdown = () => exporter.shutdown();
+    encode = spans =>
+      JsonTraceSerializer.serializeRequest(spans.map(s => toReadableSpan(s, resource)))!;
+    exporter = requestExporter(config, 'application/json', data =>
+      JsonTraceSerializer.deserializeResponse(data),
+    );
   } else {
-    const exporter = protobufExporter(config, serviceName);
-    send = spans => new Promise(resolve => exporter.export(spans, resolve));
-    shutdown = () => exporter.shutdown();
+    const origin = { serviceName, scope: SCOPE };
+    encode = spans => encodeEvaluationSpans(spans, origin);
+    exporter = requestExporter(config, 'application/x-protobuf', data =>
+      ProtobufTraceSerializer.deserializeResponse(data),
+    );
   }
+  const send = async (request: EncodedRequest): Promise<void> => {
+    const result = await new Promise<ExportResult>(resolve => exporter.export(request, resolve));
+    if (result.code !== ExportResultCode.SUCCESS) {
+      throw new SpanscoreError(
+        'SS_EXPORT_FAILED',
+        `exporting ${request.spans} evaluation span(s) failed: ${result.error?.message ?? 'unknown error'}`,
+        { cause: result.error },
+      );
+    }
+  };
   return {
     async export(spans) {
       if (spans.length === 0) return;
-      const result = await send(spans);
-      if (result.code !== ExportResultCode.SUCCESS) {
-        throw new SpanscoreError(
-          'SS_EXPORT_FAILED',
-          `exporting ${spans.length} evaluation span(s) failed: ${result.error?.message ?? 'unknown error'}`,
-          { cause: result.error },
-        );
-      }
+      const requests = requestsWithinBytes(spans, encode, maxBytes);
+      if (requests.length === 1) return send(requests[0]!);
+      await Promise.all(requests.map(send));
     },
-    shutdown,
+    shutdown: () => exporter.shutdown(),
   };
 }
 
 /**
- * The OTLP/HTTP protobuf exporter of the OpenTelemetry SDK (its transport: endpoint and headers
- * from the options or the standard environment variables, retries of 429/5xx with backoff,
- * timeouts, compression), with our encoder in place of its `ReadableSpan` serializer: the SDK's
- * `OTLPTraceExporter` is this same delegate with `ProtobufTraceSerializer`.
+ * The OTLP/HTTP transport of the OpenTelemetry SDK (endpoint and headers from the options or the
+ * standard environment variables, retries of 429/5xx with backoff, timeouts, compression) for
+ * requests encoded already: the SDK's `OTLPTraceExporter`s are this same delegate with the
+ * `ReadableSpan` serializer of their encoding, whose work `encode` does here, so that a request's
+ * size is known before it is sent.
  */
-function protobufExporter(
+function requestExporter(
   config: { url?: string; headers?: Record<string, string>; timeoutMillis: number },
-  serviceName: string,
-): OTLPExporterBase<readonly EvaluationSpan[]> {
-  const origin = { serviceName, scope: SCOPE };
+  contentType: string,
+  deserializeResponse: (data: Uint8Array) => IExportTraceServiceResponse,
+): OTLPExporterBase<EncodedRequest> {
   return new OTLPExporterBase(
     createOtlpHttpExportDelegate(
-      convertLegacyHttpOptions(config, 'TRACES', 'v1/traces', {
-        'Content-Type': 'application/x-protobuf',
-      }),
-      {
-        serializeRequest: (spans: readonly EvaluationSpan[]) =>
-          encodeEvaluationSpans(spans, origin),
-        deserializeResponse: data => ProtobufTraceSerializer.deserializeResponse(data),
-      },
+      convertLegacyHttpOptions(config, 'TRACES', 'v1/traces', { 'Content-Type': contentType }),
+      { serializeRequest: request => request.bytes, deserializeResponse },
       'otlp_http_span_exporter',
-      { name: 'span', countItems: spans => spans.length },
+      { name: 'span', countItems: request => request.spans },
       undefined,
     ),
   );

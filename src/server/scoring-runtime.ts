@@ -1,8 +1,6 @@
 import type { Config } from '../config/config-schema.js';
 import type { ExportTarget } from '../config/resolve-export.js';
 import { withBatching } from '../emit/batching-exporter.js';
-import { evaluationProtocol } from '../emit/evaluation-protocol.js';
-import { evaluationSpanBytes } from '../emit/evaluation-span-bytes.js';
 import { createEvaluationLogSink } from '../emit/evaluation-log-sink.js';
 import { createEvaluationSpanSink } from '../emit/evaluation-span-sink.js';
 import { withExportBreaker } from '../emit/export-breaker.js';
@@ -114,21 +112,15 @@ export async function createScoringRuntime(
   // retry with backoff.
   let exporter: EvaluationExporter | undefined;
   if (exporting) {
-    // A hook's exporter is counted as protobuf, the encoding of the one it stands for by default.
-    const protocol = hooks.exporter ? 'http/protobuf' : evaluationProtocol(config.export.protocol);
     const batched = withBatching(
       hooks.exporter ??
         createEvaluationExporter({
           ...(config.export.url && { url: config.export.url }),
           ...(config.export.headers && { headers: config.export.headers }),
           ...(config.export.protocol && { protocol: config.export.protocol }),
+          maxRequestBytes: config.export.maxBatchBytes,
         }),
-      {
-        maxSpans: config.export.batchMaxSpans,
-        maxDelayMs: config.export.batchDelayMs,
-        maxBytes: config.export.maxBatchBytes,
-        spanBytes: span => evaluationSpanBytes(span, protocol),
-      },
+      { maxSpans: config.export.batchMaxSpans, maxDelayMs: config.export.batchDelayMs },
     );
     const failureLog = rateLimitedLog(log);
     const where =

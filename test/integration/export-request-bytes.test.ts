@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withBatching } from '../../src/emit/batching-exporter.js';
-import { evaluationSpanBytes } from '../../src/emit/evaluation-span-bytes.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import type { EvaluationSpan } from '../../src/emit/score-to-span.js';
 import type { EvaluationProtocol } from '../../src/emit/evaluation-protocol.js';
@@ -110,12 +109,10 @@ async function exportAll(
 ): Promise<{ sizes: number[]; spanIds: string[]; sent: string[] }> {
   const sink = await recordingSink();
   servers.push(sink.server);
-  const exporter = withBatching(createEvaluationExporter({ url: sink.url, protocol }), {
-    maxSpans: 1024,
-    maxDelayMs: 10,
-    maxBytes,
-    spanBytes: span => evaluationSpanBytes(span, protocol),
-  });
+  const exporter = withBatching(
+    createEvaluationExporter({ url: sink.url, protocol, maxRequestBytes: maxBytes }),
+    { maxSpans: 1024, maxDelayMs: 10 },
+  );
   const calls = Array.from({ length: traces }, (_, t) => [0, 1, 2].map(s => largeSpan(t, s, char)));
   await Promise.all(calls.map(spans => exporter.export(spans)));
   await exporter.shutdown();
