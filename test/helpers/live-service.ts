@@ -17,8 +17,11 @@ export interface LiveService {
   /** The bullmq driver's Redis, under this test's own prefix; `undefined` with the memory driver. */
   redis: ReturnType<typeof redisFor> | undefined;
   prefix: string;
-  /** Sends one trace's spans as an OTLP/JSON request and asserts the receiver accepted it (200). */
-  send: (t: { spans: SpanInput[] }) => Promise<void>;
+  /**
+   * Sends spans as an OTLP/JSON request, asserts the receiver accepted it (200) and returns its
+   * answer (`{}`, or a `partialSuccess`).
+   */
+  send: (t: { spans: SpanInput[] }) => Promise<unknown>;
   /** GETs `/api/v1/<path>`: its status and JSON body. */
   get: <T>(path: string) => Promise<{ status: number; body: T }>;
 }
@@ -77,6 +80,7 @@ export async function startLiveService(
         body: JSON.stringify(otlpRequest(t.spans)),
       });
       expect(response.status).toBe(200);
+      return response.json();
     },
     get: async <T>(path: string) => {
       const response = await fetch(`${origin}/api/v1/${path}`);

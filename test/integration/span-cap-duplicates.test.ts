@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/results/stored-result.js';
 import { startLiveService } from '../helpers/live-service.js';
-import { otlpRequest } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
 import { sessionTurn } from '../helpers/session-turn.js';
 
@@ -35,13 +34,7 @@ async function sendAll(driver: 'memory' | 'bullmq') {
   const [root, ...tools] = trace.spans;
   const answers: unknown[] = [];
   for (const spans of [tools, tools, [root!]]) {
-    const response = await fetch(`${live.origin}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(otlpRequest(spans)),
-    });
-    expect(response.status).toBe(200);
-    answers.push(await response.json());
+    answers.push(await live.send({ spans }));
   }
   await waitFor(
     async () => (await live.get<RunRecord>(`traces/${trace.traceId}`)).body.state === 'scored',
