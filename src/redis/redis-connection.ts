@@ -83,6 +83,14 @@ export function createRedisConnection(
       // While a failed master's replica is promoted, retry soon rather than wait out a timeout.
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 200,
+      // While the nodes disagree on a slot's owner, a MOVED can point back where the command
+      // came from: wait between redirections rather than spend them all in a few milliseconds.
+      retryDelayOnMoved: 100,
+      // ioredis gives a command 16 tries (each retry above uses one), about 3 s of a failover.
+      // BullMQ's connections wait out a failover as they wait out a restart of one Redis
+      // (`maxRetriesPerRequest: null`): past 16 tries BullMQ's own commands failed, and a worker
+      // could stop taking a queue shard's jobs. The commands role stays fail-fast.
+      ...(role === 'bullmq' && { maxRedirections: Number.POSITIVE_INFINITY }),
       // ioredis learns the new slot owner from a MOVED reply, which a command sent to a dead
       // master never gets, and a MULTI whose commands are redirected only fails with EXECABORT:
       // re-read the slot map every 2 s so a failover is seen within the node timeout + 2 s.
