@@ -17,6 +17,8 @@ import { sendSpans } from '../helpers/send-spans.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
 const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
+const TRACES = 200;
+const KILL_AT = 60;
 
 const { cleanups, run, backend } = useProcessFixtures();
 
@@ -45,27 +47,28 @@ describe('Redis Cluster failover', () => {
       run(['worker', '--suite', DEMO_SUITE], env),
       run(['worker', '--suite', DEMO_SUITE], env),
     ];
-    for (const w of workers) await w.waitForLine(/taking traces from Redis/);
+    // A worker starts in a second or two alone, and took past 20 s on a host loaded six times over.
+    for (const w of workers) await w.waitForLine(/taking traces from Redis/, 60_000);
 
-    // Traces start every 40 ms for 8 s, each sent by the real OTLP exporter, which retries 503s.
+    // A trace starts every 40 ms, 200 in all, each sent by the real OTLP exporter, which retries
+    // 503s; the master dies after the 60th.
     const runs: ReadableSpan[][] = [];
     const sends: Array<Promise<void>> = [];
     const tookMs: number[] = [];
     const victim = cluster.topology().find(n => n.role === 'master' && n.slots[0]?.[0] === 0)!;
-    let killedAt = 0;
-    const started = Date.now();
-    while (Date.now() - started < 8000) {
+    // A count, not a duration: on a loaded host the loop runs slower, and the failover must still
+    // fall with traces before and after it.
+    for (let i = 0; i < TRACES; i++) {
       const spans = sdkAgentTrace('weather-lisbon', ['get_weather']);
       runs.push(spans);
       const at = Date.now();
       sends.push(sendSpans(url, spans, 30_000).then(() => void tookMs.push(Date.now() - at)));
-      if (!killedAt && Date.now() - started > 2500) {
+      if (i === KILL_AT) {
         // Keys are spread before the crash: every master holds some.
         const masters = cluster.topology().filter(n => n.role === 'master');
         const keysPerMaster = masters.map(m => Number(cluster.cli(m.port, 'dbsize')));
         expect(keysPerMaster.filter(n => n > 0).length).toBe(3);
         cluster.kill(victim.port);
-        killedAt = Date.now();
       }
       await new Promise(r => setTimeout(r, 40));
     }
@@ -73,7 +76,6 @@ describe('Redis Cluster failover', () => {
     const accepted = runs.filter((_, i) => sent[i]!.status === 'fulfilled');
     // The exporter's 30 s covers the failover (2 s node timeout, then the election).
     expect(accepted.length).toBe(runs.length);
-    expect(runs.length).toBeGreaterThan(100);
 
     await cluster.waitHealthy();
     const promoted = cluster.topology().find(n => n.role === 'master' && n.slots[0]?.[0] === 0);
@@ -96,6 +98,8 @@ describe('Redis Cluster failover', () => {
       await new Promise(r => setTimeout(r, 250));
     }
     const missing = expected.filter(id => !received().includes(id));
+    // What the workers said, for a run that lost traces (in CI, the only trace of why).
+    if (missing.length) for (const w of workers) console.error(`a worker's stderr:\n${w.stderr()}`);
     expect({ missing: missing.length, of: expected.length }).toEqual({
       missing: 0,
       of: expected.length,
