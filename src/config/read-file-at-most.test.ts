@@ -2,6 +2,7 @@ import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fileBytesRead } from '../../test/helpers/counting-calls.js';
 import { readFileAtMost } from './read-file-at-most.js';
 
 afterEach(() => {
@@ -24,18 +25,31 @@ function countBufferBytes(): { bytes: number } {
 }
 
 describe('readFileAtMost', () => {
-  it('holds a file past the bound once: one buffer of the bound and one byte', async () => {
-    // It read 64 KiB at a time, copied each piece, then joined them: twice the bound held (a
-    // refused 256 MiB trace file peaked at 607 MB).
+  it('refuses a regular file that stat says is past the bound having read and held no byte of it', async () => {
+    // It read the bound and one byte (256 MiB + 1 by default) of a file stat had already sized
+    // past it, held in one buffer: here 4 MiB + 1 read and allocated of a 16 MiB sparse file.
     const file = join(mkdtempSync(join(tmpdir(), 'spanscore-head-')), 'big.json');
     writeFileSync(file, '');
     truncateSync(file, 16 * 1024 * 1024);
     const bound = 4 * 1024 * 1024;
     const counted = countBufferBytes();
-    const head = await readFileAtMost(file, bound);
-    expect(head.whole).toBe(false);
-    expect(head.data.length).toBe(bound + 1);
-    expect(counted.bytes).toBe(bound + 1);
+    let head: Awaited<ReturnType<typeof readFileAtMost>> | undefined;
+    const read = await fileBytesRead(async () => (head = await readFileAtMost(file, bound)));
+    expect(head?.whole).toBe(false);
+    expect(head?.data.length).toBe(0);
+    expect(read).toBe(0);
+    expect(counted.bytes).toBe(0);
+  });
+
+  it('holds a device past the bound once: one buffer of the bound and one byte, that many read', async () => {
+    // It read 64 KiB at a time, copied each piece, then joined them: twice the bound held (a
+    // refused 256 MiB trace file peaked at 607 MB). A device's stat says no size.
+    const bound = 4 * 1024 * 1024;
+    let head: Awaited<ReturnType<typeof readFileAtMost>> | undefined;
+    const read = await fileBytesRead(async () => (head = await readFileAtMost('/dev/zero', bound)));
+    expect(head?.whole).toBe(false);
+    expect(head?.data.length).toBe(bound + 1);
+    expect(read).toBe(bound + 1);
   });
 
   it('reads a file at the bound whole, into a buffer of its size and one byte', async () => {

@@ -2,7 +2,11 @@ import { open } from 'node:fs/promises';
 
 /** What {@link readFileAtMost} read. */
 export interface FileHead {
-  /** The file's first bytes: all of it when `whole`, else `maxBytes + 1` of it. */
+  /**
+   * The file's bytes: all of it when `whole`; else nothing when `stat` said it is past the bound
+   * (a regular file), or the `maxBytes + 1` bytes read to find it is (a pipe, a device, a file
+   * that grew).
+   */
   data: Buffer;
   /** True when the file ended within `maxBytes`. */
   whole: boolean;
@@ -14,15 +18,20 @@ const FIRST_BUFFER_BYTES = 64 * 1024;
 /**
  * Reads a file, but never more than `maxBytes + 1` bytes of it: a file past the bound is known to
  * be past it without being read whole (a 1 GB file, a named pipe or `/dev/zero` cost at most that
- * much memory and reading). The size `stat` gives is not trusted, only used to size the buffer
- * read into (at most `maxBytes + 1`): a pipe or device says 0, and a file may grow or shrink while
- * it is read. A file's bytes are held once: read into one buffer, grown by doubling when the size
- * was not known. Errors are those of `open` and `read` (ENOENT, EISDIR, …).
+ * much memory and reading). A regular file whose size (`stat`, of the open handle) is past the
+ * bound is refused from it, having read nothing. Otherwise that size only sizes the buffer read
+ * into (at most `maxBytes + 1`), and the read itself is bounded: a pipe, a device or a `/proc` file
+ * says 0 (or a size it does not hold), and a file may grow or shrink while it is read. A file's
+ * bytes are held once: read into one buffer, grown by doubling when the size was not known.
+ * Errors are those of `open` and `read` (ENOENT, EISDIR, …).
  */
 export async function readFileAtMost(file: string, maxBytes: number): Promise<FileHead> {
   const handle = await open(file, 'r');
   try {
-    const { size } = await handle.stat();
+    const stats = await handle.stat();
+    const { size } = stats;
+    // A regular file's size is known before reading: one past the bound is refused unread.
+    if (stats.isFile() && size > maxBytes) return { data: Buffer.alloc(0), whole: false };
     // One byte past the size, so a file of the size it says ends without growing the buffer.
     const first = size > 0 ? size + 1 : FIRST_BUFFER_BYTES;
     let data = Buffer.allocUnsafe(Math.min(maxBytes + 1, first));

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { fileBytesRead } from '../../test/helpers/counting-calls.js';
 import { runCli } from '../../test/helpers/run-cli.js';
 import { readTraceFiles } from './read-trace-files.js';
 
@@ -30,10 +30,6 @@ const CAPTURE = new URL(
   '../../test/fixtures/otlp/captured-opentelemetry-openai-0.21.0',
   import.meta.url,
 ).pathname;
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
 
 describe('readTraceFiles', () => {
   it('reads trace and logs requests mixed, as JSON Lines (gzip) and as .otlp.pb beside .logs.pb', async () => {
@@ -129,10 +125,12 @@ describe('readTraceFiles', () => {
     ]);
   });
 
-  it('refuses a plain file past the size bound having read one byte past it, and reads one at the bound', async () => {
+  it('refuses a plain file past the size bound from its size, having read none of it, and reads one at the bound', async () => {
     // A 1 GB plain .json file was read whole (1.06 GB of memory) to fail with V8's "Cannot create
-    // a string longer than 0x1fffffe8 characters". Here the bound is 1 MiB and the file a sparse
-    // 64 MiB: every byte a file handle reads is counted.
+    // a string longer than 0x1fffffe8 characters"; then the bound and one byte of it were read,
+    // though stat had said it was past. Here the bound is 1 MiB and the file a sparse 64 MiB:
+    // every byte a file handle reads is counted (it read 2 MiB + 1 + the small file; now 1 MiB +
+    // the small file).
     const bound = 1024 * 1024;
     const atBound = JSON.stringify(request(1, 'at-the-bound'));
     const small = JSON.stringify(request(2, 'small'));
@@ -142,26 +140,19 @@ describe('readTraceFiles', () => {
       'c-ok.json': small,
     });
     truncateSync(join(d, 'a-big.json'), 64 * bound);
-    const handle = await open(join(d, 'c-ok.json'));
-    const fileHandle = Object.getPrototypeOf(handle) as { read: (...a: unknown[]) => unknown };
-    await handle.close();
-    const read = fileHandle.read;
-    let bytesRead = 0;
-    vi.spyOn(fileHandle, 'read').mockImplementation(async function (this: unknown, ...args) {
-      const done = (await read.apply(this, args)) as { bytesRead: number };
-      bytesRead += done.bytesRead;
-      return done;
-    });
-    const out = await readTraceFiles([d], { maxDecompressedBytes: bound });
-    expect(out.spans.map(s => s.name)).toEqual(['at-the-bound', 'small']);
-    expect(out.problems).toEqual([
+    let out: Awaited<ReturnType<typeof readTraceFiles>> | undefined;
+    const bytesRead = await fileBytesRead(
+      async () => (out = await readTraceFiles([d], { maxDecompressedBytes: bound })),
+    );
+    expect(out?.spans.map(s => s.name)).toEqual(['at-the-bound', 'small']);
+    expect(out?.problems).toEqual([
       {
         file: join(d, 'a-big.json'),
         message: 'file exceeds 1048576 bytes, the bound on a trace file',
       },
     ]);
-    expect(bytesRead).toBe(bound + 1 + bound + small.length);
-    expect(out.bytes).toBe(bytesRead);
+    expect(bytesRead).toBe(bound + small.length);
+    expect(out?.bytes).toBe(bytesRead);
   });
 
   it('spanscore score rejects a plain file past --max-decompressed-mb, reads the other and exits 2', async () => {

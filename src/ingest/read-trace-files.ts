@@ -41,7 +41,7 @@ export interface TraceFilesResult {
   requests: number;
   /** GenAI log records read (from logs requests), kept in `spans` as carriers of their trace. */
   logRecords: number;
-  /** Bytes read from disk (compressed size for gzip files; of a file past the bound, what was read). */
+  /** Bytes read from disk (compressed size for gzip files; of a file past the bound, what was read: none of a plain file its size showed past it). */
   bytes: number;
 }
 

@@ -7,9 +7,10 @@
 export const TRACE_FILE_LIMITS = {
   /**
    * Bytes of one trace file, as read (a plain file) or decompressed (gzip): 256 MiB. A plain file
-   * past it is refused having read one byte more. V8 holds no string past 536,870,888 characters,
-   * so a JSON file past that could never be read: a 1 GB one was read whole (1.06 GB of memory)
-   * to fail with "Cannot create a string longer than 0x1fffffe8 characters".
+   * past it is refused from its size, unread (a pipe, or a file that grows while read: having
+   * read one byte more). V8 holds no string past 536,870,888 characters, so a JSON file past
+   * that could never be read: a 1 GB one was read whole (1.06 GB of memory) to fail with "Cannot
+   * create a string longer than 0x1fffffe8 characters".
    */
   maxFileBytes: 256 * 1024 * 1024,
   /**

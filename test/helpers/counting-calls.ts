@@ -1,3 +1,5 @@
+import { open } from 'node:fs/promises';
+
 /**
  * Counting what a piece of work does to built-ins, for hostile-input tests that assert work, not
  * time: calls wrapped in place for the work's duration.
@@ -59,4 +61,29 @@ export async function charsRead(work: () => unknown): Promise<number> {
       ),
   );
   return chars;
+}
+
+/**
+ * Bytes `work` read through `node:fs/promises` file handles (`FileHandle.read`, which
+ * `readFileAtMost` reads with), counted as each read resolves.
+ */
+export async function fileBytesRead(work: () => unknown): Promise<number> {
+  const handle = await open(process.execPath, 'r');
+  const fileHandle = Object.getPrototypeOf(handle) as {
+    read: (...args: unknown[]) => Promise<{ bytesRead: number }>;
+  };
+  await handle.close();
+  const read = fileHandle.read;
+  let bytes = 0;
+  fileHandle.read = async function (this: unknown, ...args: unknown[]) {
+    const done = await read.apply(this, args);
+    bytes += done.bytesRead;
+    return done;
+  };
+  try {
+    await work();
+  } finally {
+    fileHandle.read = read;
+  }
+  return bytes;
 }
