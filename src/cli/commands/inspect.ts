@@ -15,6 +15,7 @@ import { textTable } from '../../report/text-table.js';
 import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
 import { reportProblems } from '../report-problems.js';
+import { traceFileBoundOption, traceFileBytes } from '../trace-file-bound-option.js';
 
 const HELP = `
 For each trace in the inputs (everything score reads): the test case id and the attribute it came
@@ -49,7 +50,7 @@ const show = (value: unknown): string =>
 export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): Command {
   return new Command('inspect')
     .usage(
-      '[--format table|json] [--trace ID | --session ID] [--test-case-id-attribute NAME]... [--session-id-attribute NAME]... INPUT...',
+      '[--format table|json] [--trace ID | --session ID] [--test-case-id-attribute NAME]... [--session-id-attribute NAME]... [--max-decompressed-mb MB] INPUT...',
     )
     .description(
       'show what spanscore reads from each trace: test case, conventions, tool calls, diagnostics',
@@ -70,6 +71,7 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
       collect,
       [],
     )
+    .addOption(traceFileBoundOption())
     .addHelpText('after', HELP)
     .action(
       async (
@@ -80,9 +82,12 @@ export function inspectCommand(io: CliIo, setExitCode: (code: number) => void): 
           session?: string;
           testCaseIdAttribute: string[];
           sessionIdAttribute: string[];
+          maxDecompressedMb: number;
         },
       ) => {
-        const read = await readTraceFiles(inputs);
+        const read = await readTraceFiles(inputs, {
+          maxDecompressedBytes: traceFileBytes(opts.maxDecompressedMb),
+        });
         reportProblems(read.problems, io);
         reportProblems(read.warnings, io, 'warning');
         const attributes = opts.testCaseIdAttribute.length

@@ -3,7 +3,6 @@ import cliProgress from 'cli-progress';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { Command, Option } from 'commander';
 import { readTraceFiles } from '../../ingest/read-trace-files.js';
-import { TRACE_FILE_LIMITS } from '../../ingest/trace-file-limits.js';
 import { aggregateTrials } from '../../decide/aggregate-trials.js';
 import { compareSummaries, type FailOn } from '../../decide/compare-summaries.js';
 import { runExitCode } from '../../decide/run-exit-code.js';
@@ -33,7 +32,8 @@ import { useColor, type CliIo } from '../io.js';
 import { readSummary } from '../read-summary.js';
 import { reportProblems } from '../report-problems.js';
 import { writeOut } from '../write-out.js';
-import { collectLabel, parseAlpha, parsePositive } from '../option-parsers.js';
+import { collectLabel, parseAlpha } from '../option-parsers.js';
+import { traceFileBoundOption, traceFileBytes } from '../trace-file-bound-option.js';
 
 const FORMATS = ['table', 'json', 'jsonl', 'junit', 'html', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -108,12 +108,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
     )
     .option('--alpha <p>', 'with --baseline: significance level', parseAlpha, 0.05)
     .option('--no-progress', 'never show a progress bar')
-    .option(
-      '--max-decompressed-mb <mb>',
-      'largest trace file accepted, as read or (gzip) decompressed',
-      parsePositive,
-      TRACE_FILE_LIMITS.maxFileBytes / (1024 * 1024),
-    )
+    .addOption(traceFileBoundOption())
     .addHelpText('after', HELP)
     .action(
       async (
@@ -172,7 +167,7 @@ export function scoreCommand(io: CliIo, setExitCode: (code: number) => void): Co
           progress.update(done, { phase });
         };
         const read = await readTraceFiles(inputs, {
-          maxDecompressedBytes: opts.maxDecompressedMb * 1024 * 1024,
+          maxDecompressedBytes: traceFileBytes(opts.maxDecompressedMb),
           onFile: (_file, done, total) => tick('reading', PROGRESS_MIN_FILES)(done, total),
         });
         if (started) {

@@ -18,6 +18,7 @@ import type { CliIo } from '../io.js';
 import { collect } from '../option-parsers.js';
 import { reportProblems } from '../report-problems.js';
 import { suiteSchemaPath } from '../suite-schema-path.js';
+import { traceFileBoundOption, traceFileBytes } from '../trace-file-bound-option.js';
 import { writeOut } from '../write-out.js';
 
 const HELP = `
@@ -50,7 +51,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
   suite.addCommand(
     new Command('record')
       .usage(
-        '[--out FILE] [--merge FILE] [--update ID]... [--args exact|subset|ignore] [--name NAME] [--test-case-id-attribute NAME]... [--strict] INPUT...',
+        '[--out FILE] [--merge FILE] [--update ID]... [--args exact|subset|ignore] [--name NAME] [--test-case-id-attribute NAME]... [--strict] [--max-decompressed-mb MB] INPUT...',
       )
       .description('record test cases from trace files: the calls each trace made')
       .argument('<inputs...>', 'trace files or directories')
@@ -70,6 +71,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
         [],
       )
       .option('--strict', 'fail when a test case has several traces')
+      .addOption(traceFileBoundOption())
       .addHelpText('after', HELP)
       .action(
         async (
@@ -82,6 +84,7 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
             name: string;
             testCaseIdAttribute: string[];
             strict?: boolean;
+            maxDecompressedMb: number;
           },
         ) => {
           if (opts.update.length && !opts.merge)
@@ -89,7 +92,9 @@ export function suiteCommand(io: CliIo, setExitCode: (code: number) => void): Co
           const attributes = opts.testCaseIdAttribute.length
             ? opts.testCaseIdAttribute
             : DEFAULT_TEST_CASE_ID_ATTRIBUTES;
-          const read = await readTraceFiles(inputs);
+          const read = await readTraceFiles(inputs, {
+            maxDecompressedBytes: traceFileBytes(opts.maxDecompressedMb),
+          });
           const traces = [...groupSpansByTrace(read.spans)].map(([traceId, spans]) =>
             normalizeTrace(traceId, spans, { testCaseIdAttributes: attributes }),
           );
