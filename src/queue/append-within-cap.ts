@@ -10,6 +10,7 @@ export interface TraceBatch {
   logs: 'record' | 'writer' | undefined;
   cut?: number;
   whole?: SpanDigest[];
+  refuse?: boolean;
 }
 
 /**
@@ -39,16 +40,24 @@ export function traceBatch(spans: SpanDigest[], cut?: { of: SpanDigest[] }): Tra
  * the cap is refused by the buffer (`'+N'`), and its first `N` spans are appended in a second
  * round trip (the rest counted as dropped, and refused to the sender). That round trip happens
  * once in a trace's life, when it reaches its cap, so the common path stays one script call per
- * trace per request. Returns, per trace, what `append` answered last (the scored-at time of a
- * late trace, `'-'` when nothing of it was kept, else `undefined`), and how many of the
- * request's spans were refused past the cap (all of a `'-'` trace's, the cut part of the others).
+ * trace per request. Requests racing at a trace's cap cut again (each round finds less room) up to
+ * `MAX_CUT_ROUNDS` times; past that, the request's spans of the trace are refused, and counted in
+ * its `dropped` as any refused past the cap (one more script call, in that race only).
+ * Returns, per trace, what `append` answered last (the scored-at time of a late trace, `'-'` when
+ * nothing of it was kept, else `undefined`), and how many of the request's spans were refused past
+ * the cap, in all and per trace (all of a `'-'` trace's, the cut part of the others): the rest were
+ * kept (or, late without `keepLate`, counted late), which is what a late trace's count is.
  */
 export async function appendWithinCap(
   buffer: RedisSpanBuffer,
   byTrace: ReadonlyMap<string, TraceBatch>,
   nowMs: number,
   keepLate: boolean,
-): Promise<{ late: Map<string, string | undefined>; refused: number }> {
+): Promise<{
+  late: Map<string, string | undefined>;
+  refused: number;
+  refusedOf: Map<string, number>;
+}> {
   const late = await buffer.append(byTrace, nowMs, keepLate);
   // The batch last appended of each trace that was cut.
   const kept = new Map<string, TraceBatch>();
@@ -56,8 +65,10 @@ export async function appendWithinCap(
   for (let round = 1; pending.size > 0; round++) {
     for (const [traceId, batch] of pending) kept.set(traceId, batch);
     if (round > MAX_CUT_ROUNDS) {
-      // Not counted in the trace's `dropped`: only a race at the cap this long gets here.
-      for (const traceId of pending.keys()) late.set(traceId, '-');
+      // Refused, and counted in the trace's `dropped`, as a batch at a full trace is.
+      for (const batch of pending.values()) batch.refuse = true;
+      for (const [traceId, answer] of await buffer.append(pending, nowMs, keepLate))
+        late.set(traceId, answer);
       break;
     }
     const again = await buffer.append(pending, nowMs, keepLate);
@@ -65,12 +76,16 @@ export async function appendWithinCap(
     pending = cutsOf(again, pending);
   }
   let refused = 0;
+  const refusedOf = new Map<string, number>();
   for (const [traceId, answer] of late) {
     const sent = byTrace.get(traceId)!.spans.length;
-    if (answer === '-') refused += sent;
-    else if (kept.has(traceId)) refused += sent - kept.get(traceId)!.spans.length;
+    const cut = kept.get(traceId);
+    const of = answer === '-' ? sent : cut ? sent - cut.spans.length : 0;
+    if (of === 0) continue;
+    refusedOf.set(traceId, of);
+    refused += of;
   }
-  return { late, refused };
+  return { late, refused, refusedOf };
 }
 
 /** The traces answered `'+N'`: the request's spans of each cut to the first `N`. */

@@ -210,7 +210,7 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
         const byTrace = new Map<string, TraceBatch>();
         for (const [traceId, batch] of groupSpansByTrace(spans))
           byTrace.set(traceId, traceBatch(batch));
-        const { late, refused } = await appendWithinCap(
+        const { late, refused, refusedOf } = await appendWithinCap(
           buffer,
           byTrace,
           Date.now(),
@@ -229,7 +229,9 @@ export function createBullmqTraceSink(options: BullmqTraceSinkOptions): BullmqTr
             fresh[shard]!.push(traceId);
             continue;
           }
-          options.onLateSpans?.(traceId, byTrace.get(traceId)!.spans.length);
+          // The spans kept (or counted late and let go), not those refused past the cap.
+          const counted = byTrace.get(traceId)!.spans.length - (refusedOf.get(traceId) ?? 0);
+          if (counted > 0) options.onLateSpans?.(traceId, counted);
           if (options.rescoreLateSpans)
             jobs[shard]!.push(job({ traceId }, rescoreJobId(traceId, scoredAt)));
         }

@@ -1,6 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { ScoringRun } from './scoring-queue.js';
-import type { HeldTrace } from './trace-byte-buffer.js';
+import { ownRecords, type HeldTrace } from './trace-byte-buffer.js';
 
 /**
  * A trace taken from the buffer and not finished: queued, being scored, or waiting to retry; the
@@ -23,6 +23,21 @@ export class MemoryScoring extends ScoringRun {
     },
   ) {
     super(traceId);
+  }
+  /**
+   * Keeps a late batch to rescore with, within `maxSpans` with the spans scored and the late ones
+   * kept before: the spans that fit, their records made its own (`ownRecords`). Returns what it
+   * kept (none when the trace is at its cap); the caller counts them as held and the rest refused.
+   */
+  keepLate(batch: SpanDigest[], maxSpans: number): { spans: number; bytes: number } {
+    const room = maxSpans - this.held.spans.length - this.lateSpans;
+    if (room <= 0) return { spans: 0, bytes: 0 };
+    const kept = room >= batch.length ? batch : batch.slice(0, room);
+    const bytes = ownRecords(kept, 0);
+    this.late.push(kept);
+    this.lateSpans += kept.length;
+    this.lateBytes += bytes;
+    return { spans: kept.length, bytes };
   }
   attempt(): ReturnType<ScoringRun['attempt']> {
     this.started = true;

@@ -232,6 +232,24 @@ describe('memory trace assembler: limits', () => {
       expect(assembler.stats()).toMatchObject({ heldSpans: 0, heldBytes: 0 });
     });
 
+    it('keeps of a late request what fits while the trace is scored, refuses the rest, and counts late the spans kept', async () => {
+      // It kept the request whole (0 refused, 3 counted late) and cut it only when rescoring.
+      const { assembler, processed, release } = gated();
+      await assembler.accept(childSpans(14, ['root', 'a']));
+      await vi.advanceTimersByTimeAsync(2000); // being scored, held at the gate
+      expect(await assembler.accept(childSpans(14, ['late 0', 'late 1', 'late 2']))).toMatchObject({
+        refusedSpans: 2,
+      });
+      expect(assembler.stats()).toMatchObject({ heldSpans: 3, truncatedSpans: 2, lateSpans: 1 });
+      release();
+      await vi.advanceTimersByTimeAsync(ASSEMBLY_POLICY.maxWaitMs);
+      expect(processed).toEqual([
+        ['a', 'root'],
+        ['a', 'late 0', 'root'],
+      ]);
+      expect(assembler.stats()).toMatchObject({ truncatedSpans: 2, lateSpans: 1, heldSpans: 0 });
+    });
+
     it('neither keeps nor rescores late spans of a scored trace at its cap', async () => {
       const { assembler, processed, release } = gated();
       release();

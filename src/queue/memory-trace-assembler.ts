@@ -212,9 +212,17 @@ export function createMemoryTraceAssembler(
     }
   }
 
+  /** Counts `count` late spans of a trace (of a batch, those not refused); returns `refused`. */
+  function late(traceId: string, count: number, refused: number): number {
+    lateSpans += count;
+    if (count > 0) options.onLateSpans?.(traceId, count);
+    return refused;
+  }
+
   /** Adds one trace's spans of a request; returns how many were refused (past its cap). */
   function acceptTrace(traceId: string, batch: SpanDigest[], t: number): number {
     let trace = buffer.get(traceId);
+    let rescored = false;
     if (!trace) {
       const inScoring = scoring.get(traceId);
       if (inScoring && !inScoring.started) {
@@ -223,22 +231,14 @@ export function createMemoryTraceAssembler(
       }
       const done = inScoring ? undefined : scored.get(traceId);
       if (inScoring || (done && done.expiresAtMs > t)) {
-        lateSpans += batch.length;
-        options.onLateSpans?.(traceId, batch.length);
-        if (!options.rescoreLateSpans) return 0;
+        // Counted late as bullmq counts them: the spans not refused (all, without rescoring).
+        if (!options.rescoreLateSpans) return late(traceId, batch.length, 0);
         if (inScoring) {
-          // Rescored once its scoring ends (see finished()): within the trace's cap, and held as
-          // any span is (its records its own, counted against the buffer) while it waits.
-          if (inScoring.held.spans.length + inScoring.lateSpans >= maxPerTrace) {
-            truncatedSpans += batch.length;
-            return batch.length;
-          }
-          const bytes = ownRecords(batch, 0);
-          inScoring.late.push(batch);
-          inScoring.lateSpans += batch.length;
-          inScoring.lateBytes += bytes;
-          hold(inScoring.held.service, batch.length, bytes);
-          return 0;
+          // Rescored when its scoring ends (finished()): the spans within the cap, held meanwhile.
+          const kept = inScoring.keepLate(batch, maxPerTrace);
+          truncatedSpans += batch.length - kept.spans;
+          hold(inScoring.held.service, kept.spans, kept.bytes);
+          return late(traceId, kept.spans, batch.length - kept.spans);
         }
         // At its cap, its late spans are refused and it is not rescored (as the bullmq driver).
         if (done!.held!.spans.length >= maxPerTrace) {
@@ -248,10 +248,12 @@ export function createMemoryTraceAssembler(
         // Rescore: start again from the spans already scored, plus the late ones.
         scored.delete(traceId);
         trace = reopen(traceId, done!.held!, batch[0]!.serviceName);
+        rescored = true;
       } else trace = buffer.open(traceId, batch[0]!.serviceName, t);
     }
     try {
-      return add(trace, batch);
+      const refused = add(trace, batch);
+      return rescored ? late(traceId, batch.length - refused, refused) : refused;
     } finally {
       // Scheduled whatever the add did: a trace held is scored or expires, never left behind.
       scheduler.touch(traceId, trace);

@@ -3,6 +3,7 @@ import { sendBatch, type RedisClient } from './redis-connection.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { groupSpansByTrace } from '../normalize/group-spans-by-trace.js';
 import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
+import { APPEND_SPAN_BATCH } from './lua/append-span-batch.js';
 
 // One hash per trace holds everything: the span batches (fields `b0`, `b1`, …, one per request
 // that carried spans of the trace; blanked, not deleted, once scored) and the trace's state
@@ -10,59 +11,6 @@ import { decodeSpanBatch, encodeSpanBatch } from './span-batch-codec.js';
 // and `lw` / `lr` once a logs-writing model span / a log record of it arrived).
 // One key means one TTL to set, on the first append only, and one HGETALL to read it all: a
 // trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
-
-// KEYS: the trace's hash. ARGV: now ms, what the batch holds (`0`, or `1` for the root, then `w`
-// for a logs-writing model span or `l` for a log record), unscored ttl ms, keep late spans (0/1),
-// span count, the batch (one encodeSpanBatch buffer), scored ttl ms, spans kept per trace, the
-// batch's digest (`batchDigest`), spans of the trace the request held past this batch (cut off
-// by an earlier '+' answer, counted in `dropped` with it), and the digest of the request's whole
-// batch when this one is its cut ('' otherwise), kept beside this batch's so that the request
-// sent again is known as a copy. Returns the scored-at time when the
-// trace was already scored (the spans are late); '-' when the trace already holds its most
-// spans, late spans kept to rescore with included (the batch is not kept, its spans counted in
-// `dropped`); '+N' when the batch would take the trace past its most spans, N of them still
-// fitting (nothing is kept: the caller appends the batch's first N, as the memory driver keeps a
-// trace's first spans up to the cap exactly); else ''.
-// A batch appended before (`d` holds each batch's digest after a space: an exporter retrying a
-// request the receiver had accepted sends it again) is not kept again, and its spans are not
-// counted again (`n`, the cap, nor `dropped`: a batch refused whole is noted too): the memory
-// driver counts a span id once too. Only its arrival is.
-// `d` keeps the last 64 digests (1,088 bytes), so a trace sent one span a request costs the same
-// few bytes an append, not its whole history (10,000 one-span requests would have copied and
-// scanned 850 MB in Redis's one thread); a retry past 64 later batches of its trace counts again.
-const APPEND = `
-local m = redis.call('HMGET', KEYS[1], 'scored', 'n', 'k', 'first', 'd')
-if m[1] and ARGV[4] ~= '1' then
-  redis.call('HINCRBY', KEYS[1], 'late', ARGV[5])
-  return m[1]
-end
-local digests, mark = m[5] or '', ' ' .. ARGV[9]
-if string.find(digests, mark, 1, true) then
-  redis.call('HSET', KEYS[1], 'last', ARGV[1])
-  return m[1] or ''
-end
-if ARGV[11] ~= '' then mark = mark .. ' ' .. ARGV[11] end
-local n, cap, count = tonumber(m[2] or '0'), tonumber(ARGV[8]), tonumber(ARGV[5])
-if n >= cap then
-  redis.call('HINCRBY', KEYS[1], 'dropped', count + tonumber(ARGV[10]))
-  redis.call('HSET', KEYS[1], 'd', string.sub(digests .. mark, -1088))
-  return '-'
-end
-if n + count > cap then return '+' .. (cap - n) end
-if ARGV[10] ~= '0' then redis.call('HINCRBY', KEYS[1], 'dropped', ARGV[10]) end
-if m[1] then redis.call('HINCRBY', KEYS[1], 'late', ARGV[5]) end
-local k = tonumber(m[3] or '0')
-local set = { 'b' .. k, ARGV[6], 'k', k + 1, 'n', n + count, 'last', ARGV[1], 'd', string.sub(digests .. mark, -1088) }
-if not m[4] or m[4] == '' then set[#set + 1] = 'first'; set[#set + 1] = ARGV[1] end
-if string.find(ARGV[2], '1', 1, true) then set[#set + 1] = 'root'; set[#set + 1] = '1' end
-if string.find(ARGV[2], 'l', 1, true) then set[#set + 1] = 'lr'; set[#set + 1] = '1'
-elseif string.find(ARGV[2], 'w', 1, true) then set[#set + 1] = 'lw'; set[#set + 1] = '1' end
-redis.call('HSET', KEYS[1], unpack(set))
-if m[1] then redis.call('PEXPIRE', KEYS[1], ARGV[7])
-elseif not m[3] then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-if m[1] then return m[1] end
-return ''
-`;
 
 // KEYS: the trace's hash. ARGV: spans appended when they were read (its `n` then), ttl ms, then
 // the fields that mark it scored (field, value, …). Marks a trace scored whose spans are kept (to
@@ -131,7 +79,12 @@ export interface BufferTtls {
   /**
    * Spans kept of one trace: a request's batch for a trace that already holds this many is not
    * stored, and counted; of the batch that crosses it the caller appends the spans that fit
-   * (`'+N'`, see `append`). @defaultValue no limit
+   * (`'+N'`, see `append`). A batch sent again whole (an exporter's retry) is known by its digest
+   * and takes no room. Limit: a span id sent again in a *different* batch (a request regrouped
+   * before it was retried) counts again against the cap (so later spans may be refused and
+   * counted in `dropped`), though it is read and scored once; the memory driver counts it once. Counting span ids exactly would
+   * keep every span id of a trace in Redis and check each on every append (the common path is one
+   * script call a trace, its batch's digest the only id it checks). @defaultValue no limit
    */
   maxSpansPerTrace?: number;
 }
@@ -156,7 +109,7 @@ export class RedisSpanBuffer {
     ttls: BufferTtls,
   ) {
     this.ttls = ttls;
-    redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND });
+    redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND_SPAN_BATCH });
     redis.defineCommand('spanscoreMarkScoredKeep', { numberOfKeys: 1, lua: MARK_SCORED_KEEP });
     redis.defineCommand('spanscoreMigrateV1', { numberOfKeys: 3, lua: MIGRATE_V1 });
     this.redis = redis as RedisClient & BufferCommands;
@@ -167,7 +120,8 @@ export class RedisSpanBuffer {
    * if its spans were late (they arrived after scoring), `'-'` if they were not kept because the
    * trace holds `maxSpansPerTrace` spans already, `'+N'` if they were not kept because they would
    * take it past that, `N` of them fitting (append the first `N` again, with `cut` saying how many
-   * were left out), else `undefined`.
+   * were left out), else `undefined`. A batch with `refuse` is answered `'-'`, its spans and `cut`
+   * counted in `dropped`, unless it is late without `keepLate` or a copy of one appended before.
    */
   async append(
     byTrace: ReadonlyMap<
@@ -180,6 +134,8 @@ export class RedisSpanBuffer {
         cut?: number;
         /** When `spans` is a cut: the request's spans of the trace, whole, as first appended. */
         whole?: SpanDigest[];
+        /** Refuse the batch as if its trace held `maxSpansPerTrace` spans (answered `'-'`). */
+        refuse?: boolean;
       }
     >,
     nowMs: number,
@@ -188,7 +144,7 @@ export class RedisSpanBuffer {
     const ids = [...byTrace.keys()];
     const values = await sendBatch<BufferCommands>(this.redis, target =>
       ids.map(traceId => {
-        const { spans, rootSeen, logs, cut, whole } = byTrace.get(traceId)!;
+        const { spans, rootSeen, logs, cut, whole, refuse } = byTrace.get(traceId)!;
         const batch = encodeSpanBatch(spans);
         return target.spanscoreAppend(
           bufferKeyOf(this.prefix, traceId),
@@ -203,6 +159,7 @@ export class RedisSpanBuffer {
           batchDigest(batch),
           String(cut ?? 0),
           whole ? batchDigest(encodeSpanBatch(whole)) : '',
+          refuse ? '1' : '0',
         );
       }),
     );

@@ -299,6 +299,43 @@ describe('RedisSpanBuffer scoring marks and late spans, on a real Redis', () => 
     expect((await b.read(id)).spans).toHaveLength(10);
   });
 
+  it('counts in dropped what a race at maxSpansPerTrace past its last cut round refuses', async () => {
+    // Before each of a request's appends another request takes 2 more spans of the trace, so
+    // every round finds less room: after 8 cuts the request's 30 spans were refused to the
+    // sender but not counted in the trace's `dropped` (0).
+    const { buffer: b, redis, prefix } = await buffer(100);
+    const id = traceId(79);
+    const spans = childSpans(
+      79,
+      Array.from({ length: 130 }, (_, i) => `s${i}`),
+    );
+    const other = new RedisSpanBuffer(redis.commands, prefix, {
+      unscoredTtlMs: 60_000,
+      scoredTtlMs: 60_000,
+      maxSpansPerTrace: 100,
+    });
+    await other.append(new Map([[id, traceBatch(spans.slice(0, 78))]]), Date.now(), false);
+    let next = 78;
+    const racing = Object.create(b) as RedisSpanBuffer;
+    racing.append = async (...args) => {
+      await other.append(
+        new Map([[id, traceBatch(spans.slice(next, next + 2))]]),
+        Date.now(),
+        false,
+      );
+      next += 2;
+      return b.append(...args);
+    };
+    const request = new Map([[id, traceBatch(spans.slice(100, 130))]]);
+    const { refused, late } = await appendWithinCap(racing, request, Date.now(), false);
+    expect(refused).toBe(30);
+    expect(late.get(id)).toBe('-');
+    const read = await b.read(id);
+    expect(read.dropped).toBe(30);
+    // The other request's spans only: 78 + 2 before each of the 10 appends.
+    expect(read.spans).toHaveLength(98);
+  });
+
   it('knows a request that crossed maxSpansPerTrace when it comes again, and counts it once', async () => {
     // An exporter's retry after the receiver answered 503 (its job not queued) or lost the answer:
     // the whole batch's digest was not kept, so the copy was refused whole, its 12 spans counted
