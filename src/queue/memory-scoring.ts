@@ -26,12 +26,14 @@ export class MemoryScoring extends ScoringRun {
   }
   /**
    * Keeps a late batch to rescore with, within `maxSpans` with the spans scored and the late ones
-   * kept before: the spans that fit, their records made its own (`ownRecords`). Returns what it
-   * kept (none when the trace is at its cap); the caller counts them as held and the rest refused.
+   * kept before: the spans that fit, their records made its own (`ownRecords`), the rest counted
+   * in its `truncated` (its rescore says so). Returns what it kept (none when the trace is at its
+   * cap); the caller counts them as held and the rest refused.
    */
   keepLate(batch: SpanDigest[], maxSpans: number): { spans: number; bytes: number } {
-    const room = maxSpans - this.held.spans.length - this.lateSpans;
-    if (room <= 0) return { spans: 0, bytes: 0 };
+    const room = Math.max(0, maxSpans - this.held.spans.length - this.lateSpans);
+    this.held.truncated += Math.max(0, batch.length - room);
+    if (room === 0) return { spans: 0, bytes: 0 };
     const kept = room >= batch.length ? batch : batch.slice(0, room);
     const bytes = ownRecords(kept, 0);
     this.late.push(kept);

@@ -201,17 +201,19 @@ describe('memory trace assembler: limits', () => {
       let release!: () => void;
       const gate = new Promise<void>(resolve => (release = resolve));
       const processed: string[][] = [];
+      const notes: string[][] = [];
       const assembler = createMemoryTraceAssembler({
         ...ASSEMBLY_LIMITS,
         policy: ASSEMBLY_POLICY,
         maxSpansPerTrace: 3,
         rescoreLateSpans: true,
-        process: async (_id, list) => {
+        process: async (_id, list, attempt) => {
           processed.push(list.map(s => s.name).sort());
+          notes.push(attempt.notes.map(n => n.message));
           if (processed.length === 1) await gate;
         },
       });
-      return { assembler, processed, release };
+      return { assembler, processed, notes, release };
     };
 
     it('holds and counts them while the trace is scored, and refuses those past its cap', async () => {
@@ -234,7 +236,7 @@ describe('memory trace assembler: limits', () => {
 
     it('keeps of a late request what fits while the trace is scored, refuses the rest, and counts late the spans kept', async () => {
       // It kept the request whole (0 refused, 3 counted late) and cut it only when rescoring.
-      const { assembler, processed, release } = gated();
+      const { assembler, processed, notes, release } = gated();
       await assembler.accept(childSpans(14, ['root', 'a']));
       await vi.advanceTimersByTimeAsync(2000); // being scored, held at the gate
       expect(await assembler.accept(childSpans(14, ['late 0', 'late 1', 'late 2']))).toMatchObject({
@@ -247,6 +249,8 @@ describe('memory trace assembler: limits', () => {
         ['a', 'root'],
         ['a', 'late 0', 'root'],
       ]);
+      // The rescore says what was refused, as the bullmq driver's (its trace's `dropped`).
+      expect(notes[1]).toEqual([expect.stringMatching(/: 2 later span\(s\) were refused/)]);
       expect(assembler.stats()).toMatchObject({ truncatedSpans: 2, lateSpans: 1, heldSpans: 0 });
     });
 

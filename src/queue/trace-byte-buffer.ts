@@ -44,6 +44,8 @@ export class HeldTrace implements TraceProgress {
     this.spans = from ? [...from.spans] : [];
     this.spanIds = from?.spanIds ? new Set(from.spanIds) : undefined;
     this.bytes = from?.bytes ?? 0;
+    // Spans refused before it (a rescore says so too, as the bullmq buffer's `dropped` does).
+    this.truncated = from?.truncated ?? 0;
     this.firstSeenMs = nowMs;
     this.lastSeenMs = nowMs;
     // A rescore settles like a trace whose root has ended: it was scored once already.
