@@ -20,7 +20,14 @@ afterEach(async () => {
 async function sendAll(driver: 'memory' | 'bullmq') {
   const live = await startLiveService(
     driver,
-    { 'export.enabled': false, 'assembly.maxSpansPerTrace': 4, 'assembly.maxWaitMs': 3000 },
+    {
+      'export.enabled': false,
+      'assembly.maxSpansPerTrace': 4,
+      // The trace stays open between its two requests: with the tests' usual 100 ms, a loaded host
+      // scored it after the first, and the second was late spans of a scored trace.
+      'assembly.settleMs': 5000,
+      'assembly.maxWaitMs': 10_000,
+    },
     closers,
   );
   const trace = sessionTurn('s-cross', ['a', 'b', 'c', 'd', 'e'], 0, {}, null);
