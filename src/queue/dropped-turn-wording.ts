@@ -1,7 +1,7 @@
 import type { SessionCutCode } from '../normalize/session-pass.js';
 
 /** The settings a session is let go at, by the cut it was let go with, as the wording names them. */
-const BOUND_KEYS: Record<SessionCutCode, string> = {
+export const BOUND_KEYS: Record<SessionCutCode, string> = {
   max_traces: 'sessions.maxTraces',
   max_age: 'sessions.maxAgeMs',
   max_bytes: 'sessions.maxSessionBytes or sessions.maxBytes',

@@ -14,15 +14,17 @@ import {
   type MemoryTraceAssemblerOptions,
 } from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
-import { isExportFailure } from './export-retry.js';
+import { isExportFailure, isExportGiveUp } from './export-retry.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
 import { settledWithin } from './settled-within.js';
 import {
   createMemorySessionAssembler,
+  type FailedSessionPass,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
+import { failedSessionPassWording } from './failed-session-pass-wording.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
 import { droppedTurnWording } from './dropped-turn-wording.js';
@@ -218,6 +220,55 @@ export function memoryAssemblyLimits(
   };
 }
 
+/**
+ * What becomes of a session's pass that failed after its retries. Still held: said in the log,
+ * scored again later. Else (let go, scored alone, or at shutdown) nothing holds its turns, so
+ * its end is made visible, as a trace's is: the part's run record ends `failed` with why (its
+ * turns and cut kept), each turn's record says it was not scored with its session
+ * (`spanscore_session_turns_dropped_total{reason="failed"}`), and the log says so. An export
+ * given up on is the pass's export only: its results are stored, and its record's export says
+ * it failed.
+ */
+function endFailedPass(
+  config: Readonly<Config>,
+  events: DriverEvents,
+  results: MemoryResultsStore,
+  sessionId: string,
+  error: unknown,
+  { pass, traceIds, end }: FailedSessionPass,
+): void {
+  const id = JSON.stringify(sessionId);
+  const message = error instanceof Error ? error.message : String(error);
+  const key = sessionRecordKey(sessionId, pass.part);
+  if (isExportGiveUp(error)) {
+    events.log(
+      `spanscore: gave up exporting the evaluation spans of session ${id} part ${pass.part} (its results are stored): ${message}`,
+    );
+    if (config.results.write) void results.recordExport(key, { state: 'failed', error: message });
+    return;
+  }
+  if (end === undefined) {
+    events.log(
+      `spanscore: session ${id} part ${pass.part} failed after its retries: ${message} (still held: scored again by its next turn, when it is let go, or at shutdown)`,
+    );
+    return;
+  }
+  const said = failedSessionPassWording(sessionId, pass, traceIds.length, message, end);
+  for (const traceId of traceIds) events.onSessionTurnDropped?.(sessionId, traceId, 'failed');
+  events.log(said.line);
+  if (!config.results.write) return;
+  // The memory store answers at once; a pass written meanwhile is not (its session is let go).
+  void results.recordFailure(key, 'deterministic', new Error(said.partDetail), {
+    id: sessionId,
+    part: pass.part,
+    traceIds,
+    cut: pass.cut?.code ?? null,
+    cutReason: pass.cut?.reason ?? null,
+    continues: pass.continues ?? null,
+  });
+  for (const traceId of traceIds) void results.amendRun(traceId, { reason: said.turnReason });
+}
+
 /** Why the memory driver had nothing left of a session to open its next part (the let-go record's bounds). */
 const LET_GO_FORGOTTEN =
   'no record of it was left to open its next part (the record of sessions let go keeps at most 10 × sessions.maxOpen sessions and 1/16 of sessions.maxBytes)';
@@ -265,10 +316,8 @@ function memorySessions(
         backoffMs: config.worker.backoffMs,
         exportRetry: exportRetryPolicy(config),
       }).then(() => undefined),
-    onFailed: (sessionId, error) =>
-      events.log(
-        `spanscore: session ${JSON.stringify(sessionId)} failed after its retries: ${(error as Error).message} (scored again by its next trace)`,
-      ),
+    onFailed: (sessionId, error, failed) =>
+      endFailedPass(config, events, results, sessionId, error, failed),
     keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
     onRefused: (sessionId, traceId, pass) => {

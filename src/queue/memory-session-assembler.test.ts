@@ -389,4 +389,24 @@ describe('createMemorySessionAssembler', () => {
     await a.close();
     expect(passes).toEqual([{ sessionId: 's', traceIds: [t1], pass: { part: 1 } }]);
   });
+
+  it('says of a failed pass whether its session still holds it: held, let go, or closing', async () => {
+    const failed: string[] = [];
+    const { a, add } = assembler({
+      maxOpen: 1,
+      score: () => Promise.reject(new Error('down')),
+      onFailed: (id, _error, f) =>
+        failed.push(`${id} ${f.pass.part} ${f.traceIds.length} ${f.end}`),
+    });
+    add('a');
+    await advance(IDLE);
+    // Held: scored again by its next turn, when let go, or at close.
+    expect(failed).toEqual(['a 1 1 undefined']);
+    add('b');
+    await advance(0);
+    // Let go for b (maxOpen 1) and scored again, cut evicted: nothing holds its turn after.
+    expect(failed).toEqual(['a 1 1 undefined', 'a 1 1 let_go']);
+    await a.close();
+    expect(failed.at(-1)).toBe('b 1 1 shutdown');
+  });
 });

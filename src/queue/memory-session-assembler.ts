@@ -13,6 +13,7 @@ import {
 import { sessionPartCut } from './session-part-cut.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
 import { sessionTurnBytes } from './session-turn-bytes.js';
+import type { FailedPassEnd } from './failed-session-pass-wording.js';
 
 /** Options of {@link createMemorySessionAssembler}. */
 export interface MemorySessionAssemblerOptions {
@@ -37,11 +38,17 @@ export interface MemorySessionAssemblerOptions {
   letGo: { maxEntries: number; maxBytes: number };
   /**
    * Scores a pass of a session as it stands (`pass`: its part, its cut, what it continues);
-   * retries are its own. A rejection is reported through `onFailed` and the session stays held,
-   * to be scored again by its next trace.
+   * retries are its own. A rejection is reported through `onFailed`.
    */
   score(sessionId: string, traces: SessionTraceSpans[], pass: SessionPass): Promise<void>;
-  onFailed?(sessionId: string, error: unknown): void;
+  /**
+   * A pass that failed after its retries (`score` rejected): `failed.end` undefined when its
+   * session is still held, to be scored again by its next turn, when it is let go, or at
+   * `close()`; else why nothing holds its turns any more (see `FailedPassEnd`), so that the part
+   * is not scored again: the caller ends its record visibly. Not called for a pass that a turn
+   * meanwhile asked to run again (`again`): that pass starts at once, and its end is reported.
+   */
+  onFailed?(sessionId: string, error: unknown, failed: FailedSessionPass): void;
   /** A held session let go to make room (`maxOpen`, `maxBytes`); scored first, cut `evicted`, when it waited. */
   onEvicted?(sessionId: string, bound: 'max_open' | 'max_bytes'): void;
   /**
@@ -67,6 +74,15 @@ export interface MemorySessionAssemblerOptions {
     last: { part: number; why: SessionCutCode; dropped: number },
   ): void;
   now?: () => number;
+}
+
+/** A pass of a session that failed after its retries, as `onFailed` is told of it. */
+export interface FailedSessionPass {
+  pass: SessionPass;
+  /** Its turns, in the order they came. */
+  traceIds: string[];
+  /** Why it is not scored again; `undefined` while its session is held (scored again later). */
+  end: FailedPassEnd | undefined;
 }
 
 /** The memory driver's sessions. */
@@ -151,6 +167,8 @@ export function createMemorySessionAssembler(
   const underWay = new Set<Promise<void>>();
   let heldBytes = 0;
   let letGoBytes = 0;
+  // Set by close(): a pass failing from then on is not scored again.
+  let closing = false;
 
   const run = (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => {
     const done = options.score(sessionId, traces, pass);
@@ -179,7 +197,17 @@ export function createMemorySessionAssembler(
     const done = run(held.sessionId, traces, pass)
       .catch((error: unknown) => {
         held.unscored = Math.max(held.unscored, 1);
-        options.onFailed?.(held.sessionId, error);
+        // A turn came meanwhile: the pass runs again at once (below), with every turn.
+        if (held.again) return;
+        // Let go (or closing): nothing holds its turns to score them again, and its session's
+        // next turn opens the part after it.
+        const end =
+          sessions.get(held.sessionId) !== held ? 'let_go' : closing ? 'shutdown' : undefined;
+        options.onFailed?.(held.sessionId, error, {
+          pass,
+          traceIds: traces.map(t => t.traceId),
+          end,
+        });
       })
       .finally(() => {
         held.scoring = undefined;
@@ -342,7 +370,11 @@ export function createMemorySessionAssembler(
     };
     remember(turn.sessionId, part, 'max_bytes', testCaseId);
     void run(turn.sessionId, [{ traceId: turn.traceId, spans }], pass).catch((error: unknown) =>
-      options.onFailed?.(turn.sessionId, error),
+      options.onFailed?.(turn.sessionId, error, {
+        pass,
+        traceIds: [turn.traceId],
+        end: 'alone',
+      }),
     );
     return pass;
   };
@@ -409,6 +441,7 @@ export function createMemorySessionAssembler(
       return out;
     },
     async close() {
+      closing = true;
       for (const held of sessions.values()) {
         clearTimeout(held.expiry);
         if (held.unscored > 0) void scoreNow(held);

@@ -111,9 +111,10 @@ export interface DriverEvents {
   onSessionRefused?(sessionId: string, traceId: string, reason: 'max_bytes'): void;
   /**
    * A turn of a session was not scored with it: `forgotten`, its session was let go so long ago
-   * that no record of it is left (`spanscore_session_turns_dropped_total`).
+   * that no record of it is left; `failed`, the pass of its part failed after its retries when
+   * nothing held the part any more (memory driver) (`spanscore_session_turns_dropped_total`).
    */
-  onSessionTurnDropped?(sessionId: string, traceId: string, reason: 'forgotten'): void;
+  onSessionTurnDropped?(sessionId: string, traceId: string, reason: 'forgotten' | 'failed'): void;
 }
 
 /**

@@ -153,7 +153,7 @@ export function createRedisResultsStore(
         `Redis, amending the record of trace ${traceId}: it was rewritten by another pass each of the ${AMEND_TRIES} times it was read; left as the last pass wrote it`,
       );
     },
-    async recordFailure(traceId, phase, error) {
+    async recordFailure(traceId, phase, error, session) {
       const t = now();
       counters.count(minuteOf(t), FAILED_FIELD, 1);
       await writer.flush(true);
@@ -162,7 +162,7 @@ export function createRedisResultsStore(
       await commands.spanscoreAppendRun(
         runKey(traceId),
         '',
-        recordLine(failedRunRecord(traceId, phase, error, previous, t), traceId),
+        recordLine(failedRunRecord(traceId, phase, error, previous, t, session), traceId),
         String(ttl),
       );
       await listed(traceId, t);

@@ -300,11 +300,14 @@ export function createMemoryResultsStore(
       if (entry) entry.export = nextExportStatus(entry.export, outcome, now());
       return Promise.resolve();
     },
-    recordFailure(traceId, phase, error) {
+    recordFailure(traceId, phase, error, session) {
       const t = now();
       bump(minuteOf(t), FAILED_FIELD, 1);
       const previous = runs.get(traceId);
-      endRun(traceId, failedRunRecord(traceId, phase, error, previous && recordOf(previous), t));
+      endRun(
+        traceId,
+        failedRunRecord(traceId, phase, error, previous && recordOf(previous), t, session),
+      );
       return Promise.resolve();
     },
     recordExpired(traceId, reason) {

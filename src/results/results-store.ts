@@ -5,7 +5,7 @@ import type { ResultsFilter, ResultsPage, Summary, SummaryFilter } from './resul
 import type { FailureSignatures, FailuresFilter } from './summarize-failures.js';
 import type { ToolsFilter, ToolsSummary } from './tool-aggregates.js';
 import type { TracesFilter, TracesPage } from './trace-list.js';
-import type { ExportOutcome, ExportStatus, RunRecord } from './stored-result.js';
+import type { ExportOutcome, ExportStatus, RunRecord, StoredSession } from './stored-result.js';
 import type { RunWrite } from './to-stored-results.js';
 
 /** How much a results store keeps. */
@@ -55,8 +55,17 @@ export interface ResultsStore {
    * `SS_REDIS_FAILED`, the record left as the last pass wrote it.
    */
   amendRun(traceId: string, amendment: RunAmendment): Promise<void>;
-  /** Marks a trace failed after its last attempt, with the error. */
-  recordFailure(traceId: string, phase: ScoringPhase, error: unknown): Promise<void>;
+  /**
+   * Marks a trace failed after its last attempt, with the error. For a session part's record,
+   * `session` is the part whose pass failed (its turns, cut, what it continues): kept on the
+   * record, in place of the one an earlier pass wrote.
+   */
+  recordFailure(
+    traceId: string,
+    phase: ScoringPhase,
+    error: unknown,
+    session?: StoredSession,
+  ): Promise<void>;
   /**
    * Marks a trace expired: it was accepted, but its spans were gone (past the buffer's TTL, or
    * evicted) when a worker took its job. Counted among the traces not scored, as `expired`.
@@ -171,8 +180,16 @@ export function failedRunRecord(
   error: unknown,
   previous: Omit<RunRecord, 'results'> | undefined,
   nowUnixMs: number,
+  session?: StoredSession,
 ): Omit<RunRecord, 'results'> {
-  return endedRunRecord(traceId, 'failed', failureReason(phase, error), previous, nowUnixMs);
+  return endedRunRecord(
+    traceId,
+    'failed',
+    failureReason(phase, error),
+    previous,
+    nowUnixMs,
+    session,
+  );
 }
 
 /** The summary field counting expired traces (among those not scored). */
@@ -180,7 +197,8 @@ export const EXPIRED_REASON = 'expired';
 
 /**
  * The run record of a trace that ended without being scored (`failed` or `expired`), with the
- * reason, keeping what was known of it.
+ * reason, keeping what was known of it (a session part's `session`: the one given, else the
+ * previous record's).
  */
 export function endedRunRecord(
   traceId: string,
@@ -188,6 +206,7 @@ export function endedRunRecord(
   reason: string,
   previous: Omit<RunRecord, 'results'> | undefined,
   nowUnixMs: number,
+  session: StoredSession | undefined = previous?.session,
 ): Omit<RunRecord, 'results'> {
   return {
     export: previous?.export ?? null,
@@ -206,5 +225,6 @@ export function endedRunRecord(
     awaitingJudge: [],
     receivedAtUnixMs: previous?.receivedAtUnixMs ?? null,
     updatedAtUnixMs: nowUnixMs,
+    ...(session && { session }),
   };
 }

@@ -113,7 +113,7 @@ export function createServiceMetrics(
     }),
     sessionTurnsDropped: new Counter({
       name: 'spanscore_session_turns_dropped_total',
-      help: 'Turns of a session not scored with it (reason forgotten: the session was let go so long ago that no record of it is left)',
+      help: 'Turns of a session not scored with it (reason forgotten: the session was let go so long ago that no record of it is left; failed: the pass of its part failed after its retries once nothing held the part)',
       labelNames: ['reason'],
       registers,
     }),

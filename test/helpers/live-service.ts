@@ -30,15 +30,16 @@ export interface LiveService {
  * `serve` (receiver and workers in one process) on a loopback port of its own, with the test's
  * `overrides` over a test's usual settings (`assembly.settleMs` 100), on the `driver` given: with
  * bullmq, on the machine's Redis under a fresh prefix. Whatever it starts is stopped by the
- * closers it pushes to `closers` (the caller runs them after each test, last first). `exporter`
- * stands in for the evaluation-span exporter.
+ * closers it pushes to `closers` (the caller runs them after each test, last first). `hooks`:
+ * an `exporter` standing in for the evaluation-span exporter, and result `sinks` after the
+ * built-in ones.
  */
 export async function startLiveService(
   driver: 'memory' | 'bullmq',
   overrides: Record<string, unknown>,
   closers: Array<() => Promise<unknown>>,
   before?: (prefix: string) => Promise<void>,
-  exporter?: ServiceHooks['exporter'],
+  hooks: Pick<ServiceHooks, 'exporter' | 'sinks'> = {},
 ): Promise<LiveService> {
   const prefix = testPrefix();
   const redis = driver === 'bullmq' ? redisFor(prefix) : undefined;
@@ -59,7 +60,7 @@ export async function startLiveService(
   const service = await startService(
     config,
     { receiver: true, workers: true },
-    { log: line => lines.push(line), ...(exporter && { exporter }) },
+    { log: line => lines.push(line), ...hooks },
   );
   closers.push(() => service.close());
   // The test's own connection fails fast while it connects (the commands role has no offline

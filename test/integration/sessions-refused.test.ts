@@ -159,7 +159,7 @@ describe('a turn refused at sessions.maxBytes', () => {
       },
       closers,
       undefined,
-      exporter,
+      { exporter },
     );
     const session = (part: number) =>
       live.get<SessionRecord>(`sessions/conv-x${part > 1 ? `?part=${part}` : ''}`);
