@@ -56,7 +56,12 @@ export type {
 } from './normalize/normalize-trace.js';
 export { sessionTrace } from './normalize/session-trace.js';
 export { DEFAULT_SESSION_ID_ATTRIBUTES, findSessionId } from './normalize/find-session-id.js';
-export type { SessionCut, SessionCutCode, SessionPass } from './normalize/session-pass.js';
+export type {
+  SessionContinues,
+  SessionCut,
+  SessionCutCode,
+  SessionPass,
+} from './normalize/session-pass.js';
 export type { SessionIdSource } from './normalize/find-session-id.js';
 export type { Conversation } from './normalize/extract-conversation.js';
 export type { ToolCall, ToolCallOutcome, ToolCallSource } from './normalize/tool-call.js';

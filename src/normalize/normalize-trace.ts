@@ -10,7 +10,7 @@ import type { ToolCallExtractor } from './extractors/extractor.js';
 import { IndexedTrace, indexTrace } from './indexed-trace.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
-import type { SessionCut, SessionCutCode } from './session-pass.js';
+import type { SessionContinues, SessionCut } from './session-pass.js';
 
 /** One trace, read: what scorers and reports work from. */
 export interface NormalizedTrace {
@@ -54,7 +54,7 @@ export interface SessionOfTrace {
   /** The bound the session was scored as it stood at (traces, bytes, age, eviction), if one was. */
   cut?: SessionCut | undefined;
   /** For a continuation: why the part before it ended (its turns are not in this one). */
-  continues?: SessionCutCode | undefined;
+  continues?: SessionContinues | undefined;
 }
 
 /** One turn of a session: one trace. */

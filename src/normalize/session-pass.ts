@@ -12,6 +12,15 @@
  */
 export type SessionCutCode = 'max_traces' | 'max_age' | 'max_bytes' | 'evicted';
 
+/**
+ * What a continuation continues (`SessionPass.continues`): the cut of the part before it; or,
+ * when no bound cut that part's pass, `max_age` if it was held until `sessions.maxAgeMs` after its
+ * first turn, else `idle`: it was scored whole once the conversation went quiet (`idleMs`) or a
+ * turn ended it, and let go since (the memory driver's `sessions.maxOpen` or `sessions.maxBytes`),
+ * so the later turn could not join it. See `continuesAfter`.
+ */
+export type SessionContinues = SessionCutCode | 'idle';
+
 /** A bound a session's pass was cut at: its code, and a sentence saying which and what it means. */
 export interface SessionCut {
   /** Which bound: a label value and a record field. */
@@ -24,15 +33,18 @@ export interface SessionCut {
  * Which pass of a session is scored. A session cut at a bound or let go keeps its pass as part 1;
  * a turn that comes after opens part 2 (a continuation), and so on: a part never replaces an
  * earlier part's result, and a continuation says what it lacks (`continues`: the earlier part's
- * cut, whose turns it does not hold).
+ * cut, or `idle`, whose turns it does not hold).
  */
 export interface SessionPass {
   /** 1 for a session's first part; 2, 3… for its continuations. */
   part: number;
   /** The bound this pass was cut at, when one was. */
   cut?: SessionCut | undefined;
-  /** For a continuation (a `part` after 1): why the part before it ended, whose turns this one lacks. */
-  continues?: SessionCutCode | undefined;
+  /**
+   * For a continuation (a `part` after 1): why the part before it ended, whose turns this one
+   * lacks: its cut, or `idle` when none cut it (see {@link SessionContinues}).
+   */
+  continues?: SessionContinues | undefined;
   /**
    * The test case id a tagged turn of the session carried (this part's or an earlier one's): the
    * session test case a continuation whose own turns carry none is scored by. A test case id on

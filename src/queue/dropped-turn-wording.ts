@@ -1,4 +1,4 @@
-import type { SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCutCode } from '../normalize/session-pass.js';
 
 /** The settings a session is let go at, by the cut it was let go with, as the wording names them. */
 export const BOUND_KEYS: Record<SessionCutCode, string> = {
@@ -20,7 +20,7 @@ export interface DroppedTurnWording {
 
 /**
  * What is said of a turn of a session that came after the session was let go (`last`: its last
- * part, and the cut it was let go with) and after the driver had nothing left of it to open its
+ * part, and the cut it was let go with, or `idle` when none cut its pass) and after the driver had nothing left of it to open its
  * next part (`gone`: why, in words), so that the turn is not scored with it; `dropped`: the
  * session's turns dropped so, this one included. The same wording on both drivers: the turn's
  * record must not read as waiting for (or scored with) its session, and the last part's record
@@ -28,12 +28,15 @@ export interface DroppedTurnWording {
  */
 export function droppedTurnWording(
   sessionId: string,
-  last: { part: number; why: SessionCutCode },
+  last: { part: number; why: SessionContinues },
   dropped: number,
   gone: string,
 ): DroppedTurnWording {
   const id = JSON.stringify(sessionId);
-  const bound = `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
+  const bound =
+    last.why === 'idle'
+      ? 'after it was scored whole once idle (no cut)'
+      : `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
   // "At least": the memory driver writes it at 1, 2, 4, 8, … turns, not at each.
   const turns = dropped === 1 ? 'at least 1 later turn' : `at least ${dropped} later turns`;
   return {

@@ -262,11 +262,27 @@ describe('createMemorySessionAssembler', () => {
     expect(passes).toEqual([{ sessionId: 'a', traceIds: [a1], pass: { part: 1 } }]);
     const a2 = add('a', turnSpans(), false);
     await advance(IDLE);
+    // Part 1 was scored whole once idle (no cut): its continuation says so, not that it was cut.
     expect(passes.find(p => p.sessionId === 'a' && p.pass.part === 2)).toEqual({
       sessionId: 'a',
       traceIds: [a2],
-      pass: { part: 2, continues: 'evicted' },
+      pass: { part: 2, continues: 'idle' },
     });
+  });
+
+  it('continues a kept part that no bound cut as idle, and a cut one with its cut', async () => {
+    const kept = new Map([
+      ['quiet', { part: 3, cut: undefined }],
+      ['aged', { part: 1, cut: 'max_age' as const }],
+    ]);
+    const { add, passes } = assembler({ keptPart: id => kept.get(id) });
+    const quiet = add('quiet');
+    const aged = add('aged');
+    await advance(IDLE);
+    expect(passes).toEqual([
+      { sessionId: 'quiet', traceIds: [quiet], pass: { part: 4, continues: 'idle' } },
+      { sessionId: 'aged', traceIds: [aged], pass: { part: 2, continues: 'max_age' } },
+    ]);
   });
 
   it('refuses a new session when maxBytes is full of sessions waiting: its turn is scored alone', async () => {

@@ -1,10 +1,12 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import {
+  continuesAfter,
   sessionCut,
   sessionDelayMs,
   type OpenSession,
   type SessionCut,
+  type SessionContinues,
   type SessionCutCode,
   type SessionPass,
   type SessionPolicy,
@@ -71,7 +73,7 @@ export interface MemorySessionAssemblerOptions {
   onDropped?(
     sessionId: string,
     traceId: string,
-    last: { part: number; why: SessionCutCode; dropped: number },
+    last: { part: number; why: SessionContinues; dropped: number },
   ): void;
   now?: () => number;
 }
@@ -105,7 +107,7 @@ interface HeldTurn {
 interface HeldSession {
   sessionId: string;
   part: number;
-  continues: SessionCutCode | undefined;
+  continues: SessionContinues | undefined;
   /** The test case id a tagged turn carried (see `SessionPass.testCaseId`). */
   testCaseId: string | undefined;
   traces: Map<string, HeldTurn>;
@@ -159,7 +161,7 @@ export function createMemorySessionAssembler(
   const sessions = new Map<string, HeldSession>();
   const letGo = new Map<
     string,
-    { part: number; why: SessionCutCode; testCaseId: string | undefined; bytes: number }
+    { part: number; why: SessionContinues; testCaseId: string | undefined; bytes: number }
   >();
   // A forgotten session's id hash → its last part and why it was let go (`forgottenEntry`), and
   // how many of its turns were dropped since.
@@ -231,7 +233,7 @@ export function createMemorySessionAssembler(
   const remember = (
     sessionId: string,
     part: number,
-    why: SessionCutCode,
+    why: SessionContinues,
     testCaseId: string | undefined,
   ): void => {
     forget(sessionId);
@@ -260,7 +262,10 @@ export function createMemorySessionAssembler(
     letGoBytes -= entry.bytes;
   };
 
-  /** Lets a held session go: scored as it stands first when it waits (`why` its cut, if none is). */
+  /**
+   * Lets a held session go: scored as it stands first when it waits (`why` its cut, if none is).
+   * Its next part continues its cut; without one, `max_age` or `idle` (`continuesAfter`).
+   */
   const release = (held: HeldSession, why: SessionCutCode): void => {
     clearTimeout(held.timer);
     clearTimeout(held.expiry);
@@ -273,7 +278,7 @@ export function createMemorySessionAssembler(
       held.cut ??= sessionPartCut(why, policy);
       void scoreNow(held);
     }
-    remember(held.sessionId, held.part, held.cut?.code ?? why, held.testCaseId);
+    remember(held.sessionId, held.part, continuesAfter(held.cut?.code, why), held.testCaseId);
   };
 
   const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
@@ -348,12 +353,15 @@ export function createMemorySessionAssembler(
     return held;
   };
 
-  /** A session's latest part kept in the results, as the let-go record gives one (no test case id). */
+  /**
+   * A session's latest part kept in the results, as the let-go record gives one (no test case
+   * id): continuing its cut, or `idle` when its record has none.
+   */
   const keptBefore = (
     sessionId: string,
-  ): { part: number; why: SessionCutCode; testCaseId: undefined } | undefined => {
+  ): { part: number; why: SessionContinues; testCaseId: undefined } | undefined => {
     const kept = options.keptPart?.(sessionId);
-    return kept && { part: kept.part, why: kept.cut ?? 'evicted', testCaseId: undefined };
+    return kept && { part: kept.part, why: continuesAfter(kept.cut), testCaseId: undefined };
   };
 
   /** A refused turn's pass: its session of one turn, scored now, never held. Returns the pass. */
@@ -452,17 +460,23 @@ export function createMemorySessionAssembler(
   };
 }
 
-const CUT_CODES: readonly SessionCutCode[] = ['max_traces', 'max_age', 'max_bytes', 'evicted'];
+const CUT_CODES: readonly SessionContinues[] = [
+  'max_traces',
+  'max_age',
+  'max_bytes',
+  'evicted',
+  'idle',
+];
 
 /** A forgotten session's last part and why it was let go, as one number. */
-function forgottenEntry(part: number, why: SessionCutCode): number {
+function forgottenEntry(part: number, why: SessionContinues): number {
   return part * CUT_CODES.length + CUT_CODES.indexOf(why);
 }
 
 /** What {@link forgottenEntry} keeps, as the let-go record gives it (no test case id). */
 function fromForgotten(entry: number): {
   part: number;
-  why: SessionCutCode;
+  why: SessionContinues;
   testCaseId: undefined;
 } {
   return {

@@ -24,11 +24,12 @@ export interface SessionPolicy {
 // score/, which both read them); they are this contract's, re-exported here.
 export type {
   OpenSession,
+  SessionContinues,
   SessionCut,
   SessionCutCode,
   SessionPass,
 } from '../normalize/session-pass.js';
-import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCut, SessionCutCode } from '../normalize/session-pass.js';
 import { sessionPartCut } from './session-part-cut.js';
 
 /** One trace of a session, as a driver hands it to its session assembler. */
@@ -81,9 +82,31 @@ export function sessionCut(
   return undefined;
 }
 
-/** What a continuation says of the part before it (`SessionPass.continues`). */
-export function continuesText(part: number, code: SessionCutCode): string {
-  return `continues part ${part - 1}, which was cut (${code}): its earlier turns are not here`;
+/**
+ * What a continuation says of the part before it (`SessionPass.continues`), as the results page
+ * words it (`ui/js/session-view.js`): the cut, or, for `idle`, that no bound cut it.
+ */
+export function continuesText(part: number, code: SessionContinues): string {
+  const before =
+    code === 'idle'
+      ? 'which was scored whole once idle (no cut) and let go since'
+      : `which was cut (${code})`;
+  return `continues part ${part - 1}, ${before}: its earlier turns are not here`;
+}
+
+/**
+ * What the next part of a session continues, from the part before it: the cut of its last pass;
+ * without one, `max_age` when it was held until `maxAgeMs` after its first turn (`letGo`: the
+ * memory driver's expiry; the bullmq driver's part whose keys outlived that), else `idle`: it
+ * was scored whole once the conversation went quiet or a turn ended it, and let go since (the
+ * memory driver's `sessions.maxOpen` or `sessions.maxBytes`, or no record is left of why). Both
+ * drivers' one rule: a continuation never names a bound that did not end the part before it.
+ */
+export function continuesAfter(
+  cut: SessionContinues | undefined,
+  letGo?: SessionCutCode,
+): SessionContinues {
+  return cut ?? (letGo === 'max_age' ? 'max_age' : 'idle');
 }
 
 /** A trace's pass as its session's turn; `undefined` for a trace without a session id. */

@@ -14,7 +14,12 @@ import type { SessionTraceSpans } from '../score/score-session.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
-import type { SessionPass, SessionPolicy, SessionTurnInput } from './session-policy.js';
+import {
+  continuesAfter,
+  type SessionPass,
+  type SessionPolicy,
+  type SessionTurnInput,
+} from './session-policy.js';
 
 /**
  * A session job: which part of which session to score (its turns are in Redis). A job of the
@@ -246,7 +251,8 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
       const pass: SessionPass = {
         part,
         cut: code && sessionPartCut(code, bounds),
-        continues: part > 1 ? (held.continues ?? 'max_age') : undefined,
+        // A part opened after one whose keys outlived maxAgeMs names no cut: max_age.
+        continues: part > 1 ? continuesAfter(held.continues, 'max_age') : undefined,
         testCaseId: held.testCaseId,
       };
       await options.process(sessionId, held.traces, pass);

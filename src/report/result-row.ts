@@ -1,4 +1,4 @@
-import type { SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCutCode } from '../normalize/session-pass.js';
 import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { ToolCall } from '../normalize/tool-call.js';
 import type { ScorerOutcome } from '../score/run-scorers.js';
@@ -42,7 +42,7 @@ export interface ResultSession {
   /** Which bound that was and what it means, as a sentence (with `cut`). */
   cutReason?: string;
   /** For a continuation: why the part before it ended (its turns are not in this one). */
-  continues?: SessionCutCode;
+  continues?: SessionContinues;
 }
 
 /** Turns a suite run into report rows, in trace order, with missing test cases last. */

@@ -1,5 +1,5 @@
 import type { SchemaSource } from '../normalize/schema-source.js';
-import type { SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCutCode } from '../normalize/session-pass.js';
 import type { ScorerKind } from '../score/scorer.js';
 import type { ScoringPhase } from '../score/trace-run.js';
 
@@ -229,7 +229,7 @@ export interface StoredSession {
   traceIds: string[];
   cut: SessionCutCode | null;
   cutReason: string | null;
-  continues: SessionCutCode | null;
+  continues: SessionContinues | null;
 }
 
 /** Results kept per run record; a trace scored by more scorers keeps its newest ones. */

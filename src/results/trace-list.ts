@@ -1,4 +1,4 @@
-import type { SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCutCode } from '../normalize/session-pass.js';
 import type { RunRecord, RunState, StoredResult, StoredToolCall } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
@@ -31,7 +31,7 @@ export interface TraceListEntry {
     traces: number;
     cut: SessionCutCode | null;
     cutReason: string | null;
-    continues: SessionCutCode | null;
+    continues: SessionContinues | null;
   };
 }
 

@@ -3,7 +3,7 @@ import type { NormalizedTrace } from '../normalize/normalize-trace.js';
 import type { NotScoredCode } from './match-trace.js';
 import type { ScorerOutcome } from './run-scorers.js';
 import type { TestCase } from './test-case.js';
-import type { SessionCut, SessionCutCode } from '../normalize/session-pass.js';
+import type { SessionContinues, SessionCut } from '../normalize/session-pass.js';
 
 /**
  * Which scorers a pass runs: every one (`all`: offline, and any driver without a judge), all but
@@ -102,5 +102,5 @@ export interface SessionRun {
   /** The bound it was scored as it stood at, if one was. */
   cut?: SessionCut | undefined;
   /** For a continuation: why the part before it ended (its turns are not in this one). */
-  continues?: SessionCutCode | undefined;
+  continues?: SessionContinues | undefined;
 }

@@ -142,6 +142,30 @@ describe('memory driver session bounds through serve', () => {
     expect(await scrapeMetric(metrics, 'spanscore_sessions_evicted_total')).toBe(2);
   });
 
+  it('a session scored once idle, then let go at maxOpen: its late turn is part 2, continuing idle, as part 1 (no cut) says', async () => {
+    const { send, get, session, scored } = await serve({ maxOpen: 1, idleMs: 300 });
+    const first = turn('conv-i', ['lookup_order'], 0);
+    await send(first);
+    await scored('conv-i');
+    // Scored whole once idle: no cut.
+    expect((await session('conv-i')).body.session).toMatchObject({ part: 1, cut: null });
+    // Another session lets conv-i go (maxOpen 1); it waits for nothing, so it is not scored again.
+    await send(turn('conv-j', ['lookup_order'], 0));
+    await scored('conv-j');
+    const late = turn('conv-i', ['issue_refund'], 120_000, { 'spanscore.session.end': true }, null);
+    await send(late);
+    await scored('conv-i', 2);
+    expect((await session('conv-i', 2)).body.session).toMatchObject({
+      part: 2,
+      traceIds: [late.traceId],
+      cut: null,
+      continues: 'idle',
+    });
+    expect((await session('conv-i')).body.session).toMatchObject({ part: 1, cut: null });
+    const listed = (await get<{ sessions: TraceListEntry[] }>('sessions')).body.sessions;
+    expect(listed.find(s => s.traceId === 'session~2:conv-i')?.session?.continues).toBe('idle');
+  });
+
   it('scores a session cut at maxAgeMs; a turn after opens part 2, continuing max_age', async () => {
     const { send, session, scored, metrics } = await serve({ maxAgeMs: 1_500, idleMs: 600_000 });
     const first = turn('conv-g', ['lookup_order'], 0);

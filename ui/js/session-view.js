@@ -55,7 +55,12 @@ function partFacts(session, sessionId, ctx) {
   if (part > 1 && session.continues)
     out.push([
       'Continues',
-      `continues part ${part - 1}, which was cut (${session.continues}): its earlier turns are not here`,
+      // As src/queue/session-policy.ts's continuesText words it.
+      `continues part ${part - 1}, ${
+        session.continues === 'idle'
+          ? 'which was scored whole once idle (no cut) and let go since'
+          : `which was cut (${session.continues})`
+      }: its earlier turns are not here`,
     ]);
   if (parts.length > 1)
     out.push([
