@@ -329,6 +329,22 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     expect(failed!.results).toHaveLength(2);
     expect((await store.summary(Date.now() - 60_000, Date.now() + 1000)).failedTraces).toBe(1);
 
+    // A session part whose pass failed: its record keeps the part it was (turns, cut), listed as a session's.
+    const part = {
+      id: 'conv-f',
+      part: 2,
+      traceIds: [ids['book-ok']!],
+      cut: 'evicted' as const,
+      cutReason: 'let go',
+      continues: 'idle' as const,
+    };
+    await store.recordFailure('session~2:conv-f', 'deterministic', new Error('sink down'), part);
+    expect(await store.run('session~2:conv-f')).toMatchObject({
+      state: 'failed',
+      reason: 'scoring failed after its retries: sink down',
+      session: part,
+    });
+
     // A trace accepted and never scored: its record says expired and why, and the summary counts it.
     const lost = 'e'.repeat(32);
     await store.recordExpired(lost, 'its spans were no longer in Redis');
@@ -340,6 +356,22 @@ describe.each(Object.keys(stores))('the %s results store', name => {
     });
     const summary = await store.summary(Date.now() - 60_000, Date.now() + 1000);
     expect(summary.notScored).toContainEqual({ reason: 'expired', count: 1 });
+    expect(
+      (await store.traces({ sessions: true }, 10)).traces.map(t => [t.traceId, t.state, t.session]),
+    ).toEqual([
+      [
+        'session~2:conv-f',
+        'failed',
+        {
+          id: 'conv-f',
+          part: 2,
+          traces: 1,
+          cut: 'evicted',
+          cutReason: 'let go',
+          continues: 'idle',
+        },
+      ],
+    ]);
   });
 
   it('amends a record in place: its reason replaced, a finding added, its results, export and counts kept', async () => {
