@@ -11,6 +11,7 @@ import type {
 } from '../score/llm/judge.js';
 import { JUDGE_PROMPT_BOUNDS } from '../score/llm/judge-prompt-cuts.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { endpointUsage } from './endpoint-usage.js';
 
 /**
  * What one judge call can plausibly be billed for, the ceiling its endpoint's token counts are read
@@ -200,38 +201,25 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         completion = await call('plain').catch((again: unknown) => unavailable(api, again));
       } else return unavailable(api, error);
     }
-    const unread: string[] = [];
-    const implausible: string[] = [];
     // The schema once: plain mode puts it in the system message, structured output may too.
     let promptChars = schema.length + 64;
     for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
-    const usage = {
-      inputTokens: tokenCount(completion.usage, 'prompt_tokens', unread, implausible, {
+    const { usage, usageProblem } = endpointUsage(completion.usage, {
+      input: {
         ceiling:
           promptChars * JUDGE_USAGE_CEILING.tokensPerPromptChar +
           JUDGE_USAGE_CEILING.overheadTokens,
         why: `what ${promptChars} characters of prompt can be`,
-      }),
-      outputTokens: tokenCount(completion.usage, 'completion_tokens', unread, implausible, {
-        ceiling: maxOutputTokens,
-        why: 'judge.maxOutputTokens',
-      }),
-    };
-    const problems = [
-      ...(unread.length
-        ? [
-            `${unread.join(', ')}, not ${unread.length === 1 ? 'a token count' : 'token counts'}: read as 0`,
-          ]
-        : []),
-      ...implausible,
-    ];
+      },
+      output: { ceiling: maxOutputTokens, why: 'judge.maxOutputTokens' },
+    });
     // The endpoint's, untrusted: content that is not text (an object, a number) is read as its JSON.
     const content: unknown = completion.choices[0]?.message.content;
     return {
       text: typeof content === 'string' ? content : (JSON.stringify(content) ?? ''),
       model: completion.model || model,
       usage,
-      ...(problems.length && { usageProblem: `the endpoint's ${problems.join('; ')}` }),
+      ...(usageProblem !== undefined && { usageProblem }),
       cut: completion.choices[0]?.finish_reason === 'length',
     };
   }
@@ -294,35 +282,6 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       };
     },
   };
-}
-
-/**
- * A token count of the endpoint's `usage`: a finite number from 0 up. Anything else (negative,
- * `NaN` or a string, a number past a double's range) is read as 0 and named in `unread`: it
- * would reach the cost as `NaN` or a negative sum, and the metrics, whose counters a negative
- * count throws in and `NaN` poisons for good. A count past `limit.ceiling` (what the call can
- * plausibly use, {@link JUDGE_USAGE_CEILING}) is counted at the ceiling and said in `implausible`.
- */
-function tokenCount(
-  usage: unknown,
-  field: string,
-  unread: string[],
-  implausible: string[],
-  limit: { ceiling: number; why: string },
-): number {
-  const value = (usage as Record<string, unknown> | null | undefined)?.[field];
-  if (value === undefined || value === null) return 0;
-  if (typeof value === 'number' && Number.isFinite(value) && value > limit.ceiling) {
-    implausible.push(
-      `usage.${field} was ${value}, more than the ${limit.ceiling} tokens one call can use (${limit.why}): counted as ${limit.ceiling}`,
-    );
-    return limit.ceiling;
-  }
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  unread.push(
-    `usage.${field} was ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
-  );
-  return 0;
 }
 
 /** Whether an endpoint's 400 names a max-tokens request field (either). */

@@ -32,11 +32,6 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
   const server = await startOpenAiCompatibleServer([
     answerWithUsage({ prompt_tokens: -1_000_000_000, completion_tokens: 5 }),
     answerWithUsage({ prompt_tokens: 'NaN', completion_tokens: '100' }),
-    // 1e309 is JSON for a number no double holds: JSON.parse reads it as Infinity.
-    {
-      status: 200,
-      body: '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\\"ok\\":true}"}}],"usage":{"prompt_tokens":1e309,"completion_tokens":0}}',
-    },
     // Then a real count: 100 output tokens at $1 a million spend the rest of the day's $0.0001.
     answerWithUsage({ prompt_tokens: 0, completion_tokens: 100 }),
   ]);
@@ -73,7 +68,7 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
       parse: v => v,
     });
   const details = [];
-  for (const n of [1, 2, 3]) details.push(usageDetails(await ask(n)));
+  for (const n of [1, 2]) details.push(usageDetails(await ask(n)));
   expect(details).toEqual([
     {
       model: 'm',
@@ -93,14 +88,6 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
       usageProblem:
         'the endpoint\'s usage.prompt_tokens was "NaN", usage.completion_tokens was "100", not token counts: read as 0',
     },
-    {
-      model: 'm',
-      inputTokens: 0,
-      outputTokens: 0,
-      cached: false,
-      costUsd: 0,
-      usageProblem: "the endpoint's usage.prompt_tokens was Infinity, not a token count: read as 0",
-    },
   ]);
   const day = new Date().toISOString().slice(0, 10);
   expect(await ledger.spent(day)).toBe(0.000005);
@@ -114,9 +101,9 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
     'spanscore_judge_cost_usd_total{model="m"} 0.000005',
   ]);
   // The budget still holds: a real count spends it, and the next call is refused before it is made.
-  await ask(4);
-  await expect(ask(5)).rejects.toMatchObject({ code: 'SS_JUDGE_BUDGET_EXHAUSTED' });
-  expect(server.requests).toHaveLength(4);
+  await ask(3);
+  await expect(ask(4)).rejects.toMatchObject({ code: 'SS_JUDGE_BUDGET_EXHAUSTED' });
+  expect(server.requests).toHaveLength(3);
 });
 
 it("an endpoint's counts past what one call can use (1e300 tokens) are counted at the ceiling and said, and leave the day's budget to later calls", async () => {
@@ -162,4 +149,82 @@ it("an endpoint's counts past what one call can use (1e300 tokens) are counted a
     12,
   );
   expect(spent).toBeLessThan(0.01);
+});
+
+/** A judge whose calls cost $1 a million tokens either way, with a daily budget of $1, on `server`. */
+function meteredJudge(server: OpenAiCompatibleServer) {
+  const ledger = createMemorySpendLedger();
+  const config = judgeConfigSchema.parse({
+    model: 'm',
+    baseUrl: server.baseURL,
+    apiKey: 'k',
+    maxRetries: 0,
+    maxOutputTokens: 500,
+    prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
+    dailyBudgetUsd: 1,
+  });
+  const llm = createLlmContext(config, { limits: 'process', retries: 'client', ledger })!;
+  const ask = (n: number) =>
+    llm.judge.ask({
+      model: 'm',
+      system: 's',
+      user: `question ${n}`,
+      schemaName: 'ok',
+      jsonSchema: {},
+      parse: v => v,
+    });
+  const spent = () => ledger.spent(new Date().toISOString().slice(0, 10));
+  return { ask, spent };
+}
+
+it("an infinite token count (JSON 1e309) is counted at the ceiling and said, not as 0: the day's spend counts it", async () => {
+  const server = await startOpenAiCompatibleServer([
+    // 1e309 is JSON for a number no double holds: JSON.parse reads it as Infinity.
+    {
+      status: 200,
+      body: '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\\"ok\\":true}"}}],"usage":{"prompt_tokens":1e309,"completion_tokens":1e309}}',
+    },
+  ]);
+  servers.push(server);
+  const judge = meteredJudge(server);
+  const answer = await judge.ask(1);
+  expect(server.requests).toHaveLength(1);
+  // The output at judge.maxOutputTokens (500); the input at the prompt's ceiling, 3 tokens a
+  // character sent plus 256: more than 256, under a thousand for these few characters.
+  expect(answer.usage.outputTokens).toBe(500);
+  expect(answer.usage.inputTokens).toBeGreaterThan(256);
+  expect(answer.usage.inputTokens).toBeLessThan(1000);
+  expect(answer.usageProblem).toMatch(
+    /^the endpoint's usage\.prompt_tokens was Infinity, more than the \d+ tokens one call can use \(what \d+ characters of prompt can be\): counted as \d+; usage\.completion_tokens was Infinity, more than the 500 tokens one call can use \(judge\.maxOutputTokens\): counted as 500$/,
+  );
+  expect(await judge.spent()).toBeCloseTo((answer.usage.inputTokens + 500) / 1e6, 12);
+});
+
+it('a server that sends only usage.total_tokens has them counted, output first up to judge.maxOutputTokens, and said', async () => {
+  const server = await startOpenAiCompatibleServer([
+    answerWithUsage({ total_tokens: 300 }),
+    answerWithUsage({ total_tokens: 700 }),
+    // The input given: the rest of the total is output.
+    answerWithUsage({ prompt_tokens: 200, total_tokens: 260 }),
+    // Both given: the total is not read.
+    answerWithUsage({ prompt_tokens: 200, completion_tokens: 60, total_tokens: 9999 }),
+  ]);
+  servers.push(server);
+  const judge = meteredJudge(server);
+  const answers = [];
+  for (const n of [1, 2, 3, 4]) answers.push(await judge.ask(n));
+  expect(answers.map(a => a.usage)).toEqual([
+    { inputTokens: 0, outputTokens: 300 },
+    { inputTokens: 200, outputTokens: 500 },
+    { inputTokens: 200, outputTokens: 60 },
+    { inputTokens: 200, outputTokens: 60 },
+  ]);
+  expect(answers.map(a => a.usageProblem)).toEqual([
+    "the endpoint's usage.total_tokens was 300 without usage.prompt_tokens or usage.completion_tokens: 300 of it counted as output and 0 as input tokens (output first, up to judge.maxOutputTokens)",
+    "the endpoint's usage.total_tokens was 700 without usage.prompt_tokens or usage.completion_tokens: 500 of it counted as output and 200 as input tokens (output first, up to judge.maxOutputTokens)",
+    "the endpoint's usage.total_tokens was 260 without usage.completion_tokens: 60 of it counted as output and 0 as input tokens (output first, up to judge.maxOutputTokens)",
+    undefined,
+  ]);
+  // 300 + 700 + 260 + 260 tokens at $1 a million.
+  expect(await judge.spent()).toBeCloseTo(1520 / 1e6, 12);
 });

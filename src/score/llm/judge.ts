@@ -28,8 +28,9 @@ export interface JudgeAnswer<T> {
   costUsd?: number;
   /**
    * Why the token counts are not the endpoint's: its `usage` held a count that is no token count
-   * (negative, `NaN`, a string, past a double's range), read as 0, or one past what the call can
-   * plausibly use (`JUDGE_USAGE_CEILING`), counted at that ceiling.
+   * (negative, a string), read as 0; one past what the call can plausibly use
+   * (`JUDGE_USAGE_CEILING`), `Infinity` or `NaN`, counted at that ceiling; or only
+   * `total_tokens`, split by the judge (see `endpointUsage`).
    */
   usageProblem?: string;
 }
