@@ -71,7 +71,8 @@ const MAX_QUOTED_CHARS = 500;
  * one repair attempt (the model is shown its answer and the error), then `SS_JUDGE_INVALID_OUTPUT`;
  * an answer stopped at `maxOutputTokens` (`finish_reason: 'length'`) that is not valid gets no
  * repair (it would be cut the same way): `SS_JUDGE_INVALID_OUTPUT` naming `judge.maxOutputTokens`.
- * `gate` hears of each call and may refuse the repair (the budget does).
+ * `gate` hears of each call and may refuse the repair (the budget does): the refusal, its code
+ * kept, then also says what the first, paid answer was and why it could not be used.
  * Retries with backoff and Retry-After, and the timeout, are the `openai` client's own, on
  * {@link boundedFetch} (the answer's size and arrival bounded, Retry-After at most 60 s); a 429 past
  * them is `SS_JUDGE_RATE_LIMITED` with the server's Retry-After, anything else
@@ -241,8 +242,11 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
         // Stopped at the token bound: a repair would be stopped there too, and paid for.
         if (first.cut) throw cutAnswer(request.schemaName, maxOutputTokens, 'first', error);
         // One repair attempt: show the model its answer and what was wrong with it. The budget
-        // may refuse it: the first call's cost is already counted.
-        await gate?.beforeRepair();
+        // may refuse it: the first call's cost is already counted, and the refusal says what it
+        // bought and why that could not be used.
+        await gate
+          ?.beforeRepair()
+          .catch((refused: unknown) => refusedRepair(refused, first, request.schemaName, error));
         const repair = await complete(
           request.model,
           [
@@ -282,6 +286,30 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions = {}): Judge {
       };
     },
   };
+}
+
+/**
+ * The gate's refusal of a repair (`SS_JUDGE_BUDGET_EXHAUSTED`: the scorer is `skipped`), its
+ * code kept and its message saying what the first, paid call got: an answer received, its tokens
+ * and model, and why it could not be used. Not a `SpanscoreError`: thrown as it is.
+ */
+function refusedRepair(
+  refused: unknown,
+  first: { usage: JudgeUsage; model: string },
+  schemaName: string,
+  invalid: unknown,
+): never {
+  if (!isSpanscoreError(refused)) throw refused;
+  throw new SpanscoreError(
+    refused.code,
+    `${refused.message}. Its first answer was received and paid for (${first.usage.inputTokens} input and ${first.usage.outputTokens} output tokens, from ${first.model}) but could not be used: it does not match the ${schemaName} schema: ${(invalid as Error).message}`,
+    {
+      cause: refused,
+      ...(refused.retryAfterSeconds !== undefined && {
+        retryAfterSeconds: refused.retryAfterSeconds,
+      }),
+    },
+  );
 }
 
 /** Whether an endpoint's 400 names a max-tokens request field (either). */

@@ -16,7 +16,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map(s => s.close()));
 });
 
-it('a repair is checked against the daily budget: a first call that spent it has its repair refused, and the result says the budget was why', async () => {
+it('a repair is checked against the daily budget: a first call that spent it has its repair refused, and the result says the budget was why and what the paid first answer was', async () => {
   const usage = { prompt_tokens: 400, completion_tokens: 100 };
   const server = await startOpenAiCompatibleServer([
     // Off the scorer's range 1 to 5: invalid, so the judge would ask for a repair.
@@ -48,7 +48,7 @@ it('a repair is checked against the daily budget: a first call that spent it has
   expect(outcome!.result).toEqual({
     status: 'skipped',
     reason: expect.stringMatching(
-      /^the repair of an invalid answer was not asked \(its first call was paid\): the judge's daily budget of \$0\.25 is spent \(\$0\.3000 on \d{4}-\d\d-\d\d UTC\)/,
+      /^the repair of an invalid answer was not asked \(its first call was paid\): the judge's daily budget of \$0\.25 is spent \(\$0\.3000 on \d{4}-\d\d-\d\d UTC\); LLM scorers are skipped until 00:00 UTC\. Its first answer was received and paid for \(400 input and 100 output tokens, from judge-model-2026\) but could not be used: it does not match the rubric schema: .*\b99\b/,
     ),
   });
 });
