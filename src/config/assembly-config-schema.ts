@@ -28,7 +28,7 @@ export const assemblyConfigSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Score a trace again when spans arrive after it was scored (else they are counted and dropped).',
+        'Score a trace again when spans arrive after it was scored (else they are counted and dropped). A trace gets at most 3 judge passes (its first scoring and 2 rescores: `MAX_JUDGE_PASSES_PER_TRACE`); a later rescore runs the deterministic scorers only, its LLM scorers `skipped` saying why.',
       ),
     maxBufferedSpans: positiveInt()
       .default(25_000)

@@ -45,6 +45,7 @@ import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-tr
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
+import { rescoreJudgeSkipped } from './rescore-judge-passes.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
 
@@ -225,12 +226,16 @@ export function createBullmqQueueDriver(
           shard,
           redis: commands,
           workerConnection: connect('bullmq'),
-          process: async (traceId, spans, { exportRetry, notes }) => {
+          process: async (traceId, spans, { exportRetry, notes, rescore }) => {
+            // A rescore past the trace's judge passes (late batches): its deterministic scorers only.
+            const judgeSkipped = judgeQueue ? rescoreJudgeSkipped(rescore) : undefined;
             const { run, deliver } = await scorer.scoreThenDeliver(
               traceId,
               spans,
               judgeQueue ? 'deterministic' : 'all',
-              { exportRetry, notes },
+              judgeSkipped === undefined
+                ? { exportRetry, notes }
+                : { exportRetry, notes, judgeSkipped },
             );
             // The trace joins its session now, in its scoring slot, so that its session is
             // scored whether or not the trace's own evaluation spans reach the backend, and

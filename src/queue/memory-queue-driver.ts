@@ -30,6 +30,7 @@ import { refusedTurnReason } from './refused-turn-reason.js';
 import { droppedTurnWording } from './dropped-turn-wording.js';
 import { sessionRecordKey } from '../results/run-record-key.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
+import { rescoreJudgeSkipped } from './rescore-judge-passes.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -57,15 +58,17 @@ export function createMemoryQueueDriver(
   // Judge passes not finished yet, retries included, for close().
   const judgePasses = new Set<Promise<void>>();
   const assembler = createMemoryTraceAssembler({
-    process: async (traceId, spans, { notes }) => {
+    process: async (traceId, spans, { notes, rescore }) => {
       const withScorer = scorer;
       if (!withScorer)
         throw new Error('unreachable: the memory driver scores once workers started');
+      // A rescore past the trace's judge passes (late batches): its deterministic scorers only.
+      const judgeSkipped = withScorer.usesJudge ? rescoreJudgeSkipped(rescore) : undefined;
       const { run, deliver } = await withScorer.scoreThenDeliver(
         traceId,
         spans,
         withScorer.usesJudge ? 'deterministic' : 'all',
-        { notes },
+        judgeSkipped === undefined ? { notes } : { notes, judgeSkipped },
       );
       // The trace joins its session now, in its scoring slot: its session is scored whether or
       // not the trace's own evaluation spans reach the backend, and without waiting behind

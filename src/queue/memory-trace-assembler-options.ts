@@ -12,12 +12,13 @@ export interface MemoryTraceAssemblerOptions {
    * Scores one complete trace; rejects with an `upstream` error to be retried. It may resolve with the
    * trace's delivery (the export of its evaluation spans), which then runs outside the scoring
    * slot: a trace waiting on the network does not keep another from being scored. A delivery that
-   * rejects is retried like a failed scoring.
+   * rejects is retried like a failed scoring. `rescore`: the trace is scored again for late
+   * spans, for the `rescore`th time (0 for its first scoring).
    */
   process: (
     traceId: string,
     spans: readonly SpanDigest[],
-    attempt: { notes: Diagnostic[] },
+    attempt: { notes: Diagnostic[]; rescore?: number },
   ) => Promise<(() => Promise<void>) | void>;
   /** Traces scored at once (their deliveries wait outside this limit): `worker.concurrency`. */
   concurrency: number;

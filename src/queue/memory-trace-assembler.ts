@@ -140,7 +140,7 @@ export function createMemoryTraceAssembler(
       const notes = truncationNotes(maxPerTrace, trace.truncated, trace.spans.length);
       // The held array itself, not a copy (about 9 bytes a span an attempt): once the run has
       // started nothing adds to it (late spans go to `late`, a rescore copies it in `reopen`).
-      return options.process(entry.traceId, trace.spans, { notes });
+      return options.process(entry.traceId, trace.spans, { notes, rescore: trace.rescores });
     },
     finished,
   };

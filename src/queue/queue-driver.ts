@@ -26,6 +26,12 @@ export interface ScoreOptions {
   exportRetry?: boolean;
   /** What the driver knows of the trace that reading it cannot tell (e.g. it was truncated): added to its diagnostics. */
   notes?: readonly Diagnostic[];
+  /**
+   * With the `deterministic` phase: no judge pass follows this one (a rescore past
+   * `MAX_JUDGE_PASSES_PER_TRACE`), so its LLM scorers are `skipped` with this reason instead of
+   * deferred.
+   */
+  judgeSkipped?: string;
 }
 
 /**

@@ -9,6 +9,7 @@ import { SCORE_TRACE_QUEUE, traceQueueShards, type QueueLocation } from './queue
 import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer, type BufferedTrace } from '../redis/redis-span-buffer.js';
+import { countRescore } from '../redis/count-rescore.js';
 import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 import { truncationNotes } from './span-cap.js';
@@ -40,11 +41,13 @@ export interface ScoreTraceWorkerOptions extends BullmqTraceOptions {
    * an earlier try failed to export (see `ScoreOptions.exportRetry`). It may resolve with the
    * trace's delivery (the export of its evaluation spans, and what follows it), which then runs
    * outside the scoring slot; a delivery that rejects is retried as a failed scoring is.
+   * `rescore`: the trace is scored again for late spans, for the `rescore`th time (counted in its
+   * buffer hash; absent for its first scoring).
    */
   process: (
     traceId: string,
     spans: SpanDigest[],
-    attempt: { exportRetry: boolean; notes: Diagnostic[] },
+    attempt: { exportRetry: boolean; notes: Diagnostic[]; rescore?: number },
   ) => Promise<TraceDelivery | void>;
   /** Jobs this worker reads and scores at once (their deliveries wait outside this limit). */
   concurrency: number;
@@ -189,8 +192,19 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
             throw new DelayedError();
           }
         }
+        // Scored already (and not handed over): a rescore for late spans, counted in the trace's
+        // hash (once a rescore: a try that retries its export reads the count).
+        const rescore = progress.scored
+          ? await countRescore(options.redis, prefix, traceId, !exportRetry)
+          : undefined;
         const [outcome] = await Promise.allSettled([
-          options.process(traceId, spans, { exportRetry, notes: notesOf(read) }),
+          options.process(
+            traceId,
+            spans,
+            rescore
+              ? { exportRetry, notes: notesOf(read), rescore }
+              : { exportRetry, notes: notesOf(read) },
+          ),
         ]);
         return { read: scoredRead(read), outcome };
       },

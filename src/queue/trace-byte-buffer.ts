@@ -31,6 +31,8 @@ export class HeldTrace implements TraceProgress {
   logsSeen: boolean;
   /** Spans refused past `maxSpansPerTrace`. */
   truncated = 0;
+  /** Rescores of the trace this is (late spans): 0 for its first scoring, 1 for its first rescore. */
+  readonly rescores: number;
 
   /**
    * A new held trace, or one started from spans kept before (`from`, a rescore). `service`: the
@@ -51,6 +53,7 @@ export class HeldTrace implements TraceProgress {
     // A rescore settles like a trace whose root has ended: it was scored once already.
     this.rootEnded = from !== undefined;
     this.logsSeen = from !== undefined;
+    this.rescores = from ? from.rescores + 1 : 0;
   }
 
   /**

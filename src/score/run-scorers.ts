@@ -141,6 +141,11 @@ async function awaitScorers(
   return out;
 }
 
+/** The outcome of a scorer that was not run: `skipped`, with `reason`. */
+export function skippedOutcome(resolved: ResolvedScorer, reason: string): ScorerOutcome {
+  return outcomeOf(resolved, skipped(reason));
+}
+
 /** A scorer's outcome. */
 function outcomeOf(resolved: ResolvedScorer, result: ScoreResult): ScorerOutcome {
   const { scorer } = resolved;

@@ -17,7 +17,12 @@ import { readTraceIds } from './read-trace-ids.js';
 import { toolArguments } from './deterministic/tool-arguments.js';
 import type { ResultSink } from './result-sink.js';
 import { recordRunCalls } from './run-calls.js';
-import { runScorersAtOnce, type ResolvedScorer, type ScorerOutcome } from './run-scorers.js';
+import {
+  runScorersAtOnce,
+  skippedOutcome,
+  type ResolvedScorer,
+  type ScorerOutcome,
+} from './run-scorers.js';
 import { sessionTurnReason } from './session-turn-reason.js';
 import { TraceNormalizations } from './trace-normalizations.js';
 import { unixNanoNow } from './unix-nano-now.js';
@@ -39,6 +44,11 @@ export interface ScoreTraceOptions {
   propagate?: (error: unknown) => boolean | Error;
   /** Findings the caller made before scoring (a queue truncating a trace), kept in the run's diagnostics. */
   notes?: readonly Diagnostic[];
+  /**
+   * In the `deterministic` phase: no judge pass will follow, so the LLM scorers it leaves are
+   * given `skipped` outcomes with this reason (in the scorers' order) instead of `deferred`.
+   */
+  judgeSkipped?: string;
   /** The clock, in Unix nanoseconds. */
   now?: () => bigint;
   /**
@@ -100,7 +110,8 @@ export async function scoreTrace(
   // Index loops: a for-of left an iterator result per item (this runs once a trace).
   for (let t = 0; t < match.targets.length; t++) {
     const target = match.targets[t]!;
-    const { selected, deferred } = phaseScorers(target.scorers, phase);
+    const { selected, deferred: left } = phaseScorers(target.scorers, phase);
+    const deferred = options.judgeSkipped === undefined ? left : [];
     if (selected.length === 0 && deferred.length === 0) continue;
     const trace = normalizations.of(
       target.aliases,
@@ -132,7 +143,9 @@ export async function scoreTrace(
       target.aliases,
       options.propagate,
     );
-    const outcomes = withDiagnosis(isThenable(scoring) ? await scoring : scoring, diagnostics);
+    let outcomes = withDiagnosis(isThenable(scoring) ? await scoring : scoring, diagnostics);
+    if (left.length > 0 && options.judgeSkipped !== undefined)
+      outcomes = withSkippedJudge(outcomes, target.scorers, options.judgeSkipped);
     results[scored++] = {
       phase,
       trace,
@@ -236,6 +249,21 @@ function withDiagnosis(
     o.result.status === 'scored' && o.result.label === 'fail'
       ? { ...o, result: { ...o.result, reason: `${o.result.reason}; ${blind.message}` } }
       : o,
+  );
+}
+
+/**
+ * A deterministic pass's outcomes with its target's LLM scorers given `skipped` outcomes (`reason`:
+ * no judge pass follows), every outcome in the scorers' order.
+ */
+function withSkippedJudge(
+  outcomes: readonly ScorerOutcome[],
+  scorers: readonly ResolvedScorer[],
+  reason: string,
+): ScorerOutcome[] {
+  let next = 0;
+  return scorers.map(s =>
+    s.scorer.kind === 'llm' ? skippedOutcome(s, reason) : outcomes[next++]!,
   );
 }
 

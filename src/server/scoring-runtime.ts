@@ -230,6 +230,7 @@ export async function createScoringRuntime(
     const scoring: ScoreTraceOptions = { phase, sinks: options.exportRetry ? [] : record };
     if (options.propagate) scoring.propagate = options.propagate;
     if (options.notes) scoring.notes = options.notes;
+    if (options.judgeSkipped !== undefined) scoring.judgeSkipped = options.judgeSkipped;
     if (lookup) scoring.schemas = lookup;
     const run = await scoreTrace(traceId, spans, plan, scoring);
     // What each delivering sink needs is taken now: a delivery waiting on a slow backend holds

@@ -89,6 +89,8 @@ export async function harness(
   prefix = testPrefix(),
   judgeServer?: OpenAiCompatibleServer,
   driver: 'bullmq' | 'memory' = 'bullmq',
+  /** More config overrides, by full key (`assembly.rescoreLateSpans`). */
+  more: Record<string, unknown> = {},
 ): Promise<Harness> {
   const redis = redisFor(prefix);
   closers.push(redis.cleanup);
@@ -110,6 +112,7 @@ export async function harness(
     suites: [join(dir, 'suite.yaml')],
   };
   for (const [key, value] of Object.entries(judge)) overrides[`judge.${key}`] = value;
+  Object.assign(overrides, more);
   const config = await loadConfig({ env: {}, overrides });
   const exported: Array<EvaluationSpan & { at: number }> = [];
   const service = await startService(

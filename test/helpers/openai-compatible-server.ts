@@ -199,3 +199,29 @@ export function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** A chat request as the judge sends it. */
+export type ChatRequest = { messages: Array<{ role: string; content: string }> };
+
+/** A chat request's user message (the second: the judge sends its instructions first). */
+export const userMessage = (request: Record<string, unknown>): string =>
+  (request as ChatRequest).messages[1]!.content;
+
+/** The calls a prompt shows, as the judge reads them: `N. name(` lines of its tool_calls block. */
+export function callLines(request: Record<string, unknown>): number {
+  const block = /<tool_calls>\n([\s\S]*)\n<\/tool_calls>/.exec(userMessage(request))![1]!;
+  return block.split('\n').filter(line => /^\d+\. /.test(line)).length;
+}
+
+/** A `tool_call_appropriateness` judge that gives one verdict (appropriate) per call the prompt shows. */
+export const verdictPerCall: ReplyFor = request =>
+  judgeAnswer({
+    evaluations: Array.from({ length: callLines(request) }, (_, i) => ({
+      toolCalled: `t${i}`,
+      wasAppropriate: true,
+      reasoning: 'r',
+    })),
+    missingTools: [],
+    clarificationWasAppropriate: false,
+    reason: 'Every call served the request.',
+  });

@@ -6,8 +6,12 @@ import { runScorers } from '../../src/score/run-scorers.js';
 import type { Scorer } from '../../src/score/scorer.js';
 import type { NormalizedTrace } from '../../src/normalize/normalize-trace.js';
 import {
+  callLines,
+  type ChatRequest,
   judgeAnswer,
   startOpenAiCompatibleServer,
+  userMessage,
+  verdictPerCall,
   type OpenAiCompatibleServer,
   type ReplyFor,
   type ScriptedReply,
@@ -18,29 +22,6 @@ const servers: OpenAiCompatibleServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map(s => s.close()));
 });
-
-type ChatRequest = { messages: Array<{ role: string; content: string }> };
-const userMessage = (request: Record<string, unknown>): string =>
-  (request as ChatRequest).messages[1]!.content;
-
-/** The calls a prompt shows, as the judge reads them: `N. name(` lines of its tool_calls block. */
-function callLines(request: Record<string, unknown>): number {
-  const block = /<tool_calls>\n([\s\S]*)\n<\/tool_calls>/.exec(userMessage(request))![1]!;
-  return block.split('\n').filter(line => /^\d+\. /.test(line)).length;
-}
-
-/** A judge that gives one verdict (appropriate) per call the prompt shows. */
-const verdictPerCall: ReplyFor = request =>
-  judgeAnswer({
-    evaluations: Array.from({ length: callLines(request) }, (_, i) => ({
-      toolCalled: `t${i}`,
-      wasAppropriate: true,
-      reasoning: 'r',
-    })),
-    missingTools: [],
-    clarificationWasAppropriate: false,
-    reason: 'Every call served the request.',
-  });
 
 async function judged(
   script: Array<ScriptedReply | ReplyFor>,
