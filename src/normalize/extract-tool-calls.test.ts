@@ -70,6 +70,21 @@ describe('extractToolCalls', () => {
     expect(calls[0]!.arguments).toEqual({ q: 1 });
   });
 
+  // Hand-written: ids numbered per response (`call_0` each turn) name another tool's call later.
+  it('keeps two runs that share a call id but not a tool, and merges a renamed twin', () => {
+    const calls = extractToolCalls(
+      digests([
+        tool(1, 'search', 1, { 'gen_ai.tool.call.id': 'call_0' }),
+        tool(2, 'book', 2, { 'gen_ai.tool.call.id': 'call_0' }),
+        tool(3, 'functions.book', 3, { 'gen_ai.tool.call.id': 'call_0' }),
+      ]),
+    );
+    expect(calls.map(c => [c.name, c.callId])).toEqual([
+      ['search', 'call_0'],
+      ['book', 'call_0'],
+    ]);
+  });
+
   it('does not merge nested tool spans whose call ids differ (a tool that calls another tool)', () => {
     const calls = extractToolCalls(
       digests([

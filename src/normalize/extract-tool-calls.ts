@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { absorb } from './absorb-call.js';
+import { callKey } from './call-key.js';
 import { canonicalToolName } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
 import { FewKeyMap, SCAN_LIMIT } from './few-key-map.js';
@@ -186,10 +187,10 @@ function split(extractors: readonly ToolCallExtractor[]): Parts {
 }
 
 /**
- * The executed calls in start order, each reported once: a call with the call id of one before
- * it, or nested in a tool span of the same name (`nestedTwin`), is merged into that one. The
- * list is `calls` itself (or its sorted copy) unless a call is merged away: a list of its own is
- * made only then.
+ * The executed calls in start order, each reported once: a call with the call id and canonical
+ * name of one before it (`callKey`: an id reused for another tool is another call), or nested in
+ * a tool span of the same name (`nestedTwin`), is merged into that one. The list is `calls`
+ * itself (or its sorted copy) unless a call is merged away: a list of its own is made only then.
  */
 function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
   const ordered = isSorted(calls) ? calls : [...calls].sort(byStart);
@@ -198,14 +199,13 @@ function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
   // 600 bytes a trace of ten calls).
   if (ordered.length <= SCAN_LIMIT && firstTwin(ordered, byId) === -1) return ordered;
   const bySpan = new FewKeyMap<string, ToolCall>(ordered.length);
-  const byCallId = new FewKeyMap<string, ToolCall>(ordered.length);
+  const byKey = new FewKeyMap<string, ToolCall>(ordered.length);
   // The calls kept, once one is merged away; until then, the first `i` of `ordered`.
   let out: ToolCall[] | undefined;
   for (let i = 0; i < ordered.length; i++) {
     const call = ordered[i]!;
-    const twin =
-      (call.callId !== undefined ? byCallId.get(call.callId) : undefined) ??
-      nestedTwin(call, byId, bySpan);
+    const key = call.callId === undefined ? undefined : callKey(call.callId, call.canonicalName);
+    const twin = (key !== undefined ? byKey.get(key) : undefined) ?? nestedTwin(call, byId, bySpan);
     if (twin) {
       absorb(twin, call);
       bySpan.set(call.spanId, twin);
@@ -214,22 +214,24 @@ function mergeExecuted(calls: ToolCall[], byId: SpanIndex): ToolCall[] {
     }
     out?.push(call);
     bySpan.set(call.spanId, call);
-    if (call.callId !== undefined) byCallId.set(call.callId, call);
+    if (key !== undefined) byKey.set(key, call);
   }
   return out ?? ordered;
 }
 
 /**
  * The index of the first call that {@link mergeExecuted} would merge into one before it (same
- * call id, or `nestedTwin`), -1 when none: what its maps would find while nothing is merged, by a
- * scan of the calls before each (`calls` has at most `SCAN_LIMIT`, one tool span each, so a scan
- * costs what a `FewKeyMap` lookup does).
+ * call id and canonical name, or `nestedTwin`), -1 when none: what its maps would find while
+ * nothing is merged, by a scan of the calls before each (`calls` has at most `SCAN_LIMIT`, one
+ * tool span each, so a scan costs what a `FewKeyMap` lookup does).
  */
 function firstTwin(calls: readonly ToolCall[], byId: SpanIndex): number {
   for (let i = 1; i < calls.length; i++) {
     const call = calls[i]!;
     if (call.callId !== undefined)
-      for (let j = 0; j < i; j++) if (calls[j]!.callId === call.callId) return i;
+      for (let j = 0; j < i; j++)
+        if (calls[j]!.callId === call.callId && calls[j]!.canonicalName === call.canonicalName)
+          return i;
     let parentId = byId.get(call.spanId)?.parentSpanId ?? '';
     for (let hops = 0; parentId !== '' && hops < 64; hops++) {
       const ancestor = spanCall(calls, i, parentId);

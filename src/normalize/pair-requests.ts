@@ -1,5 +1,6 @@
 import type { SpanDigest } from '../ingest/span-digest.js';
 import { absorb } from './absorb-call.js';
+import { callKey } from './call-key.js';
 import { isSorted, sortRequests } from './call-order.js';
 import { FewKeyMap } from './few-key-map.js';
 import { INPUT_BOUNDS, inputBoundHits } from './input-bounds.js';
@@ -13,10 +14,10 @@ import type { ToolCall } from './tool-call.js';
 /**
  * Pairs each call a model requested with the run that executed it, and appends to `calls` (the
  * trace's executed calls, merged) a ToolCall for each request nothing ran, once. A request is
- * merged into its run (`absorb`): the run of its call id, else one-to-one by name an unclaimed
- * id-less run that started after the model call began (see {@link idleRun}). A request seen
- * twice (replayed in a later model call's input, or reported by a model span and its wrapper) is
- * appended once. A request nothing ran is placed after the runs its model span's other requests
+ * merged into its run (`absorb`): the run of its call id and tool (`callKey`), else one-to-one
+ * by name an unclaimed id-less run that started after the model call began (see
+ * {@link idleRun}). A request seen twice (replayed in a later model call's input, or reported by
+ * a model span and its wrapper) is appended once. A request nothing ran is placed after the runs its model span's other requests
  * were paired with. `requested` may be reordered in place.
  *
  * Bounded: pairing by name and arguments examines at most `INPUT_BOUNDS.maxPairingSteps`
@@ -56,7 +57,8 @@ export function appendUnmatchedRequests(
     const sameId =
       call.callId === undefined
         ? undefined
-        : (executedIds.get(call.callId) ?? keptIds?.get(call.callId));
+        : (executedIds.get(call.callId, call.canonicalName) ??
+          keptIds?.get(callKey(call.callId, call.canonicalName)));
     // Executed spans without a call id (OpenInference, LangSmith, Logfire, Traceloop tools) pair
     // one-to-one by name with an unclaimed run that started after the model call began: first the
     // one whose arguments are the request's, else the first whose arguments no later request
@@ -109,7 +111,8 @@ export function appendUnmatchedRequests(
       aliases,
       span.endTimeUnixNano,
     );
-    if (call.callId !== undefined) (keptIds ??= new FewKeyMap(1)).set(call.callId, kept);
+    if (call.callId !== undefined)
+      (keptIds ??= new FewKeyMap(1)).set(callKey(call.callId, call.canonicalName), kept);
     calls.push(kept);
   }
   pairingWork.steps += INPUT_BOUNDS.maxPairingSteps - Math.max(steps.left, 0);
@@ -220,7 +223,7 @@ function exactRuns(
     wanted.set(e, 0);
   }
   for (const call of requested) {
-    if (call.callId !== undefined && executedIds.has(call.callId)) continue;
+    if (call.callId !== undefined && executedIds.has(call.callId, call.canonicalName)) continue;
     const runs = byKey.get(`${call.canonicalName}\u0000${stableJson(call.arguments)}`);
     if (!runs || !spend(steps, runs.length)) continue;
     pending.set(call, runs);
