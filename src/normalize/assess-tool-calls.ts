@@ -94,13 +94,19 @@ export function setFallbackSchemas(trace: TraceCalls, fallback: FallbackSchemas)
   assessed.delete(trace);
 }
 
-/** The tools each span of the trace shows were offered to a model (read once per trace). */
-export function offeredToolsOf(trace: TraceCalls): OfferedToolsBySpan {
+/**
+ * The tools each span of the trace shows were offered to a model (read once per trace). `index`:
+ * the trace's spans by id, when the caller has them.
+ */
+export function offeredToolsOf(trace: TraceCalls, index?: SpanIndex): OfferedToolsBySpan {
   let offered = offeredOf.get(trace);
   if (!offered)
     offeredOf.set(
       trace,
-      (offered = trace.toolSequence.length === 0 ? new Map() : extractOfferedTools(trace.spans)),
+      (offered =
+        trace.toolSequence.length === 0
+          ? new Map()
+          : extractOfferedTools(trace.spans, undefined, index)),
     );
   return offered;
 }
@@ -124,8 +130,8 @@ export function toolsWithoutSchema(trace: TraceCalls): string[] {
 function resolve(trace: TraceCalls): Resolved[] {
   let resolved = resolvedOf.get(trace);
   if (resolved) return resolved;
-  const offered = offeredToolsOf(trace);
   const index = new SpanIndex(trace.spans);
+  const offered = offeredToolsOf(trace, index);
   resolved = trace.toolSequence.map(call => {
     const applies = offeredToCall(call, offered, index);
     return { applies, tool: applies && findOfferedTool(applies.tools, call.rawName) };

@@ -42,9 +42,9 @@ export function attributeAgents(
   calls: ToolCall[],
   index?: SpanIndex,
 ): AgentAttribution {
-  const agentBySpan = agentSpans(spans);
-  if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const byId = index ?? new SpanIndex(spans);
+  const agentBySpan = agentSpans(spans, byId);
+  if (agentBySpan === undefined) return { toolSequence: calls, handoffs: NONE, agents: NONE };
   const names = new AgentNames(agentBySpan);
   // The calls but the handoffs: `calls` itself until a handoff is taken out (most traces).
   let toolSequence: ToolCall[] | undefined;
@@ -138,16 +138,25 @@ export function agentsInOrder(turns: ReadonlyArray<{ agent: string }>): string[]
 /** Agents of a route looked up by a scan of those seen (most routes have one to three). */
 const FEW_AGENTS = 16;
 
-/** Agent spans by span id, with the agent each stands for; `undefined` when there are none. */
-export function agentSpans(spans: readonly SpanDigest[]): Map<string, string> | undefined {
+/**
+ * Agent spans by span id, with the agent each stands for; `undefined` when there are none. Of a
+ * span id sent twice, the first copy counts (`SpanIndex.isCounted`): `index`, the spans' index
+ * when the caller has one, else made at the first agent span.
+ */
+export function agentSpans(
+  spans: readonly SpanDigest[],
+  index?: SpanIndex,
+): Map<string, string> | undefined {
   let out: Map<string, string> | undefined;
+  let byId = index;
   const children = new ChildNames(spans);
   // Index loops here and in `route`: they run once a trace, and a for-of left an iterator result
   // per item.
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i]!;
     const name = agentSpanName(span, children);
-    if (name !== undefined) (out ??= new Map()).set(span.spanId, cutName(name));
+    if (name !== undefined && (byId ??= new SpanIndex(spans)).isCounted(span))
+      (out ??= new Map()).set(span.spanId, cutName(name));
   }
   return out;
 }

@@ -2,7 +2,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import { toolNames } from './canonical-tool-name.js';
 import { EXTRACTORS } from './extractors/index.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
-import type { SpanIndex } from './span-index.js';
+import { SpanIndex } from './span-index.js';
 import type { OfferedTool } from './tool-definitions.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -16,14 +16,17 @@ export type OfferedToolsBySpan = ReadonlyMap<string, readonly OfferedTool[]>;
 
 /**
  * Reads every convention's offered tools (each extractor's `offered`) from one trace's spans.
- * Pure; spans in any order.
+ * Of a span id sent twice, the first copy counts (`SpanIndex.isCounted`): `index`, the spans'
+ * index when the caller has one, else made at the first offering span. Pure; spans in any order.
  */
 export function extractOfferedTools(
   spans: readonly SpanDigest[],
   extractors: readonly ToolCallExtractor[] = EXTRACTORS,
+  index?: SpanIndex,
 ): OfferedToolsBySpan {
   const readers = offerReaders(extractors);
   const out = new Map<string, OfferedTool[]>();
+  let byId = index;
   for (const span of spans) {
     let list: OfferedTool[] | undefined;
     let names: Set<string> | undefined;
@@ -39,7 +42,7 @@ export function extractOfferedTools(
         list.push(tool);
       }
     }
-    if (list) out.set(span.spanId, list);
+    if (list && (byId ??= new SpanIndex(spans)).isCounted(span)) out.set(span.spanId, list);
   }
   return out;
 }

@@ -39,8 +39,8 @@ export function sessionTurnSpans(
     // A requested call merged into the executed one keeps the model span that asked for it.
     if (call.requestedBy !== undefined) callSpans.add(call.requestedBy);
   }
-  const offering = extractOfferedTools(joined);
-  const agents = agentSpans(joined);
+  const offering = extractOfferedTools(joined, undefined, byId);
+  const agents = agentSpans(joined, byId);
   // The first span carrying each id attribute (ids are read from the root, else the first span
   // that has one: the order is kept, so the first is enough; most frameworks put them on all).
   const idCarriers = new Set<SpanDigest>();

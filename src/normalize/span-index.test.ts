@@ -30,4 +30,13 @@ describe('SpanIndex', () => {
     );
     expect(new SpanIndex([]).get('')).toBeUndefined();
   });
+
+  it.each([3, 40])('counts the first copy of a span id, not a later one (%i spans)', n => {
+    const spans = Array.from({ length: n }, (_, i) => span(`id${i}`, i));
+    const again = span('id1', n);
+    spans.push(again);
+    const index = new SpanIndex(spans);
+    expect(index.isCounted(spans[1]!)).toBe(true);
+    expect(index.isCounted(again)).toBe(false);
+  });
 });

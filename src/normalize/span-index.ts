@@ -32,6 +32,16 @@ export class SpanIndex {
     const span = byId[lo];
     return span?.spanId === spanId ? span : undefined;
   }
+
+  /**
+   * Whether `span` is the copy of its id the trace counts: the first in span order, as
+   * {@link SpanIndex.get} finds and `groupSpansByTrace` and both drivers keep. A reader that
+   * collects spans by id (agent spans, offering spans) skips the others, so that a span sent
+   * again under a known id, by a retry or by anyone else, never replaces the first.
+   */
+  isCounted(span: SpanDigest): boolean {
+    return this.get(span.spanId) === span;
+  }
 }
 
 // The spans in id order, in span order among equal ids: sorted by insertion while few (the native
