@@ -102,16 +102,45 @@ export function decodeAnyValue(value: unknown, path: string, depth: number): Att
   return null;
 }
 
+/** The int64 range OTLP's `intValue` holds, as BigInts. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Longest `intValue` string read: a sign and 19 digits hold every int64, with room for a few
+ * leading zeros. Longer text is refused before it is parsed, so a hostile value of megabytes of
+ * digits costs one length check.
+ */
+const MAX_INT_CHARS = 24;
+
+/**
+ * An OTLP/JSON `intValue` (int64: a JSON number, or its decimal string as OTLP/JSON encodes it)
+ * as the protobuf decoder gives it (`ProtobufReader.int64`): a number when it is a safe integer
+ * (`-0` as 0), else its canonical decimal digits (no leading zeros), so a span reads the same
+ * whichever encoding carried it. Accepted as the Collector accepts (`strconv.ParseInt`, base 10):
+ * an optional sign and decimal digits within the int64 range; refused (a {@link JsonItemReject}
+ * at `path`): empty text, whitespace, exponents (`1e3`), hex (`0x10`), fractions, values past
+ * int64, and text longer than {@link MAX_INT_CHARS}. A JSON number past 2^53 has lost its exact
+ * value in `JSON.parse` already; it is kept as the digits of the value parsed.
+ */
 function decodeInt(value: unknown, path: string): number | string {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) {
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    if (Number.isSafeInteger(value)) return value === 0 ? 0 : value;
+    const n = BigInt(value);
+    if (n >= INT64_MIN && n <= INT64_MAX) return n.toString();
+  } else if (
+    typeof value === 'string' &&
+    value.length <= MAX_INT_CHARS &&
+    /^[+-]?\d+$/.test(value)
+  ) {
     const n = Number(value);
-    // Beyond 2^53 a number would silently change the value; keep the exact digits instead.
-    return Number.isSafeInteger(n) ? n : value;
+    if (Number.isSafeInteger(n)) return n === 0 ? 0 : n;
+    const big = BigInt(value);
+    if (big >= INT64_MIN && big <= INT64_MAX) return big.toString();
   }
   throw new JsonItemReject(
     path,
-    `intValue must be an integer or a string of digits, got ${describe(value)}`,
+    `intValue must be a 64-bit integer, as a number or a string of decimal digits, got ${describe(value)}`,
   );
 }
 
