@@ -159,8 +159,9 @@ export function assessToolCalls(
 ): ToolCallsAssessment {
   let result = assessed.get(trace);
   if (result) return result;
-  const offered = offeredToolsOf(trace);
+  // Resolved first: it reads the offered tools with the span index it makes, and keeps them.
   const resolved = resolve(trace);
+  const offered = offeredToolsOf(trace);
   const fallback = options.fallback ?? fallbacks.get(trace);
   // One budget for the trace's checks: a trace of many hostile calls costs no more than the bound.
   const budget = traceCheckBudget();
