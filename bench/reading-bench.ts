@@ -51,9 +51,11 @@ export function agentSpans(
       },
     });
     const ctx = trace.setSpan(context.active(), root);
+    // The tool a chat span requests, run by the execute_tool span after it under the same call id.
+    let tool = tools[0]!;
     for (let k = 1; k < SPANS_PER_TRACE; k++) {
       const times = span();
-      const tool = tools[Math.floor(rand() * tools.length)]!;
+      if (k % 2 === 1) tool = tools[Math.floor(rand() * tools.length)]!;
       if (k % 2 === 1) {
         tracer
           .startSpan(
