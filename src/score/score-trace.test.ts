@@ -328,6 +328,47 @@ describe('scoreTrace: the one per-trace loop', () => {
     expect(none.results).toEqual([]);
   });
 
+  it('with judgeSkipped, gives the LLM scorers skipped outcomes, a test case whose scorers are all LLM scorers too', async () => {
+    const judged = defineScorer({
+      name: 'judged',
+      kind: 'llm',
+      score: () => ({ score: 0.5, label: 'fail', reason: 'judged' }),
+    });
+    const suite = await suiteOf(REFUND_SUITE);
+    const refund = suite.byId.get('refund')!;
+    const planWith = (scorers: typeof refund.scorers) => ({
+      suites: [{ ...suite, byId: new Map([['refund', { ...refund, scorers }]]) }],
+      rules: [],
+    });
+    const trace = spans('refund', ['refund']);
+    const options = { phase: 'deterministic' as const, judgeSkipped: 'no judge pass: a test' };
+    const mixed = await scoreTrace(
+      traceId(77),
+      trace,
+      planWith([...refund.scorers, { scorer: judged, options: {} }]),
+      options,
+    );
+    expect(mixed.results[0]!.outcomes.map(o => [o.scorer, o.result.status])).toEqual([
+      ['tool_correctness', 'scored'],
+      ['judged', 'skipped'],
+    ]);
+    expect(mixed.results[0]!.deferred).toEqual([]);
+    // Only LLM scorers: still a result, each skipped with the reason (no result at all before).
+    const llmOnly = await scoreTrace(
+      traceId(77),
+      trace,
+      planWith([{ scorer: judged, options: {} }]),
+      options,
+    );
+    expect(llmOnly.results).toHaveLength(1);
+    expect(llmOnly.results[0]!.outcomes.map(o => [o.scorer, o.result.status])).toEqual([
+      ['judged', 'skipped'],
+    ]);
+    expect(llmOnly.results[0]!.outcomes[0]!.result).toMatchObject({
+      reason: 'no judge pass: a test',
+    });
+  });
+
   it('hands every run to the sinks in order; a sink that rejects stops the rest and rejects the loop', async () => {
     const suite = await suiteOf(REFUND_SUITE);
     const seen: string[] = [];

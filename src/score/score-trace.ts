@@ -112,7 +112,8 @@ export async function scoreTrace(
     const target = match.targets[t]!;
     const { selected, deferred: left } = phaseScorers(target.scorers, phase);
     const deferred = options.judgeSkipped === undefined ? left : [];
-    if (selected.length === 0 && deferred.length === 0) continue;
+    // A target of LLM scorers only has a result when no judge pass follows: each skipped.
+    if (selected.length === 0 && left.length === 0) continue;
     const trace = normalizations.of(
       target.aliases,
       // Rules read the default id attributes.
