@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient, RedisRole } from '../redis/redis-connection.js';
 import type { Config } from '../config/config-schema.js';
 import { createRedisResultsStore } from '../redis/redis-results-store.js';
 import { resultsRetention } from '../results/results-store.js';
@@ -66,7 +66,7 @@ export function createBullmqQueueDriver(
 ): QueueDriver {
   const connections: RedisClient[] = [];
   const target = redisTargetOf(config.queue);
-  const connect = (kind: 'bullmq' | 'commands'): RedisClient => {
+  const connect = (kind: RedisRole): RedisClient => {
     const connection = createRedisConnection(target, kind);
     connection.on('error', (error: Error) =>
       events.log(`spanscore: redis: ${describeRedisError(error)}`),
@@ -145,7 +145,8 @@ export function createBullmqQueueDriver(
     traceSink = createBullmqTraceSink({
       ...shared,
       redis: commands,
-      queueConnection: connect('bullmq'),
+      // The receiver answers while a sender waits: 503 after a few seconds of a failover.
+      queueConnection: connect('producer'),
       ...bullmqSinkLimits(config),
       onRefused: refusal => events.onAdmissionRefused(refusal.reason, refusal.message),
       onError: e => events.log(`spanscore: queue: ${e.message}`),

@@ -42,6 +42,15 @@ export function redisTargetOf(queue: {
 }
 
 /**
+ * What a connection is for. `bullmq`: a worker's BullMQ workers and the queues its jobs add to,
+ * which wait for Redis however long it is away. `producer`: a BullMQ queue that adds jobs while a
+ * caller waits (the receiver's trace jobs, `spanscore jobs`): BullMQ's settings, but on a cluster
+ * a command fails after ioredis's 16 tries (about 3 s of a failover), so the receiver answers 503
+ * rather than hold the request. `commands`: spanscore's own commands, fail-fast.
+ */
+export type RedisRole = 'bullmq' | 'producer' | 'commands';
+
+/**
  * Opens a Redis connection for one role, to one server (`url`) or a Redis Cluster
  * (`clusterNodes`). BullMQ's queues and workers need `maxRetriesPerRequest: null` (they block and
  * retry themselves); on a cluster also `enableReadyCheck`, as BullMQ documents. The span buffer's
@@ -54,10 +63,7 @@ export function redisTargetOf(queue: {
  * The commands role pipelines automatically: commands issued in one event-loop turn go out in one
  * write per server, which on a cluster is also what lets a batch span many slots.
  */
-export function createRedisConnection(
-  target: string | RedisTarget,
-  role: 'bullmq' | 'commands',
-): RedisClient {
+export function createRedisConnection(target: string | RedisTarget, role: RedisRole): RedisClient {
   const t: RedisTarget = typeof target === 'string' ? { url: target } : target;
   const auth: RedisOptions = {
     ...(t.username !== undefined && { username: t.username }),
@@ -67,7 +73,7 @@ export function createRedisConnection(
     }),
   };
   const perRole: RedisOptions =
-    role === 'bullmq'
+    role !== 'commands'
       ? { maxRetriesPerRequest: null }
       : {
           maxRetriesPerRequest: 1,
@@ -78,19 +84,21 @@ export function createRedisConnection(
     const options: ClusterOptions = {
       redisOptions: { ...auth, ...perRole },
       enableReadyCheck: true,
-      enableOfflineQueue: role === 'bullmq',
+      enableOfflineQueue: role !== 'commands',
       enableAutoPipelining: role === 'commands',
       // While a failed master's replica is promoted, retry soon rather than wait out a timeout.
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 200,
-      // While the nodes disagree on a slot's owner, a MOVED can point back where the command
-      // came from: wait between redirections rather than spend them all in a few milliseconds.
-      retryDelayOnMoved: 100,
       // ioredis gives a command 16 tries (each retry above uses one), about 3 s of a failover.
-      // BullMQ's connections wait out a failover as they wait out a restart of one Redis
+      // A worker's BullMQ connections wait out a failover as they wait out a restart of one Redis
       // (`maxRetriesPerRequest: null`): past 16 tries BullMQ's own commands failed, and a worker
-      // could stop taking a queue shard's jobs. The commands role stays fail-fast.
-      ...(role === 'bullmq' && { maxRedirections: Number.POSITIVE_INFINITY }),
+      // could stop taking a queue shard's jobs. While the nodes disagree on a slot's owner, a
+      // MOVED can point back where the command came from: those wait between redirections
+      // rather than spin. The other roles keep the 16 tries: a request is answered 503, not held.
+      ...(role === 'bullmq' && {
+        maxRedirections: Number.POSITIVE_INFINITY,
+        retryDelayOnMoved: 100,
+      }),
       // ioredis learns the new slot owner from a MOVED reply, which a command sent to a dead
       // master never gets, and a MULTI whose commands are redirected only fails with EXECABORT:
       // re-read the slot map every 2 s so a failover is seen within the node timeout + 2 s.

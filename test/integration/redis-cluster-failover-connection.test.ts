@@ -4,6 +4,7 @@
  * (each retry after a closed connection, a CLUSTERDOWN or a MOVED uses one; 200 ms apart here),
  * so a failover longer than about 3 s failed BullMQ's commands with "Too many Cluster
  * redirections", and a worker that met it at the wrong moment stopped taking a queue shard's jobs.
+ * The receiver's queue (`producer`) keeps the 16 tries: its request is answered 503, not held.
  */
 import { describe, expect, it } from 'vitest';
 import { createRedisConnection, whenReady } from '../../src/redis/redis-connection.js';
@@ -14,15 +15,16 @@ const KEY = '{b}failover';
 /** Longer than ioredis's default budget of 16 tries at the connection's 200 ms. */
 const FAILOVER_TAKES_MS = 5000;
 
-describe('a bullmq-role connection to a Redis Cluster', () => {
+describe('a Redis Cluster failover longer than 16 tries', () => {
   it(
-    'waits out a failover longer than 16 tries: a command sent to the dead master runs on its promoted replica',
+    'a bullmq connection waits it out (its command runs on the promoted replica); a producer connection gives up',
     async () => {
       const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
       const redis = createRedisConnection({ clusterNodes: cluster.nodes }, 'bullmq');
-      redis.on('error', () => undefined);
+      const producer = createRedisConnection({ clusterNodes: cluster.nodes }, 'producer');
+      for (const c of [redis, producer]) c.on('error', () => undefined);
       try {
-        await whenReady(redis, 10_000);
+        await Promise.all([whenReady(redis, 10_000), whenReady(producer, 10_000)]);
         expect(await redis.set(KEY, 'before')).toBe('OK');
         const victim = cluster.topology().find(n => n.role === 'master' && n.slots[0]?.[0] === 0)!;
         const replica = cluster
@@ -41,14 +43,17 @@ describe('a bullmq-role connection to a Redis Cluster', () => {
           reply => ((settled = 'fulfilled'), reply),
           (error: unknown) => ((settled = 'rejected'), error),
         );
+        const produced = producer.set(`${KEY}:producer`, 'during').catch((e: Error) => e.message);
         await new Promise(r => setTimeout(r, FAILOVER_TAKES_MS));
         expect(settled).toBe('pending');
+        expect(await produced).toMatch(/^Too many Cluster redirections/);
 
         cluster.cli(replica.port, 'cluster', 'failover', 'takeover');
         expect(await write).toBe('OK');
         expect(cluster.cli(replica.port, 'get', KEY)).toBe('during');
       } finally {
         redis.disconnect();
+        producer.disconnect();
         await cluster.stop();
       }
     },

@@ -81,7 +81,7 @@ async function withClient(
     setExitCode(2);
     return;
   }
-  const redis = createRedisConnection(redisTargetOf(config.queue), 'bullmq');
+  const redis = createRedisConnection(redisTargetOf(config.queue), 'producer');
   const client = createJobsClient(redis, config.queue.prefix, config.queue.shards);
   try {
     await whenReady(redis);
