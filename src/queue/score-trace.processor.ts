@@ -183,7 +183,9 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
           options.onExpired?.(traceId, expiredReason(job));
           return { skipped: 'no spans buffered (expired)' };
         }
-        if (progress.scored && 'handedOver' in job.data)
+        // A trace scored since it was handed over, except a retry of an export: its results are
+        // recorded and its evaluation spans still to write (a rescore's trace was scored before).
+        if (progress.scored && 'handedOver' in job.data && !exportRetry)
           return { skipped: 'scored by the job that handed it over' };
         if (!progress.scored) {
           const readiness = traceReadiness(progress, Date.now(), options.policy);
