@@ -20,7 +20,10 @@ export function traceFileBoundOption(): Option {
     .default(TRACE_FILE_LIMITS.maxFileBytes / MIB);
 }
 
-/** The option's MiB as `readTraceFiles`' `maxDecompressedBytes` (whole bytes). */
+/**
+ * The option's MiB as `readTraceFiles`' `maxDecompressedBytes`: whole bytes, at least one (a
+ * positive MiB under a byte would otherwise refuse every file).
+ */
 export function traceFileBytes(maxDecompressedMb: number): number {
-  return Math.floor(maxDecompressedMb * MIB);
+  return Math.max(1, Math.floor(maxDecompressedMb * MIB));
 }
