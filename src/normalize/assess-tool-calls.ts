@@ -6,7 +6,7 @@ import {
   type CheckBudget,
   type CheckOptions,
 } from './check-arguments.js';
-import type { NormalizedTrace } from './normalize-trace.js';
+import { spanIndexOf, type NormalizedTrace } from './normalize-trace.js';
 import { toolNames } from './canonical-tool-name.js';
 import {
   extractOfferedTools,
@@ -16,7 +16,7 @@ import {
   type OfferedToolsBySpan,
 } from './offered-tools.js';
 import type { FallbackSchema, FallbackSchemas, SchemaSource } from './schema-source.js';
-import { SpanIndex } from './span-index.js';
+import type { SpanIndex } from './span-index.js';
 import type { OfferedTool } from './tool-definitions.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -130,7 +130,9 @@ export function toolsWithoutSchema(trace: TraceCalls): string[] {
 function resolve(trace: TraceCalls): Resolved[] {
   let resolved = resolvedOf.get(trace);
   if (resolved) return resolved;
-  const index = new SpanIndex(trace.spans);
+  // The trace's own index, built for its root already: asking which copy of an offering span
+  // counts (`isCounted`) then walks nothing more.
+  const index = spanIndexOf(trace);
   const offered = offeredToolsOf(trace, index);
   resolved = trace.toolSequence.map(call => {
     const applies = offeredToCall(call, offered, index);

@@ -8,6 +8,7 @@ import { extractIndexedToolCalls } from './extract-tool-calls.js';
 import { DEFAULT_TEST_CASE_ID_ATTRIBUTES, findTestCaseId } from './find-test-case-id.js';
 import type { ToolCallExtractor } from './extractors/extractor.js';
 import { IndexedTrace, indexTrace } from './indexed-trace.js';
+import { SpanIndex } from './span-index.js';
 import type { ToolCall } from './tool-call.js';
 import { toolsUsed } from './tools-used.js';
 import type { SessionContinues, SessionCut } from './session-pass.js';
@@ -126,7 +127,16 @@ export function normalizeIndexedTrace(
           root,
           options.testCaseIdAttributes ?? DEFAULT_TEST_CASE_ID_ATTRIBUTES,
         ),
+    byId,
   );
+}
+
+/**
+ * The index of a trace's spans by id: the one its normalization used (built already, by then,
+ * for its root), else a new one (a `NormalizedTrace` made some other way).
+ */
+export function spanIndexOf(trace: Pick<NormalizedTrace, 'spans'>): SpanIndex {
+  return trace instanceof Trace ? trace.byId : new SpanIndex(trace.spans);
 }
 
 // A class, not an object literal with a getter: V8 builds literals with accessors the slow way,
@@ -147,6 +157,8 @@ class Trace implements NormalizedTrace {
     readonly handoffs: Handoff[],
     readonly agents: AgentTurn[],
     readonly testCaseId: string | undefined,
+    /** Not on `NormalizedTrace`: {@link spanIndexOf} reads it. */
+    readonly byId: SpanIndex,
   ) {
     this.toolsUsed = toolsUsed(toolSequence);
     const resourceOf = root ?? spans[0];
