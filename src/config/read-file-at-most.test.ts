@@ -38,7 +38,9 @@ describe('readFileAtMost', () => {
     expect(head?.whole).toBe(false);
     expect(head?.data.length).toBe(0);
     expect(read).toBe(0);
-    expect(counted.bytes).toBe(0);
+    // No buffer for the file: 4 MiB + 1 before. (Not 0: this worker's other clients, the shared
+    // project's, may allocate a few bytes meanwhile; 4 were seen in a full run.)
+    expect(counted.bytes).toBeLessThan(1024);
   });
 
   it('holds a device past the bound once: one buffer of the bound and one byte, that many read', async () => {
