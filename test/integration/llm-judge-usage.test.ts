@@ -110,26 +110,7 @@ it("an endpoint's counts past what one call can use (1e300 tokens) are counted a
   const huge = { prompt_tokens: 1e300, completion_tokens: 1e300, total_tokens: 1e300 };
   const server = await startOpenAiCompatibleServer([answerWithUsage(huge)]);
   servers.push(server);
-  const ledger = createMemorySpendLedger();
-  const config = judgeConfigSchema.parse({
-    model: 'm',
-    baseUrl: server.baseURL,
-    apiKey: 'k',
-    maxRetries: 0,
-    maxOutputTokens: 500,
-    prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
-    dailyBudgetUsd: 1,
-  });
-  const llm = createLlmContext(config, { limits: 'process', retries: 'client', ledger })!;
-  const ask = (n: number) =>
-    llm.judge.ask({
-      model: 'm',
-      system: 's',
-      user: `question ${n}`,
-      schemaName: 'ok',
-      jsonSchema: {},
-      parse: v => v,
-    });
+  const { ask, spent: spentToday } = meteredJudge(server);
   const answers = [await ask(1), await ask(2), await ask(3)];
   expect(server.requests).toHaveLength(3);
   for (const answer of answers) {
@@ -142,8 +123,7 @@ it("an endpoint's counts past what one call can use (1e300 tokens) are counted a
       /^the endpoint's usage\.prompt_tokens was 1e\+300, more than the \d+ tokens one call can use \(what \d+ characters of prompt can be\): counted as \d+; usage\.completion_tokens was 1e\+300, more than the 500 tokens one call can use \(judge\.maxOutputTokens\): counted as 500$/,
     );
   }
-  const day = new Date().toISOString().slice(0, 10);
-  const spent = await ledger.spent(day);
+  const spent = await spentToday();
   expect(spent).toBeCloseTo(
     answers.reduce((usd, a) => usd + (a.usage.inputTokens + a.usage.outputTokens) / 1e6, 0),
     12,
