@@ -9,7 +9,12 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Bytes of the buffers `Buffer`'s allocating functions give from here on. */
+/**
+ * Bytes of the buffers of 16 KiB or more that `Buffer`'s allocating functions give from here on.
+ * The spy sees every buffer of this worker, and in the shared project other files' clients (a
+ * socket's few bytes) allocate meanwhile: 4 bytes were counted in one full run, 4 more in another.
+ * The reads tested here allocate 200,001 bytes and more.
+ */
 function countBufferBytes(): { bytes: number } {
   const counted = { bytes: 0 };
   const buffer = Buffer as unknown as Record<string, (...args: unknown[]) => Buffer>;
@@ -17,7 +22,7 @@ function countBufferBytes(): { bytes: number } {
     const made = buffer[name]!;
     vi.spyOn(buffer, name).mockImplementation((...args: unknown[]) => {
       const out = made.apply(Buffer, args);
-      counted.bytes += out.length;
+      if (out.length >= 16 * 1024) counted.bytes += out.length;
       return out;
     });
   }
@@ -38,9 +43,8 @@ describe('readFileAtMost', () => {
     expect(head?.whole).toBe(false);
     expect(head?.data.length).toBe(0);
     expect(read).toBe(0);
-    // No buffer for the file: 4 MiB + 1 before. (Not 0: this worker's other clients, the shared
-    // project's, may allocate a few bytes meanwhile; 4 were seen in a full run.)
-    expect(counted.bytes).toBeLessThan(1024);
+    // No buffer for the file: 4 MiB + 1 before.
+    expect(counted.bytes).toBe(0);
   });
 
   it('holds a device past the bound once: one buffer of the bound and one byte, that many read', async () => {
