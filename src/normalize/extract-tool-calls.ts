@@ -8,7 +8,8 @@ import { appendUnmatchedRequests } from './pair-requests.js';
 import { RequestedCall } from './requested-call.js';
 import { SpanIndex } from './span-index.js';
 import { toToolCall } from './to-tool-call.js';
-import type { ToolCallExtractor, ToolResultSeen } from './extractors/extractor.js';
+import type { ToolCallExtractor } from './extractors/extractor.js';
+import { FedBackResults } from './fed-back-results.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 import { failureInResult } from './tool-failure.js';
 import { byStart, isSorted } from './call-order.js';
@@ -30,7 +31,8 @@ export interface ExtractToolCallsOptions {
  * same name (two instrumentations, MCP client and server), keeping whichever recorded more.
  * Calls that failed still count, with their outcome (`error`, or `refused` when the framework's own
  * shape for a call it did not run says so, never an error text alone): read from the tool span,
- * the result it recorded ({@link failureInResult}), the result fed back to the model, or a refusal
+ * the result it recorded ({@link failureInResult}), the result fed back to the model
+ * ({@link FedBackResults}: by id, by position where calls share one), or a refusal
  * the framework recorded on an enclosing span.
  */
 export function extractToolCalls(
@@ -53,7 +55,7 @@ export function extractIndexedToolCalls(
   const requested: RequestedCall[] = [];
   // What the requesters read, each appending to this one list of the trace's (see `requested`).
   const extracted: ExtractedCall[] = [];
-  let resultsById: FewKeyMap<string, ToolResultSeen> | undefined;
+  let fedBack: FedBackResults | undefined;
 
   const { executors, requesters } = split(extractors);
   for (let s = 0; s < spans.length; s++) {
@@ -85,11 +87,7 @@ export function extractIndexedToolCalls(
           new RequestedCall(call, span, extractor.id, canonicalToolName(call.rawName, aliases)),
         );
       }
-      for (let r = 0; r < results.length; r++) {
-        const result = results[r]!;
-        resultsById ??= new FewKeyMap();
-        if (!resultsById.has(result.callId)) resultsById.set(result.callId, result);
-      }
+      if (results.length) (fedBack ??= new FedBackResults()).add(span, results);
     }
   }
 
@@ -97,16 +95,7 @@ export function extractIndexedToolCalls(
   // ran are appended to it, not copied with it into a third list.
   const kept = mergeExecuted(executed, byId);
   if (requested.length) appendUnmatchedRequests(requested, kept, byId, aliases);
-  if (resultsById)
-    for (const call of kept) {
-      const seen = call.callId === undefined ? undefined : resultsById.get(call.callId);
-      if (!seen) continue;
-      if (call.result === undefined) call.result = seen.result;
-      if (seen.isError && call.outcome === 'ok') {
-        call.outcome = seen.refused && call.source === 'requested' ? 'refused' : 'error';
-        call.error ??= seen.error ?? 'the tool result was marked as an error';
-      }
-    }
+  fedBack?.apply(kept);
   settleOutcomes(kept, spans, extractors);
   return isSorted(kept) ? kept : kept.sort(byStart);
 }
