@@ -17,9 +17,11 @@ export type SessionCutCode = 'max_traces' | 'max_age' | 'max_bytes' | 'evicted';
  * when no bound cut that part's pass, `max_age` if it was held until `sessions.maxAgeMs` after its
  * first turn, else `idle`: it was scored whole once the conversation went quiet (`idleMs`) or a
  * turn ended it, and let go since (the memory driver's `sessions.maxOpen` or `sessions.maxBytes`),
- * so the later turn could not join it. See `continuesAfter`.
+ * so the later turn could not join it. `failed` (memory driver): that part's pass failed after
+ * its retries and the part ended so (its run record `failed`, with why), whatever cut it had.
+ * See `continuesAfter`.
  */
-export type SessionContinues = SessionCutCode | 'idle';
+export type SessionContinues = SessionCutCode | 'idle' | 'failed';
 
 /** A bound a session's pass was cut at: its code, and a sentence saying which and what it means. */
 export interface SessionCut {

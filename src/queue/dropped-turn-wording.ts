@@ -36,7 +36,9 @@ export function droppedTurnWording(
   const bound =
     last.why === 'idle'
       ? 'after it was scored whole once idle (no cut)'
-      : `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
+      : last.why === 'failed'
+        ? 'after its pass failed after its retries (its record says why)'
+        : `at a bound (${last.why}: ${BOUND_KEYS[last.why]})`;
   // "At least": the memory driver writes it at 1, 2, 4, 8, … turns, not at each.
   const turns = dropped === 1 ? 'at least 1 later turn' : `at least ${dropped} later turns`;
   return {

@@ -5,10 +5,11 @@ import { BOUND_KEYS } from './dropped-turn-wording.js';
 /**
  * Why a session part whose pass failed after its retries is not scored again: nothing holds its
  * turns any more. `let_go`: its session was let go (at a bound, to make room, or `maxAgeMs` after
- * its first turn); `alone`: a turn refused at `sessions.maxBytes`, scored alone and never held;
- * `shutdown`: the service was closing.
+ * its first turn); `held`: its session was still held, and is let go at once rather than wait
+ * unscored for a turn that may never come; `alone`: a turn refused at `sessions.maxBytes`, scored
+ * alone and never held; `shutdown`: the service was closing.
  */
-export type FailedPassEnd = 'let_go' | 'alone' | 'shutdown';
+export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown';
 
 /** What the records and the log say of such a part (see {@link failedSessionPassWording}). */
 export interface FailedSessionPassWording {
@@ -40,7 +41,9 @@ export function failedSessionPassWording(
       ? 'its turn was scored alone, never held (sessions.maxBytes was full), so this part is not scored again'
       : end === 'shutdown'
         ? 'the service was shutting down, so this part is not scored again'
-        : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
+        : end === 'held'
+          ? `the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part ${pass.part + 1})`
+          : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
   const key = sessionRecordKey(sessionId, pass.part);
   const records = turns === 1 ? "its 1 turn's record" : `its ${turns} turns' records`;
   return {

@@ -224,13 +224,13 @@ export function memoryAssemblyLimits(
 }
 
 /**
- * What becomes of a session's pass that failed after its retries. Still held: said in the log,
- * scored again later. Else (let go, scored alone, or at shutdown) nothing holds its turns, so
- * its end is made visible, as a trace's is: the part's run record ends `failed` with why (its
- * turns and cut kept), each turn's record says it was not scored with its session
+ * What becomes of a session's pass that failed after its retries: nothing holds its turns any
+ * more (let go, a session still held let go now, scored alone, or at shutdown), so its end is
+ * made visible, as a trace's is: the part's run record ends `failed` with why (its turns and cut
+ * kept), each turn's record says it was not scored with its session
  * (`spanscore_session_turns_dropped_total{reason="failed"}`), and the log says so. An export
- * given up on is the pass's export only: its results are stored, and its record's export says
- * it failed.
+ * given up on is the pass's export only: its results are stored, its record's export says it
+ * failed, and the part is not scored again for it.
  */
 function endFailedPass(
   config: Readonly<Config>,
@@ -243,17 +243,11 @@ function endFailedPass(
   const id = JSON.stringify(sessionId);
   const message = error instanceof Error ? error.message : String(error);
   const key = sessionRecordKey(sessionId, pass.part);
-  if (isExportGiveUp(error)) {
+  if (end === undefined || isExportGiveUp(error)) {
     events.log(
-      `spanscore: gave up exporting the evaluation spans of session ${id} part ${pass.part} (its results are stored): ${message}`,
+      `spanscore: gave up exporting the evaluation spans of session ${id} part ${pass.part} (its results are stored; the part is not scored again for it): ${message}`,
     );
     if (config.results.write) void results.recordExport(key, { state: 'failed', error: message });
-    return;
-  }
-  if (end === undefined) {
-    events.log(
-      `spanscore: session ${id} part ${pass.part} failed after its retries: ${message} (still held: scored again by its next turn, when it is let go, or at shutdown)`,
-    );
     return;
   }
   const said = failedSessionPassWording(sessionId, pass, traceIds.length, message, end);
@@ -321,6 +315,7 @@ function memorySessions(
       }).then(() => undefined),
     onFailed: (sessionId, error, failed) =>
       endFailedPass(config, events, results, sessionId, error, failed),
+    resultsStored: isExportGiveUp,
     keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
     onRefused: (sessionId, traceId, pass) => {

@@ -34,13 +34,21 @@ export interface MemorySessionAssemblerOptions {
    */
   score(sessionId: string, traces: SessionTraceSpans[], pass: SessionPass): Promise<void>;
   /**
-   * A pass that failed after its retries (`score` rejected): `failed.end` undefined when its
-   * session is still held, to be scored again by its next turn, when it is let go, or at
-   * `close()`; else why nothing holds its turns any more (see `FailedPassEnd`), so that the part
-   * is not scored again: the caller ends its record visibly. Not called for a pass that a turn
-   * meanwhile asked to run again (`again`): that pass starts at once, and its end is reported.
+   * A pass that failed after its retries (`score` rejected): why nothing holds its turns any more
+   * (see `FailedPassEnd`; a session still held is let go at once, `held`), so that the part is not
+   * scored again: the caller ends its record visibly, and the session's next part continues
+   * `failed`. `failed.end` undefined for a rejection after which the results are stored
+   * (`resultsStored`): the pass is done and not made again unless a turn comes. Not called for a
+   * pass that a turn meanwhile asked to run again (`again`): that pass starts at once, and its
+   * end is reported.
    */
   onFailed?(sessionId: string, error: unknown, failed: FailedSessionPass): void;
+  /**
+   * Whether a rejection of `score` came after the pass's results were stored (an evaluation-span
+   * export given up on): the pass is not made again for it (scoring it again would score and
+   * spend twice), only for a turn that comes later. @defaultValue never
+   */
+  resultsStored?(error: unknown): boolean;
   /** A held session let go to make room (`maxOpen`, `maxBytes`); scored first, cut `evicted`, when it waited. */
   onEvicted?(sessionId: string, bound: 'max_open' | 'max_bytes'): void;
   /**
@@ -73,6 +81,6 @@ export interface FailedSessionPass {
   pass: SessionPass;
   /** Its turns, in the order they came. */
   traceIds: string[];
-  /** Why it is not scored again; `undefined` while its session is held (scored again later). */
+  /** Why it is not scored again; `undefined` when its results were stored (`resultsStored`). */
   end: FailedPassEnd | undefined;
 }

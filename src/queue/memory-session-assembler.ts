@@ -12,6 +12,7 @@ import {
 } from './session-policy.js';
 import { sessionPartCut } from './session-part-cut.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
+import { sessionIdHash as idHash } from './session-id-hash.js';
 import { sessionTurnBytes } from './session-turn-bytes.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import type { MemorySessionAssemblerOptions } from './memory-session-assembler-options.js';
@@ -83,8 +84,10 @@ const LET_GO_ENTRY_BYTES = 64;
  * with cut `evicted` when it waits. Every session let go is kept on a bounded record (see
  * `letGo`), so that a later turn, tagged or not, opens its next part (`SessionPass.part`), which
  * says what it continues; a part never replaces another's results. A turn that would open a
- * session when `maxBytes` is full (sessions waiting fill it) is scored alone (`onRefused`). Nothing
- * survives a restart; `close()` scores what waits.
+ * session when `maxBytes` is full (sessions waiting fill it) is scored alone (`onRefused`). A pass
+ * that fails after its retries ends its part (`onFailed`; a session still held is let go then),
+ * whose next part continues `failed`; one whose results were stored (`resultsStored`) is done.
+ * Nothing survives a restart; `close()` scores what waits.
  */
 export function createMemorySessionAssembler(
   options: MemorySessionAssemblerOptions,
@@ -132,18 +135,26 @@ export function createMemorySessionAssembler(
     };
     const done = run(held.sessionId, traces, pass)
       .catch((error: unknown) => {
+        const traceIds = traces.map(t => t.traceId);
+        // Its results are stored (an export given up on): the pass is done, not made again
+        // unless a turn comes (as after any pass).
+        if (options.resultsStored?.(error)) {
+          options.onFailed?.(held.sessionId, error, { pass, traceIds, end: undefined });
+          return;
+        }
         held.unscored = Math.max(held.unscored, 1);
         // A turn came meanwhile: the pass runs again at once (below), with every turn.
         if (held.again) return;
-        // Let go (or closing): nothing holds its turns to score them again, and its session's
-        // next turn opens the part after it.
-        const end =
-          sessions.get(held.sessionId) !== held ? 'let_go' : closing ? 'shutdown' : undefined;
-        options.onFailed?.(held.sessionId, error, {
-          pass,
-          traceIds: traces.map(t => t.traceId),
-          end,
-        });
+        // Nothing holds its turns to score them again once it is let go (or closing); held, it is
+        // let go now rather than wait unscored for a turn that may never come. Its session's next
+        // turn opens the part after it, which continues `failed`.
+        const heldNow = sessions.get(held.sessionId) === held;
+        const end = !heldNow ? 'let_go' : closing ? 'shutdown' : 'held';
+        if (end === 'held') {
+          detach(held);
+          remember(held.sessionId, held.part, 'failed', held.testCaseId);
+        } else markFailed(held.sessionId, held.part);
+        options.onFailed?.(held.sessionId, error, { pass, traceIds, end });
       })
       .finally(() => {
         held.scoring = undefined;
@@ -201,18 +212,34 @@ export function createMemorySessionAssembler(
    * Its next part continues its cut; without one, `max_age` or `idle` (`continuesAfter`).
    */
   const release = (held: HeldSession, why: SessionCutCode): void => {
-    clearTimeout(held.timer);
-    clearTimeout(held.expiry);
-    held.timer = held.expiry = undefined;
-    if (sessions.get(held.sessionId) === held) {
-      sessions.delete(held.sessionId);
-      heldBytes -= held.bytes;
-    }
+    detach(held);
     if (held.unscored > 0 || held.again) {
       held.cut ??= sessionPartCut(why, policy);
       void scoreNow(held);
     }
     remember(held.sessionId, held.part, continuesAfter(held.cut?.code, why), held.testCaseId);
+  };
+
+  /** Stops holding `held`: its timers cleared, its bytes given back. */
+  const detach = (held: HeldSession): void => {
+    clearTimeout(held.timer);
+    clearTimeout(held.expiry);
+    held.timer = held.expiry = undefined;
+    held.scoreAtMs = undefined;
+    if (sessions.get(held.sessionId) !== held) return;
+    sessions.delete(held.sessionId);
+    heldBytes -= held.bytes;
+  };
+
+  /**
+   * Part `part` of a session let go ended `failed` (its pass failed after its retries): what
+   * continues it says so, on the let-go record or in the next part already opened.
+   */
+  const markFailed = (sessionId: string, part: number): void => {
+    const entry = letGo.get(sessionId);
+    if (entry?.part === part) entry.why = 'failed';
+    const next = sessions.get(sessionId);
+    if (next?.part === part + 1) next.continues = 'failed';
   };
 
   const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
@@ -311,13 +338,10 @@ export function createMemorySessionAssembler(
       ...(testCaseId !== undefined && { testCaseId }),
     };
     remember(turn.sessionId, part, 'max_bytes', testCaseId);
-    void run(turn.sessionId, [{ traceId: turn.traceId, spans }], pass).catch((error: unknown) =>
-      options.onFailed?.(turn.sessionId, error, {
-        pass,
-        traceIds: [turn.traceId],
-        end: 'alone',
-      }),
-    );
+    void run(turn.sessionId, [{ traceId: turn.traceId, spans }], pass).catch((error: unknown) => {
+      if (!options.resultsStored?.(error)) markFailed(turn.sessionId, part);
+      options.onFailed?.(turn.sessionId, error, { pass, traceIds: [turn.traceId], end: 'alone' });
+    });
     return pass;
   };
 
@@ -400,6 +424,7 @@ const CUT_CODES: readonly SessionContinues[] = [
   'max_bytes',
   'evicted',
   'idle',
+  'failed',
 ];
 
 /** A forgotten session's last part and why it was let go, as one number. */
@@ -418,14 +443,4 @@ function fromForgotten(entry: number): {
     why: CUT_CODES[entry % CUT_CODES.length]!,
     testCaseId: undefined,
   };
-}
-
-/** FNV-1a, 32 bits: a forgotten session id as the let-go record remembers it. */
-function idHash(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -84,13 +84,16 @@ export function sessionCut(
 
 /**
  * What a continuation says of the part before it (`SessionPass.continues`), as the results page
- * words it (`ui/js/session-view.js`): the cut, or, for `idle`, that no bound cut it.
+ * words it (`ui/js/session-view.js`): the cut; for `idle`, that no bound cut it; for `failed`,
+ * that its pass failed.
  */
 export function continuesText(part: number, code: SessionContinues): string {
   const before =
     code === 'idle'
       ? 'which was scored whole once idle (no cut) and let go since'
-      : `which was cut (${code})`;
+      : code === 'failed'
+        ? 'whose pass failed after its retries (its record says why)'
+        : `which was cut (${code})`;
   return `continues part ${part - 1}, ${before}: its earlier turns are not here`;
 }
 

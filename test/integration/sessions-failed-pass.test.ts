@@ -11,11 +11,10 @@ import { scrapeMetric } from '../helpers/scrape-metric.js';
 import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
 
 /**
- * A session part whose pass fails after its retries, through a live memory service: while the
- * session is held it is scored again later, and the log says so; once it was let go nothing
- * holds its turns, so its record ends `failed` with why, its turns' records say they were not
- * scored with it, and the log says that, never that a next trace scores it again (the next
- * trace opens the part after it).
+ * A session part whose pass fails after its retries, through a live memory service: nothing
+ * holds its turns after (a session still held is let go then), so its record ends `failed` with
+ * why, its turns' records say they were not scored with it, and the log says that, never that a
+ * next trace scores it again (the next trace opens the part after it, continuing `failed`).
  */
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -124,29 +123,38 @@ describe('a session pass that fails after its retries (memory driver)', () => {
     expect((await session('conv-lost')).body.state).toBe('failed');
   }, 60_000);
 
-  it('still held: the log says it is scored again, and it is, by its next turn', async () => {
+  it('still held: ended at once, visibly (record failed, turns dropped), not left for a turn that may never come', async () => {
     const sink = failingFor('conv-held');
-    const { send, session, lines } = await start(sink, { 'sessions.idleMs': 300 });
+    const { send, get, session, lines, metrics } = await start(sink, { 'sessions.idleMs': 300 });
     const first = turn('conv-held', ['lookup_order'], 0);
     await send(first);
-    await waitFor(() => sink.passes === 2, 'two tries of part 1', 15_000);
     await waitFor(
-      () => lines.some(l => l.includes('"conv-held"')),
-      'the failure said in the log',
-      10_000,
+      async () => (await session('conv-held')).body.state === 'failed',
+      'part 1 of conv-held ended failed',
+      15_000,
     );
+    expect(sink.passes).toBe(2);
+    const gone =
+      'the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part 2)';
+    expect((await session('conv-held')).body.reason).toBe(
+      `scoring failed after its retries: downstream store down; part 1 of session "conv-held" (1 turn): ${gone}`,
+    );
+    expect((await get<RunRecord>(`traces/${first.traceId}`)).body.reason).toBe(
+      `a turn of session "conv-held", not scored with it: the pass of part 1 failed after its retries (downstream store down); ${gone}`,
+    );
+    expect(
+      await scrapeMetric(metrics, 'spanscore_session_turns_dropped_total', { reason: 'failed' }),
+    ).toBe(1);
     expect(lines.filter(l => l.includes('"conv-held"'))).toEqual([
-      'spanscore: session "conv-held" part 1 failed after its retries: downstream store down (still held: scored again by its next turn, when it is let go, or at shutdown)',
+      `spanscore: session "conv-held" part 1 failed after its retries: downstream store down; ${gone}; its record (session:conv-held) and its 1 turn's record say so`,
     ]);
-    // Its results were stored before the sink failed; its record is not ended.
-    expect((await session('conv-held')).body.state).toBe('scored');
+    // Its next turn opens part 2, which says part 1 failed; part 1 is not scored again.
     const second = turn('conv-held', ['verify_identity'], 1);
     await send(second);
-    await waitFor(() => sink.passes === 4, 'part 1 scored again by its next turn', 15_000);
-    await waitFor(
-      async () => (await session('conv-held')).body.session?.traceIds.length === 2,
-      'part 1 with both turns',
-      10_000,
-    );
+    await waitFor(async () => (await session('conv-held', 2)).status === 200, 'part 2', 15_000);
+    const part2 = (await session('conv-held', 2)).body;
+    expect(part2.session).toMatchObject({ part: 2, continues: 'failed' });
+    expect(part2.session?.traceIds).toEqual([second.traceId]);
+    expect((await session('conv-held')).body.state).toBe('failed');
   }, 60_000);
 });

@@ -59,7 +59,9 @@ function partFacts(session, sessionId, ctx) {
       `continues part ${part - 1}, ${
         session.continues === 'idle'
           ? 'which was scored whole once idle (no cut) and let go since'
-          : `which was cut (${session.continues})`
+          : session.continues === 'failed'
+            ? 'whose pass failed after its retries (its record says why)'
+            : `which was cut (${session.continues})`
       }: its earlier turns are not here`,
     ]);
   if (parts.length > 1)
