@@ -11,7 +11,9 @@
  *   part before it);
  * - `<prefix>:session:{<id>}:seen`: the number of the session's latest part, kept as long as run
  *   records are (past its parts' life), so that a turn after its parts' keys are gone opens the
- *   part after it, never part 1 again.
+ *   part after it, never part 1 again, continuing its cut: led by `0` when it was cut
+ *   `max_traces`, `00` for `max_bytes` (the number alone, as the previous release wrote it:
+ *   `max_age`), which a reader of the number alone still reads (`tonumber`).
  *
  * In all, on a slot of their own (`{sessions}`): the bytes every session holds (`bytes`, a hash
  * of part to bytes, and `total`), when each part's keys expire (`expiry`, a sorted set) and the

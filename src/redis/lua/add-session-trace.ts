@@ -12,9 +12,11 @@
  * '1' when the turn ends the session (an end marker): its part is marked `end`, and every turn
  * it takes after, such as an earlier turn whose trace was scored later, is due at once too; and
  * how long the number of the session's latest part is kept (`<KEYS[1]>:seen`, ms after that part
- * opened; the results' retention): a tagged turn of a session whose parts' keys are all gone opens
- * the part after that one (continuing `max_age`), never a part 1 whose record would replace the
- * first part's, nor a fragment that passes for the conversation from its start.
+ * opened or was cut; the results' retention): a tagged turn of a session whose parts' keys are all
+ * gone opens the part after that one, continuing its cut (`:seen` keeps it with the number: see
+ * `seen` below; `max_age` when none, and for the previous release's number alone), never a part 1
+ * whose record would replace the first part's, nor a fragment that passes for the conversation
+ * from its start.
  *
  * The current part takes the turn unless it is closed: cut before (`cut`), released after its
  * last pass (`done`), `maxAgeMs` old, or full (`maxTraces`; the turn would take it past
@@ -41,6 +43,19 @@ local field, spans, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local maxTraces, maxAge, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local life = tonumber(ARGV[7])
 local seenKey, seenLife = base .. ':seen', ARGV[12]
+-- The latest part's number, led by one zero when it was cut max_traces, two for max_bytes (any
+-- other: none known, read as max_age): one small value that a release reading the number alone
+-- (tonumber) still reads.
+local function seen(p, cut)
+  local zeros = ''
+  if cut == 'max_traces' then zeros = '0' elseif cut == 'max_bytes' then zeros = '00' end
+  redis.call('SET', seenKey, zeros .. p, 'PX', seenLife)
+end
+local function seenCut(raw)
+  local zeros = string.len(string.match(raw, '^0*'))
+  if zeros == 1 then return 'max_traces' elseif zeros == 2 then return 'max_bytes' end
+  return 'max_age'
+end
 local size = string.len(spans)
 local ends = ARGV[11] == '1'
 local id = string.sub(field, 3)
@@ -60,7 +75,7 @@ local function open(p, cont, closed, closedCut, migrated)
   if cut ~= '' then redis.call('HSET', key, 'cut', cut) end
   if ends then redis.call('HSET', key, 'end', 1) end
   redis.call('PEXPIRE', key, life)
-  redis.call('SET', seenKey, p, 'PX', seenLife)
+  seen(p, cut)
   if p > 1 then
     redis.call('HSET', key, 'cont', cont)
     redis.call('HSET', base, 'part', p)
@@ -71,13 +86,15 @@ local function open(p, cont, closed, closedCut, migrated)
 end
 if not h[1] and not h[2] then
   if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0, ''} end
+  -- The session's parts may all be gone (past their life): its next part, never part 1 again,
+  -- continuing the latest's cut.
+  local raw = redis.call('GET', seenKey) or '0'
+  local last, lastCut = tonumber(raw) or 0, seenCut(raw)
   -- Admitted (for the part the reply below asked for): opened now.
   local admitted = tonumber(ARGV[9]) or 0
   if admitted == 1 then return open(1, '', 0, '', 0) end
-  if admitted > 1 then return open(admitted, 'max_age', 0, '', 0) end
-  -- The session's parts may all be gone (past their life): its next part, never part 1 again.
-  local seen = tonumber(redis.call('GET', seenKey) or '0') or 0
-  if seen > 0 then return {'admit', seen + 1, 0, 0, 0, '', 0, 'max_age', '', 0, ''} end
+  if admitted > 1 then return open(admitted, lastCut, 0, '', 0) end
+  if last > 0 then return {'admit', last + 1, 0, 0, 0, '', 0, lastCut, '', 0, ''} end
   return {'admit', 1, 0, 0, 0, '', 0, '', '', 0, ''}
 end
 local part = tonumber(h[2] or '1')
@@ -107,7 +124,8 @@ local n, bytes, cut, done = tonumber(m[2] or '0'), tonumber(m[3] or '0'), m[4], 
 local old = 0
 if m[1] and not done then old = redis.call('HSTRLEN', key, field) end
 local closed = false
-if not m[1] or done then closed = cut or 'max_age'
+if not m[1] then closed = seenCut(redis.call('GET', seenKey) or '')
+elseif done then closed = cut or 'max_age'
 elseif old > 0 then closed = false
 elseif cut then closed = cut
 elseif now - first >= maxAge then closed = 'max_age'
@@ -126,7 +144,10 @@ if not closed then
   redis.call('HSET', key, 'n', n, 'bytes', bytes)
   if not cut then
     if n >= maxTraces then cut = 'max_traces' elseif bytes >= maxBytes then cut = 'max_bytes' end
-    if cut then redis.call('HSET', key, 'cut', cut) end
+    if cut then
+      redis.call('HSET', key, 'cut', cut)
+      seen(part, cut)
+    end
   end
   local ended = m[8] ~= false and m[8] ~= nil
   if ends and not ended then
@@ -139,6 +160,7 @@ end
 local closedPart = 0
 if m[1] and not cut and not done then
   redis.call('HSET', key, 'cut', closed)
+  seen(part, closed)
   closedPart = part
 end
 if ARGV[9] ~= tostring(part + 1) then

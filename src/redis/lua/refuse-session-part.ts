@@ -12,8 +12,8 @@
  * turn is written on part 1's hash (`r:<trace id>`: the part and that cut), so that adding it
  * again (a retried trace job) finds it refused as this part (`add-session-trace`), never added to
  * a later one; and how long the session's latest part number is kept (ms; `<KEYS[1]>:seen`, as
- * `add-session-trace` keeps it: a part n \> 1 of a session whose keys are all gone follows that
- * number). Returns 1 when marked, else 0.
+ * `add-session-trace` keeps it, led by `00`: cut `max_bytes`): a part n \> 1 of a session whose
+ * keys are all gone follows that number and continues that cut. Returns 1 when marked, else 0.
  */
 export const REFUSE_SESSION_PART = `
 local base, p = KEYS[1], tonumber(ARGV[1])
@@ -31,7 +31,7 @@ redis.call('HSET', key, 'first', ARGV[2], 'last', ARGV[2], 'n', 0, 'bytes', 0, '
 if p == 1 and ARGV[4] ~= '' then redis.call('HSET', key, 'tc', ARGV[4]) end
 redis.call('PEXPIRE', key, life)
 redis.call('HSET', base, 'r:' .. ARGV[6], p .. ' ' .. ARGV[5])
-redis.call('SET', base .. ':seen', p, 'PX', ARGV[7])
+redis.call('SET', base .. ':seen', '00' .. p, 'PX', ARGV[7])
 if p > 1 then
   redis.call('HSET', key, 'cont', ARGV[5])
   redis.call('HSET', base, 'part', p)
