@@ -21,6 +21,7 @@ import {
   sessionStoreBounds,
 } from './session-queue.js';
 import { RedisSessionStore } from '../redis/redis-session-store.js';
+import { endFailedSessionJob } from './end-failed-session-job.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
@@ -300,6 +301,15 @@ export function createBullmqQueueDriver(
           timing: sessionJobTiming(config),
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
           process: (sessionId, traces, pass) => scorer.scoreSession(sessionId, traces, pass),
+          onLastAttemptFailed: (sessionId, error, failed) =>
+            endFailedSessionJob(
+              config,
+              results,
+              line => events.log(line),
+              sessionId,
+              error,
+              failed,
+            ),
           onGone: (sessionId, part) =>
             events.log(
               `spanscore: session ${sessionId} (part ${part}) had no traces left when its job ran: its pass came later than its keys live (sessions.maxAgeMs + idleMs + a margin)`,

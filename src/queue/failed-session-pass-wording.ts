@@ -7,15 +7,16 @@ import { BOUND_KEYS } from './dropped-turn-wording.js';
  * turns any more. `let_go`: its session was let go (at a bound, to make room, or `maxAgeMs` after
  * its first turn); `held`: its session was still held, and is let go at once rather than wait
  * unscored for a turn that may never come; `alone`: a turn refused at `sessions.maxBytes`, scored
- * alone and never held; `shutdown`: the service was closing.
+ * alone and never held; `shutdown`: the service was closing. `kept` (bullmq): its job failed its
+ * last attempt and its turns stay in Redis, so a later turn scores it again.
  */
-export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown';
+export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown' | 'kept';
 
 /** What the records and the log say of such a part (see {@link failedSessionPassWording}). */
 export interface FailedSessionPassWording {
   /** The detail of the part's run record's reason (after "scoring failed after its retries: "). */
   partDetail: string;
-  /** Each of its turns' run records' reason: not scored with the session, and why. */
+  /** Each of its turns' run records' reason: not scored with the session, and why (not for `kept`: they are). */
   turnReason: string;
   /** The log line. */
   line: string;
@@ -41,14 +42,16 @@ export function failedSessionPassWording(
       ? 'its turn was scored alone, never held (sessions.maxBytes was full), so this part is not scored again'
       : end === 'shutdown'
         ? 'the service was shutting down, so this part is not scored again'
-        : end === 'held'
-          ? `the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part ${pass.part + 1})`
-          : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
+        : end === 'kept'
+          ? 'its turns are kept until its keys expire (sessions.maxAgeMs + sessions.idleMs and a margin after its first turn): only a later turn scores it again'
+          : end === 'held'
+            ? `the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part ${pass.part + 1})`
+            : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
   const key = sessionRecordKey(sessionId, pass.part);
   const records = turns === 1 ? "its 1 turn's record" : `its ${turns} turns' records`;
   return {
     partDetail: `${message}; part ${pass.part} of session ${id} (${turns === 1 ? '1 turn' : `${turns} turns`}): ${gone}`,
     turnReason: `a turn of session ${id}, not scored with it: the pass of part ${pass.part} failed after its retries (${message}); ${gone}`,
-    line: `spanscore: session ${id} part ${pass.part} failed after its retries: ${message}; ${gone}; its record (${key}) and ${records} say so`,
+    line: `spanscore: session ${id} part ${pass.part} failed after its retries: ${message}; ${gone}; its record (${key})${end === 'kept' ? ' says' : ` and ${records} say`} so`,
   };
 }

@@ -216,6 +216,16 @@ export interface SessionWorkerOptions {
   concurrency: number;
   /** Scores the part (and exports it); a rejection retries the job. */
   process: (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => Promise<unknown>;
+  /**
+   * A part's pass failed its job's last attempt (BullMQ then fails the job; the part's turns stay
+   * in Redis until a later turn schedules it again or its keys expire): the caller makes its end
+   * visible. Resolves once done; it should not reject (the job's own error is what BullMQ keeps).
+   */
+  onLastAttemptFailed?: (
+    sessionId: string,
+    error: unknown,
+    failed: { pass: SessionPass; traceIds: string[] },
+  ) => Promise<void>;
   /** A part's job found no turns: its keys expired (a pass later than their life) or released. */
   onGone?: (sessionId: string, part: number) => void;
   onError?: (error: Error) => void;
@@ -255,7 +265,16 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
         continues: part > 1 ? continuesAfter(held.continues, 'max_age') : undefined,
         testCaseId: held.testCaseId,
       };
-      await options.process(sessionId, held.traces, pass);
+      try {
+        await options.process(sessionId, held.traces, pass);
+      } catch (error) {
+        if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
+          await options.onLastAttemptFailed?.(sessionId, error, {
+            pass,
+            traceIds: held.traces.map(t => t.traceId),
+          });
+        throw error;
+      }
       await store.passEnded(sessionId, part, held, code);
     },
     {
