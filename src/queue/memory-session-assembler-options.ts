@@ -61,8 +61,11 @@ export interface MemorySessionAssemblerOptions {
    * asked before a tagged turn opens a part 1 for a session the let-go record no longer holds:
    * a session forgotten there, whose part 1 record is kept, opens the part after it instead, never
    * a part 1 that replaces the first part's results and passes for the conversation from its start.
+   * `failed`: that part's record is `failed` (its next part continues `failed`).
    */
-  keptPart?(sessionId: string): { part: number; cut: SessionCutCode | undefined } | undefined;
+  keptPart?(
+    sessionId: string,
+  ): { part: number; cut: SessionCutCode | undefined; failed?: boolean } | undefined;
   /**
    * A turn of a session let go so long ago that no record of it is left: not scored with it.
    * `last`: the session's last part, why it was let go, and how many of its turns were dropped so

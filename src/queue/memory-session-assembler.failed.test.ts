@@ -134,6 +134,17 @@ describe('a failed session pass (memory session assembler)', () => {
     });
   });
 
+  it('continues failed a kept part whose record is failed (a session forgotten by the let-go record)', async () => {
+    const { add, passes } = assembler(() => Promise.resolve(), {
+      keptPart: id => (id === 'gone' ? { part: 2, cut: undefined, failed: true } : undefined),
+    });
+    const t = add('gone');
+    await advance(IDLE);
+    expect(passes).toEqual([
+      { sessionId: 'gone', traceIds: [t], pass: { part: 3, continues: 'failed' } },
+    ]);
+  });
+
   it('an export given up on: the part is not scored again, held, let go or at close', async () => {
     const gaveUp = () =>
       Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'export still failing after 60 s'));

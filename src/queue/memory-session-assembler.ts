@@ -316,13 +316,14 @@ export function createMemorySessionAssembler(
 
   /**
    * A session's latest part kept in the results, as the let-go record gives one (no test case
-   * id): continuing its cut, or `idle` when its record has none.
+   * id): continuing `failed` when its record is, else its cut, or `idle` when its record has none.
    */
   const keptBefore = (
     sessionId: string,
   ): { part: number; why: SessionContinues; testCaseId: undefined } | undefined => {
     const kept = options.keptPart?.(sessionId);
-    return kept && { part: kept.part, why: continuesAfter(kept.cut), testCaseId: undefined };
+    const why = kept?.failed ? 'failed' : continuesAfter(kept?.cut);
+    return kept && { part: kept.part, why, testCaseId: undefined };
   };
 
   /** A refused turn's pass: its session of one turn, scored now, never held. Returns the pass. */

@@ -55,4 +55,20 @@ describe("the memory results store's latest kept part of a session", () => {
     store.write(run('c'.repeat(32)), how); // part 2's record goes first now
     expect(store.lastSessionPart('conv')?.part).toBe(1);
   });
+
+  it('says whether the latest part ended failed', () => {
+    const store = createMemoryResultsStore(retention);
+    const how = { exportState: undefined } as never;
+    store.write(run('t1', { id: 'conv', part: 1 }), how);
+    expect(store.lastSessionPart('conv')).toEqual({ part: 1, cut: undefined, failed: false });
+    void store.recordFailure('session:conv', 'deterministic', new Error('down'), {
+      id: 'conv',
+      part: 1,
+      traceIds: ['t1'],
+      cut: null,
+      cutReason: null,
+      continues: null,
+    });
+    expect(store.lastSessionPart('conv')).toEqual({ part: 1, cut: undefined, failed: true });
+  });
 });

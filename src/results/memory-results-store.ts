@@ -105,7 +105,9 @@ export interface MemoryResultsStore extends ResultsStore {
    * Synchronous: the memory driver's sessions ask it before opening a session's part 1, so that a
    * session they forgot does not open part 1 again while a record of it is kept.
    */
-  lastSessionPart(sessionId: string): { part: number; cut: SessionCutCode | undefined } | undefined;
+  lastSessionPart(
+    sessionId: string,
+  ): { part: number; cut: SessionCutCode | undefined; failed: boolean } | undefined;
 }
 
 export function createMemoryResultsStore(
@@ -279,7 +281,7 @@ export function createMemoryResultsStore(
       const part = sessionParts.latest(sessionId);
       if (part === undefined) return undefined;
       const last = recordOf(runs.get(sessionRecordKey(sessionId, part))!);
-      return { part, cut: last.session?.cut ?? undefined };
+      return { part, cut: last.session?.cut ?? undefined, failed: last.state === 'failed' };
     },
     amendRun(traceId, amendment) {
       const entry = runs.get(traceId);
