@@ -86,13 +86,13 @@ local function open(p, cont, closed, closedCut, migrated)
 end
 if not h[1] and not h[2] then
   if ARGV[8] ~= '1' then return {'no_session', 0, 0, 0, 0, '', 0, '', '', 0, ''} end
+  -- Admitted (for the part the reply below asked for): opened now.
+  local admitted = tonumber(ARGV[9]) or 0
+  if admitted == 1 then return open(1, '', 0, '', 0) end
   -- The session's parts may all be gone (past their life): its next part, never part 1 again,
   -- continuing the latest's cut.
   local raw = redis.call('GET', seenKey) or '0'
   local last, lastCut = tonumber(raw) or 0, seenCut(raw)
-  -- Admitted (for the part the reply below asked for): opened now.
-  local admitted = tonumber(ARGV[9]) or 0
-  if admitted == 1 then return open(1, '', 0, '', 0) end
   if admitted > 1 then return open(admitted, lastCut, 0, '', 0) end
   if last > 0 then return {'admit', last + 1, 0, 0, 0, '', 0, lastCut, '', 0, ''} end
   return {'admit', 1, 0, 0, 0, '', 0, '', '', 0, ''}
