@@ -13,7 +13,7 @@ export const MAX_JUDGE_PASSES_PER_TRACE = 3;
 /**
  * Why the `rescore`th rescore of a trace (1 for the first; 0 or `undefined` for its first scoring)
  * gets no judge pass, or `undefined` when it gets one (see {@link MAX_JUDGE_PASSES_PER_TRACE}).
- * A retried rescore may be counted again: the bound is then reached sooner, never passed.
+ * A retried rescore is counted once (see `countRescore`).
  */
 export function rescoreJudgeSkipped(rescore: number | undefined): string | undefined {
   if (!rescore || rescore < MAX_JUDGE_PASSES_PER_TRACE) return undefined;

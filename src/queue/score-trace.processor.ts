@@ -195,9 +195,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
           }
         }
         // Scored already (and not handed over): a rescore for late spans, counted in the trace's
-        // hash (once a rescore: a try that retries its export reads the count).
+        // hash once (keyed by its span count: a retried try of it reads the count, as does a try
+        // that retries its export).
         const rescore = progress.scored
-          ? await countRescore(options.redis, prefix, traceId, !exportRetry)
+          ? await countRescore(options.redis, prefix, traceId, spans.length, !exportRetry)
           : undefined;
         const [outcome] = await Promise.allSettled([
           options.process(
