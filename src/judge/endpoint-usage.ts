@@ -13,8 +13,13 @@ export interface UsageCeilings {
  * why they are not the endpoint's own counts, when they are not (`usageProblem`):
  * - a count past its ceiling, `Infinity` (a JSON `1e309`) or `NaN` is counted at the ceiling and
  *   named: an absurd count is no reason to count nothing;
- * - a count that is no number from 0 up (negative, a string) is read as 0 and named: it would
- *   reach the cost as `NaN` or a negative sum, and the metrics' counters;
+ * - a plain decimal integer in a string (`"1000"`: digits only, 16 at most) is read as that number,
+ *   then as a number is (past the ceiling, at the ceiling and named);
+ * - any other count that is no number from 0 up (negative, another string, a boolean, an object)
+ *   is counted at the ceiling and named, as `NaN` is: the call was made and used tokens the
+ *   endpoint did not say, and read as 0 a server sending `prompt_tokens: -5000` with every answer
+ *   made every call free, the daily budget never spent. So a count is never below what it says,
+ *   never below 0, and never lowers the day's spend.
  * - `total_tokens` is read when `prompt_tokens` or `completion_tokens` is absent (some
  *   OpenAI-compatible servers send only the total): what the total holds beyond the counts given
  *   is counted as output tokens up to the output ceiling, the rest as input tokens, and said.
@@ -26,15 +31,14 @@ export function endpointUsage(
   usage: unknown,
   ceilings: UsageCeilings,
 ): { usage: JudgeUsage; usageProblem?: string } {
-  const unread: string[] = [];
   const implausible: string[] = [];
   const read = usage as Record<string, unknown> | null | undefined;
-  let inputTokens = tokenCount(read, 'prompt_tokens', unread, implausible, ceilings.input);
-  let outputTokens = tokenCount(read, 'completion_tokens', unread, implausible, ceilings.output);
+  let inputTokens = tokenCount(read, 'prompt_tokens', implausible, ceilings.input);
+  let outputTokens = tokenCount(read, 'completion_tokens', implausible, ceilings.output);
   const noInput = read?.prompt_tokens === undefined || read.prompt_tokens === null;
   const noOutput = read?.completion_tokens === undefined || read.completion_tokens === null;
   if ((noInput || noOutput) && read?.total_tokens !== undefined && read.total_tokens !== null) {
-    const total = tokenCount(read, 'total_tokens', unread, implausible, {
+    const total = tokenCount(read, 'total_tokens', implausible, {
       ceiling: ceilings.input.ceiling + ceilings.output.ceiling,
       why: `${ceilings.input.why}, plus ${ceilings.output.why}`,
     });
@@ -49,45 +53,46 @@ export function endpointUsage(
         `usage.total_tokens was ${total} without ${[noInput && 'usage.prompt_tokens', noOutput && 'usage.completion_tokens'].filter(Boolean).join(' or ')}: ${asOutput} of it counted as output and ${asInput} as input tokens (output first, up to ${ceilings.output.why})`,
       );
   }
-  const problems = [
-    ...(unread.length
-      ? [
-          `${unread.join(', ')}, not ${unread.length === 1 ? 'a token count' : 'token counts'}: read as 0`,
-        ]
-      : []),
-    ...implausible,
-  ];
+  const problems = implausible;
   return {
     usage: { inputTokens, outputTokens },
     ...(problems.length && { usageProblem: `the endpoint's ${problems.join('; ')}` }),
   };
 }
 
+/** A plain decimal integer, as a string may hold a token count (16 digits: past any ceiling). */
+const DECIMAL_COUNT = /^[0-9]{1,16}$/;
+
 /**
- * One token count of the endpoint's `usage`: a finite number from 0 up to `limit.ceiling` as it
- * is; past the ceiling, `Infinity` or `NaN`, the ceiling (said in `implausible`); anything else
- * (negative, a string) 0 (named in `unread`); absent, 0.
+ * One token count of the endpoint's `usage`: a finite number from 0 up to `limit.ceiling` (or a
+ * string of one, see {@link DECIMAL_COUNT}) as it is; past the ceiling, and anything else that is
+ * no such count (`Infinity`, `NaN`, negative, another string or type), the ceiling, said in
+ * `implausible`; absent, 0.
  */
 function tokenCount(
   usage: Record<string, unknown> | null | undefined,
   field: string,
-  unread: string[],
   implausible: string[],
   limit: { ceiling: number; why: string },
 ): number {
-  const value = usage?.[field];
-  if (value === undefined || value === null) return 0;
-  if (typeof value === 'number' && (value > limit.ceiling || Number.isNaN(value))) {
-    implausible.push(
-      Number.isNaN(value)
-        ? `usage.${field} was NaN, not a count: counted as ${limit.ceiling}, the most one call can use (${limit.why})`
-        : `usage.${field} was ${value}, more than the ${limit.ceiling} tokens one call can use (${limit.why}): counted as ${limit.ceiling}`,
-    );
-    return limit.ceiling;
-  }
-  if (typeof value === 'number' && value >= 0) return value;
-  unread.push(
-    `usage.${field} was ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
+  const given = usage?.[field];
+  if (given === undefined || given === null) return 0;
+  const value = typeof given === 'string' && DECIMAL_COUNT.test(given) ? Number(given) : given;
+  if (typeof value === 'number' && value >= 0 && value <= limit.ceiling) return value;
+  implausible.push(
+    typeof value === 'number' && value > limit.ceiling
+      ? `usage.${field} was ${value}, more than the ${limit.ceiling} tokens one call can use (${limit.why}): counted as ${limit.ceiling}`
+      : `usage.${field} was ${shown(value)}, not a count: counted as ${limit.ceiling}, the most one call can use (${limit.why})`,
   );
-  return 0;
+  return limit.ceiling;
+}
+
+/** A value of `usage` as its problem names it: a number as JavaScript writes it, else its JSON. */
+function shown(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }

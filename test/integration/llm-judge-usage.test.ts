@@ -2,7 +2,6 @@ import { afterEach, expect, it } from 'vitest';
 import { judgeConfigSchema } from '../../src/config/judge-config-schema.js';
 import { createLlmContext } from '../../src/judge/create-llm-context.js';
 import { createMemorySpendLedger } from '../../src/score/llm/spend-ledger.js';
-import { usageDetails } from '../../src/score/llm/judge.js';
 import { createServiceMetrics } from '../../src/server/service-metrics.js';
 import {
   startOpenAiCompatibleServer,
@@ -28,12 +27,13 @@ const answerWithUsage = (usage: Record<string, unknown>) => ({
   },
 });
 
-it("an endpoint's usage that is no token count is read as 0 and said; metrics and the day's spend stay numbers, and the budget still holds", async () => {
+it("an endpoint's usage that is no token count (negative, a string that is no plain integer) is counted at the ceiling and said, not as 0: a server sending them cannot make its calls free; a plain decimal string is read; metrics and the day's spend count them", async () => {
   const server = await startOpenAiCompatibleServer([
-    answerWithUsage({ prompt_tokens: -1_000_000_000, completion_tokens: 5 }),
+    answerWithUsage({ prompt_tokens: -5000, completion_tokens: 5 }),
     answerWithUsage({ prompt_tokens: 'NaN', completion_tokens: '100' }),
-    // Then a real count: 100 output tokens at $1 a million spend the rest of the day's $0.0001.
-    answerWithUsage({ prompt_tokens: 0, completion_tokens: 100 }),
+    answerWithUsage({ prompt_tokens: '300', completion_tokens: -1 }),
+    // A plain decimal string past the ceiling is counted at it, as a number past it is.
+    answerWithUsage({ prompt_tokens: '99999999999', completion_tokens: '1e3' }),
   ]);
   servers.push(server);
   const metrics = createServiceMetrics();
@@ -43,8 +43,9 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
     baseUrl: server.baseURL,
     apiKey: 'k',
     maxRetries: 0,
+    maxOutputTokens: 500,
     prices: { m: { inputPerMillionTokens: 1, outputPerMillionTokens: 1 } },
-    dailyBudgetUsd: 0.0001,
+    dailyBudgetUsd: 1,
   });
   // As the service wires it (src/server/scoring-runtime.ts).
   const llm = createLlmContext(config, {
@@ -68,42 +69,43 @@ it("an endpoint's usage that is no token count is read as 0 and said; metrics an
       parse: v => v,
     });
   const details = [];
-  for (const n of [1, 2]) details.push(usageDetails(await ask(n)));
-  expect(details).toEqual([
-    {
-      model: 'm',
-      inputTokens: 0,
-      outputTokens: 5,
-      cached: false,
-      costUsd: 0.000005,
-      usageProblem:
-        "the endpoint's usage.prompt_tokens was -1000000000, not a token count: read as 0",
-    },
-    {
-      model: 'm',
-      inputTokens: 0,
-      outputTokens: 0,
-      cached: false,
-      costUsd: 0,
-      usageProblem:
-        'the endpoint\'s usage.prompt_tokens was "NaN", usage.completion_tokens was "100", not token counts: read as 0',
-    },
+  for (const n of [1, 2, 3, 4]) details.push(await ask(n));
+  expect(server.requests).toHaveLength(4);
+  // The input ceiling: 3 tokens a character of prompt sent, plus 256 (the same prompt length each
+  // time: "question N" and its schema).
+  const ceiling = details[0]!.usage.inputTokens;
+  expect(ceiling).toBeGreaterThan(256);
+  expect(ceiling).toBeLessThan(1000);
+  const problem = (field: string, was: string, counted: number, why: string) =>
+    `usage.${field} was ${was}, not a count: counted as ${counted}, the most one call can use (${why})`;
+  expect(details.map(d => [d.usage.inputTokens, d.usage.outputTokens])).toEqual([
+    [ceiling, 5],
+    [ceiling, 100],
+    [300, 500],
+    [ceiling, 500],
   ]);
+  const why = /what \d+ characters of prompt can be/.exec(String(details[0]!.usageProblem))![0];
+  expect(details.map(d => d.usageProblem)).toEqual([
+    `the endpoint's ${problem('prompt_tokens', '-5000', ceiling, why)}`,
+    `the endpoint's ${problem('prompt_tokens', '"NaN"', ceiling, why)}`,
+    `the endpoint's ${problem('completion_tokens', '-1', 500, 'judge.maxOutputTokens')}`,
+    `the endpoint's usage.prompt_tokens was 99999999999, more than the ${ceiling} tokens one call can use (${why}): counted as ${ceiling}; ${problem('completion_tokens', '"1e3"', 500, 'judge.maxOutputTokens')}`,
+  ]);
+  // Every token counted is charged: $1 a million tokens either way.
+  const tokens = details.reduce((n, d) => n + d.usage.inputTokens + d.usage.outputTokens, 0);
+  expect(tokens).toBe(3 * ceiling + 300 + 5 + 100 + 500 + 500);
   const day = new Date().toISOString().slice(0, 10);
-  expect(await ledger.spent(day)).toBe(0.000005);
+  expect(await ledger.spent(day)).toBeCloseTo(tokens / 1e6, 12);
+  expect(details.reduce((usd, d) => usd + (d.costUsd ?? 0), 0)).toBeCloseTo(tokens / 1e6, 12);
   const exposition = await metrics.registry.metrics();
   const judgeLines = exposition
     .split('\n')
     .filter(line => /^spanscore_judge_(tokens|cost_usd)_total\{/.test(line));
-  expect(judgeLines).toEqual([
-    'spanscore_judge_tokens_total{model="m",direction="input"} 0',
-    'spanscore_judge_tokens_total{model="m",direction="output"} 5',
-    'spanscore_judge_cost_usd_total{model="m"} 0.000005',
+  expect(judgeLines.slice(0, 2)).toEqual([
+    `spanscore_judge_tokens_total{model="m",direction="input"} ${3 * ceiling + 300}`,
+    `spanscore_judge_tokens_total{model="m",direction="output"} ${5 + 100 + 500 + 500}`,
   ]);
-  // The budget still holds: a real count spends it, and the next call is refused before it is made.
-  await ask(3);
-  await expect(ask(4)).rejects.toMatchObject({ code: 'SS_JUDGE_BUDGET_EXHAUSTED' });
-  expect(server.requests).toHaveLength(3);
+  expect(Number(judgeLines[2]!.split(' ')[1])).toBeCloseTo(tokens / 1e6, 12);
 });
 
 it("an endpoint's counts past what one call can use (1e300 tokens) are counted at the ceiling and said, and leave the day's budget to later calls", async () => {

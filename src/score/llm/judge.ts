@@ -27,9 +27,9 @@ export interface JudgeAnswer<T> {
   /** Estimated cost in US dollars, when `judge.prices` has the model (0 when cached). */
   costUsd?: number;
   /**
-   * Why the token counts are not the endpoint's: its `usage` held a count that is no token count
-   * (negative, a string), read as 0; one past what the call can plausibly use
-   * (`JUDGE_USAGE_CEILING`), `Infinity` or `NaN`, counted at that ceiling; or only
+   * Why the token counts are not the endpoint's: its `usage` held a count past what the call can
+   * plausibly use (`JUDGE_USAGE_CEILING`) or no token count (`Infinity`, `NaN`, negative, a
+   * string that is no plain decimal integer), counted at that ceiling; or only
    * `total_tokens`, split by the judge (see `endpointUsage`).
    */
   usageProblem?: string;
