@@ -15,6 +15,7 @@ import { createLlmContext } from '../judge/create-llm-context.js';
 import type { JudgeState, TraceScorer } from '../queue/queue-driver.js';
 import { resultsStoreSink, type ResultsStore } from '../results/results-store.js';
 import type { ExportOutcome } from '../results/stored-result.js';
+import { standingVerdict } from '../results/standing-verdict.js';
 import type { ResultSink } from '../score/result-sink.js';
 import { scoreTrace, type ScoreTraceOptions } from '../score/score-trace.js';
 import { scoreSession } from '../score/score-session.js';
@@ -217,6 +218,13 @@ export async function createScoringRuntime(
       },
     });
 
+  /**
+   * Which verdict stands, for a rescore past the cap whose LLM scorers are skipped, read from the
+   * trace's record before the rescore replaces it (`standingVerdict`); nothing when results are
+   * not stored, or the read failed (the skip is said without it).
+   */
+  const standingNote = async (traceId: string): Promise<string> =>
+    config.results.write ? await results.run(traceId).then(standingVerdict, () => '') : '';
   const lookup = schemas.lookup;
   // The delivery of a run with one delivering sink (the evaluation spans) is that sink's own.
   const single = deliver.length === 1 ? deliver[0] : undefined;
@@ -233,7 +241,8 @@ export async function createScoringRuntime(
     const scoring: ScoreTraceOptions = { phase, sinks: standing ? [] : sinks };
     if (options.propagate) scoring.propagate = options.propagate;
     if (options.notes) scoring.notes = options.notes;
-    if (options.judgeSkipped !== undefined) scoring.judgeSkipped = options.judgeSkipped;
+    if (options.judgeSkipped !== undefined)
+      scoring.judgeSkipped = options.judgeSkipped + (await standingNote(traceId));
     if (lookup) scoring.schemas = lookup;
     const run = await scoreTrace(traceId, spans, plan, scoring);
     if (standing) {

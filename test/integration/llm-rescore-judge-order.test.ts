@@ -144,5 +144,9 @@ describe.each(['memory', 'bullmq'] as const)('%s driver', driver => {
       ['tool_call_appropriateness', 'deterministic', 'skipped', 4],
       ['tool_call_appropriateness', 'llm', 'scored', 3],
     ]);
+    // The skip, written while the last judge pass was under way, says its verdict is to come.
+    expect(record.results[1]!.reason).toMatch(
+      /; the verdict that stands: none recorded yet \(its last judge pass may still be under way: its verdict is added to the trace's results when it ends\)$/,
+    );
   });
 });

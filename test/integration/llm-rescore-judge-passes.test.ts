@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_JUDGE_PASSES_PER_TRACE } from '../../src/queue/rescore-judge-passes.js';
 import { whenReady } from '../../src/redis/redis-connection.js';
+import type { RunRecord } from '../../src/results/stored-result.js';
 import { bufferKeyOf } from '../../src/redis/redis-span-buffer.js';
 import {
   startOpenAiCompatibleServer,
@@ -64,9 +65,17 @@ describe.each(['memory', 'bullmq'] as const)('%s driver', driver => {
       ...Array<string>(MAX_JUDGE_PASSES_PER_TRACE).fill('scored'),
       ...Array<string>(1 + LATE_BATCHES - MAX_JUDGE_PASSES_PER_TRACE).fill('skipped'),
     ]);
-    expect(appropriateness().at(-1)!.attributes['gen_ai.evaluation.explanation']).toBe(
-      `judge pass skipped: this is rescore ${LATE_BATCHES} of the trace after late spans (assembly.rescoreLateSpans), and a trace gets at most ${MAX_JUDGE_PASSES_PER_TRACE} judge passes (its first scoring and ${MAX_JUDGE_PASSES_PER_TRACE - 1} rescores); its deterministic scorers ran with every span`,
-    );
+    // The skip says which verdict stands: the last judge pass's (the second rescore's, over the
+    // first call and two late ones), carried from one rescore past the cap to the next.
+    const skipped = `judge pass skipped: this is rescore ${LATE_BATCHES} of the trace after late spans (assembly.rescoreLateSpans), and a trace gets at most ${MAX_JUDGE_PASSES_PER_TRACE} judge passes (its first scoring and ${MAX_JUDGE_PASSES_PER_TRACE - 1} rescores); its deterministic scorers ran with every span; the verdict that stands: its last judge pass's (in the trace's evaluation spans): tool_call_appropriateness pass (score 1) over ${MAX_JUDGE_PASSES_PER_TRACE} tool calls`;
+    expect(appropriateness().at(-1)!.attributes['gen_ai.evaluation.explanation']).toBe(skipped);
+    const record = (await (
+      await fetch(h.service.url!.replace('/v1/traces', `/api/v1/traces/${traceId(t)}`))
+    ).json()) as RunRecord;
+    expect(record.results.map(r => [r.scorer, r.status, r.reason])).toEqual([
+      ['tool_call_accuracy', 'scored', expect.any(String)],
+      ['tool_call_appropriateness', 'skipped', skipped],
+    ]);
     if (driver === 'bullmq') {
       // The count lives in the trace's hash, under its TTL.
       const connections = redisFor(prefix);
