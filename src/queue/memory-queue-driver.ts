@@ -65,8 +65,9 @@ export function createMemoryQueueDriver(
       const withScorer = scorer;
       if (!withScorer)
         throw new Error('unreachable: the memory driver scores once workers started');
+      // A rescore starting: judge passes of the trace's earlier scorings still under way see it.
       const judged = rescore ? judging.get(traceId) : undefined;
-      if (judged && rescore! > judged.newest) judged.newest = rescore!;
+      if (judged && rescore) judged.newest = Math.max(judged.newest, rescore);
       // A rescore past the trace's judge passes (late batches): its deterministic scorers only.
       const judgeSkipped = withScorer.usesJudge ? rescoreJudgeSkipped(rescore) : undefined;
       const { run, deliver } = await withScorer.scoreThenDeliver(
@@ -117,12 +118,16 @@ export function createMemoryQueueDriver(
       );
       return;
     }
-    const judged = judging.get(traceId) ?? { passes: 0, newest: pass };
-    judged.passes++;
-    judged.newest = Math.max(judged.newest, pass);
-    judging.set(traceId, judged);
-    // Without rescores, every pass is its trace's newest.
-    const standing = config.assembly.rescoreLateSpans
+    // Without rescores, every pass is its trace's newest: nothing is kept to tell.
+    const judged = config.assembly.rescoreLateSpans
+      ? (judging.get(traceId) ?? { passes: 0, newest: pass })
+      : undefined;
+    if (judged) {
+      judged.passes++;
+      judged.newest = Math.max(judged.newest, pass);
+      judging.set(traceId, judged);
+    }
+    const standing = judged
       ? () => Promise.resolve(judgePassStanding(pass, judged.newest))
       : undefined;
     const done = (async () => {
@@ -158,7 +163,8 @@ export function createMemoryQueueDriver(
     judgePasses.add(done);
     void done.finally(() => {
       judgePasses.delete(done);
-      if (--judged.passes === 0 && judging.get(traceId) === judged) judging.delete(traceId);
+      if (judged && --judged.passes === 0 && judging.get(traceId) === judged)
+        judging.delete(traceId);
     });
   }
 
