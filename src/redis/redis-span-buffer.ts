@@ -8,7 +8,8 @@ import { APPEND_SPAN_BATCH } from './lua/append-span-batch.js';
 // One hash per trace holds everything: the span batches (fields `b0`, `b1`, …, one per request
 // that carried spans of the trace; blanked, not deleted, once scored) and the trace's state
 // (`first`, `last`, `root`, `n` spans appended, `k` batches appended, `claim`, `scored`, `late`,
-// `lw` / `lr` once a logs-writing model span / a log record of it arrived, `rs`: `countRescore`).
+// `lw` / `lr` once a logs-writing model span / a log record of it arrived, `rs` and `rsn`:
+// `countRescore`).
 // One key means one TTL to set, on the first append only, and one HGETALL to read it all: a
 // trace costs about eight commands here (see docs/performance.md, "Redis commands per trace").
 
