@@ -28,7 +28,7 @@ export const assemblyConfigSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Score a trace again when spans arrive after it was scored (else they are counted and dropped). A trace gets at most 3 judge passes (its first scoring and 2 rescores: `MAX_JUDGE_PASSES_PER_TRACE`); a later rescore runs the deterministic scorers only, its LLM scorers `skipped` saying why.',
+        'Score a trace again when spans arrive after it was scored (else they are counted and dropped). A trace gets at most 3 judge passes (its first scoring and 2 rescores: `MAX_JUDGE_PASSES_PER_TRACE`); a later rescore runs the deterministic scorers only, its LLM scorers `skipped` saying why and which verdict of its judge passes stands.',
       ),
     maxBufferedSpans: positiveInt()
       .default(25_000)
