@@ -301,7 +301,8 @@ export function createBullmqQueueDriver(
           bytes: sessionByteBounds(config),
           timing: sessionJobTiming(config),
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
-          process: (sessionId, traces, pass) => scorer.scoreSession(sessionId, traces, pass),
+          process: (sessionId, traces, pass, options) =>
+            scorer.scoreSession(sessionId, traces, pass, options),
           onLastAttemptFailed: (sessionId, error, failed) =>
             endFailedSessionJob(
               config,

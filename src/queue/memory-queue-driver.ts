@@ -335,12 +335,22 @@ function memorySessions(
       maxEntries: 10 * config.sessions.maxOpen,
       maxBytes: Math.max(65_536, Math.floor(config.sessions.maxBytes / 16)),
     },
-    score: (sessionId, traces, pass) =>
-      retryWithBackoff(() => s.scoreSession(sessionId, traces, pass), {
-        attempts: config.worker.attempts,
-        backoffMs: config.worker.backoffMs,
-        exportRetry: exportRetryPolicy(config),
-      }).then(() => undefined),
+    score: (sessionId, traces, pass) => {
+      // After a try recorded its results and failed to export, the next tries export only.
+      let exportRetry = false;
+      return retryWithBackoff(
+        () =>
+          s.scoreSession(sessionId, traces, pass, { exportRetry }).catch((error: unknown) => {
+            if (isExportFailure(error)) exportRetry = true;
+            throw error;
+          }),
+        {
+          attempts: config.worker.attempts,
+          backoffMs: config.worker.backoffMs,
+          exportRetry: exportRetryPolicy(config),
+        },
+      ).then(() => undefined);
+    },
     onFailed: (sessionId, error, failed) =>
       endFailedPass(config, events, results, sessionId, error, failed),
     resultsStored: isExportGiveUp,

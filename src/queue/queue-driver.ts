@@ -76,11 +76,15 @@ export interface TraceScorer {
    * then delivers it (evaluation spans, hooks); an export failure rejects, for the driver to retry.
    * `pass` says which part of the session it is (its record key: `session:<id>` for part 1,
    * `session~<n>:<id>` after), the bound it was cut at, and what a continuation lacks.
+   * `exportRetry`: an earlier try of this pass, over these same traces, was recorded and failed to
+   * export; this one goes to the delivering sinks only, so its results are recorded once however
+   * often the export is retried (as {@link ScoreOptions.exportRetry}).
    */
   scoreSession(
     sessionId: string,
     traces: readonly SessionTraceSpans[],
     pass: SessionPass,
+    options?: { exportRetry?: boolean },
   ): Promise<TraceRun>;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { RedisClient } from '../redis/redis-connection.js';
@@ -11,6 +12,7 @@ import {
 import { redisFailure } from '../redis/redis-failure.js';
 import { partMember } from '../redis/session-keys.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
+import { isExportFailure } from './export-retry.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
@@ -28,6 +30,12 @@ import {
 export interface SessionJobData {
   sessionId: string;
   part?: number;
+  /**
+   * An earlier try recorded the part's results and failed to export them: which traces it scored
+   * ({@link tracesScored}). A try over the same traces exports only; a part that took a turn since
+   * is recorded again. The previous release neither writes nor reads it.
+   */
+  exportRetry?: string;
 }
 
 /** The byte bounds of sessions (`sessions.maxSessionBytes`, `sessions.maxBytes`). */
@@ -214,8 +222,16 @@ export interface SessionWorkerOptions {
   bytes: SessionByteBounds;
   timing: SessionJobTiming;
   concurrency: number;
-  /** Scores the part (and exports it); a rejection retries the job. */
-  process: (sessionId: string, traces: SessionTraceSpans[], pass: SessionPass) => Promise<unknown>;
+  /**
+   * Scores the part (and exports it); a rejection retries the job. `exportRetry`: an earlier try
+   * over these traces was recorded and failed to export (`TraceScorer.scoreSession`).
+   */
+  process: (
+    sessionId: string,
+    traces: SessionTraceSpans[],
+    pass: SessionPass,
+    options: { exportRetry: boolean },
+  ) => Promise<unknown>;
   /**
    * A part's pass failed its job's last attempt (BullMQ then fails the job; the part's turns stay
    * in Redis until a later turn schedules it again or its keys expire): the caller makes its end
@@ -265,9 +281,15 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
         continues: part > 1 ? continuesAfter(held.continues, 'max_age') : undefined,
         testCaseId: held.testCaseId,
       };
+      const scored = tracesScored(held.traces);
       try {
-        await options.process(sessionId, held.traces, pass);
+        await options.process(sessionId, held.traces, pass, {
+          exportRetry: job.data.exportRetry === scored,
+        });
       } catch (error) {
+        // Its results were recorded: a later try over the same traces exports only.
+        if (isExportFailure(error) && job.data.exportRetry !== scored)
+          await job.updateData({ ...job.data, exportRetry: scored });
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
           await options.onLastAttemptFailed?.(sessionId, error, {
             pass,
@@ -315,3 +337,13 @@ const GONE: HeldSessionPart = {
   cut: undefined,
   continues: undefined,
 };
+
+/**
+ * Which traces a pass scored, and how many spans of each: a SHA-1 of their ids and counts, 40
+ * characters whatever the part holds.
+ */
+function tracesScored(traces: readonly SessionTraceSpans[]): string {
+  const hash = createHash('sha1');
+  for (const t of traces) hash.update(`${t.traceId}:${t.spans.length};`);
+  return hash.digest('hex');
+}

@@ -273,8 +273,9 @@ export async function createScoringRuntime(
     plan,
     usesJudge,
     assemblesSessions,
-    async scoreSession(sessionId, traces, pass) {
-      const run = await scoreSession(sessionId, traces, plan, { sinks: record, pass });
+    async scoreSession(sessionId, traces, pass, options) {
+      const sinks = options?.exportRetry ? [] : record;
+      const run = await scoreSession(sessionId, traces, plan, { sinks, pass });
       for (const sink of deliver) await sink.write(run);
       return run;
     },
