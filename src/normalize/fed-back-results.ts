@@ -15,8 +15,9 @@ import type { ToolCall } from './tool-call.js';
  * turn's call replayed), a result is matched by position: in one span's
  * input, the last result with that id answers the latest call with that id placed before the span,
  * the one before it the call before, and so on back; results left over are of calls outside the
- * trace (an earlier turn's, replayed). A span placed before every call of the id (clocks apart)
- * is matched against them all.
+ * trace (an earlier turn's, replayed). A span placed before every call of the id answers none of
+ * them: the results in its input are an earlier turn's (a requested call is placed at its
+ * request's end, so the turn's first request starts before the calls it asks for).
  *
  * Work: where ids are the calls' own, a scan of each span's results and of the trace's calls (a `Map` past
  * {@link SCAN_LIMIT} calls) and a lookup a call; where some are shared, one pass more over the
@@ -80,10 +81,8 @@ export class FedBackResults {
         if (ofId === undefined) continue;
         next ??= new Map();
         let n = next.get(seen.callId);
-        if (n === undefined) {
-          const before = placedBefore(ofId, at);
-          n = before === 0 ? ofId.length - 1 : before - 1;
-        }
+        // Only a call placed before the span can have its result in the span's input.
+        n ??= placedBefore(ofId, at) - 1;
         next.set(seen.callId, n - 1);
         if (n < 0) continue;
         const call = ofId[n]!;
