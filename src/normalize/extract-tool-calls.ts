@@ -66,7 +66,10 @@ export function extractIndexedToolCalls(
       const extractor = executors[e]!;
       const call = extractor.executed!(span);
       if (call !== undefined) {
-        if (call !== null)
+        // A span sent twice under one id (a retry, or anyone who knows the id) is one call: its
+        // first copy counts (`isCounted`, as offered tools and agent spans read it). Asked of
+        // tool spans only, not of every span.
+        if (call !== null && byId.isCounted(span))
           executed.push(
             toToolCall(call, span, 'executed', extractor.id, aliases, span.startTimeUnixNano),
           );
@@ -81,6 +84,11 @@ export function extractIndexedToolCalls(
       const first = extracted.length;
       const results = extractor.requested!(span, extracted);
       if (!results) continue;
+      // A requesting span sent twice: its first copy's requests only (asked of such spans only).
+      if ((extracted.length > first || results.length) && !byId.isCounted(span)) {
+        extracted.length = first;
+        continue;
+      }
       for (let c = first; c < extracted.length; c++) {
         const call = extracted[c]!;
         requested.push(

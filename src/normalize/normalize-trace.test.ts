@@ -133,4 +133,42 @@ describe('normalizeTrace', () => {
       finalOutput: 'Trip planned.',
     });
   });
+
+  it('counts a tool span sent twice under one id once, its first copy, with or without agents', () => {
+    const request = (n: number, startMs: number) => ({
+      traceId: T,
+      spanId: S(n),
+      parentSpanId: S(1),
+      name: 'chat',
+      startMs,
+      endMs: startMs + 1,
+      attributes: {
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'tool_call', name: 'refund', arguments: {} }] },
+        ]),
+      },
+    });
+    const roots: Array<Record<string, string>> = [
+      {},
+      { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'r' },
+    ];
+    for (const root of roots) {
+      // The copy starts earlier and names another tool: neither moves or renames the call.
+      const spans = decodeOtlpJson(
+        otlpRequest([
+          { traceId: T, spanId: S(1), name: 'root', startMs: 0, endMs: 100, attributes: root },
+          tool(2, 'search', 5),
+          tool(2, 'delete_all', 1),
+          request(3, 10),
+          request(3, 10),
+        ]),
+      ).spans;
+      const trace = normalizeTrace(T, spans);
+      expect(trace.toolSequence.map(c => [c.name, c.source])).toEqual([
+        ['search', 'executed'],
+        ['refund', 'requested'],
+      ]);
+      expect(trace.toolsUsed).toEqual(['search', 'refund']);
+    }
+  });
 });
