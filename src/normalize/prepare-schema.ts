@@ -1,6 +1,7 @@
 import { isRecord } from './attribute-values.js';
 import { hasOwnKey } from './has-own-key.js';
 import { setOwnKey } from '../ingest/set-own-key.js';
+import { patternSizeBound } from './pattern-size.js';
 
 /**
  * Bounds on a JSON Schema read from a trace, checked before anything recursive or compiled runs.
@@ -22,6 +23,13 @@ export const SCHEMA_LIMITS = {
   maxBranches: 200,
   /** Values listed by `enum`, summed over the schema. */
   maxEnumValues: 1_000,
+  /**
+   * RE2 instructions of the schema's `pattern`s and `patternProperties` names together, as
+   * `patternSizeBound` reads them from their text: compiling costs about 2 µs an instruction, and
+   * matching a character costs up to one step of each. A pattern of 479 characters (`(?:a|ab){1000}0`
+   * thirty times) compiled to 120,000 instructions in 270 ms, as one keyword.
+   */
+  maxPatternInstructions: 20_000,
 } as const;
 
 /**
@@ -77,7 +85,7 @@ const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
  * Iterative: no input can overflow the stack. Pure.
  */
 export function prepareSchema(schema: Record<string, unknown>): PreparedSchema | string {
-  const counts = { chars: 0, keywords: 0, refs: 0, branches: 0, enumValues: 0 };
+  const counts = { chars: 0, keywords: 0, refs: 0, branches: 0, enumValues: 0, patterns: 0 };
   const refs: string[] = [];
   let uniqueItems = false;
   const root: Record<string, unknown> = {};
@@ -117,6 +125,11 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
           counts.branches += value.length;
         else if (key === 'enum' && Array.isArray(value)) counts.enumValues += value.length;
         else if (key === 'uniqueItems' && value === true) uniqueItems = true;
+        else if (key === 'pattern' && typeof value === 'string')
+          counts.patterns += patternSizeBound(value);
+        else if (key === 'patternProperties' && isRecord(value))
+          for (const name in value)
+            if (hasOwnKey(value, name)) counts.patterns += patternSizeBound(name);
         if (Array.isArray(value)) weight += value.length;
       }
       const over = overBound(counts);
@@ -181,6 +194,7 @@ function overBound(counts: {
   refs: number;
   branches: number;
   enumValues: number;
+  patterns: number;
 }): string | undefined {
   if (counts.chars > SCHEMA_LIMITS.maxChars)
     return `its schema is larger than ${SCHEMA_LIMITS.maxChars / 1024} KiB`;
@@ -192,6 +206,8 @@ function overBound(counts: {
     return `its schema has more than ${SCHEMA_LIMITS.maxBranches} anyOf/oneOf/allOf branches, the bound`;
   if (counts.enumValues > SCHEMA_LIMITS.maxEnumValues)
     return `its schema lists more than ${SCHEMA_LIMITS.maxEnumValues} enum values, the bound`;
+  if (counts.patterns > SCHEMA_LIMITS.maxPatternInstructions)
+    return `its schema's patterns compile to more than ${SCHEMA_LIMITS.maxPatternInstructions} regular-expression instructions, the bound`;
   return undefined;
 }
 

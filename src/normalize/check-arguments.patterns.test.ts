@@ -1,0 +1,132 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { RE2JS } from 're2js';
+import { checkArguments, CHECK_LIMITS, traceCheckBudget } from './check-arguments.js';
+import { resetValidators, VALIDATOR_LIMITS } from './schema-validators.js';
+
+/**
+ * Patterns built to cost RE2 (re2js) time: linear in the text, but each character may touch every
+ * instruction of the program, and a short pattern may compile to a large one. Each case counts
+ * the RE2 instructions compiled and the instructions times characters matched (the work RE2 does),
+ * never time.
+ */
+
+interface Work {
+  compiled: number;
+  matched: number;
+}
+
+/** The RE2 work `run` causes: instructions compiled, and instructions × (characters + 1) matched. */
+function re2Work(run: () => void): Work {
+  const work = { compiled: 0, matched: 0 };
+  const compile = RE2JS.compile.bind(RE2JS);
+  const proto = RE2JS.prototype as unknown as Record<
+    'test' | 'matcher',
+    (input: string) => unknown
+  >;
+  const { test, matcher } = proto;
+  RE2JS.compile = (pattern: string, flags?: number) => {
+    const re = compile(pattern, flags);
+    work.compiled += re.programSize();
+    return re;
+  };
+  const counted = (original: (input: string) => unknown) =>
+    function (this: RE2JS, input: string) {
+      work.matched += (input.length + 1) * this.programSize();
+      return original.call(this, input);
+    };
+  proto.test = counted(test);
+  proto.matcher = counted(matcher);
+  try {
+    run();
+  } finally {
+    RE2JS.compile = compile;
+    proto.test = test;
+    proto.matcher = matcher;
+  }
+  return work;
+}
+
+// A minute between calls: the compile rate never refuses, so the bounds are what is tested.
+const clock = () => {
+  let t = 0;
+  return () => (t += 60_000);
+};
+
+// The most a call may match: its steps, each worth this many instructions × characters.
+const MATCH_BOUND = CHECK_LIMITS.maxStepsPerCall * VALIDATOR_LIMITS.patternInstructionsPerStep;
+
+beforeEach(() => resetValidators());
+afterAll(() => resetValidators());
+
+describe('checkArguments on hostile patterns', () => {
+  it('refuses a 479-character pattern of 120,000 instructions before compiling it', () => {
+    // Compiled, it took 270 ms, counted as one keyword of the compile budget.
+    const pattern = Array.from({ length: 30 }, (_, i) => `(?:a|ab){1000}${i % 10}`).join('|');
+    let result: unknown;
+    const work = re2Work(() => {
+      result = checkArguments(
+        { type: 'object', properties: { s: { type: 'string', pattern } } },
+        { s: 'ab' },
+        traceCheckBudget(),
+        { now: clock() },
+      );
+    });
+    expect(result).toEqual({
+      status: 'unchecked',
+      reason: `its schema's patterns compile to more than ${CHECK_LIMITS.maxPatternInstructions} regular-expression instructions, the bound`,
+    });
+    expect(work.compiled).toBe(0);
+  });
+
+  it('stops matching a pattern of 1,003 instructions over long strings at the step bound', () => {
+    // 25 strings of 10,000 characters (within the arguments' bounds): 250 million instructions ×
+    // characters, 9 s, where the step count said 328.
+    const schema = { type: 'array', items: { type: 'string', pattern: '[a-z]{1000}[^a-z]' } };
+    const args = Array.from({ length: 25 }, () => 'a'.repeat(10_000));
+    let result: unknown;
+    const work = re2Work(() => {
+      result = checkArguments(schema, args, traceCheckBudget(), { now: clock() });
+    });
+    expect(result).toEqual({
+      status: 'unchecked',
+      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    });
+    expect(work.compiled).toBeLessThan(2_000);
+    expect(work.matched).toBeLessThanOrEqual(MATCH_BOUND);
+  });
+
+  it('stops 400 patternProperties over 4,900 keys at the step bound: each match is a step', () => {
+    // Two million matches made in one subschema's application, counted as 4,903 steps (1 s).
+    const patternProperties: Record<string, unknown> = {};
+    for (let i = 0; i < 400; i++) patternProperties[`^k${i}x[a-z]*$`] = { type: 'number' };
+    const args: Record<string, number> = {};
+    for (let i = 0; i < 4_900; i++) args[`z${'q'.repeat(40)}${i}`] = 1;
+    let result: unknown;
+    const work = re2Work(() => {
+      result = checkArguments({ type: 'object', patternProperties }, args, traceCheckBudget(), {
+        now: clock(),
+      });
+    });
+    expect(result).toMatchObject({ status: 'unchecked', reason: expect.stringMatching(/steps/) });
+    expect(work.matched).toBeLessThanOrEqual(MATCH_BOUND);
+  });
+
+  it('still checks patterns of ordinary size: a valid and an invalid call', () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' } },
+      patternProperties: { '^x-': { type: 'string' } },
+    };
+    const budget = traceCheckBudget();
+    const options = { now: clock() };
+    expect(checkArguments(schema, { id: 'order_42', 'x-a': 'b' }, budget, options)).toEqual({
+      status: 'valid',
+    });
+    expect(checkArguments(schema, { id: 'no spaces', 'x-a': 1 }, budget, options)).toEqual({
+      status: 'invalid',
+      problems: ['/id: must match pattern "^[a-zA-Z0-9_-]{1,64}$"', '/x-a: must be string'],
+    });
+    // Two calls of three strings each: a few steps a match, not the call's bound.
+    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { RE2JS } from 're2js';
+import { patternSizeBound } from './pattern-size.js';
+
+// Pieces of RE2 syntax a pattern is drawn from: atoms, classes, groups, flags, quantifiers.
+const PIECES = [
+  'a',
+  '.',
+  '\\d',
+  '\\pL',
+  '\\p{Greek}',
+  '[a-z]',
+  '[^]x]',
+  '[[:alpha:]]',
+  '[\\]]',
+  '(',
+  '(?:',
+  '(?i)',
+  '(?i:',
+  '(?P<n>',
+  ')',
+  '|',
+  '*',
+  '+',
+  '?',
+  '*?',
+  '{2}',
+  '{3,}',
+  '{2,5}',
+  '{0}',
+  '{10}',
+  '{100}',
+  '^',
+  '$',
+  '\\b',
+  '\\Qab*\\E',
+  '\\x{263a}',
+  'é',
+  '{',
+  '}',
+];
+
+describe('patternSizeBound', () => {
+  it('is at least the size of the program RE2 compiles, for 20,000 drawn patterns', () => {
+    let seed = 7;
+    const draw = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+      return seed % n;
+    };
+    let compiled = 0;
+    const under: string[] = [];
+    for (let k = 0; k < 20_000; k++) {
+      let pattern = '';
+      for (let j = 1 + draw(12); j > 0; j--) pattern += PIECES[draw(PIECES.length)]!;
+      let size: number;
+      try {
+        size = RE2JS.compile(pattern).programSize();
+      } catch {
+        continue; // RE2 refuses it: nothing is compiled
+      }
+      compiled++;
+      if (patternSizeBound(pattern) < size) under.push(pattern);
+    }
+    expect(compiled).toBeGreaterThan(5_000);
+    expect(under).toEqual([]);
+  });
+
+  it('reads ordinary patterns near their size, and repeats as the copies RE2 makes', () => {
+    for (const [pattern, most] of [
+      ['^[a-z]+$', 12],
+      ['^\\d{4}-\\d{2}-\\d{2}$', 30],
+      ['^[a-zA-Z0-9_-]{1,64}$', 140],
+    ] as const)
+      expect(patternSizeBound(pattern)).toBeLessThanOrEqual(most);
+    // 4,003 instructions compiled; each nested count multiplies what it repeats.
+    expect(patternSizeBound('(?:a|ab){1000}0')).toBeGreaterThanOrEqual(4_003);
+    expect(patternSizeBound('((a{10}){10}){10}')).toBeGreaterThanOrEqual(1_000);
+    // A count RE2 refuses (past 1,000) costs no more than 1,001 copies: it is never compiled.
+    expect(patternSizeBound('a{99999999999}')).toBeLessThan(3_000);
+  });
+});
