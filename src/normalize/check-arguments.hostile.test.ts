@@ -139,6 +139,30 @@ describe('checkArguments on hostile schemas', () => {
     ).toEqual({ status: 'valid' });
   });
 
+  it('counts the pairs uniqueItems compares as steps, before comparing them', () => {
+    // 499 distinct objects (999 values, within the uniqueItems bound): 124,251 comparisons, which
+    // counted as 502 steps, so a trace's budget let about 400 such calls through.
+    const steps = (schema: unknown, args: unknown[]) => {
+      const budget = traceCheckBudget();
+      const result = checkArguments(schema, args, budget, { now: clock() });
+      return { result, spent: CHECK_LIMITS.maxStepsPerTrace - budget.steps };
+    };
+    const objects = Array.from({ length: 499 }, (_, i) => ({ a: i }));
+    const pairs = (499 * 498) / 2;
+    const compared = steps({ type: 'array', uniqueItems: true }, objects);
+    expect(compared.result).toEqual({ status: 'valid' });
+    expect(compared.spent).toBeGreaterThanOrEqual(pairs / VALIDATOR_LIMITS.uniqueItemsPairsPerStep);
+    // Items of scalar types are found by value in one pass: no pairs are counted.
+    const strings = Array.from({ length: 999 }, (_, i) => `s${i}`);
+    const byValue = steps({ type: 'array', items: { type: 'string' }, uniqueItems: true }, strings);
+    expect(byValue.result).toEqual({ status: 'valid' });
+    expect(byValue.spent).toBeLessThan(5_000);
+    // Duplicates are still found.
+    expect(steps({ type: 'array', uniqueItems: true }, [{ a: 1 }, { a: 1 }]).result).toMatchObject({
+      status: 'invalid',
+    });
+  });
+
   it('compiles a $ref fan-out within the bounds once, referenced not inlined', () => {
     const schema = refFanOut(90, 200);
     const before = work();

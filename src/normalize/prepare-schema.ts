@@ -47,6 +47,13 @@ export const SCHEMA_LIMITS = {
  */
 export const STEP_KEYWORD = 'x-spanscore-step';
 
+/**
+ * The keyword spanscore adds beside `uniqueItems: true` where Ajv compares an array's items in
+ * pairs (its `items` not of scalar types only): applied before `uniqueItems`, it counts the pairs
+ * as steps before they are compared (see `checkArguments`).
+ */
+export const PAIRS_KEYWORD = 'x-spanscore-pairs';
+
 /** A schema fit to compile: a copy with the step keyword in every subschema, and what it holds. */
 export interface PreparedSchema {
   schema: Record<string, unknown>;
@@ -161,7 +168,11 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       if (place === 'schema' && LEFT_OUT.has(key)) continue;
       setOwnKey(out, key, copy);
     }
-    if (place === 'schema') out[STEP_KEYWORD] = weight;
+    if (place === 'schema') {
+      out[STEP_KEYWORD] = weight;
+      if (hasOwnKey(object, 'uniqueItems') && object.uniqueItems === true)
+        if (!scalarItems(object.items)) out[PAIRS_KEYWORD] = true;
+    }
   }
   for (const ref of refs) {
     const problem = refProblem(ref, schema);
@@ -208,6 +219,17 @@ function isNameLists(value: unknown): boolean {
     if (!Array.isArray(names) || !names.every(n => typeof n === 'string')) return false;
   }
   return true;
+}
+
+// Whether `items` gives its items scalar types only: Ajv then finds duplicates in one pass over
+// them, by value (`uniqueItems`), not by comparing every pair.
+function scalarItems(items: unknown): boolean {
+  if (!isRecord(items)) return false;
+  const types = Array.isArray(items.type) ? (items.type as unknown[]) : [items.type];
+  return (
+    types.length > 0 &&
+    types.every(t => typeof t === 'string' && t !== 'object' && t !== 'array' && t !== '')
+  );
 }
 
 // The names a `dependentRequired` or `dependencies` map lists, and its lists' size as compiled:
