@@ -63,6 +63,35 @@ const CASES: Array<[string, unknown, unknown, RegExp]> = [
     /arguments are too large to check/,
   ],
   ['a remote $ref', { $ref: 'http://127.0.0.1:9/schema.json' }, {}, /not local/],
+  [
+    'a 479-character pattern of 120,000 RE2 instructions',
+    {
+      type: 'object',
+      properties: {
+        s: {
+          type: 'string',
+          pattern: Array.from({ length: 30 }, (_, i) => `(?:a|ab){1000}${i % 10}`).join('|'),
+        },
+      },
+    },
+    { s: 'ab' },
+    /regular-expression instructions, the bound/,
+  ],
+  [
+    'a 1,003-instruction pattern over 25 strings of 10,000 characters',
+    { type: 'array', items: { type: 'string', pattern: '[a-z]{1000}[^a-z]' } },
+    Array.from({ length: 25 }, () => 'a'.repeat(10_000)),
+    /steps/,
+  ],
+  [
+    'a dependencies list of 2,000 names',
+    {
+      type: 'array',
+      items: { dependencies: { a: Array.from({ length: 2_000 }, (_, i) => i.toString(36)) } },
+    },
+    [{ a: 1 }],
+    /dependentRequired\/dependencies lists/,
+  ],
 ];
 
 const currency = {
