@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
-import { patternSizeBound } from './pattern-size.js';
+import { charsRead } from '../../test/helpers/counting-calls.js';
+import { SCHEMA_LIMITS } from './prepare-schema.js';
+import { patternSizeBound, SCAN_CHARS, UNICODE_CLASS } from './pattern-size.js';
 
 // Pieces of RE2 syntax a pattern is drawn from: atoms, classes, groups, flags, quantifiers.
 const PIECES = [
@@ -38,6 +40,9 @@ const PIECES = [
   'é',
   '{',
   '}',
+  '[[:',
+  ':]',
+  '[^',
 ];
 
 describe('patternSizeBound', () => {
@@ -77,5 +82,20 @@ describe('patternSizeBound', () => {
     expect(patternSizeBound('((a{10}){10}){10}')).toBeGreaterThanOrEqual(1_000);
     // A count RE2 refuses (past 1,000) costs no more than 1,001 copies: it is never compiled.
     expect(patternSizeBound('a{99999999999}')).toBeLessThan(3_000);
+  });
+
+  it("counts what compiling costs beyond instructions: Unicode tables, and the parser's scans", async () => {
+    // 24 KB, 4,002 instructions, 440 ms to compile: each class folds all of Unicode but letters.
+    const folded = `(?i)${'[^\\pL]'.repeat(4_000)}`;
+    expect(patternSizeBound(folded)).toBeGreaterThanOrEqual(4_000 * UNICODE_CLASS);
+    expect(patternSizeBound(folded)).toBeGreaterThan(SCHEMA_LIMITS.maxPatternInstructions);
+    // 30 KB, 3 instructions, 360 ms to compile: RE2's parser looks for a `:]` to the end of the
+    // text at each `[:`. Counted without looking: the characters this reads stay linear.
+    const scans = `[${'[:a'.repeat(10_000)}]`;
+    let bound = 0;
+    const read = await charsRead(() => (bound = patternSizeBound(scans)));
+    expect(bound).toBeGreaterThanOrEqual((10_000 * scans.length) / 2 / SCAN_CHARS);
+    expect(bound).toBeGreaterThan(SCHEMA_LIMITS.maxPatternInstructions);
+    expect(read).toBeLessThan(4 * scans.length);
   });
 });
