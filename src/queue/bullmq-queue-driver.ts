@@ -46,8 +46,7 @@ import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-tr
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
-import { judgePassStanding, rescoreJudgeSkipped } from './rescore-judge-passes.js';
-import { countRescore } from '../redis/count-rescore.js';
+import { rescoreJudgeSkipped } from './rescore-judge-passes.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
 
@@ -277,7 +276,7 @@ export function createBullmqQueueDriver(
                 if (failed) throw failed.reason;
               } else await deliver();
               if (judgeQueue && next?.judge)
-                await judgeQueue.enqueue(traceId, next.spans, rescore).catch((error: unknown) => {
+                await judgeQueue.enqueue(traceId, next.spans).catch((error: unknown) => {
                   throw redisFailure(`queueing the judge pass of trace ${traceId}`, error);
                 });
             };
@@ -330,24 +329,7 @@ export function createBullmqQueueDriver(
         const judgeWorker = createJudgeWorker({
           connection: connect('bullmq'),
           prefix: config.queue.prefix,
-          process: async (traceId, spans, { rescore, ...options }) => {
-            // Where the pass stands among the trace's rescores (counted in its buffer hash); a
-            // pass a newer one supersedes is not asked. Without rescores, each is the newest.
-            const standing = config.assembly.rescoreLateSpans
-              ? async () =>
-                  judgePassStanding(
-                    rescore,
-                    await countRescore(commands, config.queue.prefix, traceId, 0, false),
-                  )
-              : undefined;
-            if (standing && (await standing()) === 'superseded') return undefined;
-            return scorer.score(
-              traceId,
-              spans,
-              'llm',
-              standing ? { ...options, standing } : options,
-            );
-          },
+          process: (traceId, spans, options) => scorer.score(traceId, spans, 'llm', options),
           rateLimit: config.judge.rateLimit,
           concurrency: config.judge.concurrency,
           attempts: config.judge.attempts,

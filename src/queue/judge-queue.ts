@@ -17,11 +17,6 @@ export interface JudgeJobData {
   spans: string | string[];
   /** The judge pass's results were recorded; only its export is retried. */
   exportRetry?: true;
-  /**
-   * The trace's scoring this pass judges: its rescore number (late spans), absent for its first
-   * scoring; the worker reads where it stands (`judgePassStanding`).
-   */
-  rescore?: number;
   /** Judge 429s this job waited out (they use no attempt); bounded by `MAX_RATE_LIMITED_WAITS`. */
   rateLimitedWaits?: number;
 }
@@ -42,11 +37,8 @@ export interface JudgeQueueOptions {
 /** The producer side of the judge queue. */
 export interface JudgeQueue {
   queue: Queue<JudgeJobData>;
-  /**
-   * Queues LLM scoring of a trace (of its `rescore`th rescore, when one); the same trace and span
-   * count twice is one job.
-   */
-  enqueue(traceId: string, spans: readonly SpanDigest[], rescore?: number): Promise<void>;
+  /** Queues LLM scoring of a trace; the same trace and span count twice is one job. */
+  enqueue(traceId: string, spans: readonly SpanDigest[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,18 +56,20 @@ export function createJudgeQueue(options: JudgeQueueOptions): JudgeQueue {
   });
   return {
     queue,
-    async enqueue(traceId, spans, rescore) {
-      const data: JudgeJobData = { traceId, spans: encodeSpanBatch(spans).toString('base64') };
-      if (rescore) data.rescore = rescore;
-      await queue.add(JUDGE_QUEUE, data, {
-        jobId: `${traceId}-llm-${spans.length}`,
-        attempts: options.exportRetry ? UNBOUNDED_ATTEMPTS : options.attempts,
-        backoff: options.exportRetry
-          ? { type: BACKOFF_STRATEGY, delay: options.backoffMs }
-          : { type: 'exponential', delay: options.backoffMs },
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { count: 1000 },
-      });
+    async enqueue(traceId, spans) {
+      await queue.add(
+        JUDGE_QUEUE,
+        { traceId, spans: encodeSpanBatch(spans).toString('base64') },
+        {
+          jobId: `${traceId}-llm-${spans.length}`,
+          attempts: options.exportRetry ? UNBOUNDED_ATTEMPTS : options.attempts,
+          backoff: options.exportRetry
+            ? { type: BACKOFF_STRATEGY, delay: options.backoffMs }
+            : { type: 'exponential', delay: options.backoffMs },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { count: 1000 },
+        },
+      );
     },
     close: () => queue.close(),
   };

@@ -28,12 +28,7 @@ export interface JudgeWorkerOptions {
   process: (
     traceId: string,
     spans: SpanDigest[],
-    options: {
-      propagate: (error: unknown) => boolean | Error;
-      exportRetry: boolean;
-      /** The trace's scoring the pass judges: its rescore number, 0 for its first scoring. */
-      rescore: number;
-    },
+    options: { propagate: (error: unknown) => boolean | Error; exportRetry: boolean },
   ) => Promise<unknown>;
   /** Judge calls started per interval, across every worker of the queue. */
   rateLimit: JudgeRateLimit;
@@ -80,7 +75,6 @@ export function createJudgeWorker(options: JudgeWorkerOptions): Worker<JudgeJobD
       await options.process(job.data.traceId, spans, {
         propagate: judgeErrorsToRetry(final, rateLimitedWaits),
         exportRetry,
-        rescore: job.data.rescore ?? 0,
       });
     } catch (error) {
       // Its results were recorded: every later try retries the export only.

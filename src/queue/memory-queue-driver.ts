@@ -30,7 +30,7 @@ import { refusedTurnReason } from './refused-turn-reason.js';
 import { droppedTurnWording } from './dropped-turn-wording.js';
 import { sessionRecordKey } from '../results/run-record-key.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
-import { judgePassStanding, rescoreJudgeSkipped } from './rescore-judge-passes.js';
+import { rescoreJudgeSkipped } from './rescore-judge-passes.js';
 
 /**
  * The embedded `memory` driver: receiver, assembly and workers in this process, bounded, nothing
@@ -57,17 +57,11 @@ export function createMemoryQueueDriver(
   const judgeJobs = new PQueue({ concurrency: config.judge.concurrency });
   // Judge passes not finished yet, retries included, for close().
   const judgePasses = new Set<Promise<void>>();
-  // Traces with judge passes not finished: how many, and the newest scoring of the trace since
-  // (its rescore number), for each pass to know where it stands (`judgePassStanding`).
-  const judging = new Map<string, { passes: number; newest: number }>();
   const assembler = createMemoryTraceAssembler({
     process: async (traceId, spans, { notes, rescore }) => {
       const withScorer = scorer;
       if (!withScorer)
         throw new Error('unreachable: the memory driver scores once workers started');
-      // A rescore starting: judge passes of the trace's earlier scorings still under way see it.
-      const judged = rescore ? judging.get(traceId) : undefined;
-      if (judged && rescore) judged.newest = Math.max(judged.newest, rescore);
       // A rescore past the trace's judge passes (late batches): its deterministic scorers only.
       const judgeSkipped = withScorer.usesJudge ? rescoreJudgeSkipped(rescore) : undefined;
       const { run, deliver } = await withScorer.scoreThenDeliver(
@@ -89,7 +83,7 @@ export function createMemoryQueueDriver(
       if (sessions && next?.turn) sessions.add(next.turn, next.spans);
       return async () => {
         await deliver();
-        if (next?.judge) queueJudgePass(withScorer, traceId, next.spans, rescore ?? 0);
+        if (next?.judge) queueJudgePass(withScorer, traceId, next.spans);
       };
     },
     ...memoryAssemblyLimits(config),
@@ -98,12 +92,10 @@ export function createMemoryQueueDriver(
     onFailed: (traceId, error) => events.onTraceFailed(traceId, 'deterministic', error),
   });
 
-  /** The judge pass of the trace's scoring `pass` (its rescore number; 0 for its first). */
   function queueJudgePass(
     withScorer: TraceScorer,
     traceId: string,
     spans: readonly SpanDigest[],
-    pass: number,
   ): void {
     // Each pass holds its trace's spans until it ends, outside the assembly buffer's bounds: a
     // judge slower than the traffic would hold every trace sent meanwhile.
@@ -118,37 +110,21 @@ export function createMemoryQueueDriver(
       );
       return;
     }
-    // Without rescores, every pass is its trace's newest: nothing is kept to tell.
-    const judged = config.assembly.rescoreLateSpans
-      ? (judging.get(traceId) ?? { passes: 0, newest: pass })
-      : undefined;
-    if (judged) {
-      judged.passes++;
-      judged.newest = Math.max(judged.newest, pass);
-      judging.set(traceId, judged);
-    }
-    const standing = judged
-      ? () => Promise.resolve(judgePassStanding(pass, judged.newest))
-      : undefined;
     const done = (async () => {
       let exportRetry = false;
       try {
-        // Each attempt takes a judge slot; the backoff between attempts does not. A pass a newer
-        // one supersedes by then is not asked.
+        // Each attempt takes a judge slot; the backoff between attempts does not.
         await retryWithBackoff(
-          async (final, rateLimitedWaits) => {
-            if (standing && (await standing()) === 'superseded') return;
-            await withScorer
+          (final, rateLimitedWaits) =>
+            withScorer
               .score(traceId, spans, 'llm', {
                 propagate: judgeErrorsToRetry(final, rateLimitedWaits),
                 exportRetry,
-                ...(standing && { standing }),
               })
               .catch((error: unknown) => {
                 if (isExportFailure(error)) exportRetry = true;
                 throw error;
-              });
-          },
+              }),
           {
             attempts: config.judge.attempts,
             backoffMs: config.judge.backoffMs,
@@ -161,11 +137,7 @@ export function createMemoryQueueDriver(
       }
     })();
     judgePasses.add(done);
-    void done.finally(() => {
-      judgePasses.delete(done);
-      if (judged && --judged.passes === 0 && judging.get(traceId) === judged)
-        judging.delete(traceId);
-    });
+    void done.finally(() => judgePasses.delete(done));
   }
 
   return {

@@ -10,7 +10,6 @@ import type { ScoringPhase, TraceRun } from '../score/trace-run.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import type { TraceProgress } from './trace-readiness.js';
 import type { OpenSession, SessionPass } from './session-policy.js';
-import type { JudgePassStanding } from './rescore-judge-passes.js';
 
 /** How a driver asks for one pass of a trace. */
 export interface ScoreOptions {
@@ -33,12 +32,6 @@ export interface ScoreOptions {
    * deferred.
    */
   judgeSkipped?: string;
-  /**
-   * With the `llm` phase (a judge pass of a trace that may be rescored): asked once its scorers
-   * ran, before anything is written. `superseded`: nothing is written nor delivered; `outrun`:
-   * the run is written with `outrun` set (see `judgePassStanding`).
-   */
-  standing?: () => Promise<JudgePassStanding>;
 }
 
 /**

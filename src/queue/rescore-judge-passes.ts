@@ -19,22 +19,3 @@ export function rescoreJudgeSkipped(rescore: number | undefined): string | undef
   if (!rescore || rescore < MAX_JUDGE_PASSES_PER_TRACE) return undefined;
   return `judge pass skipped: this is rescore ${rescore} of the trace after late spans (assembly.rescoreLateSpans), and a trace gets at most ${MAX_JUDGE_PASSES_PER_TRACE} judge passes (its first scoring and ${MAX_JUDGE_PASSES_PER_TRACE - 1} rescores); its deterministic scorers ran with every span`;
 }
-
-/**
- * Where the judge pass of a trace's scoring `pass` (its rescore number; 0 for its first scoring)
- * stands once the trace has had `newest` rescores (counted as each starts):
- * - `newest`: no later scoring;
- * - `superseded`: a later scoring has a judge pass of its own (within
- *   {@link MAX_JUDGE_PASSES_PER_TRACE}), whose verdict is over more spans: this one is not asked
- *   (when it has not started) nor written (when it has), so a slow or retried judge call never
- *   puts a verdict over fewer spans after the newer one;
- * - `outrun`: later scorings came, but past the cap (no judge pass): this is the trace's last
- *   verdict, asked and kept in its results, but it leaves the newer record's fields (calls,
- *   diagnostics, state) as they are (`TraceRun.outrun`).
- */
-export type JudgePassStanding = 'newest' | 'superseded' | 'outrun';
-
-export function judgePassStanding(pass: number, newest: number): JudgePassStanding {
-  if (newest <= pass) return 'newest';
-  return Math.min(newest, MAX_JUDGE_PASSES_PER_TRACE - 1) > pass ? 'superseded' : 'outrun';
-}

@@ -60,8 +60,6 @@ interface QueuedRun {
   traceId: string;
   record: string;
   append: boolean;
-  /** An outrun judge pass: its append keeps the record line there (see `TraceRun.outrun`). */
-  keepRecord: boolean;
   /** The pass's export state; `undefined` when it has nothing to export. */
   export: ExportStatus | undefined;
   /** Its export has not reported yet: the write waits for it, HOLD_MS at most. */
@@ -211,7 +209,6 @@ export function createRedisResultsWriter(
                   w.export ? line : '',
                   w.record,
                   String(ttl),
-                  w.keepRecord ? '1' : '0',
                   ...lines,
                 )
               : target.set(
@@ -385,7 +382,6 @@ export function createRedisResultsWriter(
       record,
       // Added to the stored results by APPEND_RUN, or replacing them by a SET.
       append: addsToStoredResults(run),
-      keepRecord: run.outrun === true,
       export: hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }
         : undefined,

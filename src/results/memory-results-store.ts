@@ -237,11 +237,8 @@ export function createMemoryResultsStore(
     toolIncrements(toolCallFacts(run), (field, by) => bump(toolsMinute, field, by));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
-      // An outrun judge pass keeps the newer pass's fields (see `TraceRun.outrun`). Content kept
-      // as values where the record's JSON writes them as their text (read back so).
-      run.outrun && previousRecord
-        ? { ...previousRecord, updatedAtUnixMs: t }
-        : runRecordPatch(run, t, retention.storeContent, 'values'),
+      // Content kept as values where the record's JSON writes them as their text (read back so).
+      runRecordPatch(run, t, retention.storeContent, 'values'),
       previous?.receivedAtUnixMs ?? null,
       hasOutcomes(run)
         ? { state: how.exportState, attempts: 0, lastError: null, updatedAtUnixMs: t }

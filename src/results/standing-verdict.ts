@@ -9,8 +9,8 @@ export const STANDING_VERDICT = '; the verdict that stands: ';
  * replaces it (its results, newest last). Per LLM scorer, the newest judge-pass result (`llm`
  * phase): its label (or status), score and the tool calls it judged; else what the record's own
  * skipped result said stood (an earlier rescore past the cap), carried on; else that none is
- * recorded yet (the last judge pass may still be under way: its verdict is added to the trace's
- * results when it ends, beside this one, see `TraceRun.outrun`). Pure; the reason is bounded with
+ * recorded yet (the last judge pass may still be under way: its verdict is written when it ends,
+ * after this one). Pure; the reason is bounded with
  * the result (`RESULT_BOUNDS`).
  */
 export function standingVerdict(record: Pick<RunRecord, 'results'> | undefined): string {

@@ -66,12 +66,6 @@ export interface TraceRun {
    * `tool_arguments` of its own).
    */
   argumentsChecked?: boolean;
-  /**
-   * A judge pass (`llm`) that ended after later scorings of its trace (rescores past
-   * `MAX_JUDGE_PASSES_PER_TRACE`): its results are added to the trace's record, whose other
-   * fields stay those of the newer pass (see `judgePassStanding`).
-   */
-  outrun?: true;
   /** The session the trace belongs to (see `findSessionId`), and the attribute it was read from. */
   sessionId?: string | undefined;
   sessionIdAttribute?: string | undefined;

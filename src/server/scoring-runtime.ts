@@ -235,22 +235,13 @@ export async function createScoringRuntime(
     options = {},
   ) => {
     // Plain stores in one order: no object a conditional spread, one shape a combination.
-    const sinks = options.exportRetry ? [] : record;
-    const { standing } = options;
-    // A judge pass that newer scorings may have overtaken is written once it is known to stand.
-    const scoring: ScoreTraceOptions = { phase, sinks: standing ? [] : sinks };
+    const scoring: ScoreTraceOptions = { phase, sinks: options.exportRetry ? [] : record };
     if (options.propagate) scoring.propagate = options.propagate;
     if (options.notes) scoring.notes = options.notes;
     if (options.judgeSkipped !== undefined)
       scoring.judgeSkipped = options.judgeSkipped + (await standingNote(traceId));
     if (lookup) scoring.schemas = lookup;
     const run = await scoreTrace(traceId, spans, plan, scoring);
-    if (standing) {
-      const now = await standing();
-      if (now === 'superseded') return { run, deliver: nothingToDeliver };
-      if (now === 'outrun') run.outrun = true;
-      for (const sink of sinks) await sink.write(run);
-    }
     // What each delivering sink needs is taken now: a delivery waiting on a slow backend holds
     // the evaluation spans, not the run and its spans (unless a sink without `prepare` needs it).
     if (single?.prepare) return { run, deliver: single.prepare(run) };

@@ -6,11 +6,8 @@ export type ScriptedReply =
   | { completion: Record<string, unknown> }
   | { status: number; body: string; headers?: Record<string, string>; delayMs?: number };
 
-/**
- * A reply worked out from the request's body (e.g. one evaluation per call the prompt shows); a
- * promise holds the answer until it resolves (a judge call a test lets finish when it chooses).
- */
-export type ReplyFor = (request: Record<string, unknown>) => ScriptedReply | Promise<ScriptedReply>;
+/** A reply worked out from the request's body (e.g. one evaluation per call the prompt shows). */
+export type ReplyFor = (request: Record<string, unknown>) => ScriptedReply;
 
 /** A local OpenAI-compatible `/v1/chat/completions` server that answers from a script. */
 export interface OpenAiCompatibleServer {
@@ -46,11 +43,7 @@ export async function startOpenAiCompatibleServer(
       requests.push(request);
       times.push(Date.now());
       const scripted = script[Math.min(next++, script.length - 1)]!;
-      void Promise.resolve(typeof scripted === 'function' ? scripted(request) : scripted).then(
-        reply => answer(request, reply),
-      );
-    });
-    const answer = (request: Record<string, unknown>, reply: ScriptedReply): void => {
+      const reply = typeof scripted === 'function' ? scripted(request) : scripted;
       const send = (): void => {
         if ('completion' in reply && request.stream === true) {
           res
@@ -68,7 +61,7 @@ export async function startOpenAiCompatibleServer(
       };
       if ('delayMs' in reply && reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
-    };
+    });
   });
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
