@@ -8,7 +8,8 @@ import { BOUND_KEYS } from './dropped-turn-wording.js';
  * its first turn); `held`: its session was still held, and is let go at once rather than wait
  * unscored for a turn that may never come; `alone`: a turn refused at `sessions.maxBytes`, scored
  * alone and never held; `shutdown`: the service was closing. `kept` (bullmq): its job failed its
- * last attempt and its turns stay in Redis, so a later turn scores it again.
+ * last attempt and its turns stay in Redis, so a later turn scores it again, unless the part was
+ * cut (closed: a later turn opens the next part).
  */
 export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown' | 'kept';
 
@@ -43,7 +44,9 @@ export function failedSessionPassWording(
       : end === 'shutdown'
         ? 'the service was shutting down, so this part is not scored again'
         : end === 'kept'
-          ? 'its turns are kept until its keys expire (sessions.maxAgeMs + sessions.idleMs and a margin after its first turn): only a later turn scores it again'
+          ? cut
+            ? `it was cut (${cut}: ${BOUND_KEYS[cut]}), so it takes no turn and is not scored again (a later turn opens part ${pass.part + 1})`
+            : 'its turns are kept until its keys expire (sessions.maxAgeMs + sessions.idleMs and a margin after its first turn): only a later turn scores it again'
           : end === 'held'
             ? `the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part ${pass.part + 1})`
             : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
