@@ -3,13 +3,13 @@ import { sessionRecordKey } from '../results/run-record-key.js';
 import { BOUND_KEYS } from './dropped-turn-wording.js';
 
 /**
- * Why a session part whose pass failed after its retries is not scored again: nothing holds its
- * turns any more. `let_go`: its session was let go (at a bound, to make room, or `maxAgeMs` after
- * its first turn); `held`: its session was still held, and is let go at once rather than wait
- * unscored for a turn that may never come; `alone`: a turn refused at `sessions.maxBytes`, scored
- * alone and never held; `shutdown`: the service was closing. `kept` (bullmq): its job failed its
- * last attempt and its turns stay in Redis, so a later turn scores it again, unless the part was
- * cut (closed: a later turn opens the next part).
+ * What becomes of a session part whose pass failed after its retries. Not scored again, nothing
+ * holding its turns any more: `let_go`, its session was let go (at a bound, to make room, or
+ * `maxAgeMs` after its first turn); `alone`: a turn refused at `sessions.maxBytes`, scored
+ * alone and never held; `shutdown`: the service was closing. Scored again: `held` (memory), its
+ * session is still held with its turns, so its next turn, its let-go or shutdown scores it again;
+ * `kept` (bullmq), its job failed its last attempt and its turns stay in Redis, so a later turn
+ * scores it again, unless the part was cut (closed: a later turn opens the next part).
  */
 export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown' | 'kept';
 
@@ -17,7 +17,7 @@ export type FailedPassEnd = 'let_go' | 'held' | 'alone' | 'shutdown' | 'kept';
 export interface FailedSessionPassWording {
   /** The detail of the part's run record's reason (after "scoring failed after its retries: "). */
   partDetail: string;
-  /** Each of its turns' run records' reason: not scored with the session, and why (not for `kept`: they are). */
+  /** Each of its turns' run records' reason: not scored with the session, and why (not for `held` and `kept`: they are). */
   turnReason: string;
   /** The log line. */
   line: string;
@@ -25,9 +25,9 @@ export interface FailedSessionPassWording {
 
 /**
  * What is said of a session part whose pass failed after its retries (`message`: the last
- * error's) when nothing holds its turns to score it again (`end`, see {@link FailedPassEnd}):
- * its record ends `failed` with this, each of its `turns` says it was not scored with it, and
- * the log line says both, never that a later turn scores it (a later turn opens the next part).
+ * error's), by what becomes of it (`end`, see {@link FailedPassEnd}): its record ends `failed`
+ * with this; where nothing holds its turns to score it again, each of its `turns` says it was not
+ * scored with it, and the log line says both.
  */
 export function failedSessionPassWording(
   sessionId: string,
@@ -48,13 +48,13 @@ export function failedSessionPassWording(
             ? `it was cut (${cut}: ${BOUND_KEYS[cut]}), so it takes no turn and is not scored again (a later turn opens part ${pass.part + 1})`
             : 'its turns are kept until its keys expire (sessions.maxAgeMs + sessions.idleMs and a margin after its first turn): only a later turn scores it again'
           : end === 'held'
-            ? `the session is let go now rather than held unscored for a later turn, so this part is not scored again (a later turn opens part ${pass.part + 1})`
+            ? "the session stays held with its turns: its next turn scores this part again, as do its let-go (at most sessions.maxAgeMs after its first turn) and the service's shutdown"
             : `the session was let go${cut ? ` (cut ${cut}: ${BOUND_KEYS[cut]})` : ''} and its turns are not held, so this part is not scored again`;
   const key = sessionRecordKey(sessionId, pass.part);
   const records = turns === 1 ? "its 1 turn's record" : `its ${turns} turns' records`;
   return {
     partDetail: `${message}; part ${pass.part} of session ${id} (${turns === 1 ? '1 turn' : `${turns} turns`}): ${gone}`,
     turnReason: `a turn of session ${id}, not scored with it: the pass of part ${pass.part} failed after its retries (${message}); ${gone}`,
-    line: `spanscore: session ${id} part ${pass.part} failed after its retries: ${message}; ${gone}; its record (${key})${end === 'kept' ? ' says' : ` and ${records} say`} so`,
+    line: `spanscore: session ${id} part ${pass.part} failed after its retries: ${message}; ${gone}; its record (${key})${end === 'kept' || end === 'held' ? ' says' : ` and ${records} say`} so`,
   };
 }

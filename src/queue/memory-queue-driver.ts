@@ -251,7 +251,10 @@ function endFailedPass(
     return;
   }
   const said = failedSessionPassWording(sessionId, pass, traceIds.length, message, end);
-  for (const traceId of traceIds) events.onSessionTurnDropped?.(sessionId, traceId, 'failed');
+  // Held, its turns are scored with it again later: none is dropped.
+  const dropped = end !== 'held';
+  if (dropped)
+    for (const traceId of traceIds) events.onSessionTurnDropped?.(sessionId, traceId, 'failed');
   events.log(said.line);
   if (!config.results.write) return;
   // The memory store answers at once; a pass written meanwhile is not (its session is let go).
@@ -263,7 +266,8 @@ function endFailedPass(
     cutReason: pass.cut?.reason ?? null,
     continues: pass.continues ?? null,
   });
-  for (const traceId of traceIds) void results.amendRun(traceId, { reason: said.turnReason });
+  if (dropped)
+    for (const traceId of traceIds) void results.amendRun(traceId, { reason: said.turnReason });
 }
 
 /** Why the memory driver had nothing left of a session to open its next part (the let-go record's bounds). */

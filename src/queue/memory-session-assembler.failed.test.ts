@@ -80,31 +80,29 @@ afterEach(() => {
 });
 
 describe('a failed session pass (memory session assembler)', () => {
-  it('held: ended at once (let go, end held), not left waiting for a turn, maxAgeMs or shutdown', async () => {
+  it('held: kept with its turns, scored again at its let-go (maxAgeMs) and not at close after', async () => {
     const { a, add, passes, failed } = assembler(down);
     add('a');
     await advance(IDLE);
     expect(failed).toEqual(['a 1 1 held']);
-    expect(a.stats()).toMatchObject({ held: 0, waiting: 0, bytes: 0 });
-    // Nothing left to score it again: not at maxAgeMs, not at close.
+    expect(a.stats()).toMatchObject({ held: 1 });
+    // Let go at maxAgeMs: scored again, as it stands; failing, nothing holds it after.
     await advance(AGE);
+    expect(passes).toHaveLength(2);
+    expect(failed).toEqual(['a 1 1 held', 'a 1 1 let_go']);
     await a.close();
-    expect(passes).toHaveLength(1);
+    expect(passes).toHaveLength(2);
   });
 
-  it("held: its session's next turn opens part 2, which continues failed", async () => {
-    const { add, passes } = assembler((_id, pass) =>
-      pass.part === 1 ? down() : Promise.resolve(),
-    );
-    add('a');
+  it("held: its session's next turn scores the part again with every turn, not a part 2", async () => {
+    let up = false;
+    const { add, passes } = assembler(() => (up ? Promise.resolve() : down()));
+    const first = add('a');
     await advance(IDLE);
+    up = true;
     const later = add('a', false);
     await advance(IDLE);
-    expect(passes.at(-1)).toEqual({
-      sessionId: 'a',
-      traceIds: [later],
-      pass: { part: 2, continues: 'failed' },
-    });
+    expect(passes.at(-1)).toEqual({ sessionId: 'a', traceIds: [first, later], pass: { part: 1 } });
   });
 
   it('let go while its only pass is under way and then fails: its next part continues failed, not idle', async () => {

@@ -406,7 +406,7 @@ describe('createMemorySessionAssembler', () => {
     expect(passes).toEqual([{ sessionId: 's', traceIds: [t1], pass: { part: 1 } }]);
   });
 
-  it('says of a failed pass what ended it: held (let go now), let go, or closing', async () => {
+  it('says of a failed pass what became of it: held (kept, scored again), let go, or closing', async () => {
     const failed: string[] = [];
     const { a, add } = assembler({
       maxOpen: 1,
@@ -416,14 +416,13 @@ describe('createMemorySessionAssembler', () => {
     });
     add('a');
     await advance(IDLE);
-    // Held: let go at once, not left waiting unscored for a turn.
+    // Held: kept with its turn, to be scored again.
     expect(failed).toEqual(['a 1 1 held']);
     add('b');
-    add('c');
     await advance(0);
-    // b let go for c (maxOpen 1) and scored, cut evicted: nothing holds its turn after.
-    expect(failed).toEqual(['a 1 1 held', 'b 1 1 let_go']);
+    // a let go for b (maxOpen 1) and scored again, cut evicted: nothing holds its turn after.
+    expect(failed).toEqual(['a 1 1 held', 'a 1 1 let_go']);
     await a.close();
-    expect(failed.at(-1)).toBe('c 1 1 shutdown');
+    expect(failed.at(-1)).toBe('b 1 1 shutdown');
   });
 });

@@ -145,15 +145,12 @@ export function createMemorySessionAssembler(
         held.unscored = Math.max(held.unscored, 1);
         // A turn came meanwhile: the pass runs again at once (below), with every turn.
         if (held.again) return;
-        // Nothing holds its turns to score them again once it is let go (or closing); held, it is
-        // let go now rather than wait unscored for a turn that may never come. Its session's next
-        // turn opens the part after it, which continues `failed`.
+        // Still held, it keeps its turns: its next turn, its let-go or shutdown scores it again
+        // (a short outage does not split the conversation). Let go (or closing), nothing holds
+        // its turns to score them again: its next part continues `failed`.
         const heldNow = sessions.get(held.sessionId) === held;
         const end = !heldNow ? 'let_go' : closing ? 'shutdown' : 'held';
-        if (end === 'held') {
-          detach(held);
-          remember(held.sessionId, held.part, 'failed', held.testCaseId);
-        } else markFailed(held.sessionId, held.part);
+        if (end !== 'held') markFailed(held.sessionId, held.part);
         options.onFailed?.(held.sessionId, error, { pass, traceIds, end });
       })
       .finally(() => {
