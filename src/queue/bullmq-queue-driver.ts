@@ -21,7 +21,7 @@ import {
   sessionStoreBounds,
 } from './session-queue.js';
 import { RedisSessionStore } from '../redis/redis-session-store.js';
-import { endFailedSessionJob } from './end-failed-session-job.js';
+import { endFailedSessionPass } from './end-failed-session-pass.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
 import { deliveryFollowUps } from './delivery-follow-ups.js';
@@ -302,15 +302,12 @@ export function createBullmqQueueDriver(
           concurrency: Math.max(1, Math.ceil(config.worker.concurrency / 4)),
           process: (sessionId, traces, pass, options) =>
             scorer.scoreSession(sessionId, traces, pass, options),
+          // Its turns stay in Redis for a later turn: `kept`.
           onLastAttemptFailed: (sessionId, error, failed) =>
-            endFailedSessionJob(
-              config,
-              results,
-              line => events.log(line),
-              sessionId,
-              error,
-              failed,
-            ),
+            endFailedSessionPass(config, results, line => events.log(line), sessionId, error, {
+              ...failed,
+              end: 'kept',
+            }),
           onGone: (sessionId, part) =>
             events.log(
               `spanscore: session ${sessionId} (part ${part}) had no traces left when its job ran: its pass came later than its keys live (sessions.maxAgeMs + idleMs + a margin)`,

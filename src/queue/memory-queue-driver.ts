@@ -21,10 +21,9 @@ import { retryWithBackoff } from './retry-with-backoff.js';
 import { settledWithin } from './settled-within.js';
 import {
   createMemorySessionAssembler,
-  type FailedSessionPass,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
-import { failedSessionPassWording } from './failed-session-pass-wording.js';
+import { endFailedSessionPass } from './end-failed-session-pass.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
 import { droppedTurnWording } from './dropped-turn-wording.js';
@@ -223,53 +222,6 @@ export function memoryAssemblyLimits(
   };
 }
 
-/**
- * What becomes of a session's pass that failed after its retries: nothing holds its turns any
- * more (let go, a session still held let go now, scored alone, or at shutdown), so its end is
- * made visible, as a trace's is: the part's run record ends `failed` with why (its turns and cut
- * kept), each turn's record says it was not scored with its session
- * (`spanscore_session_turns_dropped_total{reason="failed"}`), and the log says so. An export
- * given up on is the pass's export only: its results are stored, its record's export says it
- * failed, and the part is not scored again for it.
- */
-function endFailedPass(
-  config: Readonly<Config>,
-  events: DriverEvents,
-  results: MemoryResultsStore,
-  sessionId: string,
-  error: unknown,
-  { pass, traceIds, end }: FailedSessionPass,
-): void {
-  const id = JSON.stringify(sessionId);
-  const message = error instanceof Error ? error.message : String(error);
-  const key = sessionRecordKey(sessionId, pass.part);
-  if (end === undefined || isExportGiveUp(error)) {
-    events.log(
-      `spanscore: gave up exporting the evaluation spans of session ${id} part ${pass.part} (its results are stored; the part is not scored again for it): ${message}`,
-    );
-    if (config.results.write) void results.recordExport(key, { state: 'failed', error: message });
-    return;
-  }
-  const said = failedSessionPassWording(sessionId, pass, traceIds.length, message, end);
-  // Held, its turns are scored with it again later: none is dropped.
-  const dropped = end !== 'held';
-  if (dropped)
-    for (const traceId of traceIds) events.onSessionTurnDropped?.(sessionId, traceId, 'failed');
-  events.log(said.line);
-  if (!config.results.write) return;
-  // The memory store answers at once; a pass written meanwhile is not (its session is let go).
-  void results.recordFailure(key, 'deterministic', new Error(said.partDetail), {
-    id: sessionId,
-    part: pass.part,
-    traceIds,
-    cut: pass.cut?.code ?? null,
-    cutReason: pass.cut?.reason ?? null,
-    continues: pass.continues ?? null,
-  });
-  if (dropped)
-    for (const traceId of traceIds) void results.amendRun(traceId, { reason: said.turnReason });
-}
-
 /** Why the memory driver had nothing left of a session to open its next part (the let-go record's bounds). */
 const LET_GO_FORGOTTEN =
   'no record of it was left to open its next part (the record of sessions let go keeps at most 10 × sessions.maxOpen sessions and 1/16 of sessions.maxBytes)';
@@ -328,7 +280,15 @@ function memorySessions(
       ).then(() => undefined);
     },
     onFailed: (sessionId, error, failed) =>
-      endFailedPass(config, events, results, sessionId, error, failed),
+      void endFailedSessionPass(
+        config,
+        results,
+        line => events.log(line),
+        sessionId,
+        error,
+        failed,
+        traceId => events.onSessionTurnDropped?.(sessionId, traceId, 'failed'),
+      ),
     resultsStored: isExportGiveUp,
     keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),

@@ -79,11 +79,11 @@ export interface MemorySessionAssemblerOptions {
   now?: () => number;
 }
 
-/** A pass of a session that failed after its retries, as `onFailed` is told of it. */
+/** A pass of a session that failed after its retries, as `onFailed` (and `endFailedSessionPass`) is told of it. */
 export interface FailedSessionPass {
   pass: SessionPass;
   /** Its turns, in the order they came. */
   traceIds: string[];
-  /** Why it is not scored again; `undefined` when its results were stored (`resultsStored`). */
+  /** What becomes of the part; `undefined` when its results were stored (`resultsStored`). */
   end: FailedPassEnd | undefined;
 }

@@ -1,0 +1,55 @@
+import type { Config } from '../config/config-schema.js';
+import type { ResultsStore } from '../results/results-store.js';
+import { sessionRecordKey } from '../results/run-record-key.js';
+import { isExportGiveUp } from './export-retry.js';
+import { failedSessionPassWording } from './failed-session-pass-wording.js';
+import type { FailedSessionPass } from './memory-session-assembler-options.js';
+
+/**
+ * Makes a session part's pass that failed after its retries visible where a trace's is, on
+ * either driver (the bullmq driver's when its job failed its last attempt: `end` `kept`). An export given up on (or `end` undefined: its results are stored) is the pass's
+ * export only: the log says so and the part's record says its export failed. Else the part's run
+ * record ends `failed` with why (its turns, cut and what it continues kept) and the log says so;
+ * where nothing holds its turns to score them again (not `held`, not `kept`), `dropped` is called
+ * for each and each turn's record says it was not scored with its session. Never rejects: a
+ * results store that fails is said in the log.
+ */
+export async function endFailedSessionPass(
+  config: Readonly<Config>,
+  results: Pick<ResultsStore, 'recordExport' | 'recordFailure' | 'amendRun'>,
+  log: (line: string) => void,
+  sessionId: string,
+  error: unknown,
+  { pass, traceIds, end }: FailedSessionPass,
+  dropped?: (traceId: string) => void,
+): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  const key = sessionRecordKey(sessionId, pass.part);
+  try {
+    if (end === undefined || isExportGiveUp(error)) {
+      log(
+        `spanscore: gave up exporting the evaluation spans of session ${JSON.stringify(sessionId)} part ${pass.part} (its results are stored; the part is not scored again for it): ${message}`,
+      );
+      if (config.results.write)
+        await results.recordExport(key, { state: 'failed', error: message });
+      return;
+    }
+    const said = failedSessionPassWording(sessionId, pass, traceIds.length, message, end);
+    const turnsDropped = end !== 'held' && end !== 'kept';
+    if (turnsDropped && dropped) for (const traceId of traceIds) dropped(traceId);
+    log(said.line);
+    if (!config.results.write) return;
+    await results.recordFailure(key, 'deterministic', new Error(said.partDetail), {
+      id: sessionId,
+      part: pass.part,
+      traceIds,
+      cut: pass.cut?.code ?? null,
+      cutReason: pass.cut?.reason ?? null,
+      continues: pass.continues ?? null,
+    });
+    if (turnsDropped)
+      for (const traceId of traceIds) await results.amendRun(traceId, { reason: said.turnReason });
+  } catch (e) {
+    log(`spanscore: results store: ${(e as Error).message}`);
+  }
+}
