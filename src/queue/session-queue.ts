@@ -287,9 +287,10 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
           exportRetry: job.data.exportRetry === scored,
         });
       } catch (error) {
-        // Its results were recorded: a later try over the same traces exports only.
+        // Its results were recorded: a later try over the same traces exports only. (Not kept,
+        // Redis failing too: that try records them again, and the job's own error stands.)
         if (isExportFailure(error) && job.data.exportRetry !== scored)
-          await job.updateData({ ...job.data, exportRetry: scored });
+          await job.updateData({ ...job.data, exportRetry: scored }).catch(() => undefined);
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
           await options.onLastAttemptFailed?.(sessionId, error, {
             pass,
