@@ -17,7 +17,10 @@ import type { ToolCall } from './tool-call.js';
  * the one before it the call before, and so on back; results left over are of calls outside the
  * trace (an earlier turn's, replayed). A span placed before every call of the id answers none of
  * them: the results in its input are an earlier turn's (a requested call is placed at its
- * request's end, so the turn's first request starts before the calls it asks for).
+ * request's end, so the turn's first request starts before the calls it asks for). A limit of
+ * that rule: where ids are shared and a tool span's clock runs ahead of the model's by more than
+ * the call took, its call is placed after the request holding its result, which it does not get
+ * (a tool span records its own result, so only an outcome the result alone says is lost).
  *
  * Work: where ids are the calls' own, a scan of each span's results and of the trace's calls (a `Map` past
  * {@link SCAN_LIMIT} calls) and a lookup a call; where some are shared, one pass more over the
