@@ -201,10 +201,8 @@ describe('checkArguments on hostile schemas', () => {
       status: 'unchecked',
       reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
     });
-    // The call spent its bound (and at most one subschema's weight past it), no more.
-    const spent = CHECK_LIMITS.maxStepsPerTrace - budget.steps;
-    expect(spent).toBeGreaterThan(CHECK_LIMITS.maxStepsPerCall);
-    expect(spent).toBeLessThan(CHECK_LIMITS.maxStepsPerCall + 1_000);
+    // The trace is debited the call's bound, no more.
+    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(CHECK_LIMITS.maxStepsPerCall);
   });
 
   it('stops an exponential anyOf of recursive $refs at the step bound', () => {
@@ -235,6 +233,28 @@ describe('checkArguments on hostile schemas', () => {
     expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
       status: 'unchecked',
       reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    });
+  });
+
+  it('debits a call stopped at its bound what it was allowed, not the estimate refused', () => {
+    // One 5,000-character match under a 2,003-instruction pattern is priced at 626,000 steps and
+    // refused: the trace had been debited all of it (-426,387 left), and every later call, with a
+    // pattern or not, was unchecked for a budget spent on work that never ran.
+    const schema = {
+      type: 'object',
+      properties: { body: { type: 'string', pattern: '^[\\s\\S]{0,1000}$' } },
+    };
+    const budget = traceCheckBudget();
+    expect(checkArguments(schema, { body: 'x'.repeat(5_000) }, budget, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    });
+    expect(budget.steps).toBe(150_000);
+    expect(checkArguments(schema, { body: 'short' }, budget, { now: clock() })).toEqual({
+      status: 'valid',
+    });
+    expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
+      status: 'valid',
     });
   });
 

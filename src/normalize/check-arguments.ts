@@ -122,7 +122,10 @@ export function checkArguments(
   const allowed = Math.min(CHECK_LIMITS.maxStepsPerCall, budget.steps);
   const meter = { left: allowed, spent: 0, longStrings: 0 };
   const verdict = runMetered(compiled.validate, args, meter);
-  budget.steps -= meter.spent;
+  // A call stopped at its bound is debited what it was allowed, never the estimate it was refused
+  // for (a 5,000-character match priced at 426,000 steps had sent the trace's budget to -426,387,
+  // so every later call, whatever its schema, was unchecked).
+  budget.steps -= typeof verdict === 'boolean' ? meter.spent : allowed;
   if (typeof verdict !== 'boolean')
     return {
       status: 'unchecked',

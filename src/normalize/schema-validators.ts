@@ -59,8 +59,9 @@ export interface Compiled {
 
 /** What one validation did beside its verdict: its work, and what it could not match. */
 export interface ValidationMeter {
-  /** Steps left: the validation stops (throws {@link OutOfSteps}) below zero. */
+  /** Steps left: a charge past them stops the validation (throws {@link OutOfSteps}). */
   left: number;
+  /** Steps charged for work that ran: at most the `left` it started with. */
   spent: number;
   /** Strings longer than {@link VALIDATOR_LIMITS.maxMatchedChars} left unmatched. */
   longStrings: number;
@@ -123,11 +124,15 @@ function pairs(_: boolean, data: unknown[]): boolean {
   return true;
 }
 
-// Counts `cost` steps on the meter; throws `OutOfSteps` when it runs out, before the work is done.
+// Counts `cost` steps on the meter, or throws `OutOfSteps` when fewer are left, before the work is
+// done: `spent` counts only work that ran.
 function charge(m: ValidationMeter, cost: number): void {
+  if (cost > m.left) {
+    m.left = -1;
+    throw new OutOfSteps();
+  }
   m.spent += cost;
   m.left -= cost;
-  if (m.left < 0) throw new OutOfSteps();
 }
 
 // Patterns the engine skipped while compiling the schema at hand (compilation is synchronous).
