@@ -73,7 +73,7 @@ describe('checkArguments on hostile patterns', () => {
     });
     expect(result).toEqual({
       status: 'unchecked',
-      reason: `its schema's patterns compile to more than ${CHECK_LIMITS.maxPatternInstructions} regular-expression instructions, the bound`,
+      reason: `its schema's patterns cost more than ${CHECK_LIMITS.maxPatternInstructions} regular-expression instructions to compile (Unicode tables and case folding counted), the bound`,
     });
     expect(work.compiled).toBe(0);
   });
@@ -93,6 +93,86 @@ describe('checkArguments on hostile patterns', () => {
       reason: expect.stringMatching(/instructions/),
     });
     expect(work.compiled).toBe(0);
+  });
+
+  it('refuses 2,400 case-folded wide ranges (11.3 s to compile) before compiling', () => {
+    // RE2 folds each code point of a range one by one: 124,000 of `[B-\x{1E942}]`, each time.
+    let result: unknown;
+    const work = re2Work(() => {
+      result = checkArguments(
+        { type: 'string', pattern: `(?i)${'[B-\\x{1E942}]'.repeat(2_400)}` },
+        'b',
+        traceCheckBudget(),
+        { now: clock() },
+      );
+    });
+    expect(result).toMatchObject({ status: 'unchecked', reason: expect.stringMatching(/folding/) });
+    expect(work.compiled).toBe(0);
+  });
+
+  it('checks typical patterns, Unicode classes in counted repeats too, several in one schema', () => {
+    // RE2 builds a Unicode class's tables once per class written, not once per copy a count
+    // makes: `^[\p{L}\p{N}_-]{1,64}$` (131 instructions) was read as 4,166, so five such fields
+    // made a schema unchecked, and `^[\p{L}\p{N}\p{P}\p{Zs}]{1,500}$` alone was (32,506).
+    const name = { type: 'string', pattern: '^[\\p{L}\\p{N}_-]{1,64}$' };
+    const schema = {
+      type: 'object',
+      properties: {
+        tool: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+        first: name,
+        last: name,
+        city: name,
+        user: name,
+        display: name,
+        text: { type: 'string', pattern: '^[\\p{L}\\p{N}\\p{P}\\p{Zs}]{1,500}$' },
+        id: {
+          type: 'string',
+          pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+        },
+        day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+        email: { type: 'string', pattern: '^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$' },
+        version: {
+          type: 'string',
+          pattern:
+            '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$',
+        },
+      },
+    };
+    const args = {
+      tool: 'get_weather',
+      first: 'José',
+      last: 'Ørsted',
+      city: 'København',
+      user: 'jo_42',
+      display: 'Zoë',
+      text: 'Héllo, wörld!',
+      id: '123e4567-e89b-12d3-a456-426614174000',
+      day: '2026-12-01',
+      email: 'someone.name@example.com',
+      version: '1.2.3-rc.1+build.5',
+    };
+    const budget = traceCheckBudget();
+    const options = { now: clock() };
+    let verdicts: unknown[] = [];
+    const work = re2Work(() => {
+      verdicts = [
+        checkArguments(schema, args, budget, options),
+        checkArguments(schema, { ...args, first: 'a b', day: '1 Dec' }, budget, options),
+      ];
+    });
+    expect(verdicts).toEqual([
+      { status: 'valid' },
+      {
+        status: 'invalid',
+        problems: [
+          '/first: must match pattern "^[\\p{L}\\p{N}_-]{1,64}$"',
+          '/day: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"',
+        ],
+      },
+    ]);
+    // Compiled once each (the five name fields share one), a few thousand instructions in all.
+    expect(work.compiled).toBeGreaterThan(1_000);
+    expect(work.compiled).toBeLessThan(2_000);
   });
 
   it('stops matching a pattern of 1,003 instructions over long strings at the step bound', () => {

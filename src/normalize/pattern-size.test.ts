@@ -98,4 +98,32 @@ describe('patternSizeBound', () => {
     expect(bound).toBeGreaterThan(SCHEMA_LIMITS.maxPatternInstructions);
     expect(read).toBeLessThan(4 * scans.length);
   });
+
+  it('counts a Unicode class once per class written, not once per copy a count makes', () => {
+    // RE2 builds the tables when it parses the class; a count copies one instruction.
+    expect(patternSizeBound('^[\\p{L}\\p{N}_-]{1,64}$')).toBe(262); // 131 compiled; was 4,166
+    expect(patternSizeBound('^[\\p{L}\\p{N}\\p{P}\\p{Zs}]{1,500}$')).toBe(1_262); // 1,003; was 32,506
+    expect(patternSizeBound('^[^<>]{1,1000}$')).toBe(2_010); // 2,003; was 5,006
+    // Each class written still counts its tables: 4,000 of them stay past the bound.
+    expect(patternSizeBound(`(?i)${'[^\\pL]'.repeat(4_000)}`)).toBe(4 + 4_000 * (1 + 64 + 4));
+  });
+
+  it('counts a case-folded range by the code points RE2 folds one by one', () => {
+    // `[B-\x{1E942}]` folds 124,161 code points (0x42 to 0x1E942): 4.7 ms, as 2,484 instructions.
+    const folded = Math.ceil((0x1e942 - 0x42 + 1) / 50);
+    expect(patternSizeBound('(?i)[B-\\x{1E942}]')).toBe(5 + folded);
+    expect(patternSizeBound('(?i:[^B-\\x{1E942}])')).toBeGreaterThan(folded);
+    expect(patternSizeBound('(?i)[\\x42-\\x{1E942}]')).toBe(5 + folded);
+    // 2,400 of them, 11.3 s to compile, had been read as 2,404 instructions.
+    expect(patternSizeBound(`(?i)${'[B-\\x{1E942}]'.repeat(2_400)}`)).toBeGreaterThan(
+      2_400 * folded,
+    );
+    // Not folded: without the flag, after `(?-i)`, past its group, or a range holding all folds.
+    expect(patternSizeBound('[B-\\x{1E942}]')).toBe(5);
+    expect(patternSizeBound('(?i)(?-i)[B-\\x{1E942}]')).toBe(5);
+    expect(patternSizeBound('(?i:a)[B-\\x{1E942}]')).toBeLessThan(20);
+    expect(patternSizeBound('(?i)[\\x{0}-\\x{10FFFF}]')).toBe(5);
+    // Ordinary folded classes stay near their size.
+    expect(patternSizeBound('(?i)^[a-z0-9_]{3,32}$')).toBeLessThan(80);
+  });
 });

@@ -24,11 +24,11 @@ export const SCHEMA_LIMITS = {
   /** Values listed by `enum`, summed over the schema. */
   maxEnumValues: 1_000,
   /**
-   * RE2 instructions of the schema's `pattern`s and `patternProperties` names together, as
-   * `patternSizeBound` reads them from their text (a Unicode class as 64, for its tables):
-   * compiling costs about 2 µs an instruction, and
-   * matching a character costs up to one step of each. A pattern of 479 characters (`(?:a|ab){1000}0`
-   * thirty times) compiled to 120,000 instructions in 270 ms, as one keyword.
+   * RE2 instructions of the schema's `pattern`s and `patternProperties` names together, with what
+   * their Unicode tables and case folding cost to compile, as `patternSizeBound` reads them from
+   * their text: compiling costs about 2 µs an instruction, and matching a character costs up to
+   * one step of each. A pattern of 479 characters (`(?:a|ab){1000}0` thirty times) compiled to
+   * 120,000 instructions in 270 ms, as one keyword.
    */
   maxPatternInstructions: 20_000,
   /**
@@ -269,7 +269,7 @@ function overBound(counts: {
   if (counts.enumValues > SCHEMA_LIMITS.maxEnumValues)
     return `its schema lists more than ${SCHEMA_LIMITS.maxEnumValues} enum values, the bound`;
   if (counts.patterns > SCHEMA_LIMITS.maxPatternInstructions)
-    return `its schema's patterns compile to more than ${SCHEMA_LIMITS.maxPatternInstructions} regular-expression instructions, the bound`;
+    return `its schema's patterns cost more than ${SCHEMA_LIMITS.maxPatternInstructions} regular-expression instructions to compile (Unicode tables and case folding counted), the bound`;
   if (counts.dependencyLists > SCHEMA_LIMITS.maxDependencyListChars)
     return `its schema's dependentRequired/dependencies lists are larger than ${SCHEMA_LIMITS.maxDependencyListChars / 1024} KiB as compiled (each list's names times their characters), the bound`;
   return undefined;
