@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
 import { checkArguments, CHECK_LIMITS, traceCheckBudget } from './check-arguments.js';
-import { resetValidators, VALIDATOR_LIMITS } from './schema-validators.js';
+import { resetValidators, validatorStats, VALIDATOR_LIMITS } from './schema-validators.js';
 
 /**
  * Patterns built to cost RE2 (re2js) time: linear in the text, but each character may touch every
@@ -173,6 +173,43 @@ describe('checkArguments on hostile patterns', () => {
     // Compiled once each (the five name fields share one), a few thousand instructions in all.
     expect(work.compiled).toBeGreaterThan(1_000);
     expect(work.compiled).toBeLessThan(2_000);
+  });
+
+  it("charges patterns' size to the compile budgets: a trace's, and the process's rate", () => {
+    // Distinct schemas of nine `[a-x]{1000}` alternatives (18,000 instructions, 30 ms to compile
+    // each) were charged as their 5 object keys: 400 compiled in one trace, 3.45 s.
+    const schema = (i: number) => ({
+      type: 'object',
+      properties: {
+        s: {
+          type: 'string',
+          pattern: `${Array.from({ length: 9 }, (_, k) => `[a-${String.fromCharCode(98 + ((i + k) % 24))}]{1000}`).join('|')}|x${i}`,
+        },
+      },
+    });
+    const compiles = (run: () => void) => {
+      const before = validatorStats.compiles;
+      run();
+      return validatorStats.compiles - before;
+    };
+    const budget = traceCheckBudget();
+    const now = clock();
+    const first = compiles(() => checkArguments(schema(0), { s: 'a' }, budget, { now }));
+    expect(first).toBe(1);
+    // 5 keys and 18,015 instructions, a keyword per 50 of them.
+    expect(CHECK_LIMITS.maxCompiledKeywordsPerTrace - budget.compileKeywords).toBe(5 + 361);
+    const inTrace = compiles(() => {
+      for (let i = 1; i < 400; i++) checkArguments(schema(i), { s: 'a' }, budget, { now });
+    });
+    expect(first + inTrace).toBe(5);
+    // The process's rate: a burst of 20,000 keywords, with no time passing, whatever the traces.
+    resetValidators();
+    const stillClock = () => 0;
+    const inBurst = compiles(() => {
+      for (let i = 0; i < 400; i++)
+        checkArguments(schema(i), { s: 'a' }, traceCheckBudget(), { now: stillClock });
+    });
+    expect(inBurst).toBe(54);
   });
 
   it('stops matching a pattern of 1,003 instructions over long strings at the step bound', () => {

@@ -78,7 +78,8 @@ export interface CheckOptions {
  * it is done, and past a bound the call is `unchecked` with the bound named.
  * - The schema is measured first ({@link prepareSchema}: size, depth, keywords, `$ref`s, branches,
  *   enum values), and only then compiled, with references compiled as functions, never inlined.
- * - New schemas cost a compile (about 0.1 ms a keyword): at most
+ * - New schemas cost a compile (about 0.1 ms a keyword, its patterns' instructions counted a
+ *   keyword per {@link CHECK_LIMITS.patternInstructionsPerKeyword}): at most
  *   {@link CHECK_LIMITS.maxCompiledKeywordsPerTrace} keywords per trace (`budget`) and the
  *   process's compile rate ({@link VALIDATOR_LIMITS}); a call past either is unchecked this time.
  * - Validation counts steps as it goes and stops past {@link CHECK_LIMITS.maxStepsPerCall} (or the
