@@ -26,7 +26,10 @@ export type ArgumentCheck =
 
 /** Bounds on what a check may cost: schemas and arguments come from untrusted traces. */
 export const CHECK_LIMITS = {
-  /** What a schema may hold: its size, depth, keywords, `$ref`s, branches and enum values. */
+  /**
+   * What a schema may hold: its size, depth, keywords, `$ref`s, branches, enum values, its
+   * patterns' size in RE2 instructions, and its dependency lists' size as compiled.
+   */
   ...SCHEMA_LIMITS,
   /** Values in one call's arguments, at most (1,000 with `uniqueItems`, which compares pairs). */
   maxArgumentNodes: 5_000,
@@ -38,8 +41,10 @@ export const CHECK_LIMITS = {
   /** Problems listed per call; the rest are counted. */
   maxProblems: 10,
   /**
-   * Validation steps for one call: each time a subschema is applied, 1 plus its keys and array
-   * lengths plus the width of the value (items, keys, KiB of a string).
+   * Validation steps for one call: each time a subschema is applied, 1 plus its keys, array
+   * lengths and dependency-list names plus the width of the value (items, keys, KiB of a string);
+   * each pattern match and `uniqueItems`' pairs as {@link VALIDATOR_LIMITS} prices them, charged
+   * before they run. A call stopped here is debited what it was allowed.
    */
   maxStepsPerCall: 50_000,
   /** Validation steps for a whole trace's calls. */
@@ -77,16 +82,21 @@ export interface CheckOptions {
  * hangs, whatever the schema and arguments: the work is bounded before it is done and counted while
  * it is done, and past a bound the call is `unchecked` with the bound named.
  * - The schema is measured first ({@link prepareSchema}: size, depth, keywords, `$ref`s, branches,
- *   enum values), and only then compiled, with references compiled as functions, never inlined.
+ *   enum values, patterns' RE2 instructions, dependency lists), and only then compiled, with
+ *   references compiled as functions, never inlined.
  * - New schemas cost a compile (about 0.1 ms a keyword, its patterns' instructions counted a
  *   keyword per {@link CHECK_LIMITS.patternInstructionsPerKeyword}): at most
  *   {@link CHECK_LIMITS.maxCompiledKeywordsPerTrace} keywords per trace (`budget`) and the
  *   process's compile rate ({@link VALIDATOR_LIMITS}); a call past either is unchecked this time.
  * - Validation counts steps as it goes and stops past {@link CHECK_LIMITS.maxStepsPerCall} (or the
- *   trace's `budget`): the exponential `anyOf` of a recursive `$ref` ends there.
- * - `pattern` and `patternProperties` run on RE2 (re2js), linear in the input, on strings of at
- *   most {@link CHECK_LIMITS.maxMatchedChars} characters (longer ones are not matched, and said
- *   so); a pattern RE2 cannot compile (lookaround, backreferences) is skipped and said so.
+ *   trace's `budget`): the exponential `anyOf` of a recursive `$ref` ends there. A pattern match
+ *   and `uniqueItems`' pairs are charged before they run; a stopped call debits the trace what
+ *   it was allowed, never the work it was refused.
+ * - `pattern` and `patternProperties` run on RE2 (re2js), linear in the input (a step per
+ *   {@link VALIDATOR_LIMITS.patternInstructionsPerStep} instructions times characters), on
+ *   strings of at most {@link CHECK_LIMITS.maxMatchedChars} characters (longer ones are not
+ *   matched, and said so); a pattern RE2 cannot compile (lookaround, backreferences) is skipped
+ *   and said so.
  * - Formats are annotations unless `options.assertFormats`.
  * - A remote `$ref` is not fetched: the call is unchecked.
  * Compiled validators are cached by the hash of the schema's text, bounded in bytes, and removed

@@ -56,8 +56,9 @@ export const STEP_KEYWORD = 'x-spanscore-step';
 
 /**
  * The keyword spanscore adds beside `uniqueItems: true` where Ajv compares an array's items in
- * pairs (its `items` not of scalar types only): applied before `uniqueItems`, it counts the pairs
- * as steps before they are compared (see `checkArguments`).
+ * pairs (unless its `items` declares a `type` of scalars only: one reached through `$ref` or
+ * `anyOf` is not read): applied before `uniqueItems`, it counts the pairs as steps before they
+ * are compared (see `checkArguments`).
  */
 export const PAIRS_KEYWORD = 'x-spanscore-pairs';
 
@@ -234,8 +235,9 @@ function isNameLists(value: unknown): boolean {
   return true;
 }
 
-// Whether `items` gives its items scalar types only: Ajv then finds duplicates in one pass over
-// them, by value (`uniqueItems`), not by comparing every pair.
+// Whether `items` itself declares scalar types only: Ajv then finds duplicates in one pass over
+// them, by value (`uniqueItems`), not by comparing every pair. Ajv reads `items.type` only, not
+// what a `$ref` or `anyOf` in `items` leads to, so neither may be read here.
 function scalarItems(items: unknown): boolean {
   if (!isRecord(items)) return false;
   const types = Array.isArray(items.type) ? (items.type as unknown[]) : [items.type];
