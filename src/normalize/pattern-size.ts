@@ -159,8 +159,8 @@ function classEnd(
     cost += NEGATED_CLASS;
     j++;
   }
-  if (pattern[j] === ']') j++;
-  while (j < pattern.length && pattern[j] !== ']') {
+  // A `]` first is a character of the class, which may start a range (`[]-\x{1E942}]`).
+  for (let first = true; j < pattern.length && (first || pattern[j] !== ']'); first = false) {
     const c = pattern[j];
     let low: number | undefined;
     if (c === '\\') {
