@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import {
-  FAILED_FIELD,
   MINUTE_MS,
   minuteOf,
   notScoredField,
@@ -15,6 +14,7 @@ import {
   type ResultsRetention,
   type ResultsStore,
 } from '../results/results-store.js';
+import { failureIncrements } from '../results/replaced-pass.js';
 import type { RunRecord } from '../results/stored-result.js';
 import { summarizeFailures } from '../results/summarize-failures.js';
 import { summarizeTools } from '../results/tool-aggregates.js';
@@ -155,9 +155,10 @@ export function createRedisResultsStore(
     },
     async recordFailure(traceId, phase, error, session) {
       const t = now();
-      counters.count(minuteOf(t), FAILED_FIELD, 1);
       await writer.flush(true);
       const previous = await readRun(traceId);
+      for (const [minute, field, by] of failureIncrements(previous, t))
+        counters.count(minute, field, by);
       // The failure replaces the record's line and keeps the results and export written before it.
       await commands.spanscoreAppendRun(
         runKey(traceId),

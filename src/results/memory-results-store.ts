@@ -1,6 +1,5 @@
 import type { TraceRun } from '../score/trace-run.js';
 import {
-  FAILED_FIELD,
   minuteOf,
   notScoredField,
   resultIncrementer,
@@ -20,7 +19,7 @@ import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
 import { FailureSignatureMinutes } from './failure-signature-minutes.js';
 import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
-import { replacedIncrements, toolsCountedAt } from './replaced-pass.js';
+import { failureIncrements, replacedIncrements, toolsCountedAt } from './replaced-pass.js';
 import { isSessionRecordKey, runRecordKey, sessionRecordKey } from './run-record-key.js';
 import { keptSessionParts } from './kept-session-parts.js';
 import type { SessionCutCode } from '../normalize/session-pass.js';
@@ -304,12 +303,11 @@ export function createMemoryResultsStore(
     },
     recordFailure(traceId, phase, error, session) {
       const t = now();
-      bump(minuteOf(t), FAILED_FIELD, 1);
       const previous = runs.get(traceId);
-      endRun(
-        traceId,
-        failedRunRecord(traceId, phase, error, previous && recordOf(previous), t, session),
-      );
+      const previousRecord = previous && recordOf(previous);
+      for (const [minute, field, by] of failureIncrements(previousRecord, t))
+        bump(minute, field, by);
+      endRun(traceId, failedRunRecord(traceId, phase, error, previousRecord, t, session));
       return Promise.resolve();
     },
     recordExpired(traceId, reason) {

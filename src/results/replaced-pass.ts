@@ -96,3 +96,21 @@ function storedCallFact(call: StoredToolCall, record: CountedRecord, agent: stri
     repeated: call.repeated === true,
   };
 }
+
+/**
+ * The counter changes a failed pass makes, given the record it replaces: a failure counted at
+ * `atUnixMs`, unless the record had already failed (one record, one failure: a held session part
+ * that fails again, and is scored at last, took back only one); and a session part scored before
+ * is no longer counted among sessions scored (its later pass, replacing this record, takes back
+ * nothing there). Pure.
+ */
+export function failureIncrements(
+  previous: Pick<RunRecord, 'state' | 'updatedAtUnixMs' | 'session'> | undefined,
+  atUnixMs: number,
+): MinuteIncrement[] {
+  const out: MinuteIncrement[] = [];
+  if (previous?.state !== 'failed') out.push([minuteOf(atUnixMs), FAILED_FIELD, 1]);
+  if (previous?.session && previous.state === 'scored')
+    out.push([minuteOf(previous.updatedAtUnixMs), SESSIONS_FIELD, -1]);
+  return out;
+}
