@@ -94,6 +94,33 @@ describe('a failed session pass (memory session assembler)', () => {
     expect(passes).toHaveLength(2);
   });
 
+  it('held: says it is scored again at its let-go, and makes room for a new session at maxBytes', async () => {
+    // Measured: the bytes one turn holds.
+    const probe = assembler(() => Promise.resolve());
+    probe.add('probe');
+    const oneTurn = probe.a.stats().bytes;
+    await probe.a.close();
+
+    const refused: string[] = [];
+    const { a, add, passes, failed } = assembler(id => (id === 'a' ? down() : Promise.resolve()), {
+      maxBytes: Math.floor(1.5 * oneTurn),
+      onRefused: sessionId => refused.push(sessionId),
+    });
+    add('a');
+    await advance(IDLE);
+    expect(failed).toEqual(['a 1 1 held']);
+    const [open] = a.open(10);
+    expect(open!.scoreAtMs).toBe(open!.firstAtMs + AGE);
+    // b needs a's room: a, failed, is let go (and scored again) rather than b refused. Before,
+    // only sessions with nothing waiting made room, and a failed one never qualified.
+    add('b');
+    await advance(0);
+    expect(refused).toEqual([]);
+    expect(a.open(10).map(s => s.sessionId)).toEqual(['b']);
+    expect(passes.map(p => p.sessionId)).toEqual(['a', 'a']);
+    expect(failed).toEqual(['a 1 1 held', 'a 1 1 let_go']);
+  });
+
   it("held: its session's next turn scores the part again with every turn, not a part 2", async () => {
     let up = false;
     const { add, passes } = assembler(() => (up ? Promise.resolve() : down()));

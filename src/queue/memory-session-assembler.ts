@@ -4,7 +4,6 @@ import {
   sessionCut,
   sessionDelayMs,
   type OpenSession,
-  type SessionCut,
   type SessionContinues,
   type SessionCutCode,
   type SessionPass,
@@ -16,6 +15,7 @@ import { sessionIdHash as idHash } from './session-id-hash.js';
 import { sessionTurnBytes } from './session-turn-bytes.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import type { MemorySessionAssemblerOptions } from './memory-session-assembler-options.js';
+import type { HeldSession } from './held-session.js';
 
 export type {
   FailedSessionPass,
@@ -32,40 +32,6 @@ export interface MemorySessionAssembler {
   open(limit: number): OpenSession[];
   /** Scores every session waiting, now, and resolves when all scoring under way has ended. */
   close(): Promise<void>;
-}
-
-interface HeldTurn {
-  spans: readonly SpanDigest[];
-  bytes: number;
-}
-
-interface HeldSession {
-  sessionId: string;
-  part: number;
-  continues: SessionContinues | undefined;
-  /** The test case id a tagged turn carried (see `SessionPass.testCaseId`). */
-  testCaseId: string | undefined;
-  traces: Map<string, HeldTurn>;
-  bytes: number;
-  firstAtMs: number;
-  lastAtMs: number;
-  timer: NodeJS.Timeout | undefined;
-  /** When its timer scores it; `undefined` while none is set. */
-  scoreAtMs: number | undefined;
-  /** Lets it go `maxAgeMs` after its first trace. */
-  expiry: NodeJS.Timeout | undefined;
-  /** Traces added since it was last scored (it waits to be scored while any are). */
-  unscored: number;
-  /** The bound it was cut at: scored as it stood, and let go. */
-  cut: SessionCut | undefined;
-  scoring: Promise<void> | undefined;
-  /** A trace came while it was being scored: score it again after. */
-  again: boolean;
-  /**
-   * A turn ended it (an end marker): a turn that comes after, such as an earlier turn whose
-   * trace was scored later, scores it again at once, not `idleMs` later.
-   */
-  ended: boolean;
 }
 
 /** What a let-go record entry costs beyond its id. */
@@ -125,6 +91,7 @@ export function createMemorySessionAssembler(
       return held.scoring;
     }
     held.unscored = 0;
+    held.failed = false;
     held.cut ??= sessionCut(policy, held.traces.size, held.firstAtMs, now());
     const traces = [...held.traces].map(([traceId, turn]) => ({ traceId, spans: turn.spans }));
     const pass: SessionPass = {
@@ -150,7 +117,8 @@ export function createMemorySessionAssembler(
         // its turns to score them again: its next part continues `failed`.
         const heldNow = sessions.get(held.sessionId) === held;
         const end = !heldNow ? 'let_go' : closing ? 'shutdown' : 'held';
-        if (end !== 'held') markFailed(held.sessionId, held.part);
+        if (end === 'held') held.failed = true;
+        else markFailed(held.sessionId, held.part);
         options.onFailed?.(held.sessionId, error, { pass, traceIds, end });
       })
       .finally(() => {
@@ -241,7 +209,9 @@ export function createMemorySessionAssembler(
 
   const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
     for (const held of sessions.values()) {
-      if (held === keep || (scoredOnly && (held.unscored > 0 || held.scoring))) continue;
+      // Room for a new session: one that waits for its pass stays, one whose pass failed goes.
+      if (held === keep || (scoredOnly && ((held.unscored > 0 && !held.failed) || held.scoring)))
+        continue;
       release(held, 'evicted');
       options.onEvicted?.(held.sessionId, bound);
       return true;
@@ -305,6 +275,7 @@ export function createMemorySessionAssembler(
       scoring: undefined,
       again: false,
       ended: false,
+      failed: false,
     };
     held.expiry = setTimeout(() => release(held, 'max_age'), policy.maxAgeMs).unref();
     sessions.set(turn.sessionId, held);
@@ -398,7 +369,10 @@ export function createMemorySessionAssembler(
           traceIds: [...held.traces.keys()],
           firstAtMs: held.firstAtMs,
           lastAtMs: held.lastAtMs,
-          scoreAtMs: held.scoring ? undefined : held.scoreAtMs,
+          // A failed pass, held: scored again at its let-go, or by its next turn before.
+          scoreAtMs: held.scoring
+            ? undefined
+            : (held.scoreAtMs ?? (held.failed ? held.firstAtMs + policy.maxAgeMs : undefined)),
           bytes: held.bytes,
         });
       }

@@ -87,7 +87,8 @@ const traceParams = z.object({
  *   scored as one (a session test case), newest first, as the trace list shows traces.
  *   Each part of a session is its own row. `state=open`: the sessions the driver holds, not
  *   scored yet or waiting to be scored again, newest first: their turns so far, and when each
- *   will be scored unless another turn comes (`scoreAtMs`; `null` while a pass is under way).
+ *   will be scored unless another turn comes (`scoreAtMs`; `null` while a pass is under way; a
+ *   session held after its pass failed: its let-go, memory driver).
  * - `GET /api/v1/sessions/<sessionId>?part=n`: a session's run record (part 1 unless `part`): its
  *   traces in turn order, its calls (each with its `turn`) and results, and `parts`: the parts
  *   of the session on record, 1 and on while each is found (at most 20 looked up); 404 if none.
