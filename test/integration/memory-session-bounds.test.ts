@@ -264,7 +264,17 @@ describe('memory driver session bounds through serve', () => {
       'conv-0 held first',
       15_000,
     );
-    for (let i = 1; i <= 11; i++) await send(turn(`conv-${i}`, ['lookup_order'], 0));
+    // One at a time: traces are scored concurrently, so sessions sent at once may open in any
+    // order (in one CI run conv-2 opened last: held, not let go, its late turn joined part 1).
+    for (let i = 1; i <= 11; i++) {
+      await send(turn(`conv-${i}`, ['lookup_order'], 0));
+      await waitFor(
+        async () =>
+          (await get<Open>('sessions?state=open')).body.sessions[0]?.sessionId === `conv-${i}`,
+        `conv-${i} held`,
+        15_000,
+      );
+    }
     await waitFor(
       async () => (await scrapeMetric(metrics, 'spanscore_sessions_evicted_total')) === 11,
       'eleven sessions let go',
