@@ -34,10 +34,11 @@ export interface MemorySessionAssemblerOptions {
    */
   score(sessionId: string, traces: SessionTraceSpans[], pass: SessionPass): Promise<void>;
   /**
-   * A pass that failed after its retries (`score` rejected): why nothing holds its turns any more
-   * (see `FailedPassEnd`; a session still held is let go at once, `held`), so that the part is not
-   * scored again: the caller ends its record visibly, and the session's next part continues
-   * `failed`. `failed.end` undefined for a rejection after which the results are stored
+   * A pass that failed after its retries (`score` rejected), and what becomes of the part (see
+   * `FailedPassEnd`): `held`, its session still held with its turns, scored again by its next
+   * turn, its let-go or shutdown; else nothing holds its turns any more and the session's next
+   * part continues `failed`. The caller ends its record visibly either way. `failed.end`
+   * undefined for a rejection after which the results are stored
    * (`resultsStored`): the pass is done and not made again unless a turn comes. Not called for a
    * pass that a turn meanwhile asked to run again (`again`): that pass starts at once, and its
    * end is reported.
