@@ -14,7 +14,7 @@ import {
   type MemoryTraceAssemblerOptions,
 } from './memory-trace-assembler.js';
 import { judgeErrorsToRetry } from './classify-failure.js';
-import { isExportFailure, isExportGiveUp } from './export-retry.js';
+import { isExportGiveUp } from './export-retry.js';
 import type { DriverEvents, QueueDriver, TraceScorer } from './queue-driver.js';
 import { exportRetryPolicy } from './export-retry-policy.js';
 import { retryWithBackoff } from './retry-with-backoff.js';
@@ -110,20 +110,14 @@ export function createMemoryQueueDriver(
       return;
     }
     const done = (async () => {
-      let exportRetry = false;
       try {
         // Each attempt takes a judge slot; the backoff between attempts does not.
         await retryWithBackoff(
-          (final, rateLimitedWaits) =>
-            withScorer
-              .score(traceId, spans, 'llm', {
-                propagate: judgeErrorsToRetry(final, rateLimitedWaits),
-                exportRetry,
-              })
-              .catch((error: unknown) => {
-                if (isExportFailure(error)) exportRetry = true;
-                throw error;
-              }),
+          (final, rateLimitedWaits, exportRetry) =>
+            withScorer.score(traceId, spans, 'llm', {
+              propagate: judgeErrorsToRetry(final, rateLimitedWaits),
+              exportRetry,
+            }),
           {
             attempts: config.judge.attempts,
             backoffMs: config.judge.backoffMs,
@@ -263,22 +257,15 @@ function memorySessions(
       maxEntries: 10 * config.sessions.maxOpen,
       maxBytes: Math.max(65_536, Math.floor(config.sessions.maxBytes / 16)),
     },
-    score: (sessionId, traces, pass) => {
-      // After a try recorded its results and failed to export, the next tries export only.
-      let exportRetry = false;
-      return retryWithBackoff(
-        () =>
-          s.scoreSession(sessionId, traces, pass, { exportRetry }).catch((error: unknown) => {
-            if (isExportFailure(error)) exportRetry = true;
-            throw error;
-          }),
+    score: (sessionId, traces, pass) =>
+      retryWithBackoff(
+        (_final, _waits, exportRetry) => s.scoreSession(sessionId, traces, pass, { exportRetry }),
         {
           attempts: config.worker.attempts,
           backoffMs: config.worker.backoffMs,
           exportRetry: exportRetryPolicy(config),
         },
-      ).then(() => undefined);
-    },
+      ).then(() => undefined),
     onFailed: (sessionId, error, failed) =>
       void endFailedSessionPass(
         config,

@@ -45,18 +45,22 @@ export interface FailedFirstAttempt {
  * `backoffMs × 2^(attempt-1)` while attempts remain (export failures, with `exportRetry`, while
  * younger than its `maxAgeMs`, the backoff capped at its `maxBackoffMs`), `rate_limited` after its pause without using
  * an attempt, up to {@link MAX_RATE_LIMITED_WAITS} pauses (then it rejects with the 429), `fail`
- * never. Rejects with the last error. `run` is told whether this is its last attempt and how many
- * 429s it waited out (the judge pass then turns judge errors into `failed` results). With `failed`, the first
+ * never. Rejects with the last error. `run` is told whether this is its last attempt, how many
+ * 429s it waited out (the judge pass then turns judge errors into `failed` results), and whether
+ * an earlier try failed to export (`isExportFailure`: its results were recorded, this try goes to
+ * the delivering sinks only, `ScoreOptions.exportRetry`). With `failed`, the first
  * attempt was the caller's and failed so: the loop goes on from its error. The memory driver's
  * counterpart of a BullMQ job's `attempts` and `backoff`.
  */
 export async function retryWithBackoff<T>(
-  run: (finalAttempt: boolean, rateLimitedWaits: number) => Promise<T>,
+  run: (finalAttempt: boolean, rateLimitedWaits: number, exportRetry: boolean) => Promise<T>,
   options: RetryOptions,
   failed?: FailedFirstAttempt,
 ): Promise<T> {
   const started = failed ? failed.startedMs : Date.now();
   const slot = options.slot;
+  // An earlier try failed to export (its results were recorded): `run` is told, to export only.
+  let exportFailed = false;
   for (let attempt = 1, exportRetries = 0, rateLimitedWaits = 0, first = failed; ;) {
     try {
       if (first) {
@@ -66,8 +70,11 @@ export async function retryWithBackoff<T>(
       }
       const final = attempt >= options.attempts;
       // Without a slot, no closures: this runs once per trace on the scoring path.
-      return await (slot ? slot(() => run(final, rateLimitedWaits)) : run(final, rateLimitedWaits));
+      return await (slot
+        ? slot(() => run(final, rateLimitedWaits, exportFailed))
+        : run(final, rateLimitedWaits, exportFailed));
     } catch (error) {
+      if (isExportFailure(error)) exportFailed = true;
       const failure = classifyFailure(error);
       if (failure.action === 'fail') throw error;
       if (options.signal?.aborted) throw stopped(error);
