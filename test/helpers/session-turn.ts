@@ -1,3 +1,4 @@
+import type { ResultSink } from '../../src/score/result-sink.js';
 import { spanId, traceId, type SpanInput } from './otlp-json-builder.js';
 
 /**
@@ -56,4 +57,19 @@ export function sessionTurn(
     attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name },
   }));
   return { traceId: t, spans: [root, ...tools] };
+}
+
+/**
+ * A result sink (after the built-in recording ones) that counts, per session id, the session
+ * passes it is given: how often a part was recorded.
+ */
+export function sessionPassCounter(): { sink: ResultSink; passes: Map<string, number> } {
+  const passes = new Map<string, number>();
+  const sink: ResultSink = {
+    name: 'counting',
+    write: run => {
+      if (run.session) passes.set(run.session.id, (passes.get(run.session.id) ?? 0) + 1);
+    },
+  };
+  return { sink, passes };
 }

@@ -2,11 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ResultSink } from '../../src/score/result-sink.js';
 import type { RunRecord } from '../../src/results/stored-result.js';
 import { startLiveService } from '../helpers/live-service.js';
 import { waitFor } from '../helpers/redis.js';
-import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
+import {
+  SESSION_SUITE_YAML as SUITE,
+  sessionPassCounter,
+  sessionTurn as turn,
+} from '../helpers/session-turn.js';
 import { switchableExporter } from '../helpers/switchable-exporter.js';
 
 /**
@@ -23,13 +26,7 @@ afterEach(async () => {
 
 describe('a session pass whose export is given up on (memory driver)', () => {
   it('is not scored again when its session is let go or at shutdown', async () => {
-    const passes = new Map<string, number>();
-    const sink: ResultSink = {
-      name: 'counting',
-      write: run => {
-        if (run.session) passes.set(run.session.id, (passes.get(run.session.id) ?? 0) + 1);
-      },
-    };
+    const { sink, passes } = sessionPassCounter();
     const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-export-'));
     writeFileSync(join(dir, 'support.yaml'), SUITE);
     const backend = switchableExporter();

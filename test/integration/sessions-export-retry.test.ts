@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import { SpanscoreError } from '../../src/errors/spanscore-error.js';
-import type { ResultSink } from '../../src/score/result-sink.js';
 import type { RunRecord } from '../../src/results/stored-result.js';
 import { startLiveService } from '../helpers/live-service.js';
 import { waitFor } from '../helpers/redis.js';
-import { SESSION_SUITE_YAML as SUITE, sessionTurn as turn } from '../helpers/session-turn.js';
+import {
+  SESSION_SUITE_YAML as SUITE,
+  sessionPassCounter,
+  sessionTurn as turn,
+} from '../helpers/session-turn.js';
 
 /**
  * A session pass whose evaluation-span export fails, through a live service on each driver, is
@@ -45,13 +48,7 @@ describe.each(['memory', 'bullmq'] as const)(
   'a session pass retried for its export (%s driver)',
   driver => {
     it('is recorded once, however many tries its export takes', async () => {
-      const recorded = new Map<string, number>();
-      const sink: ResultSink = {
-        name: 'counting',
-        write: run => {
-          if (run.session) recorded.set(run.session.id, (recorded.get(run.session.id) ?? 0) + 1);
-        },
-      };
+      const { sink, passes: recorded } = sessionPassCounter();
       const dir = mkdtempSync(join(tmpdir(), 'spanscore-sessions-export-retry-'));
       writeFileSync(join(dir, 'support.yaml'), SUITE);
       const backend = failingForSessions(2);
