@@ -83,21 +83,6 @@ export function sessionCut(
 }
 
 /**
- * What a continuation says of the part before it (`SessionPass.continues`), as the results page
- * words it (`ui/js/session-view.js`): the cut; for `idle`, that no bound cut it; for `failed`,
- * that its pass failed.
- */
-export function continuesText(part: number, code: SessionContinues): string {
-  const before =
-    code === 'idle'
-      ? 'which was scored whole once idle (no cut) and let go since'
-      : code === 'failed'
-        ? 'whose pass failed after its retries (its record says why)'
-        : `which was cut (${code})`;
-  return `continues part ${part - 1}, ${before}: its earlier turns are not here`;
-}
-
-/**
  * What the next part of a session continues, from the part before it: the cut of its last pass;
  * without one, `max_age` when it was held until `maxAgeMs` after its first turn (`letGo`: the
  * memory driver's expiry; the bullmq driver's part whose keys outlived that), else `idle`: it

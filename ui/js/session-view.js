@@ -55,7 +55,7 @@ function partFacts(session, sessionId, ctx) {
   if (part > 1 && session.continues)
     out.push([
       'Continues',
-      // As src/queue/session-policy.ts's continuesText words it.
+      // The one wording of a continuation (docs/sessions.md quotes it).
       `continues part ${part - 1}, ${
         session.continues === 'idle'
           ? 'which was scored whole once idle (no cut) and let go since'
