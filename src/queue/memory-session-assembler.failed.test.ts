@@ -170,6 +170,36 @@ describe('a failed session pass (memory session assembler)', () => {
     ]);
   });
 
+  it('cut at maxTraces and then failed: its next part continues the cut, as on bullmq', async () => {
+    const { add, passes, failed } = assembler(
+      (_id, pass) => (pass.part === 1 ? down() : Promise.resolve()),
+      { policy: { idleMs: IDLE, maxTraces: 2, maxAgeMs: AGE } },
+    );
+    add('a');
+    add('a', false);
+    await advance(0);
+    expect(failed).toEqual(['a 1 2 let_go']);
+    const later = add('a', false);
+    await advance(IDLE);
+    // The cut says why part 1's turns are not here; part 1's own record says it failed.
+    expect(passes.find(p => p.pass.part === 2)).toEqual({
+      sessionId: 'a',
+      traceIds: [later],
+      pass: { part: 2, continues: 'max_traces' },
+    });
+  });
+
+  it('continues the cut of a kept part whose record is failed, not failed', async () => {
+    const { add, passes } = assembler(() => Promise.resolve(), {
+      keptPart: id => (id === 'gone' ? { part: 2, cut: 'max_bytes', failed: true } : undefined),
+    });
+    const t = add('gone');
+    await advance(IDLE);
+    expect(passes).toEqual([
+      { sessionId: 'gone', traceIds: [t], pass: { part: 3, continues: 'max_bytes' } },
+    ]);
+  });
+
   it('an export given up on: the part is not scored again, held, let go or at close', async () => {
     const gaveUp = () =>
       Promise.reject(new SpanscoreError('SS_EXPORT_FAILED', 'export still failing after 60 s'));

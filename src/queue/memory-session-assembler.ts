@@ -51,8 +51,8 @@ const LET_GO_ENTRY_BYTES = 64;
  * `letGo`), so that a later turn, tagged or not, opens its next part (`SessionPass.part`), which
  * says what it continues; a part never replaces another's results. A turn that would open a
  * session when `maxBytes` is full (sessions waiting fill it) is scored alone (`onRefused`). A pass
- * that fails after its retries ends its part (`onFailed`; a session still held is let go then),
- * whose next part continues `failed`; one whose results were stored (`resultsStored`) is done.
+ * that fails after its retries ends its part (`onFailed`; a session still held keeps its turns),
+ * whose next part continues `failed` (its cut, if a bound cut it); one whose results were stored (`resultsStored`) is done.
  * Nothing survives a restart; `close()` scores what waits.
  */
 export function createMemorySessionAssembler(
@@ -198,13 +198,16 @@ export function createMemorySessionAssembler(
 
   /**
    * Part `part` of a session let go ended `failed` (its pass failed after its retries): what
-   * continues it says so, on the let-go record or in the next part already opened.
+   * continues it says so, on the let-go record or in the next part already opened, unless a
+   * bound cut it: the cut says why its turns are not in the next part, as on the bullmq driver
+   * (its own record says it failed).
    */
   const markFailed = (sessionId: string, part: number): void => {
     const entry = letGo.get(sessionId);
-    if (entry?.part === part) entry.why = 'failed';
+    if (entry?.part === part) entry.why = failedUnlessCut(entry.why);
     const next = sessions.get(sessionId);
-    if (next?.part === part + 1) next.continues = 'failed';
+    if (next?.part === part + 1 && next.continues !== undefined)
+      next.continues = failedUnlessCut(next.continues);
   };
 
   const evictOldest = (bound: 'max_open' | 'max_bytes', keep?: HeldSession, scoredOnly = false) => {
@@ -284,13 +287,13 @@ export function createMemorySessionAssembler(
 
   /**
    * A session's latest part kept in the results, as the let-go record gives one (no test case
-   * id): continuing `failed` when its record is, else its cut, or `idle` when its record has none.
+   * id): continuing its cut, else `failed` when its record is, else `idle`.
    */
   const keptBefore = (
     sessionId: string,
   ): { part: number; why: SessionContinues; testCaseId: undefined } | undefined => {
     const kept = options.keptPart?.(sessionId);
-    const why = kept?.failed ? 'failed' : continuesAfter(kept?.cut);
+    const why = kept?.cut || !kept?.failed ? continuesAfter(kept?.cut) : 'failed';
     return kept && { part: kept.part, why, testCaseId: undefined };
   };
 
@@ -398,6 +401,11 @@ const CUT_CODES: readonly SessionContinues[] = [
   'idle',
   'failed',
 ];
+
+/** `failed` for a part let go uncut (`idle`), else its cut: a cut is said before a failure. */
+function failedUnlessCut(why: SessionContinues): SessionContinues {
+  return why === 'idle' ? 'failed' : why;
+}
 
 /** A forgotten session's last part and why it was let go, as one number. */
 function forgottenEntry(part: number, why: SessionContinues): number {
