@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-/** tsc's record of the last build, outside `dist/` (which is packed) and outside git. */
-const BUILD_INFO = join(ROOT, 'node_modules/.cache/spanscore/dist.tsbuildinfo');
+/**
+ * tsc's record of the last build, outside `dist/` (which is packed) and outside git (`.tmp` is
+ * ignored), and in the checkout, not in `node_modules`: git worktrees sharing one `node_modules`
+ * each have their own `dist/`, and one record for all made every run in another worktree build
+ * the whole of it again (about 30 s).
+ */
+const BUILD_INFO = join(ROOT, '.tmp/dist.tsbuildinfo');
 
 /**
  * Builds `dist/` once before the run (incrementally: about a second when nothing changed), so that
