@@ -211,8 +211,11 @@ describe('checkArguments on hostile schemas', () => {
       status: 'unchecked',
       reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
     });
-    // The trace is debited the call's bound, no more.
-    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(CHECK_LIMITS.maxStepsPerCall);
+    // The trace is debited the work that ran: within one item's charge (its 200 branches) of the
+    // call's bound, never past it.
+    const spent = CHECK_LIMITS.maxStepsPerTrace - budget.steps;
+    expect(spent).toBeLessThanOrEqual(CHECK_LIMITS.maxStepsPerCall);
+    expect(spent).toBeGreaterThan(CHECK_LIMITS.maxStepsPerCall - 1_000);
   });
 
   it('stops an exponential anyOf of recursive $refs at the step bound', () => {
@@ -234,32 +237,45 @@ describe('checkArguments on hostile schemas', () => {
     const schema = { type: 'array', items: { anyOf: branches } };
     const items = Array.from({ length: 1_000 }, () => ({}));
     const budget = traceCheckBudget();
-    const verdicts = Array.from(
-      { length: 6 },
-      () => checkArguments(schema, items, budget, { now: clock() }).status,
-    );
-    expect(verdicts.every(v => v === 'unchecked')).toBe(true);
-    expect(budget.steps).toBeLessThanOrEqual(0);
-    expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
-      status: 'unchecked',
-      reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    const reasons = Array.from({ length: 6 }, () => {
+      const result = checkArguments(schema, items, budget, { now: clock() });
+      return result.status === 'unchecked' ? result.reason : result.status;
     });
+    // Four calls spend close to their bound each; the next ones find less than that left.
+    expect(reasons.slice(0, 4)).toEqual(
+      Array(4).fill(
+        `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+      ),
+    );
+    expect(reasons.slice(4)).toEqual(
+      Array(2).fill(
+        `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`,
+      ),
+    );
+    // Left: less than the array's own first charge (1, its 2 keys, its 1,000 items).
+    expect(budget.steps).toBeLessThan(1_003);
   });
 
-  it('debits a call stopped at its bound what it was allowed, not the estimate refused', () => {
-    // One 5,000-character match under a 2,003-instruction pattern is priced at 626,000 steps and
-    // refused: the trace had been debited all of it (-426,387 left), and every later call, with a
-    // pattern or not, was unchecked for a budget spent on work that never ran.
+  it('debits a call refused before its work the work done, never the estimate refused', () => {
+    // A 5,000-character string under a 2,003-instruction pattern: its match, priced at 626,000
+    // steps, is refused before it runs. The trace had first been debited the estimate (-426,387
+    // left, 96db14f), then the call's whole allowance: four such calls spent the trace's 200,000
+    // steps on work that never ran, and every later call, with a pattern or not, was unchecked.
     const schema = {
       type: 'object',
       properties: { body: { type: 'string', pattern: '^[\\s\\S]{0,1000}$' } },
     };
     const budget = traceCheckBudget();
-    expect(checkArguments(schema, { body: 'x'.repeat(5_000) }, budget, { now: clock() })).toEqual({
-      status: 'unchecked',
-      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
-    });
-    expect(budget.steps).toBe(150_000);
+    for (let i = 0; i < 10; i++)
+      expect(checkArguments(schema, { body: 'x'.repeat(5_000) }, budget, { now: clock() })).toEqual(
+        {
+          status: 'unchecked',
+          reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+        },
+      );
+    // Each call ran two subschemas before the refusal: the object (1, its 2 keys, its 1 property)
+    // and the string (1, its 2 keys, 4 for its 4 KiB): 11 steps, 110 for the ten.
+    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(110);
     expect(checkArguments(schema, { body: 'short' }, budget, { now: clock() })).toEqual({
       status: 'valid',
     });

@@ -44,7 +44,8 @@ export const CHECK_LIMITS = {
    * Validation steps for one call: each time a subschema is applied, 1 plus its keys, array
    * lengths and dependency-list names plus the width of the value (items, keys, KiB of a string);
    * each pattern match and `uniqueItems`' pairs as {@link VALIDATOR_LIMITS} prices them, charged
-   * before they run. A call stopped here is debited what it was allowed.
+   * before they run. A call is debited the steps of the work that ran: a charge past its bound is
+   * refused before its work runs, so a call refused at once costs a few steps, not its bound.
    */
   maxStepsPerCall: 50_000,
   /** Validation steps for a whole trace's calls. */
@@ -90,8 +91,8 @@ export interface CheckOptions {
  *   process's compile rate ({@link VALIDATOR_LIMITS}); a call past either is unchecked this time.
  * - Validation counts steps as it goes and stops past {@link CHECK_LIMITS.maxStepsPerCall} (or the
  *   trace's `budget`): the exponential `anyOf` of a recursive `$ref` ends there. A pattern match
- *   and `uniqueItems`' pairs are charged before they run; a stopped call debits the trace what
- *   it was allowed, never the work it was refused.
+ *   and `uniqueItems`' pairs are charged before they run; a stopped call debits the trace the
+ *   work that ran, never the work it was refused.
  * - `pattern` and `patternProperties` run on RE2 (re2js), linear in the input (a step per
  *   {@link VALIDATOR_LIMITS.patternInstructionsPerStep} instructions times characters), on
  *   strings of at most {@link CHECK_LIMITS.maxMatchedChars} characters (longer ones are not
@@ -133,10 +134,12 @@ export function checkArguments(
   const allowed = Math.min(CHECK_LIMITS.maxStepsPerCall, budget.steps);
   const meter = { left: allowed, spent: 0, longStrings: 0 };
   const verdict = runMetered(compiled.validate, args, meter);
-  // A call stopped at its bound is debited what it was allowed, never the estimate it was refused
-  // for (a 5,000-character match priced at 426,000 steps had sent the trace's budget to -426,387,
-  // so every later call, whatever its schema, was unchecked).
-  budget.steps -= typeof verdict === 'boolean' ? meter.spent : allowed;
+  // Debited the work that ran, stopped or not: a charge past what is left is refused before its
+  // work runs, and never counted (`spent` is at most `allowed`). The estimate refused had sent the
+  // trace to -426,387 (a 5,000-character match priced at 626,000 steps), and then the whole
+  // allowance of a call refused before any work spent 50,000 steps: four such calls left every
+  // later call of the trace unchecked.
+  budget.steps -= meter.spent;
   if (typeof verdict !== 'boolean')
     return {
       status: 'unchecked',
