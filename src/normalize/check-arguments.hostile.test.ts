@@ -150,9 +150,10 @@ describe('checkArguments on hostile schemas', () => {
     const objects = Array.from({ length: 499 }, (_, i) => ({ a: i }));
     const compared = steps({ type: 'array', uniqueItems: true }, objects);
     expect(compared.result).toEqual({ status: 'valid' });
-    // 124,251 pairs, a step per 4: 31,063 steps, and about 500 for the items themselves.
+    // 124,251 pairs, a step per 4: 31,063 steps, about 500 for the items themselves, and 999 for
+    // measuring the arguments' values.
     expect(compared.spent).toBeGreaterThanOrEqual(31_063);
-    expect(compared.spent).toBeLessThan(32_000);
+    expect(compared.spent).toBeLessThan(33_000);
     // Ajv reads `items.type` only: scalar items reached through a `$ref` are compared in pairs.
     const named = Array.from({ length: 499 }, (_, i) => `s${i}`);
     const setOfEnum = {
@@ -241,19 +242,20 @@ describe('checkArguments on hostile schemas', () => {
       const result = checkArguments(schema, items, budget, { now: clock() });
       return result.status === 'unchecked' ? result.reason : result.status;
     });
-    // Four calls spend close to their bound each; the next ones find less than that left.
-    expect(reasons.slice(0, 4)).toEqual(
-      Array(4).fill(
+    // Four calls spend close to their bound each; the fifth finds fewer steps left than its 1,001
+    // values, and measuring them takes those to the last (a debit never passes what was left).
+    expect(reasons).toEqual([
+      ...Array(4).fill(
         `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
       ),
-    );
-    expect(reasons.slice(4)).toEqual(
-      Array(2).fill(
-        `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`,
-      ),
-    );
-    // Left: less than the array's own first charge (1, its 2 keys, its 1,000 items).
-    expect(budget.steps).toBeLessThan(1_003);
+      `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`,
+      `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    ]);
+    expect(budget.steps).toBe(0);
+    expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
+    });
   });
 
   it('debits a call refused before its work the work done, never the estimate refused', () => {
@@ -273,15 +275,43 @@ describe('checkArguments on hostile schemas', () => {
           reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
         },
       );
-    // Each call ran two subschemas before the refusal: the object (1, its 2 keys, its 1 property)
-    // and the string (1, its 2 keys, 4 for its 4 KiB): 11 steps, 110 for the ten.
-    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(110);
+    // Each call measured its 2 values and ran two subschemas before the refusal: the object (1,
+    // its 2 keys, its 1 property) and the string (1, its 2 keys, 4 for its 4 KiB): 13 steps, 130
+    // for the ten.
+    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(130);
     expect(checkArguments(schema, { body: 'short' }, budget, { now: clock() })).toEqual({
       status: 'valid',
     });
     expect(checkArguments({ type: 'string' }, 'a', budget, { now: clock() })).toEqual({
       status: 'valid',
     });
+  });
+
+  it('charges measuring the arguments to the call and the trace: a step per value', () => {
+    // The walk that measures a call's arguments (up to 5,001 values) was not charged: a trace
+    // could make every call walk its bound for free.
+    const array = { type: 'array' };
+    const budget = traceCheckBudget();
+    expect(checkArguments(array, Array(4_999).fill(null), budget, { now: clock() })).toEqual({
+      status: 'valid',
+    });
+    // Measured: the array and its 4,999 items, 5,000 steps. Validated: the array's subschema
+    // once, 1 + its 1 key + its 4,999 items, 5,001 steps.
+    expect(CHECK_LIMITS.maxStepsPerTrace - budget.steps).toBe(10_001);
+    // Past the bound: the walk stops at the 5,001st value, and those are debited.
+    const before = budget.steps;
+    expect(checkArguments(array, Array(6_000).fill(null), budget, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `its arguments are too large to check (more than ${CHECK_LIMITS.maxArgumentNodes} values, ${CHECK_LIMITS.maxArgumentDepth} levels or ${CHECK_LIMITS.maxArgumentChars / 1024} KiB)`,
+    });
+    expect(before - budget.steps).toBe(CHECK_LIMITS.maxArgumentNodes + 1);
+    // A trace with fewer steps left than values to walk: the walk stops where the budget does.
+    const little = { steps: 100, compileKeywords: CHECK_LIMITS.maxCompiledKeywordsPerTrace };
+    expect(checkArguments(array, Array(4_999).fill(null), little, { now: clock() })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`,
+    });
+    expect(little.steps).toBe(0);
   });
 
   it('bounds the strings given to patterns and the arguments measured', () => {

@@ -10,7 +10,7 @@ import {
   VALIDATOR_LIMITS,
   type Compiled,
 } from './schema-validators.js';
-import { hasOwnKey } from './has-own-key.js';
+import { measureArguments } from './measure-arguments.js';
 
 /**
  * What checking one call's arguments against its tool's JSON Schema found: `valid`; `invalid`, with
@@ -41,14 +41,15 @@ export const CHECK_LIMITS = {
   /** Problems listed per call; the rest are counted. */
   maxProblems: 10,
   /**
-   * Validation steps for one call: each time a subschema is applied, 1 plus its keys, array
-   * lengths and dependency-list names plus the width of the value (items, keys, KiB of a string);
-   * each pattern match and `uniqueItems`' pairs as {@link VALIDATOR_LIMITS} prices them, charged
-   * before they run. A call is debited the steps of the work that ran: a charge past its bound is
+   * Steps for one call: a step per value of its arguments, measured first (at most
+   * {@link CHECK_LIMITS.maxArgumentNodes} + 1 are walked); then, validating, each time a subschema
+   * is applied, 1 plus its keys, array lengths and dependency-list names plus the width of the
+   * value (items, keys, KiB of a string); each pattern match and `uniqueItems`' pairs as
+   * {@link VALIDATOR_LIMITS} prices them, charged before they run. A call is debited the steps of the work that ran: a charge past its bound is
    * refused before its work runs, so a call refused at once costs a few steps, not its bound.
    */
   maxStepsPerCall: 50_000,
-  /** Validation steps for a whole trace's calls. */
+  /** Steps for a whole trace's calls. */
   maxStepsPerTrace: 200_000,
   /** Keywords of new (not yet compiled) schemas one trace may compile. */
   maxCompiledKeywordsPerTrace: 2_000,
@@ -89,6 +90,10 @@ export interface CheckOptions {
  *   keyword per {@link CHECK_LIMITS.patternInstructionsPerKeyword}): at most
  *   {@link CHECK_LIMITS.maxCompiledKeywordsPerTrace} keywords per trace (`budget`) and the
  *   process's compile rate ({@link VALIDATOR_LIMITS}); a call past either is unchecked this time.
+ * - The arguments are measured (values, nesting, characters) before they are validated, a step
+ *   per value walked, and are unchecked past {@link CHECK_LIMITS.maxArgumentNodes} values (the
+ *   walk stops there), {@link CHECK_LIMITS.maxArgumentDepth} levels or
+ *   {@link CHECK_LIMITS.maxArgumentChars} characters.
  * - Validation counts steps as it goes and stops past {@link CHECK_LIMITS.maxStepsPerCall} (or the
  *   trace's `budget`): the exponential `anyOf` of a recursive `$ref` ends there. A pattern match
  *   and `uniqueItems`' pairs are charged before they run; a stopped call debits the trace the
@@ -113,33 +118,35 @@ export function checkArguments(
   const compiled = compile(schema, budget, options);
   if (typeof compiled === 'string') return { status: 'unchecked', reason: compiled };
   if (!compiled.validate) return { status: 'unchecked', reason: compiled.error! };
-  const size = measure(args);
-  const maxNodes = compiled.uniqueItems
-    ? CHECK_LIMITS.maxArgumentNodesUniqueItems
-    : CHECK_LIMITS.maxArgumentNodes;
-  if (
-    size.nodes > maxNodes ||
-    size.depth > CHECK_LIMITS.maxArgumentDepth ||
-    size.chars > CHECK_LIMITS.maxArgumentChars
-  )
-    return {
-      status: 'unchecked',
-      reason: `its arguments are too large to check (more than ${maxNodes} values, ${CHECK_LIMITS.maxArgumentDepth} levels or ${CHECK_LIMITS.maxArgumentChars / 1024} KiB)`,
-    };
   if (budget.steps <= 0)
     return {
       status: 'unchecked',
       reason: `the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps) was spent on earlier calls`,
     };
   const allowed = Math.min(CHECK_LIMITS.maxStepsPerCall, budget.steps);
-  const meter = { left: allowed, spent: 0, longStrings: 0 };
-  const verdict = runMetered(compiled.validate, args, meter);
+  const maxNodes = compiled.uniqueItems
+    ? CHECK_LIMITS.maxArgumentNodesUniqueItems
+    : CHECK_LIMITS.maxArgumentNodes;
+  // Measured first, a step per value, from the same allowance as the validation.
+  const size = measureArguments(
+    args,
+    { maxNodes, maxDepth: CHECK_LIMITS.maxArgumentDepth, maxChars: CHECK_LIMITS.maxArgumentChars },
+    allowed,
+  );
+  const meter = { left: allowed - size.nodes, spent: size.nodes, longStrings: 0 };
+  const verdict =
+    size.pastBounds || size.outOfSteps ? undefined : runMetered(compiled.validate, args, meter);
   // Debited the work that ran, stopped or not: a charge past what is left is refused before its
   // work runs, and never counted (`spent` is at most `allowed`). The estimate refused had sent the
   // trace to -426,387 (a 5,000-character match priced at 626,000 steps), and then the whole
   // allowance of a call refused before any work spent 50,000 steps: four such calls left every
   // later call of the trace unchecked.
   budget.steps -= meter.spent;
+  if (size.pastBounds)
+    return {
+      status: 'unchecked',
+      reason: `its arguments are too large to check (more than ${maxNodes} values, ${CHECK_LIMITS.maxArgumentDepth} levels or ${CHECK_LIMITS.maxArgumentChars / 1024} KiB)`,
+    };
   if (typeof verdict !== 'boolean')
     return {
       status: 'unchecked',
@@ -203,34 +210,6 @@ function compile(
     return `new schemas are compiled at most ${VALIDATOR_LIMITS.compileKeywordsPerSecond} keywords a second, and that rate was reached: a later trace will check it`;
   budget.compileKeywords -= prepared.keywords;
   return compilePrepared(prepared, key, assertFormats);
-}
-
-// Values, nesting and characters of a JSON value, counted up to just past the bounds.
-function measure(value: unknown): { nodes: number; depth: number; chars: number } {
-  let nodes = 0;
-  let deepest = 0;
-  let chars = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    nodes++;
-    if (depth > deepest) deepest = depth;
-    if (
-      nodes > CHECK_LIMITS.maxArgumentNodes ||
-      deepest > CHECK_LIMITS.maxArgumentDepth ||
-      chars > CHECK_LIMITS.maxArgumentChars
-    )
-      break;
-    if (typeof v === 'string') chars += v.length;
-    else if (Array.isArray(v)) for (const item of v) stack.push([item, depth + 1]);
-    else if (isRecord(v))
-      for (const key in v) {
-        if (!hasOwnKey(v, key)) continue;
-        chars += key.length;
-        stack.push([v[key], depth + 1]);
-      }
-  }
-  return { nodes, depth: deepest, chars };
 }
 
 /** Ajv's errors as `path: message`, each once, at most {@link CHECK_LIMITS.maxProblems}. */
