@@ -1,4 +1,3 @@
-import type { ErrorObject } from 'ajv';
 import { isRecord } from './attribute-values.js';
 import { prepareSchema, SCHEMA_LIMITS } from './prepare-schema.js';
 import {
@@ -10,7 +9,9 @@ import {
   VALIDATOR_LIMITS,
   type Compiled,
 } from './schema-validators.js';
+import { describeProblems, PROBLEM_LIMITS } from './describe-problems.js';
 import { measureArguments } from './measure-arguments.js';
+import { quoteJson } from './quote-json.js';
 
 /**
  * What checking one call's arguments against its tool's JSON Schema found: `valid`; `invalid`, with
@@ -38,8 +39,8 @@ export const CHECK_LIMITS = {
   maxArgumentDepth: 64,
   /** Characters of one call's argument strings and keys, at most. */
   maxArgumentChars: 256 * 1024,
-  /** Problems listed per call; the rest are counted. */
-  maxProblems: 10,
+  /** Problems listed per call (the rest counted), and the bytes of each and of what it quotes. */
+  ...PROBLEM_LIMITS,
   /**
    * Steps for one call: a step per value of its arguments, measured first (at most
    * {@link CHECK_LIMITS.maxArgumentNodes} + 1 are walked); then, validating, each time a subschema
@@ -55,6 +56,9 @@ export const CHECK_LIMITS = {
   maxCompiledKeywordsPerTrace: 2_000,
   maxMatchedChars: VALIDATOR_LIMITS.maxMatchedChars,
 } as const;
+
+// Patterns RE2 cannot run named in a note, at most.
+const SKIPPED_NAMED = 5;
 
 /** What one trace may still spend on checking its calls: made per trace, shared by its calls. */
 export interface CheckBudget {
@@ -80,7 +84,8 @@ export interface CheckOptions {
 
 /**
  * Checks `args` against `schema` (draft-07 unless the schema's `$schema` names 2019-09 or 2020-12)
- * with Ajv, every error listed (at most {@link CHECK_LIMITS.maxProblems}). Never throws, never
+ * with Ajv, every error listed (at most {@link CHECK_LIMITS.maxProblems}, each at most
+ * {@link CHECK_LIMITS.maxProblemBytes} bytes, see {@link describeProblems}). Never throws, never
  * hangs, whatever the schema and arguments: the work is bounded before it is done and counted while
  * it is done, and past a bound the call is `unchecked` with the bound named.
  * - The schema is measured first ({@link prepareSchema}: size, depth, keywords, `$ref`s, branches,
@@ -161,10 +166,14 @@ export function checkArguments(
       reason: `${meter.longStrings} of its strings are longer than ${CHECK_LIMITS.maxMatchedChars} characters, the bound for matching a pattern or format`,
     };
   const notes: string[] = [];
-  if (compiled.skipped.length)
+  if (compiled.skipped.length) {
+    // A schema may hold hundreds: the first few are named, each cut.
+    const named = compiled.skipped.slice(0, SKIPPED_NAMED);
+    const rest = compiled.skipped.length - named.length;
     notes.push(
-      `pattern ${compiled.skipped.map(p => JSON.stringify(p.length > 80 ? `${p.slice(0, 80)}…` : p)).join(', ')} not checked: RE2 cannot run it (lookaround or backreferences)`,
+      `pattern ${named.map(p => quoteJson(p, CHECK_LIMITS.maxQuotedBytes)).join(', ')}${rest > 0 ? ` (and ${rest} more)` : ''} not checked: RE2 cannot run it (lookaround or backreferences)`,
     );
+  }
   if (meter.longStrings)
     notes.push(
       `${meter.longStrings} string(s) longer than ${CHECK_LIMITS.maxMatchedChars} characters not matched against a pattern or format`,
@@ -173,7 +182,7 @@ export function checkArguments(
   if (verdict) return { status: 'valid', ...withNotes };
   return {
     status: 'invalid',
-    problems: describeErrors(compiled.validate.errors ?? []),
+    problems: describeProblems(compiled.validate.errors ?? []),
     ...withNotes,
   };
 }
@@ -210,37 +219,4 @@ function compile(
     return `new schemas are compiled at most ${VALIDATOR_LIMITS.compileKeywordsPerSecond} keywords a second, and that rate was reached: a later trace will check it`;
   budget.compileKeywords -= prepared.keywords;
   return compilePrepared(prepared, key, assertFormats);
-}
-
-/** Ajv's errors as `path: message`, each once, at most {@link CHECK_LIMITS.maxProblems}. */
-function describeErrors(errors: readonly ErrorObject[]): string[] {
-  const out = new Set<string>();
-  // Problems of a property first, then those of the object as a whole (a missing property).
-  const ordered = [...errors.filter(e => e.instancePath), ...errors.filter(e => !e.instancePath)];
-  for (const e of ordered) {
-    out.add(`${shorten(e.instancePath) || '/'}: ${messageOf(e)}`);
-    if (out.size > CHECK_LIMITS.maxProblems * 4) break; // enough to say "and more"
-  }
-  const list = [...out];
-  if (list.length <= CHECK_LIMITS.maxProblems) return list;
-  const more =
-    errors.length > list.length ? 'more' : `${list.length - CHECK_LIMITS.maxProblems} more`;
-  return [...list.slice(0, CHECK_LIMITS.maxProblems), `… and ${more}`];
-}
-
-// A path from the arguments, which the sender wrote: at most 200 characters.
-function shorten(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
-function messageOf(e: ErrorObject): string {
-  const params = e.params as Record<string, unknown>;
-  if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string')
-    return `must NOT have additional property '${shorten(params.additionalProperty)}'`;
-  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-    const values = params.allowedValues.slice(0, 10).map(v => shorten(JSON.stringify(v) ?? ''));
-    const rest = params.allowedValues.length - values.length;
-    return `must be one of ${values.join(', ')}${rest > 0 ? ` (and ${rest} more)` : ''}`;
-  }
-  return e.message ?? e.keyword;
 }

@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cutText } from './cut-text.js';
+import { quoteJson } from './quote-json.js';
+
+// An array of 100,000 zeros that counts the items read from it.
+function countingArray(): { array: unknown[]; reads: () => number } {
+  let reads = 0;
+  const array = new Proxy(Array<number>(100_000).fill(0), {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { array, reads: () => reads };
+}
+
+describe('quoteJson', () => {
+  it('writes what JSON.stringify writes when it fits', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), value => {
+        expect(quoteJson(value, 1_000_000)).toBe(JSON.stringify(value));
+      }),
+    );
+  });
+
+  it('cuts to the bytes given, with an ellipsis, a prefix of the whole text', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 4, max: 300 }), (value, maxBytes) => {
+        const whole = JSON.stringify(value);
+        const quoted = quoteJson(value, maxBytes);
+        expect(Buffer.byteLength(quoted)).toBeLessThanOrEqual(maxBytes);
+        if (quoted === whole) return;
+        expect(quoted.endsWith('…')).toBe(true);
+        expect(whole.startsWith(quoted.slice(0, -1))).toBe(true);
+      }),
+    );
+  });
+
+  it('reads no more of a value than it writes: 100,000 items, about a hundred read', () => {
+    const whole = countingArray();
+    JSON.stringify(whole.array);
+    expect(whole.reads()).toBe(100_000);
+    const quoted = countingArray();
+    expect(quoteJson(quoted.array, 200)).toBe(`[${'0,'.repeat(98)}…`);
+    // "0," is two bytes: 100 items fill 200 bytes, and the walk stops once past them.
+    expect(quoted.reads()).toBeLessThanOrEqual(101);
+    // A string is read only as far as it is quoted: the same for 10 MB as for 200 bytes.
+    expect(quoteJson('x'.repeat(10_000_000), 200)).toBe(`"${'x'.repeat(196)}…`);
+  });
+});
+
+// Characters of 1, 2, 3 and 4 bytes in UTF-8, and a lone surrogate (written as 3).
+const mixedText = fc
+  .array(fc.constantFrom('a', 'é', '€', '😀', '\ud800'), { maxLength: 40 })
+  .map(parts => parts.join(''));
+
+describe('cutText', () => {
+  it('keeps a text that fits, cuts one that does not at a character, ellipsis included', () => {
+    expect(cutText('abc', 4)).toBe('abc');
+    expect(cutText('€€', 6)).toBe('€€');
+    expect(cutText('€€€', 8)).toBe('€…');
+    // A surrogate pair (4 bytes) is never split.
+    expect(cutText('a😀😀', 8)).toBe('a😀…');
+    expect(cutText('a😀😀', 7)).toBe('a…');
+    fc.assert(
+      fc.property(mixedText, fc.integer({ min: 4, max: 64 }), (text, max) => {
+        const cut = cutText(text, max);
+        expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(max);
+        if (cut !== text) expect(text.startsWith(cut.slice(0, -1))).toBe(true);
+        else expect(Buffer.byteLength(text)).toBeLessThanOrEqual(max);
+      }),
+    );
+  });
+});
