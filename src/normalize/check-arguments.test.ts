@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkArguments, CHECK_LIMITS } from './check-arguments.js';
+import { validatorStats } from './schema-validators.js';
 
 const currency = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -157,6 +158,19 @@ describe('checkArguments', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { x: deep } };
     expect(checkArguments(deep, {}).status).toBe('unchecked');
+  });
+
+  it("counts a schema's numbers, booleans and nulls toward its size, before compiling", () => {
+    // An enum value of 100,000 zeros (200 KB of text) had counted nothing toward the 32 KB bound:
+    // it was compiled, and stringified whole for each problem that quoted it.
+    const compiles = validatorStats.compiles;
+    expect(checkArguments({ enum: [Array(100_000).fill(0)] }, [1])).toEqual({
+      status: 'unchecked',
+      reason: `its schema is larger than ${CHECK_LIMITS.maxChars / 1024} KiB`,
+    });
+    expect(checkArguments({ const: Array(40_000).fill(null) }, 1).status).toBe('unchecked');
+    expect(validatorStats.compiles).toBe(compiles);
+    expect(checkArguments({ enum: [Array(1_000).fill(0)] }, [1]).status).toBe('invalid');
   });
 
   it('leaves arguments too large to check unchecked', () => {

@@ -11,7 +11,11 @@ import { patternSizeBound } from './pattern-size.js';
  * compile near 100 ms.
  */
 export const SCHEMA_LIMITS = {
-  /** Characters of the schema's strings and keys (its JSON text, roughly). */
+  /**
+   * Characters of the schema's strings and keys, and a character for each other scalar (number,
+   * boolean, null): its JSON text, roughly. Scalars had counted nothing, so an `enum` value of
+   * 100,000 numbers (200 KB of text) was within the bound.
+   */
   maxChars: 32 * 1024,
   /** Nesting of objects and arrays. */
   maxDepth: 32,
@@ -132,7 +136,9 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
     if (Array.isArray(source)) {
       const out = copy as unknown[];
       for (const item of source) {
-        if (typeof item === 'string') counts.chars += item.length;
+        counts.chars += scalarChars(item);
+        const over = overBound(counts);
+        if (over) return over;
         out.push(child(item, depth, place, stack));
       }
       continue;
@@ -146,8 +152,7 @@ export function prepareSchema(schema: Record<string, unknown>): PreparedSchema |
       const value = object[key];
       counts.keywords++;
       weight++;
-      counts.chars += key.length;
-      if (typeof value === 'string') counts.chars += value.length;
+      counts.chars += key.length + scalarChars(value);
       if (place === 'schema') {
         // Lists of property names, as every draft that knows it says; an object in it would be
         // walked for ids as `examples` is (draft-07 does not know the keyword).
@@ -224,6 +229,13 @@ function child(value: unknown, depth: number, place: Place, stack: Frame[]): unk
     return copy;
   }
   return value;
+}
+
+// What a value counts toward the schema's characters: a string its length, any other scalar one;
+// an array or object counts its contents, as they are walked.
+function scalarChars(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  return value !== null && typeof value === 'object' ? 0 : 1;
 }
 
 function isNameLists(value: unknown): boolean {
