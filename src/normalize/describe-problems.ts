@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { cutText } from './cut-text.js';
+import { cutTextBytes } from '../ingest/cut-text.js';
 import { quoteJson } from './quote-json.js';
 
 /**
@@ -49,7 +49,10 @@ function problemOf(e: ErrorObject): string {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'enum' && Array.isArray(params.allowedValues))
     return path + oneOf(params.allowedValues, PROBLEM_LIMITS.maxProblemBytes - bytes(path));
-  return cutText(path + messageOf(e.keyword, params, e.message), PROBLEM_LIMITS.maxProblemBytes);
+  return cutTextBytes(
+    path + messageOf(e.keyword, params, e.message),
+    PROBLEM_LIMITS.maxProblemBytes,
+  );
 }
 
 // Ajv's message, with what it quotes from the schema or the arguments cut: Ajv's own copies a
@@ -99,7 +102,7 @@ function oneOf(values: readonly unknown[], room: number): string {
 }
 
 function quoted(text: string): string {
-  return cutText(text, PROBLEM_LIMITS.maxQuotedBytes);
+  return cutTextBytes(text, PROBLEM_LIMITS.maxQuotedBytes);
 }
 
 function bytes(text: string): number {

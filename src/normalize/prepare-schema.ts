@@ -1,5 +1,6 @@
 import { isRecord } from './attribute-values.js';
 import { hasOwnKey } from './has-own-key.js';
+import { cutTextBytes } from '../ingest/cut-text.js';
 import { setOwnKey } from '../ingest/set-own-key.js';
 import { patternSizeBound } from './pattern-size.js';
 
@@ -307,7 +308,7 @@ function overBound(counts: {
  * `const`, `default` or `examples` (whose objects carry no step count).
  */
 function refProblem(ref: string, schema: Record<string, unknown>): string | undefined {
-  const shown = JSON.stringify(ref.length > 80 ? `${ref.slice(0, 80)}…` : ref);
+  const shown = JSON.stringify(cutTextBytes(ref, 83));
   if (!ref.startsWith('#')) return `its schema's $ref ${shown} is not local to the schema`;
   if (ref === '#' || !ref.startsWith('#/')) return undefined; // the root, or an anchor
   let at: unknown = schema;

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutText } from './cut-text.js';
 import { quoteJson } from './quote-json.js';
 
 // An array of 100,000 zeros that counts the items read from it.
@@ -47,29 +46,5 @@ describe('quoteJson', () => {
     expect(quoted.reads()).toBeLessThanOrEqual(101);
     // A string is read only as far as it is quoted: the same for 10 MB as for 200 bytes.
     expect(quoteJson('x'.repeat(10_000_000), 200)).toBe(`"${'x'.repeat(196)}…`);
-  });
-});
-
-// Characters of 1, 2, 3 and 4 bytes in UTF-8, and a lone surrogate (written as 3).
-const mixedText = fc
-  .array(fc.constantFrom('a', 'é', '€', '😀', '\ud800'), { maxLength: 40 })
-  .map(parts => parts.join(''));
-
-describe('cutText', () => {
-  it('keeps a text that fits, cuts one that does not at a character, ellipsis included', () => {
-    expect(cutText('abc', 4)).toBe('abc');
-    expect(cutText('€€', 6)).toBe('€€');
-    expect(cutText('€€€', 8)).toBe('€…');
-    // A surrogate pair (4 bytes) is never split.
-    expect(cutText('a😀😀', 8)).toBe('a😀…');
-    expect(cutText('a😀😀', 7)).toBe('a…');
-    fc.assert(
-      fc.property(mixedText, fc.integer({ min: 4, max: 64 }), (text, max) => {
-        const cut = cutText(text, max);
-        expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(max);
-        if (cut !== text) expect(text.startsWith(cut.slice(0, -1))).toBe(true);
-        else expect(Buffer.byteLength(text)).toBeLessThanOrEqual(max);
-      }),
-    );
   });
 });

@@ -1,5 +1,5 @@
 import { isRecord } from './attribute-values.js';
-import { cutText } from './cut-text.js';
+import { cutTextBytes } from '../ingest/cut-text.js';
 
 // An array or object being written: its items or keys, and the next one to write.
 type Frame =
@@ -12,7 +12,7 @@ type Frame =
 
 /**
  * The JSON text of `value` (as `JSON.stringify` writes it), cut to at most `maxBytes` UTF-8 bytes
- * with `…` when longer (see {@link cutText}). Reads no more of `value` than fits: a string's
+ * with `…` when longer (see {@link cutTextBytes}). Reads no more of `value` than fits: a string's
  * first `maxBytes + 1` characters, an array's items one at a time, so a value of megabytes costs
  * what `maxBytes` does (an object's keys are listed whole: a schema's are at most its keyword
  * bound). For JSON data (what `JSON.parse` makes); anything else is written as `null`.
@@ -60,5 +60,5 @@ export function quoteJson(value: unknown, maxBytes: number): string {
     out += `${string(key)}:`;
     open(top.object[key]);
   }
-  return cutText(out, maxBytes);
+  return cutTextBytes(out, maxBytes);
 }

@@ -9,6 +9,7 @@ import { RE2JS } from 're2js';
 import { isMultipleOf } from './is-multiple-of.js';
 import { PAIRS_KEYWORD, STEP_KEYWORD, type PreparedSchema } from './prepare-schema.js';
 import { hasOwnKey } from './has-own-key.js';
+import { cutTextBytes } from '../ingest/cut-text.js';
 
 /** Bounds on what compiled validators may cost, in memory and in work. */
 export const VALIDATOR_LIMITS = {
@@ -358,7 +359,7 @@ export function compilePrepared(
     const message = (error as Error).message;
     entry = {
       compiled: {
-        error: `its schema cannot be compiled: ${message.length > 200 ? `${message.slice(0, 200)}…` : message}`,
+        error: `its schema cannot be compiled: ${cutTextBytes(message, 203)}`,
         skipped: [],
         uniqueItems: false,
       },
