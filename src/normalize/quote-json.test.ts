@@ -23,6 +23,26 @@ describe('quoteJson', () => {
     );
   });
 
+  it('never cuts inside an escape: it ends where the escape starts', () => {
+    expect(quoteJson(`${'a'.repeat(195)}\n${'b'.repeat(10)}`, 200)).toBe(`"${'a'.repeat(195)}…`);
+    expect(quoteJson(`${'a'.repeat(194)}\u0001bbb`, 200)).toBe(`"${'a'.repeat(194)}…`);
+    // An escaped backslash, whole, is kept: the backslash after it starts the cut escape.
+    expect(quoteJson(`${'a'.repeat(193)}\\\nbbb`, 200)).toBe(`"${'a'.repeat(193)}\\\\…`);
+    const escapes = fc.constantFrom('a', '\n', '"', '\\', '\u0001', '\ud800', '€');
+    fc.assert(
+      fc.property(
+        fc.array(escapes, { maxLength: 120 }),
+        fc.integer({ min: 4, max: 300 }),
+        (parts, maxBytes) => {
+          const quoted = quoteJson(parts.join(''), maxBytes);
+          if (!quoted.endsWith('…')) return;
+          // What is kept, closed with a quote, is JSON text: no escape is left open.
+          expect(() => JSON.parse(`${quoted.slice(0, -1)}"`) as unknown).not.toThrow();
+        },
+      ),
+    );
+  });
+
   it('cuts to the bytes given, with an ellipsis, a prefix of the whole text', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.integer({ min: 4, max: 300 }), (value, maxBytes) => {

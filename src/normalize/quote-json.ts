@@ -12,7 +12,7 @@ type Frame =
 
 /**
  * The JSON text of `value` (as `JSON.stringify` writes it), cut to at most `maxBytes` UTF-8 bytes
- * with `…` when longer (see {@link cutTextBytes}). Reads no more of `value` than fits: a string's
+ * with `…` when longer (see {@link cutTextBytes}), never inside an escape (`\n`, `\u0001`). Reads no more of `value` than fits: a string's
  * first `maxBytes + 1` characters, an array's items one at a time, so a value of megabytes costs
  * what `maxBytes` does (an object's keys are listed whole: a schema's are at most its keyword
  * bound). For JSON data (what `JSON.parse` makes); anything else is written as `null`.
@@ -60,5 +60,12 @@ export function quoteJson(value: unknown, maxBytes: number): string {
     out += `${string(key)}:`;
     open(top.object[key]);
   }
-  return cutTextBytes(out, maxBytes);
+  const cut = cutTextBytes(out, maxBytes);
+  // A cut inside an escape (`\`, `\u00`) ends at the escape's start instead: a backslash in JSON
+  // text starts an escape, and one after an even run of them is not itself escaped.
+  return cut === out ? cut : `${cut.slice(0, -1).replace(PARTIAL_ESCAPE, '$1')}…`;
 }
+
+// The end of a cut JSON text inside an escape: after an even run of backslashes (`$1`), a
+// backslash and at most `u` and three hex digits.
+const PARTIAL_ESCAPE = /(?<!\\)((?:\\\\)*)\\(?:u[0-9a-fA-F]{0,3})?$/;
