@@ -11,9 +11,9 @@ import {
 } from './bullmq-trace-assembler.js';
 import { createJudgeQueue, type JudgeQueue } from './judge-queue.js';
 import { createJudgeWorker } from './judge.processor.js';
+import { createSessionWorker } from './session-worker.js';
 import {
   createSessionQueue,
-  createSessionWorker,
   type SessionByteBounds,
   type SessionJobTiming,
   type SessionQueue,
