@@ -308,6 +308,10 @@ export function createBullmqQueueDriver(
               ...failed,
               end: 'kept',
             }),
+          onExportRetry: (sessionId, part, tries, delayMs, error) =>
+            events.log(
+              `spanscore: session ${JSON.stringify(sessionId)} (part ${part}) export try ${tries} failed, tried again in ${delayMs} ms (until it has failed for export.retryMaxAgeMs): ${(error as Error).message}`,
+            ),
           onGone: (sessionId, part) =>
             events.log(
               `spanscore: session ${sessionId} (part ${part}) had no traces left when its job ran: its pass came later than its keys live (sessions.maxAgeMs + idleMs + a margin)`,
@@ -423,12 +427,13 @@ export function sessionByteBounds(config: Readonly<Config>): SessionByteBounds {
   };
 }
 
-/** How session jobs are retried and taken over when stalled: as trace jobs are. */
+/** How session jobs are retried (exports by age) and taken over when stalled: as trace jobs are. */
 export function sessionJobTiming(config: Readonly<Config>): SessionJobTiming {
   return {
     attempts: config.worker.attempts,
     backoffMs: config.worker.backoffMs,
     lockDurationMs: config.worker.lockDurationMs,
     stalledIntervalMs: config.worker.stalledIntervalMs,
+    exportRetry: exportRetryPolicy(config),
   };
 }

@@ -14,6 +14,12 @@ describe('sessionLifeMs', () => {
     expect(sessionLifeMs(policy, { ...timing, attempts: 1 })).toBe(
       86_400_000 + 600_000 + 60_000 + 3_600_000,
     );
+    // Exports retried by age (export.retryMaxAgeMs an hour, backoff at most a minute): a pass's
+    // keys outlive its last export try, which comes up to an hour and a minute after its first.
+    const exportRetry = { maxAgeMs: 3_600_000, maxBackoffMs: 60_000 };
+    expect(sessionLifeMs(policy, { ...timing, exportRetry })).toBe(
+      86_400_000 + 600_000 + margin + 3_600_000 + 60_000,
+    );
   });
 });
 

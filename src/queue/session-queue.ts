@@ -7,6 +7,7 @@ import {
   type SessionStoreBounds,
 } from '../redis/redis-session-store.js';
 import { redisFailure } from '../redis/redis-failure.js';
+import type { ExportRetryPolicy } from './export-retry.js';
 import { partMember } from '../redis/session-keys.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
@@ -25,6 +26,14 @@ export interface SessionJobData {
    * is recorded again. The previous release neither writes nor reads it.
    */
   exportRetry?: string;
+  /**
+   * With `exportRetry`: since when (Unix ms) the export of those traces fails, and how many of its
+   * tries failed; export failures are retried by age from it (`export.retryMaxAgeMs`), with
+   * backoff by its tries. A job without them (the previous release's) starts counting at its next
+   * failed export.
+   */
+  exportFailingSinceMs?: number;
+  exportTries?: number;
 }
 
 /** The byte bounds of sessions (`sessions.maxSessionBytes`, `sessions.maxBytes`). */
@@ -39,19 +48,26 @@ export interface SessionJobTiming {
   backoffMs: number;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /** Export failures are retried by age, as a trace job's (`export.retryMaxAgeMs`); others `attempts` times. */
+  exportRetry?: ExportRetryPolicy;
 }
 
 /**
  * What a pass may be late by, past the latest time it is due (`maxAgeMs` after its part's first
  * turn), that a part's keys must outlive: every retry's backoff (exponential: the last waits
  * `backoffMs × 2^(attempts − 2)`), a stalled job's takeover (`lockDurationMs` +
- * `stalledIntervalMs`) per attempt, and an hour for a backlog of session jobs or a worker
- * outage. A pass later than that finds nothing and says so in the log.
+ * `stalledIntervalMs`) per attempt, the export's retries by age (`exportRetry.maxAgeMs`, and
+ * the longest backoff after it), and an hour for a backlog of session jobs or a worker outage. A
+ * pass later than that finds nothing and says so in the log.
  */
 export function sessionLifeMarginMs(timing: SessionJobTiming): number {
   const retries = Math.max(0, timing.attempts - 1);
   const backoff = timing.backoffMs * (2 ** retries - 1);
-  return backoff + timing.attempts * (timing.lockDurationMs + timing.stalledIntervalMs) + HOUR_MS;
+  const exports = timing.exportRetry
+    ? timing.exportRetry.maxAgeMs + timing.exportRetry.maxBackoffMs
+    : 0;
+  const takeovers = timing.attempts * (timing.lockDurationMs + timing.stalledIntervalMs);
+  return backoff + takeovers + exports + HOUR_MS;
 }
 
 /**

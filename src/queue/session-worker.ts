@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Worker } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../redis/redis-connection.js';
 import {
   RedisSessionStore,
@@ -8,7 +8,8 @@ import {
   type StoredSessionCut,
 } from '../redis/redis-session-store.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
-import { isExportFailure } from './export-retry.js';
+import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
+import { exportGaveUp } from './score-trace.processor.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
 import { continuesAfter, type SessionPass, type SessionPolicy } from './session-policy.js';
@@ -26,6 +27,7 @@ export interface SessionWorkerOptions {
   prefix: string;
   policy: SessionPolicy;
   bytes: SessionByteBounds;
+  /** Its retries, as a trace job's: export failures by age (`exportRetry`), others by count. */
   timing: SessionJobTiming;
   concurrency: number;
   /**
@@ -39,15 +41,26 @@ export interface SessionWorkerOptions {
     options: { exportRetry: boolean },
   ) => Promise<unknown>;
   /**
-   * A part's pass failed its job's last attempt (BullMQ then fails the job; the part's turns stay
-   * in Redis until a later turn schedules it again or its keys expire): the caller makes its end
-   * visible. Resolves once done; it should not reject (the job's own error is what BullMQ keeps).
+   * A part's pass ended failed (BullMQ then fails the job; the part's turns stay in Redis until a
+   * later turn schedules it again or its keys expire), once a job: its last attempt failed, its
+   * export was given up on (`isExportGiveUp`), or BullMQ failed the job without a pass ending it
+   * (its worker stalled past BullMQ's `maxStalledCount`, or Redis failed before the pass ran): the
+   * caller makes its end visible. Resolves once done; it should not reject (the job's own error
+   * is what BullMQ keeps).
    */
   onLastAttemptFailed?: (
     sessionId: string,
     error: unknown,
     failed: { pass: SessionPass; traceIds: string[] },
   ) => Promise<void>;
+  /** A try's export failed with `error` and is tried again after `delayMs` (its `tries`th failed export). */
+  onExportRetry?: (
+    sessionId: string,
+    part: number,
+    tries: number,
+    delayMs: number,
+    error: unknown,
+  ) => void;
   /** A part's job found no turns: its keys expired (a pass later than their life) or released. */
   onGone?: (sessionId: string, part: number) => void;
   onError?: (error: Error) => void;
@@ -60,15 +73,83 @@ export interface SessionWorkerOptions {
  * its pass has run; any other is kept for a late turn (until its keys expire). A worker killed
  * mid-session loses nothing: the turns stay in Redis, the delayed job in the queue, and an active
  * job is taken over by another worker once stalled.
+ *
+ * Retries are a trace job's: a failed export (`SS_EXPORT_FAILED`) is tried again, export only,
+ * until it has failed for `timing.exportRetry.maxAgeMs` (backoff doubling from `backoffMs`, at
+ * most `maxBackoffMs`), by putting the job back delayed (BullMQ's `moveToDelayed`: no attempt
+ * used, and the job's options those of the previous release, so either release runs the other's
+ * jobs); any other failure uses one of the job's `attempts`.
  */
 export function createSessionWorker(options: SessionWorkerOptions): Worker<SessionJobData> {
   const now = options.now ?? Date.now;
   const where = sessionQueueLocation(options.prefix, options.connection.isCluster);
   const bounds = sessionStoreBounds(options.policy, options.bytes, options.timing);
   const store = new RedisSessionStore(options.redis, options.prefix, bounds, now);
+  const exportPolicy = options.timing.exportRetry;
+  /** Errors a pass already ended its part with: the `failed` event then has nothing to end. */
+  const ended = new WeakSet<object>();
+  const end = async (
+    sessionId: string,
+    error: unknown,
+    pass: SessionPass,
+    held: HeldSessionPart,
+  ): Promise<void> => {
+    if (error instanceof Object) ended.add(error);
+    await options.onLastAttemptFailed?.(sessionId, error, {
+      pass,
+      traceIds: held.traces.map(t => t.traceId),
+    });
+  };
+
+  /**
+   * An export that failed, tried again while it has failed for less than the policy's age: the
+   * job is put back delayed, its data saying which traces were recorded and since when the
+   * export fails. False when it is not (the caller fails the try); throws `DelayedError` when it
+   * is, or the give-up (`exportGaveUp`) once the part was ended with it.
+   */
+  async function retryExport(
+    job: Job<SessionJobData>,
+    token: string | undefined,
+    error: unknown,
+    pass: SessionPass,
+    held: HeldSessionPart,
+    scored: string,
+  ): Promise<false> {
+    const data = job.data;
+    // Its results were recorded: a later try over the same traces exports only. (Not kept,
+    // Redis failing too: that try records them again, and the job's own error stands.)
+    const same = data.exportRetry === scored;
+    const since = (same && data.exportFailingSinceMs) || now();
+    const tries = (same ? (data.exportTries ?? 0) : 0) + 1;
+    const next = { ...data, exportRetry: scored, exportFailingSinceMs: since, exportTries: tries };
+    if (!exportPolicy) {
+      if (!same) await job.updateData(next).catch(() => undefined);
+      return false;
+    }
+    const decision = shouldRetry(
+      error,
+      { attemptsMade: job.attemptsMade, attempts: options.timing.attempts, ageMs: now() - since },
+      exportPolicy,
+    );
+    if (!decision.retry) {
+      const gaveUp = exportGaveUp(decision.reason, error);
+      await end(data.sessionId, gaveUp, pass, held);
+      throw gaveUp;
+    }
+    const delayMs = backoffDelay(tries, options.timing.backoffMs, exportPolicy.maxBackoffMs);
+    try {
+      await job.updateData(next);
+      await job.moveToDelayed(now() + delayMs, token);
+    } catch {
+      return false;
+    }
+    options.onExportRetry?.(data.sessionId, data.part ?? 1, tries, delayMs, error);
+    throw new DelayedError();
+  }
+
   const worker = new Worker<SessionJobData>(
     where.name,
-    async job => {
+    async (job, token) => {
       const { sessionId } = job.data;
       const part = job.data.part ?? 1;
       await store.passStarted(sessionId, part);
@@ -80,28 +161,16 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
         return;
       }
       const code = cutOf(held, bounds, now());
-      const pass: SessionPass = {
-        part,
-        cut: code && sessionPartCut(code, bounds),
-        // A part opened after one whose keys outlived maxAgeMs names no cut: max_age.
-        continues: part > 1 ? continuesAfter(held.continues, 'max_age') : undefined,
-        testCaseId: held.testCaseId,
-      };
+      const pass = passOf(part, code, held, bounds);
       const scored = tracesScored(held.traces);
       try {
         await options.process(sessionId, held.traces, pass, {
           exportRetry: job.data.exportRetry === scored,
         });
       } catch (error) {
-        // Its results were recorded: a later try over the same traces exports only. (Not kept,
-        // Redis failing too: that try records them again, and the job's own error stands.)
-        if (isExportFailure(error) && job.data.exportRetry !== scored)
-          await job.updateData({ ...job.data, exportRetry: scored }).catch(() => undefined);
+        if (isExportFailure(error)) await retryExport(job, token, error, pass, held, scored);
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-          await options.onLastAttemptFailed?.(sessionId, error, {
-            pass,
-            traceIds: held.traces.map(t => t.traceId),
-          });
+          await end(sessionId, error, pass, held);
         throw error;
       }
       await store.passEnded(sessionId, part, held, code);
@@ -116,6 +185,22 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
   );
   worker.on('error', error => options.onError?.(error));
   return worker;
+}
+
+/** A part's pass over what was read of it, cut at `code` (see {@link cutOf}). */
+function passOf(
+  part: number,
+  code: StoredSessionCut | undefined,
+  held: HeldSessionPart,
+  bounds: SessionStoreBounds,
+): SessionPass {
+  return {
+    part,
+    cut: code && sessionPartCut(code, bounds),
+    // A part opened after one whose keys outlived maxAgeMs names no cut: max_age.
+    continues: part > 1 ? continuesAfter(held.continues, 'max_age') : undefined,
+    testCaseId: held.testCaseId,
+  };
 }
 
 /**
