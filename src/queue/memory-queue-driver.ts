@@ -266,7 +266,8 @@ function memorySessions(
           exportRetry: exportRetryPolicy(config),
         },
       ).then(() => undefined),
-    onFailed: (sessionId, error, failed) =>
+    onFailed: (sessionId, error, failed) => {
+      events.onSessionFailed?.(sessionId, failed.pass.part);
       void endFailedSessionPass(
         config,
         results,
@@ -275,7 +276,8 @@ function memorySessions(
         error,
         failed,
         traceId => events.onSessionTurnDropped?.(sessionId, traceId, 'failed'),
-      ),
+      );
+    },
     resultsStored: isExportGiveUp,
     keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),

@@ -125,6 +125,12 @@ export interface DriverEvents {
    * nothing held the part any more (memory driver) (`spanscore_session_turns_dropped_total`).
    */
   onSessionTurnDropped?(sessionId: string, traceId: string, reason: 'forgotten' | 'failed'): void;
+  /**
+   * A part of a session ended failed, once each time it does: its pass failed after its retries,
+   * its export was given up on, or (bullmq) BullMQ failed its job, its worker stalled past
+   * BullMQ's limit (`spanscore_session_failures_total`). The driver records and says it.
+   */
+  onSessionFailed?(sessionId: string, part: number): void;
 }
 
 /**

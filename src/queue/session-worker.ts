@@ -72,7 +72,8 @@ export interface SessionWorkerOptions {
  * A part cut at a bound (`maxTraces`, `maxAgeMs`, `maxSessionBytes`) gives its turns back once
  * its pass has run; any other is kept for a late turn (until its keys expire). A worker killed
  * mid-session loses nothing: the turns stay in Redis, the delayed job in the queue, and an active
- * job is taken over by another worker once stalled.
+ * job is taken over by another worker once stalled; one stalled more than BullMQ allows
+ * (`maxStalledCount`, 1) is failed by BullMQ, and its part ends failed saying so.
  *
  * Retries are a trace job's: a failed export (`SS_EXPORT_FAILED`) is tried again, export only,
  * until it has failed for `timing.exportRetry.maxAgeMs` (backoff doubling from `backoffMs`, at
@@ -184,6 +185,32 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     },
   );
   worker.on('error', error => options.onError?.(error));
+  // A job BullMQ failed for good with no pass ending its part: stalled more than `maxStalledCount`
+  // (its worker died, or was blocked past the lock, each time it held it), or failed before its
+  // pass ran (Redis, on its last attempt). Its part is read again for what the record says.
+  worker.on('failed', (job, error) => {
+    if (!job || ended.has(error)) return;
+    const final =
+      error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final) return;
+    const stalled = job.deferredFailure !== undefined;
+    const why = stalled
+      ? new Error(
+          `the worker scoring it stalled (stopped, or blocked past worker.lockDurationMs) more times than BullMQ allows (maxStalledCount ${worker.opts.maxStalledCount ?? 1}): ${error.message}`,
+        )
+      : error;
+    const { sessionId } = job.data;
+    const part = job.data.part ?? 1;
+    void store
+      .read(sessionId, part)
+      .catch(() => undefined)
+      .then(read => {
+        // Its keys gone (or unread, Redis failing): no turn to name, nor a cut.
+        const code = read && cutOf(read, bounds, now());
+        return end(sessionId, why, passOf(part, code, read ?? GONE, bounds), read ?? GONE);
+      })
+      .catch((e: unknown) => options.onError?.(e as Error));
+  });
   return worker;
 }
 

@@ -13,6 +13,7 @@ import { createReceiverMetrics, type ReceiverMetrics } from '../ingest/receiver-
 export interface ServiceMetrics extends ReceiverMetrics {
   tracesScored: Counter;
   traceFailures: Counter;
+  sessionFailures: Counter;
   tracesExpired: Counter;
   admissionRefusals: Counter<'reason'>;
   lateSpans: Counter;
@@ -126,6 +127,11 @@ export function createServiceMetrics(
     traceFailures: new Counter({
       name: 'spanscore_trace_failures_total',
       help: 'Traces that could not be scored after retries',
+      registers,
+    }),
+    sessionFailures: new Counter({
+      name: 'spanscore_session_failures_total',
+      help: "Session passes (a part of a session each) that ended failed: after their retries, their export given up on, or (bullmq) their job stalled past BullMQ's limit; a part that fails again counts again",
       registers,
     }),
     tracesExpired: new Counter({

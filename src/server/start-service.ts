@@ -115,6 +115,9 @@ export async function startService(
     onSessionTurnDropped(_sessionId, _traceId, reason) {
       metrics.sessionTurnsDropped.inc({ reason });
     },
+    onSessionFailed() {
+      metrics.sessionFailures.inc();
+    },
     onLateSpans(traceId, count) {
       metrics.lateSpans.inc(count);
       log(
