@@ -45,8 +45,9 @@ import { createRedisSpendLedger } from '../redis/redis-spend-ledger.js';
 import { createScoreTraceWorker, type ScoreTraceWorkerOptions } from './score-trace.processor.js';
 import { startWorkerHeartbeat } from '../redis/worker-heartbeat.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
-import { jobsAtOnce, traceIdsOf, type TraceJobData } from './trace-job.js';
+import { jobsAtOnce } from './trace-job.js';
 import { rescoreJudgeSkipped } from './rescore-judge-passes.js';
+import { traceJobFailed } from './trace-job-failed.js';
 
 const JOB_STATES = ['waiting', 'delayed', 'active', 'completed', 'failed'] as const;
 
@@ -155,25 +156,7 @@ export function createBullmqQueueDriver(
     });
     closers.push(() => traceSink!.close());
   }
-  // A BullMQ job attempt failed: logged each time, reported once its last attempt has failed.
-  const onJobFailed =
-    (phase: 'deterministic' | 'llm') =>
-    (
-      job: { data: TraceJobData; attemptsMade: number; opts: { attempts?: number } } | undefined,
-      error: Error,
-    ): void => {
-      const what = phase === 'llm' ? 'LLM scoring of trace' : 'trace';
-      const traceIds = job ? traceIdsOf(job.data) : [];
-      events.log(
-        `spanscore: ${what} ${traceIds.join(', ') || '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`,
-      );
-      // Its last attempt, or an error not worth retrying (the processor threw UnrecoverableError).
-      if (
-        job &&
-        (job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError')
-      )
-        for (const traceId of traceIds) events.onTraceFailed(traceId, phase, error);
-    };
+  const onJobFailed = (phase: 'deterministic' | 'llm') => traceJobFailed(events, phase);
 
   return {
     name: 'bullmq',

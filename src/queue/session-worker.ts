@@ -10,6 +10,7 @@ import {
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { exportGaveUp } from './score-trace.processor.js';
+import { stalledJobFailure } from './stalled-job-failure.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionPartCut } from './session-part-cut.js';
 import { continuesAfter, type SessionPass, type SessionPolicy } from './session-policy.js';
@@ -193,12 +194,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     const final =
       error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     if (!final) return;
-    const stalled = job.deferredFailure !== undefined;
-    const why = stalled
-      ? new Error(
-          `the worker scoring it stalled (stopped, or blocked past worker.lockDurationMs) more times than BullMQ allows (maxStalledCount ${worker.opts.maxStalledCount ?? 1}): ${error.message}`,
-        )
-      : error;
+    const why = stalledJobFailure(job, error, worker.opts.maxStalledCount);
     const { sessionId } = job.data;
     const part = job.data.part ?? 1;
     void store
