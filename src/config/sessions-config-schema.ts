@@ -29,7 +29,7 @@ export const sessionsConfigSchema = z
     maxAgeMs: positiveInt()
       .default(86_400_000)
       .describe(
-        'A session (BullMQ: a part of it) is scored as it stands this long after its first trace, its result saying it was cut (`max_age`), and a later turn opens its next part. The memory driver keeps its traces no longer; BullMQ keeps a part this long plus `idleMs` and a margin (its retries, a stalled job, an hour).',
+        'A session (BullMQ: a part of it) is scored as it stands this long after its first trace, its result saying it was cut (`max_age`), and a later turn opens its next part. The memory driver keeps its traces no longer; BullMQ keeps a part this long plus `idleMs` and a margin (its retries, `export.retryMaxAgeMs` for the retries of its export, a stalled job, an hour).',
       ),
     maxOpen: positiveInt()
       .default(1000)
