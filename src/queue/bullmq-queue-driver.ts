@@ -291,6 +291,7 @@ export function createBullmqQueueDriver(
             return endFailedSessionPass(
               config,
               results,
+              exportBacklog,
               line => events.log(line),
               sessionId,
               error,

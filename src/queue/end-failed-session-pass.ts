@@ -1,4 +1,5 @@
 import type { Config } from '../config/config-schema.js';
+import type { ExportBacklog } from '../emit/export-backlog.js';
 import type { ResultsStore } from '../results/results-store.js';
 import { sessionRecordKey } from '../results/run-record-key.js';
 import { isExportGiveUp } from './export-retry.js';
@@ -11,12 +12,14 @@ import type { FailedSessionPass } from './memory-session-assembler-options.js';
  * export only: the log says so and the part's record says its export failed. Else the part's run
  * record ends `failed` with why (its turns, cut and what it continues kept) and the log says so;
  * where nothing holds its turns to score them again (not `held`, not `kept`), `dropped` is called
- * for each and each turn's record says it was not scored with its session. Never rejects: a
- * results store that fails is said in the log.
+ * for each and each turn's record says it was not scored with its session. Either way the part
+ * leaves the export backlog (`backlog`), as a trace given up on does. Never rejects: a results
+ * store that fails is said in the log.
  */
 export async function endFailedSessionPass(
   config: Readonly<Config>,
   results: Pick<ResultsStore, 'recordExport' | 'recordFailure' | 'amendRun'>,
+  backlog: Pick<ExportBacklog, 'settled'>,
   log: (line: string) => void,
   sessionId: string,
   error: unknown,
@@ -26,6 +29,8 @@ export async function endFailedSessionPass(
   const message = error instanceof Error ? error.message : String(error);
   const key = sessionRecordKey(sessionId, pass.part);
   try {
+    // Its export waits for nothing now (the evaluation-span sink keeps a part by its record key).
+    await backlog.settled(key);
     if (end === undefined || isExportGiveUp(error)) {
       log(
         `spanscore: gave up exporting the evaluation spans of session ${JSON.stringify(sessionId)} part ${pass.part} (its results are stored; the part is not scored again for it): ${message}`,

@@ -23,6 +23,7 @@ import {
   createMemorySessionAssembler,
   type MemorySessionAssembler,
 } from './memory-session-assembler.js';
+import type { ExportBacklog } from '../emit/export-backlog.js';
 import { endFailedSessionPass } from './end-failed-session-pass.js';
 import { sessionPolicy } from './session-policy.js';
 import { refusedTurnReason } from './refused-turn-reason.js';
@@ -145,7 +146,7 @@ export function createMemoryQueueDriver(
     openSessions: limit => Promise.resolve(sessions?.open(limit) ?? []),
     startWorkers(s) {
       scorer = s;
-      if (s.assemblesSessions) sessions = memorySessions(config, events, s, results);
+      if (s.assemblesSessions) sessions = memorySessions(config, events, s, results, exportBacklog);
     },
     ready: () => Promise.resolve(true),
     jobCounts() {
@@ -234,6 +235,7 @@ function memorySessions(
   events: DriverEvents,
   s: TraceScorer,
   results: MemoryResultsStore,
+  exportBacklog: ExportBacklog,
 ): MemorySessionAssembler {
   const quiet = (what: string) => {
     let lastAtMs = -Infinity;
@@ -271,6 +273,7 @@ function memorySessions(
       void endFailedSessionPass(
         config,
         results,
+        exportBacklog,
         line => events.log(line),
         sessionId,
         error,

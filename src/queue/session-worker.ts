@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, Worker, type Job } from 'bullmq';
+import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { RedisClient } from '../redis/redis-connection.js';
 import {
   RedisSessionStore,
@@ -90,13 +91,21 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
   const exportPolicy = options.timing.exportRetry;
   /** Errors a pass already ended its part with: the `failed` event then has nothing to end. */
   const ended = new WeakSet<object>();
+  /**
+   * Ends a part's pass failed: the part no longer shows as under way (a cut part gives its turns
+   * back: nothing scores it again), and the caller says so. `code`: its cut, as the store has it.
+   */
   const end = async (
     sessionId: string,
     error: unknown,
     pass: SessionPass,
     held: HeldSessionPart,
+    code: StoredSessionCut | undefined,
   ): Promise<void> => {
     if (error instanceof Object) ended.add(error);
+    await store
+      .passEnded(sessionId, pass.part, held, code)
+      .catch((e: unknown) => options.onError?.(e as Error));
     await options.onLastAttemptFailed?.(sessionId, error, {
       pass,
       traceIds: held.traces.map(t => t.traceId),
@@ -115,6 +124,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     error: unknown,
     pass: SessionPass,
     held: HeldSessionPart,
+    code: StoredSessionCut | undefined,
     scored: string,
   ): Promise<false> {
     const data = job.data;
@@ -135,7 +145,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     );
     if (!decision.retry) {
       const gaveUp = exportGaveUp(decision.reason, error);
-      await end(data.sessionId, gaveUp, pass, held);
+      await end(data.sessionId, gaveUp, pass, held, code);
       throw gaveUp;
     }
     const delayMs = backoffDelay(tries, options.timing.backoffMs, exportPolicy.maxBackoffMs);
@@ -145,11 +155,13 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     } catch {
       return false;
     }
+    // Shown as due then (the pass is no longer under way meanwhile).
+    await store.passStarted(data.sessionId, pass.part, now() + delayMs).catch(() => undefined);
     options.onExportRetry?.(data.sessionId, data.part ?? 1, tries, delayMs, error);
     throw new DelayedError();
   }
 
-  const worker = new Worker<SessionJobData>(
+  const worker = new SessionWorker(
     where.name,
     async (job, token) => {
       const { sessionId } = job.data;
@@ -165,17 +177,25 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
       const code = cutOf(held, bounds, now());
       const pass = passOf(part, code, held, bounds);
       const scored = tracesScored(held.traces);
+      const delivered = `${scored} ${code ?? ''}`;
+      // Recorded and exported as it is now: a pass BullMQ held back for a turn that came while an
+      // earlier try ran (`keepLastIfActive`), when that try's export retry (a job put back
+      // delayed neither completes nor fails) read the turn and delivered it. Nothing to do again.
+      if (held.sent === delivered) {
+        await store.passEnded(sessionId, part, held, code);
+        return;
+      }
       try {
         await options.process(sessionId, held.traces, pass, {
           exportRetry: job.data.exportRetry === scored,
         });
       } catch (error) {
-        if (isExportFailure(error)) await retryExport(job, token, error, pass, held, scored);
+        if (isExportFailure(error)) await retryExport(job, token, error, pass, held, code, scored);
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-          await end(sessionId, error, pass, held);
+          await end(sessionId, error, pass, held, code);
         throw error;
       }
-      await store.passEnded(sessionId, part, held, code);
+      await store.passEnded(sessionId, part, held, code, delivered);
     },
     {
       connection: options.connection,
@@ -195,19 +215,48 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
       error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     if (!final) return;
     const why = stalledJobFailure(job, error, worker.opts.maxStalledCount);
+    const done = stalledEnd(job, why)
+      .catch((e: unknown) => options.onError?.(e as Error))
+      .finally(() => worker.ending.delete(done));
+    worker.ending.add(done);
+  });
+
+  /**
+   * The end of a job BullMQ failed: its part read again for what the record says. A job stalled
+   * while it retried the export of the traces the part still holds (`exportRetry`) ends as an
+   * export given up on: those results were recorded, and stand.
+   */
+  async function stalledEnd(job: Job<SessionJobData>, why: Error): Promise<void> {
     const { sessionId } = job.data;
     const part = job.data.part ?? 1;
-    void store
-      .read(sessionId, part)
-      .catch(() => undefined)
-      .then(read => {
-        // Its keys gone (or unread, Redis failing): no turn to name, nor a cut.
-        const code = read && cutOf(read, bounds, now());
-        return end(sessionId, why, passOf(part, code, read ?? GONE, bounds), read ?? GONE);
-      })
-      .catch((e: unknown) => options.onError?.(e as Error));
-  });
+    const read = await store.read(sessionId, part).catch(() => undefined);
+    // Its keys gone (or unread, Redis failing): no turn to name, nor a cut (released as gone).
+    const code = read && cutOf(read, bounds, now());
+    const pass = passOf(part, code, read ?? GONE, bounds);
+    const recorded = read !== undefined && job.data.exportRetry === tracesScored(read.traces);
+    const error = recorded
+      ? exportGaveUp(
+          `${why.message}, while the export of its recorded results was retried`,
+          new SpanscoreError(
+            'SS_EXPORT_FAILED',
+            `${job.data.exportTries ?? 0} export tries failed`,
+          ),
+        )
+      : why;
+    await end(sessionId, error, pass, read ?? GONE, read ? code : 'max_age');
+  }
   return worker;
+}
+
+/** The session queue's BullMQ worker, whose `close` waits for the ends of the jobs BullMQ failed. */
+class SessionWorker extends Worker<SessionJobData> {
+  /** Ends under way of jobs BullMQ failed (their `failed` event's). */
+  readonly ending = new Set<Promise<void>>();
+
+  override async close(force?: boolean): Promise<void> {
+    await super.close(force);
+    while (this.ending.size) await Promise.all([...this.ending]);
+  }
 }
 
 /** A part's pass over what was read of it, cut at `code` (see {@link cutOf}). */

@@ -2,6 +2,7 @@ import type { SpanDigest } from '../ingest/span-digest.js';
 import type { OpenSession, SessionCutCode } from '../normalize/session-pass.js';
 import type { SessionTraceSpans } from '../score/score-session.js';
 import { ADD_SESSION_TRACE } from './lua/add-session-trace.js';
+import { MARK_SESSION_SENT } from './lua/mark-session-sent.js';
 import { REFUSE_SESSION_PART } from './lua/refuse-session-part.js';
 import { RELEASE_SESSION_PART } from './lua/release-session-part.js';
 import { SESSION_BYTES } from './lua/session-bytes.js';
@@ -68,6 +69,8 @@ export interface HeldSessionPart {
   continues: StoredSessionCut | undefined;
   /** The test case id of the turn that opened the session (part 1's), when it had one. */
   testCaseId?: string | undefined;
+  /** The last pass recorded and exported in full, as `passEnded` was given it (`delivered`). */
+  sent?: string | undefined;
 }
 
 type Reply = [
@@ -87,6 +90,7 @@ type Reply = [
 interface SessionCommands extends MarkRefusedCommands {
   spanscoreAddSessionTrace(key: string, ...args: Array<string | Buffer>): Promise<Reply>;
   spanscoreReleaseSessionPart(key: string, turns: string): Promise<number>;
+  spanscoreMarkSessionSent(key: string, pass: string): Promise<number>;
 }
 
 /**
@@ -123,6 +127,10 @@ export class RedisSessionStore {
     this.commands.defineCommand('spanscoreReleaseSessionPart', {
       numberOfKeys: 1,
       lua: RELEASE_SESSION_PART,
+    });
+    this.commands.defineCommand('spanscoreMarkSessionSent', {
+      numberOfKeys: 1,
+      lua: MARK_SESSION_SENT,
     });
     this.commands.defineCommand('spanscoreSessionBytes', { numberOfKeys: 5, lua: SESSION_BYTES });
     this.commands.defineCommand('spanscoreRefuseSessionPart', {
@@ -307,40 +315,43 @@ export class RedisSessionStore {
       bytes: hash.bytes ? Number(text('bytes')) : byteSum(hash),
       cut: storedCut(text('cut')),
       continues: storedCut(text('cont')),
+      sent: text('sent'),
     };
   }
 
-  /** A pass of the part begins: it is shown as under way (`OpenSession.scoreAtMs` undefined). */
-  async passStarted(sessionId: string, part: number): Promise<void> {
-    await this.commands.zadd(
-      sessionTotalKeys(this.prefix).due,
-      'XX',
-      0,
-      partMember(sessionId, part),
-    );
+  /**
+   * A pass of the part begins: it is shown as under way (`OpenSession.scoreAtMs` undefined); or,
+   * `atMs` given, it is tried again then (its export failed), unless no longer waiting for one.
+   */
+  async passStarted(sessionId: string, part: number, atMs = 0): Promise<void> {
+    const due = sessionTotalKeys(this.prefix).due;
+    await this.commands.zadd(due, 'XX', atMs, partMember(sessionId, part));
   }
 
   /**
-   * A pass of the part has run on `read`. A part cut at a bound (`cut`: the pass's) takes no more
-   * turns: its turns are deleted and its bytes leave the total, unless a turn came after the pass
-   * read it (the pass BullMQ runs after this one then does it). Any other part is kept for a late
-   * turn to score it again, and is no longer due.
+   * A pass of the part has run on `read`, or ended failed. A part cut at a bound (`cut`: the
+   * pass's) takes no more turns: its turns are deleted and its bytes leave the total, unless a
+   * turn came after the pass read it (the pass BullMQ runs after this one then does it). Any other
+   * part is kept for a late turn to score it again, and is no longer due; `delivered`: its pass
+   * was recorded and exported, as a later `read` says (`sent`), written alongside (no round trip).
    */
   async passEnded(
     sessionId: string,
     part: number,
     read: HeldSessionPart,
     cut: StoredSessionCut | undefined,
+    delivered?: string,
   ): Promise<void> {
+    const key = sessionKeys(this.prefix, sessionId).part(part);
     if (cut) {
-      const freed = await this.commands.spanscoreReleaseSessionPart(
-        sessionKeys(this.prefix, sessionId).part(part),
-        String(read.traces.length),
-      );
+      const freed = await this.commands.spanscoreReleaseSessionPart(key, `${read.traces.length}`);
       if (freed >= 0) await this.account(this.now(), 'release', sessionId, part);
       return;
     }
-    await this.account(this.now(), 'scored', sessionId, part);
+    await Promise.all([
+      this.account(this.now(), 'scored', sessionId, part),
+      delivered !== undefined && this.commands.spanscoreMarkSessionSent(key, delivered),
+    ]);
   }
 
   /**
