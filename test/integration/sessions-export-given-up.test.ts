@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/results/stored-result.js';
 import { startLiveService } from '../helpers/live-service.js';
 import { waitFor } from '../helpers/redis.js';
+import { scrapeMetric } from '../helpers/scrape-metric.js';
 import {
   SESSION_SUITE_YAML as SUITE,
   sessionPassCounter,
@@ -15,7 +16,7 @@ import { switchableExporter } from '../helpers/switchable-exporter.js';
 /**
  * A held session whose pass's export is given up on (the trace backend down past
  * `export.retryMaxAgeMs`), through a live memory service: its results are stored and its record's
- * export says it failed; the part stays held, waiting for nothing, and is not scored again for
+ * export says it failed, and it leaves the export backlog; the part stays held, waiting for nothing, and is not scored again for
  * it, neither when its session is let go nor at shutdown (each pass counted by a sink after the
  * built-in ones).
  */
@@ -59,6 +60,8 @@ describe('a session pass whose export is given up on (memory driver)', () => {
     const record = (await session('conv-x')).body;
     expect(record.state).toBe('scored');
     expect(record.export?.state).toBe('failed');
+    // Out of the export backlog, as a trace given up on (before: 1 waiting, for 7 days).
+    expect(await scrapeMetric(live.metrics, 'spanscore_exports_waiting')).toBe(0);
     // Still held (its results stand: not ended as a failed pass), waiting for nothing.
     const open = await live.get<{ sessions: Array<{ sessionId: string }> }>('sessions?state=open');
     expect(open.body.sessions.map(s => s.sessionId)).toEqual(['conv-x']);
