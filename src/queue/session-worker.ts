@@ -149,14 +149,14 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
       throw gaveUp;
     }
     const delayMs = backoffDelay(tries, options.timing.backoffMs, exportPolicy.maxBackoffMs);
+    // Shown as due then, not under way meanwhile (written first: the next try starts after it).
+    await store.passStarted(data.sessionId, pass.part, now() + delayMs).catch(() => undefined);
     try {
       await job.updateData(next);
       await job.moveToDelayed(now() + delayMs, token);
     } catch {
       return false;
     }
-    // Shown as due then (the pass is no longer under way meanwhile).
-    await store.passStarted(data.sessionId, pass.part, now() + delayMs).catch(() => undefined);
     options.onExportRetry?.(data.sessionId, data.part ?? 1, tries, delayMs, error);
     throw new DelayedError();
   }

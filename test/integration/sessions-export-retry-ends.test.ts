@@ -25,7 +25,8 @@ import {
  * delivered once: the retry reads it, and the pass BullMQ held back for it (`keepLastIfActive`)
  * finds nothing new. A part whose export is given up on leaves the export backlog, is no longer
  * listed as open and, cut, gives its bytes back. A job stalled out while it retried the export of
- * results already recorded ends as an export given up on: its record stays scored.
+ * results already recorded ends as an export given up on: its record stays scored. While it waits
+ * for its next try, the part is listed as due then.
  */
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -122,6 +123,28 @@ describe('a bullmq session job retrying its export', () => {
     const record = (await live.get<RunRecord>('sessions/conv-d')).body;
     expect(record.state).toBe('scored');
     expect(record.export?.state).toBe('exported');
+  }, 60_000);
+
+  it('is listed as due at its next try while it waits for it, not as under way', async () => {
+    const backend = sessionBackend(() => 'fail');
+    const { live } = await start(backend, [], {
+      'worker.backoffMs': 60_000,
+      'export.retryMaxBackoffMs': 60_000,
+    });
+    await live.send(turn('conv-w', ['lookup_order'], 0));
+    await waitFor(
+      () => live.lines.some(l => l.includes('"conv-w" (part 1) export try 1 failed')),
+      'the first export failed, its retry delayed',
+      20_000,
+    );
+    const open = await live.get<{
+      sessions: Array<{ sessionId: string; scoreAtMs: number | null }>;
+    }>('sessions?state=open');
+    // Before: null (under way) for as long as its export was retried, up to an hour.
+    expect(open.body.sessions).toEqual([
+      expect.objectContaining({ sessionId: 'conv-w', scoreAtMs: expect.any(Number) }),
+    ]);
+    expect(backend.state.calls).toBe(1);
   }, 60_000);
 
   describe.each([
