@@ -46,8 +46,11 @@ export const CHECK_LIMITS = {
    * {@link CHECK_LIMITS.maxArgumentNodes} + 1 are walked); then, validating, each time a subschema
    * is applied, 1 plus its keys, array lengths and dependency-list names plus the width of the
    * value (items, keys, KiB of a string); each pattern match and `uniqueItems`' pairs as
-   * {@link VALIDATOR_LIMITS} prices them, charged before they run. A call is debited the steps of the work that ran: a charge past its bound is
-   * refused before its work runs, so a call refused at once costs a few steps, not its bound.
+   * {@link VALIDATOR_LIMITS} prices them, charged before they run. A charge past what is left is
+   * refused and stops the check. A subschema's own charge is not always first: Ajv runs its
+   * `enum` and its `allOf` branches before it, each charged as it runs, so what ran before a
+   * refused charge was paid for. A call is debited the steps of the work that ran, never more than
+   * its bound: a call refused at once costs a few steps, not its bound.
    */
   maxStepsPerCall: 50_000,
   /** Steps for a whole trace's calls. */
@@ -141,8 +144,8 @@ export function checkArguments(
   const meter = { left: allowed - size.nodes, spent: size.nodes, longStrings: 0 };
   const verdict =
     size.pastBounds || size.outOfSteps ? undefined : runMetered(compiled.validate, args, meter);
-  // Debited the work that ran, stopped or not: a charge past what is left is refused before its
-  // work runs, and never counted (`spent` is at most `allowed`). The estimate refused had sent the
+  // Debited the work that ran, stopped or not: a charge past what is left is refused, and never
+  // counted (`spent` is at most `allowed`); what ran before it was charged as it ran. The estimate refused had sent the
   // trace to -426,387 (a 5,000-character match priced at 626,000 steps), and then the whole
   // allowance of a call refused before any work spent 50,000 steps: four such calls left every
   // later call of the trace unchecked.
