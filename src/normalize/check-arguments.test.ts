@@ -216,4 +216,27 @@ describe('checkArguments', () => {
       { numRuns: 400 },
     );
   });
+
+  it("names the call's bound, not the trace's, for work priced past the call's bound", () => {
+    // A 626,000-step match, with fewer than 50,000 steps left: it named the trace's budget.
+    const schema = {
+      type: 'object',
+      properties: { body: { type: 'string', pattern: '^[\\s\\S]{0,1000}$' } },
+    };
+    const left = (steps: number) => ({ steps, compileKeywords: 2_000 });
+    let t = 0;
+    const now = () => (t += 60_000); // a minute a call: the compile rate never refuses
+    expect(checkArguments(schema, { body: 'x'.repeat(5_000) }, left(40_000), { now })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
+    });
+    // A charge the call's bound allows, past what the trace has left: the trace's budget is named.
+    const anyOf = Array.from({ length: 100 }, (_, i) => ({ required: [`k${i}`] }));
+    const items = Array.from({ length: 1_000 }, () => ({}));
+    const schema2 = { type: 'array', items: { anyOf } };
+    expect(checkArguments(schema2, items, left(20_000), { now })).toEqual({
+      status: 'unchecked',
+      reason: `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`,
+    });
+  });
 });

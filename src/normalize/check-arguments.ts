@@ -8,6 +8,7 @@ import {
   takeCompileTokens,
   VALIDATOR_LIMITS,
   type Compiled,
+  type ValidationMeter,
 } from './schema-validators.js';
 import { describeProblems, PROBLEM_LIMITS } from './describe-problems.js';
 import { measureArguments } from './measure-arguments.js';
@@ -141,7 +142,7 @@ export function checkArguments(
     { maxNodes, maxDepth: CHECK_LIMITS.maxArgumentDepth, maxChars: CHECK_LIMITS.maxArgumentChars },
     allowed,
   );
-  const meter = { left: allowed - size.nodes, spent: size.nodes, longStrings: 0 };
+  const meter: ValidationMeter = { left: allowed - size.nodes, spent: size.nodes, longStrings: 0 };
   const verdict =
     size.pastBounds || size.outOfSteps ? undefined : runMetered(compiled.validate, args, meter);
   // Debited the work that ran, stopped or not: a charge past what is left is refused, and never
@@ -158,8 +159,10 @@ export function checkArguments(
   if (typeof verdict !== 'boolean')
     return {
       status: 'unchecked',
+      // The trace's budget is named only when the call's bound would have let the work run.
       reason:
-        allowed < CHECK_LIMITS.maxStepsPerCall
+        allowed < CHECK_LIMITS.maxStepsPerCall &&
+        (meter.refused ?? 0) <= CHECK_LIMITS.maxStepsPerCall
           ? `checking it would pass the trace's checking budget (${CHECK_LIMITS.maxStepsPerTrace} steps)`
           : `checking it would take more than ${CHECK_LIMITS.maxStepsPerCall} steps, the bound`,
     };

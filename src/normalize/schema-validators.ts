@@ -68,6 +68,8 @@ export interface ValidationMeter {
   spent: number;
   /** Strings longer than {@link VALIDATOR_LIMITS.maxMatchedChars} left unmatched. */
   longStrings: number;
+  /** Set when a charge is refused: `spent` with that charge, what the work would have taken. */
+  refused?: number;
 }
 
 /** Thrown through a validator when its meter runs out of steps. */
@@ -131,6 +133,7 @@ function pairs(_: boolean, data: unknown[]): boolean {
 // done: `spent` counts only work that ran.
 function charge(m: ValidationMeter, cost: number): void {
   if (cost > m.left) {
+    m.refused = m.spent + cost;
     m.left = -1;
     throw new OutOfSteps();
   }
