@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SpanscoreError } from '../errors/spanscore-error.js';
-import {
-  MINUTE_MS,
-  minuteOf,
-  notScoredField,
-  summarizeMinutes,
-} from '../results/minute-aggregates.js';
+import { MINUTE_MS, minuteOf, summarizeMinutes } from '../results/minute-aggregates.js';
+import { notScoredField } from '../results/not-scored-field.js';
 import {
   amendedRecord,
   endedRunRecord,

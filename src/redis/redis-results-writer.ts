@@ -1,10 +1,5 @@
 import { addsToStoredResults } from '../results/merge-run-results.js';
-import {
-  minuteOf,
-  notScoredField,
-  resultIncrementer,
-  SESSIONS_FIELD,
-} from '../results/minute-aggregates.js';
+import { minuteOf, resultIncrementer, SESSIONS_FIELD } from '../results/minute-aggregates.js';
 import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
 import { nextExportStatus, type ResultsRetention } from '../results/results-store.js';
 import { runRecordKey } from '../results/run-record-key.js';
@@ -396,7 +391,8 @@ export function createRedisResultsWriter(
       const minute = minuteOf(r.timeUnixMs);
       resultIncrements(r, (field, by) => count(minute, field, by));
     }
-    if (run.state === 'not_scored' && run.reason) count(minuteOf(t), notScoredField(run.reason), 1);
+    if (run.state === 'not_scored' && run.reason)
+      count(minuteOf(t), resultIncrements.notScored(run.reason), 1);
     if (run.session && run.state === 'scored') count(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAtMs = toolsCountedAt(results) ?? t;
     const toolsAt = minuteOf(toolsAtMs);

@@ -1,7 +1,6 @@
 import type { TraceRun } from '../score/trace-run.js';
 import {
   minuteOf,
-  notScoredField,
   resultIncrementer,
   SESSIONS_FIELD,
   summarizeMinutes,
@@ -16,6 +15,7 @@ import { toolCallFacts } from '../score/tool-call-facts.js';
 import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
 import { compactResultJson, expandCompactResult } from './compact-result.js';
 import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
+import { notScoredField } from './not-scored-field.js';
 import { FailureSignatureMinutes } from './failure-signature-minutes.js';
 import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
@@ -229,7 +229,8 @@ export function createMemoryResultsStore(
       resultIncrements(r, (field, by) => bump(minute, field, by));
       storedJson[i] = json;
     }
-    if (run.state === 'not_scored' && run.reason) bump(minuteOf(t), notScoredField(run.reason), 1);
+    if (run.state === 'not_scored' && run.reason)
+      bump(minuteOf(t), resultIncrements.notScored(run.reason), 1);
     if (run.session && run.state === 'scored') bump(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     const toolsMinute = minuteOf(toolsAt);

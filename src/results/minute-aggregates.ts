@@ -1,6 +1,7 @@
 import type { StoredResult } from './stored-result.js';
 import { boundedNames } from './bounded-names.js';
 import { NestedCache } from './nested-cache.js';
+import { notScoredFields } from './not-scored-field.js';
 import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
 
 /**
@@ -35,8 +36,15 @@ export interface ResultNameBounds {
   maxToolsPerService: number;
 }
 
-/** What {@link resultIncrementer} makes: a result's increments, each passed to `add`. */
-export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) => void;
+/**
+ * What {@link resultIncrementer} makes: a result's increments, each passed to `add`; and
+ * `notScored`, the field a trace not scored for a reason counts in (`notScoredFields`: bounded
+ * per incrementer, so that a replaced pass takes its count back where it was counted).
+ */
+export interface ResultIncrements {
+  (r: Omit<StoredResult, 'id'>, add: AddIncrement): void;
+  notScored: (reason: string) => string;
+}
 
 /**
  * A function that turns a result into the increments it adds to its minute, each passed to `add`
@@ -52,7 +60,7 @@ export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) 
 export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
   const services = boundedNames(bounds.maxServices);
   const agents = boundedNames(bounds.maxToolsPerService);
-  return (r, add) => {
+  const increments = (r: Omit<StoredResult, 'id'>, add: AddIncrement): void => {
     const service = services('', r.serviceName);
     const key = resultKey;
     key[0] = r.scorer;
@@ -83,6 +91,7 @@ export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
       if (r.failingAgents?.includes(agent)) add(a.blame, 1);
     }
   };
+  return Object.assign(increments, { notScored: notScoredFields() });
 }
 
 /**
@@ -122,11 +131,6 @@ function groupFields(kind: 'r' | 'a', group: readonly string[]): GroupFields {
     cost: f('cost'),
     blame: f('blame'),
   };
-}
-
-/** The field counting traces not scored for `reason` (parenthesized details left out). */
-export function notScoredField(reason: string): string {
-  return `ns${SEP}${reason.replace(/\s*\([^)]*\)/g, '').trim()}`;
 }
 
 /** The field counting traces that failed after retries. */

@@ -2,11 +2,11 @@ import type { ToolCallFact } from '../score/tool-call-facts.js';
 import {
   FAILED_FIELD,
   minuteOf,
-  notScoredField,
   type AddIncrement,
   type ResultIncrements,
   SESSIONS_FIELD,
 } from './minute-aggregates.js';
+import { notScoredField } from './not-scored-field.js';
 import { EXPIRED_REASON } from './results-store.js';
 import type { RunRecord, StoredResult, StoredToolCall } from './stored-result.js';
 
@@ -64,7 +64,7 @@ export function replacedIncrements(
     const minute = minuteOf(toolsAt);
     toolIncrements(facts, (field, by) => out.push([minute, field, -by]));
   }
-  const ended = endedField(record);
+  const ended = endedField(record, resultIncrements.notScored);
   if (ended) out.push([minuteOf(record.updatedAtUnixMs), ended, -1]);
   if (record.session && record.state === 'scored')
     out.push([minuteOf(record.updatedAtUnixMs), SESSIONS_FIELD, -1]);
@@ -72,10 +72,13 @@ export function replacedIncrements(
 }
 
 /** The field a trace that ended without results was counted in, if any. */
-function endedField(record: CountedRecord): string | undefined {
+function endedField(
+  record: CountedRecord,
+  notScored: (reason: string) => string,
+): string | undefined {
   if (record.state === 'failed') return FAILED_FIELD;
   if (record.state === 'expired') return notScoredField(EXPIRED_REASON);
-  if (record.state === 'not_scored' && record.reason) return notScoredField(record.reason);
+  if (record.state === 'not_scored' && record.reason) return notScored(record.reason);
   return undefined;
 }
 

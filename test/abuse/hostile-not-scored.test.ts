@@ -1,0 +1,97 @@
+/**
+ * Traces not scored are counted per minute by their reason, and a reason names what the trace
+ * said: `test case "<id>" is in no suite`. Each trace of its own long unknown test case id added
+ * a field of that length to its minute, kept for `results.retentionHours` (memory) or rewritten
+ * to Redis with every flush of the minute (bullmq), and `/api/v1/summary` listed every one: 60
+ * traces of 4,096-character ids made a 250 KB summary, and ids of a megabyte (a kilobyte of gzip
+ * each) would hold a megabyte each in the memory driver's 192 MB heap for a day.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MAX_NOT_SCORED_REASON_CHARS,
+  MAX_NOT_SCORED_REASONS,
+} from '../../src/results/not-scored-field.js';
+import { startLiveService } from '../helpers/live-service.js';
+import { spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
+import { waitFor } from '../helpers/redis.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+const SUITE = `
+name: support
+scorers: [tool_trajectory]
+testCases:
+  - id: refund
+    expectedCalls: [issue_refund]
+`;
+
+/** Traces past the bound of reasons kept apart, each of its own unknown test case id. */
+const TRACES = MAX_NOT_SCORED_REASONS + 10;
+const ID_CHARS = 4096;
+
+/** Trace `n`: one root span whose test case id is `ID_CHARS` long and its own. */
+function unknownCaseTrace(n: number): SpanInput {
+  return {
+    traceId: traceId(0x7e57_0000 + n),
+    spanId: spanId(0x7e57_0000 + n, 1),
+    name: 'invoke_agent support',
+    startMs: 0,
+    endMs: 10,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'spanscore.test_case.id': `${n}-`.padEnd(ID_CHARS, 'x'),
+    },
+  };
+}
+
+type Summary = { notScored: Array<{ reason: string; count: number }> };
+
+describe.each(['memory', 'bullmq'] as const)('traces not scored (%s driver)', driver => {
+  it('are counted under a bounded number of reasons of bounded length', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-not-scored-'));
+    writeFileSync(join(dir, 'support.yaml'), SUITE);
+    const s = await startLiveService(
+      driver,
+      {
+        'toolHealth.enabled': false,
+        'export.enabled': false,
+        'export.logResults': false,
+        suites: [join(dir, 'support.yaml')],
+      },
+      closers,
+    );
+    await s.send({ spans: Array.from({ length: TRACES }, (_, n) => unknownCaseTrace(n)) });
+    let summary: Summary | undefined;
+    let text = '';
+    await waitFor(
+      async () => {
+        text = await (await fetch(`${s.origin}/api/v1/summary?window=1h`)).text();
+        summary = JSON.parse(text) as Summary;
+        return summary.notScored.reduce((n, r) => n + r.count, 0) === TRACES;
+      },
+      'every trace counted as not scored',
+      30_000,
+    );
+    const reasons = summary!.notScored;
+    // Every trace counts; the first reasons keep their names (cut), the rest count together.
+    expect(reasons.length).toBeLessThanOrEqual(MAX_NOT_SCORED_REASONS + 1);
+    for (const r of reasons)
+      expect(r.reason.length).toBeLessThanOrEqual(MAX_NOT_SCORED_REASON_CHARS);
+    expect(reasons.some(r => r.reason.startsWith('test case "0-xxx'))).toBe(true);
+    expect(text.length).toBeLessThan(
+      (MAX_NOT_SCORED_REASONS + 1) * (MAX_NOT_SCORED_REASON_CHARS + 40) + 4096,
+    );
+    if (!s.redis) return;
+    // What the minute's hash holds in Redis, every writer's counts.
+    let bytes = 0;
+    for (const key of await s.redis.commands.keys(`${s.prefix}:results:{r}:m:*`))
+      for (const json of Object.values(await s.redis.commands.hgetall(key))) bytes += json.length;
+    expect(bytes).toBeLessThan((MAX_NOT_SCORED_REASONS + 1) * (MAX_NOT_SCORED_REASON_CHARS + 20));
+  }, 60_000);
+});
