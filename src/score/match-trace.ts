@@ -1,3 +1,4 @@
+import { cutText } from '../ingest/cut-text.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
 import type { TraceIds } from './read-trace-ids.js';
 import type { ResolvedScorer } from './run-scorers.js';
@@ -38,7 +39,10 @@ export interface TraceMatch {
   reason: string | undefined;
   /** The same, as a code; `undefined` when a target did. */
   reasonCode: NotScoredCode | undefined;
-  /** The first test case id found with any suite's id attributes, known to a suite or not. */
+  /**
+   * The first test case id found with any suite's id attributes, known to a suite or not; one no
+   * suite has is cut at {@link MAX_SHOWN_ID_CHARS} (`shownText`).
+   */
   testCaseId: string | undefined;
   /** The attribute it was read from. */
   testCaseIdAttribute: string | undefined;
@@ -98,7 +102,7 @@ export function matchTrace(
       targets,
       reason: undefined,
       reasonCode: undefined,
-      testCaseId: found?.id,
+      testCaseId: shownId(found, plan),
       testCaseIdAttribute: found?.attribute,
     };
   if (sessionCases)
@@ -108,13 +112,13 @@ export function matchTrace(
       targets: turnHealth(traceId, plan, sessionScorers!),
       reason: `a turn of session test case ${sessionCases.join(', ')}: scored with its session`,
       reasonCode: 'session_test_case',
-      testCaseId: found?.id,
+      testCaseId: shownId(found, plan),
       testCaseIdAttribute: found?.attribute,
       sessionTurn,
     };
   // Said on the run record even when no suite reads it: the default id attributes.
   if (plan.suites.length === 0) found = ids.byDefaults;
-  const foundId = found?.id;
+  const foundId = shownId(found, plan);
 
   const sampledOut: string[] = [];
   for (let r = 0; r < plan.rules.length; r++) {
@@ -213,7 +217,7 @@ function whyNotMatched(
     parts.push(`sampled out by rule${byRules.length > 1 ? 's' : ''} ${byRules.join(', ')}`);
   else if (plan.rules.length > 0) {
     const what = root
-      ? `service "${root.serviceName}", root span "${root.name}"`
+      ? `service "${root.serviceName}", root span "${shownText(root.name)}"`
       : 'the trace has no root span';
     parts.push(`no production rule matched (${what})`);
   }
@@ -232,4 +236,24 @@ function notMatchedCode(
   if (sampledOut.length > 0) return 'sampled_out';
   if (plan.rules.length > 0) return 'no_rule_matched';
   return testCaseId === undefined ? 'no_test_case_id' : 'unknown_test_case';
+}
+
+/**
+ * Characters a run shows of a text its trace chose that matched nothing (a test case id no suite
+ * has, a root span's name), on its record, in its reason and in the logs; the rest is cut (`…`).
+ * Uncut, one trace of a megabyte-long unknown test case id (a kilobyte of gzip) kept 2 MB (the
+ * id, and its reason naming it) in its run record for the retention, in the memory driver's heap
+ * or in Redis, and as much in each page of `/api/v1/traces` listing it.
+ */
+export const MAX_SHOWN_ID_CHARS = 256;
+
+/** `text` within {@link MAX_SHOWN_ID_CHARS}: itself, or its start ending in `…`. Pure. */
+export function shownText(text: string): string {
+  return text.length <= MAX_SHOWN_ID_CHARS ? text : `${cutText(text, MAX_SHOWN_ID_CHARS - 1)}…`;
+}
+
+/** The id found, as a run shows it: whole when a suite has it (it may be long), else shown. */
+function shownId(found: { id: string } | undefined, plan: ScoringPlan): string | undefined {
+  if (!found || found.id.length <= MAX_SHOWN_ID_CHARS) return found?.id;
+  return plan.suites.some(s => s.byId.has(found.id)) ? found.id : shownText(found.id);
 }

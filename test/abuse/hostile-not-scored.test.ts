@@ -14,7 +14,8 @@ import {
   MAX_NOT_SCORED_REASON_CHARS,
   MAX_NOT_SCORED_REASONS,
 } from '../../src/results/not-scored-field.js';
-import { startLiveService } from '../helpers/live-service.js';
+import { MAX_SHOWN_ID_CHARS } from '../../src/score/match-trace.js';
+import { startLiveService, type LiveService } from '../helpers/live-service.js';
 import { spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
 
@@ -52,20 +53,61 @@ function unknownCaseTrace(n: number): SpanInput {
 
 type Summary = { notScored: Array<{ reason: string; count: number }> };
 
+/** A live service scoring by {@link SUITE} alone. */
+async function start(driver: 'memory' | 'bullmq'): Promise<LiveService> {
+  const dir = mkdtempSync(join(tmpdir(), 'spanscore-not-scored-'));
+  writeFileSync(join(dir, 'support.yaml'), SUITE);
+  return startLiveService(
+    driver,
+    {
+      'toolHealth.enabled': false,
+      'export.enabled': false,
+      'export.logResults': false,
+      suites: [join(dir, 'support.yaml')],
+    },
+    closers,
+  );
+}
+
+/** Bytes the values of every key under the service's prefix hold in Redis. */
+async function redisBytes(s: LiveService): Promise<number> {
+  const redis = s.redis!.commands;
+  let bytes = 0;
+  for (const key of await redis.keys(`${s.prefix}:*`)) {
+    const type = await redis.type(key);
+    if (type === 'string') bytes += await redis.strlen(key);
+    if (type === 'hash')
+      for (const value of Object.values(await redis.hgetall(key))) bytes += value.length;
+  }
+  return bytes;
+}
+
 describe.each(['memory', 'bullmq'] as const)('traces not scored (%s driver)', driver => {
-  it('are counted under a bounded number of reasons of bounded length', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spanscore-not-scored-'));
-    writeFileSync(join(dir, 'support.yaml'), SUITE);
-    const s = await startLiveService(
-      driver,
-      {
-        'toolHealth.enabled': false,
-        'export.enabled': false,
-        'export.logResults': false,
-        suites: [join(dir, 'support.yaml')],
-      },
-      closers,
+  it('keep a bounded part of an unknown test case id and root span name', async () => {
+    const s = await start(driver);
+    const MB = 1024 * 1024;
+    const trace = { ...unknownCaseTrace(0), name: 'n'.repeat(MB) };
+    trace.attributes = { ...trace.attributes, 'spanscore.test_case.id': 'i'.repeat(MB) };
+    await s.send({ spans: [trace] });
+    const url = `${s.origin}/api/v1/traces/${trace.traceId}`;
+    let record = '';
+    await waitFor(
+      async () => (record = await (await fetch(url)).text()).includes('"state":"not_scored"'),
+      'the trace recorded as not scored',
+      30_000,
     );
+    const { testCaseId, reason } = JSON.parse(record) as { testCaseId: string; reason: string };
+    expect(testCaseId).toBe(`${'i'.repeat(MAX_SHOWN_ID_CHARS - 1)}…`);
+    expect(reason).toContain(`test case "${testCaseId}" is in no suite`);
+    // Its record, its line in the trace list, and what was logged: the bound, not the megabytes.
+    expect(record.length).toBeLessThan(4096);
+    expect((await (await fetch(`${s.origin}/api/v1/traces`)).text()).length).toBeLessThan(4096);
+    expect(s.lines.join('\n').length).toBeLessThan(16 * 1024);
+    if (s.redis) expect(await redisBytes(s)).toBeLessThan(64 * 1024);
+  }, 60_000);
+
+  it('are counted under a bounded number of reasons of bounded length', async () => {
+    const s = await start(driver);
     await s.send({ spans: Array.from({ length: TRACES }, (_, n) => unknownCaseTrace(n)) });
     let summary: Summary | undefined;
     let text = '';
@@ -88,7 +130,7 @@ describe.each(['memory', 'bullmq'] as const)('traces not scored (%s driver)', dr
       (MAX_NOT_SCORED_REASONS + 1) * (MAX_NOT_SCORED_REASON_CHARS + 40) + 4096,
     );
     if (!s.redis) return;
-    // What the minute's hash holds in Redis, every writer's counts.
+    // What the minute's hash holds in Redis, every writer's counts (the records hold each id).
     let bytes = 0;
     for (const key of await s.redis.commands.keys(`${s.prefix}:results:{r}:m:*`))
       for (const json of Object.values(await s.redis.commands.hgetall(key))) bytes += json.length;
