@@ -18,6 +18,7 @@ import { indexTrace } from './indexed-trace.js';
 import { INPUT_BOUNDS, inputBoundHitCount } from './input-bounds.js';
 import { normalizeIndexedTrace, type NormalizedTrace } from './normalize-trace.js';
 import { sessionIdNames, sessionIdOf } from './find-session-id.js';
+import { shownText } from './shown-text.js';
 import type { SchemaSource } from './schema-source.js';
 import type { ExtractedCall, ToolCall } from './tool-call.js';
 
@@ -167,7 +168,8 @@ export function diagnoseTrace(
     if (!onRoot)
       out.push({
         code: 'test_case_id_not_on_root',
-        message: `the test case id "${trace.testCaseId}" is on a child span, not on the root span "${trace.root.name}": set it on the run's root span so every span of the run is covered`,
+        // Both as the trace chose them: shown cut, as on the run record (`shownText`).
+        message: `the test case id "${shownText(trace.testCaseId)}" is on a child span, not on the root span "${shownText(trace.root.name)}": set it on the run's root span so every span of the run is covered`,
       });
   }
   const unparseable = calls.filter(

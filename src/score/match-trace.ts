@@ -1,5 +1,5 @@
-import { cutText } from '../ingest/cut-text.js';
 import type { SpanDigest } from '../ingest/span-digest.js';
+import { MAX_SHOWN_ID_CHARS, shownText } from '../normalize/shown-text.js';
 import type { TraceIds } from './read-trace-ids.js';
 import type { ResolvedScorer } from './run-scorers.js';
 import { TOOL_HEALTH_TARGET, type ScoringPlan } from './scoring-plan.js';
@@ -236,20 +236,6 @@ function notMatchedCode(
   if (sampledOut.length > 0) return 'sampled_out';
   if (plan.rules.length > 0) return 'no_rule_matched';
   return testCaseId === undefined ? 'no_test_case_id' : 'unknown_test_case';
-}
-
-/**
- * Characters a run shows of a text its trace chose that matched nothing (a test case id no suite
- * has, a root span's name), on its record, in its reason and in the logs; the rest is cut (`…`).
- * Uncut, one trace of a megabyte-long unknown test case id (a kilobyte of gzip) kept 2 MB (the
- * id, and its reason naming it) in its run record for the retention, in the memory driver's heap
- * or in Redis, and as much in each page of `/api/v1/traces` listing it.
- */
-export const MAX_SHOWN_ID_CHARS = 256;
-
-/** `text` within {@link MAX_SHOWN_ID_CHARS}: itself, or its start ending in `…`. Pure. */
-export function shownText(text: string): string {
-  return text.length <= MAX_SHOWN_ID_CHARS ? text : `${cutText(text, MAX_SHOWN_ID_CHARS - 1)}…`;
 }
 
 /** The id found, as a run shows it: whole when a suite has it (it may be long), else shown. */

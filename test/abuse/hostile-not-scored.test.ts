@@ -14,7 +14,7 @@ import {
   MAX_NOT_SCORED_REASON_CHARS,
   MAX_NOT_SCORED_REASONS,
 } from '../../src/results/not-scored-field.js';
-import { MAX_SHOWN_ID_CHARS } from '../../src/score/match-trace.js';
+import { MAX_SHOWN_ID_CHARS } from '../../src/normalize/shown-text.js';
 import { startLiveService, type LiveService } from '../helpers/live-service.js';
 import { spanId, traceId, type SpanInput } from '../helpers/otlp-json-builder.js';
 import { waitFor } from '../helpers/redis.js';
@@ -103,6 +103,41 @@ describe.each(['memory', 'bullmq'] as const)('traces not scored (%s driver)', dr
     expect(record.length).toBeLessThan(4096);
     expect((await (await fetch(`${s.origin}/api/v1/traces`)).text()).length).toBeLessThan(4096);
     expect(s.lines.join('\n').length).toBeLessThan(16 * 1024);
+    if (s.redis) expect(await redisBytes(s)).toBeLessThan(64 * 1024);
+  }, 60_000);
+
+  it('show a bounded part of a test case id on a child span, and of the root span name', async () => {
+    // Tool health alone: the trace, with no tool call, is diagnosed and not scored.
+    const s = await startLiveService(
+      driver,
+      { 'export.enabled': false, 'export.logResults': false },
+      closers,
+    );
+    const MB = 1024 * 1024;
+    const root = { ...unknownCaseTrace(1), name: 'n'.repeat(MB), attributes: {} };
+    const child: SpanInput = {
+      ...root,
+      spanId: spanId(0x7e57_0001, 2),
+      parentSpanId: root.spanId,
+      name: 'chat',
+      attributes: { 'gen_ai.operation.name': 'chat', 'spanscore.test_case.id': 'i'.repeat(MB) },
+    };
+    await s.send({ spans: [root, child] });
+    const url = `${s.origin}/api/v1/traces/${root.traceId}`;
+    let record = '';
+    await waitFor(
+      async () => (record = await (await fetch(url)).text()).includes('"state":"not_scored"'),
+      'the trace recorded as not scored',
+      30_000,
+    );
+    const { diagnostics } = JSON.parse(record) as {
+      diagnostics: Array<{ code: string; message: string }>;
+    };
+    const shown = (c: string) => `${c.repeat(MAX_SHOWN_ID_CHARS - 1)}…`;
+    expect(diagnostics.find(d => d.code === 'test_case_id_not_on_root')?.message).toContain(
+      `the test case id "${shown('i')}" is on a child span, not on the root span "${shown('n')}"`,
+    );
+    expect(record.length).toBeLessThan(4096);
     if (s.redis) expect(await redisBytes(s)).toBeLessThan(64 * 1024);
   }, 60_000);
 
