@@ -99,7 +99,7 @@ export type ExportOutcome =
 
 /**
  * One tool call as a run record keeps it, for the trace view. `arguments` and `result` are JSON
- * text (the recorded string when not JSON), cut at {@link MAX_CONTENT_CHARS}; absent when the
+ * text (the recorded string when not JSON), cut at {@link MAX_CONTENT_CHARS}, as `error` is; absent when the
  * trace recorded none, or when `results.storeContent` is off (the record then says
  * `contentKept: false`).
  */

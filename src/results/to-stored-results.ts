@@ -329,7 +329,8 @@ class RecordedCall implements WrittenToolCall {
     this.source = call.source;
     this.status = call.status;
     this.outcome = call.outcome;
-    this.error = call.error ?? null;
+    // As the trace recorded it (a span's status message, an error result): cut as content is.
+    this.error = call.error === undefined ? null : cutContent(call.error);
     this.spanId = call.spanId;
     this.convention = call.convention;
     if (call.agent !== undefined) this.agent = call.agent;
@@ -369,5 +370,10 @@ function contentText(value: unknown): string | undefined {
     // A BigInt, or a cycle: neither comes from a parsed trace, but say what it was.
     text = typeof value === 'bigint' ? value.toString() : '[unserializable]';
   }
+  return cutContent(text);
+}
+
+/** `text` within {@link MAX_CONTENT_CHARS}, a longer one cut and ending in `…`. */
+function cutContent(text: string): string {
   return text.length > MAX_CONTENT_CHARS ? `${text.slice(0, MAX_CONTENT_CHARS)}…` : text;
 }
