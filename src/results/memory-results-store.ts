@@ -22,6 +22,7 @@ import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { failureIncrements, replacedIncrements, toolsCountedAt } from './replaced-pass.js';
 import { isSessionRecordKey, runRecordKey, sessionRecordKey } from './run-record-key.js';
 import { keptSessionParts } from './kept-session-parts.js';
+import { MEMORY_STORE_BOUNDS } from './memory-store-bounds.js';
 import type { SessionCutCode } from '../normalize/session-pass.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
 import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
@@ -90,10 +91,10 @@ const MAX_SIGNATURE_CHARS = 4 * 1024 * 1024;
 
 /**
  * The memory driver's results store: the newest `maxResults` results in a ring, the newest
- * `maxRuns` run records, per-minute counters for summaries and per-minute failure signatures
- * (within {@link MAX_SIGNATURE_CHARS}), all dropped after `retentionMs`. Nothing survives a
- * restart. Result ids are decimal sequence numbers. Results and records are held as JSON (see
- * {@link RingEntry}) and parsed when read.
+ * `maxRuns` run records (both within {@link MEMORY_STORE_BOUNDS}), per-minute counters for
+ * summaries and per-minute failure signatures (within {@link MAX_SIGNATURE_CHARS}), all dropped
+ * after `retentionMs`. Nothing survives a restart. Result ids are decimal sequence numbers.
+ * Results and records are held as JSON (see {@link RingEntry}) and parsed when read.
  */
 /** The memory driver's results store: a {@link ResultsStore}, and what its sessions ask of it. */
 export interface MemoryResultsStore extends ResultsStore {
@@ -115,7 +116,12 @@ export function createMemoryResultsStore(
 ): MemoryResultsStore {
   const ring: Array<RingEntry | undefined> = new Array<RingEntry | undefined>(retention.maxResults);
   let seq = 0;
+  // The characters the ring's results hold, and the oldest sequence number it may still hold.
+  let resultChars = 0;
+  let oldestSeq = 1;
   const runs = new Map<string, RunEntry>();
+  // The characters the run records hold (`charsOf`).
+  let runChars = 0;
   const sessionParts = keptSessionParts();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
@@ -160,8 +166,12 @@ export function createMemoryResultsStore(
     results: ReadonlyArray<Pick<StoredResult, 'label' | 'status'>>,
     resultsJson: string[],
   ): void => {
-    if (!runs.delete(fields.traceId)) sessionParts.kept(fields.traceId);
-    runs.set(fields.traceId, {
+    const before = runs.get(fields.traceId);
+    if (before) {
+      runs.delete(fields.traceId);
+      runChars -= charsOf(before);
+    } else sessionParts.kept(fields.traceId);
+    const entry: RunEntry = {
       traceId: fields.traceId,
       updatedAtUnixMs: fields.updatedAtUnixMs,
       receivedAtUnixMs,
@@ -173,11 +183,31 @@ export function createMemoryResultsStore(
       }),
       results: resultsJson,
       listed: traceListEntry(fields, results),
-    });
-    if (runs.size > retention.maxRuns) {
+    };
+    runs.set(fields.traceId, entry);
+    runChars += charsOf(entry);
+    while (
+      runs.size > retention.maxRuns ||
+      (runChars > MEMORY_STORE_BOUNDS.maxRunChars && runs.size > 1)
+    ) {
       const oldest = runs.keys().next().value!;
+      runChars -= charsOf(runs.get(oldest)!);
       runs.delete(oldest);
       sessionParts.gone(oldest);
+    }
+  };
+
+  /** Keeps `entry` as result `id` (`seq`) in the ring, letting the oldest go past the bound. */
+  const putResult = (entry: RingEntry): void => {
+    const slot = seq % retention.maxResults;
+    resultChars += entry.json.length - (ring[slot]?.json.length ?? 0);
+    ring[slot] = entry;
+    oldestSeq = Math.max(oldestSeq, seq - retention.maxResults + 1);
+    for (; resultChars > MEMORY_STORE_BOUNDS.maxResultChars && oldestSeq < seq; oldestSeq++) {
+      const at = oldestSeq % retention.maxResults;
+      if (ring[at]?.id !== String(oldestSeq)) continue;
+      resultChars -= ring[at].json.length;
+      ring[at] = undefined;
     }
   };
 
@@ -213,7 +243,7 @@ export function createMemoryResultsStore(
       const r = stored[i]!;
       const id = (r.id = String(++seq));
       const json = compactResultJson(r);
-      ring[seq % retention.maxResults] = {
+      putResult({
         id,
         timeUnixMs: r.timeUnixMs,
         traceId: r.traceId,
@@ -224,7 +254,7 @@ export function createMemoryResultsStore(
         serviceName: r.serviceName,
         serviceVersion: r.serviceVersion,
         json,
-      };
+      });
       const minute = minuteOf(r.timeUnixMs);
       resultIncrements(r, (field, by) => bump(minute, field, by));
       storedJson[i] = json;
@@ -290,9 +320,11 @@ export function createMemoryResultsStore(
           JSON.parse(entry.json) as Record<string, unknown>,
           traceId,
         );
+        runChars -= entry.json.length;
         entry.json = compactRecordLine(amendedRecord(record, amendment), traceId, {
           contentAsJson: false,
         });
+        runChars += entry.json.length;
       }
       return Promise.resolve();
     },
@@ -395,6 +427,13 @@ export function createMemoryResultsStore(
       );
     },
   };
+}
+
+/** The characters a run record holds: its JSON and its results'. */
+function charsOf(entry: RunEntry): number {
+  let chars = entry.json.length;
+  for (const r of entry.results) chars += r.length;
+  return chars;
 }
 
 function cursorParts(cursor: string): [number, string] {
