@@ -4,6 +4,8 @@
  * - {@link cutText}: to UTF-16 units, with no mark: resource texts (`resourceText`), tool and
  *   agent names (`cutName`), results' texts and lists (`boundedText`), failure signatures
  *   (`failureSignature`), judge prompts.
+ * - {@link cutTextMarked}: to UTF-16 units, with `…` when cut: results' texts (`boundedText`),
+ *   texts a reason or diagnostic shows (`shownText`), the not-scored counters' reasons.
  * - {@link cutTextBytes}: to UTF-8 bytes, with `…` when cut: what an argument problem quotes
  *   (`describeProblems`, `quoteJson`) and the schema texts a refusal quotes.
  */
@@ -50,4 +52,12 @@ export function cutTextBytes(text: string, maxBytes: number): string {
 
 function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/**
+ * `text` within `max` UTF-16 units, marked when cut: itself when short enough, else its first
+ * units (by {@link cutText}) ending in `…`, `max` in all at most. Pure.
+ */
+export function cutTextMarked(text: string, max: number): string {
+  return text.length <= max ? text : `${cutText(text, max - 1)}…`;
 }

@@ -1,4 +1,4 @@
-import { cutText } from '../ingest/cut-text.js';
+import { cutTextMarked } from '../ingest/cut-text.js';
 
 /**
  * Characters a run shows of a text its trace chose that matched nothing (a test case id no suite
@@ -11,5 +11,5 @@ export const MAX_SHOWN_ID_CHARS = 256;
 
 /** `text` within {@link MAX_SHOWN_ID_CHARS}: itself, or its start ending in `…`. Pure. */
 export function shownText(text: string): string {
-  return text.length <= MAX_SHOWN_ID_CHARS ? text : `${cutText(text, MAX_SHOWN_ID_CHARS - 1)}…`;
+  return cutTextMarked(text, MAX_SHOWN_ID_CHARS);
 }

@@ -1,4 +1,4 @@
-import { cutText } from '../ingest/cut-text.js';
+import { cutTextMarked } from '../ingest/cut-text.js';
 
 /**
  * What a result carries at most, wherever it is written (an evaluation span, its event and its
@@ -32,7 +32,7 @@ export function boundedText(key: string, text: string, cut: string[]): string {
   const max = RESULT_BOUNDS.maxTextChars;
   if (text.length <= max) return text;
   cut.push(`${key}: ${max} of ${text.length} characters`);
-  return `${cutText(text, max - 1)}…`;
+  return cutTextMarked(text, max);
 }
 
 /**
