@@ -1,6 +1,7 @@
 import { addsToStoredResults } from '../results/merge-run-results.js';
 import { minuteOf, resultIncrementer, SESSIONS_FIELD } from '../results/minute-aggregates.js';
 import { replacedIncrements, toolsCountedAt } from '../results/replaced-pass.js';
+import { notScoredField } from '../results/not-scored-field.js';
 import { nextExportStatus, type ResultsRetention } from '../results/results-store.js';
 import { runRecordKey } from '../results/run-record-key.js';
 import type { ExportOutcome, ExportStatus } from '../results/stored-result.js';
@@ -392,7 +393,7 @@ export function createRedisResultsWriter(
       resultIncrements(r, (field, by) => count(minute, field, by));
     }
     if (run.state === 'not_scored' && run.reason)
-      count(minuteOf(t), resultIncrements.notScored(run.reason), 1);
+      count(minuteOf(t), notScoredField(run.reason, run.testCaseId), 1);
     if (run.session && run.state === 'scored') count(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAtMs = toolsCountedAt(results) ?? t;
     const toolsAt = minuteOf(toolsAtMs);

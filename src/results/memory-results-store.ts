@@ -260,7 +260,7 @@ export function createMemoryResultsStore(
       storedJson[i] = json;
     }
     if (run.state === 'not_scored' && run.reason)
-      bump(minuteOf(t), resultIncrements.notScored(run.reason), 1);
+      bump(minuteOf(t), notScoredField(run.reason, run.testCaseId), 1);
     if (run.session && run.state === 'scored') bump(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     const toolsMinute = minuteOf(toolsAt);

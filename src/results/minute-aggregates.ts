@@ -1,7 +1,6 @@
 import type { StoredResult } from './stored-result.js';
 import { boundedNames } from './bounded-names.js';
 import { NestedCache } from './nested-cache.js';
-import { notScoredFields } from './not-scored-field.js';
 import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
 
 /**
@@ -36,15 +35,8 @@ export interface ResultNameBounds {
   maxToolsPerService: number;
 }
 
-/**
- * What {@link resultIncrementer} makes: a result's increments, each passed to `add`; and
- * `notScored`, the field a trace not scored for a reason counts in (`notScoredFields`: bounded
- * per incrementer, so that a replaced pass takes its count back where it was counted).
- */
-export interface ResultIncrements {
-  (r: Omit<StoredResult, 'id'>, add: AddIncrement): void;
-  notScored: (reason: string) => string;
-}
+/** What {@link resultIncrementer} makes: a result's increments, each passed to `add`. */
+export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) => void;
 
 /**
  * A function that turns a result into the increments it adds to its minute, each passed to `add`
@@ -91,7 +83,7 @@ export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
       if (r.failingAgents?.includes(agent)) add(a.blame, 1);
     }
   };
-  return Object.assign(increments, { notScored: notScoredFields() });
+  return increments;
 }
 
 /**

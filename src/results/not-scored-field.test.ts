@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_NOT_SCORED_REASON_CHARS,
   notScoredField,
-  notScoredFields,
-  OTHER_NOT_SCORED_REASON,
+  UNKNOWN_TEST_CASE_REASON,
 } from './not-scored-field.js';
 
 const SEP = '\u001f';
@@ -40,15 +39,29 @@ describe('notScoredField', () => {
   });
 });
 
-describe('notScoredFields', () => {
-  it('keeps the first reasons apart and counts the rest as one, the same each time', () => {
-    const fields = notScoredFields(2);
-    expect(fields('test case "a" is in no suite (s)')).toBe(`ns${SEP}test case "a" is in no suite`);
-    expect(fields('test case "b" is in no suite (s)')).toBe(`ns${SEP}test case "b" is in no suite`);
-    const other = `ns${SEP}${OTHER_NOT_SCORED_REASON}`;
-    expect(fields('test case "c" is in no suite (s)')).toBe(other);
-    // Kept ones stay kept, past the bound too (a replaced pass takes its count back there).
-    expect(fields('test case "a" is in no suite (t)')).toBe(`ns${SEP}test case "a" is in no suite`);
-    expect(fields('test case "c" is in no suite (s)')).toBe(other);
+describe('notScoredField of a test case id no suite has', () => {
+  it('counts every such id under one reason, without the id, however the id reads', () => {
+    const want = `ns${SEP}${UNKNOWN_TEST_CASE_REASON}`;
+    for (const id of ['a', 'b', 'x) (y', '" is in no suite (z', '', 'é'.repeat(300)])
+      expect(notScoredField(`test case "${id}" is in no suite (support, travel)`, id)).toBe(want);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), id => {
+        expect(notScoredField(`test case "${id}" is in no suite (support)`, id)).toBe(want);
+      }),
+    );
+    // The reason's other parts are counted as before.
+    expect(
+      notScoredField('test case "a" is in no suite (s); sampled out of tool health (rate)', 'a'),
+    ).toBe(`${want}; sampled out of tool health`);
+  });
+
+  it('leaves a reason that names no such id as it is', () => {
+    expect(notScoredField('no test case id attribute (spanscore.test_case.id)', 'a')).toBe(
+      `ns${SEP}no test case id attribute`,
+    );
+    // An id the reason does not start with (another run's): not taken out.
+    expect(notScoredField('test case "a" is in no suite (s)', 'b')).toBe(
+      `ns${SEP}test case "a" is in no suite`,
+    );
   });
 });

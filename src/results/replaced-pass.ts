@@ -18,6 +18,7 @@ export type CountedRecord = Pick<
   RunRecord,
   | 'state'
   | 'reason'
+  | 'testCaseId'
   | 'updatedAtUnixMs'
   | 'serviceName'
   | 'serviceVersion'
@@ -64,7 +65,7 @@ export function replacedIncrements(
     const minute = minuteOf(toolsAt);
     toolIncrements(facts, (field, by) => out.push([minute, field, -by]));
   }
-  const ended = endedField(record, resultIncrements.notScored);
+  const ended = endedField(record);
   if (ended) out.push([minuteOf(record.updatedAtUnixMs), ended, -1]);
   if (record.session && record.state === 'scored')
     out.push([minuteOf(record.updatedAtUnixMs), SESSIONS_FIELD, -1]);
@@ -72,13 +73,11 @@ export function replacedIncrements(
 }
 
 /** The field a trace that ended without results was counted in, if any. */
-function endedField(
-  record: CountedRecord,
-  notScored: (reason: string) => string,
-): string | undefined {
+function endedField(record: CountedRecord): string | undefined {
   if (record.state === 'failed') return FAILED_FIELD;
   if (record.state === 'expired') return notScoredField(EXPIRED_REASON);
-  if (record.state === 'not_scored' && record.reason) return notScored(record.reason);
+  if (record.state === 'not_scored' && record.reason)
+    return notScoredField(record.reason, record.testCaseId ?? undefined);
   return undefined;
 }
 

@@ -148,7 +148,7 @@ describe('tool health across a production conversation', () => {
     expect([run.state, run.reasonCode, run.reason]).toEqual([
       'not_scored',
       'no_tool_calls',
-      "no tool calls recorded in the session's 2 trace(s): tool health scores conversations that call tools",
+      'no tool calls recorded in the session (2 trace(s)): tool health scores conversations that call tools',
     ]);
   });
 });

@@ -45,7 +45,7 @@ export async function conversationHealth(
   );
   if (trace.toolSequence.length === 0)
     return {
-      reason: `no tool calls recorded in the session's ${turns.length} trace(s): tool health scores conversations that call tools`,
+      reason: `no tool calls recorded in the session (${turns.length} trace(s)): tool health scores conversations that call tools`,
     };
   const startUnixNano = options.now();
   const outcomes = await runScorers(trace, undefined, selected, NO_ALIASES, options.propagate);

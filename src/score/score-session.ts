@@ -126,7 +126,7 @@ export async function scoreSession(
       ? undefined
       : health && 'reason' in health
         ? health.reason
-        : `no session test case (session: true) is named by a test case id on the session's ${turns.length} trace(s)`,
+        : `no session test case (session: true) is named by a test case id on the session's traces (${turns.length} trace(s))`,
     reasonCode: scored
       ? undefined
       : health && 'reason' in health
