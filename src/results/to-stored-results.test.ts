@@ -8,6 +8,7 @@ import type { ScoringPlan } from '../score/scoring-plan.js';
 import { parseSuite } from '../suite/load-suite.js';
 import { agentTrace } from '../../test/helpers/trace-builder.js';
 import { compactRecordLine, decodeCompactRecord } from './compact-run-record.js';
+import { MAX_CONTENT_CHARS } from './stored-result.js';
 import { runRecordPatch, toStoredResults } from './to-stored-results.js';
 
 /** The AI SDK 7's tool-health capture: its `invalid-arguments` run calls convert_currency wrongly. */
@@ -179,5 +180,16 @@ describe("runRecordPatch's content as values", () => {
     expect(decodeCompactRecord(JSON.parse(line) as Record<string, unknown>, key).toolCalls).toEqual(
       text.toolCalls,
     );
+  });
+
+  it('cuts a long error without splitting a surrogate pair', async () => {
+    // The pair straddles the bound: neither half is kept (a lone half is another text, U+FFFD).
+    const error = `${'x'.repeat(MAX_CONTENT_CHARS - 1)}\u{1F600}${'tail'.repeat(10)}`;
+    const { traceId, spans } = agentTrace([{ name: 'get_weather', error }], {
+      testCaseId: 'invalid-arguments',
+    });
+    const run = await scoreTrace(traceId, spans, await planWith(['tool_errors']));
+    const stored = runRecordPatch(run, 0, true).toolCalls[0]!.error!;
+    expect(stored).toBe(`${'x'.repeat(MAX_CONTENT_CHARS - 1)}…`);
   });
 });

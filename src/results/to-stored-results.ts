@@ -6,6 +6,7 @@ import { failingAgents, type FailingAgentsRest } from '../score/failing-agents.j
 import { outcomeCount } from '../score/outcome-count.js';
 import { runCalls } from '../score/run-calls.js';
 import { toolCallFacts } from '../score/tool-call-facts.js';
+import { cutText } from '../ingest/cut-text.js';
 import { boundedList, boundedText } from './result-bounds.js';
 import { runRecordKey } from './run-record-key.js';
 import { jsonFitsWithin } from './json-fits-within.js';
@@ -373,7 +374,10 @@ function contentText(value: unknown): string | undefined {
   return cutContent(text);
 }
 
-/** `text` within {@link MAX_CONTENT_CHARS}, a longer one cut and ending in `…`. */
+/**
+ * `text` within {@link MAX_CONTENT_CHARS}, a longer one cut (never inside a surrogate pair) and
+ * ending in `…`.
+ */
 function cutContent(text: string): string {
-  return text.length > MAX_CONTENT_CHARS ? `${text.slice(0, MAX_CONTENT_CHARS)}…` : text;
+  return text.length > MAX_CONTENT_CHARS ? `${cutText(text, MAX_CONTENT_CHARS)}…` : text;
 }
