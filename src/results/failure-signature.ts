@@ -8,7 +8,7 @@ import {
   QUOTE_CLOSE,
   type NormalizeWork,
 } from './signature-chars.js';
-import { cutText } from '../ingest/cut-text.js';
+import { cutText, cutTextMarked } from '../ingest/cut-text.js';
 import { signatureToken } from './signature-token.js';
 import { signatureWord } from './signature-word.js';
 
@@ -97,9 +97,7 @@ class Output {
   }
 
   text(): string {
-    const s = this.parts.join('');
-    if (s.length <= MAX_SIGNATURE_CHARS) return s;
-    return `${cutText(s, MAX_SIGNATURE_CHARS - 1)}…`;
+    return cutTextMarked(this.parts.join(''), MAX_SIGNATURE_CHARS);
   }
 }
 
