@@ -2,10 +2,10 @@
  * The cuts of untrusted text to a bound, neither splitting a surrogate pair (a lone half would be
  * stored as U+FFFD, another text):
  * - {@link cutText}: to UTF-16 units, with no mark: resource texts (`resourceText`), tool and
- *   agent names (`cutName`), results' texts and lists (`boundedText`), failure signatures
- *   (`failureSignature`), judge prompts.
+ *   agent names (`cutName`), a tool call's content in a run record, judge prompts.
  * - {@link cutTextMarked}: to UTF-16 units, with `…` when cut: results' texts (`boundedText`),
- *   texts a reason or diagnostic shows (`shownText`), the not-scored counters' reasons.
+ *   texts a reason or diagnostic shows (`shownText`), the not-scored counters' reasons, failure
+ *   signatures (`failureSignature`).
  * - {@link cutTextBytes}: to UTF-8 bytes, with `…` when cut: what an argument problem quotes
  *   (`describeProblems`, `quoteJson`) and the schema texts a refusal quotes.
  */
