@@ -217,13 +217,22 @@ function whyNotMatched(
     parts.push(`sampled out by rule${byRules.length > 1 ? 's' : ''} ${byRules.join(', ')}`);
   else if (plan.rules.length > 0) {
     const what = root
-      ? `service "${root.serviceName}", root span "${shownText(root.name)}"`
+      ? `service "${inDetail(root.serviceName)}", root span "${inDetail(shownText(root.name))}"`
       : 'the trace has no root span';
     parts.push(`no production rule matched (${what})`);
   }
   if (byRules.length < sampledOut.length)
     parts.push('sampled out of tool health (toolHealth.sampleRate)');
   return parts.join('; ');
+}
+
+/**
+ * A trace's text inside a reason's parenthesized detail, its parentheses written as brackets: the
+ * counters of traces not scored drop a reason's details (`notScoredField`), and a `)` in a service
+ * or root span name closed the detail early, so each such name counted under a field of its own.
+ */
+function inDetail(text: string): string {
+  return text.replace(/[()]/g, c => (c === '(' ? '[' : ']'));
 }
 
 function notMatchedCode(

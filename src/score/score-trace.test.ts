@@ -8,6 +8,7 @@ import { resolveRules } from '../suite/production-rules.js';
 import { resolveToolHealth } from '../suite/tool-health-rule.js';
 import type { Config } from '../config/config-schema.js';
 import { otlpRequest, spanId, traceId } from '../../test/helpers/otlp-json-builder.js';
+import { notScoredField } from '../results/not-scored-field.js';
 import { defineScorer } from './define-scorer.js';
 import type { ResultSink } from './result-sink.js';
 import { scoreTrace } from './score-trace.js';
@@ -171,6 +172,22 @@ describe('scoreTrace: the one per-trace loop', () => {
       });
     },
   );
+
+  it("counts a trace no rule matched under one field whatever its names' parentheses", async () => {
+    const plan = {
+      suites: [],
+      rules: resolveRules([
+        { name: 'billing', match: { service: 'billing' }, scorers: ['tool_trajectory'] },
+      ]),
+    };
+    const fields = new Set<string>();
+    for (const service of ['a) one', 'b) two (x', '(c)', 'plain']) {
+      const run = await scoreTrace(traceId(77), spans(undefined, [], service), plan);
+      fields.add(notScoredField(run.reason!));
+    }
+    // The names stay in the reason, shown with brackets; the counted field has none of them.
+    expect([...fields]).toEqual([notScoredField('no production rule matched')]);
+  });
 
   describe('tool health', () => {
     const health = (sampleRate: number) =>
