@@ -17,7 +17,8 @@ import type { Summary, SummaryFilter, SummaryGroup } from './results-query.js';
  */
 export const MINUTE_MS = 60_000;
 
-const SEP = '\u001f';
+/** What separates a field's parts (the kind, its group, its metric; `ns`, its reason). */
+export const FIELD_SEP = '\u001f';
 
 /** The minute a time falls in, as the Unix milliseconds of its start. */
 export function minuteOf(timeUnixMs: number): number {
@@ -52,7 +53,7 @@ export type ResultIncrements = (r: Omit<StoredResult, 'id'>, add: AddIncrement) 
 export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
   const services = boundedNames(bounds.maxServices);
   const agents = boundedNames(bounds.maxToolsPerService);
-  const increments = (r: Omit<StoredResult, 'id'>, add: AddIncrement): void => {
+  return (r, add) => {
     const service = services('', r.serviceName);
     const key = resultKey;
     key[0] = r.scorer;
@@ -83,7 +84,6 @@ export function resultIncrementer(bounds: ResultNameBounds): ResultIncrements {
       if (r.failingAgents?.includes(agent)) add(a.blame, 1);
     }
   };
-  return increments;
 }
 
 /**
@@ -112,7 +112,7 @@ interface GroupFields {
 
 function groupFields(kind: 'r' | 'a', group: readonly string[]): GroupFields {
   const g = JSON.stringify(group);
-  const f = (metric: string): string => `${kind}${SEP}${g}${SEP}${metric}`;
+  const f = (metric: string): string => `${kind}${FIELD_SEP}${g}${FIELD_SEP}${metric}`;
   return {
     n: f('n'),
     pass: f('pass'),
@@ -171,7 +171,7 @@ export function summarizeMinutes(
         sessions += value;
         continue;
       }
-      const parts = field.split(SEP);
+      const parts = field.split(FIELD_SEP);
       if (parts[0] === 'ns') {
         notScored.set(parts[1]!, (notScored.get(parts[1]!) ?? 0) + value);
         continue;
@@ -196,7 +196,7 @@ export function summarizeMinutes(
       add(getOr(byTarget, JSON.stringify([targetKind, suite, testCaseId, scorer])), metric, value);
       add(getOr(byService, serviceName!), metric, value);
       if (metric === 'pass' || metric === 'fail') {
-        const key = `${minuteUnixMs}${SEP}${scorer}`;
+        const key = `${minuteUnixMs}${FIELD_SEP}${scorer}`;
         let point = timeline.get(key);
         if (!point)
           timeline.set(key, (point = { minuteUnixMs, scorer: scorer!, pass: 0, fail: 0 }));

@@ -1,4 +1,5 @@
 import { cutTextMarked } from '../ingest/cut-text.js';
+import { FIELD_SEP } from './minute-aggregates.js';
 
 /** Characters of a reason for traces not scored that the counters keep (the rest cut, `…`). */
 export const MAX_NOT_SCORED_REASON_CHARS = 256;
@@ -8,8 +9,6 @@ export const MAX_NOT_SCORED_REASON_CHARS = 256;
  * and its reason still name the id, cut at 256 characters).
  */
 export const UNKNOWN_TEST_CASE_REASON = 'test case id is in no suite';
-
-const SEP = '\u001f';
 
 /**
  * The field counting traces not scored for `reason`: its words without parenthesized details
@@ -37,5 +36,5 @@ export function notScoredField(reason: string, testCaseId?: string): string {
     if (words.length > MAX_NOT_SCORED_REASON_CHARS) break;
   }
   words = (words + reason.slice(from, from + 2 * MAX_NOT_SCORED_REASON_CHARS)).trim();
-  return `ns${SEP}${cutTextMarked(words, MAX_NOT_SCORED_REASON_CHARS)}`;
+  return `ns${FIELD_SEP}${cutTextMarked(words, MAX_NOT_SCORED_REASON_CHARS)}`;
 }
