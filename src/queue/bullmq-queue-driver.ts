@@ -286,21 +286,11 @@ export function createBullmqQueueDriver(
           process: (sessionId, traces, pass, options) =>
             scorer.scoreSession(sessionId, traces, pass, options),
           // Its turns stay in Redis for a later turn: `kept`.
-          onLastAttemptFailed: (sessionId, error, failed) => {
-            events.onSessionFailed?.(sessionId, failed.pass.part);
-            return endFailedSessionPass(
-              config,
-              results,
-              exportBacklog,
-              line => events.log(line),
-              sessionId,
-              error,
-              {
-                ...failed,
-                end: 'kept',
-              },
-            );
-          },
+          onLastAttemptFailed: (sessionId, error, failed) =>
+            endFailedSessionPass(config, results, exportBacklog, events, sessionId, error, {
+              ...failed,
+              end: 'kept',
+            }),
           onExportRetry: (sessionId, part, tries, delayMs, error) =>
             events.log(
               `spanscore: session ${JSON.stringify(sessionId)} (part ${part}) export try ${tries} failed, tried again in ${delayMs} ms (until it has failed for export.retryMaxAgeMs): ${(error as Error).message}`,

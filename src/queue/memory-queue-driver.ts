@@ -268,19 +268,8 @@ function memorySessions(
           exportRetry: exportRetryPolicy(config),
         },
       ).then(() => undefined),
-    onFailed: (sessionId, error, failed) => {
-      events.onSessionFailed?.(sessionId, failed.pass.part);
-      void endFailedSessionPass(
-        config,
-        results,
-        exportBacklog,
-        line => events.log(line),
-        sessionId,
-        error,
-        failed,
-        traceId => events.onSessionTurnDropped?.(sessionId, traceId, 'failed'),
-      );
-    },
+    onFailed: (sessionId, error, failed) =>
+      void endFailedSessionPass(config, results, exportBacklog, events, sessionId, error, failed),
     resultsStored: isExportGiveUp,
     keptPart: sessionId => results.lastSessionPart(sessionId),
     onEvicted: sessionId => events.onSessionEvicted?.(sessionId),
