@@ -146,10 +146,10 @@ export function checkArguments(
   const verdict =
     size.pastBounds || size.outOfSteps ? undefined : runMetered(compiled.validate, args, meter);
   // Debited the work that ran, stopped or not: a charge past what is left is refused, and never
-  // counted (`spent` is at most `allowed`); what ran before it was charged as it ran. The estimate refused had sent the
-  // trace to -426,387 (a 5,000-character match priced at 626,000 steps), and then the whole
-  // allowance of a call refused before any work spent 50,000 steps: four such calls left every
-  // later call of the trace unchecked.
+  // counted (`spent` is at most `allowed`); what ran before it was charged as it ran. The estimate
+  // refused had sent the trace to -426,387 (a 5,000-character match priced at 626,000 steps), and
+  // then the whole allowance of a call refused before any work spent 50,000 steps: four such calls
+  // left every later call of the trace unchecked.
   budget.steps -= meter.spent;
   if (size.pastBounds)
     return {

@@ -115,7 +115,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
   /**
    * An export that failed, tried again while it has failed for less than the policy's age: the
    * job is put back delayed, its data saying which traces were recorded and since when the
-   * export fails. False when it is not (the caller fails the try); throws `DelayedError` when it
+   * export fails. Returns when it is not (the caller fails the try); throws `DelayedError` when it
    * is, or the give-up (`exportGaveUp`) once the part was ended with it.
    */
   async function retryExport(
@@ -126,7 +126,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     held: HeldSessionPart,
     code: StoredSessionCut | undefined,
     scored: string,
-  ): Promise<false> {
+  ): Promise<void> {
     const data = job.data;
     // Its results were recorded: a later try over the same traces exports only. (Not kept,
     // Redis failing too: that try records them again, and the job's own error stands.)
@@ -136,7 +136,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
     const next = { ...data, exportRetry: scored, exportFailingSinceMs: since, exportTries: tries };
     if (!exportPolicy) {
       if (!same) await job.updateData(next).catch(() => undefined);
-      return false;
+      return;
     }
     const decision = shouldRetry(
       error,
@@ -155,7 +155,7 @@ export function createSessionWorker(options: SessionWorkerOptions): Worker<Sessi
       await job.updateData(next);
       await job.moveToDelayed(now() + delayMs, token);
     } catch {
-      return false;
+      return;
     }
     options.onExportRetry?.(data.sessionId, data.part ?? 1, tries, delayMs, error);
     throw new DelayedError();
