@@ -1,6 +1,5 @@
 import { bufferView } from './buffer-view.js';
 import { recurringString } from './recurring-string.js';
-import { readU64LE } from '../protobuf/u64-le.js';
 import { WIRE } from '../protobuf/wire-type.js';
 
 // Wire types, by the names the code reads them with.
@@ -288,7 +287,9 @@ export class ProtobufReader {
     const pos = this.pos;
     if (pos + 8 > this.end) throw new Error('fixed64 runs past the end');
     this.pos = pos + 8;
-    return readU64LE(this.buf, pos);
+    // Straight from the decoders' view of the buffer (see `id`), not copied through
+    // `readU64LE`'s scratch bytes first.
+    return bufferView(this.buf).getBigUint64(pos, true);
   }
 
   double(): number {
