@@ -1,7 +1,7 @@
 import { MAX_ANY_VALUE_DEPTH } from './decode-json-attributes.js';
 import { ProtobufReader, SpanReject } from './protobuf-reader.js';
 import { KEPT_VIEW_BYTES, releaseBufferView } from './buffer-view.js';
-import { recurringString } from './recurring-string.js';
+import { recurringKeyUnlessUnread, recurringString } from './recurring-string.js';
 import { isUnreadKeyBytes } from './unread-attributes.js';
 import type { AttributeValue, Attributes } from './span-digest.js';
 import { emptyAttributes, setAttribute } from './span-digest.js';
@@ -121,7 +121,8 @@ function endsAt(reader: ProtobufReader, end: number): void {
  * other fields in the range are skipped. The bytes must have passed {@link checkKeyValue}.
  *
  * With `skipUnread`, a record whose key is in an unread family (`isUnreadKeyBytes`) is passed over
- * without decoding its key or its value; {@link skippedUnread} then says whether any was.
+ * without decoding its value (its key is read through the cache of recurring strings, which keeps
+ * the answer with it: decoded once while cached); {@link skippedUnread} then says whether any was.
  */
 export function readAttributeRecords(
   buf: Buffer,
@@ -223,9 +224,9 @@ function readKeyThenValue(
     reader.pos = at;
     return false;
   }
-  if (isUnreadKeyBytes(buf, keyStart, keyEnd)) skipped = true;
-  else
-    setAttribute(attributes, recurringString(buf, keyStart, keyEnd), readAnyValue(reader, vEnd, 0));
+  const key = recurringKeyUnlessUnread(buf, keyStart, keyEnd);
+  if (key === undefined) skipped = true;
+  else setAttribute(attributes, key, readAnyValue(reader, vEnd, 0));
   reader.pos = kvEnd;
   return true;
 }

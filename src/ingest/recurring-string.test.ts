@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recurringString, recurringStringMisses } from './recurring-string.js';
+import {
+  recurringKeyUnlessUnread,
+  recurringString,
+  recurringStringMisses,
+} from './recurring-string.js';
+import { isUnreadKey } from './unread-attributes.js';
 
 describe('recurringString: the decoder cache of repeating strings', () => {
   it('always gives the bytes’ UTF-8 string, whatever was cached before (collisions included)', () => {
@@ -87,6 +92,24 @@ describe('recurringString: the decoder cache of repeating strings', () => {
       for (let c = 0; c < 128; c++) {
         const text = String.fromCharCode(c).repeat(len);
         expect(recurringString(Buffer.from(text), 0, len)).toBe(text);
+      }
+  });
+
+  it('reads a key unless it is in an unread family, asked again, after its slot was taken, at any length', () => {
+    // Keys in and out of the families, of every length the cache holds and past it; thousands of
+    // them, so that slots are taken over and their answers must not outlive their strings.
+    const stems = ['http.', 'gen_ai.usage.', 'gen_ai.', 'db.', 'dbx.', 'os.', 'url.', 'user_agent.'];
+    const keys = ['', 'http.', 'db.', 'd', 'http', 'h'];
+    for (let i = 0; i < 3000; i++) {
+      const stem = stems[i % stems.length]!;
+      keys.push(`${stem}${'k'.repeat(i % 50)}${i}`);
+    }
+    for (const round of [0, 1, 2])
+      for (const key of keys) {
+        const buf = Buffer.from(`${'#'.repeat(round)}${key}`);
+        expect(recurringKeyUnlessUnread(buf, round, buf.length)).toBe(
+          isUnreadKey(key) ? undefined : key,
+        );
       }
   });
 });

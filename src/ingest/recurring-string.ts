@@ -1,4 +1,5 @@
 import { bufferView } from './buffer-view.js';
+import { isUnreadKeyBytes } from './unread-attributes.js';
 
 // Strings up to this many bytes go through the cache; longer ones (JSON payloads, messages) rarely
 // repeat and cost more to compare than to decode.
@@ -15,8 +16,13 @@ const WORDS_PER_SLOT = RECURRING_MAX_BYTES / 4;
 const cachedWords = new Int32Array(CACHE_SLOTS * WORDS_PER_SLOT);
 const cachedLengths = new Uint8Array(CACHE_SLOTS);
 const cachedStrings: string[] = new Array<string>(CACHE_SLOTS).fill('');
-/** The words of the string being looked up, read once for its hash and its check. */
-const words = new Int32Array(WORDS_PER_SLOT);
+/**
+ * Per slot, whether its string, as an attribute key, is in an unread family: 0 not asked yet, 1
+ * no, 2 yes (see {@link recurringKeyUnlessUnread}). A slot's string replaced, it is 0 again.
+ */
+const cachedUnread = new Uint8Array(CACHE_SLOTS);
+/** The slot of the last {@link recurringString} lookup (-1 when it went past the cache). */
+let lastSlot = -1;
 
 /**
  * The UTF-8 string of `buf[start, end)`, from a fixed-size cache keyed by a multiplicative hash of
@@ -29,44 +35,72 @@ const words = new Int32Array(WORDS_PER_SLOT);
  */
 export function recurringString(buf: Buffer, start: number, end: number): string {
   const len = end - start;
+  lastSlot = -1;
   if (len === 0) return '';
   if (len > RECURRING_MAX_BYTES) return buf.toString('utf8', start, end);
   const view = bufferView(buf);
   // Every byte hashed (keys of one length that differ in one digit, such as
-  // `gen_ai.prompt.3.content`, must not share a slot), a word at a time, and the words kept for
-  // the check: byte by byte, FNV-1a's multiply a byte and a check of two loads a byte cost about
-  // 17 instructions a byte. The slot is the product's top bits, which every bit of every word
+  // `gen_ai.prompt.3.content`, must not share a slot), a word at a time: byte by byte, FNV-1a's
+  // multiply a byte and a check of two loads a byte cost about 17 instructions a byte. The slot is the product's top bits, which every bit of every word
   // reaches (a multiply carries upwards only).
   // The words through a DataView: about 11 instructions a word against 45 for four byte reads
   // (a 19-byte key: 527 instructions a lookup read byte by byte, 325 by words).
   let h = 0x811c9dc5 ^ len;
-  let n = 0;
   let i = start;
-  for (; i + 4 <= end; i += 4) {
-    const word = view.getInt32(i, true);
-    words[n++] = word;
-    h = Math.imul(h ^ word, HASH_MULTIPLIER);
-  }
-  if (i < end) {
-    let word = 0;
-    for (let shift = 0; i < end; i++, shift += 8) word |= view.getUint8(i) << shift;
-    words[n++] = word;
-    h = Math.imul(h ^ word, HASH_MULTIPLIER);
+  for (; i + 4 <= end; i += 4) h = Math.imul(h ^ view.getInt32(i, true), HASH_MULTIPLIER);
+  // The last 1–3 bytes as one word, zero-padded: read whole and masked where the buffer holds
+  // four bytes from there (nearly always: a key is followed by its value), else byte by byte.
+  const rest = end - i;
+  let tail = 0;
+  if (rest !== 0) {
+    if (i + 4 <= buf.length) tail = view.getInt32(i, true) & TAIL_MASKS[rest]!;
+    else for (let shift = 0; i < end; i++, shift += 8) tail |= view.getUint8(i) << shift;
+    h = Math.imul(h ^ tail, HASH_MULTIPLIER);
   }
   const slot = h >>> (32 - SLOT_BITS);
   const at = slot * WORDS_PER_SLOT;
+  const whole = (len >>> 2) << 2; // bytes in whole words
+  lastSlot = slot;
   if (cachedLengths[slot] === len) {
+    // Checked against the bytes read again: keeping the hash's words in an array to check them
+    // cost as much.
     let k = 0;
-    while (k < n && cachedWords[at + k] === words[k]) k++;
-    if (k === n) return cachedStrings[slot]!;
+    while (k < whole && cachedWords[at + (k >>> 2)] === view.getInt32(start + k, true)) k += 4;
+    if (k === whole && (rest === 0 || cachedWords[at + (k >>> 2)] === tail))
+      return cachedStrings[slot]!;
   }
   misses++;
   const s = buf.toString('utf8', start, end);
-  for (let k = 0; k < n; k++) cachedWords[at + k] = words[k]!;
+  for (let k = 0; k < whole; k += 4) cachedWords[at + (k >>> 2)] = view.getInt32(start + k, true);
+  if (rest !== 0) cachedWords[at + (whole >>> 2)] = tail;
   cachedLengths[slot] = len;
   cachedStrings[slot] = s;
+  cachedUnread[slot] = 0;
   return s;
 }
+
+/**
+ * The attribute key in `buf[start, end)` as {@link recurringString} reads it, or `undefined` when
+ * it is in an unread family (`isUnreadKeyBytes`). Whether it is, is asked once per cached key and
+ * kept with it: asked of the bytes for every record, it cost about 190 instructions a key, about
+ * as much as the lookup itself. A key in an unread family is thus decoded once while cached (then
+ * handed back without a copy), never per record.
+ */
+export function recurringKeyUnlessUnread(
+  buf: Buffer,
+  start: number,
+  end: number,
+): string | undefined {
+  const key = recurringString(buf, start, end);
+  const slot = lastSlot;
+  if (slot === -1) return isUnreadKeyBytes(buf, start, end) ? undefined : key;
+  let unread = cachedUnread[slot]!;
+  if (unread === 0) cachedUnread[slot] = unread = isUnreadKeyBytes(buf, start, end) ? 2 : 1;
+  return unread === 2 ? undefined : key;
+}
+
+/** Masks of the low 0–3 bytes of a word, by their number. */
+const TAIL_MASKS = new Int32Array([0, 0xff, 0xffff, 0xffffff]);
 
 let misses = 0;
 
