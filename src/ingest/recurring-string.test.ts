@@ -98,7 +98,16 @@ describe('recurringString: the decoder cache of repeating strings', () => {
   it('reads a key unless it is in an unread family, asked again, after its slot was taken, at any length', () => {
     // Keys in and out of the families, of every length the cache holds and past it; thousands of
     // them, so that slots are taken over and their answers must not outlive their strings.
-    const stems = ['http.', 'gen_ai.usage.', 'gen_ai.', 'db.', 'dbx.', 'os.', 'url.', 'user_agent.'];
+    const stems = [
+      'http.',
+      'gen_ai.usage.',
+      'gen_ai.',
+      'db.',
+      'dbx.',
+      'os.',
+      'url.',
+      'user_agent.',
+    ];
     const keys = ['', 'http.', 'db.', 'd', 'http', 'h'];
     for (let i = 0; i < 3000; i++) {
       const stem = stems[i % stems.length]!;
