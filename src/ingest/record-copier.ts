@@ -4,8 +4,8 @@ const LOOP_UP_TO = 1024;
 /**
  * Copies spans' attribute records (a few hundred bytes each, from a request body) into one
  * target Buffer, for the memory driver that holds them (`WireSpanDigest.moveRecords`). Short
- * copies go sixteen bytes a step, as two 8-byte words, through `DataView`s, which optimized code reads
- * and writes as machine words: `Buffer#copy` from an offset makes a view of its source each call
+ * copies go sixteen bytes a step, as two 8-byte words, through `DataView`s, which optimized code
+ * reads and writes as machine words: `Buffer#copy` from an offset makes a view of its source each call
  * on Node 20 (an object a span, where the bytes are few), and a loop of single bytes was the
  * memory driver's hottest line (3% of a scored span's CPU, `npm run bench`). A copier holds a view
  * of its target, and of the last source it read (the spans of one request share their body): make

@@ -121,4 +121,40 @@ describe('recurringString: the decoder cache of repeating strings', () => {
         );
       }
   });
+
+  it('never decodes a key of an unread family longer than the cache holds', () => {
+    // Past 48 bytes a key goes around the cache: one outside the families is decoded each time
+    // (as before the cache kept families' answers), one in them not at all.
+    const unread = Buffer.from(`http.${'é'.repeat(50)}`);
+    const read = Buffer.from(`app.${'é'.repeat(50)}`);
+    const toString = Buffer.prototype.toString;
+    let decoded = 0;
+    Buffer.prototype.toString = function (this: Buffer, ...args: Parameters<Buffer['toString']>) {
+      const text = toString.apply(this, args);
+      decoded += Buffer.byteLength(text);
+      return text;
+    };
+    try {
+      for (let i = 0; i < 10; i++)
+        expect(recurringKeyUnlessUnread(unread, 0, unread.length)).toBeUndefined();
+      expect(decoded).toBe(0);
+      expect(recurringKeyUnlessUnread(read, 0, read.length)).toBe(`app.${'é'.repeat(50)}`);
+      expect(decoded).toBe(read.length);
+    } finally {
+      Buffer.prototype.toString = toString;
+    }
+  });
+
+  it('tells apart keys that differ only in their last byte, with bytes after them', () => {
+    // The last one to three bytes are read as one word and masked: a mask a byte short would
+    // make these share a string.
+    for (let len = 1; len <= 48; len++) {
+      const seen = new Set<string>();
+      for (const last of ['a', 'b', 'c']) {
+        const buf = Buffer.from(`${'k'.repeat(len - 1)}${last}zzzz`);
+        seen.add(recurringString(buf, 0, len));
+      }
+      expect(seen.size, `length ${len}`).toBe(3);
+    }
+  });
 });
