@@ -163,6 +163,26 @@ describe('JSON text writer', () => {
     expect(text('~'.repeat(24))).toBe(`"${'~'.repeat(24)}"`);
   });
 
+  it('writes an encoded key as key writes it, first or after a comma', () => {
+    for (const name of ['id', 'timeUnixMs', ...strings]) {
+      const key = JsonTextWriter.encodeKey(name);
+      for (const first of [true, false]) {
+        const encoded = writer.text(
+          null,
+          w => (w.raw('{'), w.encodedKey(key, first), w.raw('0}'), true),
+          String,
+        );
+        const plain = writer.text(
+          null,
+          w => (w.raw('{'), w.key(name, first), w.raw('0}'), true),
+          String,
+        );
+        expect(encoded).toBe(plain);
+        expect(JSON.parse(first ? encoded : `{${encoded.slice(2)}`)).toEqual({ [name]: 0 });
+      }
+    }
+  });
+
   it('takes the fallback when the write declines', () => {
     expect(
       writer.text(

@@ -25,6 +25,14 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const HEX = '0123456789abcdef';
 
+/** A key's bytes (`"key":`), without and with the comma before it: see {@link JsonTextWriter.encodedKey}. */
+export interface EncodedJsonKey {
+  readonly first: Uint8Array;
+  readonly next: Uint8Array;
+  /** Whether the key is ASCII (the text then is too, if the rest is). */
+  readonly ascii: boolean;
+}
+
 /**
  * JSON text written into one reusable byte buffer (off the V8 heap), then taken as one flat
  * string: the same text `JSON.stringify` writes, for the compact lines the results stores keep.
@@ -201,6 +209,31 @@ export class JsonTextWriter {
     if (!first) this.raw(',');
     this.string(name);
     this.raw(':');
+  }
+
+  /**
+   * A key {@link JsonTextWriter.encodeKey} encoded, with a comma before it unless `first`: one
+   * native copy (a key of 10 to 20 characters written a character at a time took 600 to 1,200
+   * instructions, the copy about 200).
+   */
+  encodedKey(key: EncodedJsonKey, first: boolean): void {
+    const bytes = first ? key.first : key.next;
+    if (!key.ascii) this.ascii = false;
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** A key's bytes as {@link JsonTextWriter.key} writes them, for {@link JsonTextWriter.encodedKey}. */
+  static encodeKey(name: string): EncodedJsonKey {
+    // The writer's strings are `JSON.stringify`'s.
+    const first = `${JSON.stringify(name)}:`;
+    return {
+      first: Buffer.from(first, 'utf8'),
+      next: Buffer.from(`,${first}`, 'utf8'),
+      // eslint-disable-next-line no-control-regex -- what is past ASCII
+      ascii: !/[^\u0000-\u007f]/.test(name),
+    };
   }
 
   /** Whether `value` is written as a field of an object (`JSON.stringify` leaves it out if not). */
