@@ -59,10 +59,36 @@ const FIELD_ORDER: ReadonlyArray<keyof StoredResult> = [
 /** What {@link writeCompact} knows of a result's field: its key's bytes, and its default. */
 interface KnownField {
   key: EncodedJsonKey;
+  /** Whether the field holds names, or a list of them (see {@link NAME_FIELDS}). */
+  names: boolean;
   /** Whether {@link DEFAULTS} has the field (its default is then `default`). */
   defaulted: boolean;
   default: unknown;
 }
+
+/**
+ * The fields whose values are names a process writes again and again, or lists of them: written
+ * with `JsonTextWriter.name`, their bytes copied once kept.
+ */
+const NAME_FIELDS: ReadonlySet<string> = new Set<keyof StoredResult>([
+  'targetKind',
+  'suite',
+  'testCaseId',
+  'scorer',
+  'scorerKind',
+  'scorerVersion',
+  'phase',
+  'status',
+  'label',
+  'expectedTools',
+  'toolsUsed',
+  'serviceName',
+  'serviceVersion',
+  'deploymentEnvironment',
+  'agentName',
+  'agents',
+  'failingAgents',
+]);
 
 /**
  * {@link FIELD_ORDER}'s fields known: one map lookup a field written, where the defaults' two
@@ -74,6 +100,7 @@ const KNOWN_FIELDS: ReadonlyMap<string, KnownField> = new Map(
     name,
     {
       key: JsonTextWriter.encodeKey(name),
+      names: NAME_FIELDS.has(name),
       defaulted: DEFAULTS.has(name),
       default: DEFAULTS.get(name),
     },
@@ -123,6 +150,7 @@ function writeCompact(w: JsonTextWriter, result: Partial<StoredResult>): boolean
     else w.encodedKey(known.key, first);
     first = false;
     if (key === 'toolSequence') writeSequence(w, value as string[], result.toolsUsed);
+    else if (known?.names) w.names(value);
     else w.value(value);
   }
   w.raw('}');

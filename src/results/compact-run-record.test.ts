@@ -127,6 +127,16 @@ describe('layout 2 tool calls', () => {
     expect(roundTrip(calls)).toEqual(calls);
   });
 
+  it("lists a call's missing defaulted fields in `-`, in the defaults' order", () => {
+    const first = { ...call, convention: 'gen-ai-messages', agent: 'planner' };
+    const bare = { name: 'lookup', spanId: '02' } as unknown as StoredToolCall;
+    const other = (encodeCalls([first, bare]).l as unknown[][])[1]![5];
+    expect(other).toEqual({
+      '-': ['rawName', 'source', 'status', 'outcome', 'error', 'convention', 'agent'],
+    });
+    expect(roundTrip([first, bare])).toEqual([first, bare]);
+  });
+
   it('keeps content text exactly whatever it holds: JSON values only where they write it back', () => {
     const texts = [
       '{"a":1}',

@@ -196,14 +196,15 @@ function writeAgents(w: JsonTextWriter, agents: NonNullable<RecordFields['agents
   for (let i = 0; i < agents.length; i++) {
     const a = agents[i]!;
     if (i > 0) w.raw(',');
+    // Agents' names: names a process writes again and again (`names`).
     if (a.handoff === null) {
-      w.value(a.agent);
+      w.names(a.agent);
       continue;
     }
     w.raw('[');
-    w.value(a.agent);
+    w.names(a.agent);
     w.raw(',');
-    w.value(a.handoff);
+    w.names(a.handoff);
     w.raw(']');
   }
   w.raw(']');

@@ -65,15 +65,49 @@ function otherOf(
     // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
     if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
     if (isPositional(key)) continue;
-    if (!isDefaulted(key) || value !== callDefault(key, call, convention, agent))
-      (other ??= {})[key] = value;
+    const fallback = defaultOf(key, call, convention, agent);
+    if (fallback === NOT_DEFAULTED || value !== fallback) (other ??= {})[key] = value;
   }
+  // DEFAULTED's fields a call lacks, in its order, read by name: the list's keyed loads were
+  // megamorphic (calls have several shapes), about 450 instructions a scored span.
   let absent: string[] | undefined;
-  for (const key of DEFAULTED)
-    if (call[key] === undefined && callDefault(key, call, convention, agent) !== undefined)
-      (absent ??= []).push(key);
+  if (call.rawName === undefined && call.name !== undefined) (absent ??= []).push('rawName');
+  if (call.source === undefined) (absent ??= []).push('source');
+  if (call.status === undefined) (absent ??= []).push('status');
+  if (call.outcome === undefined) (absent ??= []).push('outcome');
+  if (call.error === undefined) (absent ??= []).push('error');
+  if (call.convention === undefined && convention !== undefined) (absent ??= []).push('convention');
+  if (call.agent === undefined && agent !== undefined) (absent ??= []).push('agent');
   if (absent) (other ??= {})['-'] = absent;
   return other;
+}
+
+/** {@link defaultOf}'s answer for a field a call does not leave out at a default. */
+const NOT_DEFAULTED = Symbol('not defaulted');
+
+/**
+ * {@link callDefault} of a {@link DEFAULTED} field, {@link NOT_DEFAULTED} for any other: one
+ * switch of the key, where a set's lookup and then the switch were about 240 instructions a
+ * scored span more.
+ */
+function defaultOf(
+  key: string,
+  call: Pick<StoredToolCall, 'name' | 'status'>,
+  convention: string | undefined,
+  agent: string | undefined,
+): unknown {
+  switch (key) {
+    case 'rawName':
+    case 'source':
+    case 'status':
+    case 'outcome':
+    case 'error':
+    case 'convention':
+    case 'agent':
+      return callDefault(key, call, convention, agent);
+    default:
+      return NOT_DEFAULTED;
+  }
 }
 
 /** A call's row's length: its trailing absent cells (null) cut, all six with an `other`. */
@@ -105,17 +139,6 @@ const DEFAULTED = [
   'convention',
   'agent',
 ] as const satisfies ReadonlyArray<keyof StoredToolCall>;
-
-/**
- * {@link DEFAULTED} as a set: asked of every key of every call written, where the list's
- * `includes` ran 296 instructions a scored span (the count's profile, 2026-11-30).
- */
-const DEFAULTED_KEYS: ReadonlySet<string> = new Set(DEFAULTED);
-
-/** Whether a call leaves the field out at its default. */
-function isDefaulted(key: string): boolean {
-  return DEFAULTED_KEYS.has(key);
-}
 
 /** A defaulted field's default for a call (its name, status) among calls of `convention`, `agent`. */
 function callDefault(
@@ -207,15 +230,16 @@ export function writeCalls(
     if (names.indexOf(calls[i]!.name) < 0) names.push(calls[i]!.name);
   const convention = calls[0]?.convention;
   const agent = calls[0]?.agent;
+  // Tool names, conventions and agents: names a process writes again and again (`name`).
   w.raw('{"t":');
-  w.value(names);
+  w.names(names);
   if (JsonTextWriter.writes(convention)) {
     w.raw(',"c":');
-    w.value(convention);
+    w.names(convention);
   }
   if (JsonTextWriter.writes(agent)) {
     w.raw(',"g":');
-    w.value(agent);
+    w.names(agent);
   }
   w.raw(',"l":[');
   for (let i = 0; i < calls.length; i++) {

@@ -183,6 +183,30 @@ describe('JSON text writer', () => {
     }
   });
 
+  it('writes names as JSON.stringify does, kept or not, and keeps at most 512', () => {
+    const names = (value: unknown): string =>
+      writer.text(
+        value,
+        (w, v) => (w.names(v), true),
+        v => JSON.stringify(v) ?? 'undefined',
+      );
+    const values: unknown[] = [
+      ...strings,
+      'x'.repeat(64),
+      'y'.repeat(65),
+      ['get_weather', 'café', 1, null, undefined, 'get_weather', ['nested']],
+      Object.assign(['a'], { toJSON: () => 'left to stringify' }),
+      7,
+      { k: 'v' },
+    ];
+    // Twice: written, then copied where kept.
+    for (const value of [...values, ...values]) expect(names(value)).toBe(JSON.stringify(value));
+    // Not ASCII or longer than 64 characters: not kept.
+    for (let i = 0; i < 600; i++) expect(names(`name-${i}`)).toBe(`"name-${i}"`);
+    expect(JsonTextWriter.namesKept).toBe(512);
+    for (let i = 0; i < 600; i++) expect(names(`name-${i}`)).toBe(`"name-${i}"`);
+  });
+
   it('takes the fallback when the write declines', () => {
     expect(
       writer.text(
