@@ -1,4 +1,5 @@
 import { EncodedKeys } from '../protobuf/encoded-keys.js';
+import { EncodedStrings } from '../protobuf/encoded-strings.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { WIRE } from '../protobuf/wire-type.js';
 import type { EvaluationSpan } from './score-to-span.js';
@@ -26,6 +27,11 @@ const KIND_INTERNAL = 1;
  */
 const KEYS = new EncodedKeys();
 /**
+ * String values of evaluation spans (their scorers, tools, agents, services, labels: a process
+ * writes the same few again and again), encoded once; others are encoded each time.
+ */
+const STRINGS = new EncodedStrings();
+/**
  * What a request's spans wrote that a later span copies: one for every request (encoding is
  * synchronous), holding nothing between them; a new one each request was about 12 bytes a
  * scored span of allocation.
@@ -46,13 +52,14 @@ const BYTES_PER_SPAN = 1536;
  * (`link.type: evaluates`, flags 0x101), a session's result also one per earlier turn
  * (`link.type: session_turn`), and the one `gen_ai.evaluation.result` event; integer
  * attribute values as `int_value`, others as `double_value`; status ERROR with its message, or
- * UNSET. Pure but for the keys it keeps encoded (at most 256) and {@link WRITTEN}.
+ * UNSET. Pure but for the keys and strings it keeps encoded (at most 256 and 512) and
+ * {@link WRITTEN}.
  */
 export function encodeEvaluationSpans(
   spans: readonly EvaluationSpan[],
   origin: EvaluationSpanOrigin,
 ): Uint8Array {
-  const w = new ProtobufWriter(512 + spans.length * BYTES_PER_SPAN, KEYS);
+  const w = new ProtobufWriter(512 + spans.length * BYTES_PER_SPAN, KEYS, STRINGS);
   // ExportTraceServiceRequest.resource_spans (1)
   w.tag(1, LEN);
   const resourceSpans = w.openLength();

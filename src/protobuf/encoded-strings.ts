@@ -1,0 +1,33 @@
+import { ProtobufWriter, type KeyEncodings } from './protobuf-writer.js';
+
+/**
+ * The encoded `AnyValue` (length first, as `ProtobufWriter.anyValue` writes it) of each string
+ * value of a small set, for the writer to copy rather than encode again: the names a process
+ * writes again and again (scorers, tools, agents, services, labels). Made on a string's first use.
+ * At most `maxStrings` strings of at most {@link EncodedStrings.MAX_CHARS} UTF-16 units are kept,
+ * the first ones seen; any other gets `undefined` and is encoded each time, so strings from
+ * outside (a trace's) keep the set bounded: at most `maxStrings` × 324 bytes.
+ */
+export class EncodedStrings implements KeyEncodings {
+  static readonly MAX_CHARS = 64;
+  private readonly kept = new Map<string, Uint8Array>();
+
+  constructor(private readonly maxStrings = 512) {}
+
+  /** The string's encoded `AnyValue`, or `undefined` when it is not kept (and will not be). */
+  of(s: string): Uint8Array | undefined {
+    if (s.length > EncodedStrings.MAX_CHARS) return undefined;
+    const kept = this.kept.get(s);
+    if (kept !== undefined || this.kept.size >= this.maxStrings) return kept;
+    const w = new ProtobufWriter(s.length * 3 + 8); // a length of at most 2 bytes, a tag, a length
+    w.anyValue(s, 'double');
+    const encoded = Uint8Array.from(w.done());
+    this.kept.set(s, encoded);
+    return encoded;
+  }
+
+  /** Strings kept. */
+  get size(): number {
+    return this.kept.size;
+  }
+}
