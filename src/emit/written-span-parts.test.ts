@@ -198,9 +198,36 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
     const bytes = encodeEvaluationSpans(spans, origin);
     expect(decodedTraceRequest(bytes)).toEqual(sdkObject(spans));
     // Encoded: service.name; per span its 3 scalars and link.type; each trace's first span its
-    // 3 lists. Not encoded: any later span's lists (3 copies each) and every event (a copy each).
+    // 3 lists. Not encoded: any later span's lists (3 copies each), every event (a copy each)
+    // and every link's trace and span ids (the span's own and its parent's: two copies each).
     expect(keyValue).toHaveBeenCalledTimes(1 + 6 * (3 + 1) + 2 * 3);
-    expect(repeat).toHaveBeenCalledTimes(3 * 3 + 1 * 3 + 6);
+    expect(repeat).toHaveBeenCalledTimes(3 * 3 + 1 * 3 + 6 + 6 * 2);
+  });
+
+  it("encodes a link's ids that are not its span's trace and parent, as the SDK would", () => {
+    const repeat = vi.spyOn(ProtobufWriter.prototype, 'repeat');
+    const span = (parentSpanId: string, link: EvaluationSpan['link']): EvaluationSpan => ({
+      traceId: 'd'.repeat(32),
+      spanId: 'eeeeeeeeeeeeeeee',
+      parentSpanId,
+      name: 'evaluation x',
+      startTimeUnixNano: 1n,
+      endTimeUnixNano: 2n,
+      attributes: {},
+      link,
+      turnLinks: [],
+      event: { name: 'gen_ai.evaluation.result', timeUnixNano: 2n, attributes: {} },
+      statusCode: 0,
+      statusMessage: '',
+    });
+    const spans = [
+      span('aaaaaaaaaaaaaaaa', { traceId: 'f'.repeat(32), spanId: 'aaaaaaaaaaaaaaaa' }),
+      span('aaaaaaaaaaaaaaaa', { traceId: 'd'.repeat(32), spanId: 'cccccccccccccccc' }),
+      span('', { traceId: 'F'.repeat(32), spanId: '0123456789ABCDEF' }),
+    ];
+    expect(decodedTraceRequest(encodeEvaluationSpans(spans, origin))).toEqual(sdkObject(spans));
+    // Copied: the first span's link's parent id, the second's trace id; nothing of the third's.
+    expect(repeat).toHaveBeenCalledTimes(2);
   });
 
   it('carries nothing from one request to the next, even one that threw', () => {
@@ -220,13 +247,15 @@ describe('WrittenSpanParts: lists and events copied, not encoded again', () => {
       statusCode: 0,
       statusMessage: '',
     });
-    // An event time past 64 bits throws after the second span's list was copied.
+    // An event time past 64 bits throws after the second span's list was copied (and after the
+    // first span's link copied its trace id: no parent, its span id is encoded).
     expect(() => encodeEvaluationSpans([span(1n), span(2n ** 64n)], origin)).toThrow(RangeError);
-    expect(repeat).toHaveBeenCalledTimes(1);
-    // The same trace and list in the next request: encoded there, not copied from the last.
+    expect(repeat).toHaveBeenCalledTimes(1 + 1);
+    // The same trace and list in the next request: encoded there, not copied from the last (its
+    // link's trace id copied from its own span).
     const next = [span(1n)];
     expect(decodedTraceRequest(encodeEvaluationSpans(next, origin))).toEqual(sdkObject(next));
-    expect(repeat).toHaveBeenCalledTimes(1);
+    expect(repeat).toHaveBeenCalledTimes(2 + 1);
   });
 
   it('keeps no place past 2 GiB, nor one a move takes past it: such lists are encoded', () => {
