@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compactResultJson, expandCompactResult } from './compact-result.js';
+import { JsonTextWriter } from './json-text-writer.js';
 import type { StoredResult } from './stored-result.js';
 
 const result: StoredResult = {
@@ -102,5 +103,18 @@ describe('compact result JSON text', () => {
     // A field holding an object: its keys are read as the result's (by JSON.stringify's replacer).
     const nested = { ...result, extra: { score: null, keep: 1 } } as unknown as StoredResult;
     expect(compactResultJson(nested)).toContain('"extra":{"keep":1}');
+  });
+
+  it("keeps no test case's id among the process's names, and writes it as any string", () => {
+    // Every other name field holds the same names throughout: kept on the first result.
+    compactResultJson(result);
+    const kept = JsonTextWriter.namesKept;
+    for (let i = 0; i < 600; i++) {
+      const testCaseId = `case-${i}-of-a-large-suite`;
+      expect(compactResultJson({ ...result, testCaseId })).toContain(
+        `"testCaseId":${JSON.stringify(testCaseId)},`,
+      );
+    }
+    expect(JsonTextWriter.namesKept).toBe(kept);
   });
 });

@@ -68,12 +68,13 @@ interface KnownField {
 
 /**
  * The fields whose values are names a process writes again and again, or lists of them: written
- * with `JsonTextWriter.name`, their bytes copied once kept.
+ * with `JsonTextWriter.name`, their bytes copied once kept. Not `testCaseId`: a suite has as many
+ * as it has cases, each one the name of a few results, and they would take the process's 512
+ * kept names from those that recur (it is written as any string is, the same text).
  */
 const NAME_FIELDS: ReadonlySet<string> = new Set<keyof StoredResult>([
   'targetKind',
   'suite',
-  'testCaseId',
   'scorer',
   'scorerKind',
   'scorerVersion',
