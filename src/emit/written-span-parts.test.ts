@@ -78,6 +78,15 @@ const request = fc
           ),
           spanId: hex(16),
           parentSpanId: fc.oneof(hex(16), fc.constant('')),
+          // What the link names: the span's parent in its trace (as `scoreToSpan` makes spans:
+          // the encoder copies the ids it wrote), another span, or another trace's span.
+          link: fc.constantFrom<'parent' | 'other-span' | 'other-trace'>(
+            'parent',
+            'parent',
+            'other-span',
+            'other-trace',
+          ),
+          linkTraceId: hex(32),
           turns: fc.array(fc.tuple(hex(32), hex(16)), { maxLength: 3 }),
           failed: fc.option(text, { nil: undefined }),
         }),
@@ -115,7 +124,10 @@ const request = fc
           startTimeUnixNano: 1_795_000_000_000_000_000n,
           endTimeUnixNano: 1_795_000_000_500_000_000n,
           attributes,
-          link: { traceId: t.traceId, spanId: 'aaaaaaaaaaaaaaaa' },
+          link: {
+            traceId: s.link === 'other-trace' ? s.linkTraceId : t.traceId,
+            spanId: s.link === 'parent' && s.parentSpanId ? s.parentSpanId : 'aaaaaaaaaaaaaaaa',
+          },
           turnLinks: s.turns.map(([traceId, spanId], i) => ({ traceId, spanId, turn: i + 1 })),
           event: { name: 'gen_ai.evaluation.result', timeUnixNano: 1n, attributes: event },
           statusCode: s.failed === undefined ? 0 : 2,
