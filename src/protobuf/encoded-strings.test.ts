@@ -44,6 +44,15 @@ describe('EncodedStrings: string values a writer copies rather than encodes', ()
     expect(strings.of(s)!.subarray(0, 2)).toEqual(Uint8Array.from([0xc3, 0x01]));
   });
 
+  it('finds a kept string again by its units, lone surrogates and all', () => {
+    const strings = new EncodedStrings();
+    const kept = ['lone \ud800 high', 'lone \udfff low', 'pair \ud83d\ude80', 'x'.repeat(64)];
+    const encoded = kept.map(s => strings.of(s));
+    // The same strings again, made anew (a trimmed view of a longer one): the kept arrays.
+    kept.forEach((s, i) => expect(strings.of(` ${s} `.trim())).toBe(encoded[i]));
+    expect(strings.size).toBe(kept.length);
+  });
+
   it('keeps at most its bound, the first strings seen, and none past 64 units', () => {
     const strings = new EncodedStrings(3);
     for (const s of ['a', 'b', 'c', 'd']) strings.of(s);

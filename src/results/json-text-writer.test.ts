@@ -201,6 +201,11 @@ describe('JSON text writer', () => {
     ];
     // Twice: written, then copied where kept.
     for (const value of [...values, ...values]) expect(names(value)).toBe(JSON.stringify(value));
+    // A name kept with its lone surrogate (its text is ASCII) is found again by its units, and
+    // only by them: not by what a copy through latin1 or UTF-8 would have made of it.
+    const lone = ' lone \ud800 surrogate ';
+    for (const name of [lone.trim(), lone.trim(), 'lone \u0000 surrogate', 'lone \ufffd surrogate'])
+      expect(names(name)).toBe(JSON.stringify(name));
     // Not ASCII or longer than 64 characters: not kept.
     for (let i = 0; i < 600; i++) expect(names(`name-${i}`)).toBe(`"name-${i}"`);
     expect(JsonTextWriter.namesKept).toBe(512);
