@@ -123,6 +123,35 @@ describe('appendPartsToolCalls', () => {
     expect(out).toHaveLength(1);
   });
 
+  it('never reads a character past the text, whole, cut short or empty', () => {
+    // One read past the end (`charCodeAt` giving NaN) makes V8 compile that read, and every read
+    // inlined with it, as a call out for the process's life.
+    const whole = JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { a: 1 } }],
+        finish_reason: 'tool_call',
+      },
+    ]);
+    const texts = [whole, `${whole} `, '', ' '];
+    for (let end = 1; end < whole.length; end++) texts.push(whole.slice(0, end));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its string below
+    const charCodeAt = String.prototype.charCodeAt;
+    let past = 0;
+    String.prototype.charCodeAt = function (this: string, i: number) {
+      if (i >= this.length || i < 0) past++;
+      return charCodeAt.call(this, i);
+    };
+    let read = 0;
+    try {
+      for (const text of texts) if (appendPartsToolCalls(text, [])) read++;
+    } finally {
+      String.prototype.charCodeAt = charCodeAt;
+    }
+    expect(read).toBe(2);
+    expect(past).toBe(0);
+  });
+
   it('leaves text past the bounds, and a duplicated key, to the whole read', () => {
     const deep = `[{"role":"assistant","parts":[${DEEP}]}]`;
     const twice = '[{"parts":[{"type":"tool_call","name":"a"}],"parts":[]}]';

@@ -24,7 +24,7 @@ import type { ExtractedCall } from './tool-call.js';
  */
 export function appendPartsToolCalls(text: string, out: ExtractedCall[]): boolean {
   const i = skipSpace(text, 0);
-  if (text.charCodeAt(i) !== OPEN_LIST) return false;
+  if (codeAt(text, i) !== OPEN_LIST) return false;
   // The length bound here; the depth bound as the parts' ends are found (`objectEnd`): the
   // messages around them are three levels, whatever the text.
   if (text.length > INPUT_BOUNDS.maxJsonChars) return false;
@@ -43,11 +43,11 @@ export function appendPartsToolCalls(text: string, out: ExtractedCall[]): boolea
 
 /** Reads the messages from `i` (past the list's `[`): the index past the text, -1 if not read. */
 function readMessages(text: string, i: number, out: ExtractedCall[]): number {
-  if (text.charCodeAt(i) === CLOSE_LIST) return skipSpace(text, i + 1);
+  if (codeAt(text, i) === CLOSE_LIST) return skipSpace(text, i + 1);
   for (;;) {
     i = readMessage(text, i, out);
     if (i < 0) return -1;
-    const c = text.charCodeAt(i);
+    const c = codeAt(text, i);
     if (c === CLOSE_LIST) return skipSpace(text, i + 1);
     if (c !== COMMA) return -1;
     i = skipSpace(text, i + 1);
@@ -56,9 +56,9 @@ function readMessages(text: string, i: number, out: ExtractedCall[]): number {
 
 /** Reads one message at `i`: the index past it and the space after, -1 if not read. */
 function readMessage(text: string, i: number, out: ExtractedCall[]): number {
-  if (text.charCodeAt(i) !== OPEN_OBJECT) return -1;
+  if (codeAt(text, i) !== OPEN_OBJECT) return -1;
   i = skipSpace(text, i + 1);
-  if (text.charCodeAt(i) === CLOSE_OBJECT) return skipSpace(text, i + 1);
+  if (codeAt(text, i) === CLOSE_OBJECT) return skipSpace(text, i + 1);
   let seen = 0;
   for (;;) {
     const key = text.startsWith(PARTS, i)
@@ -72,12 +72,12 @@ function readMessage(text: string, i: number, out: ExtractedCall[]): number {
     if (key === 0 || (seen & key) !== 0) return -1;
     seen |= key;
     i = skipSpace(text, i + KEY_CHARS[key]!);
-    if (text.charCodeAt(i) !== COLON) return -1;
+    if (codeAt(text, i) !== COLON) return -1;
     i = skipSpace(text, i + 1);
     i = key === KEY_PARTS ? readParts(text, i, out) : plainStringEnd(text, i);
     if (i < 0) return -1;
     i = skipSpace(text, i);
-    const c = text.charCodeAt(i);
+    const c = codeAt(text, i);
     if (c === CLOSE_OBJECT) return skipSpace(text, i + 1);
     if (c !== COMMA) return -1;
     i = skipSpace(text, i + 1);
@@ -86,11 +86,11 @@ function readMessage(text: string, i: number, out: ExtractedCall[]): number {
 
 /** Reads a `parts` list at `i`, appending its calls: the index past it, -1 if not read. */
 function readParts(text: string, i: number, out: ExtractedCall[]): number {
-  if (text.charCodeAt(i) !== OPEN_LIST) return -1;
+  if (codeAt(text, i) !== OPEN_LIST) return -1;
   i = skipSpace(text, i + 1);
-  if (text.charCodeAt(i) === CLOSE_LIST) return i + 1;
+  if (codeAt(text, i) === CLOSE_LIST) return i + 1;
   for (;;) {
-    if (text.charCodeAt(i) !== OPEN_OBJECT) return -1;
+    if (codeAt(text, i) !== OPEN_OBJECT) return -1;
     const end = objectEnd(text, i, INPUT_BOUNDS.maxJsonDepth - PARTS_DEPTH);
     if (end < 0) return -1;
     let part: unknown;
@@ -102,7 +102,7 @@ function readParts(text: string, i: number, out: ExtractedCall[]): number {
     // Where parsing the text whole puts a part: in a list (0), a message (1), its parts (2).
     appendToolCallsAt(part, 3, out);
     i = skipSpace(text, end);
-    const c = text.charCodeAt(i);
+    const c = codeAt(text, i);
     if (c === CLOSE_LIST) return i + 1;
     if (c !== COMMA) return -1;
     i = skipSpace(text, i + 1);
@@ -145,7 +145,7 @@ function stringEnd(text: string, i: number): number {
  * rules for one without escapes), else -1.
  */
 function plainStringEnd(text: string, i: number): number {
-  if (text.charCodeAt(i) !== QUOTE) return -1;
+  if (codeAt(text, i) !== QUOTE) return -1;
   for (i++; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) return i + 1;
@@ -154,13 +154,27 @@ function plainStringEnd(text: string, i: number): number {
   return -1;
 }
 
-/** The index of the first character at or after `i` that is not JSON whitespace. */
+/**
+ * The character code at `i`, or -1 at or past the text's end. Every read here that can land on
+ * the end goes through it: one `charCodeAt` out of bounds makes V8 drop its inline read of that
+ * call site (and of every site it inlined into) for a call out, for the process's life: a
+ * part's read cost about 200 instructions more after a few cut-short texts (text cut at a
+ * sender's attribute length limit is common). `skipSpace` read past the end of every text.
+ */
+function codeAt(text: string, i: number): number {
+  return i < text.length ? text.charCodeAt(i) : -1;
+}
+
+/**
+ * The index of the first character at or after `i` that is not JSON whitespace, or the text's
+ * length when there is none (it never reads past the end: see `codeAt`).
+ */
 function skipSpace(text: string, i: number): number {
-  for (;;) {
+  for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
-    i++;
   }
+  return i;
 }
 
 /** Levels around a part: the list of messages, a message, its `parts`. */
