@@ -2,7 +2,7 @@
  * Characters from which V8 makes a slice (`slice`, `substring`, `trim`) a view of its parent
  * rather than a copy (`SlicedString::kMinLength`): a view keeps the whole parent alive.
  */
-const MIN_VIEW_CHARS = 13;
+export const MIN_VIEW_CHARS = 13;
 
 /**
  * `s` as a string of its own: equal to `s` code unit for code unit, holding no other string. A

@@ -25,7 +25,13 @@ import { keptSessionParts } from './kept-session-parts.js';
 import { MEMORY_STORE_BOUNDS } from './memory-store-bounds.js';
 import type { SessionCutCode } from '../normalize/session-pass.js';
 import { summarizeTools, toolIncrementer } from './tool-aggregates.js';
-import { matchesTraceFilter, traceListEntry, type TraceListEntry } from './trace-list.js';
+import { SharedCopies } from './shared-copies.js';
+import {
+  keptTraceListEntry,
+  matchesTraceFilter,
+  traceListEntry,
+  type TraceListEntry,
+} from './trace-list.js';
 import {
   amendedRecord,
   endedRunRecord,
@@ -123,6 +129,8 @@ export function createMemoryResultsStore(
   // The characters the run records hold (`charsOf`).
   let runChars = 0;
   const sessionParts = keptSessionParts();
+  // The listed traces' tool names, kept as copies of their own (see `keptTraceListEntry`).
+  const listedNames = new SharedCopies();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
   const resultIncrements = resultIncrementer(retention);
@@ -182,7 +190,7 @@ export function createMemoryResultsStore(
         withReceived: false,
       }),
       results: resultsJson,
-      listed: traceListEntry(fields, results),
+      listed: keptTraceListEntry(traceListEntry(fields, results), listedNames),
     };
     runs.set(fields.traceId, entry);
     runChars += charsOf(entry);

@@ -1,4 +1,5 @@
 import type { SessionContinues, SessionCutCode } from '../normalize/session-pass.js';
+import type { SharedCopies } from './shared-copies.js';
 import type { RunRecord, RunState, StoredResult, StoredToolCall } from './stored-result.js';
 
 /** One recent trace as `GET /api/v1/traces` lists it: what it was scored against, or why not. */
@@ -104,6 +105,18 @@ export function traceListEntry(
       },
     }),
   };
+}
+
+/**
+ * `entry` (changed in place) with its tool names as strings of their own, from `copies`, for a
+ * store that keeps it past its trace: a name cut or trimmed from a sender's attribute is a view of
+ * all of it, which a store bounded in characters would hold uncounted. A name `copies` has seen
+ * costs a lookup, not a copy.
+ */
+export function keptTraceListEntry(entry: TraceListEntry, copies: SharedCopies): TraceListEntry {
+  const tools = entry.tools;
+  for (let i = 0; i < tools.length; i++) tools[i] = copies.of(tools[i]!);
+  return entry;
 }
 
 /** True when `entry` passes every filter of `f`. */

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { REDIS_URL, redisFor, testPrefix } from '../helpers/redis.js';
+
+const CHILD = fileURLToPath(new URL('./retained-name-views.child.ts', import.meta.url));
+
+/** What the child measured. */
+interface Retained {
+  traces: number;
+  scored: number;
+  padding: number;
+  retainedBytes: number;
+}
+
+/**
+ * Runs the child for `args` and returns what it measured (without blocking this process: its
+ * Redis connection, if any, stays alive meanwhile).
+ */
+async function retained(args: string[]): Promise<Retained> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', CHILD, ...args],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  return JSON.parse(stdout) as Retained;
+}
+
+/**
+ * What a sender's strings cost after their traces, counted in bytes (heap after a full garbage
+ * collection, in a process of its own). A tool name cut and trimmed by the pipeline is, in V8, a
+ * view of the sender's whole attribute; the per-tool counters, failure signatures, metric labels
+ * and the memory store's trace list kept such views, so each trace's 16-character name held its
+ * 4 MB (about 140 MB for these 36 traces, ~2 GB for 32 names cut from 64 MiB bodies). Kept as
+ * copies, the names cost their own length. The bound, 4 paddings, leaves room for the service's
+ * own caches and the last request's leftovers, and is far below one padding per trace.
+ */
+describe.sequential('names cut from what a sender wrote are not kept as views of it', () => {
+  it('memory driver: the heap after the traces are scored does not hold their attributes', async () => {
+    const { traces, scored, padding, retainedBytes } = await retained(['memory']);
+    expect(scored).toBe(traces);
+    expect(retainedBytes).toBeLessThan(4 * padding);
+  });
+
+  it('bullmq driver: the same', async () => {
+    const redis = redisFor(testPrefix());
+    try {
+      const { traces, scored, padding, retainedBytes } = await retained([
+        'bullmq',
+        REDIS_URL,
+        redis.prefix,
+      ]);
+      expect(scored).toBe(traces);
+      expect(retainedBytes).toBeLessThan(4 * padding);
+    } finally {
+      await redis.cleanup();
+    }
+  });
+});
