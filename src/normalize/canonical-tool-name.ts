@@ -1,3 +1,4 @@
+import { flatCopy } from './flat-copy.js';
 import { cutName } from './input-bounds.js';
 
 /**
@@ -61,7 +62,14 @@ export function toolNames(name: string): { readonly stripped: string; readonly f
       cache.clear();
       cachedChars = 0;
     }
-    cache.set(name, entry);
+    // Kept as copies of their own: a name sliced from a span name (`nameAfter`) or trimmed is a
+    // view of all the sender wrote, which the bound in characters would not see.
+    const kept = flatCopy(entry.stripped);
+    entry = {
+      stripped: kept,
+      folded: entry.folded === entry.stripped ? kept : flatCopy(entry.folded),
+    };
+    cache.set(flatCopy(name), entry);
     cachedChars += chars;
   }
   return entry;

@@ -1,9 +1,10 @@
 /**
  * Run by `retained-name-views.test.ts` in a process of its own (`node --expose-gc --import tsx`,
- * argv: `memory` or `bullmq <redis url> <key prefix>`): starts the service, sends traces whose one
- * tool call is named `tool_NNNN_abcdef` followed by 4,000,000 spaces (a few KB gzipped; the
- * pipeline cuts the name to 1,024 characters and trims it, which in V8 is a view of all 4 MB),
- * waits until the last is scored, and prints as JSON the heap the service still holds after a
+ * argv: `attribute` or `span-name`, then `memory` or `bullmq <redis url> <key prefix>`): starts
+ * the service, sends traces whose one tool call is named `tool_NNNN_abcdef` followed by 4,000,000
+ * spaces (a few KB gzipped), in `gen_ai.tool.name` or in the span name (`execute_tool <name>`);
+ * the pipeline cuts or slices the name and trims it, which in V8 is a view of all 4 MB. It
+ * waits until every trace is scored, and prints as JSON the heap the service still holds after a
  * full garbage collection, with the requests' own strings gone.
  */
 import { gzipSync } from 'node:zlib';
@@ -18,7 +19,7 @@ const PADDING = 4_000_000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
-const [driver = 'memory', redisUrl, prefix] = process.argv.slice(2);
+const [where = 'attribute', driver = 'memory', redisUrl, prefix] = process.argv.slice(2);
 const config = await loadConfig({
   env: {},
   overrides: {
@@ -52,12 +53,12 @@ async function send(n: number): Promise<void> {
           traceId: t,
           spanId: spanId(n, 2),
           parentSpanId: spanId(n, 1),
-          name: 'execute_tool',
+          name: where === 'span-name' ? `execute_tool ${name}` : 'execute_tool',
           startMs: 1,
           endMs: 2,
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': name,
+            ...(where === 'span-name' ? {} : { 'gen_ai.tool.name': name }),
             'gen_ai.tool.call.id': 'c1',
           },
         },

@@ -32,13 +32,14 @@ async function retained(args: string[]): Promise<Retained> {
  * collection, in a process of its own). A tool name cut and trimmed by the pipeline is, in V8, a
  * view of the sender's whole attribute; the per-tool counters, failure signatures, metric labels
  * and the memory store's trace list kept such views, so each trace's 16-character name held its
- * 4 MB (about 140 MB for these 36 traces, ~2 GB for 32 names cut from 64 MiB bodies). Kept as
- * copies, the names cost their own length. The bound, 4 paddings, leaves room for the service's
+ * 4 MB (about 140 MB for these 36 traces, ~2 GB for 32 names cut from 64 MiB bodies). A name
+ * sliced from a span name (`execute_tool <name>`) was kept the same way by the tool-name cache,
+ * for up to 10,000 names. Kept as copies, the names cost their own length. The bound, 4 paddings, leaves room for the service's
  * own caches and the last request's leftovers, and is far below one padding per trace.
  */
 describe.sequential('names cut from what a sender wrote are not kept as views of it', () => {
   it('memory driver: the heap after the traces are scored does not hold their attributes', async () => {
-    const { traces, scored, padding, retainedBytes } = await retained(['memory']);
+    const { traces, scored, padding, retainedBytes } = await retained(['attribute', 'memory']);
     expect(scored).toBe(traces);
     expect(retainedBytes).toBeLessThan(4 * padding);
   });
@@ -47,6 +48,7 @@ describe.sequential('names cut from what a sender wrote are not kept as views of
     const redis = redisFor(testPrefix());
     try {
       const { traces, scored, padding, retainedBytes } = await retained([
+        'attribute',
         'bullmq',
         REDIS_URL,
         redis.prefix,
@@ -56,5 +58,11 @@ describe.sequential('names cut from what a sender wrote are not kept as views of
     } finally {
       await redis.cleanup();
     }
+  });
+
+  it('a name taken from the span name is not kept as a view of it either', async () => {
+    const { traces, scored, padding, retainedBytes } = await retained(['span-name', 'memory']);
+    expect(scored).toBe(traces);
+    expect(retainedBytes).toBeLessThan(4 * padding);
   });
 });
