@@ -1,5 +1,5 @@
 import { EncodedKeys } from '../protobuf/encoded-keys.js';
-import { EncodedStrings } from '../protobuf/encoded-strings.js';
+import { EncodedStrings } from './encoded-strings.js';
 import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
 import { WIRE } from '../protobuf/wire-type.js';
 import type { EvaluationSpan } from './score-to-span.js';

@@ -1,3 +1,4 @@
+import { flatCopy } from '../normalize/flat-copy.js';
 import { hasOwnKey } from '../normalize/has-own-key.js';
 
 /** Bytes a writer keeps between texts; a longer text's buffer is let go once it is taken. */
@@ -360,16 +361,6 @@ export class JsonTextWriter {
     if (this.buf.length > KEPT_BYTES) this.buf = Buffer.allocUnsafeSlow(KEPT_BYTES);
     this.pos = 0;
   }
-}
-
-/**
- * The same UTF-16 units as `s` (lone surrogates included) in a string of their own. A kept name
- * is keyed on this, not on the caller's string: V8 makes a `slice` or `trim` of 13 or more
- * characters a view of its parent, so a 16-character tool name trimmed from a 4 MB body kept the
- * whole body alive for the process's life. Made only when a name is added.
- */
-function flatCopy(s: string): string {
-  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 /** A UTF-16 unit below 0x10000 (not a surrogate) as three bytes of UTF-8. */

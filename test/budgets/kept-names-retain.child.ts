@@ -4,7 +4,7 @@
  * string of 1 MB (a tool name in a large body), and prints, as JSON, the heap each cache's names
  * left after a full garbage collection and how many each kept.
  */
-import { EncodedStrings } from '../../src/protobuf/encoded-strings.js';
+import { EncodedStrings } from '../../src/emit/encoded-strings.js';
 import { JsonTextWriter } from '../../src/results/json-text-writer.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -1,4 +1,5 @@
-import { ProtobufWriter, type KeyEncodings } from './protobuf-writer.js';
+import { flatCopy } from '../normalize/flat-copy.js';
+import { ProtobufWriter, type KeyEncodings } from '../protobuf/protobuf-writer.js';
 
 /**
  * The encoded `AnyValue` (length first, as `ProtobufWriter.anyValue` writes it) of each string
@@ -34,14 +35,4 @@ export class EncodedStrings implements KeyEncodings {
   get size(): number {
     return this.kept.size;
   }
-}
-
-/**
- * The same UTF-16 units as `s` (lone surrogates included) in a string of their own. A kept string
- * is keyed on this, not on the caller's string: V8 makes a `slice` or `trim` of 13 or more
- * characters a view of its parent, so a 16-character name trimmed from a 4 MB body kept the whole
- * body alive for the process's life. Made only when a string is added.
- */
-function flatCopy(s: string): string {
-  return Buffer.from(s, 'utf16le').toString('utf16le');
 }

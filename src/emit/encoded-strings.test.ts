@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EncodedStrings } from './encoded-strings.js';
-import { ProtobufWriter } from './protobuf-writer.js';
-import type { AttributeValue } from './attribute-value.js';
+import { ProtobufWriter } from '../protobuf/protobuf-writer.js';
+import type { AttributeValue } from '../protobuf/attribute-value.js';
 
 /** An `AnyValue` for each value, written by a writer with `strings` (or without). */
 function written(values: readonly AttributeValue[], strings?: EncodedStrings): Buffer {
