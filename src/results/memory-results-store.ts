@@ -129,7 +129,7 @@ export function createMemoryResultsStore(
   // The characters the run records hold (`charsOf`).
   let runChars = 0;
   const sessionParts = keptSessionParts();
-  // The listed traces' tool names, kept as copies of their own (see `keptTraceListEntry`).
+  // Sender's names the store keeps, as copies of their own (see `keptTraceListEntry`).
   const listedNames = new SharedCopies();
   const minutes = new Map<number, Map<string, number>>();
   const toolIncrements = toolIncrementer(retention);
@@ -258,9 +258,9 @@ export function createMemoryResultsStore(
         scorer: r.scorer,
         label: r.label,
         status: r.status,
-        testCaseId: r.testCaseId,
-        serviceName: r.serviceName,
-        serviceVersion: r.serviceVersion,
+        testCaseId: listedNames.of(r.testCaseId),
+        serviceName: listedNames.of(r.serviceName),
+        serviceVersion: listedNames.of(r.serviceVersion),
         json,
       });
       const minute = minuteOf(r.timeUnixMs);

@@ -19,9 +19,13 @@ export class SharedCopies {
 
   constructor(private readonly maxChars = MAX_HELD_CHARS) {}
 
-  /** A string equal to `name` that holds no other string (`name` itself when it is short). */
-  of(name: string): string {
-    if (name.length < MIN_VIEW_CHARS) return name;
+  /**
+   * A string equal to `name` that holds no other string (`name` itself when it is short, `null`
+   * or `undefined`).
+   */
+  of<T extends string | null | undefined>(name: T): T;
+  of(name: string | null | undefined): string | null | undefined {
+    if (name == null || name.length < MIN_VIEW_CHARS) return name;
     const kept = this.copies.get(name);
     if (kept !== undefined) return kept;
     if (this.chars + name.length > this.maxChars) {

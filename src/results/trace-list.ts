@@ -108,7 +108,8 @@ export function traceListEntry(
 }
 
 /**
- * `entry` (changed in place) with its tool names as strings of their own, from `copies`, for a
+ * `entry` (changed in place) with its texts from the trace (tool names, service name and version,
+ * test case id, reason, session id and cut reason) as strings of their own, from `copies`, for a
  * store that keeps it past its trace: a name cut or trimmed from a sender's attribute is a view of
  * all of it, which a store bounded in characters would hold uncounted. A name `copies` has seen
  * costs a lookup, not a copy.
@@ -116,6 +117,14 @@ export function traceListEntry(
 export function keptTraceListEntry(entry: TraceListEntry, copies: SharedCopies): TraceListEntry {
   const tools = entry.tools;
   for (let i = 0; i < tools.length; i++) tools[i] = copies.of(tools[i]!);
+  entry.serviceName = copies.of(entry.serviceName);
+  entry.serviceVersion = copies.of(entry.serviceVersion);
+  entry.testCaseId = copies.of(entry.testCaseId);
+  entry.reason = copies.of(entry.reason);
+  if (entry.session) {
+    entry.session.id = copies.of(entry.session.id);
+    entry.session.cutReason = copies.of(entry.session.cutReason);
+  }
   return entry;
 }
 

@@ -1,9 +1,11 @@
 /**
- * Run by `retained-name-views.test.ts` in a process of its own (`node --expose-gc --import tsx`,
- * argv: `attribute` or `span-name`, then `memory` or `bullmq <redis url> <key prefix>`): starts
- * the service, sends traces whose one tool call is named `tool_NNNN_abcdef` followed by 4,000,000
- * spaces (a few KB gzipped), in `gen_ai.tool.name` or in the span name (`execute_tool <name>`);
- * the pipeline cuts or slices the name and trims it, which in V8 is a view of all 4 MB. It
+ * Run by `retained-name-views.test.ts` in a process of its own (`node --expose-gc --import tsx`;
+ * argv: where the padded text goes, `attribute`, `span-name` or `service`, then the driver,
+ * `memory`, or `bullmq` with a Redis URL and a key prefix): starts the service, sends traces
+ * whose one tool call is named `tool_NNNN_abcdef` followed by 1,000,000 spaces (a few KB
+ * gzipped), in `gen_ai.tool.name` or in the span name (`execute_tool <name>`), or whose
+ * `service.name` and `service.version` are padded so (`service`); the pipeline cuts or slices
+ * the name and trims it, which in V8 is a view of all of it. It
  * waits until every trace is scored, and prints as JSON the heap the service still holds after a
  * full garbage collection, with the requests' own strings gone.
  */
@@ -15,7 +17,7 @@ import { otlpRequest, spanId, traceId } from '../helpers/otlp-json-builder.js';
 /** Traces sent: more than the per-service tool bound (30), so a bounded cache fills. */
 const TRACES = 36;
 /** Spaces after each tool name. */
-const PADDING = 4_000_000;
+const PADDING = 1_000_000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
@@ -45,20 +47,37 @@ const used = (): number => {
 async function send(n: number): Promise<void> {
   const t = traceId(n);
   const name = `tool_${String(n).padStart(4, '0')}_abcdef` + ' '.repeat(PADDING);
+  const service =
+    where === 'service'
+      ? {
+          service: `svc_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
+          resource: {
+            'service.version': `v_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
+          },
+        }
+      : {};
   const body = gzipSync(
     JSON.stringify(
       otlpRequest([
-        { traceId: t, spanId: spanId(n, 1), name: 'invoke_agent', startMs: 0, endMs: 100 },
+        {
+          traceId: t,
+          spanId: spanId(n, 1),
+          name: 'invoke_agent',
+          startMs: 0,
+          endMs: 100,
+          ...service,
+        },
         {
           traceId: t,
           spanId: spanId(n, 2),
           parentSpanId: spanId(n, 1),
           name: where === 'span-name' ? `execute_tool ${name}` : 'execute_tool',
+          ...service,
           startMs: 1,
           endMs: 2,
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
-            ...(where === 'span-name' ? {} : { 'gen_ai.tool.name': name }),
+            'gen_ai.tool.name': where === 'attribute' ? name : 'lookup',
             'gen_ai.tool.call.id': 'c1',
           },
         },
