@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   recurringKeyUnlessUnread,
   recurringString,
+  recurringStringHashed,
   recurringStringMisses,
 } from './recurring-string.js';
 import { isUnreadKey } from './unread-attributes.js';
@@ -156,5 +157,128 @@ describe('recurringString: the decoder cache of repeating strings', () => {
       }
       expect(seen.size, `length ${len}`).toBe(3);
     }
+  });
+
+  it('guesses each key of a repeated order from the one before, without hashing', () => {
+    // Sixty keys of two spans' attributes, in one order, read over and over: after the first two
+    // rounds (the first learns each key's successor) no lookup hashes.
+    const keys = Array.from({ length: 60 }, (_, i) => `${i % 2 ? 'gen_ai.' : 'llm.'}key.${i}`);
+    const bodies = keys.map(k => Buffer.from(`#${k}#`));
+    const read = (): void => {
+      for (let i = 0; i < keys.length; i++)
+        expect(recurringString(bodies[i]!, 1, bodies[i]!.length - 1)).toBe(keys[i]);
+    };
+    read();
+    read();
+    const before = recurringStringHashed();
+    for (let round = 0; round < 50; round++) read();
+    expect(recurringStringHashed() - before).toBe(0);
+  });
+
+  it('confirms a guess by every byte: one of the same length, one byte apart, is not taken for it', () => {
+    // `a` then `b` learned; then `a` then a string of `b`'s length that differs from it in one
+    // byte, in each word and in the tail, with bytes after it equal to `b`'s next bytes.
+    const a = Buffer.from('gen_ai.operation.name');
+    for (const b of ['gen_ai.tool.name', 'gen_ai.tool.call.id', 'llm.model_name.x']) {
+      const read = (text: string): string => {
+        const buf = Buffer.from(`${text}${b.slice(text.length)}tail`);
+        return recurringString(buf, 0, text.length);
+      };
+      for (let i = 0; i < 3; i++) {
+        expect(recurringString(a, 0, a.length)).toBe(a.toString());
+        expect(read(b)).toBe(b);
+      }
+      for (let at = 0; at < b.length; at++) {
+        const other = `${b.slice(0, at)}${b[at] === 'z' ? 'y' : 'z'}${b.slice(at + 1)}`;
+        expect(recurringString(a, 0, a.length)).toBe(a.toString());
+        expect(read(other)).toBe(other);
+        expect(recurringString(a, 0, a.length)).toBe(a.toString());
+        expect(read(b)).toBe(b);
+      }
+      // Shorter and longer by one, their bytes a prefix of `b` or `b` a prefix of theirs.
+      for (const other of [b.slice(0, -1), `${b}z`]) {
+        expect(recurringString(a, 0, a.length)).toBe(a.toString());
+        expect(read(other)).toBe(other);
+      }
+    }
+  });
+
+  it('never hands back the string of a guessed slot since taken by another', () => {
+    // `b` guessed after `a`; then `c`, of `b`'s length and slot (found by its evicting `b`: `b`
+    // misses after it), read after `a` in its place and back again, each time right.
+    const a = Buffer.from('span.kind');
+    const b = 'gen_ai.tool.name.00000';
+    const read = (text: string): string => recurringString(Buffer.from(text), 0, text.length);
+    let c: string | undefined;
+    for (let i = 1; i < 200_000 && c === undefined; i++) {
+      const candidate = `gen_ai.tool.name.${String(i).padStart(5, '0')}`;
+      read(b);
+      read(candidate);
+      const before = recurringStringMisses();
+      read(b);
+      if (recurringStringMisses() - before === 1) c = candidate;
+    }
+    expect(c).toBeDefined();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 3; i++) {
+        expect(recurringString(a, 0, a.length)).toBe('span.kind');
+        expect(read(b)).toBe(b);
+      }
+      for (let i = 0; i < 3; i++) {
+        expect(recurringString(a, 0, a.length)).toBe('span.kind');
+        expect(read(c!)).toBe(c);
+      }
+      // Alternating: each guess points at the slot the other one holds now.
+      for (let i = 0; i < 4; i++) {
+        expect(recurringString(a, 0, a.length)).toBe('span.kind');
+        expect(read(i % 2 ? c! : b)).toBe(i % 2 ? c : b);
+      }
+    }
+  });
+
+  it('keeps each guessed key’s unread answer with its own slot', () => {
+    // Keys in and out of the unread families in one order: a guessed lookup must leave its own
+    // slot for `recurringKeyUnlessUnread`, not the one guessed from.
+    const keys = [
+      'http.method',
+      'app.name',
+      'gen_ai.usage.input_tokens',
+      'db.system',
+      'x',
+      'http.',
+    ];
+    const bodies = keys.map(k => Buffer.from(k));
+    for (let round = 0; round < 20; round++)
+      for (let i = 0; i < keys.length; i++)
+        expect(recurringKeyUnlessUnread(bodies[i]!, 0, bodies[i]!.length), keys[i]).toBe(
+          isUnreadKey(keys[i]!) ? undefined : keys[i],
+        );
+  });
+
+  it('reads right whatever order strings come in, with guesses and evictions mixed', () => {
+    // Orders repeated with changes (strings dropped, swapped, replaced by one of the same
+    // length): each lookup after the first round is guessed, and many guesses are wrong.
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { maxLength: 40 }),
+        (list, changes) => {
+          const order = list.map(bytes => Buffer.from(bytes));
+          for (const [at, byte] of [[0, -1] as const, ...changes]) {
+            const i = at % order.length;
+            if (byte >= 0) {
+              const changed = Buffer.from(order[i]!);
+              changed[at % changed.length] = byte;
+              order[i] = changed;
+            }
+            for (const bytes of [...order, ...order]) {
+              const buf = Buffer.concat([bytes, Buffer.from([0x62, 0x62, 0x62])]);
+              expect(recurringString(buf, 0, bytes.length)).toBe(bytes.toString('utf8'));
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
