@@ -117,9 +117,15 @@ export function createMetricsSink(metrics: ScoreCounters, options: MetricsSinkOp
       }
       // Indexed loops: no iterator result a step on this path (the sink runs once a trace).
       const facts = toolCallFacts(run);
+      // A trace's calls share their service: its label worked out once (cut, checked, bounded).
+      let rawService: string | undefined;
+      let service = '';
       for (let i = 0; i < facts.length; i++) {
         const fact = facts[i]!;
-        const service = serviceLabel(serviceNameOf(fact.service));
+        if (fact.service !== rawService) {
+          rawService = fact.service;
+          service = serviceLabel(serviceNameOf(rawService));
+        }
         const tool = tools(service, fact.tool);
         toolCalls(service, tool, fact.outcome);
         if (fact.checked) argumentsChecked(service, tool);

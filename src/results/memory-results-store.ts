@@ -17,6 +17,7 @@ import { compactResultJson, expandCompactResult } from './compact-result.js';
 import { callOutcomes, storedCallOutcomes } from './call-outcomes.js';
 import { notScoredField } from './not-scored-field.js';
 import { FailureSignatureMinutes } from './failure-signature-minutes.js';
+import { MemoryMinuteCounters } from './memory-minute-counters.js';
 import { summarizeFailures } from './summarize-failures.js';
 import { addsToStoredResults, mergeRunResults } from './merge-run-results.js';
 import { failureIncrements, replacedIncrements, toolsCountedAt } from './replaced-pass.js';
@@ -131,7 +132,7 @@ export function createMemoryResultsStore(
   const sessionParts = keptSessionParts();
   // Sender's names the store keeps, as copies of their own (see `keptTraceListEntry`).
   const listedNames = new SharedCopies();
-  const minutes = new Map<number, Map<string, number>>();
+  const counters = new MemoryMinuteCounters(retention.retentionMs, now);
   const toolIncrements = toolIncrementer(retention);
   const resultIncrements = resultIncrementer(retention);
   const signatures = new FailureSignatureMinutes(retention, {
@@ -139,20 +140,6 @@ export function createMemoryResultsStore(
     maxHeldChars: MAX_SIGNATURE_CHARS,
     now,
   });
-
-  /**
-   * Adds to a field of `minute`'s counters (`minuteOf`): the minute worked out once a pass, not
-   * once a field (a number past a small integer is a heap object each time it is made).
-   */
-  const bump = (minute: number, field: string, by: number): void => {
-    let fields = minutes.get(minute);
-    if (!fields) {
-      minutes.set(minute, (fields = new Map<string, number>()));
-      const oldest = minuteOf(now() - retention.retentionMs);
-      for (const m of minutes.keys()) if (m < oldest) minutes.delete(m);
-    }
-    fields.set(field, (fields.get(field) ?? 0) + by);
-  };
 
   /** The full record of an entry. */
   const recordOf = (entry: RunEntry): RunRecord => ({
@@ -229,7 +216,7 @@ export function createMemoryResultsStore(
       toolIncrements,
       resultIncrements,
     ))
-      bump(minute, field, by);
+      counters.bump(minute, field, by);
     const countedAt = toolsCountedAt(previous.results);
     if (countedAt !== undefined) signatures.count(storedCallOutcomes(previous), countedAt, -1);
     for (const r of previous.results) {
@@ -264,15 +251,15 @@ export function createMemoryResultsStore(
         json,
       });
       const minute = minuteOf(r.timeUnixMs);
-      resultIncrements(r, (field, by) => bump(minute, field, by));
+      resultIncrements(r, counters.at(minute));
       storedJson[i] = json;
     }
     if (run.state === 'not_scored' && run.reason)
-      bump(minuteOf(t), notScoredField(run.reason, run.testCaseId), 1);
-    if (run.session && run.state === 'scored') bump(minuteOf(t), SESSIONS_FIELD, 1);
+      counters.bump(minuteOf(t), notScoredField(run.reason, run.testCaseId), 1);
+    if (run.session && run.state === 'scored') counters.bump(minuteOf(t), SESSIONS_FIELD, 1);
     const toolsAt = toolsCountedAt(stored) ?? t;
     const toolsMinute = minuteOf(toolsAt);
-    toolIncrements(toolCallFacts(run), (field, by) => bump(toolsMinute, field, by));
+    toolIncrements(toolCallFacts(run), counters.at(toolsMinute));
     signatures.count(callOutcomes(run), toolsAt);
     putRun(
       // Content kept as values where the record's JSON writes them as their text (read back so).
@@ -290,12 +277,7 @@ export function createMemoryResultsStore(
     );
   };
 
-  const minutesIn = (fromUnixMs: number, toUnixMs: number) => {
-    const from = minuteOf(fromUnixMs);
-    return [...minutes]
-      .filter(([m]) => m >= from && m <= toUnixMs)
-      .map(([minuteUnixMs, fields]) => ({ minuteUnixMs, fields }));
-  };
+  const minutesIn = (fromUnixMs: number, toUnixMs: number) => counters.in(fromUnixMs, toUnixMs);
 
   const fresh = (r: RingEntry | undefined): r is RingEntry =>
     r !== undefined && r.timeUnixMs >= now() - retention.retentionMs;
@@ -347,13 +329,13 @@ export function createMemoryResultsStore(
       const previous = runs.get(traceId);
       const previousRecord = previous && recordOf(previous);
       for (const [minute, field, by] of failureIncrements(previousRecord, t))
-        bump(minute, field, by);
+        counters.bump(minute, field, by);
       endRun(traceId, failedRunRecord(traceId, phase, error, previousRecord, t, session));
       return Promise.resolve();
     },
     recordExpired(traceId, reason) {
       const t = now();
-      bump(minuteOf(t), notScoredField(EXPIRED_REASON), 1);
+      counters.bump(minuteOf(t), notScoredField(EXPIRED_REASON), 1);
       const previous = runs.get(traceId);
       endRun(
         traceId,

@@ -37,18 +37,38 @@ export function toolIncrementer(
   const tools = boundedNames(bounds.maxToolsPerService);
   const versions = boundedNames(bounds.maxToolsPerService);
   const agents = boundedNames(bounds.maxToolsPerService);
-  // The field names of each group, made once: the names are bounded, so this is too.
-  const groups = new NestedCache<ToolFields>();
-  // The lookup key, refilled per call (the cache reads it, never keeps it).
-  const key: string[] = ['', '', '', ''];
+  // The field names of each group, made once: the names are bounded, so this is too. Per
+  // `[service, version, agent]`, a map of its tools' (at most `maxToolsPerService` + `other`);
+  // past MAX_GROUPS groups made, all are let go and made again (as the cache's own bound did).
+  let groups = new NestedCache<Map<string, ToolFields>>();
+  let made = 0;
+  // The lookup key, refilled per prefix (the cache reads it, never keeps it).
+  const key: string[] = ['', '', ''];
   return (facts, add) => {
+    // A trace's calls share their service and version, and mostly their agent: the tools of the
+    // last prefix are held, each call one lookup by tool rather than a walk of four maps.
+    let byTool: Map<string, ToolFields> | undefined;
     for (const fact of facts) {
       const service = services('', fact.service);
-      key[0] = service;
-      key[1] = versions(service, fact.version);
-      key[2] = agents(service, fact.agent);
-      key[3] = tools(service, fact.tool);
-      const f = groups.get(key, groupToolFields);
+      const version = versions(service, fact.version);
+      const agent = agents(service, fact.agent);
+      const tool = tools(service, fact.tool);
+      if (byTool === undefined || service !== key[0] || version !== key[1] || agent !== key[2]) {
+        key[0] = service;
+        key[1] = version;
+        key[2] = agent;
+        byTool = groups.get(key, newToolMap);
+      }
+      let f = byTool.get(tool);
+      if (!f) {
+        if (made >= MAX_GROUPS) {
+          groups = new NestedCache();
+          made = 0;
+          byTool = groups.get(key, newToolMap);
+        }
+        byTool.set(tool, (f = toolFields(JSON.stringify([service, version, agent, tool]))));
+        made++;
+      }
       add(f.n, 1);
       if (fact.outcome === 'error') add(f.err, 1);
       else if (fact.outcome === 'refused') add(f.ref, 1);
@@ -63,9 +83,13 @@ export function toolIncrementer(
   };
 }
 
-/** The fields of a group `[service, version, agent, tool]`. */
-const groupToolFields = (group: readonly string[]): ToolFields => toolFields(JSON.stringify(group));
+/** Groups whose field names are held at most (a `NestedCache`'s default bound). */
+const MAX_GROUPS = 10_000;
 
+/** A prefix's tools, filled as they are seen. */
+const newToolMap = (): Map<string, ToolFields> => new Map();
+
+/** The fields of a group `[service, version, agent, tool]`. */
 interface ToolFields {
   n: string;
   err: string;
