@@ -1,4 +1,4 @@
-import { flatCopy } from '../normalize/flat-copy.js';
+import { flatCopy } from '../ingest/flat-copy.js';
 import { ProtobufWriter, type KeyEncodings } from '../protobuf/protobuf-writer.js';
 
 /**

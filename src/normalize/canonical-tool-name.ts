@@ -1,4 +1,4 @@
-import { flatCopy } from './flat-copy.js';
+import { flatCopy } from '../ingest/flat-copy.js';
 import { cutName } from './input-bounds.js';
 
 /**

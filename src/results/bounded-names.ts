@@ -1,4 +1,4 @@
-import { flatCopy } from '../normalize/flat-copy.js';
+import { flatCopy } from '../ingest/flat-copy.js';
 
 /**
  * Names kept apart, at most `max` per group in this process (the first seen, which for tools and

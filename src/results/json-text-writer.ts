@@ -1,4 +1,4 @@
-import { flatCopy } from '../normalize/flat-copy.js';
+import { flatCopy } from '../ingest/flat-copy.js';
 import { hasOwnKey } from '../normalize/has-own-key.js';
 
 /** Bytes a writer keeps between texts; a longer text's buffer is let go once it is taken. */

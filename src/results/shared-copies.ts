@@ -1,4 +1,4 @@
-import { flatCopy, MIN_VIEW_CHARS } from '../normalize/flat-copy.js';
+import { flatCopy, MIN_VIEW_CHARS } from '../ingest/flat-copy.js';
 
 /**
  * Characters of names a {@link SharedCopies} holds by default: about 20,000 names of a few words,

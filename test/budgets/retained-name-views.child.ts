@@ -1,13 +1,17 @@
 /**
  * Run by `retained-name-views.test.ts` in a process of its own (`node --expose-gc --import tsx`;
- * argv: where the padded text goes, `attribute`, `span-name` or `service`, then the driver,
+ * argv: where the padded text goes, `attribute`, `span-name`, `service` or `held-service`, then
+ * the driver,
  * `memory`, or `bullmq` with a Redis URL and a key prefix): starts the service, sends traces
  * whose one tool call is named `tool_NNNN_abcdef` followed by 1,000,000 spaces (a few KB
  * gzipped), in `gen_ai.tool.name` or in the span name (`execute_tool <name>`), or whose
  * `service.name` and `service.version` are padded so (`service`); the pipeline cuts or slices
  * the name and trims it, which in V8 is a view of all of it. It
  * waits until every trace is scored, and prints as JSON the heap the service still holds after a
- * full garbage collection, with the requests' own strings gone.
+ * full garbage collection, with the requests' own strings gone. `held-service`: one span a trace
+ * whose parent never comes (the trace is held, not scored) and whose `service.name` is 256 and
+ * more characters without spaces (cut at decoding, not trimmed); it prints the heap once every
+ * request was accepted.
  */
 import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -48,25 +52,31 @@ async function send(n: number): Promise<void> {
   const t = traceId(n);
   const name = `tool_${String(n).padStart(4, '0')}_abcdef` + ' '.repeat(PADDING);
   const service =
-    where === 'service'
-      ? {
-          service: `svc_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
-          resource: {
-            'service.version': `v_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
-          },
-        }
-      : {};
+    where === 'held-service'
+      ? { service: `svc_${String(n).padStart(4, '0')}_` + 'x'.repeat(PADDING) }
+      : where === 'service'
+        ? {
+            service: `svc_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
+            resource: {
+              'service.version': `v_${String(n).padStart(4, '0')}_abcdefghij` + ' '.repeat(PADDING),
+            },
+          }
+        : {};
   const body = gzipSync(
     JSON.stringify(
       otlpRequest([
-        {
-          traceId: t,
-          spanId: spanId(n, 1),
-          name: 'invoke_agent',
-          startMs: 0,
-          endMs: 100,
-          ...service,
-        },
+        ...(where === 'held-service'
+          ? []
+          : [
+              {
+                traceId: t,
+                spanId: spanId(n, 1),
+                name: 'invoke_agent',
+                startMs: 0,
+                endMs: 100,
+                ...service,
+              },
+            ]),
         {
           traceId: t,
           spanId: spanId(n, 2),
@@ -102,7 +112,7 @@ const before = used();
 for (let n = 1; n <= TRACES; n++) await send(n);
 let scored = 0;
 // Polls (the wait is not what is measured): each trace scored, in at most ~60 s.
-for (let tries = 0; tries < 600 && scored < TRACES; tries++) {
+for (let tries = 0; where !== 'held-service' && tries < 600 && scored < TRACES; tries++) {
   scored = 0;
   for (let n = 1; n <= TRACES; n++) if ((await stateOf(n)) === 'scored') scored++;
   if (scored < TRACES) await new Promise(resolve => setTimeout(resolve, 100));
