@@ -65,7 +65,7 @@ function otherOf(
     // absent by position: kept in `other`, where it reads back null as layout 1 gives it.
     if (key === 'durationMs' && !Number.isFinite(value)) (other ??= {})[key] = value;
     if (isPositional(key)) continue;
-    const fallback = defaultOf(key, call, convention, agent);
+    const fallback = callDefault(key, call, convention, agent);
     if (fallback === NOT_DEFAULTED || value !== fallback) (other ??= {})[key] = value;
   }
   // DEFAULTED's fields a call lacks, in its order, read by name: the list's keyed loads were
@@ -82,33 +82,8 @@ function otherOf(
   return other;
 }
 
-/** {@link defaultOf}'s answer for a field a call does not leave out at a default. */
+/** {@link callDefault}'s answer for a field a call does not leave out at a default. */
 const NOT_DEFAULTED = Symbol('not defaulted');
-
-/**
- * {@link callDefault} of a {@link DEFAULTED} field, {@link NOT_DEFAULTED} for any other: one
- * switch of the key, where a set's lookup and then the switch were about 240 instructions a
- * scored span more.
- */
-function defaultOf(
-  key: string,
-  call: Pick<StoredToolCall, 'name' | 'status'>,
-  convention: string | undefined,
-  agent: string | undefined,
-): unknown {
-  switch (key) {
-    case 'rawName':
-    case 'source':
-    case 'status':
-    case 'outcome':
-    case 'error':
-    case 'convention':
-    case 'agent':
-      return callDefault(key, call, convention, agent);
-    default:
-      return NOT_DEFAULTED;
-  }
-}
 
 /** A call's row's length: its trailing absent cells (null) cut, all six with an `other`. */
 function rowLength(other: object | undefined, duration: unknown, args: unknown, result: unknown) {
@@ -140,7 +115,11 @@ const DEFAULTED = [
   'agent',
 ] as const satisfies ReadonlyArray<keyof StoredToolCall>;
 
-/** A defaulted field's default for a call (its name, status) among calls of `convention`, `agent`. */
+/**
+ * A {@link DEFAULTED} field's default for a call (its name, status) among calls of `convention`,
+ * `agent`; {@link NOT_DEFAULTED} for any other field. One switch of the key, where a set's lookup
+ * and then the switch were about 240 instructions a scored span more.
+ */
 function callDefault(
   key: string,
   call: Pick<StoredToolCall, 'name' | 'status'>,
@@ -160,8 +139,10 @@ function callDefault(
       return null;
     case 'convention':
       return convention;
-    default:
+    case 'agent':
       return agent;
+    default:
+      return NOT_DEFAULTED;
   }
 }
 
