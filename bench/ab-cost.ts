@@ -16,7 +16,11 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetFigures, type BudgetFigures, type Spread } from './budget-figures.js';
-import { INSTRUCTION_RUNS, instructionsPerSpan } from './instructions-per-span.js';
+import {
+  INSTRUCTION_RUNS,
+  instructionsPerSpan,
+  type InstructionStore,
+} from './instructions-per-span.js';
 import { loadBench, type LoadResult } from './load-bench.js';
 import { cpuPerMillionSpans } from './load-report.js';
 import { median } from './measure.js';
@@ -111,6 +115,8 @@ export async function abCost(
      * two sides side by side); 0 skips it. @defaultValue 2
      */
     instructionRuns?: number;
+    /** The results store of the instruction count (`InstructionStore`). @defaultValue 'memory' */
+    instructionStore?: InstructionStore;
   } = {},
 ): Promise<AbResult> {
   const {
@@ -119,6 +125,7 @@ export async function abCost(
     budgetRuns = 5,
     layout2 = false,
     instructionRuns = INSTRUCTION_RUNS,
+    instructionStore = 'memory',
   } = traffic;
   const baseline = buildRev(rev);
   try {
@@ -154,7 +161,11 @@ export async function abCost(
     }
     let instructionFailures: string[] = [];
     if (instructionRuns > 0) {
-      const counted = await instructionsPerSpan([baseline.dir, ROOT], instructionRuns);
+      const counted = await instructionsPerSpan(
+        [baseline.dir, ROOT],
+        instructionRuns,
+        instructionStore,
+      );
       const [a, b] = counted.spreads;
       if (a) base.instructions = a;
       if (b) cand.instructions = b;

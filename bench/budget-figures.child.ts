@@ -3,8 +3,9 @@
  * `node --expose-gc --single-threaded --max-semi-space-size=16 --import tsx bench/budget-figures.child.ts FIGURE [ROOT]`,
  * where FIGURE is `allocation-memory`, `allocation-redis` or `allocation-redis-layout2`
  * ({@link pipelineAllocation} with that results store, the last writing `results.layout: 2`; Redis
- * at `REDIS_URL`, default the local one), `instructions-memory` (the memory store's pass between
- * {@link callgrindBracket}'s calls, for a process callgrind runs: `instructionsPerSpan`) or `held`
+ * at `REDIS_URL`, default the local one), `instructions-memory` or `instructions-redis` (the pass
+ * with that results store between {@link callgrindBracket}'s calls, for a process callgrind runs:
+ * `instructionsPerSpan`) or `held`
  * ({@link heldBytesPerSpan}),
  * and ROOT the checkout whose built `dist/` runs (default this tree). A process per figure: each
  * starts from the same heap, and none is measured beside another's garbage.
@@ -19,7 +20,8 @@ import { pipelineAllocation } from './pipeline-allocation.js';
 import { sideModules } from './side-modules.js';
 
 const [figure, root] = process.argv.slice(2);
-if (figure === 'instructions-memory') slowClock(); // before the code under count loads
+const counted = figure === 'instructions-memory' || figure === 'instructions-redis';
+if (counted) slowClock(); // before the code under count loads
 const m = await sideModules(root);
 let out: unknown;
 if (
@@ -32,9 +34,10 @@ if (
     ...(figure === 'allocation-redis-layout2' && { layout: 2 as const }),
     ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
   });
-else if (figure === 'instructions-memory')
+else if (counted)
   out = await pipelineAllocation(m, {
-    store: 'memory',
+    store: figure === 'instructions-memory' ? 'memory' : 'redis',
+    ...(process.env.REDIS_URL && { redisUrl: process.env.REDIS_URL }),
     warmUpRequests: INSTRUCTIONS_WARM_UP_REQUESTS,
     collectFirst: false,
     storePerPass: false,
@@ -43,7 +46,7 @@ else if (figure === 'instructions-memory')
 else if (figure === 'held') out = await heldBytesPerSpan(m);
 else
   throw new Error(
-    `unknown figure ${String(figure)}: allocation-memory, allocation-redis, allocation-redis-layout2, instructions-memory or held`,
+    `unknown figure ${String(figure)}: allocation-memory, allocation-redis, allocation-redis-layout2, instructions-memory, instructions-redis or held`,
   );
 process.stdout.write(`${JSON.stringify(out)}\n`);
 process.exit(0);

@@ -114,8 +114,18 @@ export function instructionsUnavailable(): string | undefined {
 }
 
 /**
+ * The results store of a counted pass. `memory`: the memory driver's in-process path, the figure
+ * budgets hold. `redis`: the same pass writing the results to a real Redis (at `REDIS_URL`, else
+ * the local one) through the Redis store, as a `bullmq` worker does: ioredis's command encoding
+ * and reply parsing, and the store's batching, counted too (Redis's own work is in its process,
+ * not counted). Replies arrive by the clock, so how they group into reads can move the count a
+ * little from run to run.
+ */
+export type InstructionStore = 'memory' | 'redis';
+
+/**
  * Machine instructions per scored span of the hot path: `pipelineAllocation`'s workload with the
- * memory results store (decode, assemble, normalize, score, store, encode; 20,480 spans after
+ * memory results store unless told (`store`; decode, assemble, normalize, score, store, encode; 20,480 spans after
  * 61,440 of warm-up, with one results store for both) on the built `dist/` of `root`, in a process
  * of its own under valgrind's callgrind, counting only the measured pass ({@link callgrindBracket})
  * on the main thread (`keepMainThread`).
@@ -134,6 +144,7 @@ export function instructionsUnavailable(): string | undefined {
 export function countInstructions(
   root: string = THIS_TREE,
   keep?: { profile: string },
+  store: InstructionStore = 'memory',
 ): Promise<InstructionCount> {
   // The profile is read for the collector's share, kept only when asked.
   const dir = mkdtempSync(join(tmpdir(), 'spanscore-instructions-'));
@@ -152,7 +163,7 @@ export function countInstructions(
         '--import',
         'tsx',
         CHILD,
-        'instructions-memory',
+        `instructions-${store}`,
         root,
       ],
       { cwd: THIS_TREE, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -231,6 +242,7 @@ export interface InstructionCount {
 export async function instructionsPerSpan(
   roots: readonly string[],
   runs = INSTRUCTION_RUNS,
+  store: InstructionStore = 'memory',
 ): Promise<{
   spreads: Array<Spread | undefined>;
   /** The same runs without V8's collector (`InstructionCount.withoutCollectorPerSpan`). */
@@ -252,7 +264,7 @@ export async function instructionsPerSpan(
       roots.map(async (root, i) => {
         if (failed.has(i)) return;
         try {
-          counts[i]!.push(await countInstructions(root));
+          counts[i]!.push(await countInstructions(root, undefined, store));
         } catch (error) {
           failed.add(i);
           failures.push(`instructions: ${(error as Error).message.slice(0, 300)}`);

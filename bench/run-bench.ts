@@ -31,7 +31,10 @@
  * Beside them, machine instructions per scored span (bench/instructions-per-span.ts): the same
  * workload as the allocation figure, counted by valgrind's callgrind, `--instruction-runs` times
  * (default 3, their median; about a minute and a half a run; `--no-instructions` skips it). The A/B counts each side,
- * the two side by side, and prints B / A: the CPU figure the host cannot blur.
+ * the two side by side, and prints B / A: the CPU figure the host cannot blur. With
+ * `--instruction-store redis` the counted pass writes its results to Redis through the Redis store,
+ * as a `bullmq` worker does (ioredis's work counted too; `InstructionStore`); the default is the
+ * memory store, the figure the budget tests hold.
  *
  * `--instruction-profile` runs one count on this tree's build with callgrind's profile kept, and
  * prints where the pass's instructions went per scored span: by stage (the build's `src/` folders,
@@ -85,6 +88,7 @@ import {
   INSTRUCTION_RUNS,
   instructionsPerSpan,
   instructionsUnavailable,
+  type InstructionStore,
 } from './instructions-per-span.js';
 import { THIS_TREE } from './side-modules.js';
 
@@ -110,6 +114,7 @@ const { values: args } = parseArgs({
     'instruction-runs': { type: 'string' },
     'no-instructions': { type: 'boolean' },
     'instruction-profile': { type: 'boolean' },
+    'instruction-store': { type: 'string' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -127,11 +132,20 @@ const budgetRuns = positiveArg('budget-runs') ?? 5;
 const instructionRuns = args['no-instructions']
   ? 0
   : (positiveArg('instruction-runs') ?? INSTRUCTION_RUNS);
+/** The results store of the counted pass (`--instruction-store`). */
+const instructionStore = ((): InstructionStore => {
+  const given = args['instruction-store'] ?? 'memory';
+  if (given !== 'memory' && given !== 'redis')
+    throw new Error(`--instruction-store must be memory or redis, got ${given}`);
+  return given;
+})();
 /** Counts instructions per scored span on this tree's build into `budgets` (`instructionsPerSpan`). */
 async function addInstructions(budgets: BudgetFigures): Promise<void> {
   if (instructionRuns === 0) return;
-  console.log(`counting instructions per scored span under callgrind (${instructionRuns} runs)`);
-  const counted = await instructionsPerSpan([THIS_TREE], instructionRuns);
+  console.log(
+    `counting instructions per scored span under callgrind (${instructionRuns} runs, ${instructionStore} results store)`,
+  );
+  const counted = await instructionsPerSpan([THIS_TREE], instructionRuns, instructionStore);
   if (counted.spreads[0]) budgets.instructionsPerSpan = counted.spreads[0];
   if (counted.withoutCollector[0])
     budgets.instructionsWithoutCollectorPerSpan = counted.withoutCollector[0];
@@ -170,10 +184,14 @@ if (args['instruction-profile']) {
   if (unavailable) throw new Error(`instruction profile: ${unavailable}`);
   mkdirSync(new URL('results/', import.meta.url), { recursive: true });
   const file = fileURLToPath(new URL('results/instructions.callgrind', import.meta.url));
-  console.log('counting instructions per scored span under callgrind, profile kept');
-  const { perSpan, withoutCollectorPerSpan, profile } = await countInstructions(THIS_TREE, {
-    profile: file,
-  });
+  console.log(
+    `counting instructions per scored span under callgrind (${instructionStore} results store), profile kept`,
+  );
+  const { perSpan, withoutCollectorPerSpan, profile } = await countInstructions(
+    THIS_TREE,
+    { profile: file },
+    instructionStore,
+  );
   const row = (r: InstructionRow): string =>
     `${fmt(r.perSpan).padStart(8)}  ${(100 * r.share).toFixed(1).padStart(5)}%  ${r.name}`;
   console.log(
@@ -267,6 +285,7 @@ if (args.ab) {
     budgetRuns,
     layout2: args['ab-layout2'] === true,
     instructionRuns,
+    instructionStore,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
   });
   console.log(
@@ -288,7 +307,7 @@ if (args.ab) {
   );
   if (ab.instructionRatio !== undefined)
     console.log(
-      `  B / A, instructions per scored span: ${ab.instructionRatio.toFixed(3)} (A ${spreadText(ab.baseline.instructions)}, B ${spreadText(ab.candidate.instructions)}; callgrind, the host cannot move it)`,
+      `  B / A, instructions per scored span (${instructionStore} results store): ${ab.instructionRatio.toFixed(3)} (A ${spreadText(ab.baseline.instructions)}, B ${spreadText(ab.candidate.instructions)}; callgrind, the host cannot move it)`,
     );
   if (ab.instructionWithoutCollectorRatio !== undefined)
     console.log(
