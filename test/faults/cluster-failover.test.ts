@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { documentedSpanId } from '../helpers/expected-span-ids.js';
+import { diagnoseMissingTraces } from '../helpers/failover-diagnosis.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { testPrefix } from '../helpers/redis.js';
@@ -19,6 +20,7 @@ const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
 const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
 const TRACES = 200;
 const KILL_AT = 60;
+const SHARDS = 3;
 
 const { cleanups, run, backend } = useProcessFixtures();
 
@@ -31,7 +33,7 @@ describe('Redis Cluster failover', () => {
     const env = {
       REDIS_CLUSTER_NODES: cluster.nodes.join(','),
       SPANSCORE_REDIS_PREFIX: prefix,
-      SPANSCORE_QUEUE_SHARDS: '3',
+      SPANSCORE_QUEUE_SHARDS: String(SHARDS),
       SPANSCORE_SETTLE_MS: '100',
       // A job whose worker lost its lock in the failover runs again within seconds.
       SPANSCORE_LOCK_DURATION_MS: '5000',
@@ -98,9 +100,26 @@ describe('Redis Cluster failover', () => {
       await new Promise(r => setTimeout(r, 250));
     }
     const missing = expected.filter(id => !received().includes(id));
-    // What the workers said, for a run that lost traces (in CI, the only trace of why).
-    if (missing.length) for (const w of workers) console.error(`a worker's stderr:\n${w.stderr()}`);
-    expect({ missing: missing.length, of: expected.length }).toEqual({
+    // For a run that lost traces (in CI, the only trace of why): where the missing traces are
+    // (shard, sent before or after the kill, their jobs and buffers, the workers' blocked
+    // clients), first and in the assertion's message since CI keeps little output; then what the
+    // workers said.
+    let diagnosis = '';
+    if (missing.length) {
+      diagnosis = await diagnoseMissingTraces(
+        cluster,
+        prefix,
+        {
+          traceIds: runs.map(r => r[0]!.spanContext().traceId),
+          killedAfter: KILL_AT,
+          shards: SHARDS,
+        },
+        new Set(missing.map(id => id.split('/')[0]!)),
+      );
+      console.error(`cluster failover lost traces:\n${diagnosis}`);
+      for (const w of workers) console.error(`a worker's stderr:\n${w.stderr()}`);
+    }
+    expect({ missing: missing.length, of: expected.length }, diagnosis).toEqual({
       missing: 0,
       of: expected.length,
     });
