@@ -103,7 +103,7 @@ describe('Redis Cluster failover', () => {
     // For a run that lost traces (in CI, the only trace of why): where the missing traces are
     // (shard, sent before or after the kill, their jobs and buffers, the workers' blocked
     // clients), first and in the assertion's message since CI keeps little output; then what the
-    // workers said.
+    // workers said beside scoring.
     let diagnosis = '';
     if (missing.length) {
       diagnosis = await diagnoseMissingTraces(
@@ -117,7 +117,17 @@ describe('Redis Cluster failover', () => {
         new Set(missing.map(id => id.split('/')[0]!)),
       );
       console.error(`cluster failover lost traces:\n${diagnosis}`);
-      for (const w of workers) console.error(`a worker's stderr:\n${w.stderr()}`);
+      // Each trace scored is a line: only the others (failures, retries, warnings), and the last
+      // 60 of them, or CI's kept output ends before the test's own report.
+      for (const w of workers) {
+        const said = w
+          .stderr()
+          .split('\n')
+          .filter(line => line && !line.startsWith('spanscore: scored trace '));
+        console.error(
+          `a worker's stderr, all but its scored traces:\n${said.slice(-60).join('\n')}`,
+        );
+      }
     }
     expect({ missing: missing.length, of: expected.length }, diagnosis).toEqual({
       missing: 0,
