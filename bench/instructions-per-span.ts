@@ -118,10 +118,11 @@ export function instructionsUnavailable(): string | undefined {
  * budgets hold. `redis`: the same pass writing the results to a real Redis (at `REDIS_URL`, else
  * the local one) through the Redis store, as a `bullmq` worker does: ioredis's command encoding
  * and reply parsing, and the store's batching, counted too (Redis's own work is in its process,
- * not counted). Replies arrive by the clock, so how they group into reads can move the count a
- * little from run to run.
+ * not counted), in results layout 1, the default; `redis-layout2` with `results.layout: 2`.
+ * Replies arrive by the clock, and the store writes in 50 ms batches: runs of one build spread
+ * more than the memory store's (one of 38d1582's three ran 10% under the other two).
  */
-export type InstructionStore = 'memory' | 'redis';
+export type InstructionStore = 'memory' | 'redis' | 'redis-layout2';
 
 /**
  * Machine instructions per scored span of the hot path: `pipelineAllocation`'s workload with the

@@ -32,9 +32,9 @@
  * workload as the allocation figure, counted by valgrind's callgrind, `--instruction-runs` times
  * (default 3, their median; about a minute and a half a run; `--no-instructions` skips it). The A/B counts each side,
  * the two side by side, and prints B / A: the CPU figure the host cannot blur. With
- * `--instruction-store redis` the counted pass writes its results to Redis through the Redis store,
- * as a `bullmq` worker does (ioredis's work counted too; `InstructionStore`); the default is the
- * memory store, the figure the budget tests hold.
+ * `--instruction-store redis` (or `redis-layout2`) the counted pass writes its results to Redis
+ * through the Redis store, as a `bullmq` worker does (ioredis's work counted too; `InstructionStore`);
+ * the default is the memory store, the figure the budget tests hold.
  *
  * `--instruction-profile` runs one count on this tree's build with callgrind's profile kept, and
  * prints where the pass's instructions went per scored span: by stage (the build's `src/` folders,
@@ -135,8 +135,8 @@ const instructionRuns = args['no-instructions']
 /** The results store of the counted pass (`--instruction-store`). */
 const instructionStore = ((): InstructionStore => {
   const given = args['instruction-store'] ?? 'memory';
-  if (given !== 'memory' && given !== 'redis')
-    throw new Error(`--instruction-store must be memory or redis, got ${given}`);
+  if (given !== 'memory' && given !== 'redis' && given !== 'redis-layout2')
+    throw new Error(`--instruction-store must be memory, redis or redis-layout2, got ${given}`);
   return given;
 })();
 /** Counts instructions per scored span on this tree's build into `budgets` (`instructionsPerSpan`). */
