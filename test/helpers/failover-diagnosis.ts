@@ -41,7 +41,10 @@ export async function diagnoseMissingTraces(
     );
   });
   try {
-    return await Promise.race([diagnose(cluster, prefix, sent, missingTraceIds, lines), timedOut]);
+    const read = diagnose(cluster, prefix, sent, missingTraceIds, lines).catch(
+      (error: unknown) => `${lines.join('\n')}\n(diagnosis failed: ${(error as Error).message})`,
+    );
+    return await Promise.race([read, timedOut]);
   } finally {
     clearTimeout(timer);
   }
