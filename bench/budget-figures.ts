@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HeldFigures } from './held-bytes-per-span.js';
+import type { InstructionStore } from './instructions-per-span.js';
 import { median } from './measure.js';
 import type { PipelineFigures } from './pipeline-allocation.js';
 import { THIS_TREE } from './side-modules.js';
@@ -49,10 +50,13 @@ export interface BudgetFigures {
   /** Heap and external bytes the memory driver holds per buffered span (`heldBytesPerSpan`). */
   heldBytesPerSpan?: Spread;
   /**
-   * Machine instructions per scored span, memory store (`countInstructions`, under callgrind):
-   * measured apart, as it takes minutes a run (`instructionsPerSpan`).
+   * Machine instructions per scored span (`countInstructions`, under callgrind), with the results
+   * store `instructionStore` names (memory when absent): measured apart, as it takes minutes a run
+   * (`instructionsPerSpan`).
    */
   instructionsPerSpan?: Spread;
+  /** The results store of {@link instructionsPerSpan}'s pass. @defaultValue 'memory' */
+  instructionStore?: InstructionStore;
   /** The same without V8's garbage collector (`InstructionCount.withoutCollectorPerSpan`). */
   instructionsWithoutCollectorPerSpan?: Spread;
   /** Figures that failed on this side (an older commit whose internals differ), with the error. */
@@ -241,6 +245,13 @@ export function budgetedNode(version: string = process.versions.node): BudgetedN
   );
 }
 
+/** How {@link budgetLines} names an instruction count's results store. */
+const STORE_LABELS: Record<InstructionStore, string> = {
+  memory: 'memory store',
+  redis: 'Redis store',
+  'redis-layout2': 'Redis store, layout 2',
+};
+
 /**
  * The report's lines for one side's figures: each with its spread and its budget, and the Redis
  * commands per trace of the whole pipeline when a load run counted them (`undefined`: not run).
@@ -270,7 +281,7 @@ export function budgetLines(f: BudgetFigures, redisCommandsPerTrace?: number): s
     `  held per buffered span, memory driver      ${spreadText(f.heldBytesPerSpan).padEnd(30)} B  ${within(f.heldBytesPerSpan, BUDGETS.heldBytesPerSpan)}`,
     ...(f.instructionsPerSpan
       ? [
-          `  instructions per scored span, memory store ${spreadText(f.instructionsPerSpan).padEnd(30)}    callgrind, V8's predictable mode; one run of a build spreads up to 4.5% from the next (its collector)`,
+          `  instructions per scored span, ${STORE_LABELS[f.instructionStore ?? 'memory']} ${spreadText(f.instructionsPerSpan).padEnd(30)}    callgrind, V8's predictable mode; one run of a build spreads up to 4.5% from the next (its collector)`,
         ]
       : []),
     ...(f.instructionsWithoutCollectorPerSpan

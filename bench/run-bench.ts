@@ -146,7 +146,10 @@ async function addInstructions(budgets: BudgetFigures): Promise<void> {
     `counting instructions per scored span under callgrind (${instructionRuns} runs, ${instructionStore} results store)`,
   );
   const counted = await instructionsPerSpan([THIS_TREE], instructionRuns, instructionStore);
-  if (counted.spreads[0]) budgets.instructionsPerSpan = counted.spreads[0];
+  if (counted.spreads[0]) {
+    budgets.instructionsPerSpan = counted.spreads[0];
+    budgets.instructionStore = instructionStore;
+  }
   if (counted.withoutCollector[0])
     budgets.instructionsWithoutCollectorPerSpan = counted.withoutCollector[0];
   budgets.failures.push(...counted.failures);
@@ -324,7 +327,7 @@ if (args.ab) {
       console.log(`  ${name} ${s.label}`);
       const figures = {
         ...s.budgets!,
-        ...(s.instructions && { instructionsPerSpan: s.instructions }),
+        ...(s.instructions && { instructionsPerSpan: s.instructions, instructionStore }),
         ...(s.instructionsWithoutCollector && {
           instructionsWithoutCollectorPerSpan: s.instructionsWithoutCollector,
         }),
@@ -345,6 +348,7 @@ if (args.ab) {
     seconds,
     ...(backendDelayMs !== undefined && { backendDelayMs }),
     rounds: abRounds,
+    ...(instructionRuns > 0 && { instructionStore }),
     ...ab,
   };
   writeFileSync(
