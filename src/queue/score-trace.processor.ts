@@ -10,6 +10,8 @@ import { classifyFailure } from './classify-failure.js';
 import { backoffDelay, isExportFailure, shouldRetry } from './export-retry.js';
 import { RedisSpanBuffer, type BufferedTrace } from '../redis/redis-span-buffer.js';
 import { countRescore } from '../redis/count-rescore.js';
+import { redisFailure } from '../redis/redis-failure.js';
+import { retryWithBackoff } from './retry-with-backoff.js';
 import { rescoreJobId, traceJobOptions, type TraceJobData } from './trace-job.js';
 import { traceReadiness } from './trace-readiness.js';
 import { truncationNotes } from './span-cap.js';
@@ -87,6 +89,15 @@ export type TraceDelivery = () => Promise<void>;
 export const DELIVERING_JOBS = 16;
 
 /**
+ * Tries at marking a delivered trace scored, and the first wait between them (doubling): 3.1 s
+ * of waits in all, each try taking at most the commands connection's 3 s timeout, so well within
+ * BullMQ's default 30 s job lock. A failed mark fails the job, whose retry scores and exports the
+ * trace again: a Redis blip right after an export (a restart, a pause) is waited out here.
+ */
+const MARK_SCORED_ATTEMPTS = 6;
+const MARK_SCORED_BACKOFF_MS = 100;
+
+/**
  * The `bullmq` driver's worker. A job holds the traces of one request (see `TraceJobData`): it
  * reads them in one batch, claiming each it is the first job to read once the trace's root has
  * arrived (or its max wait passed; see `RedisSpanBuffer.readMany`), scores the claimed traces
@@ -148,15 +159,39 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
       return work();
     });
 
+  /** Aborted when the worker closes: a mark waiting to be retried gives up at once. */
+  const closed = new AbortController();
+
   /**
-   * After a trace was scored: marks it so and reports spans that arrived meanwhile. Returns when
-   * it was marked, if those spans are to be rescored (`rescoreLateSpans`).
+   * After a trace was scored and delivered: marks it so and reports spans that arrived meanwhile.
+   * Returns when it was marked, if those spans are to be rescored (`rescoreLateSpans`). A mark
+   * that fails is retried here, {@link MARK_SCORED_ATTEMPTS} tries in all, outside the scoring
+   * slot (the caller holds none), with the same time (`buffer.markScored` runs safely twice),
+   * before it fails the job: whose retry would score and export the trace again.
    */
   async function markScored(traceId: string, read: ScoredRead): Promise<number | undefined> {
     const at = Date.now();
-    const racing = await buffer.markScored(traceId, read, at, keep);
+    let racing: number;
+    try {
+      racing = await buffer.markScored(traceId, read, at, keep);
+    } catch (error) {
+      racing = await markAgain(traceId, read, at, error);
+    }
     if (racing > 0) options.onLateSpans?.(traceId, racing);
     return keep && racing > 0 ? at : undefined;
+  }
+
+  /** The retries of a mark whose first try failed with `error` (see {@link markScored}). */
+  function markAgain(traceId: string, read: ScoredRead, at: number, error: unknown) {
+    const what = `marking trace ${traceId} scored`;
+    return retryWithBackoff(
+      () =>
+        buffer.markScored(traceId, read, at, keep, true).catch((e: unknown) => {
+          throw redisFailure(what, e);
+        }),
+      { attempts: MARK_SCORED_ATTEMPTS, backoffMs: MARK_SCORED_BACKOFF_MS, signal: closed.signal },
+      { error: redisFailure(what, error), startedMs: at },
+    );
   }
 
   /** One trace, alone in its job: BullMQ retries the job as `classifyFailure` says. */
@@ -359,7 +394,10 @@ export function createScoreTraceWorker(options: ScoreTraceWorkerOptions): Worker
     }),
   });
   worker.on('error', error => options.onError?.(error));
-  worker.on('closing', () => (closing = true));
+  worker.on('closing', () => {
+    closing = true;
+    closed.abort();
+  });
   // The queue shares the worker's connection, which the driver closes after the worker.
   worker.on('closed', () => void queue.close().catch(() => undefined));
   return worker;

@@ -24,6 +24,22 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return racing
 `;
 
+// KEYS, ARGV: as the marking of a trace whose spans are not kept sends them: spans appended when
+// read, ttl ms, then the fields ('scored', its time, …). A retried marking (see `markScored`'s
+// `again`): when the trace is scored at this very time already, an earlier try that timed out
+// ran after all, and `n` holds what its HINCRBY left, the spans stored since the read (appends
+// to a scored trace whose spans are not kept leave `n` alone): returned, nothing written.
+// Otherwise the marking itself, as one script.
+const MARK_SCORED_AGAIN = `
+if redis.call('HGET', KEYS[1], 'scored') == ARGV[4] then
+  return tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+local racing = redis.call('HINCRBY', KEYS[1], 'n', -tonumber(ARGV[1]))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return racing
+`;
+
 /**
  * What the buffer knows of a trace's arrival: when its first and latest spans came and whether its
  * root span has (the queue's readiness rule reads it; the same shape as its `TraceProgress`).
@@ -65,6 +81,7 @@ return 1
 interface BufferCommands {
   spanscoreAppend(key: string, ...args: Array<string | Buffer>): Promise<string>;
   spanscoreMarkScoredKeep(key: string, ...args: string[]): Promise<number>;
+  spanscoreMarkScoredAgain(key: string, ...args: string[]): Promise<number>;
   spanscoreMigrateV1(key: string, spans: string, meta: string, ttlMs: string): Promise<number>;
 }
 
@@ -112,6 +129,7 @@ export class RedisSpanBuffer {
     this.ttls = ttls;
     redis.defineCommand('spanscoreAppend', { numberOfKeys: 1, lua: APPEND_SPAN_BATCH });
     redis.defineCommand('spanscoreMarkScoredKeep', { numberOfKeys: 1, lua: MARK_SCORED_KEEP });
+    redis.defineCommand('spanscoreMarkScoredAgain', { numberOfKeys: 1, lua: MARK_SCORED_AGAIN });
     redis.defineCommand('spanscoreMigrateV1', { numberOfKeys: 3, lua: MIGRATE_V1 });
     this.redis = redis as RedisClient & BufferCommands;
   }
@@ -284,12 +302,22 @@ export class RedisSpanBuffer {
    * `keepSpans`, two commands and no script: the HSET (scored, and the scored batches blanked)
    * comes first, so an append after it finds the trace scored and counts its spans late without
    * storing them; the HINCRBY after it then counts exactly the spans stored since the read.
+   *
+   * Safe to run again, with the same `nowMs` and `again` set, after a try that failed: a command
+   * that timed out (Redis paused or slow) may still run, before the retry (one connection keeps
+   * its commands' order). With `keepSpans` the script writes the same fields again and counts
+   * nothing (`late` is counted by the appends, rescores by `countRescore`): the retry returns the
+   * spans appended since the read, those that came after the first try included, which no
+   * scoring has read either. Without it, the HINCRBY would take `appended` off `n` twice: `again`
+   * runs one script instead, which returns what the first try left when the trace is scored at
+   * `nowMs` already, and writes nothing then (see `MARK_SCORED_AGAIN`).
    */
   async markScored(
     traceId: string,
     read: { stored: number; appended: number },
     nowMs: number,
     keepSpans: boolean,
+    again = false,
   ): Promise<number> {
     const key = bufferKeyOf(this.prefix, traceId);
     const fields: string[] = ['scored', String(nowMs), 'first', '', 'last', '', 'root', ''];
@@ -301,6 +329,13 @@ export class RedisSpanBuffer {
         ...fields,
       );
     for (let b = 0; b < read.stored; b++) fields.push(`b${b}`, '');
+    if (again)
+      return this.redis.spanscoreMarkScoredAgain(
+        key,
+        String(read.appended),
+        String(this.ttls.scoredTtlMs),
+        ...fields,
+      );
     const [, racing] = await sendBatch<RedisClient>(this.redis, target => [
       target.hset(key, ...fields),
       target.hincrby(key, 'n', -read.appended),

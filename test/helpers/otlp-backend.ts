@@ -13,6 +13,12 @@ export interface OtlpBackend {
   down: boolean;
   /** While true, requests that arrive are held unanswered until the backend closes. */
   hang: boolean;
+  /**
+   * Runs as a request arrives, before it is answered (its spans kept after it resolves), told the
+   * request's number (1 for the first): e.g. pauses Redis so that what the exporter's caller does
+   * right after a successful export meets Redis paused.
+   */
+  onRequest?: (request: number) => void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +41,7 @@ export async function startOtlpBackend(delayMs = 0): Promise<OtlpBackend> {
     sink: {
       accept: async spans => {
         requests++;
+        await backend.onRequest?.(requests);
         // A request that came in while hanging stays held until the backend closes.
         const held = backend.hang;
         while (held && !closed) await new Promise(r => setTimeout(r, 20));

@@ -1,0 +1,135 @@
+/**
+ * Redis away between a trace's export and its scored mark (bullmq driver): the export succeeded,
+ * so the mark must not turn into a failed job whose retry scores and exports the trace again.
+ * The OTLP backend makes Redis go away as the first export arrives, before answering it: the
+ * worker's mark comes right after. Same style as faults.test.ts (a private Redis, the service in
+ * this process, the real exporter).
+ */
+import { join } from 'node:path';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
+import { bufferKeyOf } from '../../src/redis/redis-span-buffer.js';
+import { startService } from '../../src/server/start-service.js';
+import { documentedSpanId } from '../helpers/expected-span-ids.js';
+import type { OtlpBackend } from '../helpers/otlp-backend.js';
+import { useProcessFixtures } from '../helpers/process-fixtures.js';
+import { waitFor } from '../helpers/redis.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import { sendSpans } from '../helpers/send-spans.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
+const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
+
+const { cleanups, backend } = useProcessFixtures();
+
+function weatherRuns(count: number): ReadableSpan[][] {
+  return Array.from({ length: count }, () => sdkAgentTrace('weather-lisbon', ['get_weather']));
+}
+
+const traceIdOf = (run: ReadableSpan[]): string => run[0]!.spanContext().traceId;
+
+/** The evaluation span ids a run must get: one per demo scorer, derived from trace and scorer. */
+const expectedIds = (runs: ReadableSpan[][]): string[] =>
+  runs
+    .flatMap(r =>
+      SCORERS.map(s => `${traceIdOf(r)}/${documentedSpanId(traceIdOf(r), s, 'weather-lisbon')}`),
+    )
+    .sort();
+
+const receivedIds = (b: OtlpBackend): string[] =>
+  b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
+
+/** `serve` in this process on a private Redis, the demo suite, exporting to `otlp`. */
+async function serviceOnPrivateRedis(otlp: OtlpBackend) {
+  const redis = await startRedisServer();
+  cleanups.push(() => redis.stop());
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      'queue.redisUrl': redis.url,
+      'receiver.port': 0,
+      'receiver.host': '127.0.0.1',
+      'assembly.settleMs': 100,
+      'export.logResults': false,
+      'worker.backoffMs': 200,
+      suites: [DEMO_SUITE],
+    },
+  });
+  const service = await startService(
+    config,
+    { receiver: true, workers: true },
+    { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) },
+  );
+  cleanups.push(() => service.close());
+  cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
+  return { service, redis };
+}
+
+/** Sends `runs`, waits for their evaluation spans, and checks each arrived once and was marked. */
+async function scoredOnce(
+  otlp: OtlpBackend,
+  url: string,
+  redis: RedisServer,
+  runs: ReadableSpan[][],
+  scoredBefore: ReadableSpan[][] = [],
+): Promise<void> {
+  for (const r of runs) await sendSpans(url, r, 30_000);
+  const all = [...scoredBefore, ...runs];
+  await waitFor(
+    () => otlp.spans.length >= all.length * SCORERS.length,
+    'every trace scored',
+    30_000,
+  );
+  const check = new Redis(redis.url);
+  cleanups.push(async () => void check.disconnect());
+  const unmarked = async () =>
+    (
+      await Promise.all(
+        all.map(r => check.hget(bufferKeyOf('spanscore', traceIdOf(r)), 'scored')),
+      )
+    ).filter(s => s === null).length;
+  await waitFor(async () => (await unmarked()) === 0, 'every trace marked scored', 30_000);
+  // A job retried after failing to mark would export again within its backoff (200 ms) of Redis
+  // coming back, and so before the mark's own retry succeeds: a margin past that (an absence).
+  await new Promise(r => setTimeout(r, 1500));
+  expect(receivedIds(otlp)).toEqual(expectedIds(all)); // each exactly once
+}
+
+describe('Redis away right after an export: the trace is marked scored, not exported again', () => {
+  it('paused for writes (CLIENT PAUSE 5000 WRITE) as the first export arrives: the mark times out after 3 s and is retried, each evaluation span arrives once', async () => {
+    const otlp = await backend();
+    const { service, redis } = await serviceOnPrivateRedis(otlp);
+    cleanups.push(async () => void redis.cli('CLIENT', 'UNPAUSE'));
+    otlp.onRequest = n => {
+      if (n === 1) expect(redis.cli('CLIENT', 'PAUSE', '5000', 'WRITE')).toBe('OK');
+    };
+    await scoredOnce(otlp, service.url!, redis, weatherRuns(1));
+  });
+
+  it('stopped as an export arrives and started again 1 s later: the mark, refused at once (it never ran), is retried instead of the job, which would score and export the trace again', async () => {
+    const otlp = await backend();
+    const { service, redis } = await serviceOnPrivateRedis(otlp);
+    const [first, second] = weatherRuns(2);
+    // A first trace, so that the second's export finds the export backlog looked at (ZCARD)
+    // within the last second: nothing but the mark then reaches Redis after the export.
+    await sendSpans(service.url!, first!);
+    await waitFor(() => otlp.spans.length >= SCORERS.length, 'the first trace exported');
+    const firstAt = Date.now();
+    let stoppedAfterMs = 0;
+    otlp.onRequest = async n => {
+      if (n !== 2) return;
+      stoppedAfterMs = Date.now() - firstAt;
+      await redis.stop();
+      setTimeout(() => void redis.start(), 1000);
+    };
+    await sendSpans(service.url!, second!);
+    await waitFor(() => otlp.requests() >= 2, "the second trace's export");
+    expect(stoppedAfterMs).toBeLessThan(1000); // else the backlog's look fails first, not the mark
+    await scoredOnce(otlp, service.url!, redis, [], [first!, second!]);
+  });
+});
