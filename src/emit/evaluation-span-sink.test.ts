@@ -84,6 +84,28 @@ describe('the evaluation span sink', () => {
     expect(reports).toEqual([[traceId(5), { state: 'exported' }]]);
   });
 
+  it('delivers a written export whose backlog bookkeeping fails (Redis away right then), and reports it exported', async () => {
+    const exported: EvaluationSpan[] = [];
+    const reports: Array<[string, ExportOutcome]> = [];
+    const sink = createEvaluationSpanSink(
+      {
+        export: spans => (exported.push(...spans), Promise.resolve()),
+        shutdown: () => Promise.resolve(),
+      },
+      {
+        backlog: {
+          failed: () => Promise.resolve(),
+          settled: () => Promise.reject(new Error('Connection is closed.')),
+          stats: () => Promise.resolve({ waiting: 0, oldestAgeSeconds: 0 }),
+        },
+        report: (id, outcome) => (reports.push([id, outcome]), Promise.resolve()),
+      },
+    );
+    await expect(sink.write(await scoredRun())).resolves.toBeUndefined();
+    expect(exported.length).toBeGreaterThan(0);
+    expect(reports).toEqual([[traceId(5), { state: 'exported' }]]);
+  });
+
   it('rejects a failed export with its error, keeping the trace in the backlog as pending', async () => {
     const failed: string[] = [];
     const reports: Array<[string, ExportOutcome]> = [];

@@ -64,7 +64,10 @@ export function createEvaluationSpanSink(
         });
         throw error;
       }
-      await backlog?.settled(key);
+      // The spans are written: the backlog's bookkeeping failing (Redis away right then) must not
+      // fail the delivery, whose job would then end failed, or be retried and export them again.
+      // What it leaves: a trace that had failed before stays counted as waiting until it ages out.
+      await backlog?.settled(key).catch(() => undefined);
       await report?.(key, { state: 'exported' });
     };
   };

@@ -89,9 +89,7 @@ async function scoredOnce(
   cleanups.push(async () => void check.disconnect());
   const unmarked = async () =>
     (
-      await Promise.all(
-        all.map(r => check.hget(bufferKeyOf('spanscore', traceIdOf(r)), 'scored')),
-      )
+      await Promise.all(all.map(r => check.hget(bufferKeyOf('spanscore', traceIdOf(r)), 'scored')))
     ).filter(s => s === null).length;
   await waitFor(async () => (await unmarked()) === 0, 'every trace marked scored', 30_000);
   // A job retried after failing to mark would export again within its backoff (200 ms) of Redis
@@ -115,21 +113,18 @@ describe('Redis away right after an export: the trace is marked scored, not expo
     const otlp = await backend();
     const { service, redis } = await serviceOnPrivateRedis(otlp);
     const [first, second] = weatherRuns(2);
-    // A first trace, so that the second's export finds the export backlog looked at (ZCARD)
-    // within the last second: nothing but the mark then reaches Redis after the export.
+    // A first trace, then the second's export stops Redis. Whether the export backlog looks at
+    // Redis after it (at most once a second) or not, that look is bookkeeping and fails nothing:
+    // the mark is what must not fail the job.
     await sendSpans(service.url!, first!);
     await waitFor(() => otlp.spans.length >= SCORERS.length, 'the first trace exported');
-    const firstAt = Date.now();
-    let stoppedAfterMs = 0;
     otlp.onRequest = async n => {
       if (n !== 2) return;
-      stoppedAfterMs = Date.now() - firstAt;
       await redis.stop();
       setTimeout(() => void redis.start(), 1000);
     };
     await sendSpans(service.url!, second!);
     await waitFor(() => otlp.requests() >= 2, "the second trace's export");
-    expect(stoppedAfterMs).toBeLessThan(1000); // else the backlog's look fails first, not the mark
     await scoredOnce(otlp, service.url!, redis, [], [first!, second!]);
   });
 });
