@@ -11,41 +11,26 @@ import { join } from 'node:path';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
-import { documentedSpanId } from '../helpers/expected-span-ids.js';
 import { scrapeMetric } from '../helpers/scrape-metric.js';
 import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
-import { startService, type Service } from '../../src/server/start-service.js';
+import { startService } from '../../src/server/start-service.js';
 import { resultRows } from '../helpers/result-rows.js';
 import { sendSpans } from '../helpers/send-spans.js';
-import type { OtlpBackend } from '../helpers/otlp-backend.js';
 import { bullmqCliEnv, useProcessFixtures } from '../helpers/process-fixtures.js';
 import { REDIS_URL, redisFor, testPrefix, waitFor } from '../helpers/redis.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import {
+  DEMO_SUITE,
+  expectedIds,
+  receivedIds,
+  SCORERS,
+  serviceConfig,
+  serviceOnPrivateRedis,
+  weatherRuns,
+} from '../helpers/demo-fault-service.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
-const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
 
 const { cleanups, run, backend } = useProcessFixtures();
-
-/** Sends spans with the real OTLP/protobuf exporter (which retries 429/503 itself). */
-
-/** `count` demo-suite traces (test case `weather-lisbon`, one `get_weather` call each). */
-function weatherRuns(count: number): ReadableSpan[][] {
-  return Array.from({ length: count }, () => sdkAgentTrace('weather-lisbon', ['get_weather']));
-}
-
-/** The evaluation span ids a run must get: one per demo scorer, derived from trace and scorer. */
-function expectedIds(runs: ReadableSpan[][]): string[] {
-  return runs
-    .flatMap(r => {
-      const traceId = r[0]!.spanContext().traceId;
-      return SCORERS.map(s => `${traceId}/${documentedSpanId(traceId, s, 'weather-lisbon')}`);
-    })
-    .sort();
-}
 
 /** One plain OTLP/protobuf POST (no exporter retries), to see the receiver's own answer. */
 const postOnce = (url: string, spans: ReadableSpan[]): Promise<Response> =>
@@ -54,42 +39,6 @@ const postOnce = (url: string, spans: ReadableSpan[]): Promise<Response> =>
     headers: { 'content-type': 'application/x-protobuf' },
     body: ProtobufTraceSerializer.serializeRequest(spans)!,
   });
-
-const receivedIds = (b: OtlpBackend): string[] =>
-  b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
-
-/** The in-process service's config: the bullmq driver on `redisUrl`, the demo suite, no log lines. */
-function serviceConfig(redisUrl: string, overrides: Record<string, unknown> = {}) {
-  return loadConfig({
-    env: {},
-    overrides: {
-      'queue.redisUrl': redisUrl,
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
-      'export.logResults': false,
-      suites: [DEMO_SUITE],
-      ...overrides,
-    },
-  });
-}
-
-/** `serve` in this process, on a private Redis, scoring the demo suite, exporting to `otlp`. */
-async function serviceOnPrivateRedis(
-  otlp: OtlpBackend,
-): Promise<{ service: Service; redis: RedisServer }> {
-  const redis = await startRedisServer();
-  cleanups.push(() => redis.stop());
-  const config = await serviceConfig(redis.url);
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) },
-  );
-  cleanups.push(() => service.close());
-  cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
-  return { service, redis };
-}
 
 describe('fault injection', () => {
   it('a worker killed with SIGKILL mid-export: another worker recovers the stalled job, and every evaluation span arrives with its derived id', async () => {
@@ -133,7 +82,7 @@ describe('fault injection', () => {
 
   it('Redis stopped during ingest and started again: 503 with Retry-After meanwhile, the real exporter retries, and every trace is scored once', async () => {
     const otlp = await backend();
-    const { service, redis } = await serviceOnPrivateRedis(otlp);
+    const { service, redis } = await serviceOnPrivateRedis(otlp, cleanups);
 
     const before = weatherRuns(3);
     for (const r of before) await sendSpans(service.url!, r);
@@ -181,7 +130,7 @@ describe('fault injection', () => {
 
   it('Redis slow: a request gets 503 after the 3 s command timeout instead of waiting for Redis; retries are scored once', async () => {
     const otlp = await backend();
-    const { service, redis } = await serviceOnPrivateRedis(otlp);
+    const { service, redis } = await serviceOnPrivateRedis(otlp, cleanups);
     cleanups.push(async () => void redis.cli('CLIENT', 'UNPAUSE'));
 
     const before = weatherRuns(2);

@@ -5,70 +5,30 @@
  * worker's mark comes right after. Same style as faults.test.ts (a private Redis, the service in
  * this process, the real exporter).
  */
-import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
-import { createEvaluationExporter } from '../../src/emit/otlp-evaluation-exporter.js';
 import { bufferKeyOf } from '../../src/redis/redis-span-buffer.js';
-import { startService } from '../../src/server/start-service.js';
-import { documentedSpanId } from '../helpers/expected-span-ids.js';
+import {
+  expectedIds,
+  receivedIds,
+  SCORERS,
+  serviceOnPrivateRedis as onPrivateRedis,
+  weatherRuns,
+} from '../helpers/demo-fault-service.js';
 import type { OtlpBackend } from '../helpers/otlp-backend.js';
 import { useProcessFixtures } from '../helpers/process-fixtures.js';
 import { waitFor } from '../helpers/redis.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { sdkAgentTrace } from '../helpers/sdk-spans.js';
+import type { RedisServer } from '../helpers/redis-server.js';
 import { sendSpans } from '../helpers/send-spans.js';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DEMO_SUITE = join(ROOT, 'config/suites/demo.yaml');
-const SCORERS = ['tool_call_accuracy', 'tool_correctness']; // the demo suite's
 
 const { cleanups, backend } = useProcessFixtures();
 
-function weatherRuns(count: number): ReadableSpan[][] {
-  return Array.from({ length: count }, () => sdkAgentTrace('weather-lisbon', ['get_weather']));
-}
-
 const traceIdOf = (run: ReadableSpan[]): string => run[0]!.spanContext().traceId;
 
-/** The evaluation span ids a run must get: one per demo scorer, derived from trace and scorer. */
-const expectedIds = (runs: ReadableSpan[][]): string[] =>
-  runs
-    .flatMap(r =>
-      SCORERS.map(s => `${traceIdOf(r)}/${documentedSpanId(traceIdOf(r), s, 'weather-lisbon')}`),
-    )
-    .sort();
-
-const receivedIds = (b: OtlpBackend): string[] =>
-  b.spans.map(s => `${s.traceId}/${s.spanId}`).sort();
-
-/** `serve` in this process on a private Redis, the demo suite, exporting to `otlp`. */
-async function serviceOnPrivateRedis(otlp: OtlpBackend) {
-  const redis = await startRedisServer();
-  cleanups.push(() => redis.stop());
-  const config = await loadConfig({
-    env: {},
-    overrides: {
-      'queue.redisUrl': redis.url,
-      'receiver.port': 0,
-      'receiver.host': '127.0.0.1',
-      'assembly.settleMs': 100,
-      'export.logResults': false,
-      'worker.backoffMs': 200,
-      suites: [DEMO_SUITE],
-    },
-  });
-  const service = await startService(
-    config,
-    { receiver: true, workers: true },
-    { log: () => undefined, exporter: createEvaluationExporter({ url: otlp.url }) },
-  );
-  cleanups.push(() => service.close());
-  cleanups.push(() => redis.start()); // runs first: a test failing mid-outage can still close
-  return { service, redis };
-}
+/** The service on a private Redis; a failed job is retried after 200 ms. */
+const serviceOnPrivateRedis = (otlp: OtlpBackend) =>
+  onPrivateRedis(otlp, cleanups, { 'worker.backoffMs': 200 });
 
 /** Sends `runs`, waits for their evaluation spans, and checks each arrived once and was marked. */
 async function scoredOnce(
