@@ -299,9 +299,10 @@ export class RedisSpanBuffer {
   /**
    * Marks a trace scored, given what {@link RedisSpanBuffer.read} returned (`stored` batches,
    * `appended` spans); returns how many spans arrived while it was being scored. Without
-   * `keepSpans`, two commands and no script: the HSET (scored, and the scored batches blanked)
-   * comes first, so an append after it finds the trace scored and counts its spans late without
-   * storing them; the HINCRBY after it then counts exactly the spans stored since the read.
+   * `keepSpans`, three commands in one round trip and no script: the HSET (scored, and the scored
+   * batches blanked) comes first, so an append after it finds the trace scored and counts its
+   * spans late without storing them; the HINCRBY after it then counts exactly the spans stored
+   * since the read; the PEXPIRE sets the scored trace's TTL.
    *
    * Safe to run again, with the same `nowMs` and `again` set, after a try that failed: a command
    * that timed out (Redis paused or slow) may still run, before the retry (one connection keeps
