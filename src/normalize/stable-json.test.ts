@@ -93,6 +93,29 @@ describe('stableJson', () => {
     expect(second).not.toBe(first);
   });
 
+  it('reads each key of a wide object once, and lists its keys once', () => {
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 50_000; i++) wide[`k${i}`] = i;
+    const reads = { get: 0, ownKeys: 0 };
+    const counted = new Proxy(wide, {
+      get: (target, key) => (reads.get++, Reflect.get(target, key)),
+      ownKeys: target => (reads.ownKeys++, Reflect.ownKeys(target)),
+    });
+    const text = stableJson(counted);
+    expect(text.startsWith('{"k0":0,"k1":1,"k10":10,')).toBe(true);
+    // Each key's value once, and `toJSON` asked once.
+    expect(reads).toEqual({ get: 50_001, ownKeys: 1 });
+  });
+
+  it('gives a value that contains itself the too-deep text, as it does a nesting too deep', () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    const list: unknown[] = [1];
+    list.push(list);
+    expect(stableJson(cycle).startsWith('\u0000too deep ')).toBe(true);
+    expect(stableJson(list).startsWith('\u0000too deep ')).toBe(true);
+  });
+
   it('leaves an error other than the stack to the caller', () => {
     expect(() =>
       stableJson({

@@ -1,7 +1,8 @@
 /**
  * JSON with object keys sorted, so equal values give equal strings. A value nested too deep for
- * the stack (arguments are untrusted: JSON.parse reads any depth) gives a text of its own, equal to
- * no other: such calls are never taken for repeats or duplicates of each other.
+ * the stack (arguments are untrusted: JSON.parse reads any depth), or one that contains itself,
+ * gives a text of its own, equal to no other: such calls are never taken for repeats or
+ * duplicates of each other. Each object's keys are listed, sorted and read once.
  *
  * The text is `JSON.stringify` of the value with every plain object's own enumerable keys in
  * order (array indexes first, ascending, then the rest by UTF-16 code units, as an object built
@@ -76,13 +77,8 @@ function writeObject(object: Record<string, unknown>): string {
 function sortedKeys(object: object): string[] {
   const keys = Object.keys(object);
   if (keys.length < 2) return keys;
-  let indexes: string[] | undefined;
-  for (const key of keys)
-    if (isArrayIndex(key)) {
-      indexes = [];
-      break;
-    }
-  if (!indexes) return keys.sort();
+  if (!keys.some(key => isArrayIndex(key))) return keys.sort();
+  const indexes: string[] = [];
   const names: string[] = [];
   for (const key of keys) (isArrayIndex(key) ? indexes : names).push(key);
   indexes.sort((a, b) => Number(a) - Number(b));
