@@ -365,8 +365,9 @@ async function loadRun(
 
   const roles = new Map<number, string>([[receiver.pid!, memory ? 'serve' : 'receiver']]);
   workers.forEach((w, i) => roles.set(w.pid!, `worker ${i + 1}`));
-  // A process a role started (the memory driver's `serve` runs the service in a child with a
-  // bounded heap) counts toward that role: its memory is the sum of the two.
+  // A process a role started counts toward that role, its memory the sum of the two: before
+  // 2026-12-02 the memory driver's `serve` ran its service in a child process with a bounded heap
+  // (a thread since), and an A/B runs older builds.
   for (const [pid, role] of [...roles]) for (const child of childPids(pid)) roles.set(child, role);
   const rss = new Map<string, number[]>([...roles.values()].map(r => [r, []]));
   const heap = new Map<string, number[]>([...roles.values()].map(r => [r, []]));

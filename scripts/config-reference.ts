@@ -14,7 +14,7 @@ import { suiteSchema } from '../src/suite/suite-schema.js';
  */
 export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   SPANSCORE_HEAP_BOUNDED_MB:
-    'Internal: set by `serve` in the environment of the service it starts again with a bounded heap (`queue.memoryHeapMb`), to the bound in MB, so that the child knows it is the bounded one. Do not set it yourself.',
+    'Internal: set by `serve` in the environment of the thread it runs its service in with a bounded heap (`queue.memoryHeapMb`), to the bound in MB, so that the service knows it is the bounded one. Do not set it yourself.',
   OTEL_EXPORTER_OTLP_ENDPOINT:
     'Base URL of the OTLP/HTTP endpoint evaluation spans (`/v1/traces`) and result logs (`/v1/logs`) go to, when `export.url` / `export.logsUrl` are not set. With none of these set and `serve` on port 4318, nothing is exported (it would be spanscore itself).',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:

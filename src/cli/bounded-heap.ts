@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
+import { Worker } from 'node:worker_threads';
 
-/** Set in the child's environment: the heap bound, in MB, its parent started it with. */
+/** Set in the bounded thread's environment: its heap bound, in MB. */
 const BOUNDED = 'SPANSCORE_HEAP_BOUNDED_MB';
 
 const HEAP_FLAG = /--max-old-space-size(=|\s)/;
 const SEMI_SPACE_FLAG = /--max-semi-space-size(=|\s)/;
 
 /**
- * The young generation's semi-space the bounded child runs with, in MB, unless one is set: V8's
+ * The young generation's semi-space the bounded service runs with, in MB, unless one is set: V8's
  * default for a large heap. At full load (bench, closed loop, 20 s runs, 3 alternating pairs) 16
  * against 8 gave 46,900-51,500 scored spans/s against 44,700-46,300, 22.7-25.5 against 26.0-27.0
  * µs of CPU a span, and peak RSS 276-281 against 258-263 MB (serve and the service it starts): a
@@ -23,15 +22,15 @@ const SEMI_SPACE_MB = 16;
 const nodeOptionSet = (flag: RegExp): boolean =>
   [process.env.NODE_OPTIONS ?? '', ...process.execArgv].some(arg => flag.test(arg));
 
-/** The heap bound spanscore started this process with, or null when it did not. */
+/** The heap bound spanscore started this thread with, or null when it did not. */
 export function boundedHeapMb(): number | null {
   const mb = Number(process.env[BOUNDED]);
   return Number.isInteger(mb) && mb > 0 ? mb : null;
 }
 
 /**
- * Whether `serve` must start again to run under a heap of `maxHeapMb`: a bound is asked for, this
- * process is not already the bounded one, and nobody chose a heap size (`--max-old-space-size` in
+ * Whether `serve` must run its service in a thread with a heap of `maxHeapMb`: a bound is asked
+ * for, this is not already the bounded thread, and nobody chose a heap size (`--max-old-space-size` in
  * `NODE_OPTIONS` or on node's command line is the operator's choice, kept as it is).
  */
 export function needsHeapBound(maxHeapMb: number): boolean {
@@ -39,67 +38,47 @@ export function needsHeapBound(maxHeapMb: number): boolean {
 }
 
 /**
- * Runs this same command again in a child Node process with `--max-old-space-size=maxHeapMb` (and
- * a smaller young generation, {@link SEMI_SPACE_MB}) and resolves with its exit code. V8 fixes its heap limit when a process starts, so a bound cannot be
- * set from inside: this is how the embedded service stays within its memory under any load.
+ * Runs this same command again in a worker thread whose V8 heap is bounded to `maxHeapMb`
+ * (`resourceLimits`: its old generation, and a young generation of {@link SEMI_SPACE_MB} semi-spaces
+ * unless one is set) and resolves with its exit code. V8 fixes a heap's limit when its isolate
+ * starts, so a bound cannot be set from inside: this is how the embedded service stays within its
+ * memory under any load. A thread, not a second process: the process that started it holds only
+ * the command line it parsed (a child process started again held about 65 MB of RSS idle).
  *
- * Contract: the child shares stdout and stderr; it runs in a process group of its own, so that a
- * terminal's Ctrl-C reaches it once, forwarded by this process, as SIGTERM and SIGHUP are (a second
- * Ctrl-C forwards a second SIGINT: the service's "exit now"). When this process dies without a
- * word (SIGKILL), the child sees its IPC channel close and shuts down as on SIGTERM
- * ({@link stopWhenParentDies}). A child ended by a signal (killed, or V8 out of heap) resolves 1
- * after saying so.
+ * Contract: the thread writes to this process's stdout and stderr. SIGINT and SIGTERM reach it
+ * through this thread, once each time they arrive (a second Ctrl-C is the service's "exit now").
+ * A thread that runs out of its heap, or throws what nothing caught, ends; this says so and
+ * resolves 1.
  */
 export function runWithBoundedHeap(
   maxHeapMb: number,
   log: (line: string) => void,
 ): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...process.execArgv,
-      `--max-old-space-size=${maxHeapMb}`,
-      ...(nodeOptionSet(SEMI_SPACE_FLAG) ? [] : [`--max-semi-space-size=${SEMI_SPACE_MB}`]),
-      ...process.argv.slice(1),
-    ],
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      detached: true,
-      env: { ...process.env, [BOUNDED]: String(maxHeapMb) },
+  const thread = new Worker(new URL('./bounded-heap-thread.js', import.meta.url), {
+    workerData: { argv: process.argv.slice(2) },
+    env: { ...process.env, [BOUNDED]: String(maxHeapMb) },
+    resourceLimits: {
+      maxOldGenerationSizeMb: maxHeapMb,
+      // V8's young generation is three semi-spaces: two, and the space for large new objects.
+      ...(nodeOptionSet(SEMI_SPACE_FLAG) ? {} : { maxYoungGenerationSizeMb: 3 * SEMI_SPACE_MB }),
     },
-  );
-  const forward = (signal: NodeJS.Signals): void => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  });
+  const forward = (signal: NodeJS.Signals): void => thread.postMessage({ signal });
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, forward);
   return new Promise(resolve => {
-    child.once('error', error => {
-      log(`spanscore: cannot start the service with a bounded heap: ${error.message}`);
-      resolve(1);
+    let failed = false;
+    thread.once('error', (error: Error & { code?: string }) => {
+      failed = true;
+      log(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `spanscore: the service ran out of its ${maxHeapMb} MB heap: raise queue.memoryHeapMb (SPANSCORE_MEMORY_HEAP_MB), or lower assembly.maxBufferedSpans or results.maxResults`
+          : `spanscore: the service failed: ${error.stack ?? String(error)}`,
+      );
     });
-    child.once('exit', (code, signal) => {
+    thread.once('exit', code => {
       for (const s of signals) process.off(s, forward);
-      if (signal) {
-        const hint =
-          signal === 'SIGABRT' || signal === 'SIGKILL'
-            ? ` (out of memory? raise queue.memoryHeapMb, now ${maxHeapMb} MB, or lower assembly.maxBufferedSpans)`
-            : '';
-        log(`spanscore: the service process ended by ${signal}${hint}`);
-        resolve(signal === 'SIGINT' || signal === 'SIGTERM' ? 128 + constants.signals[signal] : 1);
-        return;
-      }
-      resolve(code ?? 1);
+      resolve(failed ? 1 : code);
     });
   });
-}
-
-/**
- * In the bounded child: shut down as on SIGTERM when the parent's IPC channel closes (the parent
- * died), and never let that channel alone keep the process alive.
- */
-export function stopWhenParentDies(): void {
-  if (!process.channel) return;
-  process.channel.unref();
-  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }

@@ -18,7 +18,7 @@ export const queueConfigSchema = z
       .min(0)
       .default(192)
       .describe(
-        "Memory driver: the V8 heap `serve` runs with, in MB, so that the embedded service stays small under any load (`serve` and the service it starts peaked at 262 MB RSS together at full load on the benchmark, with the default bounds). `serve` starts itself again with `--max-old-space-size` when Node's own limit is larger; a `--max-old-space-size` of yours (`NODE_OPTIONS`) is kept as it is. 0: Node's own limit. Raise it with `assembly.maxBufferedSpans` or `results.maxResults`.",
+        "Memory driver: the V8 heap the embedded service runs in, in MB, so that it stays small under any load (`serve` peaked at about 230 MB RSS at full load on the benchmark, with the default bounds). `serve` runs the service in a worker thread with this heap (`resourceLimits`); a `--max-old-space-size` of yours (`NODE_OPTIONS`) is kept instead. 0: Node's own limit. Raise it with `assembly.maxBufferedSpans` or `results.maxResults`.",
       ),
     redisUrl: z
       .string()

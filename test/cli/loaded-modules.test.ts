@@ -10,8 +10,8 @@ import { startOpenAiCompatibleServer } from '../helpers/openai-compatible-server
 
 /**
  * What a CLI process loads before it does its work, counted: every module Node's ESM loader loads
- * (a `module.register` hook that appends each URL to a file; CommonJS files a package requires
- * inside itself are not seen). Each module is a file read, resolved and compiled at start: the
+ * (a `module.register` hook that appends each URL to a file, with the process and the thread that
+ * loaded it; CommonJS files a package requires inside itself are not seen). Each module is a file read, resolved and compiled at start: the
  * `openai` package alone is about 150, and a test run starts the CLI over a hundred times.
  */
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -23,12 +23,15 @@ const HOOK = join(dir, 'record-loads.mjs');
 writeFileSync(
   HOOK,
   `import { register } from 'node:module';
+import { threadId } from 'node:worker_threads';
 register('data:text/javascript,' + encodeURIComponent(\`
 import { appendFileSync } from 'node:fs';
+let thread;
+export function initialize(data) { thread = data.threadId; }
 export async function load(url, context, next) {
-  if (!url.startsWith('node:')) appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + ' ' + url + '\\\\n');
+  if (!url.startsWith('node:')) appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + '/' + thread + ' ' + url + '\\\\n');
   return next(url, context);
-}\`));
+}\`), { data: { threadId } });
 `,
 );
 
@@ -40,14 +43,14 @@ function recording(): { file: string; env: Record<string, string> } {
   return { file, env: { NODE_OPTIONS: `--import=${HOOK}`, LOADED_MODULES_FILE: file } };
 }
 
-/** The URLs each process loaded, by pid. */
-function loadedByProcess(file: string): Map<string, string[]> {
-  const byPid = new Map<string, string[]>();
+/** The URLs each thread of each process loaded, by `pid/threadId`. */
+function loadedByThread(file: string): Map<string, string[]> {
+  const byThread = new Map<string, string[]>();
   for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const [pid, url] = line.split(' ') as [string, string];
-    byPid.set(pid, [...(byPid.get(pid) ?? []), url]);
+    const [thread, url] = line.split(' ') as [string, string];
+    byThread.set(thread, [...(byThread.get(thread) ?? []), url]);
   }
-  return byPid;
+  return byThread;
 }
 
 const fromPackage = (urls: string[], name: string): string[] =>
@@ -82,7 +85,7 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
       env,
     );
     expect(await cli.exited, cli.stderr()).toBe(1); // the demo suite's cases do not match these traces
-    const [urls, ...others] = [...loadedByProcess(file).values()];
+    const [urls, ...others] = [...loadedByThread(file).values()];
     expect(others).toEqual([]);
     // The hook saw the run: the scorers and the config schema's zod were loaded.
     expect(urls!.some(u => u.endsWith('/dist/score/score-suite.js'))).toBe(true);
@@ -98,7 +101,7 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     const cli = startCli(['--version'], env);
     expect(await cli.exited).toBe(0);
     expect(cli.stdout().trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const [urls] = [...loadedByProcess(file).values()];
+    const [urls] = [...loadedByThread(file).values()];
     expect(urls!.filter(u => u.includes('/dist/cli/commands/'))).toEqual([]);
     expect(urls!.length).toBeLessThan(30);
   });
@@ -111,12 +114,12 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     );
     await cli.exited;
     expect(cli.stdout()).toMatch(/weather/);
-    const [urls] = [...loadedByProcess(file).values()];
+    const [urls] = [...loadedByThread(file).values()];
     expect(fromPackage(urls!, 'jiti').length).toBeGreaterThan(0);
     expect(fromPackage(urls!, 'openai')).toEqual([]);
   });
 
-  it('`serve` (memory driver, restarted with a bounded heap) is ready with neither in either process', async () => {
+  it('`serve` (memory driver, its service in a thread with a bounded heap) is ready with neither in either thread', async () => {
     const { file, env } = recording();
     const cli = startCli(['serve', '--port', '0', '--host', '127.0.0.1'], {
       ...env,
@@ -128,16 +131,23 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
       cli.child.kill('SIGINT');
       await cli.exited;
     }
-    const processes = [...loadedByProcess(file).values()];
-    // The process the user started, and the service it started again with a bounded heap.
-    expect(processes).toHaveLength(2);
-    const [parent, service] = processes.sort((a, b) => a.length - b.length) as [string[], string[]];
+    const threads = [...loadedByThread(file)];
+    // One process: the thread the user's command runs on, and the service's bounded thread.
+    expect(new Set(threads.map(([thread]) => thread.split('/')[0]))).toEqual(
+      new Set([String(cli.child.pid)]),
+    );
+    expect(threads).toHaveLength(2);
+    const [parent, service] = threads
+      .map(([, urls]) => urls)
+      .sort((a, b) => a.length - b.length) as [string[], string[]];
     expect(service.some(u => u.endsWith('/dist/ingest/otlp-http-receiver.js'))).toBe(true);
-    for (const urls of processes) {
+    expect(service.some(u => u.endsWith('/dist/cli/bounded-heap-thread.js'))).toBe(true);
+    for (const urls of [parent, service]) {
       expect(fromPackage(urls, 'openai')).toEqual([]);
       expect(fromPackage(urls, 'jiti')).toEqual([]);
     }
-    // The parent reads the config and starts the service: no receiver, no queue.
+    // The main thread reads the config and starts the service: no receiver, no queue (131
+    // modules when this was written, 2026-12-02).
     expect(parent.some(u => u.includes('/dist/ingest/'))).toBe(false);
     expect(parent.length).toBeLessThan(300);
   });
@@ -153,7 +163,7 @@ const { createOpenAiJudge } = await import(${JSON.stringify(join(ROOT, 'dist/jud
 const judge = createOpenAiJudge({ apiKey: 'x' });
 const childEnv = process.env; // this script's process, not the test's
 childEnv.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
-appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + ' created\\n');
+appendFileSync(process.env.LOADED_MODULES_FILE, process.pid + '/0 created\\n');
 const answer = await judge.ask(${ASK});
 console.log(JSON.stringify(answer.output));
 `;
@@ -164,7 +174,7 @@ console.log(JSON.stringify(answer.output));
       );
       expect(JSON.parse(stdout)).toEqual({ verdict: 'yes' });
       expect(server.requests).toHaveLength(1);
-      const [urls] = [...loadedByProcess(file).values()];
+      const [urls] = [...loadedByThread(file).values()];
       const created = urls!.indexOf('created');
       expect(created).toBeGreaterThan(0);
       expect(fromPackage(urls!.slice(0, created), 'openai')).toEqual([]);

@@ -7,12 +7,7 @@ import type { untilShutdown as UntilShutdown } from '../../server/graceful-shutd
 import type { startService as StartService } from '../../server/start-service.js';
 import { collect } from '../option-parsers.js';
 import { DEMO_SUITE } from '../../demo/demo-suite.js';
-import {
-  boundedHeapMb,
-  needsHeapBound,
-  runWithBoundedHeap,
-  stopWhenParentDies,
-} from '../bounded-heap.js';
+import { boundedHeapMb, needsHeapBound, runWithBoundedHeap } from '../bounded-heap.js';
 import type { CliIo } from '../io.js';
 
 /** `spanscore serve`: the OTLP receiver plus workers, until SIGTERM/SIGINT. */
@@ -74,9 +69,8 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
           setExitCode(await runWithBoundedHeap(config.queue.memoryHeapMb, log));
           return;
         }
-        if (boundedHeapMb() !== null) stopWhenParentDies();
-        // Loaded here, not above: a `serve` that only starts itself again with a bounded heap
-        // stays a small process (about 50 MB) beside the service.
+        // Loaded here, not above: a `serve` that only starts its service in a bounded thread
+        // never loads the service into its own heap.
         const { startService, untilShutdown } = await serviceModules();
         const service = await startService(
           config,
