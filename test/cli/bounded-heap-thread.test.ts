@@ -1,39 +1,56 @@
-import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/redis.js';
 
-const THREAD = new URL('../../dist/cli/bounded-heap-thread.js', import.meta.url);
+const THREAD = new URL('../../dist/cli/bounded-heap-thread.js', import.meta.url).href;
 
-/** The service's thread as `runWithBoundedHeap` starts it, its stderr captured. */
-function startThread(argv: string[]): { thread: Worker; stderr: () => string } {
-  const thread = new Worker(THREAD, {
-    workerData: { argv },
-    env: { ...process.env, SPANSCORE_EXPORT: 'false', SPANSCORE_HEAP_BOUNDED_MB: '192' },
-    stderr: true,
+/**
+ * A process that runs `serve` in the bounded service's thread as `runWithBoundedHeap` starts it,
+ * and passes it the signals the test writes on its stdin (one name a line); `ONLINE` at once when
+ * the thread comes online. The thread writes to the process's stderr itself.
+ */
+function startThread(signalWhenOnline?: 'SIGTERM') {
+  const script = `
+    import { Worker } from 'node:worker_threads';
+    import { createInterface } from 'node:readline';
+    const thread = new Worker(new URL(${JSON.stringify(THREAD)}), {
+      workerData: { argv: ['serve', '--port', '0', '--host', '127.0.0.1'] },
+      execArgv: [], // not this script's --input-type
+      env: { ...process.env, SPANSCORE_EXPORT: 'false', SPANSCORE_HEAP_BOUNDED_MB: '192' },
+    });
+    ${signalWhenOnline ? `thread.once('online', () => thread.postMessage({ signal: '${signalWhenOnline}' }));` : ''}
+    const lines = createInterface({ input: process.stdin });
+    lines.on('line', signal => thread.postMessage({ signal }));
+    thread.once('exit', code => { lines.close(); process.stdin.destroy(); process.exitCode = code; });
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
-  let text = '';
-  thread.stderr.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  return { thread, stderr: () => text };
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
+  return { child, stderr: () => stderr, exited };
 }
 
 describe("the bounded service's thread", () => {
   it('ends at once with 143 on a SIGTERM that comes before the service listens for it, as a process would', async () => {
-    const { thread, stderr } = startThread(['serve', '--port', '0', '--host', '127.0.0.1']);
     // Sent as soon as the thread runs: `serve` is still loading its modules, so no handler of the
     // service's is there yet. (Ignored, it left a service running that its operator had stopped.)
-    thread.once('online', () => thread.postMessage({ signal: 'SIGTERM' }));
-    const [code] = (await once(thread, 'exit')) as [number];
-    expect(code).toBe(143);
+    const { stderr, exited } = startThread('SIGTERM');
+    expect(await exited, stderr()).toBe(143);
     expect(stderr()).toContain('spanscore: SIGTERM while the service was not running: stopped\n');
     expect(stderr()).not.toContain('listening on');
   });
 
-  it('passes a SIGINT to the service once it listens: a clean shutdown, exit 0', async () => {
-    const { thread, stderr } = startThread(['serve', '--port', '0', '--host', '127.0.0.1']);
-    await expect.poll(stderr).toMatch(/results page at/);
-    thread.postMessage({ signal: 'SIGINT' });
-    const [code] = (await once(thread, 'exit')) as [number];
-    expect(code).toBe(0);
-    expect(stderr()).toMatch(/SIGINT: shutting down[\s\S]*spanscore: stopped\n/);
+  it('passes a SIGINT to the service once it listens (exit 0), and lets a signal after its shutdown be', async () => {
+    const { child, stderr, exited } = startThread();
+    await waitFor(() => Promise.resolve(/results page at/.test(stderr())), 'the service listens');
+    child.stdin.write('SIGINT\n');
+    await waitFor(() => Promise.resolve(/spanscore: stopped\n/.test(stderr())), 'stopped');
+    // A supervisor's second signal, after the shutdown it asked for: not an exit by signal.
+    child.stdin.write('SIGTERM\n');
+    expect(await exited).toBe(0);
+    expect(stderr()).toMatch(/SIGINT: shutting down[\s\S]*spanscore: stopped\n$/);
+    expect(stderr()).not.toContain('while the service was not running');
   });
 });
