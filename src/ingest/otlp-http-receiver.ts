@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { isSpanscoreError, type SpanscoreError } from '../errors/spanscore-error.js';
 import { rateLimitedLog } from '../log/rate-limited-log.js';
 import { bearerAccess } from './bearer-access.js';
-import { metricsExposition } from './metrics-exposition.js';
+import { metricsExposition, type MetricsExposition } from './metrics-exposition.js';
 import { otlpPathHint } from './otlp-path-hint.js';
 import {
   checkJsonItems,
@@ -54,8 +54,14 @@ export interface OtlpHttpReceiverOptions {
   tokens?: { ingest: readonly string[]; read: readonly string[] };
   /** `GET /readyz` answers 200 when this resolves true, 503 otherwise (e.g. Redis unreachable). */
   ready?: () => Promise<boolean>;
-  /** Prometheus metrics; `GET /metrics` serves their registry. */
+  /** Prometheus metrics; `GET /metrics` serves their registry (or {@link OtlpHttpReceiverOptions.exposition}). */
   metrics?: ReceiverMetrics;
+  /**
+   * What `GET /metrics` answers, in the format `accept` asks, when the service's metrics are more
+   * than `metrics`' registry (the embedded driver's scoring thread keeps its own).
+   * @defaultValue `metrics`' registry (`metricsExposition`)
+   */
+  exposition?: (accept: string | undefined) => Promise<MetricsExposition>;
   /**
    * What one request may cost to decode (spans, nested items, rejected spans reported); past a
    * limit the request is refused whole with 413. @defaultValue `DEFAULT_DECODE_LIMITS`
@@ -391,10 +397,9 @@ export function createOtlpHttpReceiver(options: OtlpHttpReceiverOptions): Fastif
     if (!options.metrics) return reply.code(404).send({ status: 'metrics disabled' });
     const access = readable(request.headers.authorization);
     if (!access.allowed) return sendAccessRefusal(reply, access);
-    const { contentType, body } = await metricsExposition(
-      options.metrics.registry,
-      request.headers.accept,
-    );
+    const { contentType, body } = options.exposition
+      ? await options.exposition(request.headers.accept)
+      : await metricsExposition(options.metrics.registry, request.headers.accept);
     return reply.type(contentType).send(body);
   });
   return app;

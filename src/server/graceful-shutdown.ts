@@ -1,11 +1,12 @@
-import type { Service } from './start-service.js';
+import type { Service } from './service.js';
 
 /**
  * Resolves when the service has shut down after SIGTERM or SIGINT: `close()` runs (stop taking
  * traffic, finish or hand back work, flush, close Redis) within `deadlineMs`. The result is the
  * exit code: 0 for a clean shutdown, 1 when the deadline cut it short. A second signal exits at once.
  * The signals are handled from the call on: call it before announcing the service ready, or a
- * signal sent right after that announcement kills the process without a shutdown.
+ * signal sent right after that announcement kills the process without a shutdown. A service
+ * whose part ended by itself (`Service.failed`) is closed, said, and resolves 1.
  */
 export function untilShutdown(
   service: Service,
@@ -42,5 +43,15 @@ export function untilShutdown(
       );
     };
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+    // A part that ended by itself (the scoring thread) ends the service: what still runs closes,
+    // and the exit code says it failed.
+    void service.failed?.then(error => {
+      log(`spanscore: ${error.message}`);
+      if (stopping) return;
+      stopping = true;
+      process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+      const done = (): void => resolve(1);
+      service.close().then(done, done);
+    });
   });
 }

@@ -287,7 +287,8 @@ export function createServiceMetrics(
   };
 }
 
-function openMetricsRegistry(): Registry<RegistryContentType> {
+/** A registry that writes OpenMetrics (with exemplars) when asked: what `/metrics` serves from. */
+export function openMetricsRegistry(): Registry<RegistryContentType> {
   const registry = new Registry<RegistryContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   return registry;
