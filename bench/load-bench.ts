@@ -44,6 +44,8 @@ const WARM_UP_MS = 5000;
 /** What one load run measured. */
 export interface LoadResult {
   driver: 'bullmq' | 'memory';
+  /** The memory driver's `queue.memoryThreads`, when the run set it. */
+  memoryThreads?: 1 | 2;
   /** Whether the spanscore processes wrote the results store (`results.write`). */
   resultsWrite: boolean;
   workers: number;
@@ -187,6 +189,12 @@ export interface LoadOptions {
   maxBufferedSpans?: number;
   /** `queue.memoryHeapMb` (memory driver; 0: Node's own heap); default the service's. */
   memoryHeapMb?: number;
+  /**
+   * `queue.memoryThreads` (memory driver: 2, receiving and scoring on threads of their own; 1,
+   * one thread); default the service's. Not with a build from before 2026-12-02, whose config has
+   * no such key.
+   */
+  memoryThreads?: 1 | 2;
   /** `NODE_OPTIONS` of the spanscore processes (e.g. a heap limit). */
   nodeOptions?: string;
   /**
@@ -266,7 +274,7 @@ async function loadRun(
     join(dir, 'config.yaml'),
     [
       memory
-        ? `queue: { driver: memory${options.memoryHeapMb !== undefined ? `, memoryHeapMb: ${options.memoryHeapMb}` : ''} }`
+        ? `queue: { driver: memory${options.memoryHeapMb !== undefined ? `, memoryHeapMb: ${options.memoryHeapMb}` : ''}${options.memoryThreads !== undefined ? `, memoryThreads: ${options.memoryThreads}` : ''} }`
         : options.cluster
           ? `queue: { driver: bullmq, redisClusterNodes: [${options.cluster.masters.join(', ')}], prefix: ${prefix}, shards: ${options.cluster.shards} }`
           : `queue: { driver: bullmq, redisUrl: "${REDIS_URL}", prefix: ${prefix} }`,
@@ -593,6 +601,7 @@ async function loadRun(
   const scoredSpans = Math.max(1, exportedAt.size * SPANS_PER_TRACE);
   return {
     driver: memory ? 'memory' : 'bullmq',
+    ...(memory && options.memoryThreads !== undefined && { memoryThreads: options.memoryThreads }),
     resultsWrite: options.resultsWrite ?? true,
     workers: memory ? 0 : options.workers,
     rate: options.rate ?? 0,

@@ -11,7 +11,9 @@ export function stealLine(r: LoadResult): string {
 /** A run's name in the report: loop, rate, driver, workers. */
 export function runName(r: LoadResult): string {
   const who =
-    r.driver === 'memory' ? 'memory driver' : `${r.workers} worker${r.workers > 1 ? 's' : ''}`;
+    r.driver === 'memory'
+      ? `memory driver${r.memoryThreads === 2 ? ', two threads' : ''}`
+      : `${r.workers} worker${r.workers > 1 ? 's' : ''}`;
   const store = r.resultsWrite === false ? ', results store off' : '';
   return r.rate > 0
     ? `open loop ${fmt(r.rate)} spans/s, ${who}${store}`

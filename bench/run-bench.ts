@@ -513,6 +513,8 @@ if (!args['no-load']) {
   );
   const memoryClosed = await loadBench({ driver: 'memory', workers: 0, seconds });
   runs.push(memoryClosed);
+  // The embedded driver on two threads (`queue.memoryThreads: 2`): receiving apart from scoring.
+  runs.push(await loadBench({ driver: 'memory', workers: 0, seconds, memoryThreads: 2 }));
   runs.push(
     await loadBench({
       driver: 'memory',

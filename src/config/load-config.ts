@@ -51,6 +51,7 @@ export const CONFIG_ENV = {
   SPANSCORE_METRICS_MAX_SERVICES: ['metrics', 'maxServices'],
   SPANSCORE_RESULTS_MAX: ['results', 'maxResults'],
   SPANSCORE_MEMORY_HEAP_MB: ['queue', 'memoryHeapMb'],
+  SPANSCORE_MEMORY_THREADS: ['queue', 'memoryThreads'],
   SPANSCORE_RESULTS_RETENTION_HOURS: ['results', 'retentionHours'],
   SPANSCORE_TRACE_URL_TEMPLATE: ['results', 'traceUrlTemplate'],
   SPANSCORE_SUITES: ['suites'],

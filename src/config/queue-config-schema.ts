@@ -20,6 +20,15 @@ export const queueConfigSchema = z
       .describe(
         "Memory driver: the V8 heap the embedded service runs in, in MB, so that it stays small under any load (`serve` peaked at about 230 MB RSS at full load on the benchmark, with the default bounds). `serve` runs the service in a worker thread with this heap (`resourceLimits`); a `--max-old-space-size` of yours (`NODE_OPTIONS`) is kept instead. 0: Node's own limit. Raise it with `assembly.maxBufferedSpans` or `results.maxResults`.",
       ),
+    memoryThreads: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2)
+      .default(1)
+      .describe(
+        "Memory driver: the threads `serve` runs on. 1: one thread, whose V8 heap is `memoryHeapMb`. 2: one thread receives and decodes OTLP requests and serves the API, the results page and `/metrics`; another (whose heap is `memoryHeapMb`) assembles, scores, stores and exports, the span batches passed between them as bytes. On the benchmark's two-core host, with its load generator on the same cores, 2 scored no more spans a second than 1, for 5-25% more CPU a span and about 70 MB more RSS (docs/performance.md); it keeps the API apart from scoring.",
+      ),
     redisUrl: z
       .string()
       .url()

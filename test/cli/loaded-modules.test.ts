@@ -53,6 +53,31 @@ function loadedByThread(file: string): Map<string, string[]> {
   return byThread;
 }
 
+/**
+ * What `serve` (memory driver, `queue.memoryThreads` as given) loaded by the time its results page
+ * was up, by `pid/threadId`: two threads of one process, checked here.
+ */
+async function serveLoads(memoryThreads: '1' | '2'): Promise<Array<[string, string[]]>> {
+  const { file, env } = recording();
+  const cli = startCli(['serve', '--port', '0', '--host', '127.0.0.1'], {
+    ...env,
+    SPANSCORE_EXPORT: 'false',
+    SPANSCORE_MEMORY_THREADS: memoryThreads,
+  });
+  try {
+    await cli.waitForLine(/results page at/, 60_000);
+  } finally {
+    cli.child.kill('SIGINT');
+    await cli.exited;
+  }
+  const threads = [...loadedByThread(file)];
+  expect(new Set(threads.map(([thread]) => thread.split('/')[0]))).toEqual(
+    new Set([String(cli.child.pid)]),
+  );
+  expect(threads).toHaveLength(2);
+  return threads;
+}
+
 const fromPackage = (urls: string[], name: string): string[] =>
   urls.filter(u => u.includes(`/node_modules/${name}/`));
 
@@ -119,24 +144,29 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     expect(fromPackage(urls!, 'openai')).toEqual([]);
   });
 
-  it('`serve` (memory driver, its service in a thread with a bounded heap) is ready with neither in either thread', async () => {
-    const { file, env } = recording();
-    const cli = startCli(['serve', '--port', '0', '--host', '127.0.0.1'], {
-      ...env,
-      SPANSCORE_EXPORT: 'false',
-    });
-    try {
-      await cli.waitForLine(/results page at/, 60_000);
-    } finally {
-      cli.child.kill('SIGINT');
-      await cli.exited;
+  it('`serve` (memory driver, on two threads) is ready with neither in either thread, each thread loading its own part', async () => {
+    const threads = await serveLoads('2');
+    // The thread that receives (the main one), and the scoring thread.
+    const receiving = threads.find(([thread]) => thread.endsWith('/0'))![1];
+    const scoring = threads.find(([thread]) => !thread.endsWith('/0'))![1];
+    for (const urls of [receiving, scoring]) {
+      expect(fromPackage(urls, 'openai')).toEqual([]);
+      expect(fromPackage(urls, 'jiti')).toEqual([]);
     }
-    const threads = [...loadedByThread(file)];
-    // One process: the thread the user's command runs on, and the service's bounded thread.
-    expect(new Set(threads.map(([thread]) => thread.split('/')[0]))).toEqual(
-      new Set([String(cli.child.pid)]),
-    );
-    expect(threads).toHaveLength(2);
+    // The receiving thread: the HTTP server and the decoders, not the trace assembler or the
+    // scoring loop; the scoring thread: those, and no HTTP server.
+    expect(receiving.some(u => u.endsWith('/dist/ingest/otlp-http-receiver.js'))).toBe(true);
+    expect(receiving.some(u => u.endsWith('/dist/queue/memory-trace-assembler.js'))).toBe(false);
+    expect(receiving.some(u => u.endsWith('/dist/score/score-trace.js'))).toBe(false);
+    expect(scoring.some(u => u.endsWith('/dist/queue/memory-trace-assembler.js'))).toBe(true);
+    expect(scoring.some(u => u.endsWith('/dist/server/scoring-thread.js'))).toBe(true);
+    expect(scoring.some(u => u.endsWith('/dist/score/score-trace.js'))).toBe(true);
+    expect(fromPackage(scoring, 'fastify')).toEqual([]);
+  });
+
+  it('`serve` on one thread (queue.memoryThreads: 1, the default: its service in a thread with a bounded heap) is ready with neither in either thread', async () => {
+    const threads = await serveLoads('1');
+    // The thread the user's command runs on, and the service's bounded thread.
     const [parent, service] = threads
       .map(([, urls]) => urls)
       .sort((a, b) => a.length - b.length) as [string[], string[]];

@@ -24,11 +24,12 @@ function serve(env: Record<string, string | undefined> = {}) {
   return run(['serve', '--port', '0', '--host', '127.0.0.1', '--suite', DEMO_SUITE], {
     SPANSCORE_EXPORT: 'false',
     SPANSCORE_SETTLE_MS: '100',
+    SPANSCORE_MEMORY_THREADS: '1',
     ...env,
   });
 }
 
-describe('serve with the memory driver runs the service in a bounded heap', () => {
+describe('serve with the memory driver on one thread (queue.memoryThreads: 1) runs the service in a bounded heap', () => {
   it('runs the service in a thread of its own process, bounded to 192 MB, which scores, and says so', async () => {
     const cli = serve();
     const url = (await cli.waitForLine(/listening on (\S+) \(memory driver\)/))[1]!;

@@ -5,6 +5,7 @@ import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { loadConfig } from '../../config/load-config.js';
 import type { untilShutdown as UntilShutdown } from '../../server/graceful-shutdown.js';
 import type { startService as StartService } from '../../server/start-service.js';
+import type { startSplitService as StartSplitService } from '../../server/start-split-service.js';
 import { collect } from '../option-parsers.js';
 import { DEMO_SUITE } from '../../demo/demo-suite.js';
 import { boundedHeapMb, needsHeapBound, runWithBoundedHeap } from '../bounded-heap.js';
@@ -65,22 +66,28 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         // A busy port is the commonest first error: said in one line, before anything starts.
         await assertPortFree(config.receiver.port, config.receiver.host);
         const memory = config.queue.driver === 'memory';
-        if (memory && needsHeapBound(config.queue.memoryHeapMb)) {
+        const bounded = memory && needsHeapBound(config.queue.memoryHeapMb);
+        // (`--no-worker` with the memory driver is refused by `startService`, which says why.)
+        // (Not in the thread `runWithBoundedHeap` started: that is the one-thread service.)
+        const split =
+          memory && config.queue.memoryThreads === 2 && opts.worker && boundedHeapMb() === null;
+        if (bounded && !split) {
           setExitCode(await runWithBoundedHeap(config.queue.memoryHeapMb, log));
           return;
         }
         // Loaded here, not above: a `serve` that only starts its service in a bounded thread
         // never loads the service into its own heap.
-        const { startService, untilShutdown } = await serviceModules();
-        const service = await startService(
-          config,
-          { receiver: true, workers: opts.worker },
-          { log },
-        );
+        const { startService, startSplitService, untilShutdown } = await serviceModules();
+        const service = split
+          ? await startSplitService(config, {
+              ...(bounded && { heapMb: config.queue.memoryHeapMb }),
+              log,
+            })
+          : await startService(config, { receiver: true, workers: opts.worker }, { log });
         // Signals are handled before the service says it is ready: a supervisor (or a test)
         // that stops it right after that line gets a clean shutdown.
         const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
-        if (memory) log(heapLine(config.queue.memoryHeapMb));
+        if (memory) log(heapLine(config.queue.memoryHeapMb, split && bounded));
         log(`spanscore serve: listening on ${service.url} (${service.driver} driver)`);
         log(`spanscore serve: results page at ${browsable(service.uiUrl!)}`);
         const traffic = opts.demo
@@ -179,8 +186,13 @@ function browsable(url: string): string {
   return url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://localhost');
 }
 
-/** What the memory driver's heap is bounded by, and the setting that changes it. */
-function heapLine(memoryHeapMb: number): string {
+/**
+ * What the memory driver's heap is bounded by, and the setting that changes it. `scoringThread`:
+ * on two threads, the scoring thread's is bounded to `memoryHeapMb`.
+ */
+function heapLine(memoryHeapMb: number, scoringThread: boolean): string {
+  if (scoringThread)
+    return `spanscore: memory driver: two threads, receiving on one; the scoring thread's V8 heap bounded to ${memoryHeapMb} MB (queue.memoryHeapMb, SPANSCORE_MEMORY_HEAP_MB; raise it with the buffer and results bounds; queue.memoryThreads: 1 runs everything on one)`;
   const bounded = boundedHeapMb();
   if (bounded !== null)
     return `spanscore: memory driver: V8 heap bounded to ${bounded} MB (queue.memoryHeapMb, SPANSCORE_MEMORY_HEAP_MB; raise it with the buffer and results bounds)`;
@@ -193,11 +205,13 @@ function heapLine(memoryHeapMb: number): string {
 /** The service and its shutdown, loaded when a command runs them. */
 async function serviceModules(): Promise<{
   startService: typeof StartService;
+  startSplitService: typeof StartSplitService;
   untilShutdown: typeof UntilShutdown;
 }> {
-  const [{ startService }, { untilShutdown }] = await Promise.all([
+  const [{ startService }, { startSplitService }, { untilShutdown }] = await Promise.all([
     import('../../server/start-service.js'),
+    import('../../server/start-split-service.js'),
     import('../../server/graceful-shutdown.js'),
   ]);
-  return { startService, untilShutdown };
+  return { startService, startSplitService, untilShutdown };
 }
