@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /** Set in the bounded thread's environment: its heap bound, in MB. */
 const BOUNDED = 'SPANSCORE_HEAP_BOUNDED_MB';
@@ -22,6 +22,23 @@ const SEMI_SPACE_MB = 16;
 const nodeOptionSet = (flag: RegExp): boolean =>
   [process.env.NODE_OPTIONS ?? '', ...process.execArgv].some(arg => flag.test(arg));
 
+/** What `serve` says to do when a bounded heap ran out, after saying whose heap it was. */
+export const OUT_OF_HEAP_ADVICE =
+  'raise queue.memoryHeapMb (SPANSCORE_MEMORY_HEAP_MB), or lower assembly.maxBufferedSpans or results.maxResults';
+
+/**
+ * The `resourceLimits` of a worker thread whose V8 heap is bounded to `maxHeapMb`: its old
+ * generation, and a young generation of {@link SEMI_SPACE_MB} semi-spaces unless node's options
+ * set one (the operator's choice, which V8's flags then give every thread).
+ */
+export function boundedThreadLimits(maxHeapMb: number): ResourceLimits {
+  return {
+    maxOldGenerationSizeMb: maxHeapMb,
+    // V8's young generation is three semi-spaces: two, and the space for large new objects.
+    ...(nodeOptionSet(SEMI_SPACE_FLAG) ? {} : { maxYoungGenerationSizeMb: 3 * SEMI_SPACE_MB }),
+  };
+}
+
 /** The heap bound spanscore started this thread with, or null when it did not. */
 export function boundedHeapMb(): number | null {
   const mb = Number(process.env[BOUNDED]);
@@ -39,8 +56,7 @@ export function needsHeapBound(maxHeapMb: number): boolean {
 
 /**
  * Runs this same command again in a worker thread whose V8 heap is bounded to `maxHeapMb`
- * (`resourceLimits`: its old generation, and a young generation of {@link SEMI_SPACE_MB} semi-spaces
- * unless one is set) and resolves with its exit code. V8 fixes a heap's limit when its isolate
+ * ({@link boundedThreadLimits}) and resolves with its exit code. V8 fixes a heap's limit when its isolate
  * starts, so a bound cannot be set from inside: this is how the embedded service stays within its
  * memory under any load. A thread, not a second process: the process that started it holds only
  * the command line it parsed (a child process started again held about 65 MB of RSS idle).
@@ -57,11 +73,7 @@ export function runWithBoundedHeap(
   const thread = new Worker(new URL('./bounded-heap-thread.js', import.meta.url), {
     workerData: { argv: process.argv.slice(2) },
     env: { ...process.env, [BOUNDED]: String(maxHeapMb) },
-    resourceLimits: {
-      maxOldGenerationSizeMb: maxHeapMb,
-      // V8's young generation is three semi-spaces: two, and the space for large new objects.
-      ...(nodeOptionSet(SEMI_SPACE_FLAG) ? {} : { maxYoungGenerationSizeMb: 3 * SEMI_SPACE_MB }),
-    },
+    resourceLimits: boundedThreadLimits(maxHeapMb),
   });
   const forward = (signal: NodeJS.Signals): void => thread.postMessage({ signal });
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
@@ -72,7 +84,7 @@ export function runWithBoundedHeap(
       failed = true;
       log(
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `spanscore: the service ran out of its ${maxHeapMb} MB heap: raise queue.memoryHeapMb (SPANSCORE_MEMORY_HEAP_MB), or lower assembly.maxBufferedSpans or results.maxResults`
+          ? `spanscore: the service ran out of its ${maxHeapMb} MB heap: ${OUT_OF_HEAP_ADVICE}`
           : `spanscore: the service failed: ${error.stack ?? String(error)}`,
       );
     });

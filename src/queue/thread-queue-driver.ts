@@ -18,7 +18,7 @@ export const SENDER_GONE = 'the sender closed its connection while its request w
 /**
  * The embedded `memory` driver as the receiving thread sees it when another thread scores (the
  * embedded driver on two threads, see `startSplitService`): every call goes to that thread through
- * `client`, answered by `answerDriverCalls`.
+ * `client`, answered by the scoring thread's handlers (`scoring-thread.ts`).
  *
  * Contract:
  * - `sink.accept` writes the spans as one span batch (`encodeSpanBatch`: unread attributes are

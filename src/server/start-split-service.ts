@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { boundedThreadLimits, OUT_OF_HEAP_ADVICE } from '../cli/bounded-heap.js';
 import type { Config } from '../config/config-schema.js';
 import { loadToolSchemas } from '../config/load-tool-schemas.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
@@ -19,12 +20,10 @@ export interface ScoringThreadInfo {
 /** Options of {@link startSplitService}. */
 export interface SplitServiceOptions {
   /**
-   * The scoring thread's V8 heap, in MB (`resourceLimits`: its old generation, and a young
-   * generation of `semiSpaceMb` semi-spaces); absent: the heap V8's flags give every thread.
+   * The scoring thread's V8 heap, in MB (`boundedThreadLimits`, as the one-thread service's);
+   * absent: the heap V8's flags give every thread.
    */
   heapMb?: number;
-  /** @defaultValue 16 */
-  semiSpaceMb?: number;
   log: (line: string) => void;
 }
 
@@ -57,16 +56,9 @@ export async function startSplitService(
   options: SplitServiceOptions,
 ): Promise<SplitService> {
   const { log } = options;
-  const semiSpaceMb = options.semiSpaceMb ?? 16;
   const thread = new Worker(new URL('./scoring-thread.js', import.meta.url), {
     workerData: { config },
-    ...(options.heapMb !== undefined && {
-      resourceLimits: {
-        maxOldGenerationSizeMb: options.heapMb,
-        // V8's young generation is three semi-spaces: two, and the space for large new objects.
-        maxYoungGenerationSizeMb: 3 * semiSpaceMb,
-      },
-    }),
+    ...(options.heapMb !== undefined && { resourceLimits: boundedThreadLimits(options.heapMb) }),
   });
   const client = rpcClient(thread);
   let closing = false;
@@ -139,7 +131,7 @@ function threadFailure(
   return new SpanscoreError(
     'SS_INGEST_UNAVAILABLE',
     error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-      ? `the scoring thread ran out of its ${heapMb === undefined ? '' : `${heapMb} MB `}heap: raise queue.memoryHeapMb (SPANSCORE_MEMORY_HEAP_MB), or lower assembly.maxBufferedSpans or results.maxResults`
+      ? `the scoring thread ran out of its ${heapMb === undefined ? '' : `${heapMb} MB `}heap: ${OUT_OF_HEAP_ADVICE}`
       : `the scoring thread failed: ${error.message}`,
     { retryAfterSeconds: 5 },
   );
