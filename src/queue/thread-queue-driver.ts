@@ -7,6 +7,7 @@ import type { SchemaRegistry } from '../score/schemas/schema-registry.js';
 import type { RpcClient } from '../server/thread-rpc.js';
 import type { QueueDriver } from './queue-driver.js';
 import type { OpenSession } from './session-policy.js';
+import type { SharedRefusal } from './shared-refusal.js';
 import type { TraceProgress } from './trace-readiness.js';
 
 /**
@@ -25,15 +26,20 @@ export const SENDER_GONE = 'the sender closed its connection while its request w
  *   copied as their wire bytes, never decoded) and moves its bytes to the scoring thread; it
  *   resolves or rejects as that thread's sink did (a `SpanscoreError` keeps its code and
  *   `retryAfterSeconds`), and with the caller's `signal` reason when its sender left while the
- *   request waited for room. It has no `refusesNow`: the receiver decodes every request and the
- *   scoring thread's sink decides.
+ *   request waited for room.
+ * - `sink.refusesNow` is the scoring thread's sink's answer as that thread last published it in
+ *   `refusal` (shared memory, read without a call): a full buffer refuses a request before the
+ *   receiver decodes it, as beside the sink. A refusal published a moment before room appeared
+ *   refuses a request the sink would have let wait at the door (429 and `Retry-After`, sent again
+ *   by the exporter); one not yet published lets a request through, and the sink decides.
  * - `results`, `schemas` and `exportBacklog` read through calls (what the API and `/metrics`
  *   use); their writers run in the scoring thread and are not called here.
  * - `startWorkers` is never called: the scoring thread runs them.
  */
-export function createThreadQueueDriver(client: RpcClient): QueueDriver {
+export function createThreadQueueDriver(client: RpcClient, refusal: SharedRefusal): QueueDriver {
   let nextRequest = 1;
   const sink: SpanSink = {
+    refusesNow: () => refusal.read(),
     async accept(spans: SpanDigest[], signal?: AbortSignal): Promise<PartlyRefused | void> {
       const batch = encodeSpanBatch(spans);
       // Moved, not copied: a buffer of its own (a large one always is; a small one may sit in

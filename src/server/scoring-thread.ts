@@ -12,6 +12,7 @@ import type { Config } from '../config/config-schema.js';
 import { metricsExposition } from '../ingest/metrics-exposition.js';
 import { createReceiverMetrics } from '../ingest/receiver-metrics.js';
 import { decodeSpanBatch, encodeSpanBatch } from '../redis/span-batch-codec.js';
+import { SharedRefusal } from '../queue/shared-refusal.js';
 import { SENDER_GONE } from '../queue/thread-queue-driver.js';
 import { writeToFd } from '../log/write-to-fd.js';
 import { startServiceCore } from './service-core.js';
@@ -19,7 +20,17 @@ import { answerCalls, crossError, Transferred } from './thread-rpc.js';
 import type { ScoringThreadInfo } from './start-split-service.js';
 
 const port = parentPort!;
-const { config } = workerData as { config: Readonly<Config> };
+const { config, refusal: refusalBuffer } = workerData as {
+  config: Readonly<Config>;
+  refusal: SharedArrayBuffer;
+};
+
+/**
+ * How often, while its sink refuses, this thread publishes the sink's `refusesNow` again: room
+ * appears as traces are scored here, between the receiving thread's requests. Timers run between
+ * the scoring queue's slices, so a refusal is at most a slice and this old when room appears.
+ */
+const REFUSAL_RECHECK_MS = 1;
 // Written to the process's stderr directly, never buffered in this thread's bounded heap for the
 // main thread to take (a stalled reader would fill it; see `bounded-heap-thread.ts`).
 const log = (line: string): void => writeToFd(2, `${line}\n`);
@@ -32,6 +43,18 @@ try {
   // `/metrics` names each once.
   for (const metric of createReceiverMetrics().registry.getMetricsAsArray())
     core.metrics.registry.removeSingleMetric(metric.name);
+  // The sink's `refusesNow`, published for the receiving thread wherever it may change: as a
+  // request is taken or settles, on shutdown, and every REFUSAL_RECHECK_MS while it refuses.
+  const refusal = new SharedRefusal(refusalBuffer);
+  let recheck: NodeJS.Timeout | undefined;
+  const publish = (): void => {
+    const refusing = refusal.publish(sink.refusesNow?.());
+    if (refusing && !recheck) recheck = setInterval(publish, REFUSAL_RECHECK_MS).unref();
+    else if (!refusing && recheck) {
+      clearInterval(recheck);
+      recheck = undefined;
+    }
+  };
   // Requests held for room whose sender may leave, by the receiving thread's id.
   const held = new Map<number, AbortController>();
   const part = (object: object) => (method: string, args: unknown[]) =>
@@ -41,10 +64,13 @@ try {
       const spans = decodeSpanBatch(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
       const controller = leaves ? new AbortController() : undefined;
       if (controller) held.set(id, controller);
+      const accepted = sink.accept(spans, controller?.signal);
+      publish();
       try {
-        return (await sink.accept(spans, controller?.signal)) ?? undefined;
+        return (await accepted) ?? undefined;
       } finally {
         held.delete(id);
+        publish();
       }
     },
     abort(id: number) {
@@ -52,6 +78,7 @@ try {
     },
     stopWaiting() {
       sink.stopWaiting?.();
+      publish();
     },
     results: part(driver.results),
     schemas: part(driver.schemas),
@@ -68,7 +95,10 @@ try {
     jobCounts: () => driver.jobCounts(),
     metrics: (accept: string | undefined) => metricsExposition(core.metrics.registry, accept),
     async close(deadlineMs: number) {
-      const closed = await driver.close(deadlineMs);
+      const closing = driver.close(deadlineMs);
+      publish();
+      const closed = await closing;
+      clearInterval(recheck);
       await core.shutdown();
       // Answered first, then the channel goes: nothing is left to keep this thread.
       setImmediate(() => port.close());

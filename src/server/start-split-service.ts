@@ -5,6 +5,7 @@ import { loadToolSchemas } from '../config/load-tool-schemas.js';
 import { SpanscoreError } from '../errors/spanscore-error.js';
 import type { MetricsExposition } from '../ingest/metrics-exposition.js';
 import { createReceiverMetrics } from '../ingest/receiver-metrics.js';
+import { SharedRefusal } from '../queue/shared-refusal.js';
 import { createThreadQueueDriver } from '../queue/thread-queue-driver.js';
 import { listenService } from './listen-service.js';
 import { openMetricsRegistry } from './service-metrics.js';
@@ -56,8 +57,10 @@ export async function startSplitService(
   options: SplitServiceOptions,
 ): Promise<SplitService> {
   const { log } = options;
+  // The scoring thread's sink's `refusesNow`, published there and read here before decoding.
+  const refusal = SharedRefusal.buffer();
   const thread = new Worker(new URL('./scoring-thread.js', import.meta.url), {
-    workerData: { config },
+    workerData: { config, refusal },
     ...(options.heapMb !== undefined && { resourceLimits: boundedThreadLimits(options.heapMb) }),
   });
   const client = rpcClient(thread);
@@ -99,7 +102,7 @@ export async function startSplitService(
     config,
     { receiver: true, workers: true },
     {
-      driver: createThreadQueueDriver(client),
+      driver: createThreadQueueDriver(client, new SharedRefusal(refusal)),
       metrics: createReceiverMetrics(openMetricsRegistry()),
       moreMetrics: accept => client.call<MetricsExposition>('metrics', [accept]),
       ...(info.testCaseIdAttributes && { testCaseIdAttributes: info.testCaseIdAttributes }),

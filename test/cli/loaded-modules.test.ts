@@ -158,6 +158,9 @@ describe('what the CLI loads at start', { timeout: 90_000 }, () => {
     expect(receiving.some(u => u.endsWith('/dist/ingest/otlp-http-receiver.js'))).toBe(true);
     expect(receiving.some(u => u.endsWith('/dist/queue/memory-trace-assembler.js'))).toBe(false);
     expect(receiving.some(u => u.endsWith('/dist/score/score-trace.js'))).toBe(false);
+    // Only the starter that runs: not the one-thread service's, nor the driver it would start.
+    expect(receiving.some(u => u.endsWith('/dist/server/start-service.js'))).toBe(false);
+    expect(receiving.some(u => u.endsWith('/dist/queue/memory-queue-driver.js'))).toBe(false);
     expect(scoring.some(u => u.endsWith('/dist/queue/memory-trace-assembler.js'))).toBe(true);
     expect(scoring.some(u => u.endsWith('/dist/server/scoring-thread.js'))).toBe(true);
     expect(scoring.some(u => u.endsWith('/dist/score/score-trace.js'))).toBe(true);

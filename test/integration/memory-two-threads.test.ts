@@ -100,7 +100,7 @@ describe('serve with the memory driver on two threads', () => {
     expect(text).toContain(traceId);
   });
 
-  it('refuses a request the scoring thread has no room for with 429 and Retry-After, and keeps what it accepted', async () => {
+  it('refuses a request the scoring thread has no room for with 429 and Retry-After, undecoded once the buffer is full, and keeps what it accepted', async () => {
     const cli = serve(
       { SPANSCORE_SETTLE_MS: '600000' },
       'assembly: { maxBufferedSpans: 12, admissionWaitMs: 0, maxServiceShare: 1 }\n',
@@ -129,6 +129,28 @@ describe('serve with the memory driver on two threads', () => {
     };
     for (const traceId of accepted) expect(await stateOf(traceId)).toBe('pending');
     expect(await stateOf(refused!.traceId)).toBe(404);
+
+    // Once the scoring thread's buffer is full, the receiving thread refuses before decoding,
+    // as one thread does: more requests add to the undecoded refusals, not to the spans decoded
+    // and sent across only to be refused there.
+    const metric = async (line: RegExp): Promise<number> => {
+      const text = await (await fetch(url.replace('/v1/traces', '/metrics'))).text();
+      return Number(line.exec(text)?.[1] ?? 0);
+    };
+    const undecoded = /^spanscore_requests_rejected_total\{reason="saturated"\} (\d+)$/m;
+    const decodedThenRefused = /^spanscore_spans_backpressure_total\{reason="saturated"\} (\d+)$/m;
+    const [undecodedBefore, decodedBefore] = [
+      await metric(undecoded),
+      await metric(decodedThenRefused),
+    ];
+    for (let i = 0; i < 5; i++) {
+      const response = await post(url, sdkAgentTrace('weather-lisbon', ['get_weather']));
+      expect(response.status).toBe(429);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await response.text()).toMatch(/the span buffer holds \d+ of at most 12 spans/);
+    }
+    expect(await metric(undecoded)).toBe(undecodedBefore + 5);
+    expect(await metric(decodedThenRefused)).toBe(decodedBefore);
   });
 
   it('a scoring thread too small for its heap ends serve with exit 1, naming the setting to raise', async () => {

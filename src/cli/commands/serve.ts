@@ -3,9 +3,6 @@ import { getHeapStatistics } from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { SpanscoreError } from '../../errors/spanscore-error.js';
 import { loadConfig } from '../../config/load-config.js';
-import type { untilShutdown as UntilShutdown } from '../../server/graceful-shutdown.js';
-import type { startService as StartService } from '../../server/start-service.js';
-import type { startSplitService as StartSplitService } from '../../server/start-split-service.js';
 import { collect } from '../option-parsers.js';
 import { DEMO_SUITE } from '../../demo/demo-suite.js';
 import { boundedHeapMb, needsHeapBound, runWithBoundedHeap } from '../bounded-heap.js';
@@ -77,13 +74,19 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or export.url in the config). Every setting: docs/c
         }
         // Loaded here, not above: a `serve` that only starts its service in a bounded thread
         // never loads the service into its own heap.
-        const { startService, startSplitService, untilShutdown } = await serviceModules();
+        const { untilShutdown } = await import('../../server/graceful-shutdown.js');
+        // Only the starter that runs: the two-thread one never loads the one-thread driver's
+        // modules into the receiving thread.
         const service = split
-          ? await startSplitService(config, {
+          ? await (
+              await import('../../server/start-split-service.js')
+            ).startSplitService(config, {
               ...(bounded && { heapMb: config.queue.memoryHeapMb }),
               log,
             })
-          : await startService(config, { receiver: true, workers: opts.worker }, { log });
+          : await (
+              await import('../../server/start-service.js')
+            ).startService(config, { receiver: true, workers: opts.worker }, { log });
         // Signals are handled before the service says it is ready: a supervisor (or a test)
         // that stops it right after that line gets a clean shutdown.
         const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
@@ -137,7 +140,10 @@ export function workerCommand(io: CliIo, setExitCode: (code: number) => void): C
           setExitCode(2);
           return;
         }
-        const { startService, untilShutdown } = await serviceModules();
+        const [{ startService }, { untilShutdown }] = await Promise.all([
+          import('../../server/start-service.js'),
+          import('../../server/graceful-shutdown.js'),
+        ]);
         const service = await startService(config, { receiver: false, workers: true }, { log });
         const stopped = untilShutdown(service, config.shutdownDeadlineMs, log);
         log(
@@ -200,18 +206,4 @@ function heapLine(memoryHeapMb: number, scoringThread: boolean): string {
   return memoryHeapMb === 0
     ? `spanscore: memory driver: V8 heap limit ${limit} MB, Node's own (queue.memoryHeapMb: 0)`
     : `spanscore: memory driver: V8 heap limit ${limit} MB, from --max-old-space-size (kept instead of queue.memoryHeapMb ${memoryHeapMb})`;
-}
-
-/** The service and its shutdown, loaded when a command runs them. */
-async function serviceModules(): Promise<{
-  startService: typeof StartService;
-  startSplitService: typeof StartSplitService;
-  untilShutdown: typeof UntilShutdown;
-}> {
-  const [{ startService }, { startSplitService }, { untilShutdown }] = await Promise.all([
-    import('../../server/start-service.js'),
-    import('../../server/start-split-service.js'),
-    import('../../server/graceful-shutdown.js'),
-  ]);
-  return { startService, startSplitService, untilShutdown };
 }
