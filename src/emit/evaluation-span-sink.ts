@@ -66,7 +66,7 @@ export function createEvaluationSpanSink(
       }
       // The spans are written: the backlog's bookkeeping failing (Redis away right then) must not
       // fail the delivery, whose job would then end failed, or be retried and export them again.
-      // What it leaves: a trace that had failed before stays counted as waiting until it ages out.
+      // The backlog removes it later (see `ExportBacklog.settled`).
       await backlog?.settled(key).catch(() => undefined);
       await report?.(key, { state: 'exported' });
     };

@@ -7,7 +7,10 @@
 export interface ExportBacklog {
   /** An export of the trace's evaluation spans failed; its first failure time is kept. */
   failed(traceId: string): Promise<void>;
-  /** Its export succeeded, or its job gave up: the trace leaves the backlog. */
+  /**
+   * Its export succeeded, or its job gave up: the trace leaves the backlog. When this rejects
+   * (its store away), the backlog removes it at a later call that succeeds, or lets it age out.
+   */
   settled(traceId: string): Promise<void>;
   /** How many traces wait for a retried export, and how long the oldest has waited. */
   stats(): Promise<{ waiting: number; oldestAgeSeconds: number }>;

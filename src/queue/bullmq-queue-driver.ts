@@ -37,7 +37,7 @@ import {
   whenReady,
 } from '../redis/redis-connection.js';
 import { createRedisExportBacklog } from '../redis/redis-export-backlog.js';
-import { exportRetryPolicy } from './export-retry-policy.js';
+import { exportBacklogMaxAgeMs, exportRetryPolicy } from './export-retry-policy.js';
 import { readPendingTrace, RedisSpanBuffer } from '../redis/redis-span-buffer.js';
 import { createRedisJudgeCache } from '../redis/redis-judge-cache.js';
 import { createRedisSchemaRegistry } from '../redis/redis-schema-registry.js';
@@ -78,7 +78,9 @@ export function createBullmqQueueDriver(
   };
   const commands = connect('commands');
   void evictionPolicyWarning(commands).then(w => w && events.log(`spanscore: warning: ${w}`));
-  const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix);
+  const exportBacklog = createRedisExportBacklog(commands, config.queue.prefix, {
+    maxAgeMs: exportBacklogMaxAgeMs(config),
+  });
   const results = createRedisResultsStore(commands, config.queue.prefix, resultsRetention(config), {
     onError: e => events.log(`spanscore: results store: ${e.message}`),
     layout: config.results.layout,
