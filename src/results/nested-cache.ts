@@ -8,18 +8,20 @@ type Level<V> = Map<string, Level<V> | { value: V }>;
  * 10,000): past it the cache starts again, so a flood of distinct tuples costs memory once.
  */
 export class NestedCache<V> {
-  private root: Level<V> = new Map();
+  // A tree per tuple length: a tuple's leaf never stands where a longer tuple's level would.
+  private roots: Array<Level<V> | undefined> = [];
   private size = 0;
 
   constructor(private readonly max = 10_000) {}
 
   /**
-   * The value of `keys`, made by `make(keys)` the first time. `keys` is read, not kept: a caller
-   * may pass the same array refilled each time (the hot paths do, to allocate nothing per
-   * lookup), and `make` should not capture per-call state for the same reason.
+   * The value of `keys` (one or more strings), made by `make(keys)` the first time. `keys` is
+   * read, not kept: a caller may pass the same array refilled each time (the hot paths do, to
+   * allocate nothing per lookup), and `make` should not capture per-call state for the same
+   * reason. Tuples of different lengths are different keys.
    */
   get(keys: readonly string[], make: (keys: readonly string[]) => V): V {
-    let level = this.root;
+    let level = (this.roots[keys.length] ??= new Map());
     const last = keys.length - 1;
     for (let i = 0; i < last; i++) {
       let next = level.get(keys[i]!) as Level<V> | undefined;
@@ -29,7 +31,7 @@ export class NestedCache<V> {
     const leaf = level.get(keys[last]!) as { value: V } | undefined;
     if (leaf) return leaf.value;
     if (this.size >= this.max) {
-      this.root = new Map();
+      this.roots = [];
       this.size = 0;
       return this.get(keys, make);
     }
