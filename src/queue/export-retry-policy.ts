@@ -9,9 +9,10 @@ export function exportRetryPolicy(config: Readonly<Config>): ExportRetryPolicy {
 /**
  * How long after its first failed export a trace can still be waiting for a retry, which the
  * export backlog (`spanscore_exports_waiting`) counts no longer: its job retries while younger
- * than `export.retryMaxAgeMs`, and its last try may come late (its backoff, a stalled job, a
- * queue behind it): an hour more. An entry older than this is one whose removal was lost.
+ * than `export.retryMaxAgeMs`, its last retry waits out a backoff of up to
+ * `export.retryMaxBackoffMs`, and may come later still (a stalled job, a queue behind it): an
+ * hour more. An entry older than this is one whose removal was lost.
  */
 export function exportBacklogMaxAgeMs(config: Readonly<Config>): number {
-  return config.export.retryMaxAgeMs + 3_600_000;
+  return config.export.retryMaxAgeMs + config.export.retryMaxBackoffMs + 3_600_000;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SpanscoreError } from '../errors/spanscore-error.js';
+import { configSchema } from '../config/config-schema.js';
 import { backoffDelay, shouldRetry } from './export-retry.js';
+import { exportBacklogMaxAgeMs } from './export-retry-policy.js';
 
 const policy = { maxAgeMs: 3_600_000, maxBackoffMs: 60_000 };
 const exportFailed = new SpanscoreError('SS_EXPORT_FAILED', 'backend down');
@@ -35,5 +37,14 @@ describe('export retry by age', () => {
     expect([1, 2, 3, 4, 7, 8, 50].map(n => backoffDelay(n, 1000, 60_000))).toEqual([
       1000, 2000, 4000, 8000, 60_000, 60_000, 60_000,
     ]);
+  });
+});
+
+describe('exportBacklogMaxAgeMs', () => {
+  it('outlasts the last retry: the retry age, its longest backoff, and an hour for a stalled or queued job', () => {
+    const config = configSchema.parse({
+      export: { retryMaxAgeMs: 7_200_000, retryMaxBackoffMs: 5_400_000 },
+    });
+    expect(exportBacklogMaxAgeMs(config)).toBe(7_200_000 + 5_400_000 + 3_600_000);
   });
 });

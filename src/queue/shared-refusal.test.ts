@@ -72,6 +72,20 @@ describe('SharedRefusal', () => {
     expect(message).not.toContain('\uFFFD');
   });
 
+  it('tells a write under way after its sequence number wrapped past 2^31 (negative, odd)', () => {
+    const buffer = SharedRefusal.buffer();
+    // Word 0 is the sequence number (see shared-refusal.ts): 2^31 - 2 writes made already.
+    const sequence = new Int32Array(buffer, 0, 1);
+    sequence[0] = 2 ** 31 - 2;
+    const writer = new SharedRefusal(buffer);
+    writer.publish(saturated());
+    expect(sequence[0]).toBe(-(2 ** 31));
+    expect(new SharedRefusal(buffer).read()?.code).toBe('SS_INGEST_SATURATED');
+    // A writer half-way through its next write: odd and negative.
+    Atomics.store(sequence, 0, -(2 ** 31) + 1);
+    expect(new SharedRefusal(buffer).read()).toBeUndefined();
+  });
+
   it('never hands a reader on another thread a refusal written half: every read is one the writer published', async () => {
     const buffer = SharedRefusal.buffer();
     // Word 0: the writer's writes so far; word 1: set to stop it.

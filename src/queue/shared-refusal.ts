@@ -91,7 +91,8 @@ export class SharedRefusal {
     const words = this.#words;
     for (let tries = 0; tries < READ_TRIES; tries++) {
       const sequence = Atomics.load(words, SEQUENCE);
-      if (sequence % 2 === 1) continue;
+      // (Bitwise: past 2^31 writes the number wraps to negative, where `% 2` is -1.)
+      if ((sequence & 1) !== 0) continue;
       if (sequence === this.#readAt) return this.#read;
       const code = Atomics.load(words, CODE);
       const retryAfterSeconds = Atomics.load(words, RETRY_AFTER);

@@ -36,7 +36,10 @@ export const SENDER_GONE = 'the sender closed its connection while its request w
  *   use); their writers run in the scoring thread and are not called here.
  * - `startWorkers` is never called: the scoring thread runs them.
  */
-export function createThreadQueueDriver(client: RpcClient, refusal: SharedRefusal): QueueDriver {
+export function createThreadQueueDriver(
+  client: RpcClient,
+  refusal: Pick<SharedRefusal, 'read'>,
+): QueueDriver {
   let nextRequest = 1;
   const sink: SpanSink = {
     refusesNow: () => refusal.read(),

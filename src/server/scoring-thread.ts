@@ -29,8 +29,10 @@ const { config, refusal: refusalBuffer } = workerData as {
  * How often, while its sink refuses, this thread publishes the sink's `refusesNow` again: room
  * appears as traces are scored here, between the receiving thread's requests. Timers run between
  * the scoring queue's slices, so a refusal is at most a slice and this old when room appears.
+ * (Each look makes the sink's refusal, an error with its stack: every millisecond, a full buffer
+ * waiting out a long settle window cost about 3% of a core.)
  */
-const REFUSAL_RECHECK_MS = 1;
+const REFUSAL_RECHECK_MS = 5;
 // Written to the process's stderr directly, never buffered in this thread's bounded heap for the
 // main thread to take (a stalled reader would fill it; see `bounded-heap-thread.ts`).
 const log = (line: string): void => writeToFd(2, `${line}\n`);

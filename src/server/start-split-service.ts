@@ -59,6 +59,7 @@ export async function startSplitService(
   const { log } = options;
   // The scoring thread's sink's `refusesNow`, published there and read here before decoding.
   const refusal = SharedRefusal.buffer();
+  const published = new SharedRefusal(refusal);
   const thread = new Worker(new URL('./scoring-thread.js', import.meta.url), {
     workerData: { config, refusal },
     ...(options.heapMb !== undefined && { resourceLimits: boundedThreadLimits(options.heapMb) }),
@@ -89,9 +90,12 @@ export async function startSplitService(
   });
   // From now on, a thread that ends unasked is a failure of the service: said once, and every
   // call waiting on it (a request held for room, an API read) refused as unavailable.
+  let failure: SpanscoreError | undefined;
   const fail = (error: Error): void => {
     if (closing) return;
     const why = threadFailure(error, options.heapMb);
+    // Said to every request from now on, before decoding: not the buffer's last published state.
+    failure = why;
     client.closed(why);
     failedWith(why);
   };
@@ -102,7 +106,9 @@ export async function startSplitService(
     config,
     { receiver: true, workers: true },
     {
-      driver: createThreadQueueDriver(client, new SharedRefusal(refusal)),
+      driver: createThreadQueueDriver(client, {
+        read: () => failure ?? published.read(),
+      }),
       metrics: createReceiverMetrics(openMetricsRegistry()),
       moreMetrics: accept => client.call<MetricsExposition>('metrics', [accept]),
       ...(info.testCaseIdAttributes && { testCaseIdAttributes: info.testCaseIdAttributes }),
