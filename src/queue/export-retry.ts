@@ -12,6 +12,20 @@ export interface ExportRetryPolicy {
   maxBackoffMs: number;
 }
 
+/**
+ * What a job's work may be late by for a backlog of jobs or a worker outage, in the margins that
+ * outlast a job's retries ({@link exportRetriesOutlastMs}, `sessionLifeMarginMs`).
+ */
+export const LATE_JOB_MARGIN_MS = 3_600_000;
+
+/**
+ * How long after a job's first failed export its export may still be tried: tries go on while
+ * the job is younger than `maxAgeMs`, and the last waits out a backoff of up to `maxBackoffMs`.
+ */
+export function exportRetriesOutlastMs(policy: ExportRetryPolicy): number {
+  return policy.maxAgeMs + policy.maxBackoffMs;
+}
+
 /** A BullMQ job's attempts when export failures are retried by age: the processor decides. */
 export const UNBOUNDED_ATTEMPTS = 1_000_000;
 

@@ -7,7 +7,11 @@ import {
   type SessionStoreBounds,
 } from '../redis/redis-session-store.js';
 import { redisFailure } from '../redis/redis-failure.js';
-import type { ExportRetryPolicy } from './export-retry.js';
+import {
+  exportRetriesOutlastMs,
+  LATE_JOB_MARGIN_MS,
+  type ExportRetryPolicy,
+} from './export-retry.js';
 import { partMember } from '../redis/session-keys.js';
 import { sessionQueueLocation } from './queue-shards.js';
 import { sessionRefusedCut } from './session-refused-cut.js';
@@ -63,11 +67,9 @@ export interface SessionJobTiming {
 export function sessionLifeMarginMs(timing: SessionJobTiming): number {
   const retries = Math.max(0, timing.attempts - 1);
   const backoff = timing.backoffMs * (2 ** retries - 1);
-  const exports = timing.exportRetry
-    ? timing.exportRetry.maxAgeMs + timing.exportRetry.maxBackoffMs
-    : 0;
+  const exports = timing.exportRetry ? exportRetriesOutlastMs(timing.exportRetry) : 0;
   const takeovers = timing.attempts * (timing.lockDurationMs + timing.stalledIntervalMs);
-  return backoff + takeovers + exports + HOUR_MS;
+  return backoff + takeovers + exports + LATE_JOB_MARGIN_MS;
 }
 
 /**
@@ -217,5 +219,3 @@ export function createSessionQueue(options: SessionQueueOptions): SessionQueue {
     };
   }
 }
-
-const HOUR_MS = 3_600_000;

@@ -21,6 +21,7 @@ const HEADER_BYTES = 4 * Int32Array.BYTES_PER_ELEMENT;
 const READ_TRIES = 8;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * A sink's `refusesNow` answer shared between two threads through a `SharedArrayBuffer`: the
@@ -97,8 +98,8 @@ export class SharedRefusal {
       const code = Atomics.load(words, CODE);
       const retryAfterSeconds = Atomics.load(words, RETRY_AFTER);
       const length = Math.min(Atomics.load(words, LENGTH), MAX_MESSAGE_BYTES);
-      // Copied out of the shared memory first (a decoder refuses shared views).
-      const message = code === 0 ? '' : Buffer.from(this.#message.slice(0, length)).toString();
+      // Copied out of the shared memory once (a decoder refuses shared views).
+      const message = code === 0 ? '' : decoder.decode(this.#message.slice(0, length));
       if (Atomics.load(words, SEQUENCE) !== sequence) continue;
       this.#readAt = sequence;
       this.#read =
