@@ -22,7 +22,7 @@ import {
   type InstructionStore,
 } from './instructions-per-span.js';
 import { loadBench, type LoadResult } from './load-bench.js';
-import { cpuPerMillionSpans } from './load-report.js';
+import { cpuPerMillionSpans, promotedBytesPerSpan } from './load-report.js';
 import { median } from './measure.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -32,6 +32,11 @@ export interface AbSide {
   label: string;
   cpu: { receiver: number; workers: number; redis: number; total: number };
   redisCommandsPerTrace: number;
+  /**
+   * Bytes V8 promoted to the old generation per scored span, every process (`LoadResult.gc`): what
+   * outlived two young collections, which full collections follow; the host moves it little.
+   */
+  promotedBytesPerSpan: number;
   scoredSpansPerSecond: number;
   /** Each round's total, in order, to show the spread. */
   totals: number[];
@@ -88,6 +93,7 @@ function side(label: string, runs: LoadResult[]): AbSide {
       total: median(parts.map(p => p.total)),
     },
     redisCommandsPerTrace: median(runs.map(r => r.redisCommandsPerTrace?.total ?? 0)),
+    promotedBytesPerSpan: median(runs.map(promotedBytesPerSpan)),
     scoredSpansPerSecond: median(runs.map(r => r.scoredSpansPerSecond)),
     totals: parts.map(p => p.total),
   };

@@ -12,6 +12,7 @@ import { traceQueueShards } from '../src/queue/queue-shards.js';
 import { createRedisConnection } from '../src/redis/redis-connection.js';
 import { REDIS_URL, redisFor, testPrefix } from '../test/helpers/redis.js';
 import { childPids } from '../test/helpers/process-tree.js';
+import { GcTally, sumGcFigures, type GcFigures } from './gc-trace.js';
 import { median, percentile, slopePerMinute } from './measure.js';
 import { agentSpans } from './reading-bench.js';
 import { configSchema } from '../src/config/config-schema.js';
@@ -22,7 +23,8 @@ const DEFAULTS = configSchema.parse({});
 
 const ROOT = new URL('../', import.meta.url).pathname;
 const SETTLE_MS = 200;
-const SPANS_PER_TRACE = 20;
+/** Spans in each trace the load generator sends. */
+export const SPANS_PER_TRACE = 20;
 /** Ready → exported percentiles in ms, and how many traces took longer than a second. */
 export interface LatencyStats {
   p50: number;
@@ -134,6 +136,11 @@ export interface LoadResult {
    * /proc/stat.
    */
   steal?: { share: number; worstSecondShare: number; worstAtS: number };
+  /**
+   * What V8's collector did in each spanscore role's processes (all their isolates) from the load's
+   * start to its last evaluation span, from their `--trace-gc-nvp` lines (see `GcTally`).
+   */
+  gc?: Record<string, GcFigures>;
 }
 
 /**
@@ -312,6 +319,8 @@ async function loadRun(
   );
 
   const children: ChildProcess[] = [];
+  // Each spanscore process's collections, by role (`worker` for every worker).
+  const gcTallies: Array<[string, GcTally]> = [];
   // However the bench ends (a crash included), no spanscore process outlives it.
   const killAll = (): void => children.forEach(c => c.exitCode === null && c.kill('SIGKILL'));
   process.once('exit', killAll);
@@ -321,6 +330,8 @@ async function loadRun(
       process.execPath,
       [
         ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+        // One line a collection on stdout, tallied below (a few hundred lines a second at most).
+        '--trace-gc-nvp',
         options.cli ?? join(ROOT, 'dist/cli/bin.js'),
         ...args,
         '--config',
@@ -328,7 +339,7 @@ async function loadRun(
       ],
       {
         cwd: ROOT,
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
           REDIS_URL: undefined,
@@ -337,6 +348,9 @@ async function loadRun(
       },
     );
     children.push(child);
+    const tally = new GcTally();
+    gcTallies.push([args[0] === 'worker' ? 'worker' : memory ? 'serve' : 'receiver', tally]);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => tally.feed(chunk));
     let err = '';
     return new Promise((resolve, reject) => {
       child.stderr.on('data', (d: Buffer) => {
@@ -434,6 +448,7 @@ async function loadRun(
   // Each process's CPU time when the load starts: start-up (module loading, connecting) is not
   // the cost of scoring.
   const cpuAtStart = await cpuTimes(roles);
+  for (const [, tally] of gcTallies) tally.start();
   const out = join(dir, 'load.json');
   const started = Date.now();
   // Liveness under the load: `/healthz` of the process that receives, every 50 ms.
@@ -482,6 +497,7 @@ async function loadRun(
     await new Promise(r => setTimeout(r, 100));
   clearInterval(sample);
   const cpuAtEnd = await cpuTimes(roles);
+  for (const [, tally] of gcTallies) tally.stop();
   // Accepted means scored: what ended expired instead, by every process's own count.
   let tracesExpired = 0;
   for (const metricsUrl of metricsUrls.values()) {
@@ -668,6 +684,12 @@ async function loadRun(
       ]),
     ),
     ...(steal.length > 1 && { steal: stealOf(steal, started) }),
+    gc: Object.fromEntries(
+      [...new Set(gcTallies.map(([role]) => role))].map(role => [
+        role,
+        sumGcFigures(gcTallies.filter(([r]) => r === role).map(([, t]) => t.figures())),
+      ]),
+    ),
   };
 }
 

@@ -1,5 +1,6 @@
-import type { LoadResult } from './load-bench.js';
+import { SPANS_PER_TRACE, type LoadResult } from './load-bench.js';
 import { fmt } from './measure.js';
+import { sumGcFigures } from './gc-trace.js';
 
 /** The hypervisor's steal over a load run, for telling a noisy host from a slow spanscore. */
 export function stealLine(r: LoadResult): string {
@@ -66,6 +67,42 @@ export function cpuPerMillionSpans(r: LoadResult): CpuPerMillionSpans {
 }
 
 /**
+ * What V8's collector did per scored trace in each closed-loop run, all spanscore processes
+ * together (`LoadResult.gc`): bytes promoted to the old generation per span (what lived through two
+ * young collections), full collections and their concurrent marking (CPU on V8's helper threads),
+ * and the time JavaScript stood stopped. Promotion and the count of collections follow what a span
+ * holds and for how long, which a slower host changes little (in a closed loop a span's time in
+ * the buffer and the time between young collections both scale with the rate); marking and pauses
+ * are time, and move with the host like the CPU figures.
+ */
+/** Bytes V8 promoted to the old generation per scored span over a run, every process summed (0 without figures). */
+export function promotedBytesPerSpan(r: LoadResult): number {
+  if (!r.gc) return 0;
+  return (
+    sumGcFigures(Object.values(r.gc)).promotedBytes / Math.max(1, r.tracesScored * SPANS_PER_TRACE)
+  );
+}
+
+export function gcLines(closed: readonly LoadResult[]): string[] {
+  const withGc = closed.filter(r => r.gc && Object.values(r.gc).some(f => f.lines > 0));
+  if (!withGc.length) return [];
+  const lines = [
+    '',
+    '  Garbage collection per scored trace (closed loop; every spanscore process and thread, from --trace-gc-nvp)',
+    '  run                                            promoted B/span  full GCs/1k traces  marking ms/1k traces  scavenges/1k traces  pauses ms/1k traces',
+  ];
+  for (const r of withGc) {
+    const f = sumGcFigures(Object.values(r.gc!));
+    const traces = Math.max(1, r.tracesScored);
+    const per1k = (x: number): string => ((x * 1000) / traces).toFixed(1);
+    lines.push(
+      `  ${runName(r).padEnd(46)} ${promotedBytesPerSpan(r).toFixed(0).padStart(15)} ${per1k(f.fullCollections).padStart(19)} ${per1k(f.backgroundMarkMs).padStart(21)} ${per1k(f.scavenges).padStart(20)} ${per1k(f.pauseMs).padStart(20)}`,
+    );
+  }
+  return lines;
+}
+
+/**
  * The load report's lines, every figure from the runs given, or the line says why it is missing:
  * throughput and latency per run; CPU seconds per million scored spans of the closed-loop runs
  * (what the machine pays per span) by receiver, workers and Redis; latency by stage where BullMQ's
@@ -120,6 +157,7 @@ export function loadReport(runs: readonly LoadResult[]): {
       `  ${c.run.padEnd(46)} ${c.receiver.toFixed(1).padStart(8)} ${c.workers.toFixed(1).padStart(9)} ${(c.redis === null ? 'none' : c.redis.toFixed(1)).padStart(9)} ${c.total.toFixed(1).padStart(9)} ${fmt(c.scoredSpansPerSecond).padStart(16)}`,
     );
   lines.push('  (memory driver: receiver and workers are one process, under "receiver")');
+  lines.push(...gcLines(closed));
 
   lines.push('');
   for (const r of runs) {

@@ -303,7 +303,7 @@ if (args.ab) {
     );
   const part = (b: number, a: number): string => (a > 0 ? `${(b / a).toFixed(2)}×` : 'n/a');
   console.log(
-    `  B / A per part: receiver ${part(ab.candidate.cpu.receiver, ab.baseline.cpu.receiver)}, workers ${part(ab.candidate.cpu.workers, ab.baseline.cpu.workers)}, Redis ${part(ab.candidate.cpu.redis, ab.baseline.cpu.redis)}, Redis commands per trace ${part(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}, scored spans/s ${part(ab.candidate.scoredSpansPerSecond, ab.baseline.scoredSpansPerSecond)}`,
+    `  B / A per part: receiver ${part(ab.candidate.cpu.receiver, ab.baseline.cpu.receiver)}, workers ${part(ab.candidate.cpu.workers, ab.baseline.cpu.workers)}, Redis ${part(ab.candidate.cpu.redis, ab.baseline.cpu.redis)}, Redis commands per trace ${part(ab.candidate.redisCommandsPerTrace, ab.baseline.redisCommandsPerTrace)}, scored spans/s ${part(ab.candidate.scoredSpansPerSecond, ab.baseline.scoredSpansPerSecond)}, bytes promoted to V8's old generation per span ${ab.baseline.promotedBytesPerSpan.toFixed(0)} → ${ab.candidate.promotedBytesPerSpan.toFixed(0)} (${part(ab.candidate.promotedBytesPerSpan, ab.baseline.promotedBytesPerSpan)})`,
   );
   console.log(
     `  B / A, total CPU per span: ${ab.totalRatio.toFixed(2)} (each round: ${ab.roundRatios.map(r => r.toFixed(2)).join(', ')}); goal ≤ 0.50: ${ab.totalRatio <= 0.5 ? 'met' : 'NOT met'}`,
