@@ -56,6 +56,16 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
   {
+    // Preloaded (`node --import`) into the bench's spanscore processes, which run no TypeScript.
+    files: ['bench/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: globals.node,
+    },
+  },
+  {
     // The results page's script runs in the browser, as plain JavaScript.
     files: ['ui/**/*.js'],
     ...tseslint.configs.disableTypeChecked,

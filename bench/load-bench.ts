@@ -227,6 +227,11 @@ export interface LoadOptions {
   backendDelayMs?: number;
   /** Write V8 CPU profiles of the spanscore processes here (`--cpu-prof`, one file per process). */
   profileDir?: string;
+  /**
+   * Write a profile of what each spanscore isolate promoted to V8's old generation here, by
+   * allocation site (`bench/load/promoted-sampler.mjs`), sampled over the middle of the run.
+   */
+  promotedProfileDir?: string;
   /** How long run records are kept (`results.retentionHours`); default the service's 24 h. */
   resultsRetentionHours?: number;
   /** `results.layout` (2: each result written once); default the service's, 1. */
@@ -344,6 +349,11 @@ async function loadRun(
           ...process.env,
           REDIS_URL: undefined,
           ...(options.nodeOptions && { NODE_OPTIONS: options.nodeOptions }),
+          // From 5 s after start-up (the load has begun) for half the run, at most 10 s.
+          ...(options.promotedProfileDir && {
+            NODE_OPTIONS: `${options.nodeOptions ?? ''} --import "${join(ROOT, 'bench/load/promoted-sampler.mjs')}"`,
+            SPANSCORE_PROMOTED_PROFILE: `${options.promotedProfileDir},5000,${Math.min(10_000, options.seconds * 500)}`,
+          }),
         },
       },
     );

@@ -42,6 +42,12 @@
  * V8's map of its compiled code (bench/instruction-profile.ts). Writes
  * bench/results/instructions.callgrind and its `.map`.
  *
+ * `--promoted-profile` runs closed loops of the bullmq driver (2 workers) and the memory driver (one
+ * and two threads) for `--load-seconds` (default 30) with a sampling heap profile in every spanscore
+ * isolate that keeps what full collections took, and prints where the bytes promoted to V8's old
+ * generation were allocated (bench/promoted-sites.ts): which structure holds a trace's objects
+ * long enough for young collections to keep them.
+ *
  * `--burst` runs only the burst (bench/burst-bench.ts): `/healthz` while the embedded default takes
  * 100,000 traces at once; the full run ends with it.
  *
@@ -70,7 +76,8 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadBench, redisBytesPerTrace, type LoadResult } from './load-bench.js';
-import { loadReport, stealLine } from './load-report.js';
+import { loadReport, promotedBytesPerSpan, runName, stealLine } from './load-report.js';
+import { promotedSites } from './promoted-sites.js';
 import { summarizeProfile } from './summarize-profile.js';
 import { abCost } from './ab-cost.js';
 import { burstBench, type BurstResult } from './burst-bench.js';
@@ -115,6 +122,7 @@ const { values: args } = parseArgs({
     'no-instructions': { type: 'boolean' },
     'instruction-profile': { type: 'boolean' },
     'instruction-store': { type: 'string' },
+    'promoted-profile': { type: 'boolean' },
   },
 });
 /** `--name N`: a positive number, `undefined` when not given; anything else stops the bench. */
@@ -204,6 +212,29 @@ if (args['instruction-profile']) {
   console.log('\nBy function, top 40:');
   for (const r of profile!.functions.slice(0, 40)) console.log(row(r));
   console.log(`\nwrote ${file} and its .map (callgrind_annotate reads the first)`);
+  process.exit(0);
+}
+
+if (args['promoted-profile']) {
+  buildDist('the promoted-bytes profile (the processes run the built CLI)');
+  const seconds = positiveArg('load-seconds') ?? 30;
+  for (const options of [
+    { driver: 'bullmq' as const, workers: 2, seconds },
+    { driver: 'memory' as const, workers: 0, seconds },
+    { driver: 'memory' as const, workers: 0, seconds, memoryThreads: 2 as const },
+  ]) {
+    const dir = mkdtempSync(join(tmpdir(), 'spanscore-promoted-'));
+    const run = await loadBench({ ...options, promotedProfileDir: dir });
+    console.log(
+      `\n${runName(run)}, ${seconds} s: ${fmt(run.scoredSpansPerSecond)} scored spans/s, ${promotedBytesPerSpan(run).toFixed(0)} bytes promoted to V8's old generation per scored span (--trace-gc-nvp). Where they were allocated, per isolate, top 12 (${dir}):`,
+    );
+    for (const file of readdirSync(dir).filter(f => f.endsWith('.heapprofile'))) {
+      const { totalBytes, sites } = promotedSites(readFileSync(join(dir, file), 'utf8'), 12);
+      console.log(`  ${file}: ${(totalBytes / 1e6).toFixed(1)} MB sampled`);
+      for (const s of sites)
+        console.log(`    ${(s.share * 100).toFixed(1).padStart(5)}%  ${s.site}`);
+    }
+  }
   process.exit(0);
 }
 
