@@ -324,8 +324,8 @@ async function loadRun(
   );
 
   const children: ChildProcess[] = [];
-  // Each spanscore process's collections, by role (`worker` for every worker).
-  const gcTallies: Array<[string, GcTally]> = [];
+  // Each spanscore process's collections, by its pid (summed by role at the end, as CPU is).
+  const gcTallies = new Map<number, GcTally>();
   // However the bench ends (a crash included), no spanscore process outlives it.
   const killAll = (): void => children.forEach(c => c.exitCode === null && c.kill('SIGKILL'));
   process.once('exit', killAll);
@@ -359,7 +359,7 @@ async function loadRun(
     );
     children.push(child);
     const tally = new GcTally();
-    gcTallies.push([args[0] === 'worker' ? 'worker' : memory ? 'serve' : 'receiver', tally]);
+    gcTallies.set(child.pid!, tally);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => tally.feed(chunk));
     let err = '';
     return new Promise((resolve, reject) => {
@@ -458,7 +458,7 @@ async function loadRun(
   // Each process's CPU time when the load starts: start-up (module loading, connecting) is not
   // the cost of scoring.
   const cpuAtStart = await cpuTimes(roles);
-  for (const [, tally] of gcTallies) tally.start();
+  for (const tally of gcTallies.values()) tally.start();
   const out = join(dir, 'load.json');
   const started = Date.now();
   // Liveness under the load: `/healthz` of the process that receives, every 50 ms.
@@ -507,7 +507,7 @@ async function loadRun(
     await new Promise(r => setTimeout(r, 100));
   clearInterval(sample);
   const cpuAtEnd = await cpuTimes(roles);
-  for (const [, tally] of gcTallies) tally.stop();
+  for (const tally of gcTallies.values()) tally.stop();
   // Accepted means scored: what ended expired instead, by every process's own count.
   let tracesExpired = 0;
   for (const metricsUrl of metricsUrls.values()) {
@@ -695,9 +695,11 @@ async function loadRun(
     ),
     ...(steal.length > 1 && { steal: stealOf(steal, started) }),
     gc: Object.fromEntries(
-      [...new Set(gcTallies.map(([role]) => role))].map(role => [
+      [...new Set(roles.values())].map(role => [
         role,
-        sumGcFigures(gcTallies.filter(([r]) => r === role).map(([, t]) => t.figures())),
+        sumGcFigures(
+          [...gcTallies].filter(([pid]) => roles.get(pid) === role).map(([, t]) => t.figures()),
+        ),
       ]),
     ),
   };

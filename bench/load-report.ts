@@ -66,6 +66,14 @@ export function cpuPerMillionSpans(r: LoadResult): CpuPerMillionSpans {
   };
 }
 
+/** Bytes V8 promoted to the old generation per scored span over a run, every process summed (0 without figures). */
+export function promotedBytesPerSpan(r: LoadResult): number {
+  if (!r.gc) return 0;
+  return (
+    sumGcFigures(Object.values(r.gc)).promotedBytes / Math.max(1, r.tracesScored * SPANS_PER_TRACE)
+  );
+}
+
 /**
  * What V8's collector did per scored trace in each closed-loop run, all spanscore processes
  * together (`LoadResult.gc`): bytes promoted to the old generation per span (what lived through two
@@ -75,14 +83,6 @@ export function cpuPerMillionSpans(r: LoadResult): CpuPerMillionSpans {
  * the buffer and the time between young collections both scale with the rate); marking and pauses
  * are time, and move with the host like the CPU figures.
  */
-/** Bytes V8 promoted to the old generation per scored span over a run, every process summed (0 without figures). */
-export function promotedBytesPerSpan(r: LoadResult): number {
-  if (!r.gc) return 0;
-  return (
-    sumGcFigures(Object.values(r.gc)).promotedBytes / Math.max(1, r.tracesScored * SPANS_PER_TRACE)
-  );
-}
-
 export function gcLines(closed: readonly LoadResult[]): string[] {
   const withGc = closed.filter(r => r.gc && Object.values(r.gc).some(f => f.lines > 0));
   if (!withGc.length) return [];
